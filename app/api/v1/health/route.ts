@@ -1,0 +1,16 @@
+// GET /api/v1/health: the API answers and its data directory is configured.
+
+import { getServices } from '@/server/api/context';
+import { respond } from '@/server/api/http';
+import { VERSION } from '@/server/cli/version';
+
+export const dynamic = 'force-dynamic';
+export const runtime = 'nodejs';
+
+export function GET(): Promise<Response> {
+  return respond(getServices, async (svc) => ({
+    status: 'ok',
+    version: VERSION,
+    time: new Date(svc.clock.nowMs()).toISOString(),
+  }));
+}

@@ -1,0 +1,13 @@
+// GET /api/v1/runs/:id: the latest attempt's full status.
+
+import { getServices } from '@/server/api/context';
+import { respond } from '@/server/api/http';
+import { getRun } from '@/server/api/operations';
+
+export const dynamic = 'force-dynamic';
+export const runtime = 'nodejs';
+
+export async function GET(_req: Request, ctx: { params: Promise<{ id: string }> }): Promise<Response> {
+  const { id } = await ctx.params;
+  return respond(getServices, (svc) => getRun(svc, id));
+}

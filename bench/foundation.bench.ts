@@ -1,0 +1,139 @@
+// Issue-2 figures on this machine: `dagu start` latency, queue drain rate, run-list API latency with
+// 10,000 runs in history, and idle memory of the scheduler and start-all.
+// Run: npm run bench   (or: node --import tsx bench/foundation.bench.ts)
+
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { newRunStatus, isoUtc } from '../server/core/runStatus';
+import type { DagSpec, RunState } from '../server/core/types';
+import { FileRunStore } from '../server/store/fileRunStore';
+import {
+  freePort,
+  median,
+  percentile,
+  report,
+  rssMb,
+  runSync,
+  sleep,
+  startProcess,
+  stopProcess,
+  tempHome,
+  waitHttp,
+} from './lib';
+
+async function startLatency() {
+  const h = tempHome();
+  h.writeDag('one', 'steps:\n  - name: t\n    command: "true"\n');
+  runSync(['start', '-q', 'one'], h.env); // warm the page cache
+  const times: number[] = [];
+  for (let i = 0; i < 10; i++) {
+    const t0 = performance.now();
+    const r = runSync(['start', '-q', 'one'], h.env);
+    times.push(performance.now() - t0);
+    if (r.status !== 0) throw new Error(`dagu start failed: ${r.stderr}`);
+  }
+  const bare: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const t0 = performance.now();
+    runSyncNode();
+    bare.push(performance.now() - t0);
+  }
+  report('dagu start, one-step DAG, median of 10', median(times), 'ms', '<= 75 ms');
+  report("  (bare node -e '' on this machine, median of 5)", median(bare), 'ms', 'reference');
+  h.cleanup();
+}
+
+function runSyncNode() {
+  spawnSync(process.execPath, ['-e', '']);
+}
+
+async function queueDrain() {
+  const h = tempHome({ DAGU_QUEUES_ENABLED: 'true' });
+  writeFileSync(
+    path.join(h.home, 'config.yaml'),
+    'queues:\n  config:\n    - name: drain\n      max_concurrency: 4\n',
+  );
+  h.writeDag('d', 'queue: drain\nsteps:\n  - name: t\n    command: "true"\n');
+  for (let i = 0; i < 100; i++) {
+    const r = runSync(['enqueue', 'd'], h.env);
+    if (r.status !== 0) throw new Error(`enqueue failed: ${r.stderr}`);
+  }
+  const store = new FileRunStore({ dataDir: path.join(h.home, 'data'), logDir: path.join(h.home, 'logs') });
+  const t0 = performance.now();
+  const sched = startProcess(['scheduler'], h.env);
+  let done = 0;
+  while (done < 100) {
+    await sleep(100);
+    const page = await store.listRuns({ dag: 'd', limit: 500 });
+    done = page.items.filter((r) => r.status === 'succeeded' || r.status === 'failed').length;
+    if (performance.now() - t0 > 120_000) break;
+  }
+  const secs = (performance.now() - t0) / 1000;
+  await stopProcess(sched);
+  report('queue drain, 100 one-step runs, max_concurrency 4', done / secs, 'runs/s', '>= 13 runs/s');
+  h.cleanup();
+}
+
+const STATES: RunState[] = ['succeeded', 'failed', 'succeeded', 'aborted', 'succeeded'];
+
+async function runListApi() {
+  const h = tempHome();
+  h.writeDag('hist', 'steps:\n  - name: t\n    command: "true"\n');
+  const store = new FileRunStore({ dataDir: path.join(h.home, 'data'), logDir: path.join(h.home, 'logs') });
+  const dag = { name: 'hist', queue: 'hist', steps: [{ name: 't' }], worker_selector: null } as unknown as DagSpec;
+  const base = Date.now() - 10_000 * 60_000;
+  for (let i = 0; i < 10_000; i++) {
+    const s = newRunStatus({
+      dag,
+      runId: `hist-${i.toString().padStart(5, '0')}-${randomBytes(2).toString('hex')}`,
+      status: STATES[i % STATES.length],
+      triggerType: 'manual',
+      scheduleTime: null,
+      params: [],
+      nowIso: isoUtc(base + i * 60_000),
+    });
+    await store.createRun(s);
+  }
+  const port = await freePort();
+  const server = startProcess(['server', '--port', String(port)], h.env);
+  await waitHttp(`http://127.0.0.1:${port}/api/v1/health`);
+  const url = `http://127.0.0.1:${port}/api/v1/runs?limit=50`;
+  for (let i = 0; i < 20; i++) await (await fetch(url)).json(); // warm-up
+  const times: number[] = [];
+  for (let i = 0; i < 200; i++) {
+    const t0 = performance.now();
+    const body = (await (await fetch(url)).json()) as { items: unknown[] };
+    times.push(performance.now() - t0);
+    if (body.items.length !== 50) throw new Error(`expected 50 runs, got ${body.items.length}`);
+  }
+  report('run list API, first page of 50, 10k runs: p50', percentile(times, 50), 'ms', '<= 10 ms');
+  report('run list API, first page of 50, 10k runs: p99', percentile(times, 99), 'ms', '<= 30 ms');
+  await stopProcess(server);
+  h.cleanup();
+}
+
+async function idleMemory() {
+  const h = tempHome();
+  h.writeDag('every', 'schedule: "* * * * *"\nsteps:\n  - name: t\n    command: "true"\n');
+  const sched = startProcess(['scheduler'], h.env);
+  await sleep(5000);
+  report('dagu scheduler idle RSS', rssMb(sched.pid!), 'MB', '<= 64 MB');
+  await stopProcess(sched);
+  const port = await freePort();
+  const all = startProcess(['start-all', '--port', String(port)], h.env);
+  await waitHttp(`http://127.0.0.1:${port}/api/v1/health`);
+  await fetch(`http://127.0.0.1:${port}/`);
+  await sleep(5000);
+  report('dagu start-all idle RSS', rssMb(all.pid!), 'MB', '<= 160 MB');
+  await stopProcess(all);
+  h.cleanup();
+}
+
+const which = process.argv[2];
+const all: Record<string, () => Promise<void>> = { startLatency, queueDrain, runListApi, idleMemory };
+for (const [name, fn] of Object.entries(all)) {
+  if (which && which !== name) continue;
+  await fn();
+}

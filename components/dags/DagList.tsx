@@ -1,0 +1,146 @@
+'use client';
+// The DAG list: every DAG file with its schedule, next run, last run and a "Run now" button; invalid files
+// are listed with their errors so a typo never makes a DAG silently disappear.
+
+import { useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
+import type { DagSummary } from '@/server/api/operations';
+import {
+  EmptyState,
+  ErrorPanel,
+  LoadingPanel,
+  StaleNotice,
+  linkClass,
+  tableClass,
+  tdClass,
+  thClass,
+} from '../Panels';
+import { StatusBadge } from '../StatusBadge';
+import { errorText } from '../errorText';
+import { formatRelative, formatTime } from '../format';
+import { dagsQuery } from '../queries';
+import { useNow } from '../useNow';
+import { RunNowButton } from './RunNowButton';
+
+export function DagList() {
+  const { data, error, isPending, refetch } = useQuery(dagsQuery());
+  const now = useNow();
+  if (isPending) return <LoadingPanel label="Loading DAGs…" />;
+  if (error && !data)
+    return <ErrorPanel title="Cannot load DAGs" message={errorText(error)} onRetry={() => void refetch()} />;
+  if (data.dags.length === 0) {
+    return (
+      <EmptyState title="No DAGs yet" testId="dags-empty">
+        Put a DAG file (for example <code className="font-mono">hello.yaml</code>) in the <code>dags/</code>{' '}
+        directory of <code>DAGU_HOME</code>; it shows up here within a few seconds.
+      </EmptyState>
+    );
+  }
+  return (
+    <>
+      {error && <StaleNotice message={errorText(error)} />}
+      <div className="overflow-x-auto rounded-lg border border-zinc-200 dark:border-zinc-800">
+        <table className={tableClass} data-testid="dag-table">
+          <thead className="bg-zinc-50 dark:bg-zinc-900">
+            <tr>
+              <th scope="col" className={thClass}>
+                Name
+              </th>
+              <th scope="col" className={thClass}>
+                Schedule
+              </th>
+              <th scope="col" className={thClass}>
+                Next run
+              </th>
+              <th scope="col" className={thClass}>
+                Last run
+              </th>
+              <th scope="col" className={thClass}>
+                <span className="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody className="divide-y divide-zinc-200 dark:divide-zinc-800">
+            {data.dags.map((dag) => (
+              <DagRow key={dag.file} dag={dag} now={now} />
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </>
+  );
+}
+
+function DagRow({ dag, now }: { dag: DagSummary; now: number | null }) {
+  const invalid = dag.errors.length > 0;
+  return (
+    <tr data-testid={`dag-row-${dag.name}`}>
+      <td className={tdClass}>
+        <Link href={`/dags/${encodeURIComponent(dag.name)}`} className={linkClass}>
+          {dag.name}
+        </Link>
+        {dag.description && <p className="text-xs text-zinc-500 dark:text-zinc-400">{dag.description}</p>}
+        {dag.tags.length > 0 && (
+          <p className="mt-1 flex flex-wrap gap-1">
+            {dag.tags.map((t) => (
+              <span
+                key={t}
+                className="rounded bg-zinc-100 px-1.5 text-xs text-zinc-600 dark:bg-zinc-800 dark:text-zinc-300"
+              >
+                {t}
+              </span>
+            ))}
+          </p>
+        )}
+        {invalid && (
+          <div className="mt-1 flex flex-col gap-0.5">
+            <StatusBadge status="invalid" />
+            <ul className="text-xs text-red-700 dark:text-red-300">
+              {dag.errors.map((e) => (
+                <li key={e}>{e}</li>
+              ))}
+            </ul>
+          </div>
+        )}
+      </td>
+      <td className={`${tdClass} font-mono text-xs`}>
+        {dag.schedule.length > 0 ? (
+          dag.schedule.map((s) => <div key={s}>{s}</div>)
+        ) : (
+          <span className="text-zinc-400">—</span>
+        )}
+      </td>
+      <td className={`${tdClass} whitespace-nowrap`}>
+        {dag.next_run ? (
+          <>
+            <div>{formatTime(dag.next_run)}</div>
+            <div className="text-xs text-zinc-500 dark:text-zinc-400">
+              {formatRelative(dag.next_run, now)}
+            </div>
+          </>
+        ) : (
+          <span className="text-zinc-400">—</span>
+        )}
+      </td>
+      <td className={`${tdClass} whitespace-nowrap`}>
+        {dag.last_run ? (
+          <Link
+            href={`/runs/${encodeURIComponent(dag.last_run.run_id)}`}
+            className="inline-flex flex-col items-start gap-0.5 focus-visible:outline-2 focus-visible:outline-blue-500"
+            aria-label={`Last run of ${dag.name}: ${dag.last_run.status}`}
+          >
+            <StatusBadge status={dag.last_run.status} testId={`dag-last-status-${dag.name}`} />
+            <span className="text-xs text-zinc-500 dark:text-zinc-400">
+              {formatTime(dag.last_run.started_at ?? dag.last_run.created_at)}
+            </span>
+          </Link>
+        ) : (
+          <span className="text-zinc-400">never run</span>
+        )}
+      </td>
+      <td className={`${tdClass} text-right`}>
+        <RunNowButton dag={dag.name} disabled={invalid} />
+      </td>
+    </tr>
+  );
+}

@@ -1,0 +1,71 @@
+'use client';
+// The run list: newest first, filtered by DAG and status from the URL, one page at a time.
+
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
+import { EmptyState, ErrorPanel, LoadingPanel, StaleNotice, buttonClass } from '../Panels';
+import { errorText } from '../errorText';
+import { runsQuery, type RunFilter } from '../queries';
+import { useNow } from '../useNow';
+import { RunFilters } from './RunFilters';
+import { RunTable } from './RunTable';
+import { runListHref } from './runFilterUrl';
+
+export function RunList({ filter }: { filter: RunFilter }) {
+  const { data, error, isPending, refetch } = useQuery({
+    ...runsQuery(filter),
+    placeholderData: keepPreviousData,
+  });
+  const now = useNow();
+  const filtered = Boolean(filter.dag || filter.status);
+
+  return (
+    <div>
+      <RunFilters filter={filter} />
+      {isPending ? (
+        <LoadingPanel label="Loading runs…" />
+      ) : error && !data ? (
+        <ErrorPanel title="Cannot load runs" message={errorText(error)} onRetry={() => void refetch()} />
+      ) : data.items.length === 0 ? (
+        <EmptyState title={filtered ? 'No runs match these filters' : 'No runs yet'} testId="runs-empty">
+          {filtered ? (
+            <Link href="/runs" className="underline">
+              Show all runs
+            </Link>
+          ) : (
+            <>
+              Start one from the{' '}
+              <Link href="/dags" className="underline">
+                DAG list
+              </Link>{' '}
+              with “Run now”.
+            </>
+          )}
+        </EmptyState>
+      ) : (
+        <>
+          {error && <StaleNotice message={errorText(error)} />}
+          <RunTable runs={data.items} now={now} />
+          <nav aria-label="Pages" className="mt-4 flex justify-between">
+            {filter.cursor ? (
+              <Link href={runListHref({ ...filter, cursor: undefined })} className={buttonClass('secondary')}>
+                ← Newest
+              </Link>
+            ) : (
+              <span />
+            )}
+            {data.next_cursor && (
+              <Link
+                href={runListHref({ ...filter, cursor: data.next_cursor })}
+                className={buttonClass('secondary')}
+                data-testid="runs-older"
+              >
+                Older →
+              </Link>
+            )}
+          </nav>
+        </>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,96 @@
+// A table of run summaries, newest first; each row links to the run.
+
+import Link from 'next/link';
+import type { RunSummary } from '@/server/store/types';
+import { StatusBadge } from '../StatusBadge';
+import { linkClass, tableClass, tdClass, thClass } from '../Panels';
+import { formatSpan, formatTime } from '../format';
+
+export function RunTable({
+  runs,
+  now,
+  showDag = true,
+}: {
+  runs: RunSummary[];
+  now: number | null;
+  showDag?: boolean;
+}) {
+  return (
+    <div className="overflow-x-auto rounded-lg border border-zinc-200 dark:border-zinc-800">
+      <table className={tableClass} data-testid="run-table">
+        <thead className="bg-zinc-50 dark:bg-zinc-900">
+          <tr>
+            <th scope="col" className={thClass}>
+              Run
+            </th>
+            {showDag && (
+              <th scope="col" className={thClass}>
+                DAG
+              </th>
+            )}
+            <th scope="col" className={thClass}>
+              Status
+            </th>
+            <th scope="col" className={thClass}>
+              Trigger
+            </th>
+            <th scope="col" className={thClass}>
+              Started
+            </th>
+            <th scope="col" className={thClass}>
+              Duration
+            </th>
+          </tr>
+        </thead>
+        <tbody className="divide-y divide-zinc-200 dark:divide-zinc-800">
+          {runs.map((run) => (
+            <tr key={run.run_id} data-testid={`run-row-${run.run_id}`}>
+              <td className={`${tdClass} font-mono text-xs`}>
+                <Link href={`/runs/${encodeURIComponent(run.run_id)}`} className={linkClass}>
+                  {run.run_id}
+                </Link>
+                {run.attempt > 1 && <span className="ml-1 text-zinc-500">(attempt {run.attempt})</span>}
+              </td>
+              {showDag && (
+                <td className={tdClass}>
+                  <Link href={`/dags/${encodeURIComponent(run.dag_name)}`} className={linkClass}>
+                    {run.dag_name}
+                  </Link>
+                </td>
+              )}
+              <td className={tdClass}>
+                <StatusBadge status={run.status} />
+                {run.error && (
+                  <p
+                    className="mt-1 max-w-xs truncate text-xs text-red-700 dark:text-red-300"
+                    title={run.error}
+                  >
+                    {run.error}
+                  </p>
+                )}
+              </td>
+              <td className={`${tdClass} text-xs`}>
+                {run.trigger_type ?? '—'}
+                {run.schedule_time && (
+                  <div className="text-zinc-500">slot {formatTime(run.schedule_time)}</div>
+                )}
+              </td>
+              <td className={`${tdClass} whitespace-nowrap`}>
+                {run.started_at ? (
+                  formatTime(run.started_at)
+                ) : (
+                  <span className="text-zinc-500 dark:text-zinc-400">
+                    {run.queued_at ? 'queued' : 'created'} {formatTime(run.queued_at ?? run.created_at)}
+                  </span>
+                )}
+              </td>
+              <td className={`${tdClass} whitespace-nowrap`}>
+                {run.status === 'queued' ? '—' : formatSpan(run.started_at, run.finished_at, now)}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

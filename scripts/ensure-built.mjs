@@ -1,0 +1,21 @@
+// `npm start` helper: builds the CLI and the console when they are missing or older than the sources.
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+
+const newest = (dir) => {
+  let t = 0;
+  if (!existsSync(dir)) return t;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) t = Math.max(t, newest(p));
+    else t = Math.max(t, statSync(p).mtimeMs);
+  }
+  return t;
+};
+const mtime = (p) => (existsSync(p) ? statSync(p).mtimeMs : 0);
+const sources = Math.max(newest('server'), newest('app'), newest('components'));
+const run = (script) => execFileSync('npm', ['run', '--silent', script], { stdio: 'inherit' });
+
+if (mtime('dist/cli.mjs') < sources) run('build:cli');
+if (mtime('.next/BUILD_ID') < sources) run('build:web');

@@ -1,0 +1,88 @@
+// The few errors an operation can end with, each carrying the HTTP status and code the REST API answers with.
+// The CLI maps the same classes to its exit codes and prints `message`.
+
+/** Base class: `status` is the HTTP status, `code` the stable machine-readable code in the JSON body. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+/** Thrown when a DAG, run, step or log the request names does not exist. */
+export class NotFoundError extends ApiError {
+  constructor(message: string) {
+    super(404, 'not_found', message);
+    this.name = 'NotFoundError';
+  }
+}
+
+/** Thrown when the request is valid but the thing is in the wrong state (not queued, already finished, ...). */
+export class ConflictError extends ApiError {
+  constructor(message: string) {
+    super(409, 'conflict', message);
+    this.name = 'ConflictError';
+  }
+}
+
+/** Thrown when a parameter or body field is invalid; the message names the field. */
+export class BadRequestError extends ApiError {
+  constructor(message: string) {
+    super(400, 'bad_request', message);
+    this.name = 'BadRequestError';
+  }
+}
+
+/** Thrown when a mutation comes from another origin. */
+export class ForbiddenError extends ApiError {
+  constructor(message: string) {
+    super(403, 'forbidden', message);
+    this.name = 'ForbiddenError';
+  }
+}
+
+/** Thrown when a request body exceeds the limit. */
+export class PayloadTooLargeError extends ApiError {
+  constructor(readonly limitBytes: number) {
+    super(413, 'payload_too_large', `request body exceeds ${limitBytes} bytes`);
+    this.name = 'PayloadTooLargeError';
+  }
+}
+
+/** Thrown when a stored record cannot be read (corrupt or truncated); `path` is the file involved. */
+export class CorruptRecordError extends ApiError {
+  constructor(
+    message: string,
+    readonly path: string,
+  ) {
+    super(500, 'corrupt_record', message);
+    this.name = 'CorruptRecordError';
+  }
+}
+
+/** The JSON body of every error answer. */
+export interface ErrorBody {
+  error: { code: string; message: string };
+}
+
+// Errors of other modules that are the caller's fault, matched by name rather than by class: under
+// `dagu server` the stores come from the CLI's bundle and the route handlers from Next's, so the same error
+// can reach here as an instance of a different copy of its class.
+const BAD_REQUEST_ERRORS = new Set(['InvalidNameError', 'InvalidCursorError']);
+
+/** Maps any thrown value to a status and body; unexpected errors become a 500 without internals. */
+export function toErrorResponse(err: unknown): { status: number; body: ErrorBody } {
+  const error = (status: number, code: string, message: string) => ({
+    status,
+    body: { error: { code, message } },
+  });
+  if (err instanceof ApiError) return error(err.status, err.code, err.message);
+  if (!(err instanceof Error)) return error(500, 'internal', 'internal error');
+  if (BAD_REQUEST_ERRORS.has(err.name)) return error(400, 'bad_request', err.message);
+  if (err.name === 'ConfigError') return error(500, 'config_error', err.message);
+  return error(500, 'internal', 'internal error');
+}

@@ -1,0 +1,119 @@
+import { describe, expect, it } from 'vitest';
+import { InvalidNameError } from '../core/names';
+import { ConflictError, ForbiddenError, NotFoundError, PayloadTooLargeError } from './errors';
+import { assertSameOrigin, MAX_BODY_BYTES, readJsonBody, respond, startBodySchema } from './http';
+import type { Services } from './services';
+import { testServices } from './testServices';
+
+const post = (headers: Record<string, string>, body?: BodyInit) =>
+  new Request('http://127.0.0.1:8080/api/v1/dags/x/start', { method: 'POST', headers, body });
+
+describe('assertSameOrigin', () => {
+  it('lets a request from the console itself through', () => {
+    expect(() =>
+      assertSameOrigin(
+        post({ host: '127.0.0.1:8080', origin: 'http://127.0.0.1:8080', 'sec-fetch-site': 'same-origin' }),
+      ),
+    ).not.toThrow();
+  });
+
+  it('lets a non-browser client (no Origin, no Sec-Fetch-Site) through', () => {
+    expect(() => assertSameOrigin(post({ host: '127.0.0.1:8080' }))).not.toThrow();
+  });
+
+  it('refuses a page of another origin, by Origin or by Sec-Fetch-Site', () => {
+    expect(() => assertSameOrigin(post({ host: '127.0.0.1:8080', origin: 'http://evil.example' }))).toThrow(
+      ForbiddenError,
+    );
+    expect(() => assertSameOrigin(post({ host: '127.0.0.1:8080', origin: 'http://127.0.0.1:9999' }))).toThrow(
+      ForbiddenError,
+    );
+    expect(() => assertSameOrigin(post({ host: '127.0.0.1:8080', 'sec-fetch-site': 'cross-site' }))).toThrow(
+      ForbiddenError,
+    );
+    expect(() => assertSameOrigin(post({ host: '127.0.0.1:8080', origin: 'null' }))).toThrow(ForbiddenError);
+  });
+});
+
+describe('readJsonBody', () => {
+  it('reads an empty body as {}', async () => {
+    expect(await readJsonBody(post({}), startBodySchema)).toEqual({});
+  });
+
+  it('names the field that has the wrong type', async () => {
+    await expect(
+      readJsonBody(post({}, JSON.stringify({ params: ['a', 2] })), startBodySchema),
+    ).rejects.toThrow(/^params\.1: /);
+    await expect(readJsonBody(post({}, JSON.stringify({ parms: [] })), startBodySchema)).rejects.toThrow(
+      /parms/,
+    );
+  });
+
+  it('refuses a body that is not JSON', async () => {
+    await expect(readJsonBody(post({}, '{params:'), startBodySchema)).rejects.toThrow(
+      'request body is not valid JSON',
+    );
+  });
+
+  it('refuses a body over 64 KiB whether or not its length is declared', async () => {
+    const big = JSON.stringify({ params: ['x'.repeat(MAX_BODY_BYTES)] });
+    await expect(
+      readJsonBody(post({ 'content-length': String(big.length) }, big), startBodySchema),
+    ).rejects.toBeInstanceOf(PayloadTooLargeError);
+    const stream = new Blob([big]).stream();
+    const chunked = new Request('http://127.0.0.1/x', {
+      method: 'POST',
+      body: stream,
+      duplex: 'half',
+    } as RequestInit);
+    await expect(readJsonBody(chunked, startBodySchema)).rejects.toBeInstanceOf(PayloadTooLargeError);
+  });
+});
+
+describe('respond', () => {
+  const svc = () => testServices() as Services;
+
+  it('answers the result as JSON that is never cached', async () => {
+    const res = await respond(svc, async () => ({ ok: 1 }));
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(await res.json()).toEqual({ ok: 1 });
+  });
+
+  it('answers each named error with its status and an error body', async () => {
+    const cases: Array<[Error, number, string]> = [
+      [new NotFoundError('run x not found'), 404, 'not_found'],
+      [new ConflictError('busy'), 409, 'conflict'],
+      [new InvalidNameError('run ID', 'a/b'), 400, 'bad_request'],
+      [new PayloadTooLargeError(MAX_BODY_BYTES), 413, 'payload_too_large'],
+    ];
+    for (const [err, status, code] of cases) {
+      const res = await respond(svc, async () => {
+        throw err;
+      });
+      expect(res.status).toBe(status);
+      expect(await res.json()).toEqual({ error: { code, message: err.message } });
+    }
+  });
+
+  it("maps a store's error by its name, even when it comes from another bundle's copy of the class", async () => {
+    class InvalidCursorError extends Error {
+      override name = 'InvalidCursorError';
+    }
+    const res = await respond(svc, async () => {
+      throw new InvalidCursorError('invalid run list cursor "zzz"');
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({
+      error: { code: 'bad_request', message: 'invalid run list cursor "zzz"' },
+    });
+  });
+
+  it('hides the details of an unexpected error', async () => {
+    const res = await respond(svc, async () => {
+      throw new Error('EACCES /secret/path');
+    });
+    expect(res.status).toBe(500);
+    expect(await res.json()).toEqual({ error: { code: 'internal', message: 'internal error' } });
+  });
+});

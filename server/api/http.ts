@@ -1,0 +1,116 @@
+// What every REST route handler shares: JSON answers, the error mapping, the same-origin check for
+// mutations and a size-capped, schema-validated JSON body.
+
+import { z } from 'zod';
+import { BadRequestError, ForbiddenError, PayloadTooLargeError, toErrorResponse } from './errors';
+import type { Services } from './services';
+
+/** Request bodies larger than this are refused with 413. */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+const NO_STORE = { 'Cache-Control': 'no-store' };
+
+export function jsonResponse(data: unknown, status = 200): Response {
+  return Response.json(data, { status, headers: NO_STORE });
+}
+
+/** Runs one operation and answers with its result as JSON, or with the error body and status. */
+export async function respond(
+  svc: () => Services,
+  op: (svc: Services) => Promise<unknown>,
+): Promise<Response> {
+  let services: Services | undefined;
+  try {
+    services = svc();
+    return jsonResponse(await op(services));
+  } catch (err) {
+    const { status, body } = toErrorResponse(err);
+    if (status >= 500) {
+      const logger = services?.logger;
+      const fields = { error: err instanceof Error ? (err.stack ?? err.message) : String(err) };
+      if (logger) logger.error('API request failed', fields);
+      else console.error('API request failed', fields);
+    }
+    return jsonResponse(body, status);
+  }
+}
+
+/**
+ * Refuses a mutation sent by a page of another origin. Browsers send `Sec-Fetch-Site` and/or `Origin` with
+ * every POST; a request with neither comes from a non-browser client (curl, scripts), which CORS does not
+ * concern.
+ */
+export function assertSameOrigin(req: Request): void {
+  const site = req.headers.get('sec-fetch-site');
+  if (site !== null && site !== 'same-origin' && site !== 'none') {
+    throw new ForbiddenError(`cross-origin request refused (Sec-Fetch-Site: ${site})`);
+  }
+  const origin = req.headers.get('origin');
+  if (origin === null) return;
+  let originHost: string;
+  try {
+    originHost = new URL(origin).host;
+  } catch {
+    throw new ForbiddenError(`cross-origin request refused (Origin: ${origin})`);
+  }
+  const hosts = [req.headers.get('host'), req.headers.get('x-forwarded-host')].filter((h) => h !== null);
+  if (!hosts.includes(originHost)) {
+    throw new ForbiddenError(`cross-origin request refused (Origin: ${origin})`);
+  }
+}
+
+/** Reads at most MAX_BODY_BYTES of the body; an empty body is `{}`. */
+export async function readJsonBody<T>(req: Request, schema: z.ZodType<T>): Promise<T> {
+  const declared = Number(req.headers.get('content-length') ?? '0');
+  if (declared > MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
+  const text = await readCapped(req, MAX_BODY_BYTES);
+  let value: unknown = {};
+  if (text.trim() !== '') {
+    try {
+      value = JSON.parse(text);
+    } catch {
+      throw new BadRequestError('request body is not valid JSON');
+    }
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new BadRequestError(describeIssues(parsed.error));
+  return parsed.data;
+}
+
+async function readCapped(req: Request, limit: number): Promise<string> {
+  if (!req.body) return '';
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      await reader.cancel();
+      throw new PayloadTooLargeError(limit);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** "params.2: expected string, received number" — the field first, as operators grep for it. */
+export function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => {
+      const field = issue.path.length > 0 ? issue.path.join('.') : 'body';
+      return `${field}: ${issue.message}`;
+    })
+    .join('; ');
+}
+
+/** Parameters after `--` on the command line: positional values or KEY=value. */
+export const paramsSchema = z.array(z.string().max(4096, 'a parameter is at most 4096 characters')).max(100);
+
+export const startBodySchema = z.strictObject({ params: paramsSchema.optional() });
+
+export const enqueueBodySchema = z.strictObject({
+  params: paramsSchema.optional(),
+  run_id: z.string().optional(),
+});

@@ -1,0 +1,144 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConflictError, NotFoundError } from './errors';
+import { dequeueRun, enqueueDag, listQueue } from './queue';
+import { getRun } from './runs';
+import { testServices, type TestServices } from './testServices';
+
+const HELLO = 'steps:\n  - name: greet\n    command: echo hello\n  - name: bye\n    command: echo bye\n';
+
+let svc: TestServices;
+beforeEach(() => {
+  svc = testServices();
+  svc.writeDag('hello', HELLO);
+});
+afterEach(() => svc.cleanup());
+
+describe('enqueueDag', () => {
+  it('records a queued run with every step not started, marks it active and queues it in the DAG queue', async () => {
+    const status = await enqueueDag(svc, 'hello', ['A=1', 'b c']);
+
+    expect(status).toMatchObject({
+      dag_name: 'hello',
+      status: 'queued',
+      trigger_type: 'manual',
+      queue: 'hello',
+      params: ['A=1', 'b c'],
+      queued_at: '2026-11-30T01:14:30Z',
+    });
+    expect(status.steps.map((s) => [s.name, s.status])).toEqual([
+      ['greet', 'not_started'],
+      ['bye', 'not_started'],
+    ]);
+    expect(await getRun(svc, status.run_id)).toEqual(status);
+    expect(await svc.runs.listActive()).toEqual([
+      { run_id: status.run_id, dag_name: 'hello', queue: 'hello' },
+    ]);
+    expect((await svc.queue.list('hello')).map((i) => i.run_id)).toEqual([status.run_id]);
+  });
+
+  it('keeps the trigger type, slot time and run ID a catch-up enqueue asks for', async () => {
+    const status = await enqueueDag(svc, 'hello', [], {
+      runId: 'sched-abc-20261130T0100Z',
+      triggerType: 'catchup',
+      scheduleTime: '2026-11-30T01:00:00Z',
+    });
+    expect(status).toMatchObject({
+      run_id: 'sched-abc-20261130T0100Z',
+      trigger_type: 'catchup',
+      schedule_time: '2026-11-30T01:00:00Z',
+    });
+  });
+
+  it('refuses a run ID that is already taken', async () => {
+    await enqueueDag(svc, 'hello', [], { runId: 'same' });
+    await expect(enqueueDag(svc, 'hello', [], { runId: 'same' })).rejects.toBeInstanceOf(ConflictError);
+    expect(await svc.queue.list('hello')).toHaveLength(1);
+  });
+
+  it('refuses with a clear error and writes nothing when queues are disabled', async () => {
+    const off = testServices((c) => ({ ...c, queues: { enabled: false, config: [] } }));
+    try {
+      off.writeDag('hello', HELLO);
+      await expect(enqueueDag(off, 'hello', [])).rejects.toThrow(
+        'queues are disabled (queues.enabled: false)',
+      );
+      expect((await off.runs.listRuns({})).items).toEqual([]);
+      expect(await off.queue.queues()).toEqual([]);
+    } finally {
+      off.cleanup();
+    }
+  });
+
+  it('refuses a missing DAG with NotFoundError and writes nothing', async () => {
+    await expect(enqueueDag(svc, 'missing', [])).rejects.toBeInstanceOf(NotFoundError);
+    expect((await svc.runs.listRuns({})).items).toEqual([]);
+  });
+
+  it('refuses an invalid DAG with the first error and writes nothing', async () => {
+    svc.writeDag('bad', 'steps:\n  - name: a\n');
+    await expect(enqueueDag(svc, 'bad', [])).rejects.toThrow(/bad\.yaml/);
+    expect((await svc.runs.listRuns({})).items).toEqual([]);
+  });
+});
+
+describe('dequeueRun', () => {
+  it('removes the queue item and ends the run aborted with "dequeued by user"', async () => {
+    const { run_id } = await enqueueDag(svc, 'hello', []);
+    svc.clock.advance(5000);
+
+    const result = await dequeueRun(svc, run_id);
+
+    expect(result).toMatchObject({
+      status: 'aborted',
+      error: 'dequeued by user',
+      finished_at: '2026-11-30T01:14:35Z',
+    });
+    expect(await getRun(svc, run_id)).toEqual(result);
+    expect(await svc.queue.list('hello')).toEqual([]);
+    expect(await svc.runs.listActive()).toEqual([]);
+  });
+
+  it('refuses a run that is not queued and leaves it as it was', async () => {
+    const queued = await enqueueDag(svc, 'hello', []);
+    const running = { ...queued, status: 'running' as const, started_at: '2026-11-30T01:14:31Z' };
+    await svc.runs.writeStatus(running);
+
+    await expect(dequeueRun(svc, queued.run_id)).rejects.toThrow(/is not queued \(status: running\)/);
+    expect(await getRun(svc, queued.run_id)).toEqual(running);
+  });
+
+  it('fails with NotFoundError for an unknown run', async () => {
+    await expect(dequeueRun(svc, 'nope')).rejects.toBeInstanceOf(NotFoundError);
+  });
+});
+
+describe('listQueue', () => {
+  it('lists queued runs oldest first with their position, and configured queues even when empty', async () => {
+    const withLimit = testServices((c) => ({
+      ...c,
+      queues: { enabled: true, config: [{ name: 'batch', max_concurrency: 2 }] },
+    }));
+    try {
+      withLimit.writeDag('hello', HELLO);
+      const first = await enqueueDag(withLimit, 'hello', []);
+      withLimit.clock.advance(1000);
+      const second = await enqueueDag(withLimit, 'hello', ['x']);
+
+      const listing = await listQueue(withLimit);
+
+      expect(listing.enabled).toBe(true);
+      expect(listing.queues.map((q) => [q.name, q.max_concurrency, q.items.length])).toEqual([
+        ['batch', 2, 0],
+        ['hello', null, 2],
+      ]);
+      const hello = listing.queues[1];
+      expect(hello.items.map((i) => [i.position, i.run_id, i.params])).toEqual([
+        [1, first.run_id, []],
+        [2, second.run_id, ['x']],
+      ]);
+      expect(hello.running).toBe(0);
+    } finally {
+      withLimit.cleanup();
+    }
+  });
+});

@@ -1,0 +1,68 @@
+// Reading runs: the paginated run list and one run's latest status.
+
+import { assertDagName, assertRunId } from '../core/names';
+import type { RunState, RunStatus } from '../core/types';
+import type { RunListPage, RunListQuery } from '../store/types';
+import { RUN_STATES } from './runStates';
+import { BadRequestError, CorruptRecordError, NotFoundError } from './errors';
+import type { Services } from './services';
+
+/** The run list query as it arrives from a URL or the CLI: every field optional and untrusted. */
+export interface RunListParams {
+  dag?: string | null;
+  status?: string | null;
+  limit?: string | number | null;
+  cursor?: string | null;
+}
+
+export const DEFAULT_RUN_PAGE = 50;
+export const MAX_RUN_PAGE = 500;
+
+/** Validates the query once, at the edge, into what the store accepts. */
+export function compileRunListQuery(params: RunListParams): RunListQuery {
+  const query: RunListQuery = {};
+  if (params.dag) query.dag = assertDagName(params.dag);
+  if (params.status) {
+    if (!RUN_STATES.includes(params.status as RunState)) {
+      throw new BadRequestError(
+        `status: ${JSON.stringify(params.status)} is not one of ${RUN_STATES.join(', ')}`,
+      );
+    }
+    query.status = params.status as RunState;
+  }
+  if (params.limit !== undefined && params.limit !== null && params.limit !== '') {
+    const limit = Number(params.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_RUN_PAGE) {
+      throw new BadRequestError(
+        `limit: ${JSON.stringify(String(params.limit))} must be an integer from 1 to ${MAX_RUN_PAGE}`,
+      );
+    }
+    query.limit = limit;
+  } else {
+    query.limit = DEFAULT_RUN_PAGE;
+  }
+  if (params.cursor) {
+    if (params.cursor.length > 1024) throw new BadRequestError('cursor: too long');
+    query.cursor = params.cursor;
+  }
+  return query;
+}
+
+/** Newest first, optionally of one DAG and/or one state; `next_cursor` fetches the following page. */
+export async function listRuns(svc: Services, params: RunListParams = {}): Promise<RunListPage> {
+  return svc.runs.listRuns(compileRunListQuery(params));
+}
+
+/** The latest attempt's status of a run. A corrupt status file is reported as such, naming the file. */
+export async function getRun(svc: Services, runId: string): Promise<RunStatus> {
+  assertRunId(runId);
+  const result = await svc.runs.readStatus(runId);
+  if (result.kind === 'missing') throw new NotFoundError(`run ${runId} not found`);
+  if (result.kind === 'corrupt') {
+    throw new CorruptRecordError(
+      `run ${runId} has a corrupt status file (${result.path}): ${result.error}`,
+      result.path,
+    );
+  }
+  return result.status;
+}

@@ -1,0 +1,80 @@
+// "Run now": starts a DAG run as a detached `dagu start` process (its own session, so it outlives the server)
+// and waits briefly for its record so the console can show it at once.
+
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { newRunId } from '../core/runId';
+import type { RunStatus } from '../core/types';
+import { SECOND } from '../core/units';
+import { spawnDetachedRun } from '../runner/spawnDetached';
+import { requireDag } from './requireDag';
+import type { Services } from './services';
+
+/** What `startDag` knows after spawning: the run ID, and the run's status once its process wrote it. */
+export interface StartResult {
+  run_id: string;
+  dag_name: string;
+  pid: number;
+  /** Null when the run process had not written its record within the wait. */
+  status: RunStatus | null;
+  /** Where the run process's own output goes (useful when it fails before writing a record). */
+  process_log: string;
+}
+
+export interface StartOptions {
+  /** How long to wait for the run record (default 2 s). */
+  waitMs?: number;
+  /** Poll interval while waiting (default 50 ms). */
+  pollMs?: number;
+}
+
+export async function startDag(
+  svc: Services,
+  dagName: string,
+  params: string[],
+  opts: StartOptions = {},
+): Promise<StartResult> {
+  const dag = await requireDag(svc, dagName);
+  const runId = newRunId(svc.clock.nowMs(), randomBytes(4).toString('hex'));
+  // Same place the scheduler uses: beside the first attempt's step logs.
+  const processLog = path.join(svc.runs.logDir(dag.name, runId, 1), 'process.log');
+  mkdirSync(path.dirname(processLog), { recursive: true });
+  const args = ['start', '--quiet', '--run-id', runId, '--trigger-type', 'manual', dag.name];
+  if (params.length > 0) args.push('--', ...params);
+  const { pid } = spawnDetachedRun({
+    executable: daguExecutable(),
+    args,
+    // The run must see the same DAGU_HOME as this server, even when it came from a flag.
+    env: { ...process.env, DAGU_HOME: svc.config.home },
+    logFile: processLog,
+  });
+  await svc.events.append('run:start_requested', { run_id: runId, dag: dag.name, pid });
+  svc.logger.info('Run started', { dag: dag.name, run_id: runId, pid });
+  const status = await waitForRecord(svc, runId, opts.waitMs ?? 2 * SECOND, opts.pollMs ?? 50);
+  return { run_id: runId, dag_name: dag.name, pid, status, process_log: processLog };
+}
+
+/** The CLI sets DAGU_EXECUTABLE to its absolute bin/dagu; `next dev` falls back to the project's bin/dagu. */
+export function daguExecutable(): string {
+  if (process.env.DAGU_EXECUTABLE) return process.env.DAGU_EXECUTABLE;
+  const root = process.env.DAGU_PROJECT_ROOT ?? process.cwd();
+  const candidate = path.join(root, 'bin', 'dagu');
+  if (!existsSync(candidate)) throw new Error(`cannot find the dagu executable (set DAGU_EXECUTABLE)`);
+  return candidate;
+}
+
+async function waitForRecord(
+  svc: Services,
+  runId: string,
+  waitMs: number,
+  pollMs: number,
+): Promise<RunStatus | null> {
+  const deadline = svc.clock.monoMs() + waitMs;
+  for (;;) {
+    const read = await svc.runs.readStatus(runId);
+    if (read.kind === 'ok') return read.status;
+    if (svc.clock.monoMs() >= deadline) return null;
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
+  }
+}

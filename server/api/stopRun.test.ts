@@ -1,0 +1,87 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { hostname } from 'node:os';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { RunStatus } from '../core/types';
+import { ConflictError } from './errors';
+import { enqueueDag } from './queue';
+import { getRun } from './runs';
+import { stopRun } from './stopRun';
+import { testServices, type TestServices } from './testServices';
+
+// Above Linux's pid_max, so a wrong signal could never reach a real process.
+const NO_SUCH_PID = 2 ** 22 + 1;
+
+let svc: TestServices;
+let queued: RunStatus;
+
+beforeEach(async () => {
+  svc = testServices();
+  svc.writeDag('hello', 'steps:\n  - name: greet\n    command: sleep 60\n');
+  queued = await enqueueDag(svc, 'hello', []);
+});
+afterEach(() => svc.cleanup());
+
+async function markRunning(patch: Partial<RunStatus>): Promise<RunStatus> {
+  const running: RunStatus = { ...queued, status: 'running', started_at: '2026-11-30T01:14:31Z', ...patch };
+  await svc.runs.writeStatus(running);
+  return running;
+}
+
+describe('stopRun', () => {
+  it('sends SIGTERM to the run process of a run running on this host', async () => {
+    const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+    const exited = once(child, 'exit');
+    try {
+      await markRunning({ pid: child.pid!, host: hostname() });
+      await svc.runs.writeHeartbeat(queued.run_id, 1, svc.clock.nowMs());
+
+      const status = await stopRun(svc, queued.run_id);
+
+      expect(status.status).toBe('running');
+      const [, signal] = await exited;
+      expect(signal).toBe('SIGTERM');
+      expect((await svc.events.list({})).map((e) => e.type)).toContain('run:stop_requested');
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  it('dequeues a queued run', async () => {
+    const status = await stopRun(svc, queued.run_id);
+    expect(status).toMatchObject({ status: 'aborted', error: 'dequeued by user' });
+    expect(await svc.queue.list('hello')).toEqual([]);
+  });
+
+  it('refuses a finished run', async () => {
+    await markRunning({ status: 'succeeded' });
+    await expect(stopRun(svc, queued.run_id)).rejects.toThrow(/already finished \(status: succeeded\)/);
+  });
+
+  it('refuses a run on another host and signals nothing', async () => {
+    await markRunning({ pid: NO_SUCH_PID, host: 'elsewhere.example' });
+    await expect(stopRun(svc, queued.run_id)).rejects.toThrow(
+      /runs on host elsewhere\.example; stop it there/,
+    );
+  });
+
+  it('does not signal the pid of a run whose heartbeat went stale (the pid may belong to another process now)', async () => {
+    await markRunning({ pid: NO_SUCH_PID, host: hostname() });
+    await svc.runs.writeHeartbeat(queued.run_id, 1, svc.clock.nowMs());
+    svc.clock.advance(svc.config.run.heartbeat_stale_threshold_ms + 1000);
+
+    const err = await stopRun(svc, queued.run_id).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConflictError);
+    expect((err as Error).message).toMatch(/has not sent a heartbeat for \d+s/);
+    expect((await getRun(svc, queued.run_id)).status).toBe('running');
+  });
+
+  it('reports a run process that is already gone', async () => {
+    const child = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });
+    await once(child, 'exit');
+    await markRunning({ pid: child.pid!, host: hostname() });
+    await expect(stopRun(svc, queued.run_id)).rejects.toThrow(
+      /is gone; the scheduler will mark the run failed/,
+    );
+  });
+});

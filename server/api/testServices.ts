@@ -1,0 +1,75 @@
+// Services for the operation tests: in-memory stores, a real temp DAGU_HOME for DAG files and logs, and a
+// clock the test sets. Not used by production code.
+
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../config/loadConfig';
+import type { Config } from '../config/types';
+import { silentLogger, type Clock } from '../core/ports';
+import { MemoryEventLog } from '../store/memoryEventLog';
+import { MemoryQueueStore } from '../store/memoryQueueStore';
+import { MemoryRunStore } from '../store/memoryRunStore';
+import type { Services } from './services';
+
+/** A clock whose wall time the test moves; monotonic time follows it. */
+export interface ManualClock extends Clock {
+  set(nowMs: number): void;
+  advance(ms: number): void;
+}
+
+export function manualClock(startMs: number): ManualClock {
+  let now = startMs;
+  return {
+    nowMs: () => now,
+    monoMs: () => now - startMs,
+    set: (ms) => {
+      now = ms;
+    },
+    advance: (ms) => {
+      now += ms;
+    },
+  };
+}
+
+export interface TestServices extends Services {
+  clock: ManualClock;
+  runs: MemoryRunStore;
+  queue: MemoryQueueStore;
+  events: MemoryEventLog;
+  /** Writes `dags/<name>.yaml`. */
+  writeDag(name: string, yaml: string): void;
+  /** Writes a file under the logs directory and returns its path relative to it. */
+  writeLog(relative: string, content: string): string;
+  cleanup(): void;
+}
+
+export const T0 = Date.parse('2026-11-30T01:14:30Z');
+
+export function testServices(overrides: (config: Config) => Config = (c) => c): TestServices {
+  const home = mkdtempSync(path.join(tmpdir(), 'dagu-api-'));
+  const config = overrides(loadConfig({ env: { NODE_ENV: 'test', DAGU_HOME: home } }));
+  mkdirSync(config.paths.dags_dir, { recursive: true });
+  mkdirSync(config.paths.log_dir, { recursive: true });
+  const clock = manualClock(T0);
+  return {
+    config,
+    runs: new MemoryRunStore(),
+    queue: new MemoryQueueStore(),
+    events: new MemoryEventLog({ clock }),
+    clock,
+    logger: silentLogger,
+    writeDag(name, yaml) {
+      writeFileSync(path.join(config.paths.dags_dir, `${name}.yaml`), yaml);
+    },
+    writeLog(relative, content) {
+      const file = path.join(config.paths.log_dir, relative);
+      mkdirSync(path.dirname(file), { recursive: true });
+      writeFileSync(file, content);
+      return relative;
+    },
+    cleanup() {
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+}

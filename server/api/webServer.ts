@@ -1,0 +1,100 @@
+// Hosts the console and the REST API for `dagu server` / `dagu start-all`: a Node http server handing requests
+// to Next.js (imported lazily, so other commands never load it) and answering /livez itself.
+
+import { existsSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import type { Config } from '../config/types';
+import type { Logger } from '../core/ports';
+import { SECOND } from '../core/units';
+import { setServices } from './context';
+import { createServices } from './services';
+
+const CLOSE_GRACE_MS = 3 * SECOND;
+
+export interface WebServerOptions {
+  config: Config;
+  logger: Logger;
+  /** Project root: where `.next/` (from `next build`) and next.config.mjs live. */
+  dir: string;
+  host: string;
+  /** 0 picks a free port; the chosen one is returned. */
+  port: number;
+}
+
+export interface WebServer {
+  port: number;
+  close(): Promise<void>;
+}
+
+export async function startWebServer(opts: WebServerOptions): Promise<WebServer> {
+  const { logger } = opts;
+  if (!existsSync(path.join(opts.dir, '.next', 'BUILD_ID'))) {
+    throw new Error(
+      `the console is not built (no .next/BUILD_ID in ${opts.dir}); run \`npm run build\` first`,
+    );
+  }
+  // React and Next pick their production builds from NODE_ENV at load time, so it must be set before the
+  // import below. (Next's typings make NODE_ENV read-only, hence Object.assign.)
+  if (!process.env.NODE_ENV) Object.assign(process.env, { NODE_ENV: 'production' });
+  process.env.NEXT_TELEMETRY_DISABLED ??= '1';
+  // Route handlers reach the same config (flags included) through this process-wide singleton.
+  setServices(createServices(opts.config, logger));
+
+  const { default: next } = await import('next');
+  const app = next({ dev: false, dir: opts.dir, hostname: opts.host, port: opts.port });
+  const handle = app.getRequestHandler();
+  await app.prepare();
+
+  const server = http.createServer((req, res) => {
+    if (req.url === '/livez' && (req.method === 'GET' || req.method === 'HEAD')) {
+      res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' });
+      res.end(req.method === 'HEAD' ? undefined : 'ok\n');
+      return;
+    }
+    handle(req, res).catch((err: unknown) => {
+      logger.error('Request failed', {
+        url: req.url,
+        error: err instanceof Error ? err.message : String(err),
+      });
+      if (!res.headersSent) res.statusCode = 500;
+      res.end('internal error');
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  logger.debug('Web server listening', { url: `http://${formatHost(opts.host)}:${port}` });
+
+  let closing: Promise<void> | null = null;
+  return {
+    port,
+    close() {
+      closing ??= (async () => {
+        await new Promise<void>((resolve) => {
+          // In-flight requests may finish for a moment; then whatever is still open is cut.
+          const force = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
+          server.close(() => {
+            clearTimeout(force);
+            resolve();
+          });
+          server.closeIdleConnections();
+        });
+        await app.close();
+        setServices(undefined);
+      })();
+      return closing;
+    },
+  };
+}
+
+function formatHost(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}

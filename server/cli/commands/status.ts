@@ -1,0 +1,19 @@
+// `dagu status`: prints a run's latest attempt, readable or as JSON.
+
+import { assertRunId } from '../../core/names';
+import { FileRunStore } from '../../store/fileRunStore';
+import { cliContext, type GlobalOptions } from '../context';
+import { EXIT_OK, UsageError } from '../exit';
+import { printSummary } from './start';
+
+export async function statusCommand(runId: string, opts: GlobalOptions & { json?: boolean }) {
+  const { config } = cliContext(opts, { component: 'cli' });
+  assertRunId(runId);
+  const store = new FileRunStore({ dataDir: config.paths.data_dir, logDir: config.paths.log_dir });
+  const r = await store.readStatus(runId);
+  if (r.kind === 'missing') throw new UsageError(`run ${JSON.stringify(runId)} not found`);
+  if (r.kind === 'corrupt') throw new UsageError(`status of run ${runId} is unreadable (${r.path}): ${r.error}`, 1);
+  if (opts.json) process.stdout.write(`${JSON.stringify(r.status, null, 2)}\n`);
+  else printSummary(r.status);
+  return EXIT_OK;
+}

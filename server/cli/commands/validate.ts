@@ -1,0 +1,27 @@
+// `dagu validate`: checks DAG files and prints every error at once (file:line:column: field: message).
+
+import { formatDagError } from '../../core/dag/parseDag';
+import { listDagFiles, loadDag } from '../../store/dagCatalog';
+import { cliContext, type GlobalOptions } from '../context';
+import { EXIT_OK, EXIT_USAGE } from '../exit';
+
+export async function validateCommand(dags: string[], opts: GlobalOptions) {
+  const { config } = cliContext(opts, { component: 'cli' });
+  const targets = dags.length > 0 ? dags : (await listDagFiles(config.paths.dags_dir)).map((d) => d.file);
+  let bad = 0;
+  for (const target of targets) {
+    const r = await loadDag(config.paths.dags_dir, target);
+    if (r.ok) {
+      process.stdout.write(`ok  ${r.dag.name} (${r.dag.file ?? target})\n`);
+      for (const w of r.warnings) process.stdout.write(`    warning: ${w}\n`);
+    } else if ('notFound' in r) {
+      bad++;
+      process.stderr.write(`dagu: DAG ${JSON.stringify(target)} not found in ${config.paths.dags_dir}\n`);
+    } else {
+      bad++;
+      for (const e of r.errors) process.stderr.write(`${formatDagError(e)}\n`);
+    }
+  }
+  if (targets.length === 0) process.stdout.write(`no DAG files in ${config.paths.dags_dir}\n`);
+  return bad > 0 ? EXIT_USAGE : EXIT_OK;
+}

@@ -1,0 +1,30 @@
+// Composition root helpers shared by the commands: config from file/env/flags, the real logger, the stores.
+
+import { loadConfig } from '../config/loadConfig';
+import type { Config } from '../config/types';
+import type { Logger, LogFields } from '../core/ports';
+import { createLogger } from '../log/createLogger';
+
+export interface GlobalOptions {
+  home?: string;
+  host?: string;
+  port?: string;
+  schedulerPort?: string;
+  quiet?: boolean;
+}
+
+export interface CliContext {
+  config: Config;
+  logger: Logger;
+}
+
+/** Loads the configuration (throws ConfigError, which the CLI reports with exit code 2) and a logger. */
+export function cliContext(opts: GlobalOptions, base: LogFields = {}): CliContext {
+  const flags: Record<string, unknown> = {};
+  if (opts.host !== undefined) flags.host = opts.host;
+  if (opts.port !== undefined) flags.port = opts.port;
+  if (opts.schedulerPort !== undefined) flags['scheduler.port'] = opts.schedulerPort;
+  const config = loadConfig({ home: opts.home, flags });
+  const logger = createLogger({ level: config.log.level, format: config.log.format, base });
+  return { config, logger };
+}

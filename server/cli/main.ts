@@ -1,0 +1,141 @@
+// Entry point of `dagu`: parses the command line and hands each command to its own lazily loaded module,
+// so that `dagu start` never loads Next.js or React.
+
+import { Command, CommanderError, Option } from 'commander';
+import { VERSION } from './version';
+import { EXIT_USAGE, fail } from './exit';
+
+// A closed pipe (`dagu status … | head`) is the reader's choice, not an error.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw err;
+  });
+}
+
+const program = new Command()
+  .name('dagu')
+  .description('Cron workflow scheduler: DAGs of shell steps, active/standby schedulers, labelled workers')
+  .version(VERSION, '-v, --version')
+  .option('--home <dir>', 'DAGU_HOME (default: $DAGU_HOME or ~/.dagu)')
+  .showHelpAfterError()
+  .exitOverride();
+
+program.addHelpText(
+  'after',
+  '\nExit codes: 0 success, 1 the run failed (or was aborted), 2 usage or configuration error.',
+);
+
+program
+  .command('start')
+  .description('Run a DAG now, in the foreground, in this process')
+  .argument('<dag>', 'DAG name (file stem in the DAGs directory) or path to a DAG file')
+  .argument('[params...]', 'parameters after --: positional values or KEY=value')
+  .option('--run-id <id>', 'run ID to use (an existing queued run is taken over)')
+  .addOption(
+    new Option('--trigger-type <type>', 'why the run starts')
+      .choices(['manual', 'scheduler', 'catchup', 'retry', 'subdag', 'queue'])
+      .default('manual'),
+  )
+  .option('--schedule-time <time>', 'slot time of a scheduled run (RFC 3339)')
+  .option('-q, --quiet', 'print nothing but errors')
+  .action(lazy(() => import('./commands/start'), 'startCommand'));
+
+program
+  .command('enqueue')
+  .description('Queue a run of a DAG; the active scheduler starts it when its queue has room')
+  .argument('<dag>', 'DAG name or file')
+  .argument('[params...]', 'parameters after --')
+  .option('--run-id <id>', 'run ID to use')
+  .action(lazy(() => import('./commands/queue'), 'enqueueCommand'));
+
+program
+  .command('dequeue')
+  .description('Remove a queued run from its queue (it ends aborted)')
+  .argument('<run-id>')
+  .action(lazy(() => import('./commands/queue'), 'dequeueCommand'));
+
+program
+  .command('stop')
+  .description('Stop a running run (SIGTERM to its steps) or remove a queued one')
+  .argument('<run-id>')
+  .action(lazy(() => import('./commands/stop'), 'stopCommand'));
+
+program
+  .command('status')
+  .description('Show the status of a run')
+  .argument('<run-id>')
+  .option('--json', 'print the status record as JSON')
+  .action(lazy(() => import('./commands/status'), 'statusCommand'));
+
+program
+  .command('retry')
+  .description('Run a finished run again as a new attempt with the same parameters, in the foreground')
+  .argument('<run-id>')
+  .option('-q, --quiet', 'print nothing but errors')
+  .action(lazy(() => import('./commands/retry'), 'retryCommand'));
+
+program
+  .command('restart')
+  .description('Stop a run if it is running, then start its DAG again with the same parameters')
+  .argument('<run-id>')
+  .option('-q, --quiet', 'print nothing but errors')
+  .action(lazy(() => import('./commands/retry'), 'restartCommand'));
+
+program
+  .command('validate')
+  .description('Check DAG files and print every error found')
+  .argument('[dags...]', 'DAG names or files (default: every file in the DAGs directory)')
+  .action(lazy(() => import('./commands/validate'), 'validateCommand'));
+
+program
+  .command('scheduler')
+  .description('Run the scheduler (with its health endpoint)')
+  .option('--scheduler-port <port>', 'health endpoint port (0 disables it)')
+  .action(lazy(() => import('./commands/services'), 'schedulerCommand'));
+
+program
+  .command('server')
+  .description('Run the web console, REST API and /metrics')
+  .option('--host <host>', 'bind address')
+  .option('--port <port>', 'port')
+  .action(lazy(() => import('./commands/services'), 'serverCommand'));
+
+program
+  .command('start-all')
+  .description('Run the web server and the scheduler in one process')
+  .option('--host <host>', 'bind address')
+  .option('--port <port>', 'port')
+  .option('--scheduler-port <port>', 'health endpoint port (0 disables it)')
+  .action(lazy(() => import('./commands/services'), 'startAllCommand'));
+
+program
+  .command('version')
+  .description('Print the version')
+  .action(() => {
+    process.stdout.write(`${VERSION}\n`);
+  });
+
+type Handler = (...args: unknown[]) => Promise<number | void>;
+
+/** Wraps a command module loaded on demand; the handler's number is the exit code. */
+function lazy(load: () => Promise<Record<string, unknown>>, name: string) {
+  return async (...args: unknown[]) => {
+    const mod = await load();
+    const handler = mod[name] as Handler;
+    const cmd = args[args.length - 1] as Command;
+    const code = await handler(...args.slice(0, -1), { ...program.opts(), ...cmd.opts() });
+    process.exitCode = typeof code === 'number' ? code : 0;
+  };
+}
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  if (err instanceof CommanderError) {
+    // --help and --version end with code 0; every other parse failure is a usage error.
+    process.exitCode = err.exitCode === 0 ? 0 : EXIT_USAGE;
+  } else {
+    fail(err);
+  }
+}

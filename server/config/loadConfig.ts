@@ -1,0 +1,205 @@
+// Loads config.yaml < DAGU_* environment < command-line flags into a validated Config, once, at the edge.
+
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { parseDocument } from 'yaml';
+import { parseDuration } from '../core/duration';
+import { isValidDagName } from '../core/names';
+import { SETTINGS, STRUCTURED_KEYS, type Setting } from './settings';
+import type { Config, QueueConfig } from './types';
+
+/** Thrown when a setting has an invalid value; the message names the key (and variable) and the value. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+export interface LoadConfigOptions {
+  env?: NodeJS.ProcessEnv;
+  /** Values from command-line flags, keyed by setting key (`port`, `scheduler.port`). */
+  flags?: Record<string, unknown>;
+  /** Overrides DAGU_HOME (e.g. `--home`). */
+  home?: string;
+}
+
+type Raw = { value: unknown; origin: string };
+
+export function resolveHome(env: NodeJS.ProcessEnv, home?: string): string {
+  const h = home ?? env.DAGU_HOME ?? path.join(homedir(), '.dagu');
+  return path.resolve(h);
+}
+
+export function loadConfig(opts: LoadConfigOptions = {}): Config {
+  const env = opts.env ?? process.env;
+  const home = resolveHome(env, opts.home);
+  const configFile = env.DAGU_CONFIG ? path.resolve(env.DAGU_CONFIG) : path.join(home, 'config.yaml');
+  const fromFile = readConfigFile(configFile);
+
+  const raw = new Map<string, Raw>();
+  for (const s of SETTINGS) {
+    const fileValue = fromFile.values.get(s.key);
+    if (fileValue !== undefined) raw.set(s.key, { value: fileValue, origin: `${s.key} in ${configFile}` });
+    for (const name of [s.env, ...(s.envAliases ?? [])]) {
+      const v = env[name];
+      if (v !== undefined && v !== '') raw.set(s.key, { value: v, origin: `${name} (${s.key})` });
+    }
+    const flag = opts.flags?.[s.key];
+    if (flag !== undefined) raw.set(s.key, { value: flag, origin: `--${s.key.split('.').pop()} (${s.key})` });
+  }
+
+  const v = (key: string) => compile(SETTINGS.find((s) => s.key === key)!, raw.get(key));
+  const dir = (key: string, fallback: string) => {
+    const value = v(key) as string | null;
+    return path.resolve(home, value ?? fallback);
+  };
+
+  const threshold = v('scheduler.lock_stale_threshold') as number;
+  const retry = v('scheduler.lock_retry_interval') as number;
+  if (retry >= threshold) {
+    const r = raw.get('scheduler.lock_retry_interval');
+    throw new ConfigError(
+      `${r?.origin ?? 'scheduler.lock_retry_interval'}: ${JSON.stringify(String(r?.value ?? '5s'))} ` +
+        `must be below scheduler.lock_stale_threshold (${String(raw.get('scheduler.lock_stale_threshold')?.value ?? '30s')})`,
+    );
+  }
+  const hbInterval = v('run.heartbeat_interval') as number;
+  const hbStale = v('run.heartbeat_stale_threshold') as number;
+  if (hbInterval * 2 > hbStale) {
+    throw new ConfigError(
+      `run.heartbeat_stale_threshold must be at least twice run.heartbeat_interval (got ${String(
+        raw.get('run.heartbeat_stale_threshold')?.value ?? '45s',
+      )} and ${String(raw.get('run.heartbeat_interval')?.value ?? '5s')})`,
+    );
+  }
+
+  return {
+    home,
+    paths: {
+      config_file: configFile,
+      dags_dir: dir('paths.dags_dir', 'dags'),
+      data_dir: dir('paths.data_dir', 'data'),
+      log_dir: dir('paths.log_dir', 'logs'),
+    },
+    host: v('host') as string,
+    port: v('port') as number,
+    log: { level: v('log.level') as Config['log']['level'], format: v('log.format') as Config['log']['format'] },
+    scheduler: {
+      lock_stale_threshold_ms: threshold,
+      lock_retry_interval_ms: retry,
+      failover_recovery_window_ms: v('scheduler.failover_recovery_window') as number,
+      port: v('scheduler.port') as number,
+      zombie_check_interval_ms: v('scheduler.zombie_check_interval') as number,
+    },
+    run: {
+      heartbeat_interval_ms: hbInterval,
+      heartbeat_stale_threshold_ms: hbStale,
+      kill_grace_ms: v('run.kill_grace') as number,
+    },
+    queues: { enabled: v('queues.enabled') as boolean, config: fromFile.queues },
+  };
+}
+
+function readConfigFile(file: string): { values: Map<string, unknown>; queues: QueueConfig[] } {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { values: new Map(), queues: [] };
+    throw new ConfigError(`cannot read ${file}: ${(err as Error).message}`);
+  }
+  const doc = parseDocument(text, { uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    const e = doc.errors[0];
+    throw new ConfigError(`${file}:${e.linePos?.[0]?.line ?? '?'}: invalid YAML: ${e.message.split('\n')[0]}`);
+  }
+  const root: unknown = doc.toJS();
+  if (root === null || root === undefined) return { values: new Map(), queues: [] };
+  if (typeof root !== 'object' || Array.isArray(root)) throw new ConfigError(`${file}: must be a mapping of keys`);
+
+  const values = new Map<string, unknown>();
+  const known = new Set([...SETTINGS.map((s) => s.key), ...STRUCTURED_KEYS]);
+  const prefixes = new Set([...known].flatMap((k) => k.split('.').slice(0, -1).map((_, i, a) => a.slice(0, i + 1).join('.'))));
+  const walk = (obj: Record<string, unknown>, prefix: string) => {
+    for (const [k, val] of Object.entries(obj)) {
+      const key = prefix ? `${prefix}.${k}` : k;
+      if (known.has(key)) values.set(key, val);
+      else if (prefixes.has(key) && val !== null && typeof val === 'object' && !Array.isArray(val))
+        walk(val as Record<string, unknown>, key);
+      else throw new ConfigError(`${file}: unknown key ${JSON.stringify(key)}`);
+    }
+  };
+  walk(root as Record<string, unknown>, '');
+  return { values, queues: compileQueues(values.get('queues.config'), file) };
+}
+
+function compileQueues(value: unknown, file: string): QueueConfig[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw new ConfigError(`${file}: queues.config must be a list of {name, max_concurrency}`);
+  const seen = new Set<string>();
+  return value.map((q, i) => {
+    const where = `${file}: queues.config[${i}]`;
+    if (q === null || typeof q !== 'object' || Array.isArray(q)) throw new ConfigError(`${where} must be a mapping`);
+    const { name, max_concurrency, ...rest } = q as Record<string, unknown>;
+    const extra = Object.keys(rest);
+    if (extra.length > 0) throw new ConfigError(`${where}: unknown key ${JSON.stringify(extra[0])}`);
+    if (typeof name !== 'string' || !isValidDagName(name))
+      throw new ConfigError(`${where}.name: ${JSON.stringify(name)} is not a valid queue name`);
+    if (seen.has(name)) throw new ConfigError(`${where}.name: queue ${JSON.stringify(name)} is defined twice`);
+    seen.add(name);
+    const mc = max_concurrency ?? 1;
+    if (typeof mc !== 'number' || !Number.isInteger(mc) || mc < 1)
+      throw new ConfigError(`${where}.max_concurrency: ${JSON.stringify(mc)} must be a whole number of at least 1`);
+    return { name, max_concurrency: mc };
+  });
+}
+
+function compile(s: Setting, raw: Raw | undefined): unknown {
+  const value = raw === undefined ? s.default : raw.value;
+  const origin = raw?.origin ?? s.key;
+  const shown = JSON.stringify(typeof value === 'string' ? value : String(value));
+  if (value === null) return null;
+  switch (s.kind) {
+    case 'duration': {
+      if (typeof value !== 'string')
+        throw new ConfigError(`${origin}: ${shown} must be a duration string such as "30s" or "2m"`);
+      const d = parseDuration(value);
+      if (!d.ok) throw new ConfigError(`${origin}: ${shown} is not a duration (use e.g. 30s, 2m, 1h30m)`);
+      if (d.ms < 0) throw new ConfigError(`${origin}: ${shown} is negative`);
+      if (d.ms === 0 && !s.allowZero) throw new ConfigError(`${origin}: ${shown} must be greater than 0s`);
+      return d.ms;
+    }
+    case 'port': {
+      const n = typeof value === 'number' ? value : /^\d+$/.test(String(value)) ? Number(value) : NaN;
+      const min = s.portZeroDisables ? 0 : 1;
+      if (!Number.isInteger(n) || n < min || n > 65535)
+        throw new ConfigError(
+          `${origin}: ${shown} is not a valid port (use ${min} to 65535${s.portZeroDisables ? '; 0 disables it' : ''})`,
+        );
+      return n;
+    }
+    case 'int': {
+      const n = typeof value === 'number' ? value : /^-?\d+$/.test(String(value)) ? Number(value) : NaN;
+      if (!Number.isInteger(n)) throw new ConfigError(`${origin}: ${shown} must be a whole number`);
+      return n;
+    }
+    case 'bool': {
+      if (typeof value === 'boolean') return value;
+      const t = String(value).toLowerCase();
+      if (['true', '1', 'yes'].includes(t)) return true;
+      if (['false', '0', 'no'].includes(t)) return false;
+      throw new ConfigError(`${origin}: ${shown} must be true or false`);
+    }
+    case 'enum': {
+      if (typeof value !== 'string' || !s.values!.includes(value))
+        throw new ConfigError(`${origin}: ${shown} must be one of ${s.values!.join(', ')}`);
+      return value;
+    }
+    case 'string': {
+      if (typeof value !== 'string' || value === '') throw new ConfigError(`${origin}: ${shown} must be a non-empty string`);
+      return value;
+    }
+  }
+}

@@ -1,0 +1,133 @@
+// The table of every scalar setting: its key, environment variable, default and kind.
+// The loader, the validator and the generated configuration reference all read this one table.
+
+export type SettingKind = 'duration' | 'port' | 'bool' | 'string' | 'int' | 'enum';
+
+export interface Setting {
+  /** snake_case key path in config.yaml, e.g. `scheduler.lock_stale_threshold`. */
+  key: string;
+  env: string;
+  /** Extra environment variable names accepted for compatibility. */
+  envAliases?: string[];
+  kind: SettingKind;
+  /** Default as written in config.yaml (durations as Go strings). */
+  default: string | number | boolean | null;
+  /** For `enum`: allowed values. */
+  values?: string[];
+  /** For `duration`: whether 0 is allowed (otherwise it must be positive). */
+  allowZero?: boolean;
+  /** For `port`: whether 0 (disabled) is allowed. */
+  portZeroDisables?: boolean;
+  doc: string;
+}
+
+export const SETTINGS: readonly Setting[] = [
+  { key: 'host', env: 'DAGU_HOST', kind: 'string', default: '127.0.0.1', doc: 'Address the web server binds to' },
+  { key: 'port', env: 'DAGU_PORT', kind: 'port', default: 8080, doc: 'Port of the web server (console, API, /metrics)' },
+  {
+    key: 'paths.dags_dir',
+    env: 'DAGU_DAGS_DIR',
+    kind: 'string',
+    default: null,
+    doc: 'Directory of DAG files (default: DAGU_HOME/dags)',
+  },
+  {
+    key: 'paths.data_dir',
+    env: 'DAGU_DATA_DIR',
+    kind: 'string',
+    default: null,
+    doc: 'Directory of run records, queues, locks and events (default: DAGU_HOME/data)',
+  },
+  {
+    key: 'paths.log_dir',
+    env: 'DAGU_LOG_DIR',
+    kind: 'string',
+    default: null,
+    doc: 'Directory of step logs (default: DAGU_HOME/logs)',
+  },
+  {
+    key: 'log.level',
+    env: 'DAGU_LOG_LEVEL',
+    kind: 'enum',
+    values: ['debug', 'info', 'warn', 'error'],
+    default: 'info',
+    doc: 'Lowest level of log lines written',
+  },
+  {
+    key: 'log.format',
+    env: 'DAGU_LOG_FORMAT',
+    kind: 'enum',
+    values: ['auto', 'json', 'text'],
+    default: 'auto',
+    doc: 'json: one JSON object a line; text: readable; auto: text on a terminal, json otherwise',
+  },
+  {
+    key: 'scheduler.lock_stale_threshold',
+    env: 'DAGU_SCHEDULER_LOCK_STALE_THRESHOLD',
+    kind: 'duration',
+    default: '30s',
+    doc: 'Age at which a lock can be taken over',
+  },
+  {
+    key: 'scheduler.lock_retry_interval',
+    env: 'DAGU_SCHEDULER_LOCK_RETRY_INTERVAL',
+    kind: 'duration',
+    default: '5s',
+    doc: 'How often a standby tries the lock',
+  },
+  {
+    key: 'scheduler.failover_recovery_window',
+    env: 'DAGU_SCHEDULER_FAILOVER_RECOVERY_WINDOW',
+    kind: 'duration',
+    default: '2m',
+    allowZero: true,
+    doc: 'How far back a takeover replays missed slots; 0s disables it',
+  },
+  {
+    key: 'scheduler.port',
+    env: 'DAGU_SCHEDULER_PORT',
+    kind: 'port',
+    default: 8090,
+    portZeroDisables: true,
+    doc: 'Port of the health endpoint; 0 disables it',
+  },
+  {
+    key: 'scheduler.zombie_check_interval',
+    env: 'DAGU_SCHEDULER_ZOMBIE_CHECK_INTERVAL',
+    kind: 'duration',
+    default: '10s',
+    doc: 'How often the active scheduler looks for runs whose process died',
+  },
+  {
+    key: 'run.heartbeat_interval',
+    env: 'DAGU_RUN_HEARTBEAT_INTERVAL',
+    kind: 'duration',
+    default: '5s',
+    doc: 'How often a run process refreshes its heartbeat',
+  },
+  {
+    key: 'run.heartbeat_stale_threshold',
+    env: 'DAGU_RUN_HEARTBEAT_STALE_THRESHOLD',
+    kind: 'duration',
+    default: '45s',
+    doc: 'A running run whose heartbeat is older than this is marked failed',
+  },
+  {
+    key: 'run.kill_grace',
+    env: 'DAGU_RUN_KILL_GRACE',
+    kind: 'duration',
+    default: '5s',
+    doc: 'Time between SIGTERM and SIGKILL when a run is stopped or times out',
+  },
+  {
+    key: 'queues.enabled',
+    env: 'DAGU_QUEUES_ENABLED',
+    envAliases: ['DAGU_QUEUE_ENABLED'],
+    kind: 'bool',
+    default: true,
+    doc: 'Whether runs can be queued (and missed slots replayed)',
+  },
+];
+
+/** Keys that take structured values in config.yaml only (no environment variable). */
+export const STRUCTURED_KEYS = ['queues.config'] as const;

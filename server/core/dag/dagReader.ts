@@ -1,0 +1,202 @@
+// Typed reads from a parsed YAML tree that collect every problem with its line, column and field path, so
+// that one pass over a DAG file reports all of its errors at once.
+
+import { isAlias, isMap, isScalar, isSeq } from 'yaml';
+import type { Document, LineCounter, Node, YAMLMap } from 'yaml';
+import type { DagError } from './dagError';
+import { unknownKeyMessage } from './keyHints';
+
+/** A value found under a key (or at a list index), with what is needed to report a problem with it. */
+export interface Entry {
+  key: string;
+  /** Field path of the value, e.g. `steps[2].retry_policy.limit`. */
+  field: string;
+  /** The value, aliases resolved; null when the key has no value at all. */
+  value: Node | null;
+  /** Where to point when the value itself has no place (`key:` with nothing after it). */
+  keyNode: Node;
+}
+
+/** Collects errors and warnings while reading one DAG document. */
+export class DagReader {
+  readonly errors: DagError[] = [];
+  readonly warnings: string[] = [];
+
+  constructor(
+    private readonly doc: Document,
+    private readonly lines: LineCounter,
+    readonly file: string | null,
+  ) {}
+
+  /** Records an error located at `node` (its first character). */
+  error(node: Node | null | undefined, field: string, message: string): undefined {
+    const offset = node?.range?.[0];
+    const pos = offset === undefined ? null : this.lines.linePos(offset);
+    this.errors.push({ file: this.file, line: pos?.line ?? null, column: pos?.col ?? null, field, message });
+    return undefined;
+  }
+
+  /** Records an error about an entry's value (or its key when it has no value). */
+  errorAt(entry: Entry, message: string): undefined {
+    return this.error(isNull(entry.value) ? entry.keyNode : entry.value, entry.field, message);
+  }
+
+  /** The 1-based line of a node, for messages that mention another place in the file. */
+  lineOf(node: Node): number | null {
+    const offset = node.range?.[0];
+    return offset === undefined ? null : this.lines.linePos(offset).line;
+  }
+
+  resolve(node: unknown): Node | null {
+    if (isAlias(node)) return (node.resolve(this.doc) as Node | undefined) ?? null;
+    return (node as Node | null) ?? null;
+  }
+
+  /**
+   * The entries of a map, checking that keys are plain, known and not repeated. `<<` merge keys are followed:
+   * keys written in the map win over merged ones. `allowed` null means any key (env names, labels). Returns
+   * null (after reporting) when `entry` is not a map.
+   */
+  map(entry: Entry, allowed: readonly string[] | null, what: string): Map<string, Entry> | null {
+    if (!isMap(entry.value)) {
+      this.errorAt(entry, `${what} must be a map, got ${describe(entry.value)}`);
+      return null;
+    }
+    return this.entries(entry.value, entry.field, allowed, new Set([entry.value]));
+  }
+
+  private entries(
+    map: YAMLMap,
+    field: string,
+    allowed: readonly string[] | null,
+    seen: ReadonlySet<YAMLMap>,
+  ): Map<string, Entry> {
+    const own = new Map<string, Entry>();
+    const merged = new Map<string, Entry>();
+    for (const pair of map.items) {
+      const keyNode = pair.key as Node | null;
+      if (!isScalar(keyNode) || keyNode.value === null || typeof keyNode.value === 'object') {
+        this.error(keyNode ?? map, field, 'keys must be plain names');
+        continue;
+      }
+      const key = String(keyNode.value);
+      const value = this.resolve(pair.value);
+      if (key === '<<' && keyNode.type === 'PLAIN') {
+        // Earlier merge sources win over later ones, as in YAML 1.1's merge key.
+        const sources = isSeq(value) ? value.items.map((i) => this.resolve(i)) : [value];
+        for (const source of sources) {
+          if (!isMap(source)) {
+            this.error(source ?? keyNode, field, 'a << merge needs a map or a list of maps');
+          } else if (!seen.has(source)) {
+            const sub = this.entries(source, field, allowed, new Set([...seen, source]));
+            for (const [k, e] of sub) if (!merged.has(k)) merged.set(k, e);
+          }
+        }
+        continue;
+      }
+      const child: Entry = { key, field: field === '' ? key : `${field}.${key}`, value, keyNode };
+      if (allowed && !allowed.includes(key)) {
+        this.error(keyNode, child.field, unknownKeyMessage(key, allowed));
+        continue;
+      }
+      const previous = own.get(key);
+      if (previous) {
+        this.error(
+          keyNode,
+          child.field,
+          `key "${key}" is already defined at line ${this.lineOf(previous.keyNode)}`,
+        );
+        continue;
+      }
+      own.set(key, child);
+    }
+    for (const [k, e] of merged) if (!own.has(k)) own.set(k, e);
+    return own;
+  }
+
+  /** The items of a list as entries `field[i]`; null (after reporting) when `entry` is not a list. */
+  list(entry: Entry, what: string): Entry[] | null {
+    if (!isSeq(entry.value)) {
+      this.errorAt(entry, `${what} must be a list, got ${describe(entry.value)}`);
+      return null;
+    }
+    return entry.value.items.map((item, i) => {
+      const value = this.resolve(item);
+      return {
+        key: String(i),
+        field: `${entry.field}[${i}]`,
+        value,
+        keyNode: value ?? (entry.value as Node),
+      };
+    });
+  }
+
+  /** A string value; undefined when absent or null, or (after reporting) not a string. */
+  string(entry: Entry | undefined, what = 'a string'): string | undefined {
+    if (!entry || isNull(entry.value)) return undefined;
+    if (isScalar(entry.value) && typeof entry.value.value === 'string') return entry.value.value;
+    return this.errorAt(entry, `must be ${what}, got ${describe(entry.value)}`);
+  }
+
+  /** A string, number or boolean value as a string (labels, env values, params). */
+  scalarText(entry: Entry | undefined, what = 'a string'): string | undefined {
+    if (!entry || isNull(entry.value)) return undefined;
+    if (isScalar(entry.value)) {
+      const v = entry.value.value;
+      if (typeof v === 'string') return v;
+      if ((typeof v === 'number' && Number.isFinite(v)) || typeof v === 'boolean') return String(v);
+    }
+    return this.errorAt(entry, `must be ${what}, got ${describe(entry.value)}`);
+  }
+
+  /** An integer value of at least `min`; undefined when absent or null, or (after reporting) invalid. */
+  integer(entry: Entry | undefined, min: number): number | undefined {
+    if (!entry || isNull(entry.value)) return undefined;
+    const v = isScalar(entry.value) ? entry.value.value : undefined;
+    if (typeof v !== 'number' || !Number.isInteger(v)) {
+      return this.errorAt(entry, `must be an integer, got ${describe(entry.value)}`);
+    }
+    if (v < min) {
+      return this.errorAt(entry, `must be ${min === 1 ? 'greater than 0' : `at least ${min}`}, got ${v}`);
+    }
+    return v;
+  }
+
+  /** A finite number of at least `min`. */
+  number(entry: Entry | undefined, min: number): number | undefined {
+    if (!entry || isNull(entry.value)) return undefined;
+    const v = isScalar(entry.value) ? entry.value.value : undefined;
+    if (typeof v !== 'number' || !Number.isFinite(v)) {
+      return this.errorAt(entry, `must be a number, got ${describe(entry.value)}`);
+    }
+    if (v < min) return this.errorAt(entry, `must be at least ${min}, got ${v}`);
+    return v;
+  }
+
+  boolean(entry: Entry | undefined): boolean | undefined {
+    if (!entry || isNull(entry.value)) return undefined;
+    if (isScalar(entry.value) && typeof entry.value.value === 'boolean') return entry.value.value;
+    return this.errorAt(entry, `must be true or false, got ${describe(entry.value)}`);
+  }
+}
+
+/** True for a missing value or an explicit YAML null (`key:` or `key: ~`). */
+export function isNull(node: Node | null): boolean {
+  return node === null || (isScalar(node) && node.value === null);
+}
+
+/** A value's type as messages name it, with the value itself when it is short. */
+export function describe(node: Node | null): string {
+  if (isNull(node)) return 'nothing';
+  if (isMap(node)) return 'a map';
+  if (isSeq(node)) return 'a list';
+  if (isScalar(node)) {
+    const v = node.value;
+    const shown = JSON.stringify(v);
+    const text = shown !== undefined && shown.length <= 40 ? ` ${shown}` : '';
+    if (typeof v === 'string') return `a string${text}`;
+    if (typeof v === 'number') return `a number${text}`;
+    if (typeof v === 'boolean') return `a boolean${text}`;
+  }
+  return 'a value of another kind';
+}

@@ -1,0 +1,730 @@
+import { describe, expect, it } from 'vitest';
+import { dagNameFromFile, formatDagError, parseDag } from './parseDag';
+import type { DagSpec } from '../types';
+
+const FILE = 'dags/etl.yaml';
+
+/** The lines of a DAG file; writing them one per element keeps the line numbers in the tests honest. */
+const yaml = (...rows: string[]) => rows.join('\n') + '\n';
+
+function parse(text: string): DagSpec {
+  const r = parseDag(text, { file: FILE, defaultName: 'etl' });
+  if (!r.ok) throw new Error(r.errors.map(formatDagError).join('\n'));
+  return r.dag;
+}
+
+function warningsOf(text: string): string[] {
+  const r = parseDag(text, { file: FILE, defaultName: 'etl' });
+  if (!r.ok) throw new Error(r.errors.map(formatDagError).join('\n'));
+  return r.warnings;
+}
+
+/** Every error of a file, formatted the way `dagu validate` prints them. */
+function errors(text: string, defaultName = 'etl'): string[] {
+  const r = parseDag(text, { file: FILE, defaultName });
+  if (r.ok) throw new Error('expected the DAG to be rejected');
+  return r.errors.map(formatDagError);
+}
+
+const oneStep = ['steps:', '  - name: s', '    command: echo hi'];
+
+describe('parseDag: a valid DAG', () => {
+  it('fills every field with its default for the smallest DAG', () => {
+    expect(parse(yaml(...oneStep))).toEqual({
+      name: 'etl',
+      description: '',
+      tags: [],
+      schedule: [],
+      steps: [
+        {
+          name: 's',
+          command: ['echo hi'],
+          script: null,
+          shell: null,
+          dir: null,
+          env: {},
+          depends: [],
+          timeout_sec: null,
+          retry_policy: null,
+          continue_on: { failure: false },
+          output: null,
+          call: null,
+          params: [],
+          worker_selector: null,
+        },
+      ],
+      params: [],
+      env: {},
+      queue: 'etl',
+      max_active_runs: 1,
+      overlap_policy: 'skip',
+      catchup_window_ms: 0,
+      retry_policy: null,
+      timeout_sec: null,
+      worker_selector: null,
+      handler_on: { success: null, failure: null, abort: null, exit: null },
+      signal_handling: { enable_propagation: false },
+      file: FILE,
+    } satisfies DagSpec);
+  });
+
+  it('reads every root key', () => {
+    const dag = parse(
+      yaml(
+        'name: nightly-etl',
+        'description: Loads the warehouse',
+        'tags: [daily, 2026, finance]',
+        'schedule: CRON_TZ=Europe/Paris 0 2 * * *',
+        'params: DATE=today',
+        'env:',
+        '  - REGION=eu',
+        '  - LEVEL: 3',
+        'queue: warehouse',
+        'max_active_runs: 3',
+        'overlap_policy: latest',
+        'catchup_window: 2d12h',
+        'retry_policy: {limit: 2, interval_sec: 30, backoff: 1.5, max_interval_sec: 300}',
+        'timeout_sec: 3600',
+        'worker_selector: {zone: b, gpu: true, slots: 4}',
+        'signal_handling: {enable_propagation: true}',
+        ...oneStep,
+      ),
+    );
+    expect(dag.name).toBe('nightly-etl');
+    expect(dag.description).toBe('Loads the warehouse');
+    expect(dag.tags).toEqual(['daily', '2026', 'finance']);
+    expect(dag.schedule).toEqual([
+      {
+        expression: 'CRON_TZ=Europe/Paris 0 2 * * *',
+        cron: '0 2 * * *',
+        timezone: 'Europe/Paris',
+        has_seconds: false,
+      },
+    ]);
+    expect(dag.params).toEqual([{ name: 'DATE', value: 'today' }]);
+    expect(dag.env).toEqual({ REGION: 'eu', LEVEL: '3' });
+    expect(dag.queue).toBe('warehouse');
+    expect(dag.max_active_runs).toBe(3);
+    expect(dag.overlap_policy).toBe('latest');
+    expect(dag.catchup_window_ms).toBe(60 * 60 * 60 * 1000);
+    expect(dag.retry_policy).toEqual({ limit: 2, interval_sec: 30, backoff: 1.5, max_interval_sec: 300 });
+    expect(dag.timeout_sec).toBe(3600);
+    expect(dag.worker_selector).toEqual({ zone: 'b', gpu: 'true', slots: '4' });
+    expect(dag.signal_handling).toEqual({ enable_propagation: true });
+  });
+
+  it('reads every step key', () => {
+    const dag = parse(
+      yaml(
+        'steps:',
+        '  - name: extract',
+        '    command: [./extract.sh, ./check.sh]',
+        '    shell: bash',
+        '    dir: /srv/etl',
+        '    env: {MODE: full}',
+        '    timeout_sec: 60',
+        '    retry_policy: {limit: 3, interval_sec: 5, backoff: true, max_interval_sec: 40}',
+        '    continue_on: {failure: true}',
+        '    output: ROWS',
+        '    worker_selector: {zone: a}',
+        '  - name: load',
+        '    script: |',
+        '      set -e',
+        '      ./load.sh',
+        '    depends: extract',
+        '  - name: report',
+        '    call: reporting',
+        '    params: "DAY=1 verbose"',
+        '    depends: [load]',
+      ),
+    );
+    const [extract, load, report] = dag.steps;
+    expect(extract).toMatchObject({
+      command: ['./extract.sh', './check.sh'],
+      shell: 'bash',
+      dir: '/srv/etl',
+      env: { MODE: 'full' },
+      timeout_sec: 60,
+      retry_policy: { limit: 3, interval_sec: 5, backoff: 2, max_interval_sec: 40 },
+      continue_on: { failure: true },
+      output: 'ROWS',
+      worker_selector: { zone: 'a' },
+      depends: [],
+    });
+    expect(load).toMatchObject({ command: null, script: 'set -e\n./load.sh\n', depends: ['extract'] });
+    expect(report).toMatchObject({
+      call: 'reporting',
+      params: [
+        { name: 'DAY', value: '1' },
+        { name: null, value: 'verbose' },
+      ],
+      depends: ['load'],
+    });
+  });
+
+  it('chains steps in order when no step declares depends', () => {
+    const dag = parse(
+      yaml('steps:', '  - {name: a, command: x}', '  - {name: b, command: x}', '  - {name: c, command: x}'),
+    );
+    expect(dag.steps.map((s) => s.depends)).toEqual([[], ['a'], ['b']]);
+  });
+
+  it('makes a graph as soon as one step declares depends, with the other steps as roots', () => {
+    const dag = parse(
+      yaml(
+        'steps:',
+        '  - {name: a, command: x}',
+        '  - {name: b, command: x}',
+        '  - {name: c, command: x, depends: [a, b]}',
+        '  - {name: d, command: x}',
+      ),
+    );
+    expect(dag.steps.map((s) => s.depends)).toEqual([[], [], ['a', 'b'], []]);
+  });
+
+  it('treats an empty depends as a declaration: the steps then run in parallel', () => {
+    const dag = parse(yaml('steps:', '  - {name: a, command: x, depends: []}', '  - {name: b, command: x}'));
+    expect(dag.steps.map((s) => s.depends)).toEqual([[], []]);
+  });
+
+  it('warns about a dependency listed twice and keeps it once', () => {
+    const text = yaml('steps:', '  - {name: a, command: x}', '  - {name: b, command: x, depends: [a, a]}');
+    expect(parse(text).steps[1].depends).toEqual(['a']);
+    expect(warningsOf(text)).toEqual(['steps[1].depends: step "a" is listed more than once']);
+  });
+
+  it('names the handlers on_success, on_failure, on_abort and on_exit unless they have a name', () => {
+    const dag = parse(
+      yaml(
+        ...oneStep,
+        'handler_on:',
+        '  success: {command: echo ok}',
+        '  failure: {command: echo failed, name: alert}',
+        '  abort: {script: echo aborted}',
+        '  exit: {command: [echo bye]}',
+      ),
+    );
+    expect(dag.handler_on.success).toMatchObject({ name: 'on_success', command: ['echo ok'], depends: [] });
+    expect(dag.handler_on.failure?.name).toBe('alert');
+    expect(dag.handler_on.abort).toMatchObject({ name: 'on_abort', script: 'echo aborted' });
+    expect(dag.handler_on.exit?.name).toBe('on_exit');
+  });
+
+  it('reads a list of schedules, with a seconds field', () => {
+    const dag = parse(yaml('schedule:', '  - "*/10 * * * * *"', '  - "0 9 * * 1-5"', ...oneStep));
+    expect(dag.schedule.map((s) => [s.cron, s.has_seconds])).toEqual([
+      ['*/10 * * * * *', true],
+      ['0 9 * * 1-5', false],
+    ]);
+  });
+
+  it('reads tags from a comma-separated string, trimming and dropping duplicates and blanks', () => {
+    expect(parse(yaml('tags: "daily, etl,,daily "', ...oneStep)).tags).toEqual(['daily', 'etl']);
+  });
+
+  it('reads params as a quoted string, a list of strings and maps, or a map, keeping values verbatim', () => {
+    expect(parse(yaml(`params: "one 'two words' N=\\"a b\\" $(x)"`, ...oneStep)).params).toEqual([
+      { name: null, value: 'one' },
+      { name: null, value: 'two words' },
+      { name: 'N', value: 'a b' },
+      { name: null, value: '$(x)' },
+    ]);
+    expect(
+      parse(yaml('params:', '  - A=1', '  - B: "x; rm -rf /"', '  - plain', '  - 7', ...oneStep)).params,
+    ).toEqual([
+      { name: 'A', value: '1' },
+      { name: 'B', value: 'x; rm -rf /' },
+      { name: null, value: 'plain' },
+      { name: null, value: '7' },
+    ]);
+    expect(parse(yaml('params: {A: 1, B: ~}', ...oneStep)).params).toEqual([
+      { name: 'A', value: '1' },
+      { name: 'B', value: '' },
+    ]);
+  });
+
+  it('reads env as a map, coercing numbers and booleans to strings and null to empty', () => {
+    expect(parse(yaml('env: {A: 1, B: true, C: ~, D: text}', ...oneStep)).env).toEqual({
+      A: '1',
+      B: 'true',
+      C: '',
+      D: 'text',
+    });
+  });
+
+  it('reads backoff false as a constant interval and omitted interval_sec as 60 seconds', () => {
+    expect(parse(yaml('retry_policy: {limit: 0, backoff: false}', ...oneStep)).retry_policy).toEqual({
+      limit: 0,
+      interval_sec: 60,
+      backoff: 1,
+      max_interval_sec: null,
+    });
+  });
+
+  it('lowercases and trims overlap_policy', () => {
+    expect(parse(yaml('overlap_policy: " ALL "', ...oneStep)).overlap_policy).toBe('all');
+  });
+
+  it('follows anchors, aliases and << merges, with written keys winning over merged ones', () => {
+    const dag = parse(
+      yaml(
+        'steps:',
+        '  - &base',
+        '    name: a',
+        '    command: x',
+        '    retry_policy: &retry {limit: 2}',
+        '  - <<: *base',
+        '    name: b',
+        '    retry_policy: *retry',
+      ),
+    );
+    expect(dag.steps[1]).toMatchObject({
+      name: 'b',
+      command: ['x'],
+      retry_policy: { limit: 2 },
+      depends: ['a'],
+    });
+  });
+
+  it('reports no file and keeps the given name when the text came from elsewhere', () => {
+    const r = parseDag(yaml(...oneStep), { file: null, defaultName: 'inline' });
+    expect(r.ok && [r.dag.name, r.dag.file]).toEqual(['inline', null]);
+  });
+});
+
+describe('parseDag: errors name the file, line, column and field', () => {
+  it('reports malformed YAML with its line', () => {
+    expect(errors(yaml('steps:', '  - name: a', '    command: echo: x'))).toEqual([
+      'dags/etl.yaml:3:14: invalid YAML: Nested mappings are not allowed in compact mappings',
+    ]);
+    expect(errors(yaml('steps:', '  - name: a', '   command: x'))).toEqual([
+      'dags/etl.yaml:3:1: invalid YAML: Sequence item without - indicator',
+    ]);
+  });
+
+  it('reports an unterminated quote where the file ends, as the YAML parser finds it there', () => {
+    expect(errors(yaml('steps:', '  - name: a', '    command: "unterminated', 'name: x'))).toEqual([
+      'dags/etl.yaml:5:1: invalid YAML: Missing closing "quote',
+    ]);
+  });
+
+  it('reports a duplicate key at its second occurrence, with the line of the first', () => {
+    expect(errors(yaml('name: a', ...oneStep, 'name: b'))).toEqual([
+      'dags/etl.yaml:5:1: name: key "name" is already defined at line 1',
+    ]);
+    expect(errors(yaml('steps:', '  - name: s', '    command: a', '    command: b'))).toEqual([
+      'dags/etl.yaml:4:5: steps[0].command: key "command" is already defined at line 3',
+    ]);
+  });
+
+  it('reports an unknown root key with the allowed keys', () => {
+    expect(errors(yaml(...oneStep, 'owner: me'))).toEqual([
+      expect.stringMatching(
+        /^dags\/etl\.yaml:4:1: owner: unknown key "owner" \(allowed: name, description, /,
+      ),
+    ]);
+  });
+
+  it('hints the snake_case key for a camelCase one', () => {
+    expect(errors(yaml('catchupWindow: 1h', 'maxActiveRuns: 2', ...oneStep))).toEqual([
+      'dags/etl.yaml:1:1: catchupWindow: unknown key "catchupWindow" (use snake_case: catchup_window)',
+      'dags/etl.yaml:2:1: maxActiveRuns: unknown key "maxActiveRuns" (use snake_case: max_active_runs)',
+    ]);
+    expect(errors(yaml('steps:', '  - name: s', '    command: x', '    retryPolicy: {limit: 1}'))).toEqual([
+      'dags/etl.yaml:4:5: steps[0].retryPolicy: unknown key "retryPolicy" (use snake_case: retry_policy)',
+    ]);
+  });
+
+  it('hints the key a typo or an alias from elsewhere meant', () => {
+    expect(errors(yaml('steps:', '  - name: s', '    comand: x'))).toEqual([
+      'dags/etl.yaml:2:5: steps[0]: a step needs a command, a script or a call',
+      'dags/etl.yaml:3:5: steps[0].comand: unknown key "comand" (did you mean command?)',
+    ]);
+    expect(errors(yaml('steps:', '  - name: s', '    command: x', '    working_dir: /tmp'))).toEqual([
+      'dags/etl.yaml:4:5: steps[0].working_dir: unknown key "working_dir" (use dir)',
+    ]);
+  });
+
+  it('reports wrong types with the type it found', () => {
+    expect(
+      errors(
+        yaml(
+          'description: [a]',
+          'max_active_runs: "2"',
+          'timeout_sec: 1.5',
+          'signal_handling: {enable_propagation: "yes"}',
+          'queue: 5',
+          'steps:',
+          '  - name: s',
+          '    command: {a: 1}',
+          '    continue_on: {failure: 1}',
+          '    env: nope',
+        ),
+      ),
+    ).toEqual([
+      'dags/etl.yaml:1:14: description: must be a string, got a list',
+      'dags/etl.yaml:2:18: max_active_runs: must be an integer, got a string "2"',
+      'dags/etl.yaml:3:14: timeout_sec: must be an integer, got a number 1.5',
+      'dags/etl.yaml:4:39: signal_handling.enable_propagation: must be true or false, got a string "yes"',
+      'dags/etl.yaml:5:8: queue: must be a string, got a number 5',
+      'dags/etl.yaml:8:14: steps[0].command: must be a string or a list of strings, got a map',
+      'dags/etl.yaml:9:28: steps[0].continue_on.failure: must be true or false, got a number 1',
+      'dags/etl.yaml:10:10: steps[0].env: must be a map or a list of KEY=value, got a string "nope"',
+    ]);
+  });
+
+  it('reports values out of their range', () => {
+    expect(
+      errors(
+        yaml(
+          'max_active_runs: 0',
+          'timeout_sec: 0',
+          'overlap_policy: newest',
+          'retry_policy: {limit: -1, interval_sec: -5, backoff: 0.5}',
+          ...oneStep,
+        ),
+      ),
+    ).toEqual([
+      'dags/etl.yaml:1:18: max_active_runs: must be greater than 0, got 0',
+      'dags/etl.yaml:2:14: timeout_sec: must be greater than 0, got 0',
+      'dags/etl.yaml:3:17: overlap_policy: must be skip, all or latest, got "newest"',
+      'dags/etl.yaml:4:23: retry_policy.limit: must be at least 0, got -1',
+      'dags/etl.yaml:4:41: retry_policy.interval_sec: must be at least 0, got -5',
+      'dags/etl.yaml:4:54: retry_policy.backoff: must be at least 1, got 0.5',
+    ]);
+  });
+
+  it('reports a retry_policy without a limit and a backoff of the wrong type', () => {
+    expect(errors(yaml('retry_policy:', '  interval_sec: 5', '  backoff: fast', ...oneStep))).toEqual([
+      'dags/etl.yaml:2:3: retry_policy: limit is required',
+      'dags/etl.yaml:3:12: retry_policy.backoff: must be true, false or a multiplier of at least 1, got a string "fast"',
+    ]);
+  });
+
+  it('reports an invalid or non-positive catchup_window', () => {
+    expect(errors(yaml('catchup_window: -5s', ...oneStep))).toEqual([
+      'dags/etl.yaml:1:17: catchup_window: must be greater than 0, got "-5s"',
+    ]);
+    expect(errors(yaml('catchup_window: abc', ...oneStep))).toEqual([
+      expect.stringMatching(/^dags\/etl\.yaml:1:17: catchup_window: invalid duration "abc"/),
+    ]);
+    expect(errors(yaml('catchup_window: 0s', ...oneStep))).toEqual([
+      'dags/etl.yaml:1:17: catchup_window: must be greater than 0, got "0s"',
+    ]);
+    expect(errors(yaml('catchup_window: 60', ...oneStep))).toEqual([
+      'dags/etl.yaml:1:17: catchup_window: must be a duration like 6h or 2d, got a number 60',
+    ]);
+  });
+
+  it('reports each bad schedule with its index and the bad cron field', () => {
+    expect(
+      errors(yaml('schedule:', '  - "0 * * * *"', '  - "61 * * * *"', '  - "* * *"', ...oneStep)),
+    ).toEqual([
+      'dags/etl.yaml:3:5: schedule[1]: invalid cron expression "61 * * * *": minute field: 61 is out of range 0-59',
+      expect.stringMatching(
+        /^dags\/etl\.yaml:4:5: schedule\[2\]: invalid cron expression "\* \* \*": expected 5/,
+      ),
+    ]);
+    expect(errors(yaml('schedule: CRON_TZ=Nowhere/Land 0 0 * * *', ...oneStep))).toEqual([
+      'dags/etl.yaml:1:11: schedule: invalid cron expression "CRON_TZ=Nowhere/Land 0 0 * * *": unknown time zone "Nowhere/Land"',
+    ]);
+  });
+
+  it('reports a missing, empty or mistyped steps', () => {
+    expect(errors(yaml('name: x'))).toEqual([
+      'dags/etl.yaml:1:1: steps: steps is required: a non-empty list of steps',
+    ]);
+    expect(errors(yaml('name: x', 'steps: []'))).toEqual([
+      'dags/etl.yaml:2:8: steps: must not be an empty list',
+    ]);
+    expect(errors(yaml('steps: {a: {command: x}}'))).toEqual([
+      'dags/etl.yaml:1:8: steps: steps must be a list, got a map',
+    ]);
+    expect(errors(yaml('steps:', '  - echo hi'))).toEqual([
+      'dags/etl.yaml:2:5: steps[0]: a step must be a map, got a string "echo hi"',
+    ]);
+  });
+
+  it('reports an empty file and a file that is not a map', () => {
+    expect(errors('')).toEqual(['dags/etl.yaml:1:1: the file is empty: a DAG needs steps']);
+    expect(errors('# only a comment\n')).toEqual(['dags/etl.yaml:1:1: the file is empty: a DAG needs steps']);
+    expect(errors(yaml('- a', '- b'))).toEqual(['dags/etl.yaml:1:1: a DAG file must be a map, got a list']);
+  });
+
+  it('reports a second YAML document', () => {
+    expect(errors(yaml(...oneStep, '---', 'name: other'))).toEqual([
+      'dags/etl.yaml:4:1: a DAG file holds one YAML document (found another after "---")',
+    ]);
+  });
+
+  it('reports a step without a name, command, script or call', () => {
+    expect(errors(yaml('steps:', '  - command: x', '  - name: b'))).toEqual([
+      'dags/etl.yaml:2:5: steps[0]: name is required',
+      'dags/etl.yaml:3:5: steps[1]: a step needs a command, a script or a call',
+    ]);
+  });
+
+  it('reports bad step names and duplicate step names', () => {
+    expect(
+      errors(
+        yaml(
+          'steps:',
+          '  - {name: a, command: x}',
+          '  - {name: "b/c", command: x}',
+          '  - {name: "", command: x}',
+          '  - {name: a, command: x}',
+        ),
+      ),
+    ).toEqual([
+      'dags/etl.yaml:3:12: steps[1].name: step name "b/c" must not contain "/"',
+      'dags/etl.yaml:4:12: steps[2].name: must not be empty',
+      'dags/etl.yaml:5:12: steps[3].name: step name "a" is already used by steps[0]',
+    ]);
+  });
+
+  it('reports command and script together, a call with a command, and params without a call', () => {
+    expect(
+      errors(
+        yaml(
+          'steps:',
+          '  - name: a',
+          '    command: x',
+          '    script: y',
+          '  - name: b',
+          '    call: other',
+          '    command: x',
+          '  - name: c',
+          '    command: x',
+          '    params: A=1',
+        ),
+      ),
+    ).toEqual([
+      'dags/etl.yaml:4:13: steps[0].script: use either command or script, not both',
+      'dags/etl.yaml:6:11: steps[1].call: a call step runs another DAG and has no command or script',
+      'dags/etl.yaml:10:13: steps[2].params: params are only for call steps',
+    ]);
+  });
+
+  it('reports empty commands, a non-string list entry, a bad output name and a bad call name', () => {
+    expect(
+      errors(
+        yaml(
+          'steps:',
+          '  - name: a',
+          '    command: "  "',
+          '  - name: b',
+          '    command: []',
+          '  - name: c',
+          '    command: [ok, 5]',
+          '    output: my-var',
+          '  - name: d',
+          '    call: ../up',
+        ),
+      ),
+    ).toEqual([
+      'dags/etl.yaml:3:14: steps[0].command: must not be empty',
+      'dags/etl.yaml:5:14: steps[1].command: must not be an empty list',
+      'dags/etl.yaml:7:19: steps[2].command[1]: must be a string, got a number 5',
+      'dags/etl.yaml:8:13: steps[2].output: "my-var" is not a valid variable name',
+      'dags/etl.yaml:10:11: steps[3].call: "../up" is not a valid DAG name',
+    ]);
+  });
+
+  it('reports a dependency on a step that does not exist, at the dependency', () => {
+    expect(
+      errors(
+        yaml(
+          'steps:',
+          '  - name: a',
+          '    command: x',
+          '  - name: b',
+          '    command: x',
+          '    depends:',
+          '      - a',
+          '      - x',
+          '  - name: c',
+          '    command: x',
+          '    depends: y',
+        ),
+      ),
+    ).toEqual([
+      'dags/etl.yaml:8:9: steps[1].depends: step "x" does not exist',
+      'dags/etl.yaml:11:14: steps[2].depends: step "y" does not exist',
+    ]);
+  });
+
+  it('reports a dependency cycle with its steps, at the line of the first step in it', () => {
+    expect(
+      errors(
+        yaml(
+          'steps:',
+          '  - name: start',
+          '    command: x',
+          '  - name: a',
+          '    command: x',
+          '    depends: [start, c]',
+          '  - name: b',
+          '    command: x',
+          '    depends: a',
+          '  - name: c',
+          '    command: x',
+          '    depends: b',
+        ),
+      ),
+    ).toEqual([
+      'dags/etl.yaml:4:5: steps[1].depends: dependency cycle: a depends on c, which depends on b, which depends on a',
+    ]);
+  });
+
+  it('reports a step that depends on itself', () => {
+    expect(errors(yaml('steps:', '  - {name: a, command: x, depends: a}'))).toEqual([
+      'dags/etl.yaml:2:5: steps[0].depends: dependency cycle: a depends on itself',
+    ]);
+  });
+
+  it('reports a handler with depends and an unknown handler', () => {
+    expect(
+      errors(
+        yaml(...oneStep, 'handler_on:', '  success: {command: x, depends: s}', '  cancel: {command: y}'),
+      ),
+    ).toEqual([
+      'dags/etl.yaml:5:34: handler_on.success.depends: a handler has no dependencies: it runs once the steps are done',
+      expect.stringMatching(
+        /^dags\/etl\.yaml:6:3: handler_on\.cancel: unknown key "cancel" \(allowed: success, /,
+      ),
+    ]);
+  });
+
+  it('reports a handler named like a step', () => {
+    expect(
+      errors(yaml('steps:', '  - {name: on_exit, command: x}', 'handler_on:', '  exit: {command: y}')),
+    ).toEqual(['dags/etl.yaml:4:9: handler_on.exit.name: "on_exit" is already the name of steps[0]']);
+  });
+
+  it('reports unknown keys that a << merge brings in, at the line where they are written', () => {
+    expect(
+      errors(
+        yaml(
+          'steps:',
+          '  - &base',
+          '    name: a',
+          '    command: x',
+          '  - <<: [*base, {nme: b}]',
+          '    name: b',
+        ),
+      ),
+    ).toEqual(['dags/etl.yaml:5:18: steps[1].nme: unknown key "nme" (did you mean name?)']);
+    expect(errors(yaml('steps:', '  - <<: 5', '    name: a', '    command: x'))).toEqual([
+      'dags/etl.yaml:2:9: steps[0]: a << merge needs a map or a list of maps',
+    ]);
+  });
+
+  it('follows aliases inside lists, such as a shared list of dependencies', () => {
+    const dag = parse(
+      yaml(
+        'steps:',
+        '  - {name: a, command: x}',
+        '  - {name: b, command: x, depends: &deps [a]}',
+        '  - {name: c, command: x, depends: *deps}',
+      ),
+    );
+    expect(dag.steps[2].depends).toEqual(['a']);
+  });
+
+  it('reports bad env and param names, and env list entries without "="', () => {
+    expect(
+      errors(
+        yaml('env:', '  - 1BAD=x', '  - NOEQUALS', '  - {bad-name: 1}', 'params: {"9x": 1}', ...oneStep),
+      ),
+    ).toEqual([
+      'dags/etl.yaml:2:5: env[0]: "1BAD" is not a valid variable name (use letters, digits and _, not starting with a digit)',
+      'dags/etl.yaml:3:5: env[1]: must be KEY=value, got "NOEQUALS"',
+      'dags/etl.yaml:4:6: env[2].bad-name: "bad-name" is not a valid variable name (use letters, digits and _, not starting with a digit)',
+      'dags/etl.yaml:5:10: params.9x: "9x" is not a valid parameter name',
+    ]);
+  });
+
+  it('reports an unterminated quote in the params string', () => {
+    expect(errors(yaml(`params: "a 'b"`, ...oneStep))).toEqual([
+      'dags/etl.yaml:1:9: params: unterminated single quote at position 3',
+    ]);
+  });
+
+  it('reports a worker_selector that is not a map, or a label without a value', () => {
+    expect(errors(yaml('worker_selector: local', ...oneStep))).toEqual([
+      'dags/etl.yaml:1:18: worker_selector: worker_selector must be a map, got a string "local"',
+    ]);
+    expect(errors(yaml('worker_selector:', '  zone:', ...oneStep))).toEqual([
+      'dags/etl.yaml:2:3: worker_selector.zone: needs a value',
+    ]);
+  });
+
+  it('reports an invalid DAG name and queue name', () => {
+    expect(errors(yaml('name: ../etc', 'queue: a/b', ...oneStep))).toEqual([
+      expect.stringMatching(/^dags\/etl\.yaml:1:7: name: invalid DAG name "\.\.\/etc": /),
+      expect.stringMatching(/^dags\/etl\.yaml:2:8: queue: invalid queue name "a\/b": /),
+    ]);
+  });
+
+  it('reports a file name that does not make a valid DAG name, without a line', () => {
+    expect(errors(yaml(...oneStep), 'my dag')).toEqual([
+      expect.stringMatching(
+        /^dags\/etl\.yaml: name: the file name gives invalid DAG name "my dag": .*; set name in the file$/,
+      ),
+    ]);
+    expect(parseDag(yaml('name: ok', ...oneStep), { file: FILE, defaultName: 'my dag' }).ok).toBe(true);
+  });
+
+  it('reports every error of a file at once, in file order', () => {
+    const all = errors(
+      yaml(
+        'schedule: "99 * * * *"',
+        'steps:',
+        '  - name: a',
+        '    command: x',
+        '    timeout_sec: "10"',
+        '  - name: b',
+        '    command: y',
+        '    depends: [ghost]',
+        'overlapPolicy: skip',
+      ),
+    );
+    expect(all.map((e) => e.split(': ')[0])).toEqual([
+      'dags/etl.yaml:1:11',
+      'dags/etl.yaml:5:18',
+      'dags/etl.yaml:8:15',
+      'dags/etl.yaml:9:1',
+    ]);
+  });
+});
+
+describe('formatDagError', () => {
+  it('writes file:line:column: field: message', () => {
+    expect(
+      formatDagError({
+        file: 'dags/etl.yaml',
+        line: 12,
+        column: 5,
+        field: 'steps[1].depends',
+        message: 'step "x" does not exist',
+      }),
+    ).toBe('dags/etl.yaml:12:5: steps[1].depends: step "x" does not exist');
+  });
+
+  it('leaves out what it does not know', () => {
+    expect(formatDagError({ file: null, line: 3, column: null, field: '', message: 'bad' })).toBe(
+      '<input>:3: bad',
+    );
+    expect(formatDagError({ file: 'a.yaml', line: null, column: null, field: 'name', message: 'bad' })).toBe(
+      'a.yaml: name: bad',
+    );
+  });
+});
+
+describe('dagNameFromFile', () => {
+  it('takes the file name without its .yaml or .yml extension', () => {
+    expect(dagNameFromFile('etl.yaml')).toBe('etl');
+    expect(dagNameFromFile('/srv/dagu/dags/nightly.report.yml')).toBe('nightly.report');
+    expect(dagNameFromFile('dags/plain')).toBe('plain');
+  });
+});

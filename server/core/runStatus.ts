@@ -1,0 +1,62 @@
+// Builds the first status record of a run attempt, so every producer (scheduler, queue, API, runner)
+// writes the same shape.
+
+import type { DagSpec, RunState, RunStatus, TriggerType } from './types';
+
+export interface NewRunStatusInput {
+  dag: DagSpec;
+  runId: string;
+  attempt?: number;
+  status: RunState;
+  triggerType: TriggerType;
+  scheduleTime: string | null;
+  params: string[];
+  nowIso: string;
+  /** Attempt log directory relative to the logs root. */
+  logDir?: string;
+}
+
+export function newRunStatus(i: NewRunStatusInput): RunStatus {
+  const attempt = i.attempt ?? 1;
+  return {
+    version: 1,
+    dag_name: i.dag.name,
+    run_id: i.runId,
+    attempt,
+    status: i.status,
+    trigger_type: i.triggerType,
+    schedule_time: i.scheduleTime,
+    queue: i.dag.queue,
+    params: i.params,
+    created_at: i.nowIso,
+    queued_at: i.status === 'queued' ? i.nowIso : null,
+    started_at: null,
+    finished_at: null,
+    pid: null,
+    host: null,
+    worker_id: null,
+    error: null,
+    steps: i.dag.steps.map((s) => ({
+      name: s.name,
+      status: 'not_started',
+      started_at: null,
+      finished_at: null,
+      exit_code: null,
+      error: null,
+      retry_count: 0,
+      stdout: null,
+      stderr: null,
+      output: null,
+    })),
+    handlers: {},
+    conditions: [],
+    worker_selector: i.dag.worker_selector,
+    log_dir: i.logDir ?? `${i.dag.name}/${i.runId}/${attempt}`,
+  };
+}
+
+/** RFC 3339 UTC without milliseconds when they are zero (slot times read `2026-11-30T01:15:00Z`). */
+export function isoUtc(ms: number): string {
+  const s = new Date(ms).toISOString();
+  return s.endsWith('.000Z') ? `${s.slice(0, -5)}Z` : s;
+}

@@ -1,0 +1,61 @@
+// Builds the real Logger: one JSON object per line (pino), or a readable line on a terminal.
+
+import pino from 'pino';
+import type { Logger, LogFields } from '../core/ports';
+
+export interface CreateLoggerOptions {
+  level: 'debug' | 'info' | 'warn' | 'error';
+  format: 'json' | 'text' | 'auto';
+  /** Defaults to stderr, so that command output on stdout stays machine-readable. */
+  stream?: NodeJS.WritableStream & { isTTY?: boolean; fd?: number };
+  base?: LogFields;
+}
+
+export function createLogger(opts: CreateLoggerOptions): Logger {
+  const stream = opts.stream ?? process.stderr;
+  const text = opts.format === 'text' || (opts.format === 'auto' && Boolean(stream.isTTY));
+  const destination = text ? textStream(stream) : pino.destination({ fd: (stream as { fd?: number }).fd ?? 2, sync: true });
+  const p = pino(
+    {
+      level: opts.level,
+      base: opts.base ?? {},
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      messageKey: 'msg',
+    },
+    destination,
+  );
+  return wrap(p);
+}
+
+function wrap(p: pino.Logger): Logger {
+  return {
+    debug: (msg, fields) => p.debug(fields ?? {}, msg),
+    info: (msg, fields) => p.info(fields ?? {}, msg),
+    warn: (msg, fields) => p.warn(fields ?? {}, msg),
+    error: (msg, fields) => p.error(fields ?? {}, msg),
+    child: (fields) => wrap(p.child(fields)),
+  };
+}
+
+// A tiny pretty-printer for terminals: "12:00:01 INFO  scheduler  message  key=value".
+function textStream(out: NodeJS.WritableStream): { write(line: string): void } {
+  return {
+    write(line: string) {
+      let rec: Record<string, unknown>;
+      try {
+        rec = JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        out.write(line);
+        return;
+      }
+      const { time, level, msg, component, ...rest } = rec;
+      const t = typeof time === 'string' ? time.slice(11, 19) : '';
+      const extras = Object.entries(rest)
+        .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+        .join(' ');
+      const lvl = String(level).toUpperCase().padEnd(5);
+      out.write(`${t} ${lvl} ${component ? `[${String(component)}] ` : ''}${String(msg)}${extras ? `  ${extras}` : ''}\n`);
+    },
+  };
+}

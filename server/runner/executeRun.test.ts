@@ -1,0 +1,309 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { StepStatus } from '../core/types';
+import { liveGroupMembers } from './processGroup';
+import { chain, dagOf, minimalEnv, runDag, stepOf, tempDir, waitFor } from './testSupport';
+
+let dir: string;
+let cleanup: () => void;
+beforeEach(() => ({ dir, cleanup } = tempDir()));
+afterEach(() => cleanup());
+
+const stepNamed = (steps: StepStatus[], name: string) => steps.find((s) => s.name === name)!;
+const ms = (iso: string | null) => Date.parse(iso!);
+const read = (path: string) => readFileSync(path, 'utf8');
+
+describe('executeRun', () => {
+  it('runs a chain of steps in order, logs their output and ends succeeded', async () => {
+    const dag = dagOf(
+      chain([stepOf('a', 'echo one'), stepOf('b', 'echo two >&2'), stepOf('c', 'echo three')]),
+    );
+    const { final, reporter } = await runDag(dag, dir);
+
+    expect(final.status).toBe('succeeded');
+    expect(final.error).toBeNull();
+    expect(final.pid).toBe(process.pid);
+    expect(final.finished_at).not.toBeNull();
+    const [a, b, c] = final.steps;
+    expect(ms(b.started_at)).toBeGreaterThanOrEqual(ms(a.finished_at));
+    expect(ms(c.started_at)).toBeGreaterThanOrEqual(ms(b.finished_at));
+    expect(final.steps.map((s) => [s.status, s.exit_code])).toEqual([
+      ['succeeded', 0],
+      ['succeeded', 0],
+      ['succeeded', 0],
+    ]);
+    expect(a.stdout).toBe('test-dag/run-1/1/a.out');
+    expect(read(join(dir, 'logs', 'a.out'))).toBe('one\n');
+    expect(read(join(dir, 'logs', 'b.err'))).toBe('two\n');
+    expect(reporter.statuses[0].status).toBe('running');
+    expect(reporter.statuses.at(-1)).toEqual(final);
+    expect(reporter.heartbeats.length).toBeGreaterThan(0);
+  });
+
+  it('runs independent steps of a graph in parallel and a joining step after both', async () => {
+    const dag = dagOf([
+      stepOf('left', 'sleep 0.3'),
+      stepOf('right', 'sleep 0.3'),
+      stepOf('join', 'true', { depends: ['left', 'right'] }),
+    ]);
+    const { final } = await runDag(dag, dir);
+
+    const [left, right, join_] = final.steps;
+    expect(final.status).toBe('succeeded');
+    // Overlap: each started before the other finished.
+    expect(ms(left.started_at)).toBeLessThan(ms(right.finished_at));
+    expect(ms(right.started_at)).toBeLessThan(ms(left.finished_at));
+    expect(ms(join_.started_at)).toBeGreaterThanOrEqual(
+      Math.max(ms(left.finished_at), ms(right.finished_at)),
+    );
+    expect(ms(final.finished_at) - ms(final.started_at)).toBeLessThan(550);
+  });
+
+  it('fails with the exit code, skips dependents and runs the failure and exit handlers', async () => {
+    const marker = join(dir, 'handlers');
+    const dag = dagOf(chain([stepOf('load', 'exit 3'), stepOf('after', 'true')]), {
+      handler_on: {
+        success: stepOf('on_success', `echo success >> ${marker}`),
+        failure: stepOf('on_failure', `echo failure >> ${marker}`),
+        abort: null,
+        exit: stepOf('on_exit', `echo exit >> ${marker}`),
+      },
+    });
+    const { final } = await runDag(dag, dir);
+
+    expect(final.status).toBe('failed');
+    expect(final.error).toBe('step "load" failed: exit code 3');
+    expect(stepNamed(final.steps, 'load')).toMatchObject({
+      status: 'failed',
+      exit_code: 3,
+      error: 'exit code 3',
+    });
+    expect(stepNamed(final.steps, 'after')).toMatchObject({ status: 'skipped', started_at: null });
+    expect(read(marker)).toBe('failure\nexit\n');
+    expect(final.handlers.failure?.status).toBe('succeeded');
+    expect(final.handlers.exit?.status).toBe('succeeded');
+    expect(final.handlers.success).toBeUndefined();
+  });
+
+  it('keeps the run running while its handlers execute and fails it when a success handler fails', async () => {
+    const dag = dagOf([stepOf('fine', 'true')], {
+      handler_on: {
+        success: stepOf('on_success', 'exit 5'),
+        failure: null,
+        abort: null,
+        exit: stepOf('on_exit', 'true'),
+      },
+    });
+    const { final, reporter } = await runDag(dag, dir);
+
+    const duringHandler = reporter.statuses.filter((s) => s.handlers.success?.status === 'running');
+    expect(duringHandler.map((s) => s.status)).toEqual(['running']);
+    expect(final.status).toBe('failed');
+    expect(final.error).toBe('handler "on_success" failed: exit code 5');
+    expect(final.handlers.exit?.status).toBe('succeeded');
+  });
+
+  it('stops a command list at the first failing entry', async () => {
+    const dag = dagOf([stepOf('list', ['echo one', 'exit 4', 'echo three'])]);
+    const { final } = await runDag(dag, dir);
+
+    expect(final.steps[0]).toMatchObject({ status: 'failed', exit_code: 4 });
+    expect(read(join(dir, 'logs', 'list.out'))).toBe('one\n');
+  });
+
+  it('retries a failing step with state retrying and succeeds on the second try', async () => {
+    const marker = join(dir, 'tried');
+    const dag = dagOf([
+      stepOf('flaky', `if [ -f "${marker}" ]; then echo ok; else touch "${marker}"; exit 1; fi`, {
+        retry_policy: { limit: 3, interval_sec: 0.05, backoff: 2, max_interval_sec: null },
+      }),
+    ]);
+    const { final, reporter } = await runDag(dag, dir);
+
+    expect(final.status).toBe('succeeded');
+    expect(final.steps[0]).toMatchObject({ status: 'succeeded', retry_count: 1, exit_code: 0, error: null });
+    const retrying = reporter.statuses.find((s) => s.steps[0].status === 'retrying');
+    expect(retrying?.steps[0]).toMatchObject({ retry_count: 0, exit_code: 1, error: 'exit code 1' });
+  });
+
+  it('gives up after the retry limit with the last error', async () => {
+    const dag = dagOf([
+      stepOf('broken', 'exit 2', {
+        retry_policy: { limit: 2, interval_sec: 0, backoff: 1, max_interval_sec: null },
+      }),
+    ]);
+    const { final } = await runDag(dag, dir);
+
+    expect(final.steps[0]).toMatchObject({ status: 'failed', retry_count: 2, exit_code: 2 });
+    expect(final.error).toBe('step "broken" failed: exit code 2');
+  });
+
+  it('kills the whole process group of a step that times out, even children ignoring SIGTERM', async () => {
+    const pgidFile = join(dir, 'pgid');
+    const dag = dagOf([
+      stepOf('slow', `echo $$ > "${pgidFile}"; sh -c 'trap "" TERM; sleep 30' & sleep 30`, {
+        timeout_sec: 0.4,
+      }),
+    ]);
+    const { final } = await runDag(dag, dir, { killGraceMs: 200 });
+
+    expect(final.status).toBe('failed');
+    expect(final.steps[0]).toMatchObject({ status: 'failed', error: 'timed out after 400ms' });
+    expect(final.error).toBe('step "slow" failed: timed out after 400ms');
+    const pgid = Number(read(pgidFile));
+    expect(liveGroupMembers(pgid)).toEqual([]);
+  });
+
+  it('fails the run when the DAG timeout passes and skips what did not start', async () => {
+    const dag = dagOf(chain([stepOf('slow', 'sleep 30'), stepOf('never', 'true')]), { timeout_sec: 0.3 });
+    const { final } = await runDag(dag, dir, { killGraceMs: 200 });
+
+    expect(final.status).toBe('failed');
+    expect(final.error).toBe('run timed out after 300ms');
+    expect(stepNamed(final.steps, 'slow')).toMatchObject({
+      status: 'failed',
+      error: 'run timed out after 300ms',
+    });
+    expect(stepNamed(final.steps, 'never').status).toBe('skipped');
+  });
+
+  it('on abort sends the signal to the running step, ends aborted and runs the abort and exit handlers', async () => {
+    const ready = join(dir, 'ready');
+    const got = join(dir, 'got');
+    const marker = join(dir, 'handlers');
+    const controller = new AbortController();
+    const dag = dagOf(
+      chain([
+        stepOf('wait', `trap 'echo TERM > "${got}"; exit 143' TERM; touch "${ready}"; sleep 30 & wait`),
+        stepOf('later', 'true'),
+      ]),
+      {
+        handler_on: {
+          success: null,
+          failure: stepOf('on_failure', `echo failure >> ${marker}`),
+          abort: stepOf('on_abort', `echo abort >> ${marker}`),
+          exit: stepOf('on_exit', `echo exit >> ${marker}`),
+        },
+      },
+    );
+    const running = runDag(dag, dir, { signal: controller.signal, killGraceMs: 2000 });
+    await waitFor(() => existsSync(ready));
+    controller.abort('SIGTERM');
+    const { final } = await running;
+
+    expect(final.status).toBe('aborted');
+    expect(final.error).toBe('run aborted (SIGTERM)');
+    expect(read(got)).toBe('TERM\n');
+    expect(stepNamed(final.steps, 'wait')).toMatchObject({ status: 'aborted', exit_code: 143 });
+    expect(stepNamed(final.steps, 'later').status).toBe('skipped');
+    expect(read(marker)).toBe('abort\nexit\n');
+    expect(final.handlers.abort?.status).toBe('succeeded');
+  });
+
+  it('skips every step of a run aborted before it started and still runs the abort handler', async () => {
+    const controller = new AbortController();
+    controller.abort('SIGINT');
+    const dag = dagOf(chain([stepOf('a', 'true'), stepOf('b', 'true')]), {
+      handler_on: { success: null, failure: null, abort: stepOf('on_abort', 'true'), exit: null },
+    });
+    const { final } = await runDag(dag, dir, { signal: controller.signal });
+
+    expect(final.status).toBe('aborted');
+    expect(final.error).toBe('run aborted (SIGINT)');
+    expect(final.steps.map((s) => s.status)).toEqual(['skipped', 'skipped']);
+    expect(final.handlers.abort?.status).toBe('succeeded');
+  });
+
+  it('ends partially_succeeded when the only failing step may continue, and its dependents still run', async () => {
+    const dag = dagOf(
+      chain([stepOf('optional', 'exit 1', { continue_on: { failure: true } }), stepOf('next', 'echo ran')]),
+    );
+    const { final } = await runDag(dag, dir);
+
+    expect(final.status).toBe('partially_succeeded');
+    expect(stepNamed(final.steps, 'optional').status).toBe('failed');
+    expect(stepNamed(final.steps, 'next').status).toBe('succeeded');
+    expect(final.error).toBe('step "optional" failed: exit code 1');
+  });
+
+  it('passes a trimmed step output to later steps as an environment variable', async () => {
+    const seen = join(dir, 'seen');
+    const dag = dagOf(
+      chain([
+        stepOf('produce', 'printf "  hello world \\n\\n"', { output: 'GREETING' }),
+        stepOf('consume', `printf %s "$GREETING" > "${seen}"`),
+      ]),
+    );
+    const { final } = await runDag(dag, dir);
+
+    expect(stepNamed(final.steps, 'produce').output).toEqual({ GREETING: 'hello world' });
+    expect(read(seen)).toBe('hello world');
+  });
+
+  it('keeps params with shell metacharacters inert, as positional arguments and env values', async () => {
+    const seen = join(dir, 'seen');
+    const nasty = [
+      `a'; touch ${dir}/pwned1; '`,
+      `$(touch ${dir}/pwned2)`,
+      '`touch pwned3`',
+      '"; touch pwned4 #',
+    ];
+    const dag = dagOf([stepOf('show', `printf '%s\\n' "$1" "$2" "$3" "$4" "$NAMED" > "${seen}"`)]);
+    const { final } = await runDag(dag, dir, {
+      params: [...nasty, `NAMED=${nasty[1]}; $(touch ${dir}/pwned5)`],
+      baseEnv: minimalEnv(),
+    });
+
+    expect(final.status).toBe('succeeded');
+    expect(read(seen)).toBe([...nasty, `${nasty[1]}; $(touch ${dir}/pwned5)`].join('\n') + '\n');
+    for (const n of [1, 2, 5]) expect(existsSync(join(dir, `pwned${n}`))).toBe(false);
+    for (const n of [3, 4]) expect(existsSync(join(dir, 'logs', `pwned${n}`))).toBe(false);
+  });
+
+  it('gives every step the DAG_* variables and layers DAG env, step env and named params', async () => {
+    const seen = join(dir, 'seen');
+    const vars = ['DAG_NAME', 'DAG_RUN_ID', 'DAG_RUN_STEP_NAME', 'DAG_RUN_LOG_FILE', 'DAG_RUN_SCHEDULE_TIME'];
+    const dag = dagOf(
+      [
+        stepOf('show', `for v in ${vars.join(' ')} A B C; do eval "echo $v=\\$$v"; done > "${seen}"`, {
+          env: { B: 'step', C: 'step' },
+        }),
+      ],
+      { env: { A: 'dag', B: 'dag', C: 'dag' } },
+    );
+    await runDag(dag, dir, { params: ['C=param'], scheduleTime: '2026-11-30T01:15:00Z' });
+
+    expect(read(seen).split('\n')).toEqual([
+      'DAG_NAME=test-dag',
+      'DAG_RUN_ID=run-1',
+      'DAG_RUN_STEP_NAME=show',
+      `DAG_RUN_LOG_FILE=${join(dir, 'logs', 'show.out')}`,
+      'DAG_RUN_SCHEDULE_TIME=2026-11-30T01:15:00Z',
+      'A=dag',
+      'B=step',
+      'C=param',
+      '',
+    ]);
+  });
+
+  it('runs a script from a file with the params as $1.. and stdin free', async () => {
+    const dag = dagOf([
+      stepOf('script', null, { script: 'set -e\necho "first=$1"\nread line || echo "stdin empty"\n' }),
+    ]);
+    const { final } = await runDag(dag, dir, { params: ['p1'] });
+
+    expect(final.status).toBe('succeeded');
+    expect(read(join(dir, 'logs', 'script.out'))).toBe('first=p1\nstdin empty\n');
+  });
+
+  it('fails a step whose working directory does not exist without starting it', async () => {
+    const dag = dagOf([stepOf('lost', 'true', { dir: join(dir, 'missing') })]);
+    const { final } = await runDag(dag, dir);
+
+    expect(final.steps[0].error).toBe(
+      `working directory ${JSON.stringify(join(dir, 'missing'))} does not exist`,
+    );
+    expect(final.status).toBe('failed');
+  });
+});

@@ -1,0 +1,50 @@
+// `dagu retry`: a new attempt of a finished run, with the same params, executed in this process.
+
+import { newRunStatus } from '../core/runStatus';
+import { TERMINAL_RUN_STATES, type RunStatus } from '../core/types';
+import { AttemptConflictError, RunNotFoundError } from '../store/errors';
+import { RunConflictError } from './errors';
+import { attemptLogDir, runAttempt, type AttemptContext } from './runAttempt';
+import { isoNow } from './runStep';
+
+/** Inputs of `dagu retry`. */
+export interface RetryRunOptions extends AttemptContext {
+  runId: string;
+}
+
+/**
+ * Runs attempt n+1 of a finished run (trigger `retry`, same params and schedule time) and returns its final
+ * status. Throws RunNotFoundError for an unknown run and RunConflictError for one that is queued, running
+ * or unreadable, or whose next attempt another process created first.
+ */
+export async function retryRun(o: RetryRunOptions): Promise<RunStatus> {
+  const read = await o.runStore.readStatus(o.runId);
+  if (read.kind === 'missing') throw new RunNotFoundError(o.runId);
+  if (read.kind === 'corrupt') throw new RunConflictError(o.runId, 'corrupt', read.error);
+  const previous = read.status;
+  if (!TERMINAL_RUN_STATES.includes(previous.status)) throw new RunConflictError(o.runId, previous.status);
+
+  const attempt = previous.attempt + 1;
+  const logDir = attemptLogDir(o.runStore, o.config, o.dag.name, o.runId, attempt);
+  const status = newRunStatus({
+    dag: o.dag,
+    runId: o.runId,
+    attempt,
+    status: 'running',
+    triggerType: 'retry',
+    scheduleTime: previous.schedule_time,
+    params: previous.params,
+    nowIso: isoNow(o.clock),
+    logDir: logDir.relative,
+  });
+  try {
+    await o.runStore.createAttempt(status);
+  } catch (err) {
+    if (!(err instanceof AttemptConflictError)) throw err;
+    // Another process created this attempt first: report the state it put the run in.
+    const now = await o.runStore.readStatus(o.runId);
+    throw new RunConflictError(o.runId, now.kind === 'ok' ? now.status.status : 'unknown');
+    throw err;
+  }
+  return runAttempt(o, status, logDir.absolute);
+}

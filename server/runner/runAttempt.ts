@@ -1,0 +1,67 @@
+// What starting and retrying a run share: where the attempt's logs go, and running it marked active
+// with its status reported to the run store.
+
+import { isAbsolute, relative, sep } from 'node:path';
+import type { Config } from '../config/types';
+import type { Clock, Logger } from '../core/ports';
+import type { DagSpec, RunStatus } from '../core/types';
+import type { RunStore } from '../store/types';
+import { executeRun } from './executeRun';
+import { errorText, storeReporter } from './statusReporter';
+
+/** The collaborators of a run attempt on this host. */
+export interface AttemptContext {
+  dag: DagSpec;
+  runStore: RunStore;
+  config: Config;
+  clock: Clock;
+  /** Should already carry `component` and `dag`; the runner adds `run_id`. */
+  logger: Logger;
+  /** Abort = stop the run; a signal name as the reason (`'SIGINT'`) is what the steps receive. */
+  signal: AbortSignal;
+  /** Environment the steps inherit; defaults to this process's environment. */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** The attempt's log directory, absolute (from the run store) and relative to the logs root (for the status). */
+export function attemptLogDir(
+  runStore: RunStore,
+  config: Config,
+  dagName: string,
+  runId: string,
+  attempt: number,
+): { absolute: string; relative: string } {
+  const absolute = runStore.logDir(dagName, runId, attempt);
+  const rel = relative(config.paths.log_dir, absolute);
+  // A store that keeps logs outside the logs root gets its absolute path recorded rather than a `../..` path.
+  const outside = rel.startsWith('..') || isAbsolute(rel);
+  return { absolute, relative: outside ? absolute : rel.split(sep).join('/') };
+}
+
+/** Runs an attempt whose record exists, marked active for the whole run; returns the final status. */
+export async function runAttempt(ctx: AttemptContext, status: RunStatus, logDir: string): Promise<RunStatus> {
+  const logger = ctx.logger.child({ run_id: status.run_id });
+  const active = { run_id: status.run_id, dag_name: status.dag_name, queue: status.queue };
+  await ctx.runStore
+    .markActive(active)
+    .catch((err) => logger.warn('Failed to mark the run active', { error: errorText(err) }));
+  try {
+    return await executeRun({
+      dag: ctx.dag,
+      status,
+      reporter: storeReporter(ctx.runStore, logger),
+      logDir,
+      clock: ctx.clock,
+      logger: ctx.logger,
+      signal: ctx.signal,
+      killGraceMs: ctx.config.run.kill_grace_ms,
+      heartbeatIntervalMs: ctx.config.run.heartbeat_interval_ms,
+      baseEnv: ctx.env ?? process.env,
+      dagsDir: ctx.config.paths.dags_dir,
+    });
+  } finally {
+    await ctx.runStore
+      .unmarkActive(status.run_id)
+      .catch((err) => logger.warn('Failed to unmark the run active', { error: errorText(err) }));
+  }
+}

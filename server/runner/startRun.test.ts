@@ -1,0 +1,208 @@
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Config } from '../config/types';
+import { systemClock } from '../core/clock';
+import { silentLogger } from '../core/ports';
+import { newRunStatus } from '../core/runStatus';
+import type { DagSpec } from '../core/types';
+import { RunNotFoundError } from '../store/errors';
+import { FileRunStore } from '../store/fileRunStore';
+import { MemoryRunStore } from '../store/memoryRunStore';
+import type { RunStore } from '../store/types';
+import { RunConflictError } from './errors';
+import { retryRun } from './retryRun';
+import { startRun, type StartRunOptions } from './startRun';
+import { dagOf, minimalEnv, stepOf, tempDir } from './testSupport';
+
+let dir: string;
+let cleanup: () => void;
+beforeEach(() => {
+  ({ dir, cleanup } = tempDir());
+  mkdirSync(join(dir, 'dags')); // steps of a DAG without a file run in the DAGs directory
+});
+afterEach(() => cleanup());
+
+function configFor(home: string): Config {
+  return {
+    home,
+    paths: {
+      config_file: join(home, 'config.yaml'),
+      dags_dir: join(home, 'dags'),
+      data_dir: join(home, 'data'),
+      log_dir: join(home, 'logs'),
+    },
+    host: '127.0.0.1',
+    port: 8080,
+    log: { level: 'info', format: 'json' },
+    scheduler: {
+      lock_stale_threshold_ms: 30_000,
+      lock_retry_interval_ms: 5_000,
+      failover_recovery_window_ms: 120_000,
+      port: 0,
+      zombie_check_interval_ms: 10_000,
+    },
+    run: { heartbeat_interval_ms: 50, heartbeat_stale_threshold_ms: 10_000, kill_grace_ms: 300 },
+    queues: { enabled: true, config: [] },
+  };
+}
+
+/** The in-memory store with its logs in the test's temp directory. */
+class TempLogRunStore extends MemoryRunStore {
+  constructor(private readonly logRoot: string) {
+    super();
+  }
+  logDir(dagName: string, runId: string, attempt: number): string {
+    return join(this.logRoot, super.logDir(dagName, runId, attempt).replace(/^\/logs\//, ''));
+  }
+}
+
+function options(runStore: RunStore, dag: DagSpec, extra: Partial<StartRunOptions> = {}): StartRunOptions {
+  return {
+    dag,
+    runStore,
+    config: configFor(dir),
+    clock: systemClock,
+    logger: silentLogger,
+    triggerType: 'manual',
+    scheduleTime: null,
+    params: [],
+    newRunId: () => 'fresh-run',
+    signal: new AbortController().signal,
+    env: minimalEnv(),
+    ...extra,
+  };
+}
+
+describe('startRun', () => {
+  it('creates a run with the DAG params overridden, runs it marked active and stores the final status', async () => {
+    const store = new TempLogRunStore(join(dir, 'logs'));
+    let activeWhileRunning: string[] = [];
+    const dag = dagOf([stepOf('show', 'echo "$1 $MODE"')], {
+      params: [
+        { name: null, value: 'first' },
+        { name: 'MODE', value: 'fast' },
+      ],
+    });
+    const original = store.writeStatus.bind(store);
+    store.writeStatus = async (s) => {
+      if (s.steps[0].status === 'running')
+        activeWhileRunning = (await store.listActive()).map((a) => a.run_id);
+      return original(s);
+    };
+    const final = await startRun(options(store, dag, { params: ['MODE=slow'] }));
+
+    expect(final).toMatchObject({
+      run_id: 'fresh-run',
+      attempt: 1,
+      status: 'succeeded',
+      trigger_type: 'manual',
+    });
+    expect(final.params).toEqual(['first', 'MODE=slow']);
+    expect(activeWhileRunning).toEqual(['fresh-run']);
+    expect(await store.listActive()).toEqual([]);
+    const stored = await store.readStatus('fresh-run');
+    expect(stored.kind === 'ok' && stored.status).toEqual(final);
+    expect(readFileSync(join(dir, 'logs', 'test-dag', 'fresh-run', '1', 'show.out'), 'utf8')).toBe(
+      'first slow\n',
+    );
+    expect(await store.readHeartbeat('fresh-run', 1)).not.toBeNull();
+  });
+
+  it('takes over a queued run: same attempt, its own params and trigger, conditions cleared', async () => {
+    const store = new TempLogRunStore(join(dir, 'logs'));
+    const dag = dagOf([stepOf('show', 'echo "$1"')]);
+    const queued = newRunStatus({
+      dag,
+      runId: 'queued-run',
+      status: 'queued',
+      triggerType: 'catchup',
+      scheduleTime: '2026-11-30T01:15:00Z',
+      params: ['from-queue'],
+      nowIso: new Date().toISOString(),
+    });
+    queued.conditions = [
+      {
+        type: 'Runnable',
+        status: 'False',
+        reason: 'QueueFull',
+        message: 'waiting',
+        checked_at: queued.created_at,
+      },
+    ];
+    await store.createRun(queued);
+    const final = await startRun(options(store, dag, { runId: 'queued-run', params: ['ignored'] }));
+
+    expect(final).toMatchObject({
+      attempt: 1,
+      status: 'succeeded',
+      trigger_type: 'catchup',
+      schedule_time: '2026-11-30T01:15:00Z',
+      params: ['from-queue'],
+      conditions: [],
+      queued_at: queued.queued_at,
+    });
+    expect(readFileSync(join(dir, 'logs', 'test-dag', 'queued-run', '1', 'show.out'), 'utf8')).toBe(
+      'from-queue\n',
+    );
+  });
+
+  it('refuses a run ID whose run is not queued, naming its state, and writes nothing', async () => {
+    const store = new TempLogRunStore(join(dir, 'logs'));
+    const dag = dagOf([stepOf('a', 'true')]);
+    const first = await startRun(options(store, dag, { runId: 'done-run' }));
+
+    const again = startRun(options(store, dag, { runId: 'done-run' }));
+    await expect(again).rejects.toThrow(RunConflictError);
+    await expect(again).rejects.toThrow('run done-run is already succeeded');
+    const stored = await store.readStatus('done-run');
+    expect(stored.kind === 'ok' && stored.status).toEqual(first);
+  });
+
+  it('records log paths relative to the logs root of the file store', async () => {
+    const config = configFor(dir);
+    const store = new FileRunStore({ dataDir: config.paths.data_dir, logDir: config.paths.log_dir });
+    const final = await startRun(options(store, dagOf([stepOf('a', 'echo hi')])));
+
+    expect(final.log_dir).toBe('test-dag/fresh-run/1');
+    expect(final.steps[0].stdout).toBe('test-dag/fresh-run/1/a.out');
+    expect(existsSync(join(config.paths.log_dir, final.steps[0].stdout!))).toBe(true);
+  });
+});
+
+describe('retryRun', () => {
+  it('runs a new attempt of a finished run with trigger retry and the same params', async () => {
+    const store = new TempLogRunStore(join(dir, 'logs'));
+    const marker = join(dir, 'marker');
+    const dag = dagOf([stepOf('flaky', `[ -f "${marker}" ] || { touch "${marker}"; exit 1; }; echo "$1"`)]);
+    const first = await startRun(options(store, dag, { params: ['p1'] }));
+    expect(first.status).toBe('failed');
+
+    const second = await retryRun({ ...options(store, dag), runId: 'fresh-run' });
+    expect(second).toMatchObject({ attempt: 2, status: 'succeeded', trigger_type: 'retry', params: ['p1'] });
+    expect(second.log_dir).toBe('test-dag/fresh-run/2');
+    const latest = await store.readStatus('fresh-run');
+    expect(latest.kind === 'ok' && latest.status.attempt).toBe(2);
+  });
+
+  it('refuses to retry a run that does not exist or is still queued', async () => {
+    const store = new TempLogRunStore(join(dir, 'logs'));
+    const dag = dagOf([stepOf('a', 'true')]);
+    await expect(retryRun({ ...options(store, dag), runId: 'nope' })).rejects.toThrow(RunNotFoundError);
+
+    await store.createRun(
+      newRunStatus({
+        dag,
+        runId: 'waiting',
+        status: 'queued',
+        triggerType: 'manual',
+        scheduleTime: null,
+        params: [],
+        nowIso: new Date().toISOString(),
+      }),
+    );
+    await expect(retryRun({ ...options(store, dag), runId: 'waiting' })).rejects.toThrow(
+      'run waiting is already queued',
+    );
+  });
+});

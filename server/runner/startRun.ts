@@ -1,0 +1,59 @@
+// `dagu start`: creates a run (or takes over a queued one) and executes it in this process.
+
+import { assertRunId } from '../core/names';
+import { resolveParams } from '../core/params';
+import { newRunStatus } from '../core/runStatus';
+import type { RunStatus, TriggerType } from '../core/types';
+import { RunConflictError } from './errors';
+import { attemptLogDir, runAttempt, type AttemptContext } from './runAttempt';
+import { isoNow } from './runStep';
+
+/** Inputs of `dagu start`. */
+export interface StartRunOptions extends AttemptContext {
+  /** An existing queued run (from the queue or the scheduler) or a fresh slot ID; a new ID when absent. */
+  runId?: string;
+  triggerType: TriggerType;
+  scheduleTime: string | null;
+  /** Command-line param overrides (ignored when taking over a queued run, which has its params). */
+  params: string[];
+  newRunId: () => string;
+}
+
+/**
+ * Runs the DAG once and returns the final status. A queued run with `runId` is taken over (same attempt);
+ * throws RunConflictError if `runId` belongs to a run in any other state. Never exits the process.
+ */
+export async function startRun(o: StartRunOptions): Promise<RunStatus> {
+  const runId = assertRunId(o.runId ?? o.newRunId());
+  const existing =
+    o.runId !== undefined ? await o.runStore.readStatus(runId) : ({ kind: 'missing' } as const);
+  if (existing.kind === 'corrupt') throw new RunConflictError(runId, 'corrupt', existing.error);
+
+  if (existing.kind === 'ok') {
+    const queued = existing.status;
+    if (queued.status !== 'queued') throw new RunConflictError(runId, queued.status);
+    const logDir = attemptLogDir(o.runStore, o.config, queued.dag_name, runId, queued.attempt);
+    // Same attempt, same params, trigger and slot; executeRun sets it running and writes it at once,
+    // which is what the queue consumer waits for before it removes the queue item.
+    const status: RunStatus = { ...queued, status: 'running', conditions: [], log_dir: logDir.relative };
+    return runAttempt(o, status, logDir.absolute);
+  }
+
+  const logDir = attemptLogDir(o.runStore, o.config, o.dag.name, runId, 1);
+  const status = newRunStatus({
+    dag: o.dag,
+    runId,
+    status: 'running',
+    triggerType: o.triggerType,
+    scheduleTime: o.scheduleTime,
+    params: resolveParams(o.dag.params, o.params).list,
+    nowIso: isoNow(o.clock),
+    logDir: logDir.relative,
+  });
+  const created = await o.runStore.createRun(status);
+  if (!created.created) {
+    const now = await o.runStore.readStatus(runId);
+    throw new RunConflictError(runId, now.kind === 'ok' ? now.status.status : 'unknown');
+  }
+  return runAttempt(o, status, logDir.absolute);
+}

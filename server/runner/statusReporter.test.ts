@@ -1,0 +1,117 @@
+import { describe, expect, it } from 'vitest';
+import { silentLogger, type Logger } from '../core/ports';
+import { newRunStatus } from '../core/runStatus';
+import type { RunStatus } from '../core/types';
+import { storeReporter } from './statusReporter';
+import { dagOf, stepOf } from './testSupport';
+
+function statusWith(error: string | null): RunStatus {
+  const s = newRunStatus({
+    dag: dagOf([stepOf('a', 'true')]),
+    runId: 'r1',
+    status: 'running',
+    triggerType: 'manual',
+    scheduleTime: null,
+    params: [],
+    nowIso: '2026-01-01T00:00:00Z',
+  });
+  return { ...s, error };
+}
+
+/** A store whose writes wait until the test releases them, failing the ones listed in `failures`. */
+function slowStore(failures: number[] = []) {
+  const written: Array<string | null> = [];
+  const heartbeats: number[] = [];
+  const pending: Array<() => void> = [];
+  let inFlight = 0;
+  let maxInFlight = 0;
+  let calls = 0;
+  return {
+    written,
+    heartbeats,
+    get maxInFlight() {
+      return maxInFlight;
+    },
+    releaseAll() {
+      while (pending.length) pending.shift()!();
+    },
+    async writeStatus(status: RunStatus) {
+      const call = ++calls;
+      inFlight++;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      await new Promise<void>((resolve) => pending.push(resolve));
+      inFlight--;
+      if (failures.includes(call)) throw new Error(`disk full (call ${call})`);
+      written.push(status.error);
+    },
+    async writeHeartbeat(_runId: string, _attempt: number, nowMs: number) {
+      heartbeats.push(nowMs);
+    },
+  };
+}
+
+/** Releases pending store writes until `done` settles. */
+async function drain(store: ReturnType<typeof slowStore>, done: Promise<void>) {
+  let settled = false;
+  void done.then(() => (settled = true));
+  while (!settled) {
+    store.releaseAll();
+    await new Promise((r) => setImmediate(r));
+  }
+}
+
+function warnings(): Logger & { messages: string[] } {
+  const messages: string[] = [];
+  return { ...silentLogger, messages, warn: (msg) => messages.push(msg), child: () => warnings() };
+}
+
+describe('storeReporter', () => {
+  it('never writes two statuses at once and skips snapshots superseded while a write was in flight', async () => {
+    const store = slowStore();
+    const reporter = storeReporter(store);
+    const first = reporter.write(statusWith('1'));
+    await new Promise((r) => setImmediate(r)); // '1' is now in flight
+    void reporter.write(statusWith('2'));
+    const last = reporter.write(statusWith('3'));
+    await drain(
+      store,
+      Promise.all([first, last]).then(() => {}),
+    );
+
+    expect(store.maxInFlight).toBe(1);
+    expect(store.written).toEqual(['1', '3']);
+  });
+
+  it('writes the status as it was when write was called, not as it is later', async () => {
+    const store = slowStore();
+    const reporter = storeReporter(store);
+    const status = statusWith('before');
+    const done = reporter.write(status);
+    status.error = 'after';
+    await drain(store, done);
+
+    expect(store.written).toEqual(['before']);
+  });
+
+  it('logs a failed write without rejecting and writes the status again on the next change', async () => {
+    const store = slowStore([1]);
+    const logger = warnings();
+    const reporter = storeReporter(store, logger);
+    await drain(store, reporter.write(statusWith('lost')));
+    expect(store.written).toEqual([]);
+    expect(logger.messages).toEqual(['Failed to write run status; will retry on the next change']);
+
+    await drain(store, reporter.write(statusWith('next')));
+    expect(store.written).toEqual(['next']);
+  });
+
+  it('retries a failed status write on the next heartbeat and writes the heartbeat for the run', async () => {
+    const store = slowStore([1]);
+    const reporter = storeReporter(store);
+    await drain(store, reporter.write(statusWith('final')));
+    await drain(store, reporter.heartbeat(1234));
+
+    expect(store.written).toEqual(['final']);
+    expect(store.heartbeats).toEqual([1234]);
+  });
+});

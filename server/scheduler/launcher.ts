@@ -1,0 +1,29 @@
+// Starts run processes for the scheduler: detached `dagu start --run-id …`, in their own session, so that a
+// run outlives the scheduler that started it.
+
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { spawnDetachedRun } from '../runner/spawnDetached';
+
+export interface LaunchRequest {
+  dagName: string;
+  /** The DAG file, so the run process loads exactly the definition the scheduler planned with. */
+  dagFile: string | null;
+  runId: string;
+  triggerType: string;
+  scheduleTime: string | null;
+  /** Where the run process's own stdout/stderr go (its step logs are separate). */
+  processLog: string;
+}
+
+export type Launcher = (req: LaunchRequest) => { pid: number | undefined };
+
+export function processLauncher(opts: { executable: string; env: NodeJS.ProcessEnv }): Launcher {
+  return (req) => {
+    mkdirSync(path.dirname(req.processLog), { recursive: true });
+    const args = ['start', '--quiet', '--run-id', req.runId, '--trigger-type', req.triggerType];
+    if (req.scheduleTime) args.push('--schedule-time', req.scheduleTime);
+    args.push(req.dagFile ?? req.dagName);
+    return spawnDetachedRun({ executable: opts.executable, args, env: opts.env, logFile: req.processLog });
+  };
+}

@@ -1,0 +1,98 @@
+// The scheduler service: the tick loop, the queue consumer and the zombie reaper, wired around the stores.
+// (Failover between several instances is added on top of `canDispatch`.)
+
+import type { Config } from '../config/types';
+import type { Clock, Logger, Timers, TimerHandle } from '../core/ports';
+import type { EventLog, QueueStore, RunStore } from '../store/types';
+import { CronLoop } from './cronLoop';
+import { DagCatalogCache } from './dagCatalogCache';
+import type { Launcher } from './launcher';
+import { QueueProcessor } from './queueProcessor';
+import { SchedulerStateFile } from './schedulerState';
+import { ZombieReaper } from './zombieReaper';
+
+export interface SchedulerDeps {
+  config: Config;
+  clock: Clock;
+  timers: Timers;
+  logger: Logger;
+  runs: RunStore;
+  queue: QueueStore;
+  events: EventLog;
+  launch: Launcher;
+  canDispatch?: () => boolean;
+}
+
+export class Scheduler {
+  private readonly cron: CronLoop;
+  private readonly queueProcessor: QueueProcessor;
+  private readonly reaper: ZombieReaper;
+  private reaperTimer: TimerHandle | null = null;
+  private stopped = false;
+
+  constructor(private readonly d: SchedulerDeps) {
+    const canDispatch = d.canDispatch ?? (() => true);
+    const catalog = new DagCatalogCache(d.config.paths.dags_dir, d.logger);
+    const logger = d.logger;
+    this.cron = new CronLoop({
+      dataDir: d.config.paths.data_dir,
+      clock: d.clock,
+      timers: d.timers,
+      logger,
+      runs: d.runs,
+      queue: d.queue,
+      catalog,
+      stateFile: new SchedulerStateFile(d.config.paths.data_dir, logger),
+      launch: d.launch,
+      queuesEnabled: d.config.queues.enabled,
+      canDispatch,
+    });
+    this.queueProcessor = new QueueProcessor({
+      clock: d.clock,
+      timers: d.timers,
+      logger,
+      runs: d.runs,
+      queue: d.queue,
+      catalog,
+      queues: d.config.queues.config,
+      launch: d.launch,
+      canDispatch,
+    });
+    this.reaper = new ZombieReaper({
+      clock: d.clock,
+      logger,
+      runs: d.runs,
+      queue: d.queue,
+      heartbeatStaleMs: d.config.run.heartbeat_stale_threshold_ms,
+      canDispatch,
+    });
+  }
+
+  async start(): Promise<void> {
+    await this.cron.start();
+    this.queueProcessor.start();
+    this.armReaper(0);
+    this.d.logger.info('Scheduler started', {
+      dags_dir: this.d.config.paths.dags_dir,
+      data_dir: this.d.config.paths.data_dir,
+    });
+  }
+
+  private armReaper(ms: number) {
+    if (this.stopped) return;
+    this.reaperTimer = this.d.timers.setTimeout(() => {
+      this.reaper
+        .sweep()
+        .catch((err: Error) => this.d.logger.error('Zombie sweep failed', { error: err.message }))
+        .finally(() => this.armReaper(this.d.config.scheduler.zombie_check_interval_ms));
+    }, ms);
+  }
+
+  /** Stops planning and consuming; runs already started keep going in their own processes. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.reaperTimer) this.d.timers.clearTimeout(this.reaperTimer);
+    await Promise.all([this.cron.stop(), this.queueProcessor.stop()]);
+    this.d.logger.info('Scheduler stopped');
+  }
+}

@@ -1,0 +1,44 @@
+// The scheduler's persisted progress (data/scheduler/state.json): the last completed tick and the last slot
+// planned per DAG, so that a restarted scheduler knows which slots it missed. Written atomically.
+
+import path from 'node:path';
+import { readJsonFile, writeFileAtomic } from '../store/fsutil';
+import type { Logger } from '../core/ports';
+
+export interface SchedulerState {
+  version: 1;
+  /** Wall-clock ms of the last tick whose slots were all dispatched, or null. */
+  last_tick_ms: number | null;
+  /** Per DAG: the newest slot (ms) that was planned and handled. */
+  dags: Record<string, { last_slot_ms: number }>;
+}
+
+export const emptyState = (): SchedulerState => ({ version: 1, last_tick_ms: null, dags: {} });
+
+export class SchedulerStateFile {
+  readonly file: string;
+  constructor(
+    dataDir: string,
+    private readonly logger: Logger,
+  ) {
+    this.file = path.join(dataDir, 'scheduler', 'state.json');
+  }
+
+  /** A missing file is a fresh start; a corrupt one is reported and treated as a fresh start (no replay). */
+  async read(): Promise<SchedulerState> {
+    const r = await readJsonFile<SchedulerState>(this.file);
+    if (r.kind === 'missing') return emptyState();
+    if (r.kind === 'corrupt' || r.value?.version !== 1 || typeof r.value.dags !== 'object') {
+      this.logger.warn('Scheduler state file is unreadable; starting without replay', {
+        path: this.file,
+        error: r.kind === 'corrupt' ? r.error : 'unknown version',
+      });
+      return emptyState();
+    }
+    return r.value;
+  }
+
+  async write(state: SchedulerState): Promise<void> {
+    await writeFileAtomic(this.file, `${JSON.stringify(state)}\n`);
+  }
+}

@@ -1,0 +1,104 @@
+// Finds runs whose process died (host crash, kill -9) and marks them failed, so nothing stays `running`
+// or `queued` forever with no owner. Runs only on the active scheduler.
+
+import { hostname } from 'node:os';
+import { isoUtc } from '../core/runStatus';
+import type { Clock, Logger } from '../core/ports';
+import type { RunStatus } from '../core/types';
+import { formatDuration } from '../core/duration';
+import type { QueueStore, RunStore } from '../store/types';
+
+export interface ZombieReaperDeps {
+  clock: Clock;
+  logger: Logger;
+  runs: RunStore;
+  queue: QueueStore;
+  heartbeatStaleMs: number;
+  canDispatch: () => boolean;
+}
+
+/** True when `pid` names a live process on this host. */
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export class ZombieReaper {
+  private readonly host = hostname();
+  constructor(private readonly d: ZombieReaperDeps) {}
+
+  /** One sweep over the active markers. Returns the IDs of runs it marked failed. */
+  async sweep(): Promise<string[]> {
+    if (!this.d.canDispatch()) return [];
+    const reaped: string[] = [];
+    for (const a of await this.d.runs.listActive()) {
+      const r = await this.d.runs.readStatus(a.run_id);
+      if (r.kind === 'missing') {
+        await this.d.runs.unmarkActive(a.run_id);
+        continue;
+      }
+      if (r.kind === 'corrupt') {
+        this.d.logger.error('Active run has an unreadable status file', { run_id: a.run_id, path: r.path, error: r.error });
+        continue;
+      }
+      const s = r.status;
+      if (s.status !== 'running' && s.status !== 'queued') {
+        await this.d.runs.unmarkActive(a.run_id);
+        continue;
+      }
+      const reason = s.status === 'running' ? await this.deadRunReason(s) : await this.strandedQueuedReason(s);
+      if (reason === null) continue;
+      // Read again right before writing: the run may have finished while we looked.
+      const again = await this.d.runs.readStatus(a.run_id);
+      if (again.kind !== 'ok' || again.status.status !== s.status || again.status.attempt !== s.attempt) continue;
+      await this.markFailed(again.status, reason);
+      reaped.push(a.run_id);
+    }
+    return reaped;
+  }
+
+  private async deadRunReason(s: RunStatus): Promise<string | null> {
+    const now = this.d.clock.nowMs();
+    if (s.worker_id === null && s.host === this.host && s.pid !== null && !processAlive(s.pid)) {
+      return `run process ${s.pid} on ${s.host} is gone; marked failed`;
+    }
+    const hb = await this.d.runs.readHeartbeat(s.run_id, s.attempt);
+    const last = hb ?? (s.started_at ? Date.parse(s.started_at) : Date.parse(s.created_at));
+    const age = now - last;
+    if (age > this.d.heartbeatStaleMs) {
+      return `run process ${s.pid ?? '?'} on ${s.host ?? 'unknown host'} stopped heartbeating ${formatDuration(
+        Math.round(age / 1000) * 1000,
+      )} ago; marked failed`;
+    }
+    return null;
+  }
+
+  private async strandedQueuedReason(s: RunStatus): Promise<string | null> {
+    if (await this.d.queue.find(s.run_id)) return null;
+    const age = this.d.clock.nowMs() - Date.parse(s.created_at);
+    if (age <= this.d.heartbeatStaleMs) return null; // a scheduled run that is just starting
+    return `run was never started: queued ${formatDuration(Math.round(age / 1000) * 1000)} ago with no queue item and no run process`;
+  }
+
+  private async markFailed(s: RunStatus, reason: string) {
+    const now = isoUtc(this.d.clock.nowMs());
+    await this.d.runs.writeStatus({
+      ...s,
+      status: 'failed',
+      finished_at: now,
+      error: reason,
+      conditions: [],
+      steps: s.steps.map((st) =>
+        st.status === 'running' || st.status === 'retrying'
+          ? { ...st, status: 'failed', finished_at: now, error: 'the run process died' }
+          : st,
+      ),
+    });
+    await this.d.runs.unmarkActive(s.run_id);
+    this.d.logger.warn('Marked a run failed: its process died', { dag: s.dag_name, run_id: s.run_id, reason });
+  }
+}

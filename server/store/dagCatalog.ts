@@ -1,0 +1,100 @@
+// Finds and loads DAG files: `<dagsDir>/*.yaml|*.yml`, by DAG name or by path. Parsing is core's
+// `parseDag`; this module only turns names into paths (validated first) and reads files.
+
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { assertDagName } from '../core/names';
+import type { DagSpec } from '../core/types';
+import { dagNameFromFile, parseDag, type DagError, type ParseDagResult } from '../core/dag/parseDag';
+import { errorCode, errorMessage, readTextFile, readdirOrEmpty } from './fsutil';
+
+/** A DAG file in the DAGs directory; `name` is the file's stem, `file` its absolute path. */
+export interface DagFile {
+  name: string;
+  file: string;
+}
+
+/** The outcome of loading one DAG: parsed, invalid (every error), or no such file. */
+export type LoadDagResult =
+  | { ok: true; dag: DagSpec; warnings: string[] }
+  | { ok: false; errors: DagError[] }
+  | { ok: false; notFound: true };
+
+/** One file's outcome in `loadAllDags`. */
+export interface DagFileResult extends DagFile {
+  result: ParseDagResult;
+}
+
+const DAG_FILE_PATTERN = /\.ya?ml$/i;
+
+/** DAG files of `dagsDir`, sorted by name; [] if the directory does not exist. */
+export async function listDagFiles(dagsDir: string): Promise<DagFile[]> {
+  const dir = path.resolve(dagsDir);
+  const names = (await readdirOrEmpty(dir)).filter(
+    (name) => DAG_FILE_PATTERN.test(name) && !name.startsWith('.'),
+  );
+  const files = await Promise.all(
+    names.map(async (name) => {
+      const file = path.join(dir, name);
+      const stat = await fs.stat(file).catch(() => null); // follows symlinks; a dangling one is skipped
+      return stat?.isFile() ? { name: dagNameFromFile(name), file } : null;
+    }),
+  );
+  return files
+    .filter((entry): entry is DagFile => entry !== null)
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.file < b.file ? -1 : 1));
+}
+
+/**
+ * Loads a DAG by name (`etl`: `<dagsDir>/etl.yaml` or `.yml`, else the file whose `name:` is `etl`) or by
+ * path (contains `/` or ends in `.yaml`/`.yml`: read as given, relative to the working directory; a bare file
+ * name not found there is looked up in `dagsDir`). Throws InvalidNameError for a name that is not valid.
+ */
+export async function loadDag(dagsDir: string, nameOrPath: string): Promise<LoadDagResult> {
+  if (nameOrPath.includes('/') || DAG_FILE_PATTERN.test(nameOrPath)) {
+    const result = await loadDagFile(path.resolve(nameOrPath));
+    if ('notFound' in result && !nameOrPath.includes('/'))
+      return loadDagFile(path.resolve(dagsDir, nameOrPath));
+    return result;
+  }
+  const name = assertDagName(nameOrPath);
+  for (const ext of ['.yaml', '.yml']) {
+    const result = await loadDagFile(path.resolve(dagsDir, name + ext));
+    if (!('notFound' in result)) return result;
+  }
+  // A file may declare a `name:` other than its stem.
+  const declared = (await loadAllDags(dagsDir)).find(({ result }) => result.ok && result.dag.name === name);
+  return declared ? declared.result : { ok: false, notFound: true };
+}
+
+/** Every DAG file of `dagsDir` with its parse result, sorted by file name. */
+export async function loadAllDags(dagsDir: string): Promise<DagFileResult[]> {
+  const files = await listDagFiles(dagsDir);
+  return Promise.all(
+    files.map(async (entry) => {
+      const result = await loadDagFile(entry.file);
+      // The file was listed a moment ago; if it vanished since, report that as its error.
+      const parsed: ParseDagResult =
+        'notFound' in result
+          ? { ok: false, errors: [readError(entry.file, 'the file was removed')] }
+          : result;
+      return { ...entry, result: parsed };
+    }),
+  );
+}
+
+async function loadDagFile(file: string): Promise<LoadDagResult> {
+  let text: string;
+  try {
+    text = await readTextFile(file);
+  } catch (err) {
+    const code = errorCode(err);
+    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR') return { ok: false, notFound: true };
+    return { ok: false, errors: [readError(file, `cannot read the file: ${errorMessage(err)}`)] };
+  }
+  return parseDag(text, { file, defaultName: dagNameFromFile(file) });
+}
+
+function readError(file: string, message: string): DagError {
+  return { file, line: null, column: null, field: '', message };
+}

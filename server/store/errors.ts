@@ -1,0 +1,38 @@
+// Named errors of the stores. Expected outcomes (a run that already exists, a missing or corrupt file)
+// are return values; these are thrown only when a caller asks for something that cannot be done.
+
+/** Thrown when a write targets a run (or one of its attempts) that was never created. */
+export class RunNotFoundError extends Error {
+  constructor(
+    readonly runId: string,
+    readonly attempt: number | null = null,
+  ) {
+    super(
+      attempt === null ? `run ${runId} does not exist` : `attempt ${attempt} of run ${runId} does not exist`,
+    );
+    this.name = 'RunNotFoundError';
+  }
+}
+
+/** Thrown by `createAttempt` when the attempt is not the latest plus one, or another process created it first. */
+export class AttemptConflictError extends Error {
+  constructor(
+    readonly runId: string,
+    readonly attempt: number,
+    readonly latest: number,
+  ) {
+    super(`cannot create attempt ${attempt} of run ${runId}: the latest attempt is ${latest}`);
+    this.name = 'AttemptConflictError';
+  }
+}
+
+/** Thrown by `listRuns` (or the event log's `list`) when the cursor was not produced by a previous call. */
+export class InvalidCursorError extends Error {
+  constructor(
+    readonly cursor: string,
+    readonly what: 'run list cursor' | 'event ID' = 'run list cursor',
+  ) {
+    super(`invalid ${what} ${JSON.stringify(cursor)}`);
+    this.name = 'InvalidCursorError';
+  }
+}

@@ -1,0 +1,133 @@
+// QueueStore on the shared data directory: one JSON file per item,
+//   data/queue/<queue>/<enqueued_ms13>_<seq6>_<rand6>_<run_id>.json
+// created whole with temp+link (never seen half-written), ordered by name (FIFO), removed by unlink (so
+// of two processes dequeuing the same run, exactly one gets `true`). Corrupt items are skipped and
+// reported, never deleted.
+
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { assertDagName, assertRunId, isValidDagName } from '../core/names';
+import { onceReporter } from './corruptReporter';
+import type { CorruptFileReport } from './fsutil';
+import {
+  createFileExclusive,
+  ensureDir,
+  errorCode,
+  isTempName,
+  readJsonFile,
+  readdirOrEmpty,
+} from './fsutil';
+import { newQueueItemId, runIdOfItem } from './queueItemName';
+import type { QueueItem, QueueStore } from './types';
+
+/** Options of FileQueueStore. */
+export interface FileQueueStoreOptions {
+  /** `DAGU_HOME/data`. */
+  dataDir: string;
+  /** Told once about each corrupt item file that reads skip; for the log. */
+  onCorrupt?: (report: CorruptFileReport) => void;
+}
+
+/** QueueStore backed by item files under `DAGU_HOME/data/queue`; safe for several processes and hosts. */
+export class FileQueueStore implements QueueStore {
+  private readonly queueRoot: string;
+  private readonly report: (report: CorruptFileReport) => void;
+
+  constructor(opts: FileQueueStoreOptions) {
+    this.queueRoot = path.join(path.resolve(opts.dataDir), 'queue');
+    this.report = onceReporter(opts.onCorrupt);
+  }
+
+  async enqueue(item: Omit<QueueItem, 'item_id'>): Promise<QueueItem> {
+    assertDagName(item.queue, 'queue name');
+    assertRunId(item.run_id);
+    assertDagName(item.dag_name);
+    const dir = path.join(this.queueRoot, item.queue);
+    await ensureDir(dir);
+    for (;;) {
+      const stored: QueueItem = {
+        queue: item.queue,
+        run_id: item.run_id,
+        dag_name: item.dag_name,
+        enqueued_at: item.enqueued_at,
+        item_id: newQueueItemId(item.enqueued_at, item.run_id),
+      };
+      // A taken name means a random-part collision with another host: draw a new name.
+      if (
+        await createFileExclusive(path.join(dir, `${stored.item_id}.json`), JSON.stringify(stored) + '\n')
+      ) {
+        return stored;
+      }
+    }
+  }
+
+  async list(queue: string): Promise<QueueItem[]> {
+    assertDagName(queue, 'queue name');
+    const itemIds = await this.itemIds(queue);
+    const items = await Promise.all(itemIds.map((itemId) => this.readItem(queue, itemId)));
+    return items.filter((item): item is QueueItem => item !== null);
+  }
+
+  async queues(): Promise<string[]> {
+    const names = (await readdirOrEmpty(this.queueRoot)).filter(isValidDagName).sort();
+    const nonEmpty = await Promise.all(names.map(async (name) => (await this.itemIds(name)).length > 0));
+    return names.filter((_, i) => nonEmpty[i]);
+  }
+
+  async dequeue(queue: string, runId: string): Promise<boolean> {
+    assertDagName(queue, 'queue name');
+    assertRunId(runId);
+    let removed = false;
+    for (const itemId of await this.itemIds(queue)) {
+      if (runIdOfItem(itemId) !== runId) continue;
+      try {
+        await fs.unlink(path.join(this.queueRoot, queue, `${itemId}.json`));
+        removed = true;
+      } catch (err) {
+        // Someone else dequeued it first: not ours to report as removed.
+        if (errorCode(err) !== 'ENOENT') throw err;
+      }
+    }
+    return removed;
+  }
+
+  async find(runId: string): Promise<QueueItem | null> {
+    assertRunId(runId);
+    for (const queue of (await readdirOrEmpty(this.queueRoot)).filter(isValidDagName).sort()) {
+      for (const itemId of await this.itemIds(queue)) {
+        if (runIdOfItem(itemId) !== runId) continue;
+        const item = await this.readItem(queue, itemId);
+        if (item) return item;
+      }
+    }
+    return null;
+  }
+
+  /** Item IDs of a queue, oldest first; temp files and foreign names are ignored. */
+  private async itemIds(queue: string): Promise<string[]> {
+    const names = await readdirOrEmpty(path.join(this.queueRoot, queue));
+    return names
+      .filter((name) => !isTempName(name) && name.endsWith('.json'))
+      .map((name) => name.slice(0, -'.json'.length))
+      .filter((itemId) => runIdOfItem(itemId) !== null)
+      .sort();
+  }
+
+  private async readItem(queue: string, itemId: string): Promise<QueueItem | null> {
+    const file = path.join(this.queueRoot, queue, `${itemId}.json`);
+    const result = await readJsonFile<QueueItem>(file, (value) => itemShapeError(value, queue, itemId));
+    if (result.kind === 'ok') return result.value;
+    if (result.kind === 'corrupt') this.report({ path: result.path, error: result.error });
+    return null; // missing: dequeued between the listing and the read
+  }
+}
+
+function itemShapeError(value: unknown, queue: string, itemId: string): string | null {
+  if (typeof value !== 'object' || value === null) return 'not a JSON object';
+  const v = value as Record<string, unknown>;
+  if (v.item_id !== itemId || v.queue !== queue) return 'item_id or queue does not match the file name';
+  if (v.run_id !== runIdOfItem(itemId)) return 'run_id does not match the file name';
+  if (typeof v.dag_name !== 'string' || !isValidDagName(v.dag_name)) return 'dag_name is missing or invalid';
+  if (typeof v.enqueued_at !== 'string') return 'enqueued_at is missing';
+  return null;
+}

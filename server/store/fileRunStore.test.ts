@@ -1,0 +1,169 @@
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { InvalidNameError } from '../core/names';
+import { FileRunStore } from './fileRunStore';
+import type { CorruptFileReport } from './fsutil';
+import { describeRunStoreContract } from './runStore.contract';
+import { testRunStatus } from './testRunStatus';
+
+async function tempHome(): Promise<string> {
+  return fs.mkdtemp(path.join(os.tmpdir(), 'dagu-runstore-'));
+}
+
+describeRunStoreContract('FileRunStore', async () => {
+  const home = await tempHome();
+  return {
+    store: new FileRunStore({ dataDir: path.join(home, 'data'), logDir: path.join(home, 'logs') }),
+    cleanup: () => fs.rm(home, { recursive: true, force: true }),
+  };
+});
+
+describe('FileRunStore on disk', () => {
+  let home: string;
+  let dataDir: string;
+  let reports: CorruptFileReport[];
+  let store: FileRunStore;
+  const open = () =>
+    new FileRunStore({ dataDir, logDir: path.join(home, 'logs'), onCorrupt: (r) => reports.push(r) });
+
+  beforeEach(async () => {
+    home = await tempHome();
+    dataDir = path.join(home, 'data');
+    reports = [];
+    store = open();
+  });
+  afterEach(async () => {
+    await fs.rm(home, { recursive: true, force: true });
+  });
+
+  const statusFile = (runId: string, attempt = 1) =>
+    path.join(dataDir, 'runs', runId, 'attempts', String(attempt), 'status.json');
+
+  it('shows a corrupt status file as corrupt in readStatus and the list, and still lists the other runs', async () => {
+    await store.createRun(testRunStatus({ run_id: 'good-1', created_at: '2026-03-01T10:00:00Z' }));
+    await store.createRun(testRunStatus({ run_id: 'broken', created_at: '2026-03-01T10:00:01Z' }));
+    await store.createRun(testRunStatus({ run_id: 'good-2', created_at: '2026-03-01T10:00:02Z' }));
+    const text = await fs.readFile(statusFile('broken'), 'utf8');
+    await fs.writeFile(statusFile('broken'), text.slice(0, text.length / 2)); // truncated
+
+    const read = await store.readStatus('broken');
+    expect(read).toMatchObject({ kind: 'corrupt', path: statusFile('broken') });
+    expect(read.kind === 'corrupt' && read.error).toMatch(/invalid JSON/);
+    const page = await store.listRuns({});
+    expect(page.items.map((r) => [r.run_id, r.status])).toEqual([
+      ['good-2', 'queued'],
+      ['broken', 'corrupt'],
+      ['good-1', 'queued'],
+    ]);
+    expect(page.items[1]).toMatchObject({ dag_name: 'etl', created_at: '2026-03-01T10:00:01.000Z' });
+    expect(page.items[1].error).toContain(statusFile('broken'));
+    expect((await store.listRuns({ status: 'queued' })).items.map((r) => r.run_id)).toEqual([
+      'good-2',
+      'good-1',
+    ]);
+    // Reported, never deleted.
+    expect(await fs.readFile(statusFile('broken'), 'utf8')).toBe(text.slice(0, text.length / 2));
+  });
+
+  it('treats a status of another shape or another run as corrupt', async () => {
+    await store.createRun(testRunStatus({ run_id: 'r1' }));
+    await fs.writeFile(statusFile('r1'), '[]');
+    expect(await store.readStatus('r1')).toMatchObject({
+      kind: 'corrupt',
+      error: 'not a run status: not a JSON object',
+    });
+    await fs.writeFile(statusFile('r1'), JSON.stringify(testRunStatus({ run_id: 'r2' })));
+    expect(await store.readStatus('r1')).toMatchObject({ kind: 'corrupt' });
+  });
+
+  it('reads a run directory without a status as missing while young and as corrupt once abandoned', async () => {
+    const runDir = path.join(dataDir, 'runs', 'half-made');
+    await fs.mkdir(runDir, { recursive: true });
+    expect(await store.readStatus('half-made')).toEqual({ kind: 'missing' });
+    expect(await store.createRun(testRunStatus({ run_id: 'half-made' }))).toEqual({
+      created: false,
+      reason: 'exists',
+    });
+    const hourAgo = new Date(Date.now() - 3600_000);
+    await fs.utimes(runDir, hourAgo, hourAgo);
+    const read = await store.readStatus('half-made');
+    expect(read).toMatchObject({ kind: 'corrupt', path: runDir });
+    expect(read.kind === 'corrupt' && read.error).toMatch(/probably crashed/);
+  });
+
+  it('reads the previous attempt while a new attempt directory is still being created', async () => {
+    await store.createRun(testRunStatus({ run_id: 'r1', status: 'failed' }));
+    const attemptDir = path.join(dataDir, 'runs', 'r1', 'attempts', '2');
+    await fs.mkdir(attemptDir);
+    const read = await store.readStatus('r1');
+    expect(read.kind === 'ok' && [read.status.attempt, read.status.status]).toEqual([1, 'failed']);
+    const hourAgo = new Date(Date.now() - 3600_000);
+    await fs.utimes(attemptDir, hourAgo, hourAgo);
+    expect(await store.readStatus('r1')).toMatchObject({ kind: 'corrupt', path: attemptDir });
+  });
+
+  it('lets exactly one of two store instances on one data directory create a run ID', async () => {
+    const other = open();
+    const results = await Promise.all([
+      store.createRun(testRunStatus({ run_id: 'sched-abc-20260301T1000Z', dag_name: 'a' })),
+      other.createRun(testRunStatus({ run_id: 'sched-abc-20260301T1000Z', dag_name: 'b' })),
+    ]);
+    expect(results.filter((r) => r.created)).toHaveLength(1);
+    expect((await store.listRuns({})).items).toHaveLength(1);
+  });
+
+  it('refuses invalid names before touching the disk', async () => {
+    for (const bad of ['../escape', 'a/b', '..']) {
+      await expect(store.createRun(testRunStatus({ run_id: bad }))).rejects.toBeInstanceOf(InvalidNameError);
+      await expect(store.createRun(testRunStatus({ run_id: 'ok', dag_name: bad }))).rejects.toBeInstanceOf(
+        InvalidNameError,
+      );
+      await expect(store.markActive({ run_id: bad, dag_name: 'etl', queue: 'etl' })).rejects.toBeInstanceOf(
+        InvalidNameError,
+      );
+    }
+    await expect(fs.readdir(home)).resolves.toEqual([]);
+  });
+
+  it('replaces status and heartbeat files without leaving temp files behind', async () => {
+    await store.createRun(testRunStatus({ run_id: 'r1' }));
+    for (let i = 0; i < 5; i++) {
+      await store.writeStatus(testRunStatus({ run_id: 'r1', status: 'running', pid: i }));
+      await store.writeHeartbeat('r1', 1, 1000 + i);
+    }
+    const attemptDir = path.dirname(statusFile('r1'));
+    expect((await fs.readdir(attemptDir)).sort()).toEqual(['heartbeat', 'status.json']);
+    expect(await fs.readFile(path.join(attemptDir, 'heartbeat'), 'utf8')).toBe('1004');
+  });
+
+  it('skips and reports a corrupt heartbeat or active marker once, without deleting it', async () => {
+    await store.createRun(testRunStatus({ run_id: 'r1' }));
+    await fs.writeFile(path.join(path.dirname(statusFile('r1')), 'heartbeat'), 'soon');
+    expect(await store.readHeartbeat('r1', 1)).toBeNull();
+
+    await store.markActive({ run_id: 'r1', dag_name: 'etl', queue: 'etl' });
+    await store.markActive({ run_id: 'r2', dag_name: 'etl', queue: 'etl' });
+    const marker = path.join(dataDir, 'active', 'r2.json');
+    await fs.writeFile(marker, '{"run_id":');
+    expect(await store.listActive()).toEqual([{ run_id: 'r1', dag_name: 'etl', queue: 'etl' }]);
+    expect(await store.listActive()).toHaveLength(1);
+    expect(reports.map((r) => r.path)).toEqual([
+      path.join(path.dirname(statusFile('r1')), 'heartbeat'),
+      marker,
+    ]);
+    await expect(fs.readFile(marker, 'utf8')).resolves.toBe('{"run_id":');
+  });
+
+  it('lists runs created by another store instance (another process) without any cache', async () => {
+    await store.createRun(testRunStatus({ run_id: 'r1', created_at: '2026-03-01T10:00:00Z' }));
+    expect((await store.listRuns({})).items).toHaveLength(1);
+    await open().createRun(testRunStatus({ run_id: 'r2', created_at: '2026-03-01T10:00:00.500Z' }));
+    expect((await store.listRuns({})).items.map((r) => r.run_id)).toEqual(['r2', 'r1']);
+  });
+
+  it('puts log directories under the logs directory', () => {
+    expect(store.logDir('etl', 'r1', 3)).toBe(path.join(home, 'logs', 'etl', 'r1', '3'));
+  });
+});

@@ -1,0 +1,334 @@
+// RunStore on the shared data directory. Layout (all names validated before any path is built):
+//
+//   data/runs/<run_id>/                          mkdir'd exclusively: the at-most-once claim of the run ID
+//   data/runs/<run_id>/attempts/<n>/status.json  the attempt's status, replaced atomically (temp+fsync+rename)
+//   data/runs/<run_id>/attempts/<n>/heartbeat    the run process's last heartbeat, ms as text, replaced atomically
+//   data/index/all/<YYYYMMDD>/<HH>/<MMSS>/<created_ms13>~<run_id>~<dag>   empty markers (see runIndex.ts)
+//   data/index/dag/<dag>/<YYYYMMDD>/<HH>/<MMSS>/<created_ms13>~<run_id>
+//   data/active/<run_id>.json                    {run_id, dag_name, queue} while queued or running
+//
+// createRun writes the run directory, then attempt 1's status, then the markers, so the list never shows a
+// run without a status. A run (or attempt) directory without a status reads as `missing` while it is young
+// (being created) and as `corrupt` afterwards (its creator crashed); nothing here ever deletes it.
+
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { assertDagName, assertRunId } from '../core/names';
+import type { RunStatus } from '../core/types';
+import { MINUTE } from '../core/units';
+import { AttemptConflictError, RunNotFoundError } from './errors';
+import { onceReporter } from './corruptReporter';
+import type { CorruptFileReport } from './fsutil';
+import {
+  ensureDir,
+  errorCode,
+  mkdirExclusive,
+  readJsonFile,
+  readTextFile,
+  readdirOrEmpty,
+  writeFileAtomic,
+} from './fsutil';
+import { addIndexMarker, newestIndexEntries, type RunIndexEntry } from './runIndex';
+import { clampLimit, corruptRunSummary, createdMsOf, parseCursor, summarizeRun } from './runList';
+import { assertStatusNames, isAttemptNumber, statusShapeError } from './runValidation';
+import type {
+  CreateRunResult,
+  ReadStatusResult,
+  RunListPage,
+  RunListQuery,
+  RunStore,
+  RunSummary,
+} from './types';
+
+/** Options of FileRunStore. */
+export interface FileRunStoreOptions {
+  /** `DAGU_HOME/data`. */
+  dataDir: string;
+  /** `DAGU_HOME/logs`. */
+  logDir: string;
+  /** Told once about each corrupt file a read skipped (active markers, heartbeats); for the log. */
+  onCorrupt?: (report: CorruptFileReport) => void;
+}
+
+type ActiveRun = { run_id: string; dag_name: string; queue: string };
+
+/** How long a run or attempt directory without a status counts as "being created" rather than abandoned. */
+const CREATION_GRACE_MS = 1 * MINUTE;
+
+const ATTEMPT_DIR_PATTERN = /^[1-9]\d{0,8}$/;
+const ACTIVE_FILE_PATTERN = /^([A-Za-z0-9_-]{1,64})\.json$/;
+
+type LatestStatus = ReadStatusResult & { attempt: number };
+
+/** RunStore backed by files under `DAGU_HOME/data`; safe for several processes and hosts. */
+export class FileRunStore implements RunStore {
+  private readonly runsDir: string;
+  private readonly indexDir: string;
+  private readonly activeDir: string;
+  private readonly logRoot: string;
+  private readonly onCorrupt: (report: CorruptFileReport) => void;
+
+  constructor(opts: FileRunStoreOptions) {
+    const dataDir = path.resolve(opts.dataDir);
+    this.runsDir = path.join(dataDir, 'runs');
+    this.indexDir = path.join(dataDir, 'index');
+    this.activeDir = path.join(dataDir, 'active');
+    this.logRoot = path.resolve(opts.logDir);
+    this.onCorrupt = onceReporter(opts.onCorrupt);
+  }
+
+  async createRun(initial: RunStatus): Promise<CreateRunResult> {
+    assertStatusNames(initial);
+    if (initial.attempt !== 1) throw new AttemptConflictError(initial.run_id, initial.attempt, 0);
+    if (!(await mkdirExclusive(this.runDir(initial.run_id)))) return { created: false, reason: 'exists' };
+    const attemptDir = this.attemptDir(initial.run_id, 1);
+    await ensureDir(attemptDir);
+    await writeFileAtomic(path.join(attemptDir, 'status.json'), serialize(initial));
+    const createdMs = createdMsOf(initial);
+    await Promise.all([
+      addIndexMarker(path.join(this.indexDir, 'all'), createdMs, initial.run_id, initial.dag_name),
+      addIndexMarker(path.join(this.indexDir, 'dag', initial.dag_name), createdMs, initial.run_id, null),
+    ]);
+    return { created: true };
+  }
+
+  async createAttempt(status: RunStatus): Promise<void> {
+    assertStatusNames(status);
+    const attempts = await this.attemptNumbers(status.run_id);
+    if (attempts === null) throw new RunNotFoundError(status.run_id);
+    const latest = attempts[0] ?? 0;
+    if (status.attempt !== latest + 1) throw new AttemptConflictError(status.run_id, status.attempt, latest);
+    const attemptDir = this.attemptDir(status.run_id, status.attempt);
+    try {
+      await fs.mkdir(attemptDir);
+    } catch (err) {
+      // Another process created this attempt between our listing and our mkdir.
+      if (errorCode(err) === 'EEXIST')
+        throw new AttemptConflictError(status.run_id, status.attempt, status.attempt);
+      throw err;
+    }
+    await writeFileAtomic(path.join(attemptDir, 'status.json'), serialize(status));
+  }
+
+  async writeStatus(status: RunStatus): Promise<void> {
+    assertStatusNames(status);
+    await this.writeInAttempt(status.run_id, status.attempt, 'status.json', serialize(status));
+  }
+
+  async readStatus(runId: string): Promise<ReadStatusResult> {
+    assertRunId(runId);
+    const { attempt: _attempt, ...result } = await this.readLatest(runId);
+    return result;
+  }
+
+  async listRuns(query: RunListQuery): Promise<RunListPage> {
+    if (query.dag !== undefined) assertDagName(query.dag);
+    const limit = clampLimit(query.limit);
+    let before = parseCursor(query.cursor);
+    const root =
+      query.dag === undefined ? path.join(this.indexDir, 'all') : path.join(this.indexDir, 'dag', query.dag);
+    const dagOf = (entry: RunIndexEntry) => entry.dagName ?? query.dag ?? '';
+
+    if (query.status === undefined) {
+      const entries = await newestIndexEntries(root, limit + 1, before);
+      const page = entries.slice(0, limit);
+      return {
+        items: await Promise.all(page.map((entry) => this.summarize(entry, dagOf(entry)))),
+        next_cursor: entries.length > limit ? page[page.length - 1].key : null,
+      };
+    }
+    // A status filter needs the statuses: scan chunks of the index until the page is full.
+    const items: RunSummary[] = [];
+    // Start with one page's worth (the common case: most runs match), then read larger chunks.
+    for (let chunk = limit + 1; ; chunk = Math.min(chunk * 2, 1000)) {
+      const entries = await newestIndexEntries(root, chunk, before);
+      const summaries = await Promise.all(entries.map((entry) => this.summarize(entry, dagOf(entry))));
+      for (let i = 0; i < summaries.length; i++) {
+        if (summaries[i].status !== query.status) continue;
+        items.push(summaries[i]);
+        if (items.length === limit) {
+          const more = i < summaries.length - 1 || entries.length === chunk;
+          return { items, next_cursor: more ? entries[i].key : null };
+        }
+      }
+      if (entries.length < chunk) return { items, next_cursor: null };
+      before = entries[entries.length - 1].key;
+    }
+  }
+
+  async listActive(): Promise<ActiveRun[]> {
+    const names = (await readdirOrEmpty(this.activeDir)).filter((name) => ACTIVE_FILE_PATTERN.test(name));
+    const results = await Promise.all(
+      names.map((name) => {
+        const runId = ACTIVE_FILE_PATTERN.exec(name)![1];
+        return readJsonFile<ActiveRun>(path.join(this.activeDir, name), (v) => activeShapeError(v, runId));
+      }),
+    );
+    const active: ActiveRun[] = [];
+    for (const result of results) {
+      if (result.kind === 'ok') {
+        active.push({
+          run_id: result.value.run_id,
+          dag_name: result.value.dag_name,
+          queue: result.value.queue,
+        });
+      } else if (result.kind === 'corrupt') {
+        this.onCorrupt({ path: result.path, error: result.error });
+      }
+    }
+    return active.sort((a, b) => (a.run_id < b.run_id ? -1 : a.run_id > b.run_id ? 1 : 0));
+  }
+
+  async markActive(run: ActiveRun): Promise<void> {
+    assertRunId(run.run_id);
+    assertDagName(run.dag_name);
+    assertDagName(run.queue, 'queue name');
+    await ensureDir(this.activeDir);
+    const record: ActiveRun = { run_id: run.run_id, dag_name: run.dag_name, queue: run.queue };
+    await writeFileAtomic(path.join(this.activeDir, `${run.run_id}.json`), JSON.stringify(record) + '\n');
+  }
+
+  async unmarkActive(runId: string): Promise<void> {
+    assertRunId(runId);
+    await fs.unlink(path.join(this.activeDir, `${runId}.json`)).catch((err: unknown) => {
+      if (errorCode(err) !== 'ENOENT') throw err;
+    });
+  }
+
+  async writeHeartbeat(runId: string, attempt: number, nowMs: number): Promise<void> {
+    assertRunId(runId);
+    await this.writeInAttempt(runId, attempt, 'heartbeat', String(Math.floor(nowMs)));
+  }
+
+  async readHeartbeat(runId: string, attempt: number): Promise<number | null> {
+    assertRunId(runId);
+    if (!isAttemptNumber(attempt)) return null;
+    const file = path.join(this.attemptDir(runId, attempt), 'heartbeat');
+    let text: string;
+    try {
+      text = await readTextFile(file);
+    } catch (err) {
+      if (errorCode(err) === 'ENOENT' || errorCode(err) === 'ENOTDIR') return null;
+      throw err;
+    }
+    if (!/^\d{1,15}$/.test(text.trim())) {
+      this.onCorrupt({
+        path: file,
+        error: `not a heartbeat timestamp: ${JSON.stringify(text.slice(0, 40))}`,
+      });
+      return null;
+    }
+    return Number(text.trim());
+  }
+
+  logDir(dagName: string, runId: string, attempt: number): string {
+    assertDagName(dagName);
+    assertRunId(runId);
+    if (!isAttemptNumber(attempt)) throw new RunNotFoundError(runId, attempt);
+    return path.join(this.logRoot, dagName, runId, String(attempt));
+  }
+
+  private runDir(runId: string): string {
+    return path.join(this.runsDir, runId);
+  }
+
+  private attemptDir(runId: string, attempt: number): string {
+    return path.join(this.runsDir, runId, 'attempts', String(attempt));
+  }
+
+  /** Attempt numbers, highest first; null if the run does not exist. */
+  private async attemptNumbers(runId: string): Promise<number[] | null> {
+    try {
+      const names = await fs.readdir(path.join(this.runDir(runId), 'attempts'));
+      return names
+        .filter((name) => ATTEMPT_DIR_PATTERN.test(name))
+        .map(Number)
+        .sort((a, b) => b - a);
+    } catch (err) {
+      if (errorCode(err) !== 'ENOENT' && errorCode(err) !== 'ENOTDIR') throw err;
+    }
+    return (await this.isYoungOrMissing(this.runDir(runId))) === 'missing' ? null : [];
+  }
+
+  private async writeInAttempt(runId: string, attempt: number, name: string, data: string): Promise<void> {
+    if (!isAttemptNumber(attempt)) throw new RunNotFoundError(runId, attempt);
+    try {
+      // Never creates the attempt directory: only createRun/createAttempt may, exclusively.
+      await writeFileAtomic(path.join(this.attemptDir(runId, attempt), name), data);
+    } catch (err) {
+      if (errorCode(err) === 'ENOENT' || errorCode(err) === 'ENOTDIR')
+        throw new RunNotFoundError(runId, attempt);
+      throw err;
+    }
+  }
+
+  private async readLatest(runId: string): Promise<LatestStatus> {
+    const attempts = await this.attemptNumbers(runId);
+    if (attempts === null) return { kind: 'missing', attempt: 0 };
+    if (attempts.length === 0)
+      return this.incomplete(this.runDir(runId), 0, 'the run directory has no attempt');
+    for (const attempt of attempts) {
+      const file = path.join(this.attemptDir(runId, attempt), 'status.json');
+      const result = await readJsonFile<RunStatus>(file, (value) => runStatusError(value, runId, attempt));
+      if (result.kind === 'ok') return { kind: 'ok', status: result.value, attempt };
+      if (result.kind === 'corrupt') return { ...result, attempt };
+      const incomplete = await this.incomplete(
+        this.attemptDir(runId, attempt),
+        attempt,
+        `attempt ${attempt} has no status file`,
+      );
+      // An attempt being created right now: its predecessor is still the latest readable status.
+      if (incomplete.kind === 'missing' && attempt > 1) continue;
+      return incomplete;
+    }
+    return { kind: 'missing', attempt: 0 };
+  }
+
+  /** A directory whose status is not written yet: `missing` while young, `corrupt` once abandoned. */
+  private async incomplete(dir: string, attempt: number, what: string): Promise<LatestStatus> {
+    if ((await this.isYoungOrMissing(dir)) !== 'old') return { kind: 'missing', attempt };
+    return {
+      kind: 'corrupt',
+      attempt,
+      path: dir,
+      error: `${what}: the process that created it probably crashed before writing its status`,
+    };
+  }
+
+  /** Whether a directory is absent, young (still being filled) or old. Display-only, so wall-clock is fine. */
+  private async isYoungOrMissing(dir: string): Promise<'missing' | 'young' | 'old'> {
+    const stat = await fs.stat(dir).catch(() => null);
+    if (stat === null) return 'missing';
+    return Date.now() - stat.mtimeMs < CREATION_GRACE_MS ? 'young' : 'old';
+  }
+
+  private async summarize(entry: RunIndexEntry, dagName: string): Promise<RunSummary> {
+    const latest = await this.readLatest(entry.runId);
+    const known = { dagName, runId: entry.runId, createdMs: entry.createdMs, attempt: latest.attempt };
+    if (latest.kind === 'ok') return summarizeRun(latest.status);
+    if (latest.kind === 'corrupt') return corruptRunSummary(known, `${latest.path}: ${latest.error}`);
+    return corruptRunSummary(known, 'the run is in the index but its run directory is missing');
+  }
+}
+
+function serialize(status: RunStatus): string {
+  return JSON.stringify(status, null, 2) + '\n';
+}
+
+function runStatusError(value: unknown, runId: string, attempt: number): string | null {
+  const problem = statusShapeError(value);
+  if (problem !== null) return `not a run status: ${problem}`;
+  const status = value as RunStatus;
+  if (status.run_id !== runId) return `status of run ${status.run_id} found in the directory of run ${runId}`;
+  if (status.attempt !== attempt)
+    return `status of attempt ${status.attempt} found in the directory of attempt ${attempt}`;
+  return null;
+}
+
+function activeShapeError(value: unknown, runId: string): string | null {
+  if (typeof value !== 'object' || value === null) return 'not a JSON object';
+  const v = value as Record<string, unknown>;
+  if (v.run_id !== runId) return `run_id does not match the file name ${runId}.json`;
+  if (typeof v.dag_name !== 'string' || typeof v.queue !== 'string') return 'dag_name or queue is missing';
+  return null;
+}

@@ -1,0 +1,4 @@
+import { MemoryQueueStore } from './memoryQueueStore';
+import { describeQueueStoreContract } from './queueStore.contract';
+
+describeQueueStoreContract('MemoryQueueStore', async () => ({ store: new MemoryQueueStore() }));

@@ -1,0 +1,126 @@
+// In-memory RunStore with the behaviour of FileRunStore (same validation, ordering and errors), for the
+// runner and scheduler tests. Records are copied in and out so callers cannot mutate stored state.
+
+import { assertDagName, assertRunId } from '../core/names';
+import type { RunStatus } from '../core/types';
+import { AttemptConflictError, RunNotFoundError } from './errors';
+import {
+  clampLimit,
+  compareKeysDesc,
+  createdMsOf,
+  matchesQuery,
+  parseCursor,
+  runListKey,
+  summarizeRun,
+} from './runList';
+import { assertStatusNames, isAttemptNumber } from './runValidation';
+import type { CreateRunResult, ReadStatusResult, RunListPage, RunListQuery, RunStore } from './types';
+
+interface MemoryRun {
+  key: string;
+  /** Attempt n is at index n-1. */
+  attempts: RunStatus[];
+  heartbeats: Map<number, number>;
+}
+
+type ActiveRun = { run_id: string; dag_name: string; queue: string };
+
+/** RunStore kept in memory; `logDir` returns `/logs/<dag>/<run>/<attempt>`. */
+export class MemoryRunStore implements RunStore {
+  private readonly runs = new Map<string, MemoryRun>();
+  private readonly active = new Map<string, ActiveRun>();
+
+  async createRun(initial: RunStatus): Promise<CreateRunResult> {
+    assertStatusNames(initial);
+    if (this.runs.has(initial.run_id)) return { created: false, reason: 'exists' };
+    if (initial.attempt !== 1) throw new AttemptConflictError(initial.run_id, initial.attempt, 0);
+    this.runs.set(initial.run_id, {
+      key: runListKey(createdMsOf(initial), initial.run_id),
+      attempts: [structuredClone(initial)],
+      heartbeats: new Map(),
+    });
+    return { created: true };
+  }
+
+  async createAttempt(status: RunStatus): Promise<void> {
+    assertStatusNames(status);
+    const run = this.runs.get(status.run_id);
+    if (!run) throw new RunNotFoundError(status.run_id);
+    if (status.attempt !== run.attempts.length + 1) {
+      throw new AttemptConflictError(status.run_id, status.attempt, run.attempts.length);
+    }
+    run.attempts.push(structuredClone(status));
+  }
+
+  async writeStatus(status: RunStatus): Promise<void> {
+    assertStatusNames(status);
+    const run = this.existingAttempt(status.run_id, status.attempt);
+    run.attempts[status.attempt - 1] = structuredClone(status);
+  }
+
+  async readStatus(runId: string): Promise<ReadStatusResult> {
+    assertRunId(runId);
+    const run = this.runs.get(runId);
+    if (!run) return { kind: 'missing' };
+    return { kind: 'ok', status: structuredClone(run.attempts[run.attempts.length - 1]) };
+  }
+
+  async listRuns(query: RunListQuery): Promise<RunListPage> {
+    if (query.dag !== undefined) assertDagName(query.dag);
+    const limit = clampLimit(query.limit);
+    const after = parseCursor(query.cursor);
+    const matching = [...this.runs.values()]
+      .filter((run) => after === null || compareKeysDesc(run.key, after) > 0)
+      .sort((a, b) => compareKeysDesc(a.key, b.key))
+      .map((run) => ({ key: run.key, summary: summarizeRun(run.attempts[run.attempts.length - 1]) }))
+      .filter((entry) => matchesQuery(entry.summary, query));
+    const page = matching.slice(0, limit);
+    return {
+      items: structuredClone(page.map((entry) => entry.summary)),
+      next_cursor: matching.length > limit ? page[page.length - 1].key : null,
+    };
+  }
+
+  async listActive(): Promise<ActiveRun[]> {
+    return [...this.active.values()]
+      .sort((a, b) => (a.run_id < b.run_id ? -1 : a.run_id > b.run_id ? 1 : 0))
+      .map((run) => ({ ...run }));
+  }
+
+  async markActive(run: ActiveRun): Promise<void> {
+    assertRunId(run.run_id);
+    assertDagName(run.dag_name);
+    assertDagName(run.queue, 'queue name');
+    this.active.set(run.run_id, { run_id: run.run_id, dag_name: run.dag_name, queue: run.queue });
+  }
+
+  async unmarkActive(runId: string): Promise<void> {
+    assertRunId(runId);
+    this.active.delete(runId);
+  }
+
+  async writeHeartbeat(runId: string, attempt: number, nowMs: number): Promise<void> {
+    assertRunId(runId);
+    this.existingAttempt(runId, attempt).heartbeats.set(attempt, nowMs);
+  }
+
+  async readHeartbeat(runId: string, attempt: number): Promise<number | null> {
+    assertRunId(runId);
+    return this.runs.get(runId)?.heartbeats.get(attempt) ?? null;
+  }
+
+  logDir(dagName: string, runId: string, attempt: number): string {
+    assertDagName(dagName);
+    assertRunId(runId);
+    if (!isAttemptNumber(attempt)) throw new RunNotFoundError(runId, attempt);
+    return `/logs/${dagName}/${runId}/${attempt}`;
+  }
+
+  private existingAttempt(runId: string, attempt: number): MemoryRun {
+    const run = this.runs.get(runId);
+    if (!run) throw new RunNotFoundError(runId);
+    if (!isAttemptNumber(attempt) || attempt > run.attempts.length)
+      throw new RunNotFoundError(runId, attempt);
+    return run;
+  }
+}

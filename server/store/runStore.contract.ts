@@ -1,0 +1,242 @@
+// The behaviour every RunStore must have; run against FileRunStore and MemoryRunStore.
+
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { InvalidNameError } from '../core/names';
+import type { RunState } from '../core/types';
+import { AttemptConflictError, InvalidCursorError, RunNotFoundError } from './errors';
+import { testRunStatus } from './testRunStatus';
+import type { RunStore, RunSummary } from './types';
+
+/** A store under test and how to dispose of it. */
+export interface StoreFixture<S> {
+  store: S;
+  cleanup?: () => Promise<void>;
+}
+
+const at = (ms: number) => new Date(Date.UTC(2026, 2, 1) + ms).toISOString();
+
+/** Deterministic pseudo-random numbers, so a failing order is reproducible. */
+function seededRandom(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    return state / 2147483648;
+  };
+}
+
+async function collectAllPages(store: RunStore, query: { dag?: string; status?: RunState; limit: number }) {
+  const items: RunSummary[] = [];
+  let cursor: string | undefined;
+  for (let pages = 0; pages < 1000; pages++) {
+    const page = await store.listRuns({ ...query, cursor });
+    items.push(...page.items);
+    if (page.next_cursor === null) return items;
+    cursor = page.next_cursor;
+  }
+  throw new Error('the cursor never ended');
+}
+
+export function describeRunStoreContract(
+  name: string,
+  makeStore: () => Promise<StoreFixture<RunStore>>,
+): void {
+  describe(`${name} (RunStore contract)`, () => {
+    let fixture: StoreFixture<RunStore>;
+    let store: RunStore;
+    beforeEach(async () => {
+      fixture = await makeStore();
+      store = fixture.store;
+    });
+    afterEach(async () => {
+      await fixture.cleanup?.();
+    });
+
+    it('creates a run once and reports a second create of the same ID as exists', async () => {
+      expect(await store.createRun(testRunStatus({ run_id: 'r1' }))).toEqual({ created: true });
+      expect(await store.createRun(testRunStatus({ run_id: 'r1', dag_name: 'other' }))).toEqual({
+        created: false,
+        reason: 'exists',
+      });
+      const read = await store.readStatus('r1');
+      expect(read.kind === 'ok' && read.status.dag_name).toBe('etl');
+    });
+
+    it('lets exactly one of two concurrent creates of one run ID win', async () => {
+      const results = await Promise.all([
+        store.createRun(testRunStatus({ run_id: 'slot', dag_name: 'first' })),
+        store.createRun(testRunStatus({ run_id: 'slot', dag_name: 'second' })),
+      ]);
+      expect(results.filter((r) => r.created)).toHaveLength(1);
+      const winner = results[0].created ? 'first' : 'second';
+      const read = await store.readStatus('slot');
+      expect(read.kind === 'ok' && read.status.dag_name).toBe(winner);
+    });
+
+    it('reads back the whole status it last wrote', async () => {
+      await store.createRun(testRunStatus({ run_id: 'r1' }));
+      const running = testRunStatus({ run_id: 'r1', status: 'running', pid: 42, params: ['A=1 2'] });
+      await store.writeStatus(running);
+      expect(await store.readStatus('r1')).toEqual({ kind: 'ok', status: running });
+    });
+
+    it('reports an unknown run as missing', async () => {
+      expect(await store.readStatus('nope')).toEqual({ kind: 'missing' });
+    });
+
+    it('starts a retry as a new attempt and reads the latest attempt', async () => {
+      await store.createRun(testRunStatus({ run_id: 'r1', status: 'failed' }));
+      await store.createAttempt(testRunStatus({ run_id: 'r1', attempt: 2, trigger_type: 'retry' }));
+      // A late write of the first attempt does not hide the second.
+      await store.writeStatus(testRunStatus({ run_id: 'r1', attempt: 1, status: 'aborted' }));
+      const read = await store.readStatus('r1');
+      expect(read.kind === 'ok' && [read.status.attempt, read.status.trigger_type]).toEqual([2, 'retry']);
+    });
+
+    it('refuses an attempt that is not the latest plus one', async () => {
+      await store.createRun(testRunStatus({ run_id: 'r1' }));
+      await expect(store.createAttempt(testRunStatus({ run_id: 'r1', attempt: 3 }))).rejects.toBeInstanceOf(
+        AttemptConflictError,
+      );
+      await store.createAttempt(testRunStatus({ run_id: 'r1', attempt: 2 }));
+      await expect(store.createAttempt(testRunStatus({ run_id: 'r1', attempt: 2 }))).rejects.toBeInstanceOf(
+        AttemptConflictError,
+      );
+      await expect(store.createRun(testRunStatus({ run_id: 'r2', attempt: 2 }))).rejects.toBeInstanceOf(
+        AttemptConflictError,
+      );
+    });
+
+    it('lets exactly one of two concurrent creates of the same attempt win', async () => {
+      await store.createRun(testRunStatus({ run_id: 'r1' }));
+      const results = await Promise.allSettled([
+        store.createAttempt(testRunStatus({ run_id: 'r1', attempt: 2 })),
+        store.createAttempt(testRunStatus({ run_id: 'r1', attempt: 2 })),
+      ]);
+      expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
+    });
+
+    it('refuses writes to a run or attempt that was never created', async () => {
+      await expect(store.writeStatus(testRunStatus({ run_id: 'ghost' }))).rejects.toBeInstanceOf(
+        RunNotFoundError,
+      );
+      await expect(
+        store.createAttempt(testRunStatus({ run_id: 'ghost', attempt: 2 })),
+      ).rejects.toBeInstanceOf(RunNotFoundError);
+      await store.createRun(testRunStatus({ run_id: 'r1' }));
+      await expect(store.writeStatus(testRunStatus({ run_id: 'r1', attempt: 2 }))).rejects.toBeInstanceOf(
+        RunNotFoundError,
+      );
+      await expect(store.writeHeartbeat('ghost', 1, 5)).rejects.toBeInstanceOf(RunNotFoundError);
+      expect(await store.readStatus('ghost')).toEqual({ kind: 'missing' });
+    });
+
+    it("lists runs newest first across DAGs, showing each run's latest status", async () => {
+      await store.createRun(testRunStatus({ run_id: 'old', dag_name: 'a', created_at: at(1000) }));
+      await store.createRun(testRunStatus({ run_id: 'new', dag_name: 'b', created_at: at(3000) }));
+      await store.createRun(testRunStatus({ run_id: 'mid', dag_name: 'a', created_at: at(2000) }));
+      await store.writeStatus(
+        testRunStatus({ run_id: 'mid', dag_name: 'a', created_at: at(2000), status: 'running' }),
+      );
+      const page = await store.listRuns({});
+      expect(page.items.map((r) => [r.run_id, r.status])).toEqual([
+        ['new', 'queued'],
+        ['mid', 'running'],
+        ['old', 'queued'],
+      ]);
+      expect(page.next_cursor).toBeNull();
+      expect(page.items[0]).toMatchObject({ dag_name: 'b', attempt: 1, trigger_type: 'manual', queue: 'b' });
+    });
+
+    it('pages through a history spread over days with the cursor, in order, without repeats', async () => {
+      const random = seededRandom(7);
+      const expected: Array<{ key: number; id: string }> = [];
+      for (let i = 0; i < 60; i++) {
+        // Clusters in one second and exact ties exercise the bucket boundaries and the tie-break on run ID.
+        const ms = i % 10 === 0 ? 5000 : Math.floor(random() * 3 * 24 * 3600 * 1000);
+        const id = `run-${String(i).padStart(2, '0')}`;
+        expected.push({ key: ms, id });
+        await store.createRun(
+          testRunStatus({ run_id: id, dag_name: i % 3 === 0 ? 'x' : 'y', created_at: at(ms) }),
+        );
+      }
+      expected.sort((a, b) => b.key - a.key || (a.id < b.id ? 1 : -1));
+      const all = await collectAllPages(store, { limit: 7 });
+      expect(all.map((r) => r.run_id)).toEqual(expected.map((e) => e.id));
+      const onlyX = await collectAllPages(store, { dag: 'x', limit: 4 });
+      expect(onlyX.map((r) => r.run_id)).toEqual(
+        expected.filter((e) => Number(e.id.slice(4)) % 3 === 0).map((e) => e.id),
+      );
+    });
+
+    it('filters by status and pages through every match', async () => {
+      for (let i = 0; i < 12; i++) {
+        const status = testRunStatus({ run_id: `r${i}`, created_at: at(i * 1000) });
+        await store.createRun(status);
+        if (i % 4 === 0) await store.writeStatus({ ...status, status: 'failed' });
+      }
+      const failed = await collectAllPages(store, { status: 'failed', limit: 2 });
+      expect(failed.map((r) => r.run_id)).toEqual(['r8', 'r4', 'r0']);
+      const firstPage = await store.listRuns({ status: 'queued', limit: 50 });
+      expect(firstPage.items).toHaveLength(9);
+      expect(firstPage.next_cursor).toBeNull();
+    });
+
+    it('refuses a cursor it did not hand out', async () => {
+      await expect(store.listRuns({ cursor: '../etc' })).rejects.toBeInstanceOf(InvalidCursorError);
+    });
+
+    it('refuses run IDs, DAG and queue names with a slash or dot-dot', async () => {
+      const bad = ['../x', 'a/b', '..', 'x/../../y'];
+      for (const id of bad) {
+        await expect(store.createRun(testRunStatus({ run_id: id }))).rejects.toBeInstanceOf(InvalidNameError);
+        await expect(store.readStatus(id)).rejects.toBeInstanceOf(InvalidNameError);
+        await expect(store.createRun(testRunStatus({ run_id: 'ok', dag_name: id }))).rejects.toBeInstanceOf(
+          InvalidNameError,
+        );
+        await expect(store.createRun(testRunStatus({ run_id: 'ok', queue: id }))).rejects.toBeInstanceOf(
+          InvalidNameError,
+        );
+        await expect(store.listRuns({ dag: id })).rejects.toBeInstanceOf(InvalidNameError);
+        await expect(store.markActive({ run_id: 'ok', dag_name: 'etl', queue: id })).rejects.toBeInstanceOf(
+          InvalidNameError,
+        );
+        await expect(store.unmarkActive(id)).rejects.toBeInstanceOf(InvalidNameError);
+        await expect(store.writeHeartbeat(id, 1, 1)).rejects.toBeInstanceOf(InvalidNameError);
+        expect(() => store.logDir(id, 'ok', 1)).toThrow(InvalidNameError);
+        expect(() => store.logDir('etl', id, 1)).toThrow(InvalidNameError);
+      }
+      expect(await store.readStatus('ok')).toEqual({ kind: 'missing' });
+    });
+
+    it('marks and unmarks active runs', async () => {
+      await store.markActive({ run_id: 'r2', dag_name: 'etl', queue: 'q' });
+      await store.markActive({ run_id: 'r1', dag_name: 'etl', queue: 'q' });
+      await store.markActive({ run_id: 'r1', dag_name: 'etl', queue: 'other' });
+      expect(await store.listActive()).toEqual([
+        { run_id: 'r1', dag_name: 'etl', queue: 'other' },
+        { run_id: 'r2', dag_name: 'etl', queue: 'q' },
+      ]);
+      await store.unmarkActive('r1');
+      await store.unmarkActive('never-marked');
+      expect(await store.listActive()).toEqual([{ run_id: 'r2', dag_name: 'etl', queue: 'q' }]);
+    });
+
+    it('keeps the last heartbeat of each attempt', async () => {
+      await store.createRun(testRunStatus({ run_id: 'r1' }));
+      expect(await store.readHeartbeat('r1', 1)).toBeNull();
+      await store.writeHeartbeat('r1', 1, 1_700_000_000_000);
+      await store.writeHeartbeat('r1', 1, 1_700_000_005_000);
+      expect(await store.readHeartbeat('r1', 1)).toBe(1_700_000_005_000);
+      expect(await store.readHeartbeat('r1', 2)).toBeNull();
+      expect(await store.readHeartbeat('ghost', 1)).toBeNull();
+    });
+
+    it('gives each attempt its own absolute log directory', () => {
+      const first = store.logDir('etl', 'r1', 1);
+      const second = store.logDir('etl', 'r1', 2);
+      expect(first.startsWith('/')).toBe(true);
+      expect(first.endsWith('/etl/r1/1')).toBe(true);
+      expect(second.endsWith('/etl/r1/2')).toBe(true);
+    });
+  });
+}

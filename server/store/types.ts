@@ -1,0 +1,104 @@
+// Interfaces of the stores under DAGU_HOME/data. File-backed implementations live beside them;
+// in-memory fakes pass the same contract suites. Expected outcomes are return values, not exceptions.
+
+import type { RunState, RunStatus, TriggerType } from '../core/types';
+
+/** What the run list shows of a run without reading more than its latest status. */
+export interface RunSummary {
+  dag_name: string;
+  run_id: string;
+  attempt: number;
+  status: RunState | 'corrupt';
+  trigger_type: TriggerType | null;
+  schedule_time: string | null;
+  queue: string | null;
+  created_at: string;
+  queued_at: string | null;
+  started_at: string | null;
+  finished_at: string | null;
+  error: string | null;
+}
+
+export interface RunListQuery {
+  dag?: string;
+  status?: RunState;
+  /** Max items (default 50, at most 500). */
+  limit?: number;
+  /** Opaque cursor from a previous page's `next_cursor`. */
+  cursor?: string;
+}
+
+export interface RunListPage {
+  items: RunSummary[];
+  next_cursor: string | null;
+}
+
+/** The outcome of reading a run's latest status. A corrupt file is reported, never thrown. */
+export type ReadStatusResult =
+  { kind: 'ok'; status: RunStatus } | { kind: 'missing' } | { kind: 'corrupt'; error: string; path: string };
+
+export type CreateRunResult = { created: true } | { created: false; reason: 'exists' };
+
+/**
+ * Durable run records. A run directory is created exclusively (the at-most-once guarantee);
+ * every status write replaces the attempt's status file atomically.
+ */
+export interface RunStore {
+  /** Creates the run and its first attempt with `initial` (attempt 1). Fails with `exists` if the ID is taken. */
+  createRun(initial: RunStatus): Promise<CreateRunResult>;
+  /** Starts attempt `status.attempt` (must be latest+1) of an existing run. */
+  createAttempt(status: RunStatus): Promise<void>;
+  /** Atomically replaces the status of the attempt `status.attempt`. */
+  writeStatus(status: RunStatus): Promise<void>;
+  /** Latest attempt's status. */
+  readStatus(runId: string): Promise<ReadStatusResult>;
+  /** Newest first, across all DAGs or one; reads status only for the page it returns. */
+  listRuns(query: RunListQuery): Promise<RunListPage>;
+  /** Runs currently marked active (queued or running), without scanning history. */
+  listActive(): Promise<Array<{ run_id: string; dag_name: string; queue: string }>>;
+  /** Marks/unmarks a run as active; the runner and the queue call these on state changes. */
+  markActive(run: { run_id: string; dag_name: string; queue: string }): Promise<void>;
+  unmarkActive(runId: string): Promise<void>;
+  /** Writes the run process's heartbeat (wall-clock ms) for the attempt. */
+  writeHeartbeat(runId: string, attempt: number, nowMs: number): Promise<void>;
+  /** Last heartbeat time in wall-clock ms, or null if none was written. */
+  readHeartbeat(runId: string, attempt: number): Promise<number | null>;
+  /** Directory of the attempt's step logs, absolute. */
+  logDir(dagName: string, runId: string, attempt: number): string;
+}
+
+/** One queued run: a pointer to the run record, which holds the truth (`status: queued`). */
+export interface QueueItem {
+  queue: string;
+  run_id: string;
+  dag_name: string;
+  enqueued_at: string;
+  /** Opaque identity of the item file, used to dequeue exactly this item. */
+  item_id: string;
+}
+
+export interface QueueStore {
+  enqueue(item: Omit<QueueItem, 'item_id'>): Promise<QueueItem>;
+  /** Items of one queue, oldest first. */
+  list(queue: string): Promise<QueueItem[]>;
+  /** Names of queues that have at least one item. */
+  queues(): Promise<string[]>;
+  /** Removes the item of `runId` from its queue; false if there was none. */
+  dequeue(queue: string, runId: string): Promise<boolean>;
+  /** Finds the queue item of a run across queues. */
+  find(runId: string): Promise<QueueItem | null>;
+}
+
+/** An entry of the event log (issue 4 extends the types). */
+export interface EventRecord {
+  id: string;
+  type: string;
+  time: string;
+  data: Record<string, unknown>;
+}
+
+export interface EventLog {
+  append(type: string, data: Record<string, unknown>): Promise<EventRecord>;
+  /** Events after `afterId` (exclusive), oldest first, optionally of some types. */
+  list(query: { afterId?: string; types?: string[]; limit?: number }): Promise<EventRecord[]>;
+}

@@ -1,0 +1,159 @@
+// Helpers for tests that run the real `bin/dagu`: a temp DAGU_HOME, free ports, and processes that are
+// always stopped when the test ends.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+export const ROOT = path.resolve(import.meta.dirname, '..', '..');
+export const DAGU = path.join(ROOT, 'bin', 'dagu');
+
+export interface TempHome {
+  home: string;
+  dags: string;
+  env: NodeJS.ProcessEnv;
+  writeDag(name: string, yaml: string): string;
+  cleanup(): void;
+}
+
+/** A fresh DAGU_HOME with short timings; `extraEnv` overrides them. */
+export function tempHome(extraEnv: Record<string, string> = {}): TempHome {
+  const home = mkdtempSync(path.join(tmpdir(), 'dagu-it-'));
+  const dags = path.join(home, 'dags');
+  mkdirSync(dags, { recursive: true });
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DAGU_HOME: home,
+    DAGU_LOG_FORMAT: 'json',
+    DAGU_SCHEDULER_PORT: '0',
+    DAGU_RUN_KILL_GRACE: '1s',
+    DAGU_RUN_HEARTBEAT_INTERVAL: '500ms',
+    DAGU_RUN_HEARTBEAT_STALE_THRESHOLD: '3s',
+    DAGU_SCHEDULER_ZOMBIE_CHECK_INTERVAL: '500ms',
+    ...extraEnv,
+  };
+  return {
+    home,
+    dags,
+    env,
+    writeDag(name, yaml) {
+      const file = path.join(dags, `${name}.yaml`);
+      writeFileSync(file, yaml);
+      return file;
+    },
+    cleanup() {
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface Result {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `dagu <args>` to completion (killed after timeoutMs). */
+export function dagu(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 30_000): Promise<Result> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [DAGU, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+/** A long-running `dagu` process (scheduler, server) that the test must stop with `stop()`. */
+export interface Service {
+  child: ChildProcess;
+  output(): string;
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<void>;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export function startService(args: string[], env: NodeJS.ProcessEnv): Service {
+  const child = spawn(process.execPath, [DAGU, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  const listeners = new Set<() => void>();
+  const onData = (d: Buffer) => {
+    out += d.toString();
+    for (const l of listeners) l();
+  };
+  child.stdout!.on('data', onData);
+  child.stderr!.on('data', onData);
+  const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
+  return {
+    child,
+    output: () => out,
+    waitFor(pattern, timeoutMs = 20_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          if (pattern.test(out)) {
+            listeners.delete(check);
+            clearTimeout(timer);
+            resolve();
+          }
+        };
+        const timer = setTimeout(() => {
+          listeners.delete(check);
+          reject(new Error(`timed out waiting for ${pattern}; output:\n${out}`));
+        }, timeoutMs);
+        listeners.add(check);
+        check();
+      });
+    },
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      const t = setTimeout(() => child.kill('SIGKILL'), 12_000);
+      const code = await exited;
+      clearTimeout(t);
+      return code;
+    },
+  };
+}
+
+/** Polls `fn` until it returns a truthy value or the timeout passes. */
+export async function eventually<T>(fn: () => Promise<T | null | undefined | false> | T | null | undefined | false, timeoutMs = 20_000, everyMs = 100): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v) return v;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms${last ? `: ${String(last)}` : ''}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Kills every process of a process group, ignoring one that is already gone. */
+export function killGroup(pid: number) {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    /* already gone */
+  }
+}

@@ -1,0 +1,132 @@
+// The single-instance scheduler through the real binary: slots, queues, catch-up and dead runs.
+
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DAGU, dagu, eventually, startService, tempHome, type Service, type TempHome } from './harness';
+
+let h: TempHome;
+let services: Service[] = [];
+beforeEach(() => {
+  h = tempHome();
+  services = [];
+});
+afterEach(async () => {
+  await Promise.all(services.map((s) => s.stop('SIGKILL')));
+  h.cleanup();
+});
+
+function scheduler(env = h.env) {
+  const s = startService(['scheduler'], env);
+  services.push(s);
+  return s;
+}
+
+interface RunSummary {
+  run_id: string;
+  status: string;
+  trigger_type: string;
+  schedule_time: string | null;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+async function runs(dag: string): Promise<RunSummary[]> {
+  const { FileRunStore } = await import('../../server/store/fileRunStore');
+  const store = new FileRunStore({ dataDir: path.join(h.home, 'data'), logDir: path.join(h.home, 'logs') });
+  const page = await store.listRuns({ dag, limit: 500 });
+  return page.items as RunSummary[];
+}
+
+describe('dagu scheduler', () => {
+  it('runs each slot of a seconds schedule once, with the slot run ID and schedule time', async () => {
+    h.writeDag('tick', 'schedule: "*/2 * * * * *"\nsteps:\n  - name: s\n    command: echo "$DAG_RUN_SCHEDULE_TIME"\n');
+    const s = scheduler();
+    const done = await eventually(async () => {
+      const r = (await runs('tick')).filter((x) => x.status === 'succeeded');
+      return r.length >= 2 ? r : null;
+    }, 20_000);
+    for (const r of done) {
+      expect(r.trigger_type).toBe('scheduler');
+      expect(r.run_id).toMatch(/^sched-[0-9a-f]{12}-\d{8}T\d{4,6}Z$/);
+      expect(new Date(r.schedule_time!).getUTCSeconds() % 2).toBe(0);
+    }
+    expect(new Set(done.map((r) => r.schedule_time)).size).toBe(done.length);
+    expect(await s.stop()).toBe(0);
+  });
+
+  it('consumes a queue in order within its concurrency and leaves it empty', async () => {
+    h.writeDag('q', 'steps:\n  - name: s\n    command: sleep 0.3\n');
+    for (let i = 0; i < 3; i++) expect((await dagu(['enqueue', 'q'], h.env)).code).toBe(0);
+    scheduler();
+    const done = await eventually(async () => {
+      const r = (await runs('q')).filter((x) => x.status === 'succeeded');
+      return r.length === 3 ? r : null;
+    }, 20_000);
+    const byStart = [...done].sort((a, b) => a.started_at!.localeCompare(b.started_at!));
+    for (let i = 1; i < byStart.length; i++) {
+      // max_active_runs defaults to 1: the next run starts only after the previous one finished.
+      expect(byStart[i].started_at! >= byStart[i - 1].finished_at!).toBe(true);
+    }
+    expect(readdirSafe(path.join(h.home, 'data', 'queue', 'q'))).toEqual([]);
+  });
+
+  it('refuses to enqueue when queues are disabled', async () => {
+    h.writeDag('q', 'steps:\n  - name: s\n    command: "true"\n');
+    const r = await dagu(['enqueue', 'q'], { ...h.env, DAGU_QUEUES_ENABLED: 'false' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/queues are disabled/);
+  });
+
+  it('keeps a queued run going after the scheduler that started it stops', async () => {
+    h.writeDag('long', 'steps:\n  - name: s\n    command: sleep 2\n');
+    await dagu(['enqueue', '--run-id', 'survivor', 'long'], h.env);
+    const s = scheduler();
+    await eventually(async () => (await runs('long')).find((r) => r.status === 'running'));
+    expect(await s.stop()).toBe(0);
+    const final = await eventually(async () => (await runs('long')).find((r) => r.status === 'succeeded'), 10_000);
+    expect(final.run_id).toBe('survivor');
+  });
+
+  it('marks a run failed when its process is killed', async () => {
+    h.writeDag('victim', 'steps:\n  - name: s\n    command: sleep 30\n');
+    const { spawn } = await import('node:child_process');
+    const child = spawn(process.execPath, [DAGU, 'start', '--run-id', 'victim1', 'victim'], {
+      env: h.env,
+      stdio: 'ignore',
+      detached: true,
+    });
+    await eventually(async () => (await runs('victim')).find((r) => r.status === 'running'));
+    process.kill(-child.pid!, 'SIGKILL');
+    scheduler();
+    const failed = await eventually(async () => (await runs('victim')).find((r) => r.status === 'failed'), 15_000);
+    const st = await dagu(['status', '--json', 'victim1'], h.env);
+    expect(JSON.parse(st.stdout).error).toMatch(/run process \d+ on .* (is gone|stopped heartbeating)/);
+    expect(failed.run_id).toBe('victim1');
+  });
+
+  it('queues missed slots inside catchup_window as catch-up runs at start', async () => {
+    h.writeDag('cu', 'schedule: "* * * * *"\ncatchup_window: 5m\nsteps:\n  - name: s\n    command: "true"\n');
+    const minute = Math.floor(Date.now() / 60_000) * 60_000;
+    mkdirSync(path.join(h.home, 'data', 'scheduler'), { recursive: true });
+    writeFileSync(
+      path.join(h.home, 'data', 'scheduler', 'state.json'),
+      JSON.stringify({ version: 1, last_tick_ms: minute - 3 * 60_000, dags: { cu: { last_slot_ms: minute - 3 * 60_000 } } }),
+    );
+    scheduler();
+    const catchups = await eventually(async () => {
+      const r = (await runs('cu')).filter((x) => x.trigger_type === 'catchup' && x.status === 'succeeded');
+      return r.length >= 2 ? r : null;
+    }, 20_000);
+    const slots = catchups.map((r) => Date.parse(r.schedule_time!)).sort();
+    expect(slots).toEqual([minute - 2 * 60_000, minute - 60_000]);
+  });
+});
+
+function readdirSafe(dir: string): string[] {
+  try {
+    return readdirSync(dir).filter((f) => !f.startsWith('.'));
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,148 @@
+// `dagu start` on fixture DAGs, through the real binary: outcomes, exit codes, logs and status records.
+
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { dagu, eventually, tempHome, type TempHome } from './harness';
+
+let h: TempHome;
+beforeEach(() => {
+  h = tempHome();
+});
+afterEach(() => h.cleanup());
+
+async function status(runId: string) {
+  const r = await dagu(['status', '--json', runId], h.env);
+  expect(r.code, r.stderr).toBe(0);
+  return JSON.parse(r.stdout);
+}
+
+const runIdOf = (stdout: string) => /^\S+ (\S+) \(attempt/m.exec(stdout)![1];
+
+describe('dagu start', () => {
+  it('runs a chain of steps to success, exits 0 and writes logs and status', async () => {
+    h.writeDag('ok', 'steps:\n  - name: one\n    command: echo first\n  - name: two\n    command: echo "second $DAG_NAME"\n');
+    const r = await dagu(['start', 'ok'], h.env);
+    expect(r.code, r.stderr).toBe(0);
+    const s = await status(runIdOf(r.stdout));
+    expect(s.status).toBe('succeeded');
+    expect(s.trigger_type).toBe('manual');
+    expect(s.steps.map((x: { status: string }) => x.status)).toEqual(['succeeded', 'succeeded']);
+    const log = readFileSync(path.join(h.home, 'logs', s.steps[1].stdout), 'utf8');
+    expect(log).toContain('second ok');
+  });
+
+  it('exits 1 when a step fails and records the exit code and error', async () => {
+    h.writeDag('bad', 'steps:\n  - name: boom\n    command: sh -c "exit 3"\n  - name: after\n    command: echo never\n');
+    const r = await dagu(['start', 'bad'], h.env);
+    expect(r.code).toBe(1);
+    const s = await status(runIdOf(r.stdout));
+    expect(s.status).toBe('failed');
+    expect(s.steps[0]).toMatchObject({ status: 'failed', exit_code: 3 });
+    expect(s.steps[1].status).not.toBe('succeeded');
+    expect(s.error).toMatch(/boom/);
+  });
+
+  it('retries a failing step until it succeeds', async () => {
+    h.writeDag(
+      'flaky',
+      [
+        'steps:',
+        '  - name: flaky',
+        '    script: |',
+        '      m="$DAGU_HOME/marker-$DAG_RUN_ID"',
+        '      if [ -f "$m" ]; then echo ok; else touch "$m"; exit 1; fi',
+        '    retry_policy:',
+        '      limit: 2',
+        '      interval_sec: 0',
+        '',
+      ].join('\n'),
+    );
+    const r = await dagu(['start', 'flaky'], h.env);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const s = await status(runIdOf(r.stdout));
+    expect(s.steps[0]).toMatchObject({ status: 'succeeded', retry_count: 1 });
+  });
+
+  it('kills a step that runs past its timeout', async () => {
+    h.writeDag('slow', 'steps:\n  - name: sleepy\n    command: sleep 30\n    timeout_sec: 1\n');
+    const started = Date.now();
+    const r = await dagu(['start', 'slow'], h.env);
+    expect(r.code).toBe(1);
+    expect(Date.now() - started).toBeLessThan(15_000);
+    const s = await status(runIdOf(r.stdout));
+    expect(s.steps[0].status).toBe('failed');
+    expect(s.steps[0].error).toMatch(/timed out/);
+  });
+
+  it('ends aborted when the run process gets SIGTERM, and the abort handler runs', async () => {
+    h.writeDag(
+      'longrun',
+      'handler_on:\n  abort:\n    command: echo aborted-handler\nsteps:\n  - name: wait\n    command: sleep 30\n',
+    );
+    const { spawn } = await import('node:child_process');
+    const { DAGU } = await import('./harness');
+    const child = spawn(process.execPath, [DAGU, 'start', '--run-id', 'abort-me', 'longrun'], { env: h.env, stdio: 'ignore' });
+    await eventually(async () => {
+      const r = await dagu(['status', '--json', 'abort-me'], h.env);
+      return r.code === 0 && JSON.parse(r.stdout).steps[0].status === 'running';
+    });
+    child.kill('SIGTERM');
+    const code = await new Promise<number | null>((res) => child.on('exit', (c) => res(c)));
+    expect(code).toBe(1);
+    const s = await status('abort-me');
+    expect(s.status).toBe('aborted');
+    expect(s.handlers.abort?.status).toBe('succeeded');
+  });
+
+  it('passes params as env and positional arguments without evaluating shell metacharacters', async () => {
+    const canary = path.join(h.home, 'pwned');
+    h.writeDag(
+      'params',
+      'params:\n  - NAME=default\nsteps:\n  - name: show\n    command: printf "%s|%s|%s" "$NAME" "$1" "$2"\n',
+    );
+    const evil = `'; touch ${canary}; echo '`;
+    const r = await dagu(['start', '--run-id', 'p1', 'params', '--', `NAME=$(touch ${canary})`, evil, 'a b'], h.env);
+    expect(r.code, r.stderr).toBe(0);
+    const s = await status('p1');
+    const out = readFileSync(path.join(h.home, 'logs', s.steps[0].stdout), 'utf8');
+    expect(out).toBe(`$(touch ${canary})|${evil}|a b`);
+    expect(existsSync(canary)).toBe(false);
+    expect(s.params).toEqual([`NAME=$(touch ${canary})`, evil, 'a b']);
+  });
+});
+
+describe('bad input gets one clear line, exit 2 and no run record', () => {
+  it.each([
+    ['a missing DAG', ['start', 'nope'], /DAG "nope" not found/],
+    ['a DAG name with ..', ['start', '../etc/passwd'], /not found|invalid/],
+    ['a run ID with a slash', ['start', '--run-id', 'a/b', 'ok'], /invalid run ID "a\/b"/],
+    ['an unknown command', ['frobnicate'], /unknown command/],
+  ])('%s', async (_label, args, message) => {
+    h.writeDag('ok', 'steps:\n  - name: one\n    command: "true"\n');
+    const r = await dagu(args, h.env);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(existsSync(path.join(h.home, 'data', 'runs'))).toBe(false);
+  });
+
+  it('an invalid duration in the environment names the variable and value', async () => {
+    const r = await dagu(['start', 'ok'], { ...h.env, DAGU_SCHEDULER_LOCK_STALE_THRESHOLD: '-5s' });
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe(
+      'dagu: DAGU_SCHEDULER_LOCK_STALE_THRESHOLD (scheduler.lock_stale_threshold): "-5s" is negative',
+    );
+  });
+
+  it('a malformed DAG names the file and line, and validate prints every error at once', async () => {
+    h.writeDag('broken', 'steps:\n  - name: a\n    command: echo\n    depends: missing\n  - name: b\n    bogus_key: 1\n    command: echo\n');
+    const r = await dagu(['start', 'broken'], h.env);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/broken\.yaml:\d+/);
+    const v = await dagu(['validate', 'broken'], h.env);
+    expect(v.code).toBe(2);
+    expect(v.stderr).toMatch(/depends/);
+    expect(v.stderr).toMatch(/bogus_key/);
+    expect(existsSync(path.join(h.home, 'data', 'runs'))).toBe(false);
+  });
+});
