@@ -23,12 +23,18 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['node:*', 'fs', 'path', 'child_process', 'os', '../store/*', '../scheduler/*'] }] },
+        {
+          patterns: [
+            { group: ['node:*', 'fs', 'path', 'child_process', 'os', '../store/*', '../scheduler/*'] },
+          ],
+        },
       ],
     },
   },
   {
     files: ['**/*.mjs', '**/*.js'],
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly' } },
+    languageOptions: {
+      globals: { process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly' },
+    },
   },
 );

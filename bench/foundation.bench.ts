@@ -82,7 +82,12 @@ async function runListApi() {
   const h = tempHome();
   h.writeDag('hist', 'steps:\n  - name: t\n    command: "true"\n');
   const store = new FileRunStore({ dataDir: path.join(h.home, 'data'), logDir: path.join(h.home, 'logs') });
-  const dag = { name: 'hist', queue: 'hist', steps: [{ name: 't' }], worker_selector: null } as unknown as DagSpec;
+  const dag = {
+    name: 'hist',
+    queue: 'hist',
+    steps: [{ name: 't' }],
+    worker_selector: null,
+  } as unknown as DagSpec;
   const base = Date.now() - 10_000 * 60_000;
   for (let i = 0; i < 10_000; i++) {
     const s = newRunStatus({

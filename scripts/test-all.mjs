@@ -21,10 +21,15 @@ function run(label, cmd, args, extraEnv = {}) {
 function ensureChromium() {
   if (existsSync('/usr/bin/chromium')) return;
   if (process.getuid?.() !== 0) {
-    problems.push('Debian chromium is missing (/usr/bin/chromium): install it with `apt-get install -y chromium`');
+    problems.push(
+      'Debian chromium is missing (/usr/bin/chromium): install it with `apt-get install -y chromium`',
+    );
     return;
   }
-  run('install chromium', 'bash', ['-c', 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium']);
+  run('install chromium', 'bash', [
+    '-c',
+    'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium',
+  ]);
 }
 
 // 1. Build what the tests run: the bundled CLI and the console.
@@ -43,7 +48,13 @@ else {
 // 3. Vitest: unit, integration and conformance projects.
 const vitestJson = path.join(out, 'vitest.json');
 rmSync(vitestJson, { force: true });
-run('vitest', 'npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestJson}`]);
+run('vitest', 'npx', [
+  'vitest',
+  'run',
+  '--reporter=default',
+  '--reporter=json',
+  `--outputFile.json=${vitestJson}`,
+]);
 if (existsSync(vitestJson)) {
   const v = JSON.parse(readFileSync(vitestJson, 'utf8'));
   passed += v.numPassedTests;
@@ -65,7 +76,9 @@ if (existsSync(vitestJson)) {
 ensureChromium();
 const pwJson = path.join(out, 'playwright.json');
 rmSync(pwJson, { force: true });
-run('playwright', 'npx', ['playwright', 'test', '--reporter=list,json'], { PLAYWRIGHT_JSON_OUTPUT_NAME: pwJson });
+run('playwright', 'npx', ['playwright', 'test', '--reporter=list,json'], {
+  PLAYWRIGHT_JSON_OUTPUT_NAME: pwJson,
+});
 if (existsSync(pwJson)) {
   const p = JSON.parse(readFileSync(pwJson, 'utf8'));
   passed += p.stats.expected;

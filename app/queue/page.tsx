@@ -2,7 +2,7 @@
 
 import type { Metadata } from 'next';
 import { PageHeader } from '@/components/Panels';
-import { QueueList } from '@/components/queue/QueueView';
+import { QueueList } from '@/components/queue/QueueList';
 
 export const metadata: Metadata = { title: 'Queue' };
 

@@ -1,9 +1,12 @@
 'use client';
 // Filter controls of the run list. They are a plain GET form (works without JavaScript); with JavaScript a
 // change navigates at once. Changing a filter starts again from the newest page.
+// The selects are uncontrolled and the URL is built from the form itself: a second change made before the
+// first navigation finished must not be computed from the previous URL's filter.
 
 import { useQuery } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
+import type { ChangeEvent } from 'react';
 import { RUN_STATES } from '@/server/api/runStates';
 import { buttonClass } from '../Panels';
 import { dagsQuery, type RunFilter } from '../queries';
@@ -18,9 +21,16 @@ export function RunFilters({ filter }: { filter: RunFilter }) {
   const names = new Set((dags.data?.dags ?? []).map((d) => d.name));
   if (filter.dag) names.add(filter.dag);
   const go = (next: RunFilter) => router.push(runListHref({ dag: next.dag, status: next.status }));
+  const onChange = (e: ChangeEvent<HTMLSelectElement>) => {
+    const form = new FormData(e.currentTarget.form ?? undefined);
+    const value = (name: string) => (form.get(name) as string | null) || undefined;
+    go({ dag: value('dag'), status: value('status') });
+  };
 
   return (
     <form
+      // Remounted when the URL's filter changes (back button, "Clear filters"), so the selects show it.
+      key={`${filter.dag ?? ''}|${filter.status ?? ''}`}
       action="/runs"
       method="get"
       className="mb-4 flex flex-wrap items-end gap-3"
@@ -31,8 +41,8 @@ export function RunFilters({ filter }: { filter: RunFilter }) {
         <select
           name="dag"
           className={selectClass}
-          value={filter.dag ?? ''}
-          onChange={(e) => go({ ...filter, dag: e.target.value || undefined })}
+          defaultValue={filter.dag ?? ''}
+          onChange={onChange}
           data-testid="filter-dag"
         >
           <option value="">All DAGs</option>
@@ -48,8 +58,8 @@ export function RunFilters({ filter }: { filter: RunFilter }) {
         <select
           name="status"
           className={selectClass}
-          value={filter.status ?? ''}
-          onChange={(e) => go({ ...filter, status: e.target.value || undefined })}
+          defaultValue={filter.status ?? ''}
+          onChange={onChange}
           data-testid="filter-status"
         >
           <option value="">Any status</option>

@@ -18,7 +18,14 @@ export class UsageError extends Error {
   }
 }
 
-const USER_ERRORS = ['UsageError', 'ConfigError', 'InvalidNameError', 'NotFoundError', 'ConflictError', 'BadRequestError'];
+const USER_ERRORS = [
+  'UsageError',
+  'ConfigError',
+  'InvalidNameError',
+  'NotFoundError',
+  'ConflictError',
+  'BadRequestError',
+];
 
 /** Prints one line naming the problem and sets the exit code (2 for user errors, 1 otherwise). */
 export function fail(err: unknown): void {

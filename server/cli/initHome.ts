@@ -9,7 +9,7 @@ import { UsageError } from './exit';
 import { EXAMPLE_DAGS } from './exampleDags';
 
 export async function initHome(config: Config, logger: Logger): Promise<void> {
-  let createdDags = false;
+  let createdDags: boolean;
   try {
     await mkdir(config.home, { recursive: true });
     createdDags = (await mkdir(config.paths.dags_dir, { recursive: true })) !== undefined;

@@ -34,17 +34,25 @@ describe('loadConfig', () => {
     expect(load({ DAGU_PORT: '9100' }).port).toBe(9100);
     expect(load({ DAGU_PORT: '9100' }, { port: 9200 }).port).toBe(9200);
     expect(load().scheduler.lock_stale_threshold_ms).toBe(10_000);
-    expect(load({ DAGU_SCHEDULER_LOCK_STALE_THRESHOLD: '3s', DAGU_SCHEDULER_LOCK_RETRY_INTERVAL: '500ms' }).scheduler)
-      .toMatchObject({ lock_stale_threshold_ms: 3000, lock_retry_interval_ms: 500 });
+    expect(
+      load({ DAGU_SCHEDULER_LOCK_STALE_THRESHOLD: '3s', DAGU_SCHEDULER_LOCK_RETRY_INTERVAL: '500ms' })
+        .scheduler,
+    ).toMatchObject({ lock_stale_threshold_ms: 3000, lock_retry_interval_ms: 500 });
   });
 
   it('reads queues.config from the file', () => {
-    writeFileSync(path.join(home, 'config.yaml'), 'queues:\n  config:\n    - name: batch\n      max_concurrency: 4\n');
+    writeFileSync(
+      path.join(home, 'config.yaml'),
+      'queues:\n  config:\n    - name: batch\n      max_concurrency: 4\n',
+    );
     expect(load().queues.config).toEqual([{ name: 'batch', max_concurrency: 4 }]);
   });
 
   it.each([
-    [{ DAGU_SCHEDULER_LOCK_STALE_THRESHOLD: '-5s' }, /DAGU_SCHEDULER_LOCK_STALE_THRESHOLD \(scheduler.lock_stale_threshold\): "-5s" is negative/],
+    [
+      { DAGU_SCHEDULER_LOCK_STALE_THRESHOLD: '-5s' },
+      /DAGU_SCHEDULER_LOCK_STALE_THRESHOLD \(scheduler.lock_stale_threshold\): "-5s" is negative/,
+    ],
     [{ DAGU_SCHEDULER_LOCK_STALE_THRESHOLD: 'abc' }, /"abc" is not a duration/],
     [{ DAGU_SCHEDULER_LOCK_STALE_THRESHOLD: '0s' }, /must be greater than 0s/],
     [{ DAGU_SCHEDULER_LOCK_RETRY_INTERVAL: '30s' }, /must be below scheduler.lock_stale_threshold/],

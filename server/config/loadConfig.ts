@@ -50,7 +50,11 @@ export function loadConfig(opts: LoadConfigOptions = {}): Config {
     if (flag !== undefined) raw.set(s.key, { value: flag, origin: `--${s.key.split('.').pop()} (${s.key})` });
   }
 
-  const v = (key: string) => compile(SETTINGS.find((s) => s.key === key)!, raw.get(key));
+  const v = (key: string) =>
+    compile(
+      SETTINGS.find((s) => s.key === key)!,
+      raw.get(key),
+    );
   const dir = (key: string, fallback: string) => {
     const value = v(key) as string | null;
     return path.resolve(home, value ?? fallback);
@@ -85,7 +89,10 @@ export function loadConfig(opts: LoadConfigOptions = {}): Config {
     },
     host: v('host') as string,
     port: v('port') as number,
-    log: { level: v('log.level') as Config['log']['level'], format: v('log.format') as Config['log']['format'] },
+    log: {
+      level: v('log.level') as Config['log']['level'],
+      format: v('log.format') as Config['log']['format'],
+    },
     scheduler: {
       lock_stale_threshold_ms: threshold,
       lock_retry_interval_ms: retry,
@@ -113,15 +120,25 @@ function readConfigFile(file: string): { values: Map<string, unknown>; queues: Q
   const doc = parseDocument(text, { uniqueKeys: true });
   if (doc.errors.length > 0) {
     const e = doc.errors[0];
-    throw new ConfigError(`${file}:${e.linePos?.[0]?.line ?? '?'}: invalid YAML: ${e.message.split('\n')[0]}`);
+    throw new ConfigError(
+      `${file}:${e.linePos?.[0]?.line ?? '?'}: invalid YAML: ${e.message.split('\n')[0]}`,
+    );
   }
   const root: unknown = doc.toJS();
   if (root === null || root === undefined) return { values: new Map(), queues: [] };
-  if (typeof root !== 'object' || Array.isArray(root)) throw new ConfigError(`${file}: must be a mapping of keys`);
+  if (typeof root !== 'object' || Array.isArray(root))
+    throw new ConfigError(`${file}: must be a mapping of keys`);
 
   const values = new Map<string, unknown>();
   const known = new Set([...SETTINGS.map((s) => s.key), ...STRUCTURED_KEYS]);
-  const prefixes = new Set([...known].flatMap((k) => k.split('.').slice(0, -1).map((_, i, a) => a.slice(0, i + 1).join('.'))));
+  const prefixes = new Set(
+    [...known].flatMap((k) =>
+      k
+        .split('.')
+        .slice(0, -1)
+        .map((_, i, a) => a.slice(0, i + 1).join('.')),
+    ),
+  );
   const walk = (obj: Record<string, unknown>, prefix: string) => {
     for (const [k, val] of Object.entries(obj)) {
       const key = prefix ? `${prefix}.${k}` : k;
@@ -137,21 +154,26 @@ function readConfigFile(file: string): { values: Map<string, unknown>; queues: Q
 
 function compileQueues(value: unknown, file: string): QueueConfig[] {
   if (value === undefined || value === null) return [];
-  if (!Array.isArray(value)) throw new ConfigError(`${file}: queues.config must be a list of {name, max_concurrency}`);
+  if (!Array.isArray(value))
+    throw new ConfigError(`${file}: queues.config must be a list of {name, max_concurrency}`);
   const seen = new Set<string>();
   return value.map((q, i) => {
     const where = `${file}: queues.config[${i}]`;
-    if (q === null || typeof q !== 'object' || Array.isArray(q)) throw new ConfigError(`${where} must be a mapping`);
+    if (q === null || typeof q !== 'object' || Array.isArray(q))
+      throw new ConfigError(`${where} must be a mapping`);
     const { name, max_concurrency, ...rest } = q as Record<string, unknown>;
     const extra = Object.keys(rest);
     if (extra.length > 0) throw new ConfigError(`${where}: unknown key ${JSON.stringify(extra[0])}`);
     if (typeof name !== 'string' || !isValidDagName(name))
       throw new ConfigError(`${where}.name: ${JSON.stringify(name)} is not a valid queue name`);
-    if (seen.has(name)) throw new ConfigError(`${where}.name: queue ${JSON.stringify(name)} is defined twice`);
+    if (seen.has(name))
+      throw new ConfigError(`${where}.name: queue ${JSON.stringify(name)} is defined twice`);
     seen.add(name);
     const mc = max_concurrency ?? 1;
     if (typeof mc !== 'number' || !Number.isInteger(mc) || mc < 1)
-      throw new ConfigError(`${where}.max_concurrency: ${JSON.stringify(mc)} must be a whole number of at least 1`);
+      throw new ConfigError(
+        `${where}.max_concurrency: ${JSON.stringify(mc)} must be a whole number of at least 1`,
+      );
     return { name, max_concurrency: mc };
   });
 }
@@ -198,7 +220,8 @@ function compile(s: Setting, raw: Raw | undefined): unknown {
       return value;
     }
     case 'string': {
-      if (typeof value !== 'string' || value === '') throw new ConfigError(`${origin}: ${shown} must be a non-empty string`);
+      if (typeof value !== 'string' || value === '')
+        throw new ConfigError(`${origin}: ${shown} must be a non-empty string`);
       return value;
     }
   }

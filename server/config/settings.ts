@@ -22,8 +22,20 @@ export interface Setting {
 }
 
 export const SETTINGS: readonly Setting[] = [
-  { key: 'host', env: 'DAGU_HOST', kind: 'string', default: '127.0.0.1', doc: 'Address the web server binds to' },
-  { key: 'port', env: 'DAGU_PORT', kind: 'port', default: 8080, doc: 'Port of the web server (console, API, /metrics)' },
+  {
+    key: 'host',
+    env: 'DAGU_HOST',
+    kind: 'string',
+    default: '127.0.0.1',
+    doc: 'Address the web server binds to',
+  },
+  {
+    key: 'port',
+    env: 'DAGU_PORT',
+    kind: 'port',
+    default: 8080,
+    doc: 'Port of the web server (console, API, /metrics)',
+  },
   {
     key: 'paths.dags_dir',
     env: 'DAGU_DAGS_DIR',

@@ -10,7 +10,11 @@ export interface PlannedSlot {
 }
 
 /** Slots of every DAG in (fromExclusiveMs, toInclusiveMs], oldest first, de-duplicated per DAG. */
-export function planTick(dags: readonly DagSpec[], fromExclusiveMs: number, toInclusiveMs: number): PlannedSlot[] {
+export function planTick(
+  dags: readonly DagSpec[],
+  fromExclusiveMs: number,
+  toInclusiveMs: number,
+): PlannedSlot[] {
   const out: PlannedSlot[] = [];
   if (toInclusiveMs <= fromExclusiveMs) return out; // the wall clock went backwards: plan nothing twice
   for (const dag of dags) {
@@ -46,7 +50,13 @@ export function finestGranularityMs(dags: readonly DagSpec[]): number {
  */
 export function planCatchup(
   dag: DagSpec,
-  opts: { lastSlotMs: number | null; windowMs: number; nowMs: number; beforeMs: number; policy?: OverlapPolicy },
+  opts: {
+    lastSlotMs: number | null;
+    windowMs: number;
+    nowMs: number;
+    beforeMs: number;
+    policy?: OverlapPolicy;
+  },
 ): number[] {
   if (opts.windowMs <= 0) return [];
   const from = Math.max(opts.lastSlotMs ?? -Infinity, opts.nowMs - opts.windowMs);

@@ -5,23 +5,11 @@
 export type TriggerType = 'scheduler' | 'manual' | 'catchup' | 'retry' | 'subdag' | 'queue';
 
 /** Life-cycle of one run attempt. `queued` runs have a queue item; the others are terminal except `running`. */
-export type RunState =
-  | 'queued'
-  | 'running'
-  | 'succeeded'
-  | 'partially_succeeded'
-  | 'failed'
-  | 'aborted';
+export type RunState = 'queued' | 'running' | 'succeeded' | 'partially_succeeded' | 'failed' | 'aborted';
 
 /** Life-cycle of one step inside a run. */
 export type StepState =
-  | 'not_started'
-  | 'running'
-  | 'retrying'
-  | 'succeeded'
-  | 'failed'
-  | 'skipped'
-  | 'aborted';
+  'not_started' | 'running' | 'retrying' | 'succeeded' | 'failed' | 'skipped' | 'aborted';
 
 export const TERMINAL_RUN_STATES: readonly RunState[] = [
   'succeeded',

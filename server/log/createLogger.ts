@@ -14,7 +14,9 @@ export interface CreateLoggerOptions {
 export function createLogger(opts: CreateLoggerOptions): Logger {
   const stream = opts.stream ?? process.stderr;
   const text = opts.format === 'text' || (opts.format === 'auto' && Boolean(stream.isTTY));
-  const destination = text ? textStream(stream) : pino.destination({ fd: (stream as { fd?: number }).fd ?? 2, sync: true });
+  const destination = text
+    ? textStream(stream)
+    : pino.destination({ fd: (stream as { fd?: number }).fd ?? 2, sync: true });
   const p = pino(
     {
       level: opts.level,
@@ -55,7 +57,9 @@ function textStream(out: NodeJS.WritableStream): { write(line: string): void } {
         .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
         .join(' ');
       const lvl = String(level).toUpperCase().padEnd(5);
-      out.write(`${t} ${lvl} ${component ? `[${String(component)}] ` : ''}${String(msg)}${extras ? `  ${extras}` : ''}\n`);
+      out.write(
+        `${t} ${lvl} ${component ? `[${String(component)}] ` : ''}${String(msg)}${extras ? `  ${extras}` : ''}\n`,
+      );
     },
   };
 }

@@ -6,15 +6,17 @@ import type { RunState } from '../core/types';
 export class RunConflictError extends Error {
   constructor(
     readonly runId: string,
-    readonly state: RunState | 'corrupt' | 'unknown',
+    readonly state: RunState | 'corrupt' | 'unknown' | 'claimed',
     detail?: string,
   ) {
     super(
       state === 'corrupt'
         ? `run ${runId} has an unreadable status${detail ? ` (${detail})` : ''}`
-        : state === 'unknown'
-          ? `run ${runId} already exists`
-          : `run ${runId} is already ${state}`,
+        : state === 'claimed'
+          ? `run ${runId} is already being started by another process`
+          : state === 'unknown'
+            ? `run ${runId} already exists`
+            : `run ${runId} is already ${state}`,
     );
     this.name = 'RunConflictError';
   }

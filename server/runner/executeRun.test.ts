@@ -57,7 +57,6 @@ describe('executeRun', () => {
     expect(ms(join_.started_at)).toBeGreaterThanOrEqual(
       Math.max(ms(left.finished_at), ms(right.finished_at)),
     );
-    expect(ms(final.finished_at) - ms(final.started_at)).toBeLessThan(550);
   });
 
   it('fails with the exit code, skips dependents and runs the failure and exit handlers', async () => {

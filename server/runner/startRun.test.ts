@@ -147,6 +147,32 @@ describe('startRun', () => {
     );
   });
 
+  it('runs a queued run once when two processes are told to start it at the same time', async () => {
+    const store = new TempLogRunStore(join(dir, 'logs'));
+    const dag = dagOf([stepOf('count', 'echo x >> "$DAGU_TEST_COUNT"')]);
+    const countFile = join(dir, 'count');
+    await store.createRun(
+      newRunStatus({
+        dag,
+        runId: 'twice',
+        status: 'queued',
+        triggerType: 'queue',
+        scheduleTime: null,
+        params: [],
+        nowIso: new Date().toISOString(),
+      }),
+    );
+    const env = { ...minimalEnv(), DAGU_TEST_COUNT: countFile };
+    const results = await Promise.allSettled([
+      startRun({ ...options(store, dag, { runId: 'twice' }), env }),
+      startRun({ ...options(store, dag, { runId: 'twice' }), env }),
+    ]);
+    expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const rejected = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+    expect(String(rejected.reason)).toMatch(/already being started by another process/);
+    expect(readFileSync(countFile, 'utf8')).toBe('x\n');
+  });
+
   it('refuses a run ID whose run is not queued, naming its state, and writes nothing', async () => {
     const store = new TempLogRunStore(join(dir, 'logs'));
     const dag = dagOf([stepOf('a', 'true')]);

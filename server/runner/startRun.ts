@@ -1,5 +1,6 @@
 // `dagu start`: creates a run (or takes over a queued one) and executes it in this process.
 
+import { hostname } from 'node:os';
 import { assertRunId } from '../core/names';
 import { resolveParams } from '../core/params';
 import { newRunStatus } from '../core/runStatus';
@@ -32,6 +33,10 @@ export async function startRun(o: StartRunOptions): Promise<RunStatus> {
   if (existing.kind === 'ok') {
     const queued = existing.status;
     if (queued.status !== 'queued') throw new RunConflictError(runId, queued.status);
+    // The scheduler may offer one queued run twice (a slow start looks like a failed one): exactly one
+    // process claims it, the other stops here without touching it.
+    if (!(await o.runStore.claimAttempt(runId, queued.attempt, `${hostname()}:${process.pid}`)))
+      throw new RunConflictError(runId, 'claimed');
     const logDir = attemptLogDir(o.runStore, o.config, queued.dag_name, runId, queued.attempt);
     // Same attempt, same params, trigger and slot; executeRun sets it running and writes it at once,
     // which is what the queue consumer waits for before it removes the queue item.

@@ -81,7 +81,10 @@ export class CronLoop {
       // Read what is active before consuming the window: if it cannot be read, nothing is created and
       // the same slots are planned again on the next tick.
       const activeDags = await this.activeDagNames();
-      const due = [...this.retry.filter((p) => now - p.slotMs <= RETRY_HORIZON_MS), ...planTick(dags, this.lastTickMs, now)];
+      const due = [
+        ...this.retry.filter((p) => now - p.slotMs <= RETRY_HORIZON_MS),
+        ...planTick(dags, this.lastTickMs, now),
+      ];
       for (const p of this.retry)
         if (now - p.slotMs > RETRY_HORIZON_MS)
           this.d.logger.error('Gave up on a slot whose run record could not be created', {
@@ -166,7 +169,9 @@ export class CronLoop {
     for (const dag of dags) {
       if (dag.catchup_window_ms <= 0 || dag.schedule.length === 0) continue;
       if (!this.d.queuesEnabled) {
-        this.d.logger.warn('Catch-up skipped: queues are disabled (queues.enabled: false)', { dag: dag.name });
+        this.d.logger.warn('Catch-up skipped: queues are disabled (queues.enabled: false)', {
+          dag: dag.name,
+        });
         continue;
       }
       const slots = planCatchup(dag, {
@@ -198,9 +203,18 @@ export class CronLoop {
       const created = await this.d.runs.createRun(status);
       if (!created.created) return 'exists';
       await this.d.runs.markActive({ run_id: runId, dag_name: dag.name, queue: dag.queue });
-      await this.d.queue.enqueue({ queue: dag.queue, run_id: runId, dag_name: dag.name, enqueued_at: status.created_at });
+      await this.d.queue.enqueue({
+        queue: dag.queue,
+        run_id: runId,
+        dag_name: dag.name,
+        enqueued_at: status.created_at,
+      });
     } catch (err) {
-      this.d.logger.error('Could not queue a catch-up run', { dag: dag.name, run_id: runId, error: (err as Error).message });
+      this.d.logger.error('Could not queue a catch-up run', {
+        dag: dag.name,
+        run_id: runId,
+        error: (err as Error).message,
+      });
       return 'failed';
     }
     this.d.logger.info('Queued a catch-up run for a missed slot', {

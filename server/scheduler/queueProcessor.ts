@@ -80,8 +80,12 @@ export class QueueProcessor {
       if (items.length === 0) continue;
       waiting = true;
       // Active runs of this queue that are not queue items are running (or starting).
-      const runningIds = active.filter((a) => a.queue === name && !queuedIds.has(a.run_id)).map((a) => a.run_id);
-      const inFlightHere = [...this.inFlight.entries()].filter(([id, f]) => f.queue === name && !runningIds.includes(id));
+      const runningIds = active
+        .filter((a) => a.queue === name && !queuedIds.has(a.run_id))
+        .map((a) => a.run_id);
+      const inFlightHere = [...this.inFlight.entries()].filter(
+        ([id, f]) => f.queue === name && !runningIds.includes(id),
+      );
       let free = this.limitOf(name, dags) - runningIds.length - inFlightHere.length;
       for (const item of items) {
         if (free <= 0) break;
@@ -114,7 +118,10 @@ export class QueueProcessor {
       return false;
     }
     if (r.kind === 'corrupt') {
-      log.error('Queued run has an unreadable status file; leaving it queued', { path: r.path, error: r.error });
+      log.error('Queued run has an unreadable status file; leaving it queued', {
+        path: r.path,
+        error: r.error,
+      });
       return false;
     }
     const status = r.status;
@@ -128,7 +135,9 @@ export class QueueProcessor {
       return false;
     }
     if (status.trigger_type === 'catchup' && dag.overlap_policy === 'skip') {
-      const busy = active.some((a) => a.dag_name === dag.name && a.run_id !== status.run_id && !queuedIds.has(a.run_id));
+      const busy = active.some(
+        (a) => a.dag_name === dag.name && a.run_id !== status.run_id && !queuedIds.has(a.run_id),
+      );
       if (busy) {
         await this.abortQueued(status, 'skipped: the DAG was still running (overlap_policy: skip)');
         await this.d.queue.dequeue(item.queue, item.run_id);
@@ -146,7 +155,9 @@ export class QueueProcessor {
     });
     log.info('Started a queued run', { pid, trigger_type: status.trigger_type });
     this.inFlight.set(status.run_id, { queue: item.queue, sinceMono: this.d.clock.monoMs() });
-    void this.watchStart(item).catch((err: Error) => log.error('Watching a run start failed', { error: err.message }));
+    void this.watchStart(item).catch((err: Error) =>
+      log.error('Watching a run start failed', { error: err.message }),
+    );
     return true;
   }
 
@@ -172,7 +183,13 @@ export class QueueProcessor {
 
   private async abortQueued(status: RunStatus, reason: string) {
     const now = isoUtc(this.d.clock.nowMs());
-    await this.d.runs.writeStatus({ ...status, status: 'aborted', finished_at: now, error: reason, conditions: [] });
+    await this.d.runs.writeStatus({
+      ...status,
+      status: 'aborted',
+      finished_at: now,
+      error: reason,
+      conditions: [],
+    });
     await this.d.runs.unmarkActive(status.run_id);
     this.d.logger.info('Dropped a queued catch-up run', { run_id: status.run_id, reason });
   }

@@ -42,7 +42,11 @@ export class ZombieReaper {
         continue;
       }
       if (r.kind === 'corrupt') {
-        this.d.logger.error('Active run has an unreadable status file', { run_id: a.run_id, path: r.path, error: r.error });
+        this.d.logger.error('Active run has an unreadable status file', {
+          run_id: a.run_id,
+          path: r.path,
+          error: r.error,
+        });
         continue;
       }
       const s = r.status;
@@ -50,11 +54,13 @@ export class ZombieReaper {
         await this.d.runs.unmarkActive(a.run_id);
         continue;
       }
-      const reason = s.status === 'running' ? await this.deadRunReason(s) : await this.strandedQueuedReason(s);
+      const reason =
+        s.status === 'running' ? await this.deadRunReason(s) : await this.strandedQueuedReason(s);
       if (reason === null) continue;
       // Read again right before writing: the run may have finished while we looked.
       const again = await this.d.runs.readStatus(a.run_id);
-      if (again.kind !== 'ok' || again.status.status !== s.status || again.status.attempt !== s.attempt) continue;
+      if (again.kind !== 'ok' || again.status.status !== s.status || again.status.attempt !== s.attempt)
+        continue;
       await this.markFailed(again.status, reason);
       reaped.push(a.run_id);
     }
@@ -99,6 +105,10 @@ export class ZombieReaper {
       ),
     });
     await this.d.runs.unmarkActive(s.run_id);
-    this.d.logger.warn('Marked a run failed: its process died', { dag: s.dag_name, run_id: s.run_id, reason });
+    this.d.logger.warn('Marked a run failed: its process died', {
+      dag: s.dag_name,
+      run_id: s.run_id,
+      reason,
+    });
   }
 }

@@ -53,9 +53,8 @@ export async function listDagFiles(dagsDir: string): Promise<DagFile[]> {
 export async function loadDag(dagsDir: string, nameOrPath: string): Promise<LoadDagResult> {
   if (nameOrPath.includes('/') || DAG_FILE_PATTERN.test(nameOrPath)) {
     const result = await loadDagFile(path.resolve(nameOrPath));
-    if ('notFound' in result && !nameOrPath.includes('/'))
-      return loadDagFile(path.resolve(dagsDir, nameOrPath));
-    return result;
+    const bareFileName = !nameOrPath.includes('/');
+    return 'notFound' in result && bareFileName ? loadDagFile(path.resolve(dagsDir, nameOrPath)) : result;
   }
   const name = assertDagName(nameOrPath);
   for (const ext of ['.yaml', '.yml']) {

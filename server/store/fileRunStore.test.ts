@@ -163,6 +163,26 @@ describe('FileRunStore on disk', () => {
     expect((await store.listRuns({})).items.map((r) => r.run_id)).toEqual(['r2', 'r1']);
   });
 
+  it('bounds the runs one status-filtered page reads, returning a short page whose cursor goes on', async () => {
+    const bounded = new FileRunStore({ dataDir, logDir: path.join(home, 'logs'), maxScannedPerPage: 3 });
+    for (let i = 0; i < 10; i++) {
+      const created_at = new Date(Date.UTC(2026, 2, 1, 10, 0, i)).toISOString();
+      await store.createRun(
+        testRunStatus({ run_id: `r${i}`, created_at, status: i === 0 ? 'failed' : 'queued' }),
+      );
+    }
+    const first = await bounded.listRuns({ status: 'failed', limit: 5 });
+    expect(first.items).toEqual([]);
+    expect(first.next_cursor).not.toBeNull();
+    const found = [];
+    for (let cursor = first.next_cursor; cursor !== null;) {
+      const page = await bounded.listRuns({ status: 'failed', limit: 5, cursor });
+      found.push(...page.items.map((r) => r.run_id));
+      cursor = page.next_cursor;
+    }
+    expect(found).toEqual(['r0']);
+  });
+
   it('puts log directories under the logs directory', () => {
     expect(store.logDir('etl', 'r1', 3)).toBe(path.join(home, 'logs', 'etl', 'r1', '3'));
   });

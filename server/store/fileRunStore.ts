@@ -2,6 +2,7 @@
 //
 //   data/runs/<run_id>/                          mkdir'd exclusively: the at-most-once claim of the run ID
 //   data/runs/<run_id>/attempts/<n>/status.json  the attempt's status, replaced atomically (temp+fsync+rename)
+//   data/runs/<run_id>/attempts/<n>/claim        created exclusively by the process that executes the attempt
 //   data/runs/<run_id>/attempts/<n>/heartbeat    the run process's last heartbeat, ms as text, replaced atomically
 //   data/index/all/<YYYYMMDD>/<HH>/<MMSS>/<created_ms13>~<run_id>~<dag>   empty markers (see runIndex.ts)
 //   data/index/dag/<dag>/<YYYYMMDD>/<HH>/<MMSS>/<created_ms13>~<run_id>
@@ -20,6 +21,7 @@ import { AttemptConflictError, RunNotFoundError } from './errors';
 import { onceReporter } from './corruptReporter';
 import type { CorruptFileReport } from './fsutil';
 import {
+  createFileExclusive,
   ensureDir,
   errorCode,
   mkdirExclusive,
@@ -48,6 +50,8 @@ export interface FileRunStoreOptions {
   logDir: string;
   /** Told once about each corrupt file a read skipped (active markers, heartbeats); for the log. */
   onCorrupt?: (report: CorruptFileReport) => void;
+  /** Runs one status-filtered `listRuns` call reads at most before it returns a short page (default 2000). */
+  maxScannedPerPage?: number;
 }
 
 type ActiveRun = { run_id: string; dag_name: string; queue: string };
@@ -67,6 +71,7 @@ export class FileRunStore implements RunStore {
   private readonly activeDir: string;
   private readonly logRoot: string;
   private readonly onCorrupt: (report: CorruptFileReport) => void;
+  private readonly maxScannedPerPage: number;
 
   constructor(opts: FileRunStoreOptions) {
     const dataDir = path.resolve(opts.dataDir);
@@ -75,6 +80,7 @@ export class FileRunStore implements RunStore {
     this.activeDir = path.join(dataDir, 'active');
     this.logRoot = path.resolve(opts.logDir);
     this.onCorrupt = onceReporter(opts.onCorrupt);
+    this.maxScannedPerPage = opts.maxScannedPerPage ?? 2000;
   }
 
   async createRun(initial: RunStatus): Promise<CreateRunResult> {
@@ -103,9 +109,8 @@ export class FileRunStore implements RunStore {
       await fs.mkdir(attemptDir);
     } catch (err) {
       // Another process created this attempt between our listing and our mkdir.
-      if (errorCode(err) === 'EEXIST')
-        throw new AttemptConflictError(status.run_id, status.attempt, status.attempt);
-      throw err;
+      if (errorCode(err) !== 'EEXIST') throw err;
+      throw new AttemptConflictError(status.run_id, status.attempt, status.attempt);
     }
     await writeFileAtomic(path.join(attemptDir, 'status.json'), serialize(status));
   }
@@ -137,11 +142,16 @@ export class FileRunStore implements RunStore {
         next_cursor: entries.length > limit ? page[page.length - 1].key : null,
       };
     }
-    // A status filter needs the statuses: scan chunks of the index until the page is full.
+    // A status filter needs the statuses: scan chunks of the index until the page is full. Start with one
+    // page's worth (most runs match), then read larger chunks. A rare status would mean reading the whole
+    // history, so one call scans at most `maxScannedPerPage` runs and may return a short page whose cursor
+    // continues the scan.
     const items: RunSummary[] = [];
-    // Start with one page's worth (the common case: most runs match), then read larger chunks.
+    let scanned = 0;
     for (let chunk = limit + 1; ; chunk = Math.min(chunk * 2, 1000)) {
+      if (scanned >= this.maxScannedPerPage) return { items, next_cursor: before };
       const entries = await newestIndexEntries(root, chunk, before);
+      scanned += entries.length;
       const summaries = await Promise.all(entries.map((entry) => this.summarize(entry, dagOf(entry))));
       for (let i = 0; i < summaries.length; i++) {
         if (summaries[i].status !== query.status) continue;
@@ -193,6 +203,17 @@ export class FileRunStore implements RunStore {
     await fs.unlink(path.join(this.activeDir, `${runId}.json`)).catch((err: unknown) => {
       if (errorCode(err) !== 'ENOENT') throw err;
     });
+  }
+
+  async claimAttempt(runId: string, attempt: number, owner: string): Promise<boolean> {
+    assertRunId(runId);
+    if (!isAttemptNumber(attempt)) throw new RunNotFoundError(runId, attempt);
+    try {
+      return await createFileExclusive(path.join(this.attemptDir(runId, attempt), 'claim'), `${owner}\n`);
+    } catch (err) {
+      const code = errorCode(err);
+      throw code === 'ENOENT' || code === 'ENOTDIR' ? new RunNotFoundError(runId, attempt) : err;
+    }
   }
 
   async writeHeartbeat(runId: string, attempt: number, nowMs: number): Promise<void> {
@@ -256,17 +277,17 @@ export class FileRunStore implements RunStore {
       // Never creates the attempt directory: only createRun/createAttempt may, exclusively.
       await writeFileAtomic(path.join(this.attemptDir(runId, attempt), name), data);
     } catch (err) {
-      if (errorCode(err) === 'ENOENT' || errorCode(err) === 'ENOTDIR')
-        throw new RunNotFoundError(runId, attempt);
-      throw err;
+      const code = errorCode(err);
+      throw code === 'ENOENT' || code === 'ENOTDIR' ? new RunNotFoundError(runId, attempt) : err;
     }
   }
 
   private async readLatest(runId: string): Promise<LatestStatus> {
     const attempts = await this.attemptNumbers(runId);
     if (attempts === null) return { kind: 'missing', attempt: 0 };
-    if (attempts.length === 0)
+    if (attempts.length === 0) {
       return this.incomplete(this.runDir(runId), 0, 'the run directory has no attempt');
+    }
     for (const attempt of attempts) {
       const file = path.join(this.attemptDir(runId, attempt), 'status.json');
       const result = await readJsonFile<RunStatus>(file, (value) => runStatusError(value, runId, attempt));
@@ -320,8 +341,9 @@ function runStatusError(value: unknown, runId: string, attempt: number): string 
   if (problem !== null) return `not a run status: ${problem}`;
   const status = value as RunStatus;
   if (status.run_id !== runId) return `status of run ${status.run_id} found in the directory of run ${runId}`;
-  if (status.attempt !== attempt)
+  if (status.attempt !== attempt) {
     return `status of attempt ${status.attempt} found in the directory of attempt ${attempt}`;
+  }
   return null;
 }
 

@@ -21,6 +21,7 @@ interface MemoryRun {
   /** Attempt n is at index n-1. */
   attempts: RunStatus[];
   heartbeats: Map<number, number>;
+  claims: Set<number>;
 }
 
 type ActiveRun = { run_id: string; dag_name: string; queue: string };
@@ -38,6 +39,7 @@ export class MemoryRunStore implements RunStore {
       key: runListKey(createdMsOf(initial), initial.run_id),
       attempts: [structuredClone(initial)],
       heartbeats: new Map(),
+      claims: new Set(),
     });
     return { created: true };
   }
@@ -99,6 +101,14 @@ export class MemoryRunStore implements RunStore {
     this.active.delete(runId);
   }
 
+  async claimAttempt(runId: string, attempt: number, _owner: string): Promise<boolean> {
+    assertRunId(runId);
+    const run = this.existingAttempt(runId, attempt);
+    if (run.claims.has(attempt)) return false;
+    run.claims.add(attempt);
+    return true;
+  }
+
   async writeHeartbeat(runId: string, attempt: number, nowMs: number): Promise<void> {
     assertRunId(runId);
     this.existingAttempt(runId, attempt).heartbeats.set(attempt, nowMs);
@@ -119,8 +129,9 @@ export class MemoryRunStore implements RunStore {
   private existingAttempt(runId: string, attempt: number): MemoryRun {
     const run = this.runs.get(runId);
     if (!run) throw new RunNotFoundError(runId);
-    if (!isAttemptNumber(attempt) || attempt > run.attempts.length)
+    if (!isAttemptNumber(attempt) || attempt > run.attempts.length) {
       throw new RunNotFoundError(runId, attempt);
+    }
     return run;
   }
 }

@@ -39,8 +39,8 @@ export function markerName(createdMs: number, runId: string, dagName: string | n
 
 export function parseMarkerName(name: string): RunIndexEntry | null {
   const parts = name.split('~');
-  if (parts.length < 2 || parts.length > 3 || !/^\d{13}$/.test(parts[0]) || !isValidRunId(parts[1]))
-    return null;
+  if (parts.length < 2 || parts.length > 3) return null;
+  if (!/^\d{13}$/.test(parts[0]) || !isValidRunId(parts[1])) return null;
   const dagName = parts.length === 3 ? parts[2] : null;
   if (dagName !== null && !isValidDagName(dagName)) return null;
   return { key: `${parts[0]}~${parts[1]}`, createdMs: Number(parts[0]), runId: parts[1], dagName };
@@ -65,8 +65,17 @@ export async function newestIndexEntries(
   before: string | null,
 ): Promise<RunIndexEntry[]> {
   if (need <= 0) return [];
-  const cursorPath = before === null ? null : bucketPath(Number(before.slice(0, 13)));
-  return collect(root, 0, need, cursorPath, before);
+  return (await collect(root, 0, need, cursorPathOf(before), before)).entries;
+}
+
+function cursorPathOf(key: string | null): string[] | null {
+  return key === null ? null : bucketPath(Number(key.slice(0, 13)));
+}
+
+/** What a subtree gave: its newest entries, and whether it has no others (below the cursor). */
+interface Collected {
+  entries: RunIndexEntry[];
+  exhausted: boolean;
 }
 
 async function collect(
@@ -75,7 +84,7 @@ async function collect(
   need: number,
   cursorPath: string[] | null,
   before: string | null,
-): Promise<RunIndexEntry[]> {
+): Promise<Collected> {
   const names = await readdirOrEmpty(dir);
   if (level === LEAF_LEVEL) {
     const entries: RunIndexEntry[] = [];
@@ -83,31 +92,52 @@ async function collect(
       const entry = parseMarkerName(name);
       if (entry && (before === null || entry.key < before)) entries.push(entry);
     }
-    return entries.sort((a, b) => compareKeysDesc(a.key, b.key)).slice(0, need);
+    entries.sort((a, b) => compareKeysDesc(a.key, b.key));
+    return { entries: entries.slice(0, need), exhausted: entries.length <= need };
   }
   const bound = cursorPath?.[level];
   const children = names
     .filter((name) => BUCKET_PATTERNS[level].test(name) && (bound === undefined || name <= bound))
     .sort()
     .reverse();
+  // The two newest subtrees are read one by one: in a dense history they fill the page. Then siblings are
+  // read in parallel, as many as the density seen so far says are needed, each asked for a little more than
+  // its expected share; one that had more than it was asked for is read on before its older siblings are used.
   const out: RunIndexEntry[] = [];
-  // Read the newest subtree alone (in a dense history it fills the page), then as many siblings at once as
-  // the entries seen so far per subtree suggest are still needed (a sparse history has one run per leaf).
-  let i = 0;
+  let read = 0;
   let batch = 1;
-  while (i < children.length && out.length < need) {
-    const missing = need - out.length;
+  let ask = need;
+  while (read < children.length && out.length < need) {
+    const batchNames = children.slice(read, read + batch);
     const results = await Promise.all(
-      children
-        .slice(i, i + batch)
-        .map((name) =>
-          collect(path.join(dir, name), level + 1, missing, name === bound ? cursorPath : null, before),
-        ),
+      batchNames.map((name) =>
+        collect(path.join(dir, name), level + 1, ask, name === bound ? cursorPath : null, before),
+      ),
     );
-    for (const entries of results) out.push(...entries.slice(0, need - out.length));
-    i += batch;
-    const perSubtree = Math.max(1, out.length / i);
-    batch = Math.min(MAX_PARALLEL_SUBTREES, Math.max(1, Math.ceil((need - out.length) / perSubtree)));
+    for (let k = 0; k < batchNames.length; k++) {
+      read++;
+      let result = results[k];
+      for (;;) {
+        out.push(...result.entries.slice(0, need - out.length));
+        if (out.length >= need) return { entries: out, exhausted: false };
+        if (result.exhausted || result.entries.length === 0) break;
+        const last = out[out.length - 1].key;
+        result = await collect(
+          path.join(dir, batchNames[k]),
+          level + 1,
+          need - out.length,
+          cursorPathOf(last),
+          last,
+        );
+      }
+    }
+    const missing = need - out.length;
+    ask = missing;
+    // The newest subtree is usually partial (it is "now"), so density is judged from two subtrees or more.
+    if (read < 2) continue;
+    const perSubtree = Math.max(1, out.length / read);
+    batch = Math.min(MAX_PARALLEL_SUBTREES, Math.ceil(missing / perSubtree));
+    if (batch > 1) ask = Math.min(missing, Math.ceil(perSubtree * 2));
   }
-  return out;
+  return { entries: out, exhausted: read >= children.length };
 }

@@ -115,6 +115,14 @@ export function describeRunStoreContract(
       expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
     });
 
+    it('lets exactly one of several concurrent claims of an attempt win', async () => {
+      await store.createRun(testRunStatus({ run_id: 'r1' }));
+      const claims = await Promise.all([1, 2, 3].map((i) => store.claimAttempt('r1', 1, `p${i}`)));
+      expect(claims.filter(Boolean)).toHaveLength(1);
+      expect(await store.claimAttempt('r1', 1, 'late')).toBe(false);
+      await expect(store.claimAttempt('ghost', 1, 'p')).rejects.toThrow();
+    });
+
     it('refuses writes to a run or attempt that was never created', async () => {
       await expect(store.writeStatus(testRunStatus({ run_id: 'ghost' }))).rejects.toBeInstanceOf(
         RunNotFoundError,

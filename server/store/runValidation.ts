@@ -21,7 +21,8 @@ export function statusShapeError(value: unknown): string | null {
   for (const field of ['run_id', 'dag_name', 'status', 'created_at'] as const) {
     if (typeof v[field] !== 'string') return `field ${field} is missing or not a string`;
   }
-  if (typeof v.attempt !== 'number' || !isAttemptNumber(v.attempt))
+  if (typeof v.attempt !== 'number' || !isAttemptNumber(v.attempt)) {
     return 'field attempt is not a positive integer';
+  }
   return null;
 }

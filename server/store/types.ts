@@ -59,6 +59,11 @@ export interface RunStore {
   /** Marks/unmarks a run as active; the runner and the queue call these on state changes. */
   markActive(run: { run_id: string; dag_name: string; queue: string }): Promise<void>;
   unmarkActive(runId: string): Promise<void>;
+  /**
+   * Claims an attempt for the one process that will execute it (exclusive create): of several processes
+   * told to start the same queued run, exactly one gets true.
+   */
+  claimAttempt(runId: string, attempt: number, owner: string): Promise<boolean>;
   /** Writes the run process's heartbeat (wall-clock ms) for the attempt. */
   writeHeartbeat(runId: string, attempt: number, nowMs: number): Promise<void>;
   /** Last heartbeat time in wall-clock ms, or null if none was written. */

@@ -40,7 +40,10 @@ async function runs(dag: string): Promise<RunSummary[]> {
 
 describe('dagu scheduler', () => {
   it('runs each slot of a seconds schedule once, with the slot run ID and schedule time', async () => {
-    h.writeDag('tick', 'schedule: "*/2 * * * * *"\nsteps:\n  - name: s\n    command: echo "$DAG_RUN_SCHEDULE_TIME"\n');
+    h.writeDag(
+      'tick',
+      'schedule: "*/2 * * * * *"\nsteps:\n  - name: s\n    command: echo "$DAG_RUN_SCHEDULE_TIME"\n',
+    );
     const s = scheduler();
     const done = await eventually(async () => {
       const r = (await runs('tick')).filter((x) => x.status === 'succeeded');
@@ -84,7 +87,10 @@ describe('dagu scheduler', () => {
     const s = scheduler();
     await eventually(async () => (await runs('long')).find((r) => r.status === 'running'));
     expect(await s.stop()).toBe(0);
-    const final = await eventually(async () => (await runs('long')).find((r) => r.status === 'succeeded'), 10_000);
+    const final = await eventually(
+      async () => (await runs('long')).find((r) => r.status === 'succeeded'),
+      10_000,
+    );
     expect(final.run_id).toBe('survivor');
   });
 
@@ -99,7 +105,10 @@ describe('dagu scheduler', () => {
     await eventually(async () => (await runs('victim')).find((r) => r.status === 'running'));
     process.kill(-child.pid!, 'SIGKILL');
     scheduler();
-    const failed = await eventually(async () => (await runs('victim')).find((r) => r.status === 'failed'), 15_000);
+    const failed = await eventually(
+      async () => (await runs('victim')).find((r) => r.status === 'failed'),
+      15_000,
+    );
     const st = await dagu(['status', '--json', 'victim1'], h.env);
     expect(JSON.parse(st.stdout).error).toMatch(/run process \d+ on .* (is gone|stopped heartbeating)/);
     expect(failed.run_id).toBe('victim1');
@@ -111,7 +120,11 @@ describe('dagu scheduler', () => {
     mkdirSync(path.join(h.home, 'data', 'scheduler'), { recursive: true });
     writeFileSync(
       path.join(h.home, 'data', 'scheduler', 'state.json'),
-      JSON.stringify({ version: 1, last_tick_ms: minute - 3 * 60_000, dags: { cu: { last_slot_ms: minute - 3 * 60_000 } } }),
+      JSON.stringify({
+        version: 1,
+        last_tick_ms: minute - 3 * 60_000,
+        dags: { cu: { last_slot_ms: minute - 3 * 60_000 } },
+      }),
     );
     scheduler();
     const catchups = await eventually(async () => {

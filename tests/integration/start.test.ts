@@ -21,7 +21,10 @@ const runIdOf = (stdout: string) => /^\S+ (\S+) \(attempt/m.exec(stdout)![1];
 
 describe('dagu start', () => {
   it('runs a chain of steps to success, exits 0 and writes logs and status', async () => {
-    h.writeDag('ok', 'steps:\n  - name: one\n    command: echo first\n  - name: two\n    command: echo "second $DAG_NAME"\n');
+    h.writeDag(
+      'ok',
+      'steps:\n  - name: one\n    command: echo first\n  - name: two\n    command: echo "second $DAG_NAME"\n',
+    );
     const r = await dagu(['start', 'ok'], h.env);
     expect(r.code, r.stderr).toBe(0);
     const s = await status(runIdOf(r.stdout));
@@ -33,7 +36,10 @@ describe('dagu start', () => {
   });
 
   it('exits 1 when a step fails and records the exit code and error', async () => {
-    h.writeDag('bad', 'steps:\n  - name: boom\n    command: sh -c "exit 3"\n  - name: after\n    command: echo never\n');
+    h.writeDag(
+      'bad',
+      'steps:\n  - name: boom\n    command: sh -c "exit 3"\n  - name: after\n    command: echo never\n',
+    );
     const r = await dagu(['start', 'bad'], h.env);
     expect(r.code).toBe(1);
     const s = await status(runIdOf(r.stdout));
@@ -82,7 +88,10 @@ describe('dagu start', () => {
     );
     const { spawn } = await import('node:child_process');
     const { DAGU } = await import('./harness');
-    const child = spawn(process.execPath, [DAGU, 'start', '--run-id', 'abort-me', 'longrun'], { env: h.env, stdio: 'ignore' });
+    const child = spawn(process.execPath, [DAGU, 'start', '--run-id', 'abort-me', 'longrun'], {
+      env: h.env,
+      stdio: 'ignore',
+    });
     await eventually(async () => {
       const r = await dagu(['status', '--json', 'abort-me'], h.env);
       return r.code === 0 && JSON.parse(r.stdout).steps[0].status === 'running';
@@ -102,7 +111,10 @@ describe('dagu start', () => {
       'params:\n  - NAME=default\nsteps:\n  - name: show\n    command: printf "%s|%s|%s" "$NAME" "$1" "$2"\n',
     );
     const evil = `'; touch ${canary}; echo '`;
-    const r = await dagu(['start', '--run-id', 'p1', 'params', '--', `NAME=$(touch ${canary})`, evil, 'a b'], h.env);
+    const r = await dagu(
+      ['start', '--run-id', 'p1', 'params', '--', `NAME=$(touch ${canary})`, evil, 'a b'],
+      h.env,
+    );
     expect(r.code, r.stderr).toBe(0);
     const s = await status('p1');
     const out = readFileSync(path.join(h.home, 'logs', s.steps[0].stdout), 'utf8');
@@ -135,7 +147,10 @@ describe('bad input gets one clear line, exit 2 and no run record', () => {
   });
 
   it('a malformed DAG names the file and line, and validate prints every error at once', async () => {
-    h.writeDag('broken', 'steps:\n  - name: a\n    command: echo\n    depends: missing\n  - name: b\n    bogus_key: 1\n    command: echo\n');
+    h.writeDag(
+      'broken',
+      'steps:\n  - name: a\n    command: echo\n    depends: missing\n  - name: b\n    bogus_key: 1\n    command: echo\n',
+    );
     const r = await dagu(['start', 'broken'], h.env);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/broken\.yaml:\d+/);

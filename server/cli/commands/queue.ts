@@ -6,7 +6,11 @@ import { dequeueRun, enqueueDag } from '../../api/operations';
 import { cliContext, type GlobalOptions } from '../context';
 import { EXIT_OK } from '../exit';
 
-export async function enqueueCommand(dag: string, params: string[], opts: GlobalOptions & { runId?: string }) {
+export async function enqueueCommand(
+  dag: string,
+  params: string[],
+  opts: GlobalOptions & { runId?: string },
+) {
   const { config, logger } = cliContext(opts, { component: 'cli' });
   if (opts.runId !== undefined) assertRunId(opts.runId);
   const status = await enqueueDag(createServices(config, logger), dag, params, { runId: opts.runId });

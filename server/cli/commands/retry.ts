@@ -22,7 +22,8 @@ type Opts = GlobalOptions & { quiet?: boolean };
 async function readRun(store: FileRunStore, runId: string): Promise<RunStatus> {
   const r = await store.readStatus(assertRunId(runId));
   if (r.kind === 'missing') throw new UsageError(`run ${JSON.stringify(runId)} not found`);
-  if (r.kind === 'corrupt') throw new UsageError(`status of run ${runId} is unreadable (${r.path}): ${r.error}`);
+  if (r.kind === 'corrupt')
+    throw new UsageError(`status of run ${runId} is unreadable (${r.path}): ${r.error}`);
   return r.status;
 }
 
@@ -52,7 +53,8 @@ export async function retryCommand(runId: string, opts: Opts): Promise<number> {
   const dag = await loadDagOrThrow(config, previous.dag_name);
   return foreground(
     ctx,
-    (signal) => retryRun({ dag, runStore, config, clock: systemClock, logger, signal, runId: previous.run_id }),
+    (signal) =>
+      retryRun({ dag, runStore, config, clock: systemClock, logger, signal, runId: previous.run_id }),
     opts.quiet,
   );
 }
@@ -66,7 +68,8 @@ export async function restartCommand(runId: string, opts: Opts): Promise<number>
     await stopRun(createServices(config, logger), runId);
     const deadline = Date.now() + config.run.kill_grace_ms + 10 * SECOND;
     while (!TERMINAL_RUN_STATES.includes(previous.status)) {
-      if (Date.now() > deadline) throw new UsageError(`run ${runId} did not stop in time; not restarting`, EXIT_RUN_FAILED);
+      if (Date.now() > deadline)
+        throw new UsageError(`run ${runId} did not stop in time; not restarting`, EXIT_RUN_FAILED);
       await new Promise((r) => setTimeout(r, 200));
       previous = await readRun(runStore, runId);
     }

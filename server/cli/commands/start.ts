@@ -55,14 +55,17 @@ export async function startCommand(dagArg: string, params: string[], opts: Start
 
 function normalizeTime(text: string): string {
   const ms = Date.parse(text);
-  if (Number.isNaN(ms)) throw new UsageError(`--schedule-time: ${JSON.stringify(text)} is not an RFC 3339 time`);
+  if (Number.isNaN(ms))
+    throw new UsageError(`--schedule-time: ${JSON.stringify(text)} is not an RFC 3339 time`);
   return new Date(ms).toISOString().replace('.000Z', 'Z');
 }
 
 export function printSummary(s: RunStatus): void {
   const lines = [`${s.dag_name} ${s.run_id} (attempt ${s.attempt}): ${s.status}`];
   for (const step of s.steps) {
-    lines.push(`  ${step.status.padEnd(10)} ${step.name}${step.exit_code !== null && step.exit_code !== 0 ? ` (exit ${step.exit_code})` : ''}`);
+    lines.push(
+      `  ${step.status.padEnd(10)} ${step.name}${step.exit_code !== null && step.exit_code !== 0 ? ` (exit ${step.exit_code})` : ''}`,
+    );
   }
   if (s.error) lines.push(`  error: ${s.error}`);
   process.stdout.write(`${lines.join('\n')}\n`);

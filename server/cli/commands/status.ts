@@ -12,7 +12,8 @@ export async function statusCommand(runId: string, opts: GlobalOptions & { json?
   const store = new FileRunStore({ dataDir: config.paths.data_dir, logDir: config.paths.log_dir });
   const r = await store.readStatus(runId);
   if (r.kind === 'missing') throw new UsageError(`run ${JSON.stringify(runId)} not found`);
-  if (r.kind === 'corrupt') throw new UsageError(`status of run ${runId} is unreadable (${r.path}): ${r.error}`, 1);
+  if (r.kind === 'corrupt')
+    throw new UsageError(`status of run ${runId} is unreadable (${r.path}): ${r.error}`, 1);
   if (opts.json) process.stdout.write(`${JSON.stringify(r.status, null, 2)}\n`);
   else printSummary(r.status);
   return EXIT_OK;
