@@ -1,6 +1,6 @@
 // Queue operations: enqueue a DAG run, dequeue a queued run, and list what waits in each queue.
 
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../store/randomHex';
 import { assertRunId } from '../core/names';
 import { newRunId } from '../core/runId';
 import { isoUtc, newRunStatus } from '../core/runStatus';
@@ -33,8 +33,7 @@ export async function enqueueDag(
   if (!svc.config.queues.enabled) throw new ConflictError(QUEUES_DISABLED);
   const dag = await requireDag(svc, dagName);
   const nowMs = svc.clock.nowMs();
-  const runId =
-    opts.runId !== undefined ? assertRunId(opts.runId) : newRunId(nowMs, randomBytes(4).toString('hex'));
+  const runId = opts.runId !== undefined ? assertRunId(opts.runId) : newRunId(nowMs, randomHex(4));
   const now = isoUtc(nowMs);
   const status = newRunStatus({
     dag,

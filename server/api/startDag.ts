@@ -1,7 +1,7 @@
 // "Run now": starts a DAG run as a detached `dagu start` process (its own session, so it outlives the server)
 // and waits briefly for its record so the console can show it at once.
 
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../store/randomHex';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { newRunId } from '../core/runId';
@@ -36,7 +36,7 @@ export async function startDag(
   opts: StartOptions = {},
 ): Promise<StartResult> {
   const dag = await requireDag(svc, dagName);
-  const runId = newRunId(svc.clock.nowMs(), randomBytes(4).toString('hex'));
+  const runId = newRunId(svc.clock.nowMs(), randomHex(4));
   // Same place the scheduler uses: beside the first attempt's step logs.
   const processLog = path.join(svc.runs.logDir(dag.name, runId, 1), 'process.log');
   mkdirSync(path.dirname(processLog), { recursive: true });

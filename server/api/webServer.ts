@@ -3,6 +3,7 @@
 
 import { existsSync } from 'node:fs';
 import http from 'node:http';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Config } from '../config/types';
@@ -42,7 +43,9 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
   // Route handlers reach the same config (flags included) through this process-wide singleton.
   setServices(createServices(opts.config, logger));
 
-  const { default: next } = await import('next');
+  // Loaded with require from the project root: Next is CommonJS, stays outside the CLI bundle, and only
+  // this command pays for loading it.
+  const next = createRequire(path.join(opts.dir, 'package.json'))('next') as typeof import('next').default;
   const app = next({ dev: false, dir: opts.dir, hostname: opts.host, port: opts.port });
   const handle = app.getRequestHandler();
   await app.prepare();

@@ -25,6 +25,9 @@ export function cliContext(opts: GlobalOptions, base: LogFields = {}): CliContex
   if (opts.port !== undefined) flags.port = opts.port;
   if (opts.schedulerPort !== undefined) flags['scheduler.port'] = opts.schedulerPort;
   const config = loadConfig({ home: opts.home, flags });
-  const logger = createLogger({ level: config.log.level, format: config.log.format, base });
+  // --quiet keeps a foreground run silent unless something goes wrong.
+  const level =
+    opts.quiet && (config.log.level === 'info' || config.log.level === 'debug') ? 'warn' : config.log.level;
+  const logger = createLogger({ level, format: config.log.format, base });
   return { config, logger };
 }

@@ -129,13 +129,17 @@ function lazy(load: () => Promise<Record<string, unknown>>, name: string) {
   };
 }
 
-try {
-  await program.parseAsync(process.argv);
-} catch (err) {
-  if (err instanceof CommanderError) {
-    // --help and --version end with code 0; every other parse failure is a usage error.
-    process.exitCode = err.exitCode === 0 ? 0 : EXIT_USAGE;
-  } else {
-    fail(err);
+async function main() {
+  try {
+    await program.parseAsync(process.argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // --help and --version end with code 0; every other parse failure is a usage error.
+      process.exitCode = err.exitCode === 0 ? 0 : EXIT_USAGE;
+    } else {
+      fail(err);
+    }
   }
 }
+
+void main();

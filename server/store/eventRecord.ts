@@ -1,7 +1,7 @@
 // Event records as stored: IDs, the one-line JSON form (under 4 KiB so that appends do not interleave),
 // parsing it back, and the list filters; shared by the file log and its in-memory fake.
 
-import { randomBytes } from 'node:crypto';
+import { randomHex } from './randomHex';
 import type { Clock } from '../core/ports';
 import type { EventRecord } from './types';
 import { formatMs13 } from './runList';
@@ -29,7 +29,7 @@ export class EventIdGenerator {
       this.counter = 0;
     }
     const counter = this.counter.toString(16).padStart(4, '0');
-    return { id: `${formatMs13(this.lastMs)}-${counter}${randomBytes(3).toString('hex')}`, nowMs };
+    return { id: `${formatMs13(this.lastMs)}-${counter}${randomHex(3)}`, nowMs };
   }
 }
 

@@ -1,7 +1,7 @@
 // File primitives that stay correct on shared storage (NFS): atomic replace, exclusive create with full
 // content, exclusive mkdir, and JSON reads that report a corrupt file instead of throwing.
 
-import { randomBytes } from 'node:crypto';
+import { randomHex } from './randomHex';
 import { promises as fs, readFile } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -26,7 +26,7 @@ export function isTempName(name: string): boolean {
 
 function tempPathFor(target: string): string {
   // pid alone is not unique across hosts sharing the directory; the random part is.
-  const suffix = `${process.pid}-${randomBytes(6).toString('hex')}`;
+  const suffix = `${process.pid}-${randomHex(6)}`;
   return path.join(path.dirname(target), `.${path.basename(target)}.tmp-${suffix}`);
 }
 

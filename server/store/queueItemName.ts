@@ -2,7 +2,7 @@
 // `<enqueued_ms13>_<seq6>_<rand6>_<run_id>`. Fixed-width fields make name order enqueue order (FIFO); the
 // per-process sequence orders items enqueued within one millisecond, the random part keeps hosts apart.
 
-import { randomBytes } from 'node:crypto';
+import { randomHex } from './randomHex';
 import { isValidRunId } from '../core/names';
 import { formatMs13 } from './runList';
 
@@ -13,7 +13,7 @@ export function newQueueItemId(enqueuedAt: string, runId: string): string {
   const ms = Date.parse(enqueuedAt);
   sequence = (sequence + 1) % 1_000_000;
   const seq = String(sequence).padStart(6, '0');
-  return `${formatMs13(Number.isFinite(ms) ? ms : 0)}_${seq}_${randomBytes(3).toString('hex')}_${runId}`;
+  return `${formatMs13(Number.isFinite(ms) ? ms : 0)}_${seq}_${randomHex(3)}_${runId}`;
 }
 
 const ITEM_ID_PATTERN = /^\d{13}_\d{6}_[0-9a-f]{6}_([A-Za-z0-9_-]{1,64})$/;

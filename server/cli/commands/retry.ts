@@ -1,7 +1,7 @@
 // `dagu retry` (a new attempt of a finished run) and `dagu restart` (stop it if running, then a new run of
 // the same DAG with the same params), both in the foreground like `dagu start`.
 
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../../store/randomHex';
 import { stopRun } from '../../api/operations';
 import { createServices } from '../../api/services';
 import { systemClock } from '../../core/clock';
@@ -88,7 +88,7 @@ export async function restartCommand(runId: string, opts: Opts): Promise<number>
         triggerType: 'manual',
         scheduleTime: null,
         params: previous.params,
-        newRunId: () => newRunId(Date.now(), randomBytes(4).toString('hex')),
+        newRunId: () => newRunId(Date.now(), randomHex(4)),
       }),
     opts.quiet,
   );

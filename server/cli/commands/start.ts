@@ -1,6 +1,6 @@
 // `dagu start`: runs one DAG run in the foreground; SIGINT/SIGTERM abort it (steps get the signal first).
 
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../../store/randomHex';
 import { systemClock } from '../../core/clock';
 import { assertRunId } from '../../core/names';
 import { newRunId } from '../../core/runId';
@@ -42,7 +42,7 @@ export async function startCommand(dagArg: string, params: string[], opts: Start
       triggerType: opts.triggerType,
       scheduleTime,
       params,
-      newRunId: () => newRunId(Date.now(), randomBytes(4).toString('hex')),
+      newRunId: () => newRunId(Date.now(), randomHex(4)),
       signal: controller.signal,
     });
     if (!opts.quiet) printSummary(final);
