@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
+import type next_ from 'next';
 import path from 'node:path';
 import type { Config } from '../config/types';
 import type { Logger } from '../core/ports';
@@ -45,7 +46,7 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
 
   // Loaded with require from the project root: Next is CommonJS, stays outside the CLI bundle, and only
   // this command pays for loading it.
-  const next = createRequire(path.join(opts.dir, 'package.json'))('next') as typeof import('next').default;
+  const next = createRequire(path.join(opts.dir, 'package.json'))('next') as typeof next_;
   const app = next({ dev: false, dir: opts.dir, hostname: opts.host, port: opts.port });
   const handle = app.getRequestHandler();
   await app.prepare();

@@ -7,7 +7,6 @@ import { obsoleteMarkers, supersededBy, takeoverMarkerName } from '../core/lease
 import type { LockRead, LockRecord, LockStorage } from '../core/lease/types';
 import {
   createFileExclusive,
-  ensureDir,
   errorCode,
   mkdirExclusive,
   readTextFile,
@@ -40,12 +39,12 @@ export class FileSchedulerLock implements LockStorage {
   }
 
   async create(record: LockRecord): Promise<boolean> {
-    await ensureDir(this.dir);
+    await this.ensureLockDir();
     return createFileExclusive(this.file, encodeLockRecord(record));
   }
 
   async takeOver(observed: LockRead, next: LockRecord, attempt = 0): Promise<boolean> {
-    await ensureDir(this.dir);
+    await this.ensureLockDir();
     if (!(await mkdirExclusive(path.join(this.dir, takeoverMarkerName(observed, next, attempt))))) return false;
     const names = await readdirOrEmpty(this.dir);
     // A record whose epoch has been superseded is a late write; its own claim may have been cleaned up.
@@ -57,6 +56,15 @@ export class FileSchedulerLock implements LockStorage {
 
   async write(record: LockRecord): Promise<void> {
     await writeFileAtomic(this.file, encodeLockRecord(record));
+  }
+
+  /** Creates scheduler/lock below the data directory, but never the data directory itself: a wrong path fails. */
+  private async ensureLockDir(): Promise<void> {
+    for (const dir of [path.dirname(this.dir), this.dir]) {
+      await fs.mkdir(dir).catch((err: unknown) => {
+        if (errorCode(err) !== 'EEXIST') throw err;
+      });
+    }
   }
 
   /** Best effort: a marker left behind costs one empty directory; removing a needed one would cost safety. */
