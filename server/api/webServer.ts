@@ -10,6 +10,7 @@ import path from 'node:path';
 import type { Config } from '../config/types';
 import type { Logger } from '../core/ports';
 import { SECOND } from '../core/units';
+import { createMetrics } from '../metrics/metrics';
 import { setServices } from './context';
 import { createServices } from './services';
 
@@ -51,7 +52,21 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
   const handle = app.getRequestHandler();
   await app.prepare();
 
+  const metrics = createMetrics(opts.config);
   const server = http.createServer((req, res) => {
+    if (req.url === '/metrics' && req.method === 'GET') {
+      metrics.registry
+        .metrics()
+        .then((text) => {
+          res.writeHead(200, { 'Content-Type': metrics.registry.contentType, 'Cache-Control': 'no-store' });
+          res.end(text);
+        })
+        .catch((err: Error) => {
+          res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' });
+          res.end(`metrics failed: ${err.message}\n`);
+        });
+      return;
+    }
     if (req.url === '/livez' && (req.method === 'GET' || req.method === 'HEAD')) {
       res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' });
       res.end(req.method === 'HEAD' ? undefined : 'ok\n');

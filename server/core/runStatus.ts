@@ -14,6 +14,8 @@ export interface NewRunStatusInput {
   nowIso: string;
   /** Attempt log directory relative to the logs root. */
   logDir?: string;
+  /** Scheduler instance creating the run (slot and catch-up runs). */
+  dispatchedBy?: string | null;
 }
 
 export function newRunStatus(i: NewRunStatusInput): RunStatus {
@@ -52,6 +54,7 @@ export function newRunStatus(i: NewRunStatusInput): RunStatus {
     conditions: [],
     worker_selector: i.dag.worker_selector,
     log_dir: i.logDir ?? `${i.dag.name}/${i.runId}/${attempt}`,
+    dispatched_by: i.dispatchedBy ?? null,
   };
 }
 

@@ -165,4 +165,6 @@ export interface RunStatus {
   worker_selector: Record<string, string> | null;
   /** Directory of this attempt's logs, relative to the logs directory. */
   log_dir: string;
+  /** Scheduler instance that created this run of a slot (scheduler and catch-up runs), else absent/null. */
+  dispatched_by?: string | null;
 }

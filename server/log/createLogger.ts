@@ -20,23 +20,25 @@ export function createLogger(opts: CreateLoggerOptions): Logger {
   const p = pino(
     {
       level: opts.level,
-      base: opts.base ?? {},
+      base: {},
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
       messageKey: 'msg',
     },
     destination,
   );
-  return wrap(p);
+  return wrap(p, opts.base ?? {});
 }
 
-function wrap(p: pino.Logger): Logger {
+// Children are made from the root with merged bindings, so a field set twice (`component`) appears once.
+function wrap(root: pino.Logger, bindings: LogFields = {}): Logger {
+  const p = Object.keys(bindings).length > 0 ? root.child(bindings) : root;
   return {
     debug: (msg, fields) => p.debug(fields ?? {}, msg),
     info: (msg, fields) => p.info(fields ?? {}, msg),
     warn: (msg, fields) => p.warn(fields ?? {}, msg),
     error: (msg, fields) => p.error(fields ?? {}, msg),
-    child: (fields) => wrap(p.child(fields)),
+    child: (fields) => wrap(root, { ...bindings, ...fields }),
   };
 }
 

@@ -3,6 +3,7 @@
 
 import { isoUtc, newRunStatus } from '../core/runStatus';
 import { slotRunId } from '../core/runId';
+import { dueSlots } from '../core/schedule';
 import { nextWake, planCatchup, planTick, type PlannedSlot } from '../core/tickPlan';
 import type { Clock, Logger, Timers, TimerHandle } from '../core/ports';
 import type { DagSpec } from '../core/types';
@@ -20,6 +21,8 @@ const RETRY_HORIZON_MS = 2 * MINUTE;
 
 export interface CronLoopDeps {
   dataDir: string;
+  /** Recorded on every run this loop creates (`dispatched_by`). */
+  instanceId: string;
   clock: Clock;
   timers: Timers;
   logger: Logger;
@@ -47,15 +50,16 @@ export class CronLoop {
   constructor(private readonly d: CronLoopDeps) {}
 
   /**
-   * Starts ticking. The first tick plans the slots of the current minute; before it, DAGs with a
-   * `catchup_window` get their missed slots queued as catch-up runs.
+   * Starts ticking. The first tick plans the slots of the current minute. Before it, missed slots are
+   * queued as catch-up runs: as far back as each DAG's `catchup_window`, and after a takeover from a failed
+   * instance also as far back as `recoveryWindowMs`, from the last tick the failed instance completed.
    */
-  async start(): Promise<void> {
+  async start(opts: { recoveryWindowMs?: number } = {}): Promise<void> {
     this.state = await this.d.stateFile.read();
     const now = this.d.clock.nowMs();
     const minuteStart = Math.floor(now / MINUTE) * MINUTE;
     this.lastTickMs = minuteStart - 1;
-    await this.replayCatchup(now, minuteStart);
+    await this.replayMissed(now, minuteStart, opts.recoveryWindowMs ?? 0);
     this.schedule(0);
   }
 
@@ -83,7 +87,7 @@ export class CronLoop {
       const activeDags = await this.activeDagNames();
       const due = [
         ...this.retry.filter((p) => now - p.slotMs <= RETRY_HORIZON_MS),
-        ...planTick(dags, this.lastTickMs, now),
+        ...newestPerDag(planTick(dags, this.lastTickMs, now), this.d.logger),
       ];
       for (const p of this.retry)
         if (now - p.slotMs > RETRY_HORIZON_MS)
@@ -101,7 +105,7 @@ export class CronLoop {
         if (outcome === 'failed') this.retry.push(p);
         else this.noteSlot(dag.name, p.slotMs);
       }
-      if (due.length > 0 && this.state) {
+      if (due.length > 0 && this.state && this.d.canDispatch()) {
         this.state.last_tick_ms = now;
         await this.d.stateFile.write(this.state);
       }
@@ -131,12 +135,13 @@ export class CronLoop {
       scheduleTime: isoUtc(slotMs),
       params: [],
       nowIso: isoUtc(this.d.clock.nowMs()),
+      dispatchedBy: this.d.instanceId,
     });
     try {
       const created = await this.d.runs.createRun(status);
       if (!created.created) {
         log.debug('Slot already has a run', { slot: status.schedule_time });
-        return 'exists';
+        return await this.adoptStranded(dag, runId, slotMs);
       }
       await this.d.runs.markActive({ run_id: runId, dag_name: dag.name, queue: dag.queue });
     } catch (err) {
@@ -151,39 +156,53 @@ export class CronLoop {
       triggerType: 'scheduler',
       scheduleTime: status.schedule_time,
       processLog: `${this.d.runs.logDir(dag.name, runId, 1)}/process.log`,
+      propagateSignals: dag.signal_handling.enable_propagation,
     });
     activeDags.add(dag.name);
     log.info('Started a scheduled run', { slot: status.schedule_time, pid });
     return 'started';
   }
 
-  /** Queues catch-up runs for DAGs with a `catchup_window`, under their overlap policy. */
-  private async replayCatchup(nowMs: number, beforeMs: number): Promise<void> {
+  /** Queues catch-up runs for missed slots, under each DAG's overlap policy. */
+  private async replayMissed(nowMs: number, beforeMs: number, recoveryWindowMs: number): Promise<void> {
     let dags: DagSpec[];
     try {
       dags = await this.d.catalog.load();
     } catch (err) {
-      this.d.logger.error('Could not load DAGs for catch-up', { error: (err as Error).message });
+      this.d.logger.error('Could not load DAGs to replay missed slots', { error: (err as Error).message });
       return;
     }
+    let queued = 0;
     for (const dag of dags) {
-      if (dag.catchup_window_ms <= 0 || dag.schedule.length === 0) continue;
+      const windowMs = Math.max(dag.catchup_window_ms, recoveryWindowMs);
+      if (windowMs <= 0 || dag.schedule.length === 0) continue;
       if (!this.d.queuesEnabled) {
-        this.d.logger.warn('Catch-up skipped: queues are disabled (queues.enabled: false)', {
+        this.d.logger.warn('Missed slots are not replayed: queues are disabled (queues.enabled: false)', {
           dag: dag.name,
         });
         continue;
       }
-      const slots = planCatchup(dag, {
-        lastSlotMs: this.state?.dags[dag.name]?.last_slot_ms ?? this.state?.last_tick_ms ?? null,
-        windowMs: dag.catchup_window_ms,
+      // The last tick the previous active instance completed: every slot up to it was handled (run, or
+      // skipped because the DAG was busy); slots after it were at most planned.
+      const handledUpTo = this.state?.last_tick_ms ?? null;
+      const live = firstLiveSlot(dag, beforeMs, nowMs);
+      let slots = planCatchup(dag, {
+        lastSlotMs:
+          handledUpTo === null ? null : Math.max(handledUpTo, this.state?.dags[dag.name]?.last_slot_ms ?? 0),
+        windowMs,
         nowMs,
-        beforeMs,
+        beforeMs: live ?? beforeMs,
       });
+      // The first tick would skip its live slot while these replays wait in the queue (the DAG is busy), so
+      // the live slot joins them; under `latest` the live slot alone is the newest and runs as usual.
+      if (live !== null && slots.length > 0) slots = dag.overlap_policy === 'latest' ? [] : [...slots, live];
       for (const slotMs of slots) {
-        if ((await this.enqueueCatchup(dag, slotMs)) !== 'failed') this.noteSlot(dag.name, slotMs);
+        const outcome = await this.enqueueCatchup(dag, slotMs);
+        if (outcome === 'queued') queued++;
+        if (outcome !== 'failed') this.noteSlot(dag.name, slotMs);
       }
     }
+    if (queued > 0) this.d.logger.info('Replayed missed slots through the queue', { count: queued });
   }
 
   /** Queues one missed slot as a catch-up run with the slot's own run ID (a live run of it wins). */
@@ -198,10 +217,11 @@ export class CronLoop {
       scheduleTime: isoUtc(slotMs),
       params: [],
       nowIso: isoUtc(this.d.clock.nowMs()),
+      dispatchedBy: this.d.instanceId,
     });
     try {
       const created = await this.d.runs.createRun(status);
-      if (!created.created) return 'exists';
+      if (!created.created) return await this.adoptStranded(dag, runId, slotMs);
       await this.d.runs.markActive({ run_id: runId, dag_name: dag.name, queue: dag.queue });
       await this.d.queue.enqueue({
         queue: dag.queue,
@@ -225,6 +245,60 @@ export class CronLoop {
     return 'queued';
   }
 
+  /**
+   * A slot whose run record exists but is still `queued` with no queue item was planned by an instance that
+   * died before starting it: it gets a queue item so it runs (the run's claim keeps it to one execution).
+   */
+  private async adoptStranded(dag: DagSpec, runId: string, slotMs: number): Promise<DispatchOutcome> {
+    const r = await this.d.runs.readStatus(runId);
+    if (r.kind === 'missing') return this.completeHalfCreated(dag, runId, slotMs);
+    if (r.kind !== 'ok' || r.status.status !== 'queued' || r.status.worker_id !== null) return 'exists';
+    if (r.status.dispatched_by === this.d.instanceId) return 'exists'; // ours, and already launched
+    if (await this.d.queue.find(runId)) return 'exists';
+    await this.d.runs.markActive({ run_id: runId, dag_name: dag.name, queue: r.status.queue });
+    await this.d.queue.enqueue({
+      queue: r.status.queue,
+      run_id: runId,
+      dag_name: dag.name,
+      enqueued_at: r.status.created_at,
+    });
+    this.d.logger.info('Adopted a slot the failed instance planned but did not start', {
+      dag: dag.name,
+      run_id: runId,
+      slot: r.status.schedule_time,
+    });
+    return 'queued';
+  }
+
+  /** The run directory of the slot exists without a status: its creator died in between. Finish and queue it. */
+  private async completeHalfCreated(dag: DagSpec, runId: string, slotMs: number): Promise<DispatchOutcome> {
+    if (!this.d.canDispatch()) return 'fenced';
+    const status = newRunStatus({
+      dag,
+      runId,
+      status: 'queued',
+      triggerType: 'catchup',
+      scheduleTime: isoUtc(slotMs),
+      params: [],
+      nowIso: isoUtc(this.d.clock.nowMs()),
+      dispatchedBy: this.d.instanceId,
+    });
+    if (!(await this.d.runs.completeRun(status))) return 'exists';
+    await this.d.runs.markActive({ run_id: runId, dag_name: dag.name, queue: dag.queue });
+    await this.d.queue.enqueue({
+      queue: dag.queue,
+      run_id: runId,
+      dag_name: dag.name,
+      enqueued_at: status.created_at,
+    });
+    this.d.logger.info('Completed the run record of a slot whose creator died midway, and queued it', {
+      dag: dag.name,
+      run_id: runId,
+      slot: status.schedule_time,
+    });
+    return 'queued';
+  }
+
   private noteSlot(dag: string, slotMs: number) {
     if (!this.state) return;
     const prev = this.state.dags[dag]?.last_slot_ms ?? 0;
@@ -238,4 +312,36 @@ export class CronLoop {
     for (const a of active) names.add(a.dag_name);
     return names;
   }
+}
+
+/**
+ * Keeps the newest due slot of each DAG: when a tick comes late (or is the first one of a seconds schedule),
+ * older slots of the same DAG are skipped rather than run back to back, as a cron daemon would.
+ */
+function newestPerDag(planned: PlannedSlot[], logger: Logger): PlannedSlot[] {
+  const newest = new Map<string, PlannedSlot>();
+  for (const p of planned) {
+    const prev = newest.get(p.dag);
+    if (prev && prev.slotMs < p.slotMs)
+      logger.info('Skipped a slot: a newer slot of the DAG is due in the same tick', {
+        dag: p.dag,
+        slot: isoUtc(prev.slotMs),
+      });
+    if (!prev || prev.slotMs < p.slotMs) newest.set(p.dag, p);
+  }
+  return [...newest.values()].sort((a, b) => a.slotMs - b.slotMs);
+}
+
+/**
+ * The slot the first tick will run live for this DAG (its newest slot in the current minute), so that the
+ * replay stops just before it; null when the DAG has no slot in the current minute.
+ */
+function firstLiveSlot(dag: DagSpec, minuteStartMs: number, nowMs: number): number | null {
+  let newest: number | null = null;
+  for (const s of dag.schedule) {
+    const slots = dueSlots(s, minuteStartMs - 1, nowMs);
+    const last = slots[slots.length - 1];
+    if (last !== undefined && (newest === null || last > newest)) newest = last;
+  }
+  return newest;
 }

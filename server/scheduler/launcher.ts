@@ -14,6 +14,8 @@ export interface LaunchRequest {
   scheduleTime: string | null;
   /** Where the run process's own stdout/stderr go (its step logs are separate). */
   processLog: string;
+  /** The DAG asks for SIGINT/SIGTERM of a stopping scheduler to reach this run (signal_handling). */
+  propagateSignals?: boolean;
 }
 
 export type Launcher = (req: LaunchRequest) => { pid: number | undefined };

@@ -152,6 +152,7 @@ export class QueueProcessor {
       triggerType: status.trigger_type,
       scheduleTime: status.schedule_time,
       processLog: `${this.d.runs.logDir(dag.name, status.run_id, status.attempt)}/process.log`,
+      propagateSignals: dag.signal_handling.enable_propagation,
     });
     log.info('Started a queued run', { pid, trigger_type: status.trigger_type });
     this.inFlight.set(status.run_id, { queue: item.queue, sinceMono: this.d.clock.monoMs() });

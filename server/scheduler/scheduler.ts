@@ -13,6 +13,8 @@ import { ZombieReaper } from './zombieReaper';
 
 export interface SchedulerDeps {
   config: Config;
+  /** This scheduler instance, recorded on the runs it creates. */
+  instanceId?: string;
   clock: Clock;
   timers: Timers;
   logger: Logger;
@@ -30,12 +32,21 @@ export class Scheduler {
   private reaperTimer: TimerHandle | null = null;
   private stopped = false;
 
+  /** Run processes started for DAGs with signal_handling.enable_propagation, by run ID. */
+  private readonly propagating = new Map<string, number>();
+
   constructor(private readonly d: SchedulerDeps) {
     const canDispatch = d.canDispatch ?? (() => true);
+    const launch: Launcher = (req) => {
+      const started = d.launch(req);
+      if (req.propagateSignals && started.pid !== undefined) this.propagating.set(req.runId, started.pid);
+      return started;
+    };
     const catalog = new DagCatalogCache(d.config.paths.dags_dir, d.logger);
     const logger = d.logger;
     this.cron = new CronLoop({
       dataDir: d.config.paths.data_dir,
+      instanceId: d.instanceId ?? 'local',
       clock: d.clock,
       timers: d.timers,
       logger,
@@ -43,7 +54,7 @@ export class Scheduler {
       queue: d.queue,
       catalog,
       stateFile: new SchedulerStateFile(d.config.paths.data_dir, logger),
-      launch: d.launch,
+      launch,
       queuesEnabled: d.config.queues.enabled,
       canDispatch,
     });
@@ -55,7 +66,7 @@ export class Scheduler {
       queue: d.queue,
       catalog,
       queues: d.config.queues.config,
-      launch: d.launch,
+      launch,
       canDispatch,
     });
     this.reaper = new ZombieReaper({
@@ -68,8 +79,9 @@ export class Scheduler {
     });
   }
 
-  async start(): Promise<void> {
-    await this.cron.start();
+  /** Starts planning and consuming; `recoveryWindowMs` > 0 after a takeover from a failed instance. */
+  async start(opts: { recoveryWindowMs?: number } = {}): Promise<void> {
+    await this.cron.start(opts);
     this.queueProcessor.start();
     this.armReaper(0);
     this.d.logger.info('Scheduler started', {
@@ -88,11 +100,39 @@ export class Scheduler {
     }, ms);
   }
 
-  /** Stops planning and consuming; runs already started keep going in their own processes. */
-  async stop(): Promise<void> {
+  /**
+   * Stops planning and consuming. Runs already started keep going in their own processes, except those of
+   * DAGs with signal_handling.enable_propagation, which receive `signal` (if one is given).
+   */
+  async stop(signal?: NodeJS.Signals): Promise<void> {
     this.stopped = true;
+    if (signal) this.forward(signal);
     if (this.reaperTimer) this.d.timers.clearTimeout(this.reaperTimer);
     await Promise.all([this.cron.stop(), this.queueProcessor.stop()]);
     this.d.logger.info('Scheduler stopped');
+  }
+
+  /** Synchronously halts every loop (no I/O); used when the lock is lost and the process is about to exit. */
+  halt(): void {
+    this.stopped = true;
+    if (this.reaperTimer) this.d.timers.clearTimeout(this.reaperTimer);
+    void this.cron.stop();
+    void this.queueProcessor.stop();
+  }
+
+  private forward(signal: NodeJS.Signals) {
+    for (const [runId, pid] of this.propagating) {
+      try {
+        // The run process leads its own process group; it handles the signal by stopping its steps.
+        process.kill(pid, signal);
+        this.d.logger.info('Forwarded the signal to a run (signal_handling.enable_propagation)', {
+          run_id: runId,
+          pid,
+          signal,
+        });
+      } catch {
+        this.propagating.delete(runId); // already finished
+      }
+    }
   }
 }

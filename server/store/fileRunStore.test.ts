@@ -41,6 +41,18 @@ describe('FileRunStore on disk', () => {
   const statusFile = (runId: string, attempt = 1) =>
     path.join(dataDir, 'runs', runId, 'attempts', String(attempt), 'status.json');
 
+  it('completes a run whose creator died after making its directory, once, and lists it', async () => {
+    await fs.mkdir(path.join(dataDir, 'runs', 'half-made'), { recursive: true });
+    expect((await store.readStatus('half-made')).kind).toBe('missing');
+    const status = testRunStatus({ run_id: 'half-made', status: 'queued' });
+    expect(await store.completeRun(status)).toBe(true);
+    expect(await store.completeRun(status)).toBe(false);
+    expect(await store.completeRun(testRunStatus({ run_id: 'never-made' }))).toBe(false);
+    const read = await store.readStatus('half-made');
+    expect(read.kind === 'ok' && read.status.status).toBe('queued');
+    expect((await store.listRuns({})).items.map((r) => r.run_id)).toContain('half-made');
+  });
+
   it('shows a corrupt status file as corrupt in readStatus and the list, and still lists the other runs', async () => {
     await store.createRun(testRunStatus({ run_id: 'good-1', created_at: '2026-03-01T10:00:00Z' }));
     await store.createRun(testRunStatus({ run_id: 'broken', created_at: '2026-03-01T10:00:01Z' }));

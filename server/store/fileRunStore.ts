@@ -90,12 +90,39 @@ export class FileRunStore implements RunStore {
     const attemptDir = this.attemptDir(initial.run_id, 1);
     await ensureDir(attemptDir);
     await writeFileAtomic(path.join(attemptDir, 'status.json'), serialize(initial));
+    await this.index(initial);
+    return { created: true };
+  }
+
+  async completeRun(initial: RunStatus): Promise<boolean> {
+    assertStatusNames(initial);
+    if (initial.attempt !== 1) throw new AttemptConflictError(initial.run_id, initial.attempt, 0);
+    if (
+      (await this.attemptNumbers(initial.run_id)) === null &&
+      !(await this.dirExists(this.runDir(initial.run_id)))
+    )
+      return false;
+    const attemptDir = this.attemptDir(initial.run_id, 1);
+    await ensureDir(attemptDir);
+    // Exclusive: of a late write by the crashed creator and this repair, the first one stays.
+    if (!(await createFileExclusive(path.join(attemptDir, 'status.json'), serialize(initial)))) return false;
+    await this.index(initial);
+    return true;
+  }
+
+  private async dirExists(dir: string): Promise<boolean> {
+    return fs.stat(dir).then(
+      (st) => st.isDirectory(),
+      () => false,
+    );
+  }
+
+  private async index(initial: RunStatus): Promise<void> {
     const createdMs = createdMsOf(initial);
     await Promise.all([
       addIndexMarker(path.join(this.indexDir, 'all'), createdMs, initial.run_id, initial.dag_name),
       addIndexMarker(path.join(this.indexDir, 'dag', initial.dag_name), createdMs, initial.run_id, null),
     ]);
-    return { created: true };
   }
 
   async createAttempt(status: RunStatus): Promise<void> {

@@ -45,7 +45,8 @@ export class FileSchedulerLock implements LockStorage {
 
   async takeOver(observed: LockRead, next: LockRecord, attempt = 0): Promise<boolean> {
     await this.ensureLockDir();
-    if (!(await mkdirExclusive(path.join(this.dir, takeoverMarkerName(observed, next, attempt))))) return false;
+    if (!(await mkdirExclusive(path.join(this.dir, takeoverMarkerName(observed, next, attempt)))))
+      return false;
     const names = await readdirOrEmpty(this.dir);
     // A record whose epoch has been superseded is a late write; its own claim may have been cleaned up.
     if (observed.kind === 'record' && supersededBy(names, observed.record.epoch) !== null) return false;

@@ -13,7 +13,11 @@ export function decodeLockRecord(raw: string): LockRead {
   try {
     value = JSON.parse(raw);
   } catch (err) {
-    return { kind: 'corrupt', raw, error: `invalid JSON: ${err instanceof Error ? err.message : String(err)}` };
+    return {
+      kind: 'corrupt',
+      raw,
+      error: `invalid JSON: ${err instanceof Error ? err.message : String(err)}`,
+    };
   }
   const problem = lockRecordProblem(value);
   if (problem !== null) return { kind: 'corrupt', raw, error: problem };

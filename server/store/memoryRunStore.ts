@@ -44,6 +44,12 @@ export class MemoryRunStore implements RunStore {
     return { created: true };
   }
 
+  /** Creation is atomic here, so there is never a half-created run to complete. */
+  async completeRun(initial: RunStatus): Promise<boolean> {
+    assertStatusNames(initial);
+    return false;
+  }
+
   async createAttempt(status: RunStatus): Promise<void> {
     assertStatusNames(status);
     const run = this.runs.get(status.run_id);

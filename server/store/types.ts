@@ -46,6 +46,11 @@ export type CreateRunResult = { created: true } | { created: false; reason: 'exi
 export interface RunStore {
   /** Creates the run and its first attempt with `initial` (attempt 1). Fails with `exists` if the ID is taken. */
   createRun(initial: RunStatus): Promise<CreateRunResult>;
+  /**
+   * Finishes creating a run whose directory exists without a status (its creator died between the two):
+   * writes `initial` as attempt 1 unless a status appeared meanwhile. False when there was nothing to do.
+   */
+  completeRun(initial: RunStatus): Promise<boolean>;
   /** Starts attempt `status.attempt` (must be latest+1) of an existing run. */
   createAttempt(status: RunStatus): Promise<void>;
   /** Atomically replaces the status of the attempt `status.attempt`. */

@@ -5,27 +5,53 @@ import { systemClock, systemTimers } from '../../core/clock';
 import type { Logger } from '../../core/ports';
 import { SECOND } from '../../core/units';
 import { processLauncher } from '../../scheduler/launcher';
-import { Scheduler } from '../../scheduler/scheduler';
+import { SchedulerService } from '../../scheduler/schedulerService';
+import { FileSchedulerLock } from '../../store/fileSchedulerLock';
+import { InstanceRegistry } from '../../store/instanceRegistry';
+import { randomHex } from '../../store/randomHex';
+import { hostname } from 'node:os';
 import { FileEventLog } from '../../store/fileEventLog';
 import { FileQueueStore } from '../../store/fileQueueStore';
 import { FileRunStore } from '../../store/fileRunStore';
 import type { Config } from '../../config/types';
 import { cliContext, type GlobalOptions } from '../context';
 import { initHome } from '../initHome';
+import { UsageError } from '../exit';
 
 const STOP_DEADLINE_MS = 10 * SECOND;
 
-function buildScheduler(config: Config, logger: Logger): Scheduler {
-  return new Scheduler({
+function buildScheduler(config: Config, logger: Logger, onLost: (reason: string) => void): SchedulerService {
+  const host = hostname();
+  const onCorrupt = (r: { path: string; error: string }) => logger.warn('Skipped a corrupt file', { ...r });
+  return new SchedulerService({
     config,
     clock: systemClock,
     timers: systemTimers,
     logger,
-    runs: new FileRunStore({ dataDir: config.paths.data_dir, logDir: config.paths.log_dir }),
-    queue: new FileQueueStore({ dataDir: config.paths.data_dir }),
-    events: new FileEventLog({ dataDir: config.paths.data_dir }),
+    runs: new FileRunStore({ dataDir: config.paths.data_dir, logDir: config.paths.log_dir, onCorrupt }),
+    queue: new FileQueueStore({ dataDir: config.paths.data_dir, onCorrupt }),
+    events: new FileEventLog({ dataDir: config.paths.data_dir, onCorrupt }),
     launch: processLauncher({ executable: process.env.DAGU_EXECUTABLE ?? process.argv[1], env: process.env }),
+    lock: new FileSchedulerLock({ dataDir: config.paths.data_dir }),
+    registry: new InstanceRegistry(config.paths.data_dir, onCorrupt),
+    identity: {
+      instance_id: `${host.replace(/[^A-Za-z0-9_.-]/g, '_')}-${process.pid}-${randomHex(3)}`,
+      host,
+      pid: process.pid,
+    },
+    newToken: () => randomHex(16),
+    onLost,
   });
+}
+
+/** Exits non-zero after a lost lock: one line saying why, servers closed, ended anyway after 10 s. */
+function exitOnLoss(logger: Logger, closers: Array<() => Promise<void>>) {
+  return (reason: string) => {
+    logger.error(`Stopped being the active scheduler: ${reason}; exiting`, { reason });
+    process.exitCode = 1;
+    setTimeout(() => process.exit(1), STOP_DEADLINE_MS).unref();
+    void Promise.allSettled(closers.map((c) => c())).then(() => process.exit(1));
+  };
 }
 
 async function startWeb(config: Config, logger: Logger) {
@@ -52,13 +78,28 @@ function untilSignal(logger: Logger): Promise<NodeJS.Signals> {
   });
 }
 
+/** Starts the scheduler service; a storage error on the first attempt at the lock fails startup. */
+async function startScheduler(config: Config, logger: Logger, onLost: (reason: string) => void) {
+  const service = buildScheduler(config, logger, onLost);
+  try {
+    await service.start();
+  } catch (err) {
+    throw new UsageError(
+      `cannot use the data directory ${config.paths.data_dir} for the scheduler lock: ${(err as Error).message}`,
+      1,
+    );
+  }
+  return service;
+}
+
 export async function schedulerCommand(opts: GlobalOptions): Promise<number> {
   const { config, logger } = cliContext(opts, { component: 'scheduler' });
   await initHome(config, logger);
-  const scheduler = buildScheduler(config, logger);
-  await scheduler.start();
-  await untilSignal(logger);
-  await scheduler.stop();
+  const closers: Array<() => Promise<void>> = [];
+  const service = await startScheduler(config, logger, exitOnLoss(logger, closers));
+  closers.push(() => service.stop());
+  const signal = await untilSignal(logger);
+  await service.stop(signal);
   return 0;
 }
 
@@ -75,10 +116,14 @@ export async function startAllCommand(opts: GlobalOptions): Promise<number> {
   const { config, logger } = cliContext(opts, { component: 'start-all' });
   await initHome(config, logger);
   const web = await startWeb(config, logger.child({ component: 'server' }));
-  const scheduler = buildScheduler(config, logger.child({ component: 'scheduler' }));
-  await scheduler.start();
-  await untilSignal(logger);
-  await scheduler.stop();
+  // Losing the lock takes the web server down too, rather than leaving a console with no scheduler.
+  const service = await startScheduler(
+    config,
+    logger.child({ component: 'scheduler' }),
+    exitOnLoss(logger, [() => web.close()]),
+  );
+  const signal = await untilSignal(logger);
+  await service.stop(signal);
   await web.close();
   return 0;
 }

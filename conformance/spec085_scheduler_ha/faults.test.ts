@@ -1,0 +1,289 @@
+// Spec 085 (scheduler HA) under injected faults: storage that stalls or fails (a FUSE mount per host over one
+// shared backing directory) and a wall clock an hour ahead (faketime), against real `bin/dagu scheduler`s.
+
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { parseSlotRunId } from '../../server/core/runId';
+import {
+  dagu,
+  eventually,
+  freePort,
+  startService,
+  tempHome,
+  type Service,
+  type TempHome,
+} from '../../tests/integration/harness';
+import {
+  daguArgv,
+  faultToolsAvailable,
+  mountFaultFs,
+  startWrappedService,
+  withFaketime,
+  type FaultFs,
+} from '../support/faults';
+
+const T_MS = 3000;
+const R_MS = 500;
+/** The renewal interval the spec derives from T: min(7s, T/4). */
+const I_MS = Math.min(7000, T_MS / 4);
+/** Health is polled every 25-50 ms over HTTP: what an observation may lag behind the change it observes. */
+const OBSERVATION_SLACK_MS = 300;
+const TIMING = { DAGU_SCHEDULER_LOCK_STALE_THRESHOLD: '3s', DAGU_SCHEDULER_LOCK_RETRY_INTERVAL: '500ms' };
+
+interface Host {
+  name: string;
+  svc: Service;
+  /** The scheduler's own PID (under faketime, not the wrapper's). */
+  pid: number;
+  port: number;
+}
+
+type Health = { code: number; role: string };
+
+let homes: TempHome[] = [];
+let dirs: string[] = [];
+let mounts: FaultFs[] = [];
+let hosts: Host[] = [];
+
+afterEach(async () => {
+  // Storage back to normal first: a scheduler stuck in a stalled FUSE call cannot even be SIGKILLed.
+  await Promise.allSettled(mounts.map((m) => m.set('normal')));
+  await Promise.allSettled(hosts.map((h) => h.svc.stop('SIGKILL')));
+  for (const m of mounts) await m.unmount();
+  for (const h of homes) h.cleanup();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  [homes, dirs, mounts, hosts] = [[], [], [], []];
+});
+
+function newHome(): TempHome {
+  const home = tempHome(TIMING);
+  homes.push(home);
+  return home;
+}
+
+function newBackingDir(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'dagu-backing-'));
+  dirs.push(dir);
+  return dir;
+}
+
+async function mount(backing: string): Promise<FaultFs> {
+  const fs = await mountFaultFs(backing);
+  mounts.push(fs);
+  return fs;
+}
+
+/** Starts `dagu scheduler` on a free health port, optionally under faketime, and waits for /health. */
+async function startHost(name: string, env: NodeJS.ProcessEnv, faketime?: string): Promise<Host> {
+  const port = await freePort();
+  const hostEnv = { ...env, DAGU_SCHEDULER_PORT: String(port) };
+  let host: Host;
+  if (faketime) {
+    const svc = await startWrappedService(withFaketime(faketime, daguArgv(['scheduler'])), hostEnv);
+    host = { name, svc, pid: svc.pid, port };
+  } else {
+    const svc = startService(['scheduler'], hostEnv);
+    host = { name, svc, pid: svc.child.pid!, port };
+  }
+  hosts.push(host);
+  await eventually(() => health(host), 15_000, 50).catch((err: Error) => {
+    throw new Error(`${name} never answered /health: ${err.message}\n${host.svc.output()}`);
+  });
+  return host;
+}
+
+/** GET /health on 127.0.0.1 (an IP, so no DNS lookup); null when the host does not answer within 1 s. */
+async function health(host: Host, role?: 'active'): Promise<Health | null> {
+  const query = role ? `?role=${role}` : '';
+  try {
+    const res = await fetch(`http://127.0.0.1:${host.port}/health${query}`, {
+      signal: AbortSignal.timeout(1000),
+    });
+    const body = (await res.json()) as { role: string };
+    return { code: res.status, role: body.role };
+  } catch {
+    return null;
+  }
+}
+
+/** Milliseconds until `host` reports `role` (polled every 25 ms), failing after `timeoutMs`. */
+async function msUntilRole(host: Host, role: 'active' | 'standby', timeoutMs: number): Promise<number> {
+  const start = performance.now();
+  await eventually(async () => (await health(host))?.role === role, timeoutMs, 25).catch((err: Error) => {
+    throw new Error(`${host.name} did not become ${role}: ${err.message}\n${host.svc.output()}`);
+  });
+  return performance.now() - start;
+}
+
+/** Asserts, sampling every 100 ms for `forMs`, that every host stays alive in its expected role. */
+async function expectRolesHold(expected: Array<[Host, 'active' | 'standby']>, forMs: number): Promise<void> {
+  const until = performance.now() + forMs;
+  while (performance.now() < until) {
+    for (const [host, role] of expected) {
+      expect(host.svc.child.exitCode, `${host.name} exited:\n${host.svc.output()}`).toBeNull();
+      expect(await health(host), `${host.name} should still be ${role}`).toEqual({ code: 200, role });
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Resolves with the exit code once the host's process has exited. */
+function exitCodeOf(host: Host): Promise<number | null> {
+  const child = host.svc.child;
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((r) => child.once('exit', (code) => r(code)));
+}
+
+/** Slot times (ms) of the slot runs recorded under a data directory, read from the backing directory. */
+function slotTimes(dataDir: string): number[] {
+  let names: string[];
+  try {
+    names = readdirSync(path.join(dataDir, 'runs'));
+  } catch {
+    return [];
+  }
+  return names.map((n) => parseSlotRunId(n)?.slotMs).filter((ms): ms is number => ms !== undefined);
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} within ${ms} ms`)), ms);
+  });
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+}
+
+describe('spec 085: scheduler HA under storage faults and clock offsets', () => {
+  beforeAll(() => {
+    const tools = faultToolsAvailable();
+    if (!tools.ok) throw new Error(tools.message);
+  });
+
+  it('an active whose storage stalls stops dispatching within T - I and exits non-zero once storage returns', async () => {
+    const home = newHome();
+    home.writeDag('every-second', 'schedule: "* * * * * *"\nsteps:\n  - name: noop\n    command: "true"\n');
+    const backing = newBackingDir();
+    const fs = await mount(backing);
+    const a = await startHost('a', { ...home.env, DAGU_DATA_DIR: path.join(fs.mnt, 'data') });
+    await msUntilRole(a, 'active', 10_000);
+    const backingData = path.join(backing, 'data');
+    await eventually(() => slotTimes(backingData).length > 0, 10_000);
+
+    const stallWallMs = Date.now();
+    const stallMono = performance.now();
+    await fs.set('stall');
+    await eventually(async () => (await health(a, 'active'))?.code === 503, T_MS, 25).catch((err: Error) => {
+      throw new Error(
+        `the stalled active kept answering ?role=active with 200: ${err.message}\n${a.svc.output()}`,
+      );
+    });
+    const fencedAfterMs = performance.now() - stallMono;
+    expect(fencedAfterMs).toBeLessThanOrEqual(T_MS - I_MS + OBSERVATION_SLACK_MS);
+    await a.svc.waitFor(/Stopped being the active scheduler/, 2000);
+    expect(a.svc.child.exitCode, 'it exits only once its storage returns').toBeNull();
+
+    await fs.set('normal');
+    const code = await withTimeout(
+      exitCodeOf(a),
+      5000,
+      'the fenced scheduler did not exit after storage returned',
+    );
+    expect(code).not.toBe(0);
+    expect(code).not.toBeNull();
+
+    // Writes begun before the fence may land late, but no slot after the fence was dispatched.
+    const slots = slotTimes(backingData);
+    expect(slots.length).toBeGreaterThan(0);
+    const lastAllowed = stallWallMs + T_MS - I_MS + OBSERVATION_SLACK_MS;
+    expect(slots.filter((s) => s > lastAllowed).map((s) => new Date(s).toISOString())).toEqual([]);
+  });
+
+  it('a standby whose storage fails with EIO keeps waiting, then takes over once the active dies', async () => {
+    const home = newHome();
+    const backing = newBackingDir();
+    const a = await startHost('a', { ...home.env, DAGU_DATA_DIR: path.join(backing, 'data') });
+    await msUntilRole(a, 'active', 10_000);
+    const fsB = await mount(backing);
+    const b = await startHost('b', { ...home.env, DAGU_DATA_DIR: path.join(fsB.mnt, 'data') });
+    await b.svc.waitFor(/Waiting as standby/, 10_000);
+
+    await fsB.set('eio');
+    await expectRolesHold(
+      [
+        [a, 'active'],
+        [b, 'standby'],
+      ],
+      T_MS + 2 * R_MS,
+    );
+    expect(b.svc.output()).toMatch(/Storage error while waiting for the scheduler lock/);
+    await fsB.set('normal');
+    await expectRolesHold(
+      [
+        [a, 'active'],
+        [b, 'standby'],
+      ],
+      3 * R_MS,
+    );
+
+    process.kill(a.pid, 'SIGKILL');
+    const tookMs = await msUntilRole(b, 'active', T_MS + 2 * R_MS + 3000);
+    expect(tookMs).toBeLessThanOrEqual(T_MS + 2 * R_MS + OBSERVATION_SLACK_MS);
+    expect(b.svc.output()).toContain('Took over the scheduler lock from a failed instance');
+  });
+
+  it('a scheduler whose storage fails with EIO at its first attempt at the lock exits non-zero at once', async () => {
+    const home = newHome();
+    const fs = await mount(newBackingDir());
+    const dataDir = path.join(fs.mnt, 'data');
+    const env = { ...home.env, DAGU_DATA_DIR: dataDir, DAGU_SCHEDULER_PORT: String(await freePort()) };
+    // Only the lock's directory fails, then the whole data directory (a wrong or broken mount).
+    for (const mode of ['eio path=/data/scheduler', 'eio']) {
+      await fs.set(mode);
+      const started = performance.now();
+      const r = await dagu(['scheduler'], env, 8000);
+      const output = r.stdout + r.stderr;
+      expect(r.code, `${mode}: exit code\n${output}`).not.toBe(0);
+      expect(r.code, `${mode}: still running after 8 s\n${output}`).not.toBeNull();
+      expect(performance.now() - started, `${mode}: took longer than T`).toBeLessThan(T_MS);
+      expect(output, mode).toContain(dataDir);
+    }
+  });
+
+  it('an active whose wall clock is an hour ahead is taken over within T + 2R after kill -9', async () => {
+    const home = newHome();
+    const a = await startHost('a (faketime +1h)', home.env, '+1h');
+    await msUntilRole(a, 'active', 10_000);
+    const b = await startHost('b', home.env);
+    await b.svc.waitFor(/Waiting as standby/, 10_000);
+
+    process.kill(a.pid, 'SIGKILL');
+    const tookMs = await msUntilRole(b, 'active', T_MS + 2 * R_MS + 3000);
+    expect(tookMs).toBeGreaterThanOrEqual(T_MS - I_MS);
+    expect(tookMs).toBeLessThanOrEqual(T_MS + 2 * R_MS + OBSERVATION_SLACK_MS);
+    expect(b.svc.output()).toContain('Took over the scheduler lock from a failed instance');
+  });
+
+  it('a standby whose wall clock is an hour ahead waits while the active renews, and takes over within T + 2R', async () => {
+    const home = newHome();
+    const a = await startHost('a', home.env);
+    await msUntilRole(a, 'active', 10_000);
+    const b = await startHost('b (faketime +1h)', home.env, '+1h');
+    await b.svc.waitFor(/Waiting as standby/, 10_000);
+    // The active's renewals carry timestamps an hour "old" to b: only its own monotonic watch may count.
+    await expectRolesHold(
+      [
+        [a, 'active'],
+        [b, 'standby'],
+      ],
+      T_MS + R_MS,
+    );
+
+    process.kill(a.pid, 'SIGKILL');
+    const tookMs = await msUntilRole(b, 'active', T_MS + 2 * R_MS + 3000);
+    expect(tookMs).toBeGreaterThanOrEqual(T_MS - I_MS);
+    expect(tookMs).toBeLessThanOrEqual(T_MS + 2 * R_MS + OBSERVATION_SLACK_MS);
+    expect(b.svc.output()).toContain('Took over the scheduler lock from a failed instance');
+  });
+});

@@ -1,0 +1,92 @@
+// The scheduler instance registry (data/scheduler/instances/<id>.json): each instance publishes who it is,
+// its role and the last lock renewal it saw, so the console and /metrics can tell active from standby.
+
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import {
+  errorCode,
+  isTempName,
+  readJsonFile,
+  readdirOrEmpty,
+  writeFileAtomic,
+  type CorruptFileReport,
+} from './fsutil';
+
+/** One scheduler instance as it last described itself. Times are its own wall clock (display only). */
+export interface InstanceRecord {
+  version: 1;
+  id: string;
+  host: string;
+  pid: number;
+  role: 'starting' | 'standby' | 'active' | 'lost' | 'stopped';
+  /** When it took its current role. */
+  since: string;
+  /** Health endpoint port, or 0 when disabled. */
+  port: number;
+  /** The lock record it last saw: holder instance and when that holder last renewed (holder's clock). */
+  lock_holder: string | null;
+  last_renewal_seen: string | null;
+  /** When this record was written; a record not refreshed for a while belongs to a dead instance. */
+  updated_at: string;
+}
+
+const ID_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
+
+export class InstanceRegistry {
+  private readonly dir: string;
+  constructor(
+    dataDir: string,
+    private readonly onCorrupt: (r: CorruptFileReport) => void = () => {},
+  ) {
+    this.dir = path.join(dataDir, 'scheduler', 'instances');
+  }
+
+  private file(id: string): string {
+    if (!ID_PATTERN.test(id)) throw new Error(`invalid instance id ${JSON.stringify(id)}`);
+    return path.join(this.dir, `${id}.json`);
+  }
+
+  async publish(record: InstanceRecord): Promise<void> {
+    await fs.mkdir(this.dir, { recursive: true });
+    await writeFileAtomic(this.file(record.id), `${JSON.stringify(record)}\n`);
+  }
+
+  /** Removes this instance's own record (on a clean stop). */
+  async remove(id: string): Promise<void> {
+    await fs.unlink(this.file(id)).catch((err: unknown) => {
+      if (errorCode(err) !== 'ENOENT') throw err;
+    });
+  }
+
+  /** Every readable record; corrupt ones are reported and skipped. */
+  async list(): Promise<InstanceRecord[]> {
+    const names = (await readdirOrEmpty(this.dir)).filter((n) => n.endsWith('.json') && !isTempName(n));
+    const out: InstanceRecord[] = [];
+    for (const name of names) {
+      const r = await readJsonFile<InstanceRecord>(path.join(this.dir, name));
+      if (r.kind === 'ok' && r.value?.version === 1 && typeof r.value.id === 'string') out.push(r.value);
+      else if (r.kind === 'corrupt') this.onCorrupt({ path: r.path, error: r.error });
+    }
+    return out.sort((a, b) => a.id.localeCompare(b.id));
+  }
+
+  /**
+   * Removes records not refreshed for `olderThanMs` (by their own `updated_at`): instances that died
+   * without a clean stop. Only called by the active instance.
+   */
+  async prune(nowMs: number, olderThanMs: number): Promise<string[]> {
+    const gone: string[] = [];
+    for (const r of await this.list()) {
+      if (nowMs - Date.parse(r.updated_at) > olderThanMs) {
+        await this.remove(r.id).catch(() => undefined);
+        gone.push(r.id);
+      }
+    }
+    return gone;
+  }
+}
+
+/** Whether a record is fresh enough to count as a live instance. */
+export function isLive(r: InstanceRecord, nowMs: number, freshForMs: number): boolean {
+  return r.role !== 'stopped' && nowMs - Date.parse(r.updated_at) <= freshForMs;
+}
