@@ -18,19 +18,27 @@ function run(label, cmd, args, extraEnv = {}) {
   return r.status ?? 1;
 }
 
-function ensureChromium() {
-  if (existsSync('/usr/bin/chromium')) return;
+/** Installs Debian packages the browser and fault tests need, when missing and when we are root. */
+function ensureSystemPackages() {
+  const need = [];
+  const has = (cmd) => spawnSync('sh', ['-c', cmd], { stdio: 'ignore' }).status === 0;
+  if (!existsSync('/usr/bin/chromium')) need.push('chromium');
+  if (!has('command -v fusermount3')) need.push('fuse3');
+  if (!has("/usr/bin/python3 -c 'import fusepy' || /usr/bin/python3 -c 'import fuse'"))
+    need.push('python3-fusepy');
+  if (!has('command -v faketime')) need.push('faketime');
+  if (need.length === 0) return;
   if (process.getuid?.() !== 0) {
-    problems.push(
-      'Debian chromium is missing (/usr/bin/chromium): install it with `apt-get install -y chromium`',
-    );
+    problems.push(`missing Debian packages (install as root): apt-get install -y ${need.join(' ')}`);
     return;
   }
-  run('install chromium', 'bash', [
+  run('install system packages', 'bash', [
     '-c',
-    'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium',
+    `apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ${need.join(' ')}`,
   ]);
 }
+
+ensureSystemPackages();
 
 // 1. Build what the tests run: the bundled CLI and the console.
 if (run('build', 'npm', ['run', '--silent', 'build']) !== 0) {
@@ -73,7 +81,6 @@ if (existsSync(vitestJson)) {
 }
 
 // 4. Playwright in Debian's Chromium against the real processes.
-ensureChromium();
 const pwJson = path.join(out, 'playwright.json');
 rmSync(pwJson, { force: true });
 run('playwright', 'npx', ['playwright', 'test', '--reporter=list,json'], {

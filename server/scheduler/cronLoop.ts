@@ -9,9 +9,9 @@ import type { Clock, Logger, Timers, TimerHandle } from '../core/ports';
 import type { DagSpec } from '../core/types';
 import { MINUTE, SECOND } from '../core/units';
 import type { QueueStore, RunStore } from '../store/types';
-import type { DagCatalogCache } from './dagCatalogCache';
+import type { DagSource } from './dagCatalogCache';
 import type { Launcher } from './launcher';
-import type { SchedulerState, SchedulerStateFile } from './schedulerState';
+import type { SchedulerState, SchedulerStateStore } from './schedulerState';
 
 /** Longest sleep between ticks, so that new or edited DAG files are picked up without a watcher. */
 const MAX_IDLE_MS = 5 * SECOND;
@@ -28,13 +28,16 @@ export interface CronLoopDeps {
   logger: Logger;
   runs: RunStore;
   queue: QueueStore;
-  catalog: DagCatalogCache;
-  stateFile: SchedulerStateFile;
+  catalog: DagSource;
+  stateFile: SchedulerStateStore;
   launch: Launcher;
   queuesEnabled: boolean;
   /** Fencing check, called synchronously right before every dispatch (always true without HA). */
   canDispatch: () => boolean;
 }
+
+/** Active (queued or running) run IDs by DAG name. */
+export type ActiveRuns = Map<string, Set<string>>;
 
 export type DispatchOutcome = 'started' | 'exists' | 'busy' | 'fenced' | 'failed' | 'queued';
 
@@ -84,7 +87,7 @@ export class CronLoop {
       dags = await this.d.catalog.load();
       // Read what is active before consuming the window: if it cannot be read, nothing is created and
       // the same slots are planned again on the next tick.
-      const activeDags = await this.activeDagNames();
+      const activeRuns = await this.activeRunsByDag();
       const due = [
         ...this.retry.filter((p) => now - p.slotMs <= RETRY_HORIZON_MS),
         ...newestPerDag(planTick(dags, this.lastTickMs, now), this.d.logger),
@@ -101,7 +104,7 @@ export class CronLoop {
       for (const p of due) {
         const dag = byName.get(p.dag);
         if (!dag) continue;
-        const outcome = await this.dispatchSlot(dag, p.slotMs, activeDags);
+        const outcome = await this.dispatchSlot(dag, p.slotMs, activeRuns);
         if (outcome === 'failed') this.retry.push(p);
         else this.noteSlot(dag.name, p.slotMs);
       }
@@ -118,11 +121,15 @@ export class CronLoop {
     this.schedule(this.retry.length > 0 ? Math.min(delay, SECOND) : delay);
   }
 
-  /** Creates the slot's run record exclusively and starts its process. */
-  async dispatchSlot(dag: DagSpec, slotMs: number, activeDags: Set<string>): Promise<DispatchOutcome> {
+  /**
+   * Creates the slot's run record exclusively and starts its process. `activeRuns` holds the active run IDs
+   * of each DAG; the slot's own run does not make its DAG busy (a failed instance may have created and marked
+   * it, then died before launching it: it is adopted below, not skipped).
+   */
+  async dispatchSlot(dag: DagSpec, slotMs: number, activeRuns: ActiveRuns): Promise<DispatchOutcome> {
     const runId = slotRunId(this.d.dataDir, dag.name, slotMs);
     const log = this.d.logger.child({ dag: dag.name, run_id: runId });
-    if (activeDags.has(dag.name)) {
+    if ([...(activeRuns.get(dag.name) ?? [])].some((id) => id !== runId)) {
       log.info('Skipped a slot: the previous run of this DAG is still active', { slot: isoUtc(slotMs) });
       return 'busy';
     }
@@ -158,7 +165,7 @@ export class CronLoop {
       processLog: `${this.d.runs.logDir(dag.name, runId, 1)}/process.log`,
       propagateSignals: dag.signal_handling.enable_propagation,
     });
-    activeDags.add(dag.name);
+    activeRuns.set(dag.name, new Set([...(activeRuns.get(dag.name) ?? []), runId]));
     log.info('Started a scheduled run', { slot: status.schedule_time, pid });
     return 'started';
   }
@@ -305,12 +312,12 @@ export class CronLoop {
     if (slotMs > prev) this.state.dags[dag] = { last_slot_ms: slotMs };
   }
 
-  /** Names of DAGs with a queued or running run; a failed read counts every DAG as busy (fail closed). */
-  private async activeDagNames(): Promise<Set<string>> {
-    const names = new Set<string>();
-    const active = await this.d.runs.listActive();
-    for (const a of active) names.add(a.dag_name);
-    return names;
+  /** Run IDs of each DAG's queued or running runs; a failed read throws, and the tick creates nothing. */
+  private async activeRunsByDag(): Promise<ActiveRuns> {
+    const byDag: ActiveRuns = new Map();
+    for (const a of await this.d.runs.listActive())
+      byDag.set(a.dag_name, new Set([...(byDag.get(a.dag_name) ?? []), a.run_id]));
+    return byDag;
   }
 }
 

@@ -13,7 +13,13 @@ interface Entry {
   dag: DagSpec | null;
 }
 
-export class DagCatalogCache {
+/** Where the scheduling loops get the DAGs to plan from: the polled DAG directory, or a fixed list in tests. */
+export interface DagSource {
+  /** Every valid DAG right now. */
+  load(): Promise<DagSpec[]>;
+}
+
+export class DagCatalogCache implements DagSource {
   private readonly entries = new Map<string, Entry>();
 
   constructor(

@@ -7,7 +7,7 @@ import type { DagSpec, RunStatus } from '../core/types';
 import { SECOND } from '../core/units';
 import type { QueueConfig } from '../config/types';
 import type { QueueItem, QueueStore, RunStore } from '../store/types';
-import type { DagCatalogCache } from './dagCatalogCache';
+import type { DagSource } from './dagCatalogCache';
 import type { Launcher } from './launcher';
 
 const BUSY_POLL_MS = 100;
@@ -21,7 +21,7 @@ export interface QueueProcessorDeps {
   logger: Logger;
   runs: RunStore;
   queue: QueueStore;
-  catalog: DagCatalogCache;
+  catalog: DagSource;
   queues: QueueConfig[];
   launch: Launcher;
   canDispatch: () => boolean;

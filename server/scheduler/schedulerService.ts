@@ -94,7 +94,12 @@ export class SchedulerService {
         logger: this.d.logger,
       });
     }
-    await this.keeper.start();
+    try {
+      await this.keeper.start();
+    } catch (err) {
+      await this.health?.close();
+      throw err;
+    }
     void this.publish();
     this.armRegistry();
   }

@@ -15,7 +15,13 @@ export interface SchedulerState {
 
 export const emptyState = (): SchedulerState => ({ version: 1, last_tick_ms: null, dags: {} });
 
-export class SchedulerStateFile {
+/** Where the scheduler keeps its progress: the state file, or memory in tests. */
+export interface SchedulerStateStore {
+  read(): Promise<SchedulerState>;
+  write(state: SchedulerState): Promise<void>;
+}
+
+export class SchedulerStateFile implements SchedulerStateStore {
   readonly file: string;
   constructor(
     dataDir: string,

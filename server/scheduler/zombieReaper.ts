@@ -15,10 +15,14 @@ export interface ZombieReaperDeps {
   queue: QueueStore;
   heartbeatStaleMs: number;
   canDispatch: () => boolean;
+  /** This host's name, compared with a run's `host` (default: os.hostname()). */
+  host?: string;
+  /** Whether a local pid is alive (default: signal 0); tests pass their own. */
+  processAlive?: (pid: number) => boolean;
 }
 
 /** True when `pid` names a live process on this host. */
-function processAlive(pid: number): boolean {
+function isLocalProcessAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -28,8 +32,13 @@ function processAlive(pid: number): boolean {
 }
 
 export class ZombieReaper {
-  private readonly host = hostname();
-  constructor(private readonly d: ZombieReaperDeps) {}
+  private readonly host: string;
+  private readonly processAlive: (pid: number) => boolean;
+
+  constructor(private readonly d: ZombieReaperDeps) {
+    this.host = d.host ?? hostname();
+    this.processAlive = d.processAlive ?? isLocalProcessAlive;
+  }
 
   /** One sweep over the active markers. Returns the IDs of runs it marked failed. */
   async sweep(): Promise<string[]> {
@@ -69,7 +78,7 @@ export class ZombieReaper {
 
   private async deadRunReason(s: RunStatus): Promise<string | null> {
     const now = this.d.clock.nowMs();
-    if (s.worker_id === null && s.host === this.host && s.pid !== null && !processAlive(s.pid)) {
+    if (s.worker_id === null && s.host === this.host && s.pid !== null && !this.processAlive(s.pid)) {
       return `run process ${s.pid} on ${s.host} is gone; marked failed`;
     }
     const hb = await this.d.runs.readHeartbeat(s.run_id, s.attempt);

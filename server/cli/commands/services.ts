@@ -95,9 +95,8 @@ async function startScheduler(config: Config, logger: Logger, onLost: (reason: s
 export async function schedulerCommand(opts: GlobalOptions): Promise<number> {
   const { config, logger } = cliContext(opts, { component: 'scheduler' });
   await initHome(config, logger);
-  const closers: Array<() => Promise<void>> = [];
-  const service = await startScheduler(config, logger, exitOnLoss(logger, closers));
-  closers.push(() => service.stop());
+  // The health endpoint keeps answering (503 for ?role=active) until the process is gone.
+  const service = await startScheduler(config, logger, exitOnLoss(logger, []));
   const signal = await untilSignal(logger);
   await service.stop(signal);
   return 0;
@@ -117,11 +116,13 @@ export async function startAllCommand(opts: GlobalOptions): Promise<number> {
   await initHome(config, logger);
   const web = await startWeb(config, logger.child({ component: 'server' }));
   // Losing the lock takes the web server down too, rather than leaving a console with no scheduler.
+  const closers: Array<() => Promise<void>> = [() => web.close()];
   const service = await startScheduler(
     config,
     logger.child({ component: 'scheduler' }),
-    exitOnLoss(logger, [() => web.close()]),
+    exitOnLoss(logger, closers),
   );
+
   const signal = await untilSignal(logger);
   await service.stop(signal);
   await web.close();

@@ -1,0 +1,376 @@
+import { describe, expect, it } from 'vitest';
+import { slotRunId } from '../core/runId';
+import type { DagSpec, RunStatus } from '../core/types';
+import { MINUTE, SECOND } from '../core/units';
+import { MemoryQueueStore } from '../store/memoryQueueStore';
+import { CronLoop } from './cronLoop';
+import { emptyState, type SchedulerState } from './schedulerState';
+import { FakeLauncher } from './testing/fakeLauncher';
+import { FakeTime } from './testing/fakeTime';
+import { FaultyRunStore } from './testing/faultyRunStore';
+import { dagFromYaml, MemoryStateStore, RecordingLogger } from './testing/loopFixtures';
+
+const DATA_DIR = '/srv/dagu/data';
+const ME = 'sched-b';
+const FAILED_INSTANCE = 'sched-a';
+
+const at = (hhmmss: string) => Date.parse(`2026-11-30T${hhmmss}Z`);
+const slotId = (dag: string, hhmmss: string) => slotRunId(DATA_DIR, dag, at(hhmmss));
+
+interface HarnessOptions {
+  dags: DagSpec[];
+  /** Wall-clock time of the start, `hh:mm:ss` on 2026-11-30 UTC. */
+  now: string;
+  state?: Partial<SchedulerState>;
+  queuesEnabled?: boolean;
+  instanceId?: string;
+}
+
+function harness(o: HarnessOptions) {
+  const time = new FakeTime(at(o.now));
+  const runs = new FaultyRunStore();
+  const queue = new MemoryQueueStore();
+  const logger = new RecordingLogger();
+  const stateFile = new MemoryStateStore({ ...emptyState(), ...o.state });
+  const launcher = new FakeLauncher(runs, time, time);
+  const h = {
+    time,
+    runs,
+    queue,
+    logger,
+    stateFile,
+    launcher,
+    dags: o.dags,
+    canDispatch: () => true,
+    loop: null as unknown as CronLoop,
+    /** Starts the loop as an instance that just became active, and runs its first tick. */
+    async start(recoveryWindowMs = 0) {
+      await h.loop.start({ recoveryWindowMs });
+      await time.advance(0);
+    },
+    async status(runId: string): Promise<RunStatus> {
+      const r = await runs.readStatus(runId);
+      if (r.kind !== 'ok') throw new Error(`run ${runId} is ${r.kind}`);
+      return r.status;
+    },
+    async queued(queueName: string): Promise<string[]> {
+      return (await queue.list(queueName)).map((i) => i.run_id);
+    },
+    async allRunIds(): Promise<string[]> {
+      return (await runs.listRuns({ limit: 500 })).items.map((r) => r.run_id).sort();
+    },
+  };
+  h.loop = newLoop(h, o.instanceId ?? ME, o.queuesEnabled ?? true);
+  return h;
+}
+
+type Harness = ReturnType<typeof harness>;
+
+/** What the loops of every simulated instance share: time, the data directory's stores, the DAGs. */
+interface World {
+  time: FakeTime;
+  runs: FaultyRunStore;
+  queue: MemoryQueueStore;
+  logger: RecordingLogger;
+  stateFile: MemoryStateStore;
+  launcher: FakeLauncher;
+  dags: DagSpec[];
+  canDispatch: () => boolean;
+}
+
+/** A CronLoop on the harness's stores; a second one plays another scheduler instance on the same data. */
+function newLoop(h: World, instanceId: string, queuesEnabled = true): CronLoop {
+  return new CronLoop({
+    dataDir: DATA_DIR,
+    instanceId,
+    clock: h.time,
+    timers: h.time,
+    logger: h.logger,
+    runs: h.runs,
+    queue: h.queue,
+    catalog: { load: async () => h.dags },
+    stateFile: h.stateFile,
+    launch: h.launcher.launch,
+    queuesEnabled,
+    canDispatch: () => h.canDispatch(),
+  });
+}
+
+/** A record the failed instance created for a slot and never launched: `queued`, with no queue item. */
+async function strandedRecord(h: Harness, dag: DagSpec, hhmmss: string, dispatchedBy: string) {
+  const other = newLoop(h, dispatchedBy);
+  h.canDispatch = (() => {
+    let calls = 0;
+    return () => calls++ === 0; // fenced between creating the record and launching it
+  })();
+  expect(await other.dispatchSlot(dag, at(hhmmss), new Map())).toBe('fenced');
+  h.canDispatch = () => true;
+}
+
+const everyMinute = (name: string, extra = '') => dagFromYaml(name, `schedule: "* * * * *"\n${extra}`);
+
+describe('CronLoop: live slots', () => {
+  it('runs the minute-start slot of the current minute on its first tick, and nothing older', async () => {
+    const h = harness({
+      now: '01:15:30',
+      dags: [
+        everyMinute('etl'),
+        dagFromYaml('at-0114', 'schedule: "14 1 * * *"'),
+        dagFromYaml('at-0115', 'schedule: "15 1 * * *"'),
+      ],
+    });
+    await h.start();
+    expect(h.launcher.runIds().sort()).toEqual(
+      [slotId('at-0115', '01:15:00'), slotId('etl', '01:15:00')].sort(),
+    );
+    const s = await h.status(slotId('etl', '01:15:00'));
+    expect(s.trigger_type).toBe('scheduler');
+    expect(s.schedule_time).toBe('2026-11-30T01:15:00Z');
+    expect(s.dispatched_by).toBe(ME);
+    expect(h.runs.createsOf(slotId('at-0114', '01:14:00'))).toBe(0);
+  });
+
+  it('names a slot run sched-<hash>-<slot> and creates it exclusively: a second dispatch creates nothing', async () => {
+    const dag = everyMinute('etl');
+    const h = harness({ now: '01:15:30', dags: [dag] });
+    await h.start();
+    const [runId] = h.launcher.runIds();
+    expect(runId).toMatch(/^sched-[0-9a-f]{12}-20261130T0115Z$/);
+
+    expect(await h.loop.dispatchSlot(dag, at('01:15:00'), new Map())).toBe('exists');
+    await h.time.advance(SECOND); // the run process takes the run over
+    expect(await newLoop(h, 'sched-c').dispatchSlot(dag, at('01:15:00'), new Map())).toBe('exists');
+    expect(await h.queue.queues()).toEqual([]);
+    expect(h.launcher.launches).toHaveLength(1);
+    expect(await h.allRunIds()).toEqual([runId]);
+  });
+
+  it('runs only the newest due slot of a DAG in one tick', async () => {
+    const h = harness({ now: '01:15:35', dags: [dagFromYaml('fast', 'schedule: "*/10 * * * * *"')] });
+    await h.start();
+    expect(h.launcher.runIds()).toEqual([slotId('fast', '01:15:30')]);
+    expect(h.logger.find('a newer slot of the DAG is due in the same tick')).toHaveLength(3);
+    expect(h.runs.createsOf(slotId('fast', '01:15:20'))).toBe(0);
+  });
+
+  it('skips a slot whose DAG still has an active run, and runs the next one after it finished', async () => {
+    const h = harness({ now: '01:15:30', dags: [everyMinute('etl')] });
+    h.launcher.script = { startAfterMs: 20, runForMs: 70 * SECOND, outcome: 'succeeded' };
+    await h.start();
+    await h.time.advanceToWall(at('01:17:10'));
+    expect(h.launcher.runIds()).toEqual([slotId('etl', '01:15:00'), slotId('etl', '01:17:00')]);
+    expect(h.runs.createsOf(slotId('etl', '01:16:00'))).toBe(0);
+    expect(h.logger.find('the previous run of this DAG is still active')).toHaveLength(1);
+  });
+
+  it('dispatches nothing and writes no state while fenced', async () => {
+    const h = harness({ now: '01:15:30', dags: [everyMinute('etl')] });
+    h.canDispatch = () => false;
+    await h.start();
+    await h.time.advance(3 * MINUTE);
+    expect(h.launcher.launches).toHaveLength(0);
+    expect(h.runs.createCalls).toHaveLength(0);
+    expect(h.stateFile.writes).toHaveLength(0);
+  });
+
+  it('records each tick that dispatched slots in the state file, for a successor', async () => {
+    const h = harness({ now: '01:15:30', dags: [everyMinute('etl')] });
+    h.launcher.script = { startAfterMs: 20, runForMs: 5 * SECOND, outcome: 'succeeded' };
+    await h.start();
+    await h.time.advanceToWall(at('01:16:01'));
+    const last = h.stateFile.state;
+    expect(last.last_tick_ms).toBeGreaterThanOrEqual(at('01:16:00'));
+    expect(last.dags.etl.last_slot_ms).toBe(at('01:16:00'));
+  });
+
+  it('retries a slot on the next tick when its run record could not be created', async () => {
+    const h = harness({ now: '01:15:30', dags: [everyMinute('etl')] });
+    const runId = slotId('etl', '01:15:00');
+    h.runs.failCreate.add(runId);
+    await h.start();
+    expect(h.launcher.launches).toHaveLength(0);
+    expect(h.logger.find('Could not create the run record of a slot')).toHaveLength(1);
+
+    h.runs.failCreate.delete(runId);
+    await h.time.advance(SECOND);
+    expect(h.launcher.runIds()).toEqual([runId]);
+  });
+
+  it('gives up on a slot whose record still cannot be created two minutes after the slot', async () => {
+    const h = harness({ now: '01:15:30', dags: [dagFromYaml('daily', 'schedule: "15 1 * * *"')] });
+    const runId = slotId('daily', '01:15:00');
+    h.runs.failCreate.add(runId);
+    await h.start();
+    await h.time.advanceToWall(at('01:17:30'));
+    const attempts = h.runs.createsOf(runId);
+    expect(attempts).toBeGreaterThan(1);
+    expect(h.logger.find('Gave up on a slot')).toHaveLength(1);
+
+    await h.time.advance(MINUTE);
+    expect(h.runs.createsOf(runId)).toBe(attempts);
+    expect(h.launcher.launches).toHaveLength(0);
+  });
+
+  it('creates nothing when the active runs cannot be read, and plans the same slot on the next tick', async () => {
+    const h = harness({ now: '01:15:30', dags: [everyMinute('etl')] });
+    h.runs.failListActive = 1;
+    await h.start();
+    expect(h.runs.createCalls).toHaveLength(0);
+    expect(h.logger.find('Scheduler tick failed')).toHaveLength(1);
+
+    await h.time.advance(5 * SECOND);
+    expect(h.launcher.runIds()).toEqual([slotId('etl', '01:15:00')]);
+  });
+
+  it('plans nothing twice when the wall clock moves backwards', async () => {
+    const h = harness({ now: '01:15:30', dags: [everyMinute('etl')] });
+    h.launcher.script = { startAfterMs: 20, runForMs: 5 * SECOND, outcome: 'succeeded' };
+    await h.start();
+    await h.time.advanceToWall(at('01:16:10'));
+    h.time.shiftWall(-MINUTE);
+    await h.time.advanceToWall(at('01:17:10'));
+    expect(h.launcher.runIds()).toEqual(['01:15:00', '01:16:00', '01:17:00'].map((t) => slotId('etl', t)));
+    expect(h.runs.createsOf(slotId('etl', '01:15:00'))).toBe(1);
+    expect(h.runs.createsOf(slotId('etl', '01:16:00'))).toBe(1);
+  });
+
+  it('adopts a live slot another instance created and never launched, unless it was its own', async () => {
+    const dag = everyMinute('etl');
+    const h = harness({ now: '01:15:30', dags: [dag] });
+    const runId = slotId('etl', '01:15:00');
+    await strandedRecord(h, dag, '01:15:00', FAILED_INSTANCE);
+    expect(h.launcher.launches).toHaveLength(0);
+
+    // This instance's own record is left alone: it was launched and its process is starting.
+    expect(await newLoop(h, FAILED_INSTANCE).dispatchSlot(dag, at('01:15:00'), new Map())).toBe('exists');
+    expect(await h.queue.find(runId)).toBeNull();
+
+    await h.start();
+    expect(await h.queued('etl')).toEqual([runId]);
+    expect(h.launcher.launches).toHaveLength(0);
+    expect(h.logger.find('Adopted a slot the failed instance planned')).toHaveLength(1);
+  });
+});
+
+describe('CronLoop: replay of missed slots at start', () => {
+  it('after a stale takeover, queues the slots after the failed instance’s last tick as catch-up runs, with the live slot', async () => {
+    const h = harness({
+      now: '01:15:30',
+      dags: [everyMinute('etl')],
+      state: { last_tick_ms: at('01:12:10') },
+    });
+    await h.start(10 * MINUTE);
+    const expected = ['01:13:00', '01:14:00', '01:15:00'].map((t) => slotId('etl', t));
+    expect(await h.queued('etl')).toEqual(expected);
+    for (const id of expected) expect((await h.status(id)).trigger_type).toBe('catchup');
+    expect(h.runs.createsOf(slotId('etl', '01:12:00'))).toBe(0);
+    // The live slot waits in the queue behind the replays instead of starting beside them.
+    expect(h.launcher.launches).toHaveLength(0);
+  });
+
+  it('replays nothing older than the recovery window', async () => {
+    const h = harness({
+      now: '01:15:30',
+      dags: [everyMinute('etl')],
+      state: { last_tick_ms: at('01:00:10') },
+    });
+    await h.start(2 * MINUTE);
+    const expected = [slotId('etl', '01:14:00'), slotId('etl', '01:15:00')];
+    expect(await h.queued('etl')).toEqual(expected);
+    expect(await h.allRunIds()).toEqual([...expected].sort());
+  });
+
+  it('after a released lock, replays only what each DAG’s own catchup_window asks for', async () => {
+    const h = harness({
+      now: '01:15:30',
+      dags: [everyMinute('with-window', 'catchup_window: 3m'), everyMinute('plain')],
+      state: { last_tick_ms: at('01:00:10') },
+    });
+    await h.start(0);
+    expect(await h.queued('with-window')).toEqual(
+      ['01:13:00', '01:14:00', '01:15:00'].map((t) => slotId('with-window', t)),
+    );
+    expect(await h.queued('plain')).toEqual([]);
+    expect(h.launcher.runIds()).toEqual([slotId('plain', '01:15:00')]);
+  });
+
+  it('replays nothing when queues are disabled, and still runs the live slot', async () => {
+    const h = harness({
+      now: '01:15:30',
+      dags: [everyMinute('etl')],
+      state: { last_tick_ms: at('01:12:10') },
+      queuesEnabled: false,
+    });
+    await h.start(10 * MINUTE);
+    expect(await h.queue.queues()).toEqual([]);
+    expect(h.logger.find('queues are disabled')).toHaveLength(1);
+    expect(h.launcher.runIds()).toEqual([slotId('etl', '01:15:00')]);
+  });
+
+  it('replays only the newest missed slot under overlap_policy latest', async () => {
+    const h = harness({
+      now: '01:17:30',
+      dags: [dagFromYaml('five', 'schedule: "*/5 * * * *"\noverlap_policy: latest')],
+      state: { last_tick_ms: at('00:58:10') },
+    });
+    await h.start(30 * MINUTE);
+    expect(await h.queued('five')).toEqual([slotId('five', '01:15:00')]);
+    expect(await h.allRunIds()).toEqual([slotId('five', '01:15:00')]);
+  });
+
+  it('under overlap_policy latest with a slot in the current minute, runs that slot live and replays nothing', async () => {
+    const h = harness({
+      now: '01:15:30',
+      dags: [everyMinute('etl', 'overlap_policy: latest')],
+      state: { last_tick_ms: at('01:10:10') },
+    });
+    await h.start(10 * MINUTE);
+    expect(await h.queue.queues()).toEqual([]);
+    expect(h.launcher.runIds()).toEqual([slotId('etl', '01:15:00')]);
+    expect((await h.status(slotId('etl', '01:15:00'))).trigger_type).toBe('scheduler');
+  });
+
+  it('adopts a slot the failed instance created but left queued with no queue item', async () => {
+    const dag = everyMinute('etl');
+    const h = harness({ now: '01:15:30', dags: [dag], state: { last_tick_ms: at('01:13:10') } });
+    const stranded = slotId('etl', '01:14:00');
+    await strandedRecord(h, dag, '01:14:00', FAILED_INSTANCE);
+
+    await h.start(2 * MINUTE);
+    expect(await h.queued('etl')).toEqual([stranded, slotId('etl', '01:15:00')]);
+    const s = await h.status(stranded);
+    expect(s.status).toBe('queued');
+    expect(s.dispatched_by).toBe(FAILED_INSTANCE);
+    expect((await h.runs.listActive()).map((a) => a.run_id)).toContain(stranded);
+  });
+
+  it('does not adopt a queued slot record this instance created itself', async () => {
+    const dag = everyMinute('etl');
+    const h = harness({ now: '01:15:30', dags: [dag], state: { last_tick_ms: at('01:13:10') } });
+    const own = slotId('etl', '01:14:00');
+    await strandedRecord(h, dag, '01:14:00', ME);
+
+    await h.start(2 * MINUTE);
+    expect(await h.queue.find(own)).toBeNull();
+    expect(h.logger.find('Adopted')).toHaveLength(0);
+  });
+
+  it('completes a half-created run directory of a missed slot and queues it', async () => {
+    const h = harness({
+      now: '01:15:30',
+      dags: [everyMinute('etl')],
+      state: { last_tick_ms: at('01:13:10') },
+    });
+    const half = slotId('etl', '01:14:00');
+    h.runs.halfCreated.add(half);
+
+    await h.start(2 * MINUTE);
+    const s = await h.status(half);
+    expect(s.status).toBe('queued');
+    expect(s.trigger_type).toBe('catchup');
+    expect(s.schedule_time).toBe('2026-11-30T01:14:00Z');
+    expect(await h.queued('etl')).toEqual([half, slotId('etl', '01:15:00')]);
+    expect((await h.runs.listActive()).map((a) => a.run_id)).toContain(half);
+    expect(h.logger.find('creator died midway')).toHaveLength(1);
+  });
+});

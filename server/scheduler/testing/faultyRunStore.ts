@@ -1,0 +1,63 @@
+// A MemoryRunStore that can misbehave the way the file store can on shared storage, for the scheduling loops'
+// unit tests: a create that fails, a run directory left without a status, a corrupt status, a racing writer.
+
+import type { RunStatus } from '../../core/types';
+import { MemoryRunStore } from '../../store/memoryRunStore';
+import type { CreateRunResult, ReadStatusResult } from '../../store/types';
+
+export class FaultyRunStore extends MemoryRunStore {
+  /** Every createRun call, by run ID, including those that failed or found the run existing. */
+  readonly createCalls: string[] = [];
+  /** createRun throws for these run IDs (an EIO on the run directory). */
+  readonly failCreate = new Set<string>();
+  /** Run directories that exist without a status file: their creator died between mkdir and the write. */
+  readonly halfCreated = new Set<string>();
+  /** Runs whose status file cannot be parsed. */
+  readonly corrupt = new Set<string>();
+  /** How many of the next listActive calls throw (the active markers cannot be read). */
+  failListActive = 0;
+  /** Runs before each heartbeat read: where another process can change the run meanwhile. */
+  onReadHeartbeat: ((runId: string) => Promise<void>) | null = null;
+
+  override async createRun(initial: RunStatus): Promise<CreateRunResult> {
+    this.createCalls.push(initial.run_id);
+    if (this.failCreate.has(initial.run_id)) throw new Error(`EIO: cannot create run ${initial.run_id}`);
+    if (this.halfCreated.has(initial.run_id)) return { created: false, reason: 'exists' };
+    return super.createRun(initial);
+  }
+
+  override async completeRun(initial: RunStatus): Promise<boolean> {
+    if (!this.halfCreated.delete(initial.run_id)) return super.completeRun(initial);
+    const created = await super.createRun(initial);
+    return created.created;
+  }
+
+  override async listActive(): Promise<Array<{ run_id: string; dag_name: string; queue: string }>> {
+    if (this.failListActive > 0) {
+      this.failListActive--;
+      throw new Error('EIO: cannot list the active runs');
+    }
+    return super.listActive();
+  }
+
+  override async readStatus(runId: string): Promise<ReadStatusResult> {
+    if (this.halfCreated.has(runId)) return { kind: 'missing' };
+    if (this.corrupt.has(runId))
+      return {
+        kind: 'corrupt',
+        error: 'Unexpected end of JSON input',
+        path: `/data/runs/${runId}/status.json`,
+      };
+    return super.readStatus(runId);
+  }
+
+  override async readHeartbeat(runId: string, attempt: number): Promise<number | null> {
+    await this.onReadHeartbeat?.(runId);
+    return super.readHeartbeat(runId, attempt);
+  }
+
+  /** How many times a create of `runId` was attempted. */
+  createsOf(runId: string): number {
+    return this.createCalls.filter((id) => id === runId).length;
+  }
+}
