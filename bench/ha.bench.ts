@@ -1,17 +1,20 @@
 // Issue-3 figures on real `bin/dagu scheduler` processes: takeover latency after `kill -9` of the active,
 // clean handover latency after SIGTERM, and scheduling lateness of an every-second DAG.
-// Run: npm run bench ha   (or: node --import tsx bench/ha.bench.ts [takeoverFast|takeoverSlow|handover|lateness]
-// [--quick])
+// Run: npm run bench -- ha [--quick] [--verbose]
+//  or: node --import tsx bench/ha.bench.ts [takeoverFast|takeoverSlow|handover|lateness] [--quick] [--verbose]
 
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
 import path from 'node:path';
 import { FileRunStore } from '../server/store/fileRunStore';
-import { DAGU, freePort, percentile, report, sleep, tempHome } from './lib';
+import { DAGU, freePort, median, percentile, report, sleep, tempHome } from './lib';
 
 const args = process.argv.slice(2);
 const QUICK = args.includes('--quick');
 const which = args.find((a) => !a.startsWith('--'));
+/** Prints every sample as well (`--verbose`). */
+const VERBOSE = args.includes('--verbose');
 const TRIALS = QUICK ? 5 : 20;
 /** Health poll period while waiting for a takeover: the resolution of every latency below. */
 const POLL_MS = 20;
@@ -345,6 +348,14 @@ async function lateness() {
         created.push(Date.parse(s.created_at) - slot);
         if (step) stepStarted.push(Date.parse(step) - slot);
         if (step) spawnToStep.push(Date.parse(step) - Date.parse(s.created_at));
+        if (VERBOSE) {
+          const times = [s.created_at, s.started_at, step, s.finished_at].map((t) =>
+            t ? Date.parse(t) - slot : NaN,
+          );
+          process.stdout.write(
+            `  ${s.schedule_time} ${s.status} record/run/step/finish +${times.join(' +')} ms\n`,
+          );
+        }
       }
     }
     const label = `every-second DAG x${dags}, ${created.length} slots`;
@@ -355,18 +366,38 @@ async function lateness() {
     report(`${label}: slot -> first step p99`, percentile(stepStarted, 99), 'ms', '<= 150 ms');
     report(`${label}: slot -> first step max`, Math.max(...stepStarted), 'ms', 'reference');
     report('  run record -> first step: p50', percentile(spawnToStep, 50), 'ms', 'reference');
+    report("  (bare node -e '' on this machine now, median of 5)", bareNodeMs(), 'ms', 'reference');
     report('  slots without a run', expected - created.length, 'slots', '0');
-    report('  timestamps without a ms fraction', coarse, 'of', `${created.length * 2}, ~0 (only .000)`);
+    report(
+      '  timestamps without a ms fraction',
+      coarse,
+      'stamps',
+      `0 of ${created.length * 2}, bar a rare .000`,
+    );
   } finally {
     h.cleanup();
     homes.delete(h.home);
   }
 }
 
+/** A run is its own process, so its start-up is bounded below by node's own: printed for reference. */
+function bareNodeMs() {
+  const times: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const t0 = performance.now();
+    spawnSync(process.execPath, ['-e', '']);
+    times.push(performance.now() - t0);
+  }
+  return median(times);
+}
+
 const all: Record<string, () => Promise<void>> = { takeoverFast, takeoverSlow, handover, lateness };
 const t0 = performance.now();
+// The machine is shared: a busy CPU stretches every figure here, so the load is printed with them.
+report(`load average (1 min) at start, ${availableParallelism()} cores`, loadavg()[0], '', 'reference');
 for (const [name, fn] of Object.entries(all)) {
   if (which && which !== name) continue;
   await fn();
 }
+report('load average (1 min) at end', loadavg()[0], '', 'reference');
 report('ha benchmarks, wall time', (performance.now() - t0) / 1000, 's', QUICK ? 'quick run' : 'full run');

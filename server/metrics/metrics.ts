@@ -24,7 +24,7 @@ export function createMetrics(config: Config): Metrics {
       const live = (await instances.list()).filter((r) => isLive(r, now, T + 2 * R));
       this.reset();
       this.set({ status: 'active' }, live.filter((r) => r.role === 'active').length);
-      this.set({ status: 'standby' }, live.filter((r) => r.role !== 'active').length);
+      this.set({ status: 'standby' }, live.filter((r) => r.role === 'standby').length);
     },
   });
   return { registry };

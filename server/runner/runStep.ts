@@ -3,6 +3,7 @@
 
 import { open, stat, writeFile, type FileHandle } from 'node:fs/promises';
 import { formatDuration } from '../core/duration';
+import { backoffDelayMs } from '../core/backoff';
 import type { Clock } from '../core/ports';
 import type { StepSpec, StepStatus } from '../core/types';
 import { SECOND } from '../core/units';
@@ -166,13 +167,7 @@ async function runTry(run: StepRun, stdoutFd: number, stderrFd: number): Promise
 
 /** Delay before retry number `tryIndex + 1`: interval × backoff^tryIndex, capped at max_interval_sec. */
 export function retryDelayMs(step: StepSpec, tryIndex: number): number {
-  const policy = step.retry_policy;
-  if (!policy) return 0;
-  const backoff = policy.backoff > 1 ? policy.backoff : 1;
-  let sec = policy.interval_sec * backoff ** tryIndex;
-  if (policy.max_interval_sec !== null && policy.max_interval_sec > 0)
-    sec = Math.min(sec, policy.max_interval_sec);
-  return Math.max(0, sec) * SECOND;
+  return step.retry_policy ? backoffDelayMs(step.retry_policy, tryIndex) : 0;
 }
 
 async function readOutput(file: FileHandle, offset: number): Promise<string> {

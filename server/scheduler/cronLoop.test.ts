@@ -130,7 +130,7 @@ describe('CronLoop: live slots', () => {
     expect(h.runs.createsOf(slotId('at-0114', '01:14:00'))).toBe(0);
   });
 
-  it('names a slot run sched-<hash>-<slot> and creates it exclusively: a second dispatch creates nothing', async () => {
+  it('creates a slot’s run sched-<hash>-<slot> exclusively: a 2nd dispatch creates nothing', async () => {
     const dag = everyMinute('etl');
     const h = harness({ now: '01:15:30', dags: [dag] });
     await h.start();
@@ -211,7 +211,7 @@ describe('CronLoop: live slots', () => {
     expect(h.launcher.launches).toHaveLength(0);
   });
 
-  it('creates nothing when the active runs cannot be read, and plans the same slot on the next tick', async () => {
+  it('creates nothing when the active runs cannot be read, and plans the slot again next tick', async () => {
     const h = harness({ now: '01:15:30', dags: [everyMinute('etl')] });
     h.runs.failListActive = 1;
     await h.start();
@@ -253,7 +253,7 @@ describe('CronLoop: live slots', () => {
 });
 
 describe('CronLoop: replay of missed slots at start', () => {
-  it('after a stale takeover, queues the slots after the failed instance’s last tick as catch-up runs, with the live slot', async () => {
+  it('after a stale takeover, queues the slots after the last completed tick, and the live one', async () => {
     const h = harness({
       now: '01:15:30',
       dags: [everyMinute('etl')],
@@ -318,7 +318,7 @@ describe('CronLoop: replay of missed slots at start', () => {
     expect(await h.allRunIds()).toEqual([slotId('five', '01:15:00')]);
   });
 
-  it('under overlap_policy latest with a slot in the current minute, runs that slot live and replays nothing', async () => {
+  it('under overlap_policy latest with a slot this minute, runs it live and replays nothing', async () => {
     const h = harness({
       now: '01:15:30',
       dags: [everyMinute('etl', 'overlap_policy: latest')],

@@ -31,9 +31,15 @@ export function startHealthServer(opts: {
   });
   server.keepAliveTimeout = 5000;
   return new Promise((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (err: Error) =>
+      reject(
+        new Error(
+          `scheduler.port: cannot serve the health endpoint on ${opts.host}:${opts.port}: ${err.message}`,
+        ),
+      ),
+    );
     server.listen(opts.port, opts.host, () => {
-      server.off('error', reject);
+      server.removeAllListeners('error');
       const port = (server.address() as AddressInfo).port;
       opts.logger.info('Health endpoint listening', { host: opts.host, port });
       resolve({

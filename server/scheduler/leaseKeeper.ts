@@ -11,6 +11,7 @@ import {
   type Observation,
   type StandbyDecision,
 } from '../core/lease/decideLease';
+import { formatDuration } from '../core/duration';
 import { leaseTiming, type LeaseTiming } from '../core/lease/timing';
 import type { LockRead, LockRecord, LockStorage } from '../core/lease/types';
 import type { Clock, Logger, TimerHandle, Timers } from '../core/ports';
@@ -338,7 +339,7 @@ export class LeaseKeeper {
       if (this.current !== 'active' || this.stopping) return;
       if (this.canDispatch()) return this.armFence();
       this.lose(
-        `no successful renewal for ${this.t.dispatchWindowMs}ms (stale threshold minus renewal interval)`,
+        `no successful renewal for ${formatDuration(this.t.dispatchWindowMs)} (stale threshold minus renewal interval)`,
       );
     }, closesAt - this.mono());
   }
@@ -348,7 +349,7 @@ export class LeaseKeeper {
     this.generation++;
     this.current = 'lost';
     this.clearTimers();
-    this.log.error('Lost the scheduler lock', { reason, epoch: this.mine?.epoch, holder: this.mine?.holder });
+    // The owner reports the loss in one line (and exits); the keeper only tells it why.
     this.emit({ kind: 'lost', reason });
   }
 

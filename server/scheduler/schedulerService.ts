@@ -160,12 +160,21 @@ export class SchedulerService {
       });
       const recoveryWindowMs = c.how === 'stale' ? this.d.config.scheduler.failover_recovery_window_ms : 0;
       this.schedulerStarted = this.scheduler.start({ recoveryWindowMs }).catch((err: Error) => {
-        this.d.logger.error('Scheduler failed to start after acquiring the lock', { error: err.message });
+        // Holding the lock without scheduling would block every standby: give it up by exiting.
+        this.scheduler.halt();
+        this.d.logger.error(
+          `Stopped being the active scheduler: could not start scheduling (${err.message}); exiting`,
+          {
+            reason: err.message,
+          },
+        );
+        this.d.onLost(`could not start scheduling: ${err.message}`);
       });
       void this.publish();
     } else if (c.kind === 'lost') {
       // No file call may stand between losing the lock and stopping: loops halt synchronously.
       this.scheduler.halt();
+      this.d.logger.error(`Stopped being the active scheduler: ${c.reason}; exiting`, { reason: c.reason });
       this.appendEvent(ROLE_EVENTS.lost, { ...base, reason: c.reason });
       this.d.onLost(c.reason);
     } else {

@@ -70,6 +70,27 @@ describe('dagu start', () => {
     expect(s.steps[0]).toMatchObject({ status: 'succeeded', retry_count: 1 });
   });
 
+  it('retries a failed run as a new attempt under a DAG-level retry_policy', async () => {
+    h.writeDag(
+      'dagretry',
+      [
+        'retry_policy:',
+        '  limit: 2',
+        '  interval_sec: 0',
+        'steps:',
+        '  - name: once',
+        '    script: |',
+        '      m="$DAGU_HOME/dag-marker-$DAG_RUN_ID"',
+        '      if [ -f "$m" ]; then echo ok; else touch "$m"; exit 1; fi',
+        '',
+      ].join('\n'),
+    );
+    const r = await dagu(['start', '--run-id', 'dr1', 'dagretry'], h.env);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const s = await status('dr1');
+    expect(s).toMatchObject({ status: 'succeeded', attempt: 2, trigger_type: 'retry' });
+  });
+
   it('kills a step that runs past its timeout', async () => {
     h.writeDag('slow', 'steps:\n  - name: sleepy\n    command: sleep 30\n    timeout_sec: 1\n');
     const started = Date.now();

@@ -44,10 +44,9 @@ function buildScheduler(config: Config, logger: Logger, onLost: (reason: string)
   });
 }
 
-/** Exits non-zero after a lost lock: one line saying why, servers closed, ended anyway after 10 s. */
-function exitOnLoss(logger: Logger, closers: Array<() => Promise<void>>) {
-  return (reason: string) => {
-    logger.error(`Stopped being the active scheduler: ${reason}; exiting`, { reason });
+/** Exits non-zero after a lost lock (the service logged why): servers closed, ended anyway after 10 s. */
+function exitOnLoss(closers: Array<() => Promise<void>>) {
+  return () => {
     process.exitCode = 1;
     setTimeout(() => process.exit(1), STOP_DEADLINE_MS).unref();
     void Promise.allSettled(closers.map((c) => c())).then(() => process.exit(1));
@@ -84,10 +83,8 @@ async function startScheduler(config: Config, logger: Logger, onLost: (reason: s
   try {
     await service.start();
   } catch (err) {
-    throw new UsageError(
-      `cannot use the data directory ${config.paths.data_dir} for the scheduler lock: ${(err as Error).message}`,
-      1,
-    );
+    // SchedulerLockStartError names the data directory; a busy health port names the port.
+    throw new UsageError((err as Error).message, 1);
   }
   return service;
 }
@@ -96,7 +93,7 @@ export async function schedulerCommand(opts: GlobalOptions): Promise<number> {
   const { config, logger } = cliContext(opts, { component: 'scheduler' });
   await initHome(config, logger);
   // The health endpoint keeps answering (503 for ?role=active) until the process is gone.
-  const service = await startScheduler(config, logger, exitOnLoss(logger, []));
+  const service = await startScheduler(config, logger, exitOnLoss([]));
   const signal = await untilSignal(logger);
   await service.stop(signal);
   return 0;
@@ -117,11 +114,7 @@ export async function startAllCommand(opts: GlobalOptions): Promise<number> {
   const web = await startWeb(config, logger.child({ component: 'server' }));
   // Losing the lock takes the web server down too, rather than leaving a console with no scheduler.
   const closers: Array<() => Promise<void>> = [() => web.close()];
-  const service = await startScheduler(
-    config,
-    logger.child({ component: 'scheduler' }),
-    exitOnLoss(logger, closers),
-  );
+  const service = await startScheduler(config, logger.child({ component: 'scheduler' }), exitOnLoss(closers));
 
   const signal = await untilSignal(logger);
   await service.stop(signal);

@@ -5,6 +5,7 @@ import { systemClock } from '../../core/clock';
 import { assertRunId } from '../../core/names';
 import { newRunId } from '../../core/runId';
 import type { RunStatus, TriggerType } from '../../core/types';
+import { runWithRetries } from '../../runner/runWithRetries';
 import { startRun } from '../../runner/startRun';
 import { FileRunStore } from '../../store/fileRunStore';
 import { cliContext, type GlobalOptions } from '../context';
@@ -32,19 +33,24 @@ export async function startCommand(dagArg: string, params: string[], opts: Start
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
-    const final = await startRun({
+    const ctx = {
       dag,
       runStore,
       config,
       clock: systemClock,
       logger: logger.child({ dag: dag.name }),
-      runId: opts.runId,
-      triggerType: opts.triggerType,
-      scheduleTime,
-      params,
-      newRunId: () => newRunId(Date.now(), randomHex(4)),
       signal: controller.signal,
-    });
+    };
+    const final = await runWithRetries(ctx, () =>
+      startRun({
+        ...ctx,
+        runId: opts.runId,
+        triggerType: opts.triggerType,
+        scheduleTime,
+        params,
+        newRunId: () => newRunId(Date.now(), randomHex(4)),
+      }),
+    );
     if (!opts.quiet) printSummary(final);
     return final.status === 'succeeded' || final.status === 'partially_succeeded' ? EXIT_OK : EXIT_RUN_FAILED;
   } finally {

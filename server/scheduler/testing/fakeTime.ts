@@ -1,5 +1,5 @@
-// A fake clock and timers for the scheduling loops' unit tests: time moves only when a test advances it, and the
-// promise chains the loops run on in-memory stores settle before the next timer fires.
+// A fake clock and timers for the scheduling loops' unit tests: time moves only when a test advances it,
+// and the promise chains the loops run on in-memory stores settle before the next timer fires.
 
 import type { Clock, TimerHandle, Timers } from '../../core/ports';
 
@@ -13,8 +13,8 @@ interface PendingTimer {
  * Wall clock and monotonic clock driven by `advance`. The wall clock can also be stepped on its own
  * (`shiftWall`), as NTP or an operator does, while monotonic time only moves forwards.
  *
- * Not the lease simulation's SimWorld: that drains a fixed number of promise turns per event, which the loops'
- * longer chains of store calls exceed; a macrotask turn settles any chain of in-memory calls exactly.
+ * Not the lease simulation's SimWorld: that drains a fixed number of promise turns per event, which the
+ * loops' longer chains of store calls exceed; a macrotask turn settles any chain of in-memory calls.
  */
 export class FakeTime implements Clock, Timers {
   private elapsedMs = 0;

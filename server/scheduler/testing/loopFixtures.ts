@@ -1,14 +1,15 @@
-// Small fixtures shared by the scheduling loops' unit tests: DAGs from YAML text, a logger that keeps its lines,
-// and a scheduler state store in memory.
+// Small fixtures shared by the scheduling loops' unit tests: DAGs from YAML text, a logger that keeps its
+// lines, and a scheduler state store in memory.
 
 import { parseDag } from '../../core/dag/parseDag';
 import type { LogFields, Logger } from '../../core/ports';
 import type { DagSpec } from '../../core/types';
 import { emptyState, type SchedulerState, type SchedulerStateStore } from '../schedulerState';
 
-/** A DAG named `name` with one step and the given top-level YAML lines (`schedule: "* * * * *"`, ...). */
+/** A DAG named `name` from top-level YAML lines (`schedule: "* * * * *"`); one step unless they add steps. */
 export function dagFromYaml(name: string, yaml = ''): DagSpec {
-  const text = `${yaml}\nsteps:\n  - name: work\n    command: echo ${name}\n`;
+  const steps = /^steps:/m.test(yaml) ? '' : `\nsteps:\n  - name: work\n    command: echo ${name}\n`;
+  const text = `${yaml}${steps}`;
   const r = parseDag(text, { file: `/dags/${name}.yaml`, defaultName: name });
   if (!r.ok) throw new Error(`test DAG ${name} is invalid: ${JSON.stringify(r.errors)}`);
   return r.dag;
