@@ -4,6 +4,7 @@
 import { renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { FileEventLog } from '../../server/store/fileEventLog';
 import { FileRunStore } from '../../server/store/fileRunStore';
 import type { RunSummary } from '../../server/store/types';
 import { dagu, eventually } from '../../tests/integration/harness';
@@ -76,6 +77,15 @@ describe('spec085 scheduler HA: roles and takeover', () => {
     expect(took).toBeLessThanOrEqual(T_MS + 2 * R_MS + STARTUP_MS);
     expect(took).toBeGreaterThanOrEqual(T_MS - I_MS); // it waited for the lock to go stale
     expect(b.service.output()).toContain('"msg":"Took over the scheduler lock from a failed instance"');
+    // The failover history records it, with the gap measured from the failed holder's last renewal.
+    const events = new FileEventLog({ dataDir: cluster.dataDir });
+    const acquired = await eventually(async () => {
+      const list = await events.list({ types: ['scheduler.lock.acquired'] });
+      return list.find((e) => e.data.how === 'stale');
+    });
+    expect(acquired.data.gap_ms as number).toBeGreaterThanOrEqual(T_MS - I_MS);
+    expect(acquired.data.gap_ms as number).toBeLessThanOrEqual(took + I_MS + 500);
+    expect(acquired.data.previous_instance).toMatch(new RegExp(`-${a.service.child.pid}-`));
   });
 
   it('a clean stop hands over without waiting for staleness', async () => {

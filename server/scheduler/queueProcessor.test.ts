@@ -217,6 +217,20 @@ describe('QueueProcessor', () => {
     expect(h.launcher.launches).toHaveLength(0);
   });
 
+  it('drops a skip-policy catch-up even when the running run fills the queue (max_active_runs 1)', async () => {
+    const etl = dagFromYaml('etl', 'overlap_policy: skip');
+    const h = harness({ dags: [etl] });
+    const live = await h.enqueue(etl, 'scheduler');
+    await h.queue.dequeue('etl', live);
+    await h.launcher.start(live);
+    const catchup = await h.enqueue(etl, 'catchup');
+    h.processor.start();
+    await h.time.advance(0);
+    expect((await h.status(catchup)).status).toBe('aborted');
+    expect(await h.queued('etl')).toEqual([]);
+    expect(h.launcher.launches).toHaveLength(0);
+  });
+
   it('starts a catch-up run beside a running one under overlap_policy all', async () => {
     const etl = dagFromYaml('etl', 'max_active_runs: 2\noverlap_policy: all');
     const h = harness({ dags: [etl] });

@@ -88,8 +88,13 @@ export class QueueProcessor {
       );
       let free = this.limitOf(name, dags) - runningIds.length - inFlightHere.length;
       for (const item of items) {
-        if (free <= 0) break;
         if (this.inFlight.has(item.run_id)) continue;
+        if (free <= 0) {
+          // A full queue still drops a head catch-up that overlap_policy `skip` says not to run: its DAG
+          // is running right now, which is often why the queue is full.
+          if (await this.startItem(item, dags, active, queuedIds, { onlySkip: true })) continue;
+          break;
+        }
         if (await this.startItem(item, dags, active, queuedIds)) free--;
       }
     }
@@ -103,12 +108,16 @@ export class QueueProcessor {
     return dag ? Math.max(1, dag.max_active_runs) : 1;
   }
 
-  /** Starts one item's run; returns true when it took a slot of the queue. */
+  /**
+   * Starts one item's run; returns true when it took a slot of the queue. With `onlySkip` it only drops a
+   * catch-up that overlap_policy `skip` rules out, and returns true when it did.
+   */
   private async startItem(
     item: QueueItem,
     dags: Map<string, DagSpec>,
     active: Array<{ run_id: string; dag_name: string }>,
     queuedIds: Set<string>,
+    opts: { onlySkip?: boolean } = {},
   ): Promise<boolean> {
     const log = this.d.logger.child({ dag: item.dag_name, run_id: item.run_id, queue: item.queue });
     const r = await this.d.runs.readStatus(item.run_id);
@@ -139,12 +148,13 @@ export class QueueProcessor {
         (a) => a.dag_name === dag.name && a.run_id !== status.run_id && !queuedIds.has(a.run_id),
       );
       if (busy) {
+        if (!this.d.canDispatch()) return false;
         await this.abortQueued(status, 'skipped: the DAG was still running (overlap_policy: skip)');
         await this.d.queue.dequeue(item.queue, item.run_id);
-        return false;
+        return opts.onlySkip === true;
       }
     }
-    if (!this.d.canDispatch()) return false;
+    if (opts.onlySkip || !this.d.canDispatch()) return false;
     const { pid } = this.d.launch({
       dagName: dag.name,
       dagFile: dag.file,

@@ -46,6 +46,7 @@ export class SchedulerService {
   private sinceMs: number;
   private stopped = false;
   private schedulerStarted: Promise<void> | null = null;
+  private readonly eventWrites = new Set<Promise<void>>();
 
   constructor(private readonly d: SchedulerServiceDeps) {
     this.sinceMs = d.clock.nowMs();
@@ -183,9 +184,22 @@ export class SchedulerService {
   }
 
   private appendEvent(type: string, data: Record<string, unknown>) {
-    this.d.events.append(type, data).catch((err: Error) => {
-      this.d.logger.warn('Could not record a role change event', { type, error: err.message });
-    });
+    const write = this.d.events
+      .append(type, data)
+      .then(() => undefined)
+      .catch((err: Error) => {
+        this.d.logger.warn('Could not record a role change event', { type, error: err.message });
+      })
+      .finally(() => this.eventWrites.delete(write));
+    this.eventWrites.add(write);
+  }
+
+  /** Waits (at most `timeoutMs`, storage may hang) for role-change events still being written. */
+  async flushEvents(timeoutMs: number): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<void>((r) => (timer = setTimeout(r, timeoutMs)));
+    await Promise.race([Promise.allSettled([...this.eventWrites]), timeout]);
+    clearTimeout(timer);
   }
 
   /** Clean stop: loops stop, propagating runs get `signal`, the lock is released, the record removed. */

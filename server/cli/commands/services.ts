@@ -92,8 +92,11 @@ async function startScheduler(config: Config, logger: Logger, onLost: (reason: s
 export async function schedulerCommand(opts: GlobalOptions): Promise<number> {
   const { config, logger } = cliContext(opts, { component: 'scheduler' });
   await initHome(config, logger);
-  // The health endpoint keeps answering (503 for ?role=active) until the process is gone.
-  const service = await startScheduler(config, logger, exitOnLoss([]));
+  // The health endpoint keeps answering (503 for ?role=active) until the process is gone; the `lost` event
+  // gets a moment to reach the event log.
+  const closers: Array<() => Promise<void>> = [];
+  const service = await startScheduler(config, logger, exitOnLoss(closers));
+  closers.push(() => service.flushEvents(1000));
   const signal = await untilSignal(logger);
   await service.stop(signal);
   return 0;
@@ -114,7 +117,12 @@ export async function startAllCommand(opts: GlobalOptions): Promise<number> {
   const web = await startWeb(config, logger.child({ component: 'server' }));
   // Losing the lock takes the web server down too, rather than leaving a console with no scheduler.
   const closers: Array<() => Promise<void>> = [() => web.close()];
-  const service = await startScheduler(config, logger.child({ component: 'scheduler' }), exitOnLoss(closers));
+  const service: SchedulerService = await startScheduler(
+    config,
+    logger.child({ component: 'scheduler' }),
+    exitOnLoss(closers),
+  );
+  closers.push(() => service.flushEvents(1000));
 
   const signal = await untilSignal(logger);
   await service.stop(signal);
