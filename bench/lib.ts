@@ -24,7 +24,7 @@ export function tempHome(extra: Record<string, string> = {}) {
     home,
     env,
     writeDag: (name: string, yaml: string) => writeFileSync(path.join(home, 'dags', `${name}.yaml`), yaml),
-    cleanup: () => rmSync(home, { recursive: true, force: true }),
+    cleanup: () => rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }),
   };
 }
 
@@ -37,7 +37,7 @@ export function startProcess(args: string[], env: NodeJS.ProcessEnv): ChildProce
 }
 
 export async function stopProcess(child: ChildProcess) {
-  if (child.exitCode !== null) return;
+  if (child.exitCode !== null || child.signalCode !== null) return;
   const done = new Promise((r) => child.on('exit', r));
   child.kill('SIGTERM');
   await done;

@@ -63,7 +63,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
 }
 
 function requireBuilt(mode: string): void {
-  const needed = mode === 'next-start' ? ['.next/BUILD_ID'] : ['dist/cli.mjs', '.next/BUILD_ID'];
+  const needed = mode === 'next-start' ? ['.next/BUILD_ID'] : ['dist/cli.cjs', '.next/BUILD_ID'];
   const missing = needed.filter((p) => !existsSync(path.join(root, p)));
   if (missing.length > 0) {
     throw new Error(

@@ -17,5 +17,5 @@ const mtime = (p) => (existsSync(p) ? statSync(p).mtimeMs : 0);
 const sources = Math.max(newest('server'), newest('app'), newest('components'));
 const run = (script) => execFileSync('npm', ['run', '--silent', script], { stdio: 'inherit' });
 
-if (mtime('dist/cli.mjs') < sources) run('build:cli');
+if (mtime('dist/cli.cjs') < sources) run('build:cli');
 if (mtime('.next/BUILD_ID') < sources) run('build:web');

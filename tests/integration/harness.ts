@@ -44,7 +44,7 @@ export function tempHome(extraEnv: Record<string, string> = {}): TempHome {
       return file;
     },
     cleanup() {
-      rmSync(home, { recursive: true, force: true });
+      rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     },
   };
 }
