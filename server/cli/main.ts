@@ -2,6 +2,7 @@
 // so that `dagu start` never loads Next.js or React.
 
 import { Command, CommanderError, Option } from 'commander';
+import { SPARE_COMMAND } from '../runner/spareRun';
 import { VERSION } from './version';
 import { EXIT_USAGE, fail } from './exit';
 
@@ -131,6 +132,13 @@ function lazy(load: () => Promise<Record<string, unknown>>, name: string) {
 
 async function main() {
   try {
+    if (process.argv[2] === SPARE_COMMAND) {
+      const { redirectOutput, waitForAssignment } = await import('./spare');
+      const assignment = await waitForAssignment();
+      if (assignment === null) return;
+      redirectOutput(assignment.log);
+      process.argv = [process.argv[0], process.argv[1], ...assignment.args];
+    }
     await program.parseAsync(process.argv);
   } catch (err) {
     if (err instanceof CommanderError) {

@@ -104,6 +104,7 @@ export function loadConfig(opts: LoadConfigOptions = {}): Config {
       heartbeat_interval_ms: hbInterval,
       heartbeat_stale_threshold_ms: hbStale,
       kill_grace_ms: v('run.kill_grace') as number,
+      prestart: v('run.prestart') as boolean,
     },
     queues: { enabled: v('queues.enabled') as boolean, config: fromFile.queues },
   };

@@ -132,6 +132,13 @@ export const SETTINGS: readonly Setting[] = [
     doc: 'Time between SIGTERM and SIGKILL when a run is stopped or times out',
   },
   {
+    key: 'run.prestart',
+    env: 'DAGU_RUN_PRESTART',
+    kind: 'bool',
+    default: true,
+    doc: 'The active scheduler keeps one run process loaded ahead of time, so a slot starts without waiting for Node',
+  },
+  {
     key: 'queues.enabled',
     env: 'DAGU_QUEUES_ENABLED',
     envAliases: ['DAGU_QUEUE_ENABLED'],

@@ -35,6 +35,8 @@ export interface Config {
     heartbeat_stale_threshold_ms: number;
     /** Time between SIGTERM and SIGKILL when a run is stopped. */
     kill_grace_ms: number;
+    /** Keep a pre-started run process ready while active. */
+    prestart: boolean;
   };
   queues: { enabled: boolean; config: QueueConfig[] };
 }

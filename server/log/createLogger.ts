@@ -11,12 +11,20 @@ export interface CreateLoggerOptions {
   base?: LogFields;
 }
 
+let logFd: number | null = null;
+
+/** Sends every logger created afterwards to this descriptor (a pre-started run writing to its run's log). */
+export function setLogFd(fd: number): void {
+  logFd = fd;
+}
+
 export function createLogger(opts: CreateLoggerOptions): Logger {
   const stream = opts.stream ?? process.stderr;
-  const text = opts.format === 'text' || (opts.format === 'auto' && Boolean(stream.isTTY));
+  const text =
+    logFd === null && (opts.format === 'text' || (opts.format === 'auto' && Boolean(stream.isTTY)));
   const destination = text
     ? textStream(stream)
-    : pino.destination({ fd: (stream as { fd?: number }).fd ?? 2, sync: true });
+    : pino.destination({ fd: logFd ?? (stream as { fd?: number }).fd ?? 2, sync: true });
   const p = pino(
     {
       level: opts.level,

@@ -42,7 +42,12 @@ function configFor(home: string): Config {
       port: 0,
       zombie_check_interval_ms: 10_000,
     },
-    run: { heartbeat_interval_ms: 50, heartbeat_stale_threshold_ms: 10_000, kill_grace_ms: 300 },
+    run: {
+      heartbeat_interval_ms: 50,
+      heartbeat_stale_threshold_ms: 10_000,
+      kill_grace_ms: 300,
+      prestart: false,
+    },
     queues: { enabled: true, config: [] },
   };
 }

@@ -3,6 +3,7 @@
 
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { SparePool } from '../runner/spareRun';
 import { spawnDetachedRun } from '../runner/spawnDetached';
 
 export interface LaunchRequest {
@@ -18,14 +19,36 @@ export interface LaunchRequest {
   propagateSignals?: boolean;
 }
 
-export type Launcher = (req: LaunchRequest) => { pid: number | undefined };
+export type Launcher = ((req: LaunchRequest) => { pid: number | undefined }) & {
+  /** Gets ready to launch soon (starts a spare process); called when the scheduler becomes active. */
+  prepare?: () => void;
+  /** Lets any spare process go; called when the scheduler stops. */
+  close?: () => void;
+};
 
-export function processLauncher(opts: { executable: string; env: NodeJS.ProcessEnv }): Launcher {
-  return (req) => {
+/**
+ * Starts each run as a detached `dagu start` process. With `spares`, a pre-started process takes the run
+ * when one is waiting, and the next spare is started right after.
+ */
+export function processLauncher(opts: {
+  executable: string;
+  env: NodeJS.ProcessEnv;
+  spares?: boolean;
+}): Launcher {
+  const pool = opts.spares ? new SparePool({ executable: opts.executable, env: opts.env }) : null;
+  const launch: Launcher = (req) => {
     mkdirSync(path.dirname(req.processLog), { recursive: true });
     const args = ['start', '--quiet', '--run-id', req.runId, '--trigger-type', req.triggerType];
     if (req.scheduleTime) args.push('--schedule-time', req.scheduleTime);
     args.push(req.dagFile ?? req.dagName);
-    return spawnDetachedRun({ executable: opts.executable, args, env: opts.env, logFile: req.processLog });
+    const viaSpare = pool?.assign({ args, log: req.processLog }) ?? null;
+    const started =
+      viaSpare ??
+      spawnDetachedRun({ executable: opts.executable, args, env: opts.env, logFile: req.processLog });
+    if (pool) setImmediate(() => pool.fill());
+    return started;
   };
+  launch.prepare = () => pool?.fill();
+  launch.close = () => pool?.close();
+  return launch;
 }

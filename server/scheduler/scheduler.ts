@@ -42,6 +42,8 @@ export class Scheduler {
       if (req.propagateSignals && started.pid !== undefined) this.propagating.set(req.runId, started.pid);
       return started;
     };
+    launch.prepare = d.launch.prepare;
+    launch.close = d.launch.close;
     const catalog = new DagCatalogCache(d.config.paths.dags_dir, d.logger);
     const logger = d.logger;
     this.cron = new CronLoop({
@@ -81,6 +83,7 @@ export class Scheduler {
 
   /** Starts planning and consuming; `recoveryWindowMs` > 0 after a takeover from a failed instance. */
   async start(opts: { recoveryWindowMs?: number } = {}): Promise<void> {
+    this.d.launch.prepare?.();
     await this.cron.start(opts);
     this.queueProcessor.start();
     this.armReaper(0);
@@ -106,6 +109,7 @@ export class Scheduler {
    */
   async stop(signal?: NodeJS.Signals): Promise<void> {
     this.stopped = true;
+    this.d.launch.close?.();
     if (signal) this.forward(signal);
     if (this.reaperTimer) this.d.timers.clearTimeout(this.reaperTimer);
     await Promise.all([this.cron.stop(), this.queueProcessor.stop()]);
@@ -115,6 +119,7 @@ export class Scheduler {
   /** Synchronously halts every loop (no I/O); used when the lock is lost and the process is about to exit. */
   halt(): void {
     this.stopped = true;
+    this.d.launch.close?.();
     if (this.reaperTimer) this.d.timers.clearTimeout(this.reaperTimer);
     void this.cron.stop();
     void this.queueProcessor.stop();

@@ -1,5 +1,6 @@
 // The single-instance scheduler through the real binary: slots, queues, catch-up and dead runs.
 
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -94,6 +95,13 @@ describe('dagu scheduler', () => {
     expect(final.run_id).toBe('survivor');
   });
 
+  it('keeps one pre-started run process while active, which leaves when the scheduler is killed', async () => {
+    const s = scheduler();
+    const spare = await eventually(() => sparePids(s.child.pid!).at(0), 10_000);
+    s.child.kill('SIGKILL');
+    await eventually(() => !alive(spare), 5_000);
+  });
+
   it('marks a run failed when its process is killed', async () => {
     h.writeDag('victim', 'steps:\n  - name: s\n    command: sleep 30\n');
     const { spawn } = await import('node:child_process');
@@ -141,5 +149,24 @@ function readdirSafe(dir: string): string[] {
     return readdirSync(dir).filter((f) => !f.startsWith('.'));
   } catch {
     return [];
+  }
+}
+
+/** PIDs of `dagu __spare-run` processes started by `parent`. */
+function sparePids(parent: number): number[] {
+  const out = spawnSync('ps', ['-eo', 'pid,ppid,args'], { encoding: 'utf8' }).stdout;
+  return out
+    .split('\n')
+    .map((l) => l.trim().split(/\s+/))
+    .filter((f) => Number(f[1]) === parent && f.includes('__spare-run'))
+    .map((f) => Number(f[0]));
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
   }
 }

@@ -31,7 +31,11 @@ function buildScheduler(config: Config, logger: Logger, onLost: (reason: string)
     runs: new FileRunStore({ dataDir: config.paths.data_dir, logDir: config.paths.log_dir, onCorrupt }),
     queue: new FileQueueStore({ dataDir: config.paths.data_dir, onCorrupt }),
     events: new FileEventLog({ dataDir: config.paths.data_dir, onCorrupt }),
-    launch: processLauncher({ executable: process.env.DAGU_EXECUTABLE ?? process.argv[1], env: process.env }),
+    launch: processLauncher({
+      executable: process.env.DAGU_EXECUTABLE ?? process.argv[1],
+      env: process.env,
+      spares: config.run.prestart,
+    }),
     lock: new FileSchedulerLock({ dataDir: config.paths.data_dir }),
     registry: new InstanceRegistry(config.paths.data_dir, onCorrupt),
     identity: {
