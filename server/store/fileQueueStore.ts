@@ -32,6 +32,8 @@ export interface FileQueueStoreOptions {
 export class FileQueueStore implements QueueStore {
   private readonly queueRoot: string;
   private readonly report: (report: CorruptFileReport) => void;
+  /** Items already read, per queue and item ID (see list). */
+  private readonly itemCache = new Map<string, Map<string, QueueItem>>();
 
   constructor(opts: FileQueueStoreOptions) {
     this.queueRoot = path.join(path.resolve(opts.dataDir), 'queue');
@@ -64,7 +66,21 @@ export class FileQueueStore implements QueueStore {
   async list(queue: string): Promise<QueueItem[]> {
     assertDagName(queue, 'queue name');
     const itemIds = await this.itemIds(queue);
-    const items = await Promise.all(itemIds.map((itemId) => this.readItem(queue, itemId)));
+    // Item files never change once written (they are only deleted), so each is read once per process:
+    // the queue consumer lists its queues several times a second.
+    const cache = this.itemCache.get(queue) ?? new Map<string, QueueItem>();
+    this.itemCache.set(queue, cache);
+    const listed = new Set(itemIds);
+    for (const id of cache.keys()) if (!listed.has(id)) cache.delete(id);
+    const items = await Promise.all(
+      itemIds.map(async (itemId) => {
+        const known = cache.get(itemId);
+        if (known) return { ...known };
+        const item = await this.readItem(queue, itemId);
+        if (item) cache.set(itemId, item);
+        return item;
+      }),
+    );
     return items.filter((item): item is QueueItem => item !== null);
   }
 

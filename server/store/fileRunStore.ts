@@ -71,6 +71,8 @@ export class FileRunStore implements RunStore {
   private readonly activeDir: string;
   private readonly logRoot: string;
   private readonly onCorrupt: (report: CorruptFileReport) => void;
+  /** Active markers already read, by file name (see listActive). */
+  private readonly activeCache = new Map<string, ActiveRun>();
   private readonly maxScannedPerPage: number;
 
   constructor(opts: FileRunStoreOptions) {
@@ -195,24 +197,29 @@ export class FileRunStore implements RunStore {
 
   async listActive(): Promise<ActiveRun[]> {
     const names = (await readdirOrEmpty(this.activeDir)).filter((name) => ACTIVE_FILE_PATTERN.test(name));
+    // A marker's content never changes while it exists (a run keeps its DAG and queue), so only markers
+    // not seen before are read: a queue of hundreds of waiting runs costs one directory listing per pass.
+    const listed = new Set(names);
+    for (const name of this.activeCache.keys()) if (!listed.has(name)) this.activeCache.delete(name);
+    const unseen = names.filter((name) => !this.activeCache.has(name));
     const results = await Promise.all(
-      names.map((name) => {
+      unseen.map((name) => {
         const runId = ACTIVE_FILE_PATTERN.exec(name)![1];
         return readJsonFile<ActiveRun>(path.join(this.activeDir, name), (v) => activeShapeError(v, runId));
       }),
     );
-    const active: ActiveRun[] = [];
-    for (const result of results) {
+    results.forEach((result, i) => {
       if (result.kind === 'ok') {
-        active.push({
-          run_id: result.value.run_id,
-          dag_name: result.value.dag_name,
-          queue: result.value.queue,
-        });
+        const { run_id, dag_name, queue } = result.value;
+        this.activeCache.set(unseen[i], { run_id, dag_name, queue });
       } else if (result.kind === 'corrupt') {
         this.onCorrupt({ path: result.path, error: result.error });
       }
-    }
+    });
+    const active = names.flatMap((name) => {
+      const run = this.activeCache.get(name);
+      return run ? [{ ...run }] : [];
+    });
     return active.sort((a, b) => (a.run_id < b.run_id ? -1 : a.run_id > b.run_id ? 1 : 0));
   }
 
