@@ -23,6 +23,20 @@ await build({
   logLevel: 'warning',
 });
 
+// The console's server and API router: a separate bundle that only `dagu server` and `start-all` load.
+await build({
+  entryPoints: ['server/api/webEntry.ts'],
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  external: ['next', 'next/*', 'react', 'react-dom', '@tanstack/*', 'prom-client'],
+  outfile: 'dist/web.cjs',
+  keepNames: true,
+  sourcemap: 'linked',
+  logLevel: 'warning',
+});
+
 // Warm the code cache with the commands whose start-up time matters (a one-step run, the version).
 const home = mkdtempSync(path.join(tmpdir(), 'dagu-build-'));
 try {

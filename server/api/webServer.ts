@@ -2,7 +2,7 @@
 // to Next.js (imported lazily, so other commands never load it) and answering /livez itself.
 
 import { existsSync } from 'node:fs';
-import http from 'node:http';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import type next_ from 'next';
@@ -24,6 +24,8 @@ export interface WebServerOptions {
   host: string;
   /** 0 picks a free port; the chosen one is returned. */
   port: number;
+  /** Serves /api/v1 directly with these handlers (the same ones Next would call), skipping Next's router. */
+  api?: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
 }
 
 export interface WebServer {
@@ -72,14 +74,17 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
       res.end(req.method === 'HEAD' ? undefined : 'ok\n');
       return;
     }
-    handle(req, res).catch((err: unknown) => {
-      logger.error('Request failed', {
-        url: req.url,
-        error: err instanceof Error ? err.message : String(err),
+    const viaApi = opts.api ? opts.api(req, res) : Promise.resolve(false);
+    viaApi
+      .then((served) => (served ? undefined : handle(req, res)))
+      .catch((err: unknown) => {
+        logger.error('Request failed', {
+          url: req.url,
+          error: err instanceof Error ? err.message : String(err),
+        });
+        if (!res.headersSent) res.statusCode = 500;
+        res.end('internal error');
       });
-      if (!res.headersSent) res.statusCode = 500;
-      res.end('internal error');
-    });
   });
 
   await new Promise<void>((resolve, reject) => {

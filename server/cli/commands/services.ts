@@ -9,7 +9,10 @@ import { SchedulerService } from '../../scheduler/schedulerService';
 import { FileSchedulerLock } from '../../store/fileSchedulerLock';
 import { InstanceRegistry } from '../../store/instanceRegistry';
 import { randomHex } from '../../store/randomHex';
+import { createRequire } from 'node:module';
+import type * as WebBundleModule from '../../api/webEntry';
 import { hostname } from 'node:os';
+import path from 'node:path';
 import { FileEventLog } from '../../store/fileEventLog';
 import { FileQueueStore } from '../../store/fileQueueStore';
 import { FileRunStore } from '../../store/fileRunStore';
@@ -19,6 +22,8 @@ import { initHome } from '../initHome';
 import { UsageError } from '../exit';
 
 const STOP_DEADLINE_MS = 10 * SECOND;
+
+type WebBundle = typeof WebBundleModule;
 
 function buildScheduler(config: Config, logger: Logger, onLost: (reason: string) => void): SchedulerService {
   const host = hostname();
@@ -58,11 +63,13 @@ function exitOnLoss(closers: Array<() => Promise<void>>) {
 }
 
 async function startWeb(config: Config, logger: Logger) {
-  const { startWebServer } = await import('../../api/webServer');
   const dir = process.env.DAGU_PROJECT_ROOT ?? process.cwd();
-  const web = await startWebServer({ config, logger, dir, host: config.host, port: config.port });
-  logger.info(`Console listening on http://${config.host}:${web.port}`, { port: web.port });
-  return web;
+  // The web part is its own bundle (dist/web.cjs), loaded only by the commands that serve the console.
+  const web = createRequire(path.join(dir, 'package.json'))('./dist/web.cjs') as WebBundle;
+  const api = web.createApiRouter(web.API_ROUTES, web.API_NOT_FOUND);
+  const server = await web.startWebServer({ config, logger, dir, host: config.host, port: config.port, api });
+  logger.info(`Console listening on http://${config.host}:${server.port}`, { port: server.port });
+  return server;
 }
 
 /** Resolves when SIGINT or SIGTERM arrives; arms the hard-exit deadline. */

@@ -1,0 +1,68 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createApiRouter } from './apiRouter';
+
+let server: http.Server | null = null;
+afterEach(() => new Promise<void>((r) => (server ? server.close(() => r()) : r())));
+
+async function serve(router: ReturnType<typeof createApiRouter>): Promise<string> {
+  server = http.createServer((req, res) => {
+    void router(req, res).then((served) => {
+      if (!served) {
+        res.writeHead(200, { 'Content-Type': 'text/plain' });
+        res.end('page');
+      }
+    });
+  });
+  await new Promise<void>((r) => server!.listen(0, '127.0.0.1', () => r()));
+  return `http://127.0.0.1:${(server!.address() as AddressInfo).port}`;
+}
+
+describe('createApiRouter', () => {
+  const router = createApiRouter(
+    [
+      {
+        path: '/api/v1/runs/:id',
+        handlers: { GET: async (_req, ctx) => Response.json({ id: (await ctx.params).id }) },
+      },
+      {
+        path: '/api/v1/runs/:id/stop',
+        handlers: {
+          POST: async (req, ctx) =>
+            Response.json(
+              { id: (await ctx.params).id, body: await req.text(), origin: req.headers.get('origin') },
+              { status: 202 },
+            ),
+        },
+      },
+    ],
+    (req) => Response.json({ missing: `${req.method} ${new URL(req.url).pathname}` }, { status: 404 }),
+  );
+
+  it('passes decoded path parameters to the matching handler', async () => {
+    const base = await serve(router);
+    const r = await fetch(`${base}/api/v1/runs/a%2Db`);
+    expect(await r.json()).toEqual({ id: 'a-b' });
+  });
+
+  it('hands the request body, headers and status through', async () => {
+    const base = await serve(router);
+    const r = await fetch(`${base}/api/v1/runs/x/stop`, {
+      method: 'POST',
+      body: '{"a":1}',
+      headers: { Origin: base },
+    });
+    expect(r.status).toBe(202);
+    expect(await r.json()).toEqual({ id: 'x', body: '{"a":1}', origin: base });
+  });
+
+  it('answers an unknown API path or method with the not-found handler and leaves other paths alone', async () => {
+    const base = await serve(router);
+    expect((await fetch(`${base}/api/v1/nope`)).status).toBe(404);
+    expect(await (await fetch(`${base}/api/v1/runs/x`, { method: 'POST' })).json()).toEqual({
+      missing: 'POST /api/v1/runs/x',
+    });
+    expect(await (await fetch(`${base}/runs`)).text()).toBe('page');
+  });
+});

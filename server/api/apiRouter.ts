@@ -1,0 +1,68 @@
+// Serves /api/v1 requests straight from the route handlers' table (app/api/v1/routeTable.ts) on the Node
+// http server, converting between Node's request/response and the Fetch API the handlers speak.
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+
+type Params = Record<string, string>;
+type Handler = (req: Request, ctx: { params: Promise<Params> }) => Promise<Response> | Response;
+export interface RouteEntry {
+  path: string;
+  handlers: Partial<Record<'GET' | 'POST', Handler>>;
+}
+
+interface Compiled {
+  regex: RegExp;
+  names: string[];
+  handlers: RouteEntry['handlers'];
+}
+
+export function createApiRouter(routes: readonly RouteEntry[], notFound: Handler) {
+  const compiled: Compiled[] = routes.map((r) => {
+    const names: string[] = [];
+    const source = r.path
+      .split('/')
+      .map((seg) => {
+        if (!seg.startsWith(':')) return seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+        names.push(seg.slice(1));
+        return '([^/]+)';
+      })
+      .join('/');
+    return { regex: new RegExp(`^${source}/?$`), names, handlers: r.handlers };
+  });
+
+  /** Handles the request if it is an API path; returns false when it is not one. */
+  return async function route(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+    const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
+    if (!url.pathname.startsWith('/api/v1/') && url.pathname !== '/api/v1') return false;
+    let handler: Handler = notFound;
+    let params: Params = {};
+    for (const c of compiled) {
+      const m = c.regex.exec(url.pathname);
+      if (!m) continue;
+      const h = c.handlers[req.method as 'GET' | 'POST'];
+      if (h) {
+        handler = h;
+        params = Object.fromEntries(c.names.map((n, i) => [n, decodeURIComponent(m[i + 1])]));
+      }
+      break;
+    }
+    const headers = new Headers();
+    for (const [k, v] of Object.entries(req.headers)) {
+      if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
+    }
+    const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
+    const request = new Request(url, {
+      method: req.method,
+      headers,
+      body: hasBody ? (Readable.toWeb(req) as ReadableStream<Uint8Array>) : undefined,
+      duplex: 'half',
+    } as RequestInit);
+    const response = await handler(request, { params: Promise.resolve(params) });
+    const out: Record<string, string> = {};
+    response.headers.forEach((v, k) => (out[k] = v));
+    res.writeHead(response.status, out);
+    res.end(req.method === 'HEAD' ? undefined : Buffer.from(await response.arrayBuffer()));
+    return true;
+  };
+}
