@@ -23,11 +23,8 @@ import {
   withFaketime,
   type FaultFs,
 } from '../support/faults';
+import { I_MS, R_MS, T_MS } from './cluster';
 
-const T_MS = 3000;
-const R_MS = 500;
-/** The renewal interval the spec derives from T: min(7s, T/4). */
-const I_MS = Math.min(7000, T_MS / 4);
 /** Health is polled every 25-50 ms over HTTP: what an observation may lag behind the change it observes. */
 const OBSERVATION_SLACK_MS = 300;
 const TIMING = { DAGU_SCHEDULER_LOCK_STALE_THRESHOLD: '3s', DAGU_SCHEDULER_LOCK_RETRY_INTERVAL: '500ms' };

@@ -216,26 +216,11 @@ export class CronLoop {
   async enqueueCatchup(dag: DagSpec, slotMs: number): Promise<DispatchOutcome> {
     const runId = slotRunId(this.d.dataDir, dag.name, slotMs);
     if (!this.d.canDispatch()) return 'fenced';
-    const status = newRunStatus({
-      dag,
-      runId,
-      status: 'queued',
-      triggerType: 'catchup',
-      scheduleTime: isoUtc(slotMs),
-      params: [],
-      nowIso: isoUtc(this.d.clock.nowMs()),
-      dispatchedBy: this.d.instanceId,
-    });
+    const status = this.catchupStatus(dag, runId, slotMs);
     try {
       const created = await this.d.runs.createRun(status);
       if (!created.created) return await this.adoptStranded(dag, runId, slotMs);
-      await this.d.runs.markActive({ run_id: runId, dag_name: dag.name, queue: dag.queue });
-      await this.d.queue.enqueue({
-        queue: dag.queue,
-        run_id: runId,
-        dag_name: dag.name,
-        enqueued_at: status.created_at,
-      });
+      await this.putInQueue(dag, runId, dag.queue, status.created_at);
     } catch (err) {
       this.d.logger.error('Could not queue a catch-up run', {
         dag: dag.name,
@@ -262,13 +247,7 @@ export class CronLoop {
     if (r.kind !== 'ok' || r.status.status !== 'queued' || r.status.worker_id !== null) return 'exists';
     if (r.status.dispatched_by === this.d.instanceId) return 'exists'; // ours, and already launched
     if (await this.d.queue.find(runId)) return 'exists';
-    await this.d.runs.markActive({ run_id: runId, dag_name: dag.name, queue: r.status.queue });
-    await this.d.queue.enqueue({
-      queue: r.status.queue,
-      run_id: runId,
-      dag_name: dag.name,
-      enqueued_at: r.status.created_at,
-    });
+    await this.putInQueue(dag, runId, r.status.queue, r.status.created_at);
     this.d.logger.info('Adopted a slot the failed instance planned but did not start', {
       dag: dag.name,
       run_id: runId,
@@ -280,7 +259,20 @@ export class CronLoop {
   /** The run directory of the slot exists without a status: its creator died in between. Finish and queue it. */
   private async completeHalfCreated(dag: DagSpec, runId: string, slotMs: number): Promise<DispatchOutcome> {
     if (!this.d.canDispatch()) return 'fenced';
-    const status = newRunStatus({
+    const status = this.catchupStatus(dag, runId, slotMs);
+    if (!(await this.d.runs.completeRun(status))) return 'exists';
+    await this.putInQueue(dag, runId, dag.queue, status.created_at);
+    this.d.logger.info('Completed the run record of a slot whose creator died midway, and queued it', {
+      dag: dag.name,
+      run_id: runId,
+      slot: status.schedule_time,
+    });
+    return 'queued';
+  }
+
+  /** The first status of a catch-up run of `slotMs`, created by this instance. */
+  private catchupStatus(dag: DagSpec, runId: string, slotMs: number) {
+    return newRunStatus({
       dag,
       runId,
       status: 'queued',
@@ -290,20 +282,12 @@ export class CronLoop {
       nowIso: isoUtc(this.d.clock.nowMs()),
       dispatchedBy: this.d.instanceId,
     });
-    if (!(await this.d.runs.completeRun(status))) return 'exists';
-    await this.d.runs.markActive({ run_id: runId, dag_name: dag.name, queue: dag.queue });
-    await this.d.queue.enqueue({
-      queue: dag.queue,
-      run_id: runId,
-      dag_name: dag.name,
-      enqueued_at: status.created_at,
-    });
-    this.d.logger.info('Completed the run record of a slot whose creator died midway, and queued it', {
-      dag: dag.name,
-      run_id: runId,
-      slot: status.schedule_time,
-    });
-    return 'queued';
+  }
+
+  /** Marks a queued run active and gives it a queue item, so the queue consumer starts it. */
+  private async putInQueue(dag: DagSpec, runId: string, queue: string, enqueuedAt: string) {
+    await this.d.runs.markActive({ run_id: runId, dag_name: dag.name, queue });
+    await this.d.queue.enqueue({ queue, run_id: runId, dag_name: dag.name, enqueued_at: enqueuedAt });
   }
 
   private noteSlot(dag: string, slotMs: number) {
