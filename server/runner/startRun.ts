@@ -55,6 +55,9 @@ export async function startRun(o: StartRunOptions): Promise<RunStatus> {
     nowIso: isoNow(o.clock),
     logDir: logDir.relative,
   });
+  // The first record already names this process, so a run killed before its first step is still
+  // recognisable (pid, host) when the scheduler marks it failed.
+  Object.assign(status, { pid: process.pid, host: hostname(), started_at: status.created_at });
   const created = await o.runStore.createRun(status);
   if (!created.created) {
     const now = await o.runStore.readStatus(runId);
