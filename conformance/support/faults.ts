@@ -5,7 +5,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { DAGU, type Service } from '../../tests/integration/harness';
+import { DAGU, stopWith, watchOutput, type Service } from '../../tests/integration/harness';
 
 const FAULTFS = path.join(import.meta.dirname, 'faultfs.py');
 /** Debian's fusepy is only importable by the system interpreter, not by a pyenv shim found on PATH. */
@@ -168,14 +168,7 @@ export interface WrappedService extends Service {
  */
 export async function startWrappedService(argv: string[], env: NodeJS.ProcessEnv): Promise<WrappedService> {
   const child = spawn(argv[0], argv.slice(1), { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  const listeners = new Set<() => void>();
-  const onData = (d: Buffer) => {
-    out += d.toString();
-    for (const l of listeners) l();
-  };
-  child.stdout!.on('data', onData);
-  child.stderr!.on('data', onData);
+  const watched = watchOutput(child);
   const exitCode = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
   const wrapper = child.pid!;
   let pid = 0;
@@ -184,7 +177,7 @@ export async function startWrappedService(argv: string[], env: NodeJS.ProcessEnv
     const children = readChildren(wrapper);
     if (children.length > 0) pid = children[0];
     else if (child.exitCode !== null || Date.now() > deadline)
-      throw new Error(`${argv.join(' ')} started no child process:\n${out}`);
+      throw new Error(`${argv.join(' ')} started no child process:\n${watched.output()}`);
     else await sleep(10);
   }
   const signal = (sig: NodeJS.Signals) => {
@@ -197,30 +190,9 @@ export async function startWrappedService(argv: string[], env: NodeJS.ProcessEnv
   return {
     child,
     pid,
-    output: () => out,
-    waitFor(pattern, timeoutMs = 20_000) {
-      return new Promise((resolve, reject) => {
-        const check = () => {
-          if (!pattern.test(out)) return;
-          listeners.delete(check);
-          clearTimeout(timer);
-          resolve();
-        };
-        const timer = setTimeout(() => {
-          listeners.delete(check);
-          reject(new Error(`timed out waiting for ${pattern}; output:\n${out}`));
-        }, timeoutMs);
-        listeners.add(check);
-        check();
-      });
-    },
-    async stop(sig = 'SIGTERM') {
-      if (child.exitCode === null && child.signalCode === null) signal(sig);
-      const t = setTimeout(() => signal('SIGKILL'), 12_000);
-      const code = await exitCode;
-      clearTimeout(t);
-      return code;
-    },
+    ...watched,
+    stop: (sig = 'SIGTERM') =>
+      stopWith(signal, () => child.exitCode === null && child.signalCode === null, exitCode, sig),
   };
 }
 

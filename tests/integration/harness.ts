@@ -80,8 +80,8 @@ export interface Service {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-export function startService(args: string[], env: NodeJS.ProcessEnv): Service {
-  const child = spawn(process.execPath, [DAGU, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Collects a child's stdout and stderr and lets a test wait for a line to appear in them. */
+export function watchOutput(child: ChildProcess): Pick<Service, 'output' | 'waitFor'> {
   let out = '';
   const listeners = new Set<() => void>();
   const onData = (d: Buffer) => {
@@ -90,18 +90,15 @@ export function startService(args: string[], env: NodeJS.ProcessEnv): Service {
   };
   child.stdout!.on('data', onData);
   child.stderr!.on('data', onData);
-  const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
   return {
-    child,
     output: () => out,
     waitFor(pattern, timeoutMs = 20_000) {
       return new Promise((resolve, reject) => {
         const check = () => {
-          if (pattern.test(out)) {
-            listeners.delete(check);
-            clearTimeout(timer);
-            resolve();
-          }
+          if (!pattern.test(out)) return;
+          listeners.delete(check);
+          clearTimeout(timer);
+          resolve();
         };
         const timer = setTimeout(() => {
           listeners.delete(check);
@@ -111,13 +108,36 @@ export function startService(args: string[], env: NodeJS.ProcessEnv): Service {
         check();
       });
     },
-    async stop(signal = 'SIGTERM') {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      const t = setTimeout(() => child.kill('SIGKILL'), 12_000);
-      const code = await exited;
-      clearTimeout(t);
-      return code;
-    },
+  };
+}
+
+/** Sends `signal`, then SIGKILL after 12 s, and resolves with the exit code. */
+export async function stopWith(
+  kill: (s: NodeJS.Signals) => void,
+  running: () => boolean,
+  exited: Promise<number | null>,
+  signal: NodeJS.Signals,
+) {
+  if (running()) kill(signal);
+  const t = setTimeout(() => kill('SIGKILL'), 12_000);
+  const code = await exited;
+  clearTimeout(t);
+  return code;
+}
+
+export function startService(args: string[], env: NodeJS.ProcessEnv): Service {
+  const child = spawn(process.execPath, [DAGU, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
+  return {
+    child,
+    ...watchOutput(child),
+    stop: (signal = 'SIGTERM') =>
+      stopWith(
+        (s) => child.kill(s),
+        () => child.exitCode === null && child.signalCode === null,
+        exited,
+        signal,
+      ),
   };
 }
 
