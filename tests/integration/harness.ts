@@ -2,7 +2,7 @@
 // always stopped when the test ends.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -44,9 +44,25 @@ export function tempHome(extraEnv: Record<string, string> = {}): TempHome {
       return file;
     },
     cleanup() {
+      // Runs outlive their scheduler by design: end every process of this home before removing it.
+      killProcessesWithHome(home);
       rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     },
   };
+}
+
+/** SIGKILLs every process (runs, spares, steps) whose environment has DAGU_HOME=`home`. */
+export function killProcessesWithHome(home: string): void {
+  const marker = Buffer.from(`DAGU_HOME=${home}\0`);
+  for (const name of readdirSync('/proc')) {
+    const pid = Number(name);
+    if (!Number.isInteger(pid) || pid === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/environ`).includes(marker)) process.kill(pid, 'SIGKILL');
+    } catch {
+      /* gone, or not ours to read */
+    }
+  }
 }
 
 export interface Result {
