@@ -11,7 +11,13 @@ import { dagu, eventually } from '../../tests/integration/harness';
 import { Cluster, exitCode, I_MS, R_MS, sleep, STARTUP_MS, T_MS } from './cluster';
 
 let cluster: Cluster;
-afterEach(async () => {
+afterEach(async (ctx) => {
+  // A failure on CI is only explicable with the runs and what each instance logged.
+  if (ctx.task.result?.state === 'fail' && cluster) {
+    const all = await runs('tick').catch(() => []);
+    console.log(`runs of tick:\n${all.map((r) => JSON.stringify(r)).join('\n')}`);
+    for (const i of cluster.instances) console.log(`output of ${i.name}:\n${i.service.output()}`);
+  }
   await cluster?.stopAll();
 });
 
@@ -194,7 +200,7 @@ describe('spec085 scheduler HA: slots around a failover', () => {
     const run = await eventually(async () => {
       const forSlot = (await runs('tick')).filter((r) => Date.parse(r.schedule_time!) === nextSlot);
       return forSlot.length === 1 && ['succeeded', 'failed'].includes(forSlot[0].status) ? forSlot : null;
-    }, 20_000);
+    }, 20_000).catch(async (e) => { console.log('DEBUG nextSlot', new Date(nextSlot).toISOString(), JSON.stringify(await runs('tick'), null, 1)); console.log('A OUT', a.service.output()); console.log('B OUT', b.service.output()); throw e; });
     expect(run).toHaveLength(1);
     expect(run[0].status).toBe('succeeded');
   });
