@@ -18,9 +18,17 @@ export interface CliContext {
   logger: Logger;
 }
 
-/** Loads the configuration (throws ConfigError, which the CLI reports with exit code 2) and a logger. */
-export function cliContext(opts: GlobalOptions, base: LogFields = {}): CliContext {
+/**
+ * Loads the configuration (throws ConfigError, which the CLI reports with exit code 2) and a logger.
+ * `settingFlags` are a command's own flags keyed by setting key (`'worker.labels'`); unset ones are skipped.
+ */
+export function cliContext(
+  opts: GlobalOptions,
+  base: LogFields = {},
+  settingFlags: Record<string, unknown> = {},
+): CliContext {
   const flags: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(settingFlags)) if (value !== undefined) flags[key] = value;
   if (opts.host !== undefined) flags.host = opts.host;
   if (opts.port !== undefined) flags.port = opts.port;
   if (opts.schedulerPort !== undefined) flags['scheduler.port'] = opts.schedulerPort;

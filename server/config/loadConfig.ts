@@ -107,7 +107,61 @@ export function loadConfig(opts: LoadConfigOptions = {}): Config {
       prestart: v('run.prestart') as boolean,
     },
     queues: { enabled: v('queues.enabled') as boolean, config: fromFile.queues },
+    default_execution_mode: v('default_execution_mode') as Config['default_execution_mode'],
+    coordinator: compileCoordinator(v, raw),
+    worker: {
+      id: v('worker.id') as string | null,
+      labels: parseLabelsSetting(v('worker.labels') as string | null, raw.get('worker.labels')?.origin ?? 'worker.labels'),
+      max_active_runs: v('worker.max_active_runs') as number,
+      heartbeat_interval_ms: v('worker.heartbeat_interval') as number,
+      work_dir: dir('worker.work_dir', 'worker'),
+    },
   };
+}
+
+function compileCoordinator(v: (key: string) => unknown, raw: Map<string, Raw>): Config['coordinator'] {
+  const cert = v('coordinator.tls.cert_file') as string | null;
+  const key = v('coordinator.tls.key_file') as string | null;
+  if ((cert === null) !== (key === null)) {
+    const missing = cert === null ? 'coordinator.tls.cert_file' : 'coordinator.tls.key_file';
+    throw new ConfigError(`${missing} must be set too: TLS needs both a certificate and its key`);
+  }
+  const host = v('coordinator.host') as string;
+  const port = v('coordinator.port') as number;
+  const url = (v('coordinator.url') as string | null) ?? `${cert ? 'https' : 'http'}://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
+  try {
+    const u = new URL(url);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('scheme');
+  } catch {
+    const origin = raw.get('coordinator.url')?.origin ?? 'coordinator.url';
+    throw new ConfigError(`${origin}: ${JSON.stringify(url)} is not an http:// or https:// URL`);
+  }
+  const stale = v('coordinator.worker_stale_threshold') as number;
+  return {
+    host,
+    port,
+    url: url.replace(/\/+$/, ''),
+    token: v('coordinator.token') as string | null,
+    tls: { cert_file: cert, key_file: key, ca_file: v('coordinator.tls.ca_file') as string | null },
+    worker_wait_timeout_ms: v('coordinator.worker_wait_timeout') as number,
+    detection_interval_ms: v('coordinator.detection_interval') as number,
+    worker_stale_threshold_ms: stale,
+    reservation_ttl_ms: v('coordinator.reservation_ttl') as number,
+  };
+}
+
+/** `zone=b,gpu=true` as a map; a pair without `=` or with an empty key is a configuration error. */
+export function parseLabelsSetting(text: string | null, origin: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (text === null) return out;
+  for (const part of text.split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+    const eq = part.indexOf('=');
+    const k = eq < 0 ? '' : part.slice(0, eq).trim();
+    if (eq < 0 || !/^[A-Za-z0-9_.\/-]{1,63}$/.test(k))
+      throw new ConfigError(`${origin}: ${JSON.stringify(part)} is not a label (use key=value, keys of letters, digits, _ . / -)`);
+    out[k] = part.slice(eq + 1).trim();
+  }
+  return out;
 }
 
 function readConfigFile(file: string): { values: Map<string, unknown>; queues: QueueConfig[] } {
@@ -206,6 +260,7 @@ function compile(s: Setting, raw: Raw | undefined): unknown {
     case 'int': {
       const n = typeof value === 'number' ? value : /^-?\d+$/.test(String(value)) ? Number(value) : NaN;
       if (!Number.isInteger(n)) throw new ConfigError(`${origin}: ${shown} must be a whole number`);
+      if (s.min !== undefined && n < s.min) throw new ConfigError(`${origin}: ${shown} must be at least ${s.min}`);
       return n;
     }
     case 'bool': {

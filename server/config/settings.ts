@@ -16,6 +16,8 @@ export interface Setting {
   values?: string[];
   /** For `duration`: whether 0 is allowed (otherwise it must be positive). */
   allowZero?: boolean;
+  /** For `int`: the smallest value allowed. */
+  min?: number;
   /** For `port`: whether 0 (disabled) is allowed. */
   portZeroDisables?: boolean;
   doc: string;
@@ -145,6 +147,128 @@ export const SETTINGS: readonly Setting[] = [
     kind: 'bool',
     default: true,
     doc: 'Whether runs can be queued (and missed slots replayed)',
+  },
+  {
+    key: 'default_execution_mode',
+    env: 'DAGU_DEFAULT_EXECUTION_MODE',
+    kind: 'enum',
+    values: ['local', 'distributed'],
+    default: 'local',
+    doc: 'distributed: DAGs without a worker_selector also go to the coordinator (an empty selector matches any worker)',
+  },
+  {
+    key: 'coordinator.host',
+    env: 'DAGU_COORDINATOR_HOST',
+    kind: 'string',
+    default: '127.0.0.1',
+    doc: 'Address the coordinator binds to',
+  },
+  {
+    key: 'coordinator.port',
+    env: 'DAGU_COORDINATOR_PORT',
+    kind: 'port',
+    default: 50055,
+    doc: 'Port of the worker-facing coordinator API and its /health',
+  },
+  {
+    key: 'coordinator.url',
+    env: 'DAGU_COORDINATOR_URL',
+    kind: 'string',
+    default: null,
+    doc: 'Where workers and other hosts reach the coordinator (default: http(s)://coordinator.host:coordinator.port)',
+  },
+  {
+    key: 'coordinator.token',
+    env: 'DAGU_COORDINATOR_TOKEN',
+    kind: 'string',
+    default: null,
+    doc: 'Bearer token every coordinator request must carry; unset: no token is asked for',
+  },
+  {
+    key: 'coordinator.tls.cert_file',
+    env: 'DAGU_COORDINATOR_TLS_CERT_FILE',
+    kind: 'string',
+    default: null,
+    doc: 'PEM certificate; with key_file the coordinator serves HTTPS',
+  },
+  {
+    key: 'coordinator.tls.key_file',
+    env: 'DAGU_COORDINATOR_TLS_KEY_FILE',
+    kind: 'string',
+    default: null,
+    doc: 'PEM private key of cert_file',
+  },
+  {
+    key: 'coordinator.tls.ca_file',
+    env: 'DAGU_COORDINATOR_TLS_CA_FILE',
+    kind: 'string',
+    default: null,
+    doc: 'PEM CA bundle clients use to verify the coordinator (for a private CA or a self-signed certificate)',
+  },
+  {
+    key: 'coordinator.worker_wait_timeout',
+    env: 'DAGU_COORDINATOR_WORKER_WAIT_TIMEOUT',
+    kind: 'duration',
+    default: '2m',
+    allowZero: true,
+    doc: 'How long a dispatch whose selector matches no healthy worker is held for one to arrive; 0 refuses at once',
+  },
+  {
+    key: 'coordinator.detection_interval',
+    env: 'DAGU_COORDINATOR_DETECTION_INTERVAL',
+    kind: 'duration',
+    default: '5s',
+    doc: 'How often the coordinator fails held runs past their wait and runs of workers that stopped heartbeating',
+  },
+  {
+    key: 'coordinator.worker_stale_threshold',
+    env: 'DAGU_COORDINATOR_WORKER_STALE_THRESHOLD',
+    kind: 'duration',
+    default: '10s',
+    doc: 'A worker whose last heartbeat is older than this is not healthy: nothing is dispatched to it and its runs are failed',
+  },
+  {
+    key: 'coordinator.reservation_ttl',
+    env: 'DAGU_COORDINATOR_RESERVATION_TTL',
+    kind: 'duration',
+    default: '30s',
+    doc: 'A claimed task not acknowledged within this goes back to pending; an unheld task nobody claims within it fails its run',
+  },
+  {
+    key: 'worker.id',
+    env: 'DAGU_WORKER_ID',
+    kind: 'string',
+    default: null,
+    doc: 'Worker ID (default: <hostname>-<pid>)',
+  },
+  {
+    key: 'worker.labels',
+    env: 'DAGU_WORKER_LABELS',
+    kind: 'string',
+    default: null,
+    doc: 'Labels as key=value,key2=value2; selectors match them exactly',
+  },
+  {
+    key: 'worker.max_active_runs',
+    env: 'DAGU_WORKER_MAX_ACTIVE_RUNS',
+    kind: 'int',
+    min: 1,
+    default: 4,
+    doc: 'How many runs the worker executes at once',
+  },
+  {
+    key: 'worker.heartbeat_interval',
+    env: 'DAGU_WORKER_HEARTBEAT_INTERVAL',
+    kind: 'duration',
+    default: '1s',
+    doc: 'How often a worker heartbeats to the coordinator (its runs and labels ride along)',
+  },
+  {
+    key: 'worker.work_dir',
+    env: 'DAGU_WORKER_WORK_DIR',
+    kind: 'string',
+    default: null,
+    doc: 'Local directory where a worker keeps the DAGs, logs and status of the runs it executes (default: DAGU_HOME/worker)',
   },
 ];
 

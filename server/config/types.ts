@@ -39,4 +39,32 @@ export interface Config {
     prestart: boolean;
   };
   queues: { enabled: boolean; config: QueueConfig[] };
+  /** `distributed`: DAGs without a selector are dispatched too (matching any worker). */
+  default_execution_mode: 'local' | 'distributed';
+  coordinator: {
+    host: string;
+    port: number;
+    /** Base URL clients use, without a trailing slash. */
+    url: string;
+    /** Bearer token required on every request when set. */
+    token: string | null;
+    tls: { cert_file: string | null; key_file: string | null; ca_file: string | null };
+    /** How long a dispatch no healthy worker matches is held; 0 refuses it at once. */
+    worker_wait_timeout_ms: number;
+    /** Period of the detector that fails expired holds and runs of silent workers. */
+    detection_interval_ms: number;
+    /** A worker heartbeat older than this makes the worker unhealthy. */
+    worker_stale_threshold_ms: number;
+    /** A claim not acknowledged within this goes back to pending. */
+    reservation_ttl_ms: number;
+  };
+  worker: {
+    /** Null: `<hostname>-<pid>`. */
+    id: string | null;
+    labels: Record<string, string>;
+    max_active_runs: number;
+    heartbeat_interval_ms: number;
+    /** Absolute local directory for the runs a worker executes. */
+    work_dir: string;
+  };
 }

@@ -12,6 +12,7 @@ import { MemoryRunStore } from '../store/memoryRunStore';
 import type { RunStore } from '../store/types';
 import { RunConflictError } from './errors';
 import { retryRun } from './retryRun';
+import { loadConfig } from '../config/loadConfig';
 import { startRun, type StartRunOptions } from './startRun';
 import { dagOf, minimalEnv, stepOf, tempDir } from './testSupport';
 
@@ -24,32 +25,7 @@ beforeEach(() => {
 afterEach(() => cleanup());
 
 function configFor(home: string): Config {
-  return {
-    home,
-    paths: {
-      config_file: join(home, 'config.yaml'),
-      dags_dir: join(home, 'dags'),
-      data_dir: join(home, 'data'),
-      log_dir: join(home, 'logs'),
-    },
-    host: '127.0.0.1',
-    port: 8080,
-    log: { level: 'info', format: 'json' },
-    scheduler: {
-      lock_stale_threshold_ms: 30_000,
-      lock_retry_interval_ms: 5_000,
-      failover_recovery_window_ms: 120_000,
-      port: 0,
-      zombie_check_interval_ms: 10_000,
-    },
-    run: {
-      heartbeat_interval_ms: 50,
-      heartbeat_stale_threshold_ms: 10_000,
-      kill_grace_ms: 300,
-      prestart: false,
-    },
-    queues: { enabled: true, config: [] },
-  };
+  return loadConfig({ home, env: { NODE_ENV: 'test', DAGU_LOG_FORMAT: 'json' } });
 }
 
 /** The in-memory store with its logs in the test's temp directory. */

@@ -1,0 +1,65 @@
+// What every dispatch path (CLI start/retry/resume, API start, sub-DAG steps, the scheduler's queue) asks
+// of the dispatcher, and what it answers. The Dispatcher class implements it over the shared stores.
+
+import type { Labels, WaitReason } from '../core/distributed';
+import type { DagSpec, RunStatus, TriggerType } from '../core/types';
+import type { TaskOperation } from '../store/dispatchTypes';
+
+export interface DispatchParams {
+  dag: DagSpec;
+  runId: string;
+  operation: TaskOperation;
+  triggerType: TriggerType;
+  params: string[];
+  scheduleTime: string | null;
+  /** Resolved selector: a `call:` step's own, else the DAG's, else `{}` (any worker). */
+  selector: Labels;
+  /** For retry/resume: the terminal status being retried (a new attempt is created). */
+  previous: RunStatus | null;
+  parent: { run_id: string; dag_name: string; step: string } | null;
+  /**
+   * The scheduler's queue handing over a run it holds (`queued`, same attempt): never held here, a refusal
+   * only writes the waiting conditions on the run and leaves it queued.
+   */
+  fromQueue: boolean;
+}
+
+export type DispatchResult =
+  | { outcome: 'dispatched' | 'held'; status: RunStatus }
+  | {
+      outcome: 'refused';
+      reason: WaitReason;
+      /** refusalError(): what the CLI prints and the API returns. */
+      error: string;
+      /** The queued run with its conditions (queue path), or null (no run was created). */
+      status: RunStatus | null;
+    };
+
+export type CancelOutcome =
+  /** It was waiting for a worker: now `aborted`, its task gone. */
+  | { kind: 'aborted'; status: RunStatus }
+  /** A worker runs it: the worker is told on its next heartbeat. */
+  | { kind: 'requested'; status: RunStatus }
+  | { kind: 'not_found' }
+  /** Already finished, or not a distributed run. */
+  | { kind: 'not_active'; status: RunStatus };
+
+export interface DispatcherApi {
+  dispatch(p: DispatchParams): Promise<DispatchResult>;
+  /** Cancels a distributed run (held, pending, claimed or on a worker). */
+  cancel(runId: string): Promise<CancelOutcome>;
+}
+
+/** Whether a DAG (or a `call:` step of it) goes to the workers rather than running on this host. */
+export function isDistributed(
+  dag: DagSpec,
+  mode: 'local' | 'distributed',
+  stepSelector: Labels | null = null,
+): boolean {
+  return stepSelector !== null || dag.worker_selector !== null || mode === 'distributed';
+}
+
+/** The selector a dispatch uses: the step's, else the DAG's, else any worker. */
+export function resolveSelector(dag: DagSpec, stepSelector: Labels | null = null): Labels {
+  return { ...(stepSelector ?? dag.worker_selector ?? {}) };
+}

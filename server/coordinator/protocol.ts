@@ -1,0 +1,135 @@
+// The worker-facing coordinator API (HTTP + JSON, long polling): paths and bodies shared by the
+// coordinator's server and the client that workers (and sub-DAG steps on workers) use.
+// Every request carries `Authorization: Bearer <coordinator.token>` when a token is configured.
+
+import type { Labels } from '../core/distributed';
+import type { RunStatus } from '../core/types';
+import type { DispatchTask } from '../store/dispatchTypes';
+
+export const COORDINATOR_PATHS = {
+  /** GET, no token needed: `{status: 'healthy'}`. */
+  health: '/health',
+  /** POST HeartbeatRequest → HeartbeatResponse. The first heartbeat registers the worker. */
+  heartbeat: '/api/v1/workers/heartbeat',
+  /** GET → { workers: WorkerView[] }. */
+  workers: '/api/v1/workers',
+  /** POST PollRequest → 200 { task } or 204 when the wait passed with nothing to do. */
+  poll: '/api/v1/tasks/poll',
+  /** POST AckRequest → AckResponse (409 when the claim is gone or not this worker's). */
+  ack: (taskId: string) => `/api/v1/tasks/${encodeURIComponent(taskId)}/ack`,
+  /** POST StatusReport → StatusReply. */
+  status: (runId: string) => `/api/v1/runs/${encodeURIComponent(runId)}/status`,
+  /** POST LogChunk → { accepted, next_offset }. */
+  logs: (runId: string) => `/api/v1/runs/${encodeURIComponent(runId)}/logs`,
+  /** GET → { status: RunStatus } or 404. */
+  run: (runId: string) => `/api/v1/runs/${encodeURIComponent(runId)}`,
+  /** POST → { cancelled: boolean, status }. */
+  cancel: (runId: string) => `/api/v1/runs/${encodeURIComponent(runId)}/cancel`,
+  /** POST DispatchRequest → DispatchReply (a worker starting a sub-DAG). */
+  dispatch: '/api/v1/dispatch',
+} as const;
+
+/** Longest a poll may wait; the server answers 204 after `wait_ms` (capped to this). */
+export const MAX_POLL_WAIT_MS = 30_000;
+
+export interface HeartbeatRequest {
+  worker_id: string;
+  labels: Labels;
+  max_active_runs: number;
+  running: Array<{ run_id: string; attempt: number }>;
+  host: string;
+  pid: number;
+}
+
+export interface HeartbeatResponse {
+  /** Runs the worker must stop: cancelled by an operator, or no longer the worker's. */
+  cancel: string[];
+}
+
+export interface PollRequest {
+  worker_id: string;
+  labels: Labels;
+  /** How long the server may hold the request open waiting for a task (≤ MAX_POLL_WAIT_MS). */
+  wait_ms: number;
+}
+
+export interface PollResponse {
+  task: DispatchTask;
+}
+
+export interface AckRequest {
+  worker_id: string;
+  token: string;
+}
+
+/** `accepted: false` with a reason: the worker must not run the task. */
+export interface AckResponse {
+  accepted: boolean;
+  error?: string;
+}
+
+export interface StatusReport {
+  worker_id: string;
+  status: RunStatus;
+}
+
+/** `accepted: false`: the run is not (or no longer) this worker's, or was cancelled; the worker stops it. */
+export interface StatusReply {
+  accepted: boolean;
+  cancel: boolean;
+  error?: string;
+}
+
+/** A piece of a step log; `offset` is where `data` starts in the file, so a resend is harmless. */
+export interface LogChunk {
+  worker_id: string;
+  attempt: number;
+  /** File name inside the attempt's log directory, e.g. `extract.out.log` (no slashes). */
+  file: string;
+  offset: number;
+  /** UTF-8 text or base64, as `encoding` says. */
+  data: string;
+  encoding: 'utf8' | 'base64';
+}
+
+export interface LogReply {
+  accepted: boolean;
+  /** Bytes the coordinator holds of that file: the worker resends from here if it differs. */
+  next_offset: number;
+}
+
+/** A sub-DAG a step on a worker starts: the coordinator loads `dag_name` from its catalogue. */
+export interface DispatchRequest {
+  dag_name: string;
+  run_id: string;
+  params: string[];
+  /** Overrides the called DAG's own selector when set (a `call:` step's `worker_selector`). */
+  worker_selector: Labels | null;
+  parent: { run_id: string; dag_name: string; step: string } | null;
+}
+
+export type DispatchOutcome = 'dispatched' | 'held' | 'refused' | 'exists';
+
+export interface DispatchReply {
+  outcome: DispatchOutcome;
+  run_id: string;
+  /** For `refused`: why (the same text the CLI prints). */
+  error?: string;
+  status?: RunStatus;
+}
+
+export interface WorkerView {
+  worker_id: string;
+  labels: Labels;
+  max_active_runs: number;
+  running: Array<{ run_id: string; attempt: number }>;
+  host: string;
+  health: 'healthy' | 'unhealthy';
+  registered_at: string;
+  last_heartbeat_at: string;
+}
+
+/** Error body of every non-2xx reply. */
+export interface ErrorBody {
+  error: { code: string; message: string };
+}

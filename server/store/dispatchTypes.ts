@@ -1,0 +1,105 @@
+// Interfaces of the distributed stores under DAGU_HOME/data/distributed: the dispatch store (tasks waiting
+// for, or claimed by, a worker), worker presence, and cancel requests for runs on workers. File-backed
+// implementations and in-memory fakes pass the same contract suites.
+
+import type { Labels } from '../core/distributed';
+import type { DagSpec, RunStatus, TriggerType } from '../core/types';
+
+/** What a worker is asked to do with a run. `resume` runs again only the steps that did not succeed. */
+export type TaskOperation = 'start' | 'retry' | 'resume';
+
+/** A run handed to the workers. The run record (status `queued`) exists before the task does. */
+export interface DispatchTask {
+  version: 1;
+  /** `<enqueued ms, 13 digits>-<run_id>-<attempt>`: name order is FIFO order. */
+  task_id: string;
+  run_id: string;
+  dag_name: string;
+  attempt: number;
+  operation: TaskOperation;
+  trigger_type: TriggerType;
+  /** Exact-match AND over worker labels; `{}` matches any worker. */
+  worker_selector: Labels;
+  /** The parsed DAG the worker runs (its `file` is only informative on the worker). */
+  dag: DagSpec;
+  params: string[];
+  schedule_time: string | null;
+  /** For `retry`/`resume`: the status of the attempt being retried. */
+  previous: RunStatus | null;
+  /** For a sub-DAG run: the run and step that called it. */
+  parent: { run_id: string; dag_name: string; step: string } | null;
+  enqueued_at_ms: number;
+  /** Set on a held task: claimable until then; afterwards listed but not claimable until deleted. */
+  hold_until_ms: number | null;
+  /** The wait that was granted, for the error text when it runs out. */
+  wait_ms: number | null;
+  /** Set when a worker claims the task (the task then lives under claims/). */
+  claim: { worker_id: string; token: string; claimed_at_ms: number } | null;
+}
+
+export type NewDispatchTask = Omit<DispatchTask, 'version' | 'task_id' | 'claim'>;
+
+export type AckResult = { ok: true; task: DispatchTask } | { ok: false; reason: 'not_found' | 'wrong_worker' };
+
+/**
+ * Tasks for workers. A claim is one atomic step in storage (of several coordinators or pollers, exactly one
+ * gets a task); a claim not acknowledged within the reservation TTL goes back to pending.
+ */
+export interface DispatchStore {
+  /** False for a store that does not survive a restart: such a coordinator refuses instead of holding. */
+  readonly durable: boolean;
+  enqueue(task: NewDispatchTask): Promise<DispatchTask>;
+  /**
+   * Claims the oldest pending task whose selector the labels match and that is claimable at `nowMs` (not a
+   * held task past its `hold_until_ms`). Null when there is none.
+   */
+  claimNext(worker: { worker_id: string; labels: Labels }, nowMs: number): Promise<DispatchTask | null>;
+  /** Turns a claim into the worker's: the claim is removed; the caller records the run as the worker's. */
+  ack(taskId: string, workerId: string, token: string): Promise<AckResult>;
+  /** Every pending task, oldest first, including held tasks whose wait has passed. */
+  listPending(): Promise<DispatchTask[]>;
+  listClaims(): Promise<DispatchTask[]>;
+  /** The pending or claimed task of a run, if any. */
+  findByRun(runId: string): Promise<DispatchTask | null>;
+  /** Deletes a pending task; false when there was none. Claims are left alone. */
+  delete(taskId: string): Promise<boolean>;
+  /**
+   * Housekeeping at `nowMs`: claims older than `ttlMs` go back to pending (`returned`); pending tasks without
+   * a hold that nobody claimed within `ttlMs` are removed and given back (`expired`) so the caller fails their
+   * runs rather than lose them. Held tasks are never touched here.
+   */
+  recycle(nowMs: number, ttlMs: number): Promise<{ returned: DispatchTask[]; expired: DispatchTask[] }>;
+  /** Drops any in-memory index and rebuilds it from storage (the files are the truth). */
+  rebuildIndex(): Promise<void>;
+}
+
+/** A worker's last heartbeat as stored. */
+export interface WorkerRecord {
+  worker_id: string;
+  labels: Labels;
+  max_active_runs: number;
+  /** Runs the worker reported executing in that heartbeat. */
+  running: Array<{ run_id: string; attempt: number }>;
+  host: string;
+  pid: number;
+  /** When the worker first registered (wall-clock ms of the coordinator). */
+  registered_at_ms: number;
+  /** Wall-clock ms of the coordinator when the heartbeat arrived. */
+  last_heartbeat_ms: number;
+}
+
+export interface WorkerRegistry {
+  /** Creates or replaces the worker's record. */
+  put(record: WorkerRecord): Promise<void>;
+  get(workerId: string): Promise<WorkerRecord | null>;
+  list(): Promise<WorkerRecord[]>;
+  remove(workerId: string): Promise<void>;
+}
+
+/** Cancel requests for runs that a worker executes (the coordinator passes them on in heartbeat replies). */
+export interface CancelRequests {
+  request(runId: string, nowMs: number): Promise<void>;
+  has(runId: string): Promise<boolean>;
+  list(): Promise<string[]>;
+  clear(runId: string): Promise<void>;
+}
