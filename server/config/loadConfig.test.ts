@@ -82,3 +82,46 @@ describe('loadConfig', () => {
     expect(() => load()).toThrow(/queues.config\[0\].name: "a\/b" is not a valid queue name/);
   });
 });
+
+describe('coordinator and worker settings', () => {
+  it('holds a dispatch for 2m by default; the file, the environment and 0 change that', () => {
+    expect(load().coordinator.worker_wait_timeout_ms).toBe(120_000);
+    writeFileSync(path.join(home, 'config.yaml'), 'coordinator:\n  worker_wait_timeout: 45s\n');
+    expect(load().coordinator.worker_wait_timeout_ms).toBe(45_000);
+    expect(load({ DAGU_COORDINATOR_WORKER_WAIT_TIMEOUT: '5m' }).coordinator.worker_wait_timeout_ms).toBe(300_000);
+    expect(load({ DAGU_COORDINATOR_WORKER_WAIT_TIMEOUT: '0' }).coordinator.worker_wait_timeout_ms).toBe(0);
+    expect(load({ DAGU_COORDINATOR_WORKER_WAIT_TIMEOUT: '0s' }).coordinator.worker_wait_timeout_ms).toBe(0);
+  });
+
+  it('refuses a negative or unparseable wait, naming the variable and the value', () => {
+    expect(() => load({ DAGU_COORDINATOR_WORKER_WAIT_TIMEOUT: '-1m' })).toThrow(
+      /DAGU_COORDINATOR_WORKER_WAIT_TIMEOUT \(coordinator\.worker_wait_timeout\): "-1m"/,
+    );
+    expect(() => load({ DAGU_COORDINATOR_WORKER_WAIT_TIMEOUT: 'soon' })).toThrow(
+      /coordinator\.worker_wait_timeout\): "soon" is not a duration/,
+    );
+    writeFileSync(path.join(home, 'config.yaml'), 'coordinator:\n  worker_wait_timeout: -5s\n');
+    expect(() => load()).toThrow(ConfigError);
+  });
+
+  it('builds the coordinator URL from host and port, https with a certificate, and checks the pair', () => {
+    expect(load().coordinator).toMatchObject({ port: 50055, url: 'http://127.0.0.1:50055', token: null });
+    expect(load({ DAGU_COORDINATOR_URL: 'https://coord.example:9000/' }).coordinator.url).toBe(
+      'https://coord.example:9000',
+    );
+    expect(() => load({ DAGU_COORDINATOR_URL: 'ftp://x' })).toThrow(/not an http:\/\/ or https:\/\/ URL/);
+    expect(() => load({ DAGU_COORDINATOR_TLS_CERT_FILE: '/tmp/c.pem' })).toThrow(
+      /coordinator\.tls\.key_file must be set too/,
+    );
+    const tls = load({ DAGU_COORDINATOR_TLS_CERT_FILE: 'c.pem', DAGU_COORDINATOR_TLS_KEY_FILE: 'k.pem' });
+    expect(tls.coordinator.url).toBe('https://127.0.0.1:50055');
+  });
+
+  it('parses worker labels and capacity, and names a bad label', () => {
+    const c = load({ DAGU_WORKER_LABELS: 'zone=b, gpu=true', DAGU_WORKER_MAX_ACTIVE_RUNS: '8' });
+    expect(c.worker.labels).toEqual({ zone: 'b', gpu: 'true' });
+    expect(c.worker.max_active_runs).toBe(8);
+    expect(() => load({ DAGU_WORKER_LABELS: 'zone' })).toThrow(/"zone" is not a label/);
+    expect(() => load({ DAGU_WORKER_MAX_ACTIVE_RUNS: '0' })).toThrow(/must be at least 1/);
+  });
+});
