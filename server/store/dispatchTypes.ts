@@ -39,7 +39,8 @@ export interface DispatchTask {
 
 export type NewDispatchTask = Omit<DispatchTask, 'version' | 'task_id' | 'claim'>;
 
-export type AckResult = { ok: true; task: DispatchTask } | { ok: false; reason: 'not_found' | 'wrong_worker' };
+export type AckResult =
+  { ok: true; task: DispatchTask } | { ok: false; reason: 'not_found' | 'wrong_worker' };
 
 /**
  * Tasks for workers. A claim is one atomic step in storage (of several coordinators or pollers, exactly one
@@ -66,9 +67,14 @@ export interface DispatchStore {
   /**
    * Housekeeping at `nowMs`: claims older than `ttlMs` go back to pending (`returned`); pending tasks without
    * a hold that nobody claimed within `ttlMs` are removed and given back (`expired`) so the caller fails their
-   * runs rather than lose them. Held tasks are never touched here.
+   * runs rather than lose them; `keep` spares such a task (the caller knows a healthy worker that matches it
+   * is only busy). Held tasks are never touched here.
    */
-  recycle(nowMs: number, ttlMs: number): Promise<{ returned: DispatchTask[]; expired: DispatchTask[] }>;
+  recycle(
+    nowMs: number,
+    ttlMs: number,
+    keep?: (task: DispatchTask) => boolean,
+  ): Promise<{ returned: DispatchTask[]; expired: DispatchTask[] }>;
   /** Drops any in-memory index and rebuilds it from storage (the files are the truth). */
   rebuildIndex(): Promise<void>;
 }

@@ -1,0 +1,122 @@
+// Names and paths of the distributed stores under DAGU_HOME/data/distributed: task IDs, worker IDs and the
+// directory of each store. Every name is checked against its pattern before it becomes part of a path.
+
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { assertDagName, assertRunId, isValidRunId } from '../core/names';
+import { formatMs13 } from './runList';
+
+/** Worker IDs: letters, digits, `_`, `.`, `@` and `-`, at most 128 characters (`host@pid` fits). */
+export const WORKER_ID_PATTERN = /^[A-Za-z0-9_.@-]{1,128}$/;
+
+/** `<enqueued ms, 13 digits>-<run_id>-<attempt>`; the run ID may itself contain `-`, the attempt is last. */
+export const TASK_ID_PATTERN = /^(\d{13})-([A-Za-z0-9_-]{1,64})-([1-9]\d{0,8})$/;
+
+/** Attempts a task ID can carry (nine digits). */
+export const MAX_TASK_ATTEMPT = 999_999_999;
+
+/** Thrown when a worker ID that would become part of a path does not match WORKER_ID_PATTERN. */
+export class InvalidWorkerIdError extends Error {
+  constructor(readonly value: string) {
+    super(`invalid worker ID ${JSON.stringify(value)}: use 1 to 128 letters, digits, "_", ".", "@" or "-"`);
+    this.name = 'InvalidWorkerIdError';
+  }
+}
+
+export function isValidWorkerId(value: unknown): value is string {
+  return typeof value === 'string' && WORKER_ID_PATTERN.test(value);
+}
+
+export function assertWorkerId(value: string): string {
+  if (!isValidWorkerId(value)) throw new InvalidWorkerIdError(value);
+  return value;
+}
+
+/** The ID of a task of `runId`/`attempt` enqueued at `enqueuedAtMs`: name order is FIFO order. */
+export function taskIdOf(enqueuedAtMs: number, runId: string, attempt: number): string {
+  return `${formatMs13(enqueuedAtMs)}-${runId}-${attempt}`;
+}
+
+/** The parts of a task ID, or null when the text is not one. */
+export function parseTaskId(taskId: unknown): { enqueuedMs: number; runId: string; attempt: number } | null {
+  if (typeof taskId !== 'string') return null;
+  const match = TASK_ID_PATTERN.exec(taskId);
+  if (!match || !isValidRunId(match[2])) return null;
+  return { enqueuedMs: Number(match[1]), runId: match[2], attempt: Number(match[3]) };
+}
+
+export function isValidTaskId(taskId: unknown): taskId is string {
+  return parseTaskId(taskId) !== null;
+}
+
+/** Directories of the distributed stores under `DAGU_HOME/data`. */
+export interface DistributedDirs {
+  root: string;
+  pending: string;
+  claims: string;
+  workers: string;
+  cancels: string;
+}
+
+export function distributedDirs(dataDir: string): DistributedDirs {
+  const root = path.join(path.resolve(dataDir), 'distributed');
+  return {
+    root,
+    pending: path.join(root, 'pending'),
+    claims: path.join(root, 'claims'),
+    workers: path.join(root, 'workers'),
+    cancels: path.join(root, 'cancels'),
+  };
+}
+
+/** FIFO order of tasks: by enqueue time, then by ID (run ID and attempt break ties within a millisecond). */
+export function compareTasks(
+  a: { enqueued_at_ms: number; task_id: string },
+  b: { enqueued_at_ms: number; task_id: string },
+): number {
+  if (a.enqueued_at_ms !== b.enqueued_at_ms) return a.enqueued_at_ms - b.enqueued_at_ms;
+  return a.task_id < b.task_id ? -1 : a.task_id > b.task_id ? 1 : 0;
+}
+
+/**
+ * Checks the parts of a new task that become its ID or decide its order, so both stores refuse the same
+ * tasks: InvalidNameError for a bad run ID or DAG name, RangeError naming the field for the rest.
+ */
+export function assertNewTask(task: {
+  run_id: string;
+  dag_name: string;
+  attempt: number;
+  enqueued_at_ms: number;
+  hold_until_ms: number | null;
+  worker_selector: Record<string, string>;
+}): void {
+  assertRunId(task.run_id);
+  assertDagName(task.dag_name);
+  if (!Number.isInteger(task.attempt) || task.attempt < 1 || task.attempt > MAX_TASK_ATTEMPT) {
+    throw new RangeError(`task attempt: ${task.attempt} is not an attempt number`);
+  }
+  if (!Number.isFinite(task.enqueued_at_ms) || task.enqueued_at_ms < 0 || task.enqueued_at_ms >= 1e13) {
+    throw new RangeError(`task enqueued_at_ms: ${task.enqueued_at_ms} is not a time in milliseconds`);
+  }
+  if (task.hold_until_ms !== null && !Number.isFinite(task.hold_until_ms)) {
+    throw new RangeError(`task hold_until_ms: ${task.hold_until_ms} is not a time in milliseconds`);
+  }
+  if (!isLabels(task.worker_selector)) {
+    throw new RangeError('task worker_selector: must map label names to string values');
+  }
+}
+
+/** A plain object of string values (a selector or a worker's labels). */
+export function isLabels(value: unknown): value is Record<string, string> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    Object.values(value).every((v) => typeof v === 'string')
+  );
+}
+
+/** A new claim token: unguessable, so only the worker that claimed a task can acknowledge it. */
+export function newClaimToken(): string {
+  return randomBytes(16).toString('hex');
+}

@@ -1,0 +1,376 @@
+// DispatchStore on the shared data directory: one JSON file per task,
+//   data/distributed/pending/<task_id>.json   waiting for a worker
+//   data/distributed/claims/<task_id>.json    claimed, not yet acknowledged
+// A claim is `rename(pending → claims)`: of several coordinators or pollers exactly one rename succeeds.
+// Corrupt files are logged and skipped, never deleted.
+
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { isClaimable, selectorMatches } from '../core/distributed';
+import type { Labels } from '../core/distributed';
+import { assertRunId } from '../core/names';
+import type { Logger } from '../core/ports';
+import { silentLogger } from '../core/ports';
+import { onceReporter } from './corruptReporter';
+import {
+  assertNewTask,
+  compareTasks,
+  distributedDirs,
+  isLabels,
+  isValidTaskId,
+  newClaimToken,
+  parseTaskId,
+  taskIdOf,
+} from './distributedDir';
+import type { AckResult, DispatchStore, DispatchTask, NewDispatchTask } from './dispatchTypes';
+import type { CorruptFileReport } from './fsutil';
+import {
+  createFileExclusive,
+  ensureDir,
+  errorCode,
+  readJsonFile,
+  readdirOrEmpty,
+  writeFileAtomic,
+} from './fsutil';
+import { randomHex } from './randomHex';
+
+/** Options of FileDispatchStore. */
+export interface FileDispatchStoreOptions {
+  /** `DAGU_HOME/data`. */
+  dataDir: string;
+  /** Told once about each corrupt task file that is skipped. */
+  logger?: Logger;
+}
+
+/** What claimNext needs to know of a pending task without reading its file. */
+interface IndexEntry {
+  task_id: string;
+  worker_selector: Labels;
+  hold_until_ms: number | null;
+  enqueued_at_ms: number;
+}
+
+const JSON_SUFFIX = '.json';
+/** A claim being given back: renamed out of the way first, so exactly one process returns it. */
+const RETURNING_PATTERN = /^(.+)\.json\.returning-[0-9a-f]{8}$/;
+
+/** DispatchStore backed by task files under `DAGU_HOME/data/distributed`; safe for several processes and hosts. */
+export class FileDispatchStore implements DispatchStore {
+  readonly durable = true;
+  private readonly pendingDir: string;
+  private readonly claimsDir: string;
+  private readonly report: (report: CorruptFileReport) => void;
+  /**
+   * Pending tasks already read, by ID, so each file is read once: workers poll several times a second and
+   * held tasks can wait by the thousand. Selector and hold of a task never change; only a claim given back
+   * by another process comes back with a new enqueue time, which the index may miss. That only shifts the
+   * task's place in line, and expiry reads the file before it decides.
+   */
+  private readonly index = new Map<string, IndexEntry>();
+  /** Pending files found corrupt: not read again until rebuildIndex. */
+  private readonly corrupt = new Set<string>();
+
+  constructor(opts: FileDispatchStoreOptions) {
+    const dirs = distributedDirs(opts.dataDir);
+    this.pendingDir = dirs.pending;
+    this.claimsDir = dirs.claims;
+    const logger = opts.logger ?? silentLogger;
+    this.report = onceReporter((r) =>
+      logger.warn('skipping a corrupt dispatch task file', { path: r.path, error: r.error }),
+    );
+  }
+
+  async enqueue(task: NewDispatchTask): Promise<DispatchTask> {
+    assertNewTask(task);
+    await Promise.all([ensureDir(this.pendingDir), ensureDir(this.claimsDir)]);
+    // The same run and attempt enqueued twice within a millisecond: the later one takes the next free ID.
+    for (let idMs = task.enqueued_at_ms; ; idMs++) {
+      const taskId = taskIdOf(idMs, task.run_id, task.attempt);
+      if (await exists(this.claimFile(taskId))) continue;
+      const stored: DispatchTask = { ...task, version: 1, task_id: taskId, claim: null };
+      if (await createFileExclusive(this.pendingFile(taskId), serialize(stored))) {
+        this.index.set(taskId, indexEntry(stored));
+        return stored;
+      }
+    }
+  }
+
+  async claimNext(
+    worker: { worker_id: string; labels: Labels },
+    nowMs: number,
+  ): Promise<DispatchTask | null> {
+    await this.refreshIndex();
+    const candidates = [...this.index.values()]
+      .filter((e) => selectorMatches(e.worker_selector, worker.labels) && isClaimable(e, nowMs))
+      .sort(compareTasks);
+    for (const candidate of candidates) {
+      const taskId = candidate.task_id;
+      try {
+        await fs.rename(this.pendingFile(taskId), this.claimFile(taskId));
+      } catch (err) {
+        // Another claimer (or a delete) got there first: try the next one.
+        if (errorCode(err) !== 'ENOENT') throw err;
+        this.index.delete(taskId);
+        continue;
+      }
+      this.index.delete(taskId);
+      const task = await this.readTask(this.claimFile(taskId), taskId);
+      if (!task) {
+        // Unreadable now though it was readable when indexed: put it back where the detector sees it.
+        await fs.rename(this.claimFile(taskId), this.pendingFile(taskId)).catch(() => {});
+        continue;
+      }
+      const claimed: DispatchTask = {
+        ...task,
+        claim: { worker_id: worker.worker_id, token: newClaimToken(), claimed_at_ms: nowMs },
+      };
+      // Until this write the claim file has no claim fields; recycle then dates the claim by the file's
+      // change time, which the rename just set, so it cannot give the claim back under our feet.
+      await writeFileAtomic(this.claimFile(taskId), serialize(claimed));
+      return claimed;
+    }
+    return null;
+  }
+
+  async ack(taskId: string, workerId: string, token: string): Promise<AckResult> {
+    if (!isValidTaskId(taskId)) return { ok: false, reason: 'not_found' };
+    const task = await this.readTask(this.claimFile(taskId), taskId);
+    if (!task) return { ok: false, reason: 'not_found' };
+    if (task.claim?.worker_id !== workerId) return { ok: false, reason: 'wrong_worker' };
+    // The same worker with another token holds a newer claim: the one being acknowledged is gone.
+    if (task.claim.token !== token) return { ok: false, reason: 'not_found' };
+    try {
+      await fs.unlink(this.claimFile(taskId));
+    } catch (err) {
+      // Given back to pending meanwhile: the claim is no longer this worker's.
+      if (errorCode(err) === 'ENOENT') return { ok: false, reason: 'not_found' };
+      throw err;
+    }
+    return { ok: true, task };
+  }
+
+  async listPending(): Promise<DispatchTask[]> {
+    await this.refreshIndex();
+    const ids = [...this.index.values()].sort(compareTasks).map((e) => e.task_id);
+    const tasks = await Promise.all(ids.map((id) => this.readTask(this.pendingFile(id), id)));
+    return tasks.filter((t): t is DispatchTask => t !== null).sort(compareTasks);
+  }
+
+  async listClaims(): Promise<DispatchTask[]> {
+    const ids = await taskIdsIn(this.claimsDir);
+    const tasks = await Promise.all(ids.map((id) => this.readTask(this.claimFile(id), id)));
+    return tasks.filter((t): t is DispatchTask => t !== null).sort(compareTasks);
+  }
+
+  async findByRun(runId: string): Promise<DispatchTask | null> {
+    assertRunId(runId);
+    const ofRun = (ids: string[]) => ids.filter((id) => parseTaskId(id)?.runId === runId);
+    for (const id of ofRun(await taskIdsIn(this.pendingDir))) {
+      const task = await this.readTask(this.pendingFile(id), id);
+      if (task) return task;
+    }
+    for (const id of ofRun(await taskIdsIn(this.claimsDir))) {
+      const task = await this.readTask(this.claimFile(id), id);
+      if (task) return task;
+    }
+    return null;
+  }
+
+  async delete(taskId: string): Promise<boolean> {
+    if (!isValidTaskId(taskId)) return false;
+    this.index.delete(taskId);
+    try {
+      await fs.unlink(this.pendingFile(taskId));
+      return true;
+    } catch (err) {
+      if (errorCode(err) === 'ENOENT') return false;
+      throw err;
+    }
+  }
+
+  async recycle(
+    nowMs: number,
+    ttlMs: number,
+    keep: (task: DispatchTask) => boolean = () => false,
+  ): Promise<{ returned: DispatchTask[]; expired: DispatchTask[] }> {
+    // Expire first: a claim given back below starts its TTL again now.
+    const expired = await this.expireUnclaimed(nowMs, ttlMs, keep);
+    const returned: DispatchTask[] = [];
+    for (const name of (await readdirOrEmpty(this.claimsDir)).sort()) {
+      const back = await this.recycleClaimFile(name, nowMs, ttlMs);
+      if (back) returned.push(back);
+    }
+    return { returned: returned.sort(compareTasks), expired };
+  }
+
+  async rebuildIndex(): Promise<void> {
+    this.index.clear();
+    this.corrupt.clear();
+    await this.refreshIndex();
+  }
+
+  /** Removes ordinary pending tasks nobody claimed within the TTL; held tasks wait for the detector. */
+  private async expireUnclaimed(
+    nowMs: number,
+    ttlMs: number,
+    keep: (task: DispatchTask) => boolean,
+  ): Promise<DispatchTask[]> {
+    await this.refreshIndex();
+    const overdue = (t: IndexEntry) => t.hold_until_ms === null && nowMs - t.enqueued_at_ms > ttlMs;
+    const expired: DispatchTask[] = [];
+    for (const entry of [...this.index.values()].filter(overdue).sort(compareTasks)) {
+      // The file is the truth: another coordinator may have given the task back (a new enqueue time).
+      const task = await this.readTask(this.pendingFile(entry.task_id), entry.task_id);
+      if (!task || !overdue(task) || keep(task)) continue;
+      if (await this.delete(task.task_id)) expired.push(task);
+    }
+    return expired;
+  }
+
+  /** Gives one file of claims/ back to pending if its claim is older than the TTL. */
+  private async recycleClaimFile(name: string, nowMs: number, ttlMs: number): Promise<DispatchTask | null> {
+    const returning = RETURNING_PATTERN.exec(name);
+    const taskId = returning
+      ? returning[1]
+      : name.endsWith(JSON_SUFFIX)
+        ? name.slice(0, -JSON_SUFFIX.length)
+        : '';
+    if (!isValidTaskId(taskId)) return null;
+    const file = path.join(this.claimsDir, name);
+    const task = await this.readTask(file, taskId);
+    if (!task) return null;
+    // A claim dates from its claim fields; a file without them (its claimer is between the rename and the
+    // write, or died there) or one half given back (its returner died) dates from when it was last
+    // renamed or written.
+    let claimedAtMs = task.claim?.claimed_at_ms ?? null;
+    if (claimedAtMs === null || returning) {
+      const stat = await fs.stat(file).catch(() => null);
+      if (!stat) return null;
+      claimedAtMs = Math.max(stat.mtimeMs, stat.ctimeMs);
+    }
+    if (nowMs - claimedAtMs <= ttlMs) return null;
+    return this.returnClaim(file, taskId, nowMs);
+  }
+
+  /**
+   * Moves a claim back to pending. The claim is first renamed to a name of our own, so a late ack or another
+   * recycler finds it gone, and the pending file is then created whole without the old claim fields.
+   */
+  private async returnClaim(file: string, taskId: string, nowMs: number): Promise<DispatchTask | null> {
+    const own = path.join(this.claimsDir, `${taskId}${JSON_SUFFIX}.returning-${randomHex(4)}`);
+    try {
+      await fs.rename(file, own);
+    } catch (err) {
+      if (errorCode(err) === 'ENOENT') return null;
+      throw err;
+    }
+    const task = await this.readTask(own, taskId);
+    if (!task) return null;
+    const back: DispatchTask = { ...task, claim: null, enqueued_at_ms: nowMs };
+    if (!(await createFileExclusive(this.pendingFile(taskId), serialize(back)))) {
+      this.report({
+        path: own,
+        error: 'a pending task with the same ID exists; the claim was not given back',
+      });
+      return null;
+    }
+    await fs.unlink(own).catch(() => {});
+    this.index.set(taskId, indexEntry(back));
+    return back;
+  }
+
+  /** Brings the index up to the pending directory's listing, reading only files it has not seen. */
+  private async refreshIndex(): Promise<void> {
+    const listed = new Set(await taskIdsIn(this.pendingDir));
+    for (const id of this.index.keys()) if (!listed.has(id)) this.index.delete(id);
+    for (const id of this.corrupt) if (!listed.has(id)) this.corrupt.delete(id);
+    const unseen = [...listed].filter((id) => !this.index.has(id) && !this.corrupt.has(id));
+    await Promise.all(
+      unseen.map(async (id) => {
+        const result = await readJsonFile<DispatchTask>(this.pendingFile(id), (v) => taskFileError(v, id));
+        if (result.kind === 'ok') this.index.set(id, indexEntry(result.value));
+        else if (result.kind === 'corrupt') {
+          this.corrupt.add(id);
+          this.report({ path: result.path, error: result.error });
+        }
+      }),
+    );
+  }
+
+  /** A task file's task, null when it is missing (claimed or deleted meanwhile) or corrupt (reported). */
+  private async readTask(file: string, taskId: string): Promise<DispatchTask | null> {
+    const result = await readJsonFile<DispatchTask>(file, (v) => taskFileError(v, taskId));
+    if (result.kind === 'corrupt') this.report({ path: result.path, error: result.error });
+    if (result.kind !== 'ok') return null;
+    return { ...result.value, claim: result.value.claim ?? null };
+  }
+
+  private pendingFile(taskId: string): string {
+    return path.join(this.pendingDir, `${taskId}${JSON_SUFFIX}`);
+  }
+
+  private claimFile(taskId: string): string {
+    return path.join(this.claimsDir, `${taskId}${JSON_SUFFIX}`);
+  }
+}
+
+/** Task IDs of the `<task_id>.json` files of a directory; temp and foreign files are ignored. */
+async function taskIdsIn(dir: string): Promise<string[]> {
+  return (await readdirOrEmpty(dir))
+    .filter((name) => name.endsWith(JSON_SUFFIX))
+    .map((name) => name.slice(0, -JSON_SUFFIX.length))
+    .filter(isValidTaskId)
+    .sort();
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await fs.stat(file);
+    return true;
+  } catch (err) {
+    if (errorCode(err) === 'ENOENT') return false;
+    throw err;
+  }
+}
+
+function serialize(task: DispatchTask): string {
+  return JSON.stringify(task) + '\n';
+}
+
+function indexEntry(task: IndexEntry): IndexEntry {
+  return {
+    task_id: task.task_id,
+    worker_selector: task.worker_selector,
+    hold_until_ms: task.hold_until_ms,
+    enqueued_at_ms: task.enqueued_at_ms,
+  };
+}
+
+const OPERATIONS = new Set(['start', 'retry', 'resume']);
+const isTime = (v: unknown) => typeof v === 'number' && Number.isFinite(v);
+
+/** Why a parsed task file cannot be used, or null when it can. */
+function taskFileError(value: unknown, taskId: string): string | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'not a JSON object';
+  const v = value as Record<string, unknown>;
+  if (v.version !== 1) return `unknown version ${JSON.stringify(v.version)}`;
+  const id = parseTaskId(taskId);
+  if (v.task_id !== taskId || !id) return 'task_id does not match the file name';
+  if (v.run_id !== id.runId || v.attempt !== id.attempt)
+    return 'run_id or attempt does not match the file name';
+  if (typeof v.dag_name !== 'string') return 'dag_name is missing';
+  if (typeof v.operation !== 'string' || !OPERATIONS.has(v.operation))
+    return 'operation is missing or unknown';
+  if (!isLabels(v.worker_selector)) return 'worker_selector is not a map of strings';
+  if (typeof v.dag !== 'object' || v.dag === null) return 'dag is missing';
+  if (!Array.isArray(v.params)) return 'params is not a list';
+  if (!isTime(v.enqueued_at_ms)) return 'enqueued_at_ms is not a number';
+  if (v.hold_until_ms !== null && !isTime(v.hold_until_ms)) return 'hold_until_ms is not a number';
+  if (v.claim !== undefined && v.claim !== null) {
+    const c = v.claim as Record<string, unknown>;
+    if (typeof c.worker_id !== 'string' || typeof c.token !== 'string' || !isTime(c.claimed_at_ms)) {
+      return 'claim is incomplete';
+    }
+  }
+  return null;
+}

@@ -1,0 +1,4 @@
+import { MemoryWorkerRegistry } from './memoryWorkerRegistry';
+import { describeWorkerRegistryContract } from './workerRegistry.contract';
+
+describeWorkerRegistryContract('MemoryWorkerRegistry', async () => ({ store: new MemoryWorkerRegistry() }));

@@ -1,0 +1,184 @@
+import { describe, expect, it } from 'vitest';
+import { waitingConditions } from '../core/distributed';
+import type { StepStatus } from '../core/types';
+import { RecordingLogger } from '../scheduler/testing/loopFixtures';
+import { MAX_EVENT_LINE_BYTES } from './eventRecord';
+import { MemoryEventLog } from './memoryEventLog';
+import { MemoryRunStore } from './memoryRunStore';
+import { runEventData, runEventType, withRunEvents } from './runEvents';
+import { testRunStatus } from './testRunStatus';
+import type { EventLog } from './types';
+
+function setup(events: EventLog = new MemoryEventLog()) {
+  const inner = new MemoryRunStore();
+  const logger = new RecordingLogger();
+  return { inner, events, logger, store: withRunEvents(inner, events, { logger }) };
+}
+
+const types = async (events: EventLog) => (await events.list({})).map((e) => e.type);
+
+const step = (name: string, overrides: Partial<StepStatus> = {}): StepStatus => ({
+  name,
+  status: 'failed',
+  started_at: null,
+  finished_at: null,
+  exit_code: 1,
+  error: null,
+  retry_count: 0,
+  stdout: null,
+  stderr: null,
+  output: null,
+  ...overrides,
+});
+
+describe('withRunEvents', () => {
+  it('carries the conditions of a held run through the event snapshot', async () => {
+    const { store, events } = setup();
+    const conditions = waitingConditions('NoMatchingWorker', { zone: 'b' }, '2026-03-01T10:00:00.000Z');
+    const queued = testRunStatus({
+      run_id: 'r1',
+      conditions,
+      worker_selector: { zone: 'b' },
+      queued_at: '2026-03-01T10:00:00.000Z',
+    });
+    await store.createRun(queued);
+    const [event] = await events.list({});
+    expect(event.type).toBe('dag.run.queued');
+    expect(event.data).toEqual({
+      dag_name: 'etl',
+      run_id: 'r1',
+      attempt: 1,
+      worker_selector: { zone: 'b' },
+      status: {
+        dag_name: 'etl',
+        run_id: 'r1',
+        attempt: 1,
+        status: 'queued',
+        trigger_type: 'manual',
+        queue: 'etl',
+        error: null,
+        conditions,
+        worker_id: null,
+        created_at: '2026-03-01T10:00:00.000Z',
+        queued_at: '2026-03-01T10:00:00.000Z',
+        started_at: null,
+        finished_at: null,
+        schedule_time: null,
+        steps: [],
+      },
+    });
+  });
+
+  it('emits a state once however often it is written, and again on each transition', async () => {
+    const { store, events } = setup();
+    const queued = testRunStatus({ run_id: 'r1' });
+    await store.createRun(queued);
+    await store.writeStatus({ ...queued, worker_id: 'w1' });
+    await store.writeStatus({ ...queued, status: 'running' });
+    await store.writeStatus({ ...queued, status: 'running', steps: [step('s', { status: 'running' })] });
+    await store.writeStatus({ ...queued, status: 'partially_succeeded' });
+    await store.createAttempt({ ...queued, attempt: 2, trigger_type: 'retry' });
+    await store.writeStatus({ ...queued, attempt: 2, status: 'failed', error: 'boom' });
+    await store.writeStatus({ ...queued, attempt: 2, status: 'failed', error: 'boom' });
+    expect(await types(events)).toEqual([
+      'dag.run.queued',
+      'dag.run.running',
+      'dag.run.succeeded',
+      'dag.run.queued',
+      'dag.run.failed',
+    ]);
+    const last = (await events.list({})).at(-1)!;
+    expect(last.data).toMatchObject({ attempt: 2, status: { status: 'failed', error: 'boom' } });
+  });
+
+  it('emits nothing for a write that failed or a run that already existed', async () => {
+    const { store, events } = setup();
+    await store.createRun(testRunStatus({ run_id: 'r1' }));
+    expect(await store.createRun(testRunStatus({ run_id: 'r1', status: 'running' }))).toEqual({
+      created: false,
+      reason: 'exists',
+    });
+    await expect(store.writeStatus(testRunStatus({ run_id: 'nope', status: 'running' }))).rejects.toThrow();
+    expect(await types(events)).toEqual(['dag.run.queued']);
+  });
+
+  it('keeps the status write when the event cannot be appended, and logs it', async () => {
+    const failing: EventLog = {
+      append: async () => {
+        throw new Error('disk full');
+      },
+      list: async () => [],
+    };
+    const { store, inner, logger } = setup(failing);
+    await store.createRun(testRunStatus({ run_id: 'r1' }));
+    await store.writeStatus(testRunStatus({ run_id: 'r1', status: 'running' }));
+    expect(await inner.readStatus('r1')).toMatchObject({ kind: 'ok', status: { status: 'running' } });
+    expect(logger.find('could not append a run event')).toEqual([
+      expect.objectContaining({
+        fields: expect.objectContaining({ type: 'dag.run.queued', error: 'disk full' }),
+      }),
+      expect.objectContaining({ fields: expect.objectContaining({ type: 'dag.run.running', run_id: 'r1' }) }),
+    ]);
+  });
+
+  it('passes every other call through to the wrapped store', async () => {
+    const { store, inner } = setup();
+    await store.createRun(testRunStatus({ run_id: 'r1' }));
+    await store.markActive({ run_id: 'r1', dag_name: 'etl', queue: 'etl' });
+    expect(await inner.listActive()).toEqual([{ run_id: 'r1', dag_name: 'etl', queue: 'etl' }]);
+    expect(await store.claimAttempt('r1', 1, 'me')).toBe(true);
+    await store.writeHeartbeat('r1', 1, 42);
+    expect(await store.readHeartbeat('r1', 1)).toBe(42);
+    expect((await store.listRuns({})).items.map((r) => r.run_id)).toEqual(['r1']);
+    expect(store.logDir('etl', 'r1', 1)).toBe(inner.logDir('etl', 'r1', 1));
+  });
+});
+
+describe('runEventType', () => {
+  it('names the event of each run state, with partial success counted as success', () => {
+    expect(runEventType('queued')).toBe('dag.run.queued');
+    expect(runEventType('running')).toBe('dag.run.running');
+    expect(runEventType('succeeded')).toBe('dag.run.succeeded');
+    expect(runEventType('partially_succeeded')).toBe('dag.run.succeeded');
+    expect(runEventType('failed')).toBe('dag.run.failed');
+    expect(runEventType('aborted')).toBe('dag.run.aborted');
+  });
+});
+
+describe('runEventData', () => {
+  it('fits a run with many failing steps and long errors into one event line', async () => {
+    const status = testRunStatus({
+      run_id: 'r1',
+      status: 'failed',
+      error: 'x'.repeat(10_000),
+      steps: Array.from({ length: 200 }, (_, i) => step(`step-number-${i}`, { error: 'e'.repeat(1000) })),
+    });
+    const data = runEventData(status);
+    expect(Buffer.byteLength(JSON.stringify(data))).toBeLessThan(MAX_EVENT_LINE_BYTES - 200);
+    expect(data.status.error).toMatch(/^x{500}\.\.\. \(truncated\)$/);
+    expect(data.status.steps.length + data.status.steps_omitted!).toBe(200);
+    expect(data.status.steps[0]).toEqual({
+      name: 'step-number-0',
+      status: 'failed',
+      error: expect.stringMatching(/truncated/),
+    });
+    const events = new MemoryEventLog();
+    const record = await events.append('dag.run.failed', data as unknown as Record<string, unknown>);
+    expect(record.data).toEqual(JSON.parse(JSON.stringify(data)));
+  });
+});
+
+describe('withRunEvents across processes', () => {
+  it('does not announce again a state another process already wrote (the ack of a held run stays queued)', async () => {
+    const inner = new MemoryRunStore();
+    const events = new MemoryEventLog();
+    const cli = withRunEvents(inner, events);
+    const coordinator = withRunEvents(inner, events);
+    const queued = testRunStatus({ run_id: 'r9', status: 'queued', worker_selector: { zone: 'b' } });
+    await cli.createRun(queued);
+    await coordinator.writeStatus({ ...queued, worker_id: 'worker-b' });
+    await coordinator.writeStatus({ ...queued, worker_id: 'worker-b', status: 'running' });
+
+    expect(await types(events)).toEqual(['dag.run.queued', 'dag.run.running']);
+  });
+});

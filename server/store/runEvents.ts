@@ -1,0 +1,187 @@
+// A RunStore decorator that appends `dag.run.<state>` to the event log after every status write that
+// changes a run's state, so every writer (runner, scheduler, coordinator, API) emits the same way.
+
+import type { Logger } from '../core/ports';
+import { silentLogger } from '../core/ports';
+import type { RunCondition, RunState, RunStatus, StepState, TriggerType } from '../core/types';
+import { MAX_EVENT_LINE_BYTES } from './eventRecord';
+import { errorMessage } from './fsutil';
+import type { EventLog, RunStore } from './types';
+
+/** The event types of run state changes. */
+export const RUN_EVENT_TYPES = [
+  'dag.run.queued',
+  'dag.run.running',
+  'dag.run.succeeded',
+  'dag.run.failed',
+  'dag.run.aborted',
+] as const;
+
+export type RunEventType = (typeof RUN_EVENT_TYPES)[number];
+
+/** The event a run entering `state` emits; `partially_succeeded` counts as succeeded. Null: none. */
+export function runEventType(state: RunState): RunEventType | null {
+  switch (state) {
+    case 'queued':
+      return 'dag.run.queued';
+    case 'running':
+      return 'dag.run.running';
+    case 'succeeded':
+    case 'partially_succeeded':
+      return 'dag.run.succeeded';
+    case 'failed':
+      return 'dag.run.failed';
+    case 'aborted':
+      return 'dag.run.aborted';
+    default:
+      return null;
+  }
+}
+
+/** What a run event carries of the status: enough to show the run, small enough for one event line. */
+export interface RunEventSnapshot {
+  dag_name: string;
+  run_id: string;
+  attempt: number;
+  status: RunState;
+  trigger_type: TriggerType;
+  queue: string;
+  error: string | null;
+  conditions: RunCondition[];
+  worker_id: string | null;
+  created_at: string;
+  queued_at: string | null;
+  started_at: string | null;
+  finished_at: string | null;
+  schedule_time: string | null;
+  steps: Array<{ name: string; status: StepState; error: string | null }>;
+  /** Steps left out so the event fits one line (only present when some were). */
+  steps_omitted?: number;
+}
+
+/** The data of a run event. */
+export interface RunEventData {
+  dag_name: string;
+  run_id: string;
+  attempt: number;
+  status: RunEventSnapshot;
+  worker_selector: Record<string, string> | null;
+}
+
+// Room for the record's id, type and time around the data, below the event log's line limit.
+const DATA_BUDGET_BYTES = MAX_EVENT_LINE_BYTES - 300;
+const MAX_ERROR_CHARS = 500;
+const MAX_STEP_ERROR_CHARS = 200;
+/** Runs whose last emitted state is remembered; older ones may emit their current state once more. */
+const MAX_REMEMBERED_RUNS = 10_000;
+
+/** The data of the event for `status`, shortened to fit one event line. */
+export function runEventData(status: RunStatus): RunEventData {
+  const snapshot: RunEventSnapshot = {
+    dag_name: status.dag_name,
+    run_id: status.run_id,
+    attempt: status.attempt,
+    status: status.status,
+    trigger_type: status.trigger_type,
+    queue: status.queue,
+    error: shorten(status.error, MAX_ERROR_CHARS),
+    conditions: status.conditions ?? [],
+    worker_id: status.worker_id,
+    created_at: status.created_at,
+    queued_at: status.queued_at,
+    started_at: status.started_at,
+    finished_at: status.finished_at,
+    schedule_time: status.schedule_time,
+    steps: status.steps.map((s) => ({
+      name: s.name,
+      status: s.status,
+      error: shorten(s.error, MAX_STEP_ERROR_CHARS),
+    })),
+  };
+  const data: RunEventData = {
+    dag_name: status.dag_name,
+    run_id: status.run_id,
+    attempt: status.attempt,
+    status: snapshot,
+    worker_selector: status.worker_selector,
+  };
+  // Many steps: leave the last ones out rather than let the log replace the whole event with a stub.
+  const total = snapshot.steps.length;
+  while (snapshot.steps.length > 0 && Buffer.byteLength(JSON.stringify(data)) > DATA_BUDGET_BYTES) {
+    snapshot.steps = snapshot.steps.slice(0, Math.floor(snapshot.steps.length * 0.75));
+    snapshot.steps_omitted = total - snapshot.steps.length;
+  }
+  return data;
+}
+
+function shorten(text: string | null, max: number): string | null {
+  return text !== null && text.length > max ? `${text.slice(0, max)}... (truncated)` : text;
+}
+
+/**
+ * Wraps `store` so that each successful createRun, completeRun, createAttempt and writeStatus whose run,
+ * attempt and state differ from the last event this wrapper emitted for that run appends `dag.run.<state>`.
+ * An append that fails is logged: the status is already written, and the write must not look failed.
+ */
+export function withRunEvents(store: RunStore, events: EventLog, opts: { logger?: Logger } = {}): RunStore {
+  const logger = opts.logger ?? silentLogger;
+  const lastEmitted = new Map<string, string>();
+
+  async function emit(status: RunStatus): Promise<void> {
+    const type = runEventType(status.status);
+    if (type === null) return;
+    const key = `${status.attempt}\n${status.status}`;
+    if (lastEmitted.get(status.run_id) === key) return;
+    // Re-inserting keeps the map in least-recently-emitted order, so the oldest run is dropped first.
+    lastEmitted.delete(status.run_id);
+    lastEmitted.set(status.run_id, key);
+    if (lastEmitted.size > MAX_REMEMBERED_RUNS) lastEmitted.delete(lastEmitted.keys().next().value!);
+    try {
+      await events.append(type, runEventData(status) as unknown as Record<string, unknown>);
+    } catch (err) {
+      logger.warn('could not append a run event', {
+        type,
+        run_id: status.run_id,
+        attempt: status.attempt,
+        error: errorMessage(err),
+      });
+    }
+  }
+
+  return {
+    async createRun(initial) {
+      const result = await store.createRun(initial);
+      if (result.created) await emit(initial);
+      return result;
+    },
+    async completeRun(initial) {
+      const wrote = await store.completeRun(initial);
+      if (wrote) await emit(initial);
+      return wrote;
+    },
+    async createAttempt(status) {
+      await store.createAttempt(status);
+      await emit(status);
+    },
+    async writeStatus(status) {
+      // The first write of a run in this process: another process may have written (and announced) this
+      // state already, e.g. the CLI that held a run before the coordinator records the worker's ack.
+      if (!lastEmitted.has(status.run_id)) {
+        const before = await store.readStatus(status.run_id).catch(() => null);
+        if (before?.kind === 'ok')
+          lastEmitted.set(status.run_id, `${before.status.attempt}\n${before.status.status}`);
+      }
+      await store.writeStatus(status);
+      await emit(status);
+    },
+    readStatus: (runId) => store.readStatus(runId),
+    listRuns: (query) => store.listRuns(query),
+    listActive: () => store.listActive(),
+    markActive: (run) => store.markActive(run),
+    unmarkActive: (runId) => store.unmarkActive(runId),
+    claimAttempt: (runId, attempt, owner) => store.claimAttempt(runId, attempt, owner),
+    writeHeartbeat: (runId, attempt, nowMs) => store.writeHeartbeat(runId, attempt, nowMs),
+    readHeartbeat: (runId, attempt) => store.readHeartbeat(runId, attempt),
+    logDir: (dagName, runId, attempt) => store.logDir(dagName, runId, attempt),
+  };
+}
