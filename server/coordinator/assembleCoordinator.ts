@@ -1,0 +1,116 @@
+// Wires the parts of one coordinator over a set of stores: the dispatcher, the detector, the worker reports,
+// the long poll and the HTTP server, sharing one per-run lock. CoordinatorService builds the file stores for
+// it; tests pass in-memory ones.
+
+import type { Clock, Logger, Timers } from '../core/ports';
+import type { LoadDagResult } from '../store/dagCatalog';
+import type { CancelRequests, DispatchStore, WorkerRegistry } from '../store/dispatchTypes';
+import type { RunStore } from '../store/types';
+import { CoordinatorServer } from './coordinatorServer';
+import { CoordinatorDetector } from './detector';
+import { Dispatcher } from './dispatcher';
+import { LogChunks } from './logChunks';
+import { RunLocks } from './runLocks';
+import { TaskPoller } from './taskPoller';
+import { WorkerReports } from './workerReports';
+
+/** The stores a coordinator works on (shared with the scheduler, the CLI and the web server). */
+export interface CoordinatorStores {
+  runs: RunStore;
+  tasks: DispatchStore;
+  workers: WorkerRegistry;
+  cancels: CancelRequests;
+}
+
+/** The coordinator's settings, from `config.coordinator` and `paths.log_dir`. */
+export interface CoordinatorSettings {
+  host: string;
+  port: number;
+  token: string | null;
+  tls: { cert_file: string | null; key_file: string | null };
+  waitMs: number;
+  staleMs: number;
+  detectionIntervalMs: number;
+  reservationTtlMs: number;
+  /** `paths.log_dir`. */
+  logsRoot: string;
+  /** How often a waiting poll looks at the store (default POLL_TICK_MS). */
+  pollTickMs?: number;
+}
+
+export interface AssembleCoordinatorDeps {
+  stores: CoordinatorStores;
+  settings: CoordinatorSettings;
+  clock: Clock;
+  timers: Timers;
+  logger: Logger;
+  /** Loads a DAG of the catalogue by name, for sub-DAG dispatches from workers. */
+  loadDag: (name: string) => Promise<LoadDagResult>;
+}
+
+export interface CoordinatorParts {
+  dispatcher: Dispatcher;
+  detector: CoordinatorDetector;
+  reports: WorkerReports;
+  poller: TaskPoller;
+  server: CoordinatorServer;
+}
+
+export function assembleCoordinator(d: AssembleCoordinatorDeps): CoordinatorParts {
+  const { runs, tasks, workers, cancels } = d.stores;
+  const s = d.settings;
+  const locks = new RunLocks();
+  const poller = new TaskPoller({ tasks, clock: d.clock, timers: d.timers, tickMs: s.pollTickMs });
+  const dispatcher = new Dispatcher({
+    runs,
+    tasks,
+    workers,
+    cancels,
+    clock: d.clock,
+    logger: d.logger,
+    waitMs: s.waitMs,
+    staleMs: s.staleMs,
+    onEnqueued: () => poller.notify(),
+    locks,
+  });
+  const detector = new CoordinatorDetector({
+    runs,
+    tasks,
+    workers,
+    cancels,
+    clock: d.clock,
+    timers: d.timers,
+    logger: d.logger,
+    intervalMs: s.detectionIntervalMs,
+    staleMs: s.staleMs,
+    reservationTtlMs: s.reservationTtlMs,
+    locks,
+  });
+  const reports = new WorkerReports({
+    runs,
+    tasks,
+    workers,
+    cancels,
+    clock: d.clock,
+    logger: d.logger,
+    logsRoot: s.logsRoot,
+    locks,
+  });
+  const server = new CoordinatorServer({
+    host: s.host,
+    port: s.port,
+    token: s.token,
+    tls: s.tls,
+    dispatcher,
+    reports,
+    logs: new LogChunks({ runs }),
+    poller,
+    runs,
+    workers,
+    loadDag: d.loadDag,
+    clock: d.clock,
+    logger: d.logger,
+    staleMs: s.staleMs,
+  });
+  return { dispatcher, detector, reports, poller, server };
+}

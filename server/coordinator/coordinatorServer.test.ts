@@ -1,0 +1,503 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import http from 'node:http';
+import https from 'node:https';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { systemClock, systemTimers } from '../core/clock';
+import type { Labels } from '../core/distributed';
+import { dagFromYaml, RecordingLogger } from '../scheduler/testing/loopFixtures';
+import type { DispatchTask } from '../store/dispatchTypes';
+import { MemoryCancelRequests } from '../store/memoryCancelRequests';
+import { MemoryDispatchStore } from '../store/memoryDispatchStore';
+import { MemoryRunStore } from '../store/memoryRunStore';
+import { MemoryWorkerRegistry } from '../store/memoryWorkerRegistry';
+import { assembleCoordinator, type CoordinatorParts } from './assembleCoordinator';
+import { TlsFileError } from './errors';
+import { COORDINATOR_PATHS } from './protocol';
+import { etl } from './testing/coordinatorHarness';
+import { FaultyDispatchStore } from './testing/faultyDispatchStore';
+
+const TOKEN = 's3cret-token';
+const child = dagFromYaml('child', 'worker_selector:\n  zone: b\n');
+
+/** MemoryRunStore whose log directories are real directories under `root`. */
+class TmpLogRunStore extends MemoryRunStore {
+  constructor(private readonly root: string) {
+    super();
+  }
+  override logDir(dagName: string, runId: string, attempt: number): string {
+    super.logDir(dagName, runId, attempt);
+    return path.join(this.root, dagName, runId, String(attempt));
+  }
+}
+
+interface Reply {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+interface Started extends CoordinatorParts {
+  dir: string;
+  logsRoot: string;
+  runs: TmpLogRunStore;
+  logger: RecordingLogger;
+  call(method: string, urlPath: string, body?: unknown, headers?: Record<string, string>): Promise<Reply>;
+  heartbeat(workerId: string, labels: Labels): Promise<Reply>;
+}
+
+const started: Started[] = [];
+
+afterEach(async () => {
+  for (const s of started.splice(0)) {
+    await s.server.stop();
+    await rm(s.dir, { recursive: true, force: true });
+  }
+});
+
+function request(
+  url: string,
+  method: string,
+  body: string | undefined,
+  headers: Record<string, string>,
+  ca?: Buffer,
+): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const lib = url.startsWith('https:') ? https : http;
+    const req = lib.request(url, { method, headers, ...(ca ? { ca } : {}) }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text ? JSON.parse(text) : null });
+      });
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function startCoordinator(
+  opts: { token?: string | null; tls?: { cert_file: string; key_file: string }; ca?: Buffer } = {},
+): Promise<Started> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'dagu-coord-http-'));
+  const logsRoot = path.join(dir, 'logs');
+  const runs = new TmpLogRunStore(logsRoot);
+  const logger = new RecordingLogger();
+  const parts = assembleCoordinator({
+    stores: {
+      runs,
+      tasks: new FaultyDispatchStore(new MemoryDispatchStore(), { durable: true }),
+      workers: new MemoryWorkerRegistry(),
+      cancels: new MemoryCancelRequests(),
+    },
+    settings: {
+      host: '127.0.0.1',
+      port: 0,
+      token: opts.token === undefined ? TOKEN : opts.token,
+      tls: opts.tls ?? { cert_file: null, key_file: null },
+      waitMs: 60_000,
+      staleMs: 10_000,
+      detectionIntervalMs: 5_000,
+      reservationTtlMs: 30_000,
+      logsRoot,
+      pollTickMs: 20,
+    },
+    clock: systemClock,
+    timers: systemTimers,
+    logger,
+    loadDag: async (name) =>
+      name === 'child' ? { ok: true, dag: child, warnings: [] } : { ok: false, notFound: true },
+  });
+  await parts.server.start();
+  const s: Started = {
+    ...parts,
+    dir,
+    logsRoot,
+    runs,
+    logger,
+    call: (method, urlPath, body, headers = {}) =>
+      request(
+        parts.server.url + urlPath,
+        method,
+        body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+        {
+          ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+          ...(opts.token === null ? {} : { Authorization: `Bearer ${TOKEN}` }),
+          ...headers,
+        },
+        opts.ca,
+      ),
+    heartbeat: (workerId, labels) =>
+      s.call('POST', COORDINATOR_PATHS.heartbeat, {
+        worker_id: workerId,
+        labels,
+        max_active_runs: 2,
+        running: [],
+        host: `${workerId}.example`,
+        pid: 99,
+      }),
+  };
+  started.push(s);
+  return s;
+}
+
+function dispatchEtl(s: Started, runId: string, selector: Labels) {
+  return s.dispatcher.dispatch({
+    dag: etl,
+    runId,
+    operation: 'start',
+    triggerType: 'manual',
+    params: [],
+    scheduleTime: null,
+    selector,
+    previous: null,
+    parent: null,
+    fromQueue: false,
+  });
+}
+
+/** Polls and acknowledges for `workerId`; returns the task. */
+async function take(s: Started, workerId: string, labels: Labels): Promise<DispatchTask> {
+  const polled = await s.call('POST', COORDINATOR_PATHS.poll, { worker_id: workerId, labels, wait_ms: 2000 });
+  expect(polled.status).toBe(200);
+  const task = polled.body.task as DispatchTask;
+  const ack = await s.call('POST', COORDINATOR_PATHS.ack(task.task_id), {
+    worker_id: workerId,
+    token: task.claim!.token,
+  });
+  expect(ack.body).toEqual({ accepted: true });
+  return task;
+}
+
+describe('CoordinatorServer', () => {
+  it('serves GET /health without a token', async () => {
+    const s = await startCoordinator();
+
+    const reply = await s.call('GET', '/health', undefined, { Authorization: '' });
+
+    expect(reply).toMatchObject({ status: 200, body: { status: 'healthy' } });
+  });
+
+  it('refuses every other route without the configured bearer token', async () => {
+    const s = await startCoordinator();
+
+    const none = await s.call('GET', COORDINATOR_PATHS.workers, undefined, { Authorization: '' });
+    const wrong = await s.call('GET', COORDINATOR_PATHS.workers, undefined, { Authorization: 'Bearer nope' });
+    const right = await s.call('GET', COORDINATOR_PATHS.workers);
+
+    expect(none.status).toBe(401);
+    expect(none.body.error.code).toBe('unauthorized');
+    expect(wrong.status).toBe(401);
+    expect(right).toMatchObject({ status: 200, body: { workers: [] } });
+  });
+
+  it('asks for no token when none is configured', async () => {
+    const s = await startCoordinator({ token: null });
+
+    expect((await s.call('GET', COORDINATOR_PATHS.workers)).status).toBe(200);
+  });
+
+  it('answers an unknown route 404 and a wrong method 405, in JSON', async () => {
+    const s = await startCoordinator();
+
+    const missing = await s.call('GET', '/api/v1/nothing');
+    const method = await s.call('GET', COORDINATOR_PATHS.poll);
+
+    expect(missing).toMatchObject({ status: 404, body: { error: { code: 'not_found' } } });
+    expect(method.status).toBe(405);
+    expect(method.headers.allow).toBe('POST');
+  });
+
+  it('answers a bad body 400 naming the field, and a body that is not JSON 400', async () => {
+    const s = await startCoordinator();
+
+    const badField = await s.call('POST', COORDINATOR_PATHS.heartbeat, {
+      worker_id: 'w1',
+      labels: { zone: 5 },
+      max_active_runs: 1,
+      running: [],
+      host: 'h',
+      pid: 1,
+    });
+    const notJson = await s.call('POST', COORDINATOR_PATHS.heartbeat, '{nope');
+    const badId = await s.call('POST', COORDINATOR_PATHS.heartbeat, {
+      worker_id: '../etc',
+      labels: {},
+      max_active_runs: 1,
+      running: [],
+      host: 'h',
+      pid: 1,
+    });
+
+    expect(badField.status).toBe(400);
+    expect(badField.body.error.message).toMatch(/^labels\.zone: /);
+    expect(notJson).toMatchObject({
+      status: 400,
+      body: { error: { message: 'the body is not valid JSON' } },
+    });
+    expect(badId.body.error.message).toMatch(/^worker_id: not a valid worker ID/);
+  });
+
+  it('refuses a body over the limit with 413', async () => {
+    const s = await startCoordinator();
+
+    const reply = await s.call('POST', COORDINATOR_PATHS.heartbeat, { pad: 'x'.repeat(300 * 1024) });
+
+    expect(reply.status).toBe(413);
+  });
+
+  it('tells an unregistered worker to register before it polls', async () => {
+    const s = await startCoordinator();
+
+    const reply = await s.call('POST', COORDINATOR_PATHS.poll, { worker_id: 'w1', labels: {}, wait_ms: 0 });
+
+    expect(reply).toMatchObject({ status: 409, body: { error: { code: 'not_registered' } } });
+  });
+
+  it('answers a poll 204 once its wait passed with nothing to do', async () => {
+    const s = await startCoordinator();
+    await s.heartbeat('w1', {});
+
+    const before = Date.now();
+    const reply = await s.call('POST', COORDINATOR_PATHS.poll, { worker_id: 'w1', labels: {}, wait_ms: 200 });
+
+    expect(reply.status).toBe(204);
+    expect(Date.now() - before).toBeGreaterThanOrEqual(190);
+  });
+
+  it('hands a held run to the first matching worker that polls, and records it on ack', async () => {
+    const s = await startCoordinator();
+    await s.heartbeat('worker-a', { zone: 'a' });
+    expect((await dispatchEtl(s, 'run-1', { zone: 'b' })).outcome).toBe('held');
+
+    const mismatch = await s.call('POST', COORDINATOR_PATHS.poll, {
+      worker_id: 'worker-a',
+      labels: { zone: 'a' },
+      wait_ms: 50,
+    });
+    expect(mismatch.status).toBe(204);
+    await s.heartbeat('worker-b', { zone: 'b' });
+    await take(s, 'worker-b', { zone: 'b' });
+
+    const run = await s.call('GET', COORDINATOR_PATHS.run('run-1'));
+    expect(run.body.status).toMatchObject({
+      status: 'queued',
+      worker_id: 'worker-b',
+      host: 'worker-b.example',
+      conditions: [],
+    });
+    expect(s.logger.find('A worker claimed a held run')).toHaveLength(1);
+  });
+
+  it('wakes a waiting poll when a dispatch comes in through this coordinator', async () => {
+    const s = await startCoordinator();
+    await s.heartbeat('worker-b', { zone: 'b' });
+
+    const before = Date.now();
+    const polling = s.call('POST', COORDINATOR_PATHS.poll, {
+      worker_id: 'worker-b',
+      labels: { zone: 'b' },
+      wait_ms: 10_000,
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    await dispatchEtl(s, 'run-1', { zone: 'b' });
+    const reply = await polling;
+
+    expect(reply.status).toBe(200);
+    expect(reply.body.task.run_id).toBe('run-1');
+    expect(Date.now() - before).toBeLessThan(5_000);
+  });
+
+  it('answers an ack of a claim that is not the worker’s 409', async () => {
+    const s = await startCoordinator();
+    await s.heartbeat('worker-b', {});
+    await dispatchEtl(s, 'run-1', {});
+    const polled = await s.call('POST', COORDINATOR_PATHS.poll, {
+      worker_id: 'worker-b',
+      labels: {},
+      wait_ms: 0,
+    });
+    const task = polled.body.task as DispatchTask;
+
+    const other = await s.call('POST', COORDINATOR_PATHS.ack(task.task_id), {
+      worker_id: 'worker-c',
+      token: task.claim!.token,
+    });
+
+    expect(other.status).toBe(409);
+    expect(other.body).toMatchObject({ accepted: false });
+  });
+
+  it('rejects a status report from a worker the run is not on', async () => {
+    const s = await startCoordinator();
+    await s.heartbeat('worker-b', {});
+    await dispatchEtl(s, 'run-1', {});
+    await take(s, 'worker-b', {});
+    const current = (await s.call('GET', COORDINATOR_PATHS.run('run-1'))).body.status;
+
+    const reply = await s.call('POST', COORDINATOR_PATHS.status('run-1'), {
+      worker_id: 'worker-c',
+      status: { ...current, status: 'running' },
+    });
+    const mine = await s.call('POST', COORDINATOR_PATHS.status('run-1'), {
+      worker_id: 'worker-b',
+      status: { ...current, status: 'running' },
+    });
+
+    expect(reply).toMatchObject({ status: 200, body: { accepted: false, cancel: true } });
+    expect(mine.body).toEqual({ accepted: true, cancel: false });
+  });
+
+  it('appends log chunks at their offset, so a resend writes nothing twice', async () => {
+    const s = await startCoordinator();
+    await s.heartbeat('worker-b', {});
+    await dispatchEtl(s, 'run-1', {});
+    await take(s, 'worker-b', {});
+    const chunk = (offset: number, data: string, workerId = 'worker-b') =>
+      s.call('POST', COORDINATOR_PATHS.logs('run-1'), {
+        worker_id: workerId,
+        attempt: 1,
+        file: 'extract.out',
+        offset,
+        data: Buffer.from(data).toString('base64'),
+        encoding: 'base64',
+      });
+
+    expect((await chunk(0, 'hello ')).body).toEqual({ accepted: true, next_offset: 6 });
+    expect((await chunk(0, 'hello ')).body).toEqual({ accepted: true, next_offset: 6 });
+    expect((await chunk(6, 'world')).body).toEqual({ accepted: true, next_offset: 11 });
+    expect((await chunk(20, 'gap')).body).toEqual({ accepted: false, next_offset: 11 });
+    expect((await chunk(11, 'intruder', 'worker-c')).status).toBe(409);
+
+    const file = path.join(s.logsRoot, 'etl', 'run-1', '1', 'extract.out');
+    expect(await readFile(file, 'utf8')).toBe('hello world');
+    const badName = await s.call('POST', COORDINATOR_PATHS.logs('run-1'), {
+      worker_id: 'worker-b',
+      attempt: 1,
+      file: '..',
+      offset: 0,
+      data: '',
+      encoding: 'utf8',
+    });
+    expect(badName.status).toBe(400);
+  });
+
+  it('dispatches a sub-DAG from the catalogue with the DAG’s selector, once', async () => {
+    const s = await startCoordinator();
+    const body = {
+      dag_name: 'child',
+      run_id: 'parent-1-abc',
+      params: ['X=1'],
+      worker_selector: null,
+      parent: null,
+    };
+
+    const first = await s.call('POST', COORDINATOR_PATHS.dispatch, body);
+    const again = await s.call('POST', COORDINATOR_PATHS.dispatch, body);
+    const unknown = await s.call('POST', COORDINATOR_PATHS.dispatch, { ...body, dag_name: 'missing' });
+
+    expect(first.body).toMatchObject({
+      outcome: 'held',
+      run_id: 'parent-1-abc',
+      status: { trigger_type: 'subdag', params: ['X=1'] },
+    });
+    expect(first.body.status.worker_selector).toEqual({ zone: 'b' });
+    expect(again.body.outcome).toBe('held');
+    expect(unknown.status).toBe(404);
+  });
+
+  it('cancels a held run through the API and lists workers with their health', async () => {
+    const s = await startCoordinator();
+    await s.heartbeat('worker-a', { zone: 'a' });
+    await dispatchEtl(s, 'run-1', { zone: 'b' });
+
+    const cancelled = await s.call('POST', COORDINATOR_PATHS.cancel('run-1'));
+    const workers = await s.call('GET', COORDINATOR_PATHS.workers);
+    const missing = await s.call('POST', COORDINATOR_PATHS.cancel('no-such-run'));
+
+    expect(cancelled.body).toMatchObject({
+      cancelled: true,
+      outcome: 'aborted',
+      status: { status: 'aborted' },
+    });
+    expect(workers.body.workers).toEqual([
+      expect.objectContaining({
+        worker_id: 'worker-a',
+        labels: { zone: 'a' },
+        health: 'healthy',
+        host: 'worker-a.example',
+      }),
+    ]);
+    expect(missing.status).toBe(404);
+  });
+
+  it('ends a waiting poll when it stops', async () => {
+    const s = await startCoordinator();
+    await s.heartbeat('w1', {});
+    const polling = s
+      .call('POST', COORDINATOR_PATHS.poll, { worker_id: 'w1', labels: {}, wait_ms: 30_000 })
+      .catch((e: Error) => e);
+    await new Promise((r) => setTimeout(r, 50));
+
+    const before = Date.now();
+    await s.server.stop();
+
+    expect(await polling).toBeInstanceOf(Error);
+    expect(Date.now() - before).toBeLessThan(2_000);
+  });
+
+  it('names the unreadable file when its TLS certificate cannot be read', async () => {
+    await expect(
+      startCoordinator({ tls: { cert_file: '/nonexistent/cert.pem', key_file: '/nonexistent/key.pem' } }),
+    ).rejects.toThrow(TlsFileError);
+    await expect(
+      startCoordinator({ tls: { cert_file: '/nonexistent/cert.pem', key_file: '/nonexistent/key.pem' } }),
+    ).rejects.toThrow(/coordinator\.tls\.cert_file: cannot use "\/nonexistent\/cert\.pem"/);
+  });
+
+  it('serves HTTPS with a configured certificate and key', async (ctx) => {
+    let hasOpenssl = true;
+    try {
+      execFileSync('which', ['openssl'], { stdio: 'ignore' });
+    } catch {
+      hasOpenssl = false;
+    }
+    if (!hasOpenssl) ctx.skip();
+    const dir = await mkdtemp(path.join(tmpdir(), 'dagu-coord-tls-'));
+    try {
+      const cert = path.join(dir, 'cert.pem');
+      const key = path.join(dir, 'key.pem');
+      execFileSync(
+        'openssl',
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'rsa:2048',
+          '-nodes',
+          '-keyout',
+          key,
+          '-out',
+          cert,
+          '-days',
+          '1',
+          '-subj',
+          '/CN=localhost',
+          '-addext',
+          'subjectAltName=IP:127.0.0.1',
+        ],
+        { stdio: 'ignore' },
+      );
+      const s = await startCoordinator({ tls: { cert_file: cert, key_file: key }, ca: await readFile(cert) });
+
+      expect(s.server.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+      expect((await s.call('GET', '/health')).body).toEqual({ status: 'healthy' });
+      expect((await s.call('GET', COORDINATOR_PATHS.workers)).status).toBe(200);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

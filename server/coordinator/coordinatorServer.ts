@@ -1,0 +1,380 @@
+// The worker-facing HTTP API of `dagu coordinator` (protocol.ts): bearer-token check, JSON bodies validated
+// at the edge, routes handed to the dispatcher, the long poll, worker reports and log chunks. HTTPS when a
+// certificate and key are configured.
+
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { workerHealth } from '../core/distributed';
+import { InvalidNameError, isValidRunId } from '../core/names';
+import type { Clock, Logger } from '../core/ports';
+import { isoUtc } from '../core/runStatus';
+import { isValidTaskId } from '../store/distributedDir';
+import type { LoadDagResult } from '../store/dagCatalog';
+import type { WorkerRegistry } from '../store/dispatchTypes';
+import type { RunStore } from '../store/types';
+import { hasBearerToken } from './auth';
+import { resolveSelector, type DispatcherApi } from './dispatcherApi';
+import { DispatchConflictError, DispatchFailedError, RunUnreadableError } from './errors';
+import { HttpError, readJson, sendError, sendJson, sendNoContent } from './httpIo';
+import type { LogChunks } from './logChunks';
+import {
+  COORDINATOR_PATHS,
+  MAX_POLL_WAIT_MS,
+  type AckResponse,
+  type DispatchReply,
+  type PollResponse,
+  type WorkerView,
+} from './protocol';
+import {
+  ackSchema,
+  dispatchRequestSchema,
+  heartbeatSchema,
+  logChunkSchema,
+  pollSchema,
+  statusReportSchema,
+} from './requestSchemas';
+import type { TaskPoller } from './taskPoller';
+import { createTlsServer, readTlsFiles } from './tlsServer';
+import type { WorkerReports } from './workerReports';
+
+/** Body limit of log chunks. */
+export const MAX_LOG_BODY_BYTES = 1024 * 1024;
+/** Body limit of every other request. */
+export const MAX_BODY_BYTES = 256 * 1024;
+
+export interface CoordinatorServerDeps {
+  host: string;
+  /** 0 picks a free port (tests). */
+  port: number;
+  /** Required as `Authorization: Bearer <token>` on every route but GET /health; null: no check. */
+  token: string | null;
+  tls: { cert_file: string | null; key_file: string | null };
+  dispatcher: DispatcherApi;
+  reports: WorkerReports;
+  logs: LogChunks;
+  poller: TaskPoller;
+  runs: RunStore;
+  workers: WorkerRegistry;
+  /** Loads a DAG of the catalogue by name (a worker's sub-DAG dispatch). */
+  loadDag: (name: string) => Promise<LoadDagResult>;
+  clock: Clock;
+  logger: Logger;
+  /** `coordinator.worker_stale_threshold`, for the health shown in the worker list. */
+  staleMs: number;
+}
+
+type Handler = (req: IncomingMessage, res: ServerResponse, param: string) => Promise<void>;
+
+interface Route {
+  method: 'GET' | 'POST';
+  pattern: RegExp;
+  /** Validates the decoded path parameter; a bad one is answered 400 with this message. */
+  param?: { valid: (v: string) => boolean; what: string };
+  handle: Handler;
+}
+
+export class CoordinatorServer {
+  private server: http.Server | null = null;
+  private readonly routes: Route[];
+  private readonly inFlight = new Set<Promise<void>>();
+  private listeningPort = 0;
+  private scheme: 'http' | 'https' = 'http';
+
+  constructor(private readonly d: CoordinatorServerDeps) {
+    const runId = { valid: isValidRunId, what: 'run ID' };
+    this.routes = [
+      {
+        method: 'GET',
+        pattern: /^\/health$/,
+        handle: async (_q, res) => sendJson(res, 200, { status: 'healthy' }),
+      },
+      { method: 'POST', pattern: /^\/api\/v1\/workers\/heartbeat$/, handle: (q, s) => this.heartbeat(q, s) },
+      { method: 'GET', pattern: /^\/api\/v1\/workers$/, handle: (_q, s) => this.listWorkers(s) },
+      { method: 'POST', pattern: /^\/api\/v1\/tasks\/poll$/, handle: (q, s) => this.poll(q, s) },
+      {
+        method: 'POST',
+        pattern: /^\/api\/v1\/tasks\/([^/]+)\/ack$/,
+        param: { valid: isValidTaskId, what: 'task ID' },
+        handle: (q, s, id) => this.ack(q, s, id),
+      },
+      {
+        method: 'POST',
+        pattern: /^\/api\/v1\/runs\/([^/]+)\/status$/,
+        param: runId,
+        handle: (q, s, id) => this.status(q, s, id),
+      },
+      {
+        method: 'POST',
+        pattern: /^\/api\/v1\/runs\/([^/]+)\/logs$/,
+        param: runId,
+        handle: (q, s, id) => this.appendLog(q, s, id),
+      },
+      {
+        method: 'POST',
+        pattern: /^\/api\/v1\/runs\/([^/]+)\/cancel$/,
+        param: runId,
+        handle: (_q, s, id) => this.cancel(s, id),
+      },
+      {
+        method: 'GET',
+        pattern: /^\/api\/v1\/runs\/([^/]+)$/,
+        param: runId,
+        handle: (_q, s, id) => this.getRun(s, id),
+      },
+      { method: 'POST', pattern: /^\/api\/v1\/dispatch$/, handle: (q, s) => this.dispatch(q, s) },
+    ];
+  }
+
+  /** The port the server listens on (after `start`). */
+  get port(): number {
+    return this.listeningPort;
+  }
+
+  /** `http(s)://host:port` as bound (after `start`). */
+  get url(): string {
+    const host = this.d.host.includes(':') ? `[${this.d.host}]` : this.d.host;
+    return `${this.scheme}://${host}:${this.listeningPort}`;
+  }
+
+  get tls(): boolean {
+    return this.scheme === 'https';
+  }
+
+  /** Reads the TLS files (if any) and listens. Throws TlsFileError naming an unreadable file. */
+  async start(): Promise<void> {
+    const onRequest = (req: IncomingMessage, res: ServerResponse) => {
+      const work = this.handle(req, res).finally(() => this.inFlight.delete(work));
+      this.inFlight.add(work);
+    };
+    const tls = await readTlsFiles(this.d.tls);
+    this.scheme = tls ? 'https' : 'http';
+    const server = tls ? createTlsServer(tls, onRequest) : http.createServer(onRequest);
+    server.keepAliveTimeout = 5_000;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', (err: Error) =>
+        reject(new Error(`coordinator.port: cannot listen on ${this.d.host}:${this.d.port}: ${err.message}`)),
+      );
+      server.listen(this.d.port, this.d.host, () => {
+        server.removeAllListeners('error');
+        server.on('error', (err) => this.d.logger.error('Coordinator server error', { error: err.message }));
+        resolve();
+      });
+    });
+    this.server = server;
+    this.listeningPort = (server.address() as AddressInfo).port;
+  }
+
+  /** Stops listening, ends open connections (waiting polls return) and waits for handlers to finish. */
+  async stop(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    this.server = null;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeAllConnections();
+    await closed;
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    try {
+      const pathname = new URL(req.url ?? '/', 'http://coordinator').pathname;
+      const isHealth = pathname === COORDINATOR_PATHS.health && req.method === 'GET';
+      if (!isHealth && this.d.token !== null && !hasBearerToken(req.headers.authorization, this.d.token)) {
+        throw new HttpError(
+          401,
+          'unauthorized',
+          'a valid bearer token is required (Authorization: Bearer <coordinator.token>)',
+          {
+            'WWW-Authenticate': 'Bearer',
+          },
+        );
+      }
+      const matching = this.routes
+        .map((route) => ({ route, match: route.pattern.exec(pathname) }))
+        .filter((m): m is { route: Route; match: RegExpExecArray } => m.match !== null);
+      if (matching.length === 0) throw new HttpError(404, 'not_found', `no such route: ${pathname}`);
+      const hit = matching.find((m) => m.route.method === req.method);
+      if (!hit) {
+        const allow = [...new Set(matching.map((m) => m.route.method))].join(', ');
+        throw new HttpError(405, 'method_not_allowed', `${req.method} is not allowed on ${pathname}`, {
+          Allow: allow,
+        });
+      }
+      const param = hit.match[1] === undefined ? '' : decodeParam(hit.match[1]);
+      if (hit.route.param && !hit.route.param.valid(param)) {
+        throw new HttpError(400, 'bad_request', `invalid ${hit.route.param.what} ${JSON.stringify(param)}`);
+      }
+      await hit.route.handle(req, res, param);
+    } catch (err) {
+      this.fail(req, res, err);
+    }
+  }
+
+  private fail(req: IncomingMessage, res: ServerResponse, err: unknown): void {
+    if (err instanceof HttpError) return sendError(res, err);
+    if (err instanceof InvalidNameError)
+      return sendError(res, new HttpError(400, 'bad_request', err.message));
+    if (err instanceof DispatchConflictError)
+      return sendError(res, new HttpError(409, err.reason, err.message));
+    if (err instanceof DispatchFailedError)
+      return sendError(res, new HttpError(503, 'hand_off_failed', err.message));
+    if (err instanceof RunUnreadableError)
+      return sendError(res, new HttpError(409, 'unreadable', err.message));
+    this.d.logger.error('Coordinator request failed', {
+      method: req.method,
+      path: req.url,
+      error: err instanceof Error ? (err.stack ?? err.message) : String(err),
+    });
+    sendError(res, new HttpError(500, 'internal', err instanceof Error ? err.message : String(err)));
+  }
+
+  private async heartbeat(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const body = await readJson(req, heartbeatSchema, MAX_BODY_BYTES);
+    sendJson(res, 200, await this.d.reports.heartbeat(body));
+  }
+
+  private async listWorkers(res: ServerResponse): Promise<void> {
+    const now = this.d.clock.nowMs();
+    const workers: WorkerView[] = (await this.d.workers.list()).map((w) => ({
+      worker_id: w.worker_id,
+      labels: w.labels,
+      max_active_runs: w.max_active_runs,
+      running: w.running,
+      host: w.host,
+      health: workerHealth(w, now, this.d.staleMs),
+      registered_at: isoUtc(w.registered_at_ms),
+      last_heartbeat_at: isoUtc(w.last_heartbeat_ms),
+    }));
+    sendJson(res, 200, { workers });
+  }
+
+  private async poll(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const body = await readJson(req, pollSchema, MAX_BODY_BYTES);
+    if (!(await this.d.workers.get(body.worker_id))) {
+      throw new HttpError(
+        409,
+        'not_registered',
+        `worker ${body.worker_id} must register first (send a heartbeat)`,
+      );
+    }
+    // The client leaving ends the wait: a task claimed for nobody would sit out the reservation TTL.
+    const gone = new AbortController();
+    res.once('close', () => gone.abort());
+    const wait = Math.min(body.wait_ms, MAX_POLL_WAIT_MS);
+    const task = await this.d.poller.poll(
+      { worker_id: body.worker_id, labels: body.labels },
+      wait,
+      gone.signal,
+    );
+    if (!task) return sendNoContent(res);
+    if (res.destroyed) {
+      this.d.logger.warn(
+        'A worker left its poll as a task was claimed for it; the claim returns after the TTL',
+        {
+          worker_id: body.worker_id,
+          run_id: task.run_id,
+        },
+      );
+      return;
+    }
+    const reply: PollResponse = { task };
+    sendJson(res, 200, reply);
+  }
+
+  private async ack(req: IncomingMessage, res: ServerResponse, taskId: string): Promise<void> {
+    const body = await readJson(req, ackSchema, MAX_BODY_BYTES);
+    const outcome = await this.d.reports.ack(taskId, body);
+    const reply: AckResponse = outcome.accepted
+      ? { accepted: true }
+      : { accepted: false, error: outcome.error };
+    const conflict =
+      !outcome.accepted && (outcome.reason === 'claim_gone' || outcome.reason === 'wrong_worker');
+    sendJson(res, conflict ? 409 : 200, reply);
+  }
+
+  private async status(req: IncomingMessage, res: ServerResponse, runId: string): Promise<void> {
+    const body = await readJson(req, statusReportSchema, MAX_BODY_BYTES);
+    sendJson(res, 200, await this.d.reports.reportStatus(runId, body));
+  }
+
+  private async appendLog(req: IncomingMessage, res: ServerResponse, runId: string): Promise<void> {
+    const body = await readJson(req, logChunkSchema, MAX_LOG_BODY_BYTES);
+    const reply = await this.d.logs.append(runId, body);
+    if ('refused' in reply) throw new HttpError(reply.status, reply.code, reply.error);
+    sendJson(res, 200, reply);
+  }
+
+  private async getRun(res: ServerResponse, runId: string): Promise<void> {
+    const r = await this.d.runs.readStatus(runId);
+    if (r.kind === 'missing') throw new HttpError(404, 'not_found', `run ${runId} does not exist`);
+    if (r.kind === 'corrupt') throw new RunUnreadableError(runId, r.path, r.error);
+    sendJson(res, 200, { status: r.status });
+  }
+
+  private async cancel(res: ServerResponse, runId: string): Promise<void> {
+    const outcome = await this.d.dispatcher.cancel(runId);
+    if (outcome.kind === 'not_found') throw new HttpError(404, 'not_found', `run ${runId} does not exist`);
+    sendJson(res, 200, {
+      cancelled: outcome.kind === 'aborted' || outcome.kind === 'requested',
+      outcome: outcome.kind,
+      status: outcome.status,
+    });
+  }
+
+  /** A step on a worker starts a sub-DAG: the coordinator loads it from its own catalogue. */
+  private async dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const body = await readJson(req, dispatchRequestSchema, MAX_BODY_BYTES);
+    const loaded = await this.d.loadDag(body.dag_name);
+    if (!loaded.ok) {
+      if ('notFound' in loaded)
+        throw new HttpError(404, 'dag_not_found', `DAG ${body.dag_name} was not found`);
+      const first = loaded.errors[0];
+      throw new HttpError(
+        422,
+        'invalid_dag',
+        `DAG ${body.dag_name} is invalid: ${first ? first.message : 'unknown error'}`,
+      );
+    }
+    let reply: DispatchReply;
+    try {
+      const result = await this.d.dispatcher.dispatch({
+        dag: loaded.dag,
+        runId: body.run_id,
+        operation: 'start',
+        triggerType: 'subdag',
+        params: body.params,
+        scheduleTime: null,
+        selector: resolveSelector(loaded.dag, body.worker_selector),
+        previous: null,
+        parent: body.parent,
+        fromQueue: false,
+      });
+      reply =
+        result.outcome === 'refused'
+          ? {
+              outcome: 'refused',
+              run_id: body.run_id,
+              error: result.error,
+              ...(result.status ? { status: result.status } : {}),
+            }
+          : { outcome: result.outcome, run_id: body.run_id, status: result.status };
+    } catch (err) {
+      if (!(err instanceof DispatchConflictError) || err.reason !== 'exists') throw err;
+      // The same sub-DAG asked for twice (a resent request): the caller follows the run that exists.
+      reply = { outcome: 'exists', run_id: body.run_id, ...(err.status ? { status: err.status } : {}) };
+    }
+    sendJson(res, 200, reply);
+  }
+}
+
+function decodeParam(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new HttpError(
+      400,
+      'bad_request',
+      `the path segment ${JSON.stringify(raw)} is not valid percent-encoding`,
+    );
+  }
+}

@@ -1,0 +1,115 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../config/loadConfig';
+import type { Config } from '../config/types';
+import { systemClock, systemTimers } from '../core/clock';
+import { RecordingLogger } from '../scheduler/testing/loopFixtures';
+import { FileEventLog } from '../store/fileEventLog';
+import { CoordinatorService } from './coordinatorService';
+import { COORDINATOR_PATHS } from './protocol';
+
+let home: string;
+let config: Config;
+const running: CoordinatorService[] = [];
+
+beforeEach(async () => {
+  home = await mkdtemp(path.join(tmpdir(), 'dagu-coord-svc-'));
+  const loaded = loadConfig({ home, env: { NODE_ENV: 'test', DAGU_COORDINATOR_TOKEN: 'tok' } });
+  config = { ...loaded, coordinator: { ...loaded.coordinator, host: '127.0.0.1', port: 0 } };
+  await mkdir(config.paths.dags_dir, { recursive: true });
+  await writeFile(
+    path.join(config.paths.dags_dir, 'child.yaml'),
+    'worker_selector:\n  zone: b\nsteps:\n  - name: work\n    command: echo hi\n',
+  );
+});
+
+afterEach(async () => {
+  for (const s of running.splice(0)) await s.stop();
+  await rm(home, { recursive: true, force: true });
+});
+
+async function start(logger = new RecordingLogger()): Promise<CoordinatorService> {
+  const svc = new CoordinatorService({ config, clock: systemClock, timers: systemTimers, logger });
+  await svc.start();
+  running.push(svc);
+  return svc;
+}
+
+async function post(svc: CoordinatorService, urlPath: string, body: unknown) {
+  const res = await fetch(svc.url + urlPath, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Authorization: 'Bearer tok' },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, body: res.status === 204 ? null : await res.json() };
+}
+
+describe('CoordinatorService', () => {
+  it('logs where it listens, with TLS and auth', async () => {
+    const logger = new RecordingLogger();
+    const svc = await start(logger);
+
+    const [line] = logger.find('Coordinator listening');
+    expect(line.fields).toMatchObject({ url: svc.url, tls: false, auth: 'token', component: 'coordinator' });
+  });
+
+  it('keeps a held run across a restart; the worker that registers afterwards runs it', async () => {
+    const first = await start();
+    const held = await post(first, COORDINATOR_PATHS.dispatch, {
+      dag_name: 'child',
+      run_id: 'child-run',
+      params: [],
+      worker_selector: null,
+      parent: null,
+    });
+    expect(held.body.outcome).toBe('held');
+    await first.stop();
+
+    const second = await start();
+    const worker = { worker_id: 'worker-b', labels: { zone: 'b' } };
+    await post(second, COORDINATOR_PATHS.heartbeat, {
+      ...worker,
+      max_active_runs: 1,
+      running: [],
+      host: 'b',
+      pid: 1,
+    });
+    const polled = await post(second, COORDINATOR_PATHS.poll, { ...worker, wait_ms: 2000 });
+
+    expect(polled.status).toBe(200);
+    expect(polled.body.task).toMatchObject({
+      run_id: 'child-run',
+      dag_name: 'child',
+      worker_selector: { zone: 'b' },
+    });
+  });
+
+  it('records the held run as a dag.run.queued event carrying its conditions and selector', async () => {
+    const svc = await start();
+    await post(svc, COORDINATOR_PATHS.dispatch, {
+      dag_name: 'child',
+      run_id: 'child-run',
+      params: [],
+      worker_selector: { zone: 'c' },
+      parent: null,
+    });
+
+    const events = await new FileEventLog({ dataDir: config.paths.data_dir }).list({
+      types: ['dag.run.queued'],
+    });
+
+    expect(events).toHaveLength(1);
+    expect(events[0].data).toMatchObject({
+      run_id: 'child-run',
+      worker_selector: { zone: 'c' },
+      status: {
+        conditions: [
+          expect.objectContaining({ type: 'Runnable', reason: 'NoAvailableWorker' }),
+          expect.anything(),
+        ],
+      },
+    });
+  });
+});

@@ -1,0 +1,92 @@
+// One `dagu coordinator` process: the file stores under DAGU_HOME/data (so a restart loses nothing), run
+// status writes that append run events, the dispatcher, the detector and the worker-facing HTTP(S) server.
+
+import type { Config } from '../config/types';
+import type { Clock, Logger, Timers } from '../core/ports';
+import { loadDag } from '../store/dagCatalog';
+import { FileCancelRequests } from '../store/fileCancelRequests';
+import { FileDispatchStore } from '../store/fileDispatchStore';
+import { FileEventLog } from '../store/fileEventLog';
+import { FileRunStore } from '../store/fileRunStore';
+import { FileWorkerRegistry } from '../store/fileWorkerRegistry';
+import { withRunEvents } from '../store/runEvents';
+import { assembleCoordinator, type CoordinatorParts, type CoordinatorStores } from './assembleCoordinator';
+
+export interface CoordinatorServiceDeps {
+  config: Config;
+  clock: Clock;
+  timers: Timers;
+  logger: Logger;
+  /** Stores to use instead of the file stores of `config.paths.data_dir` (tests). */
+  stores?: CoordinatorStores;
+}
+
+/** The file stores of a data directory, run writes emitting `dag.run.*` events. */
+export function fileCoordinatorStores(config: Config, clock: Clock, logger: Logger): CoordinatorStores {
+  const dataDir = config.paths.data_dir;
+  const onCorrupt = (r: { path: string; error: string }) => logger.warn('Skipped a corrupt file', { ...r });
+  const runs = new FileRunStore({ dataDir, logDir: config.paths.log_dir, onCorrupt });
+  const events = new FileEventLog({ dataDir, clock, onCorrupt });
+  return {
+    runs: withRunEvents(runs, events, { logger }),
+    tasks: new FileDispatchStore({ dataDir, logger }),
+    workers: new FileWorkerRegistry({ dataDir, logger }),
+    cancels: new FileCancelRequests({ dataDir }),
+  };
+}
+
+export class CoordinatorService {
+  readonly parts: CoordinatorParts;
+  private started = false;
+
+  constructor(private readonly d: CoordinatorServiceDeps) {
+    const c = d.config.coordinator;
+    const logger = d.logger.child({ component: 'coordinator' });
+    this.parts = assembleCoordinator({
+      stores: d.stores ?? fileCoordinatorStores(d.config, d.clock, logger),
+      settings: {
+        host: c.host,
+        port: c.port,
+        token: c.token,
+        tls: { cert_file: c.tls.cert_file, key_file: c.tls.key_file },
+        waitMs: c.worker_wait_timeout_ms,
+        staleMs: c.worker_stale_threshold_ms,
+        detectionIntervalMs: c.detection_interval_ms,
+        reservationTtlMs: c.reservation_ttl_ms,
+        logsRoot: d.config.paths.log_dir,
+      },
+      clock: d.clock,
+      timers: d.timers,
+      logger,
+      loadDag: (name) => loadDag(d.config.paths.dags_dir, name),
+    });
+  }
+
+  /** The URL the server is bound to (after `start`). */
+  get url(): string {
+    return this.parts.server.url;
+  }
+
+  /** Listens (throws naming the key on a bad port or TLS file) and starts the detector. */
+  async start(): Promise<void> {
+    const { server, detector } = this.parts;
+    await server.start();
+    this.started = true;
+    detector.start();
+    const c = this.d.config.coordinator;
+    this.d.logger.child({ component: 'coordinator' }).info('Coordinator listening', {
+      url: server.url,
+      tls: server.tls,
+      auth: c.token !== null ? 'token' : 'off',
+      worker_wait_timeout_ms: c.worker_wait_timeout_ms,
+    });
+  }
+
+  /** Stops serving (waiting polls end) and stops the detector after its current pass. */
+  async stop(): Promise<void> {
+    if (!this.started) return;
+    this.started = false;
+    await this.parts.server.stop();
+    await this.parts.detector.stop();
+  }
+}

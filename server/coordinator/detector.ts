@@ -1,0 +1,349 @@
+// The coordinator's periodic detector: fails runs no worker took (an ordinary task nobody claimed, a hold
+// whose wait ran out), fails the runs of workers that stopped heartbeating, and clears spent cancel requests.
+
+import { formatSelector, holdExpiredError, isWorkerHealthy, selectorMatches } from '../core/distributed';
+import { formatDuration } from '../core/duration';
+import type { Clock, Logger, TimerHandle, Timers } from '../core/ports';
+import { isoUtc } from '../core/runStatus';
+import { TERMINAL_RUN_STATES, type RunStatus } from '../core/types';
+import { SECOND } from '../core/units';
+import type {
+  CancelRequests,
+  DispatchStore,
+  DispatchTask,
+  WorkerRecord,
+  WorkerRegistry,
+} from '../store/dispatchTypes';
+import type { RunStore } from '../store/types';
+import { CANCELLED_BEFORE_WORKER } from './dispatcher';
+import { endedStatus } from './endedStatus';
+import { RunLocks } from './runLocks';
+
+export interface CoordinatorDetectorDeps {
+  runs: RunStore;
+  tasks: DispatchStore;
+  workers: WorkerRegistry;
+  cancels: CancelRequests;
+  clock: Clock;
+  timers: Timers;
+  logger: Logger;
+  /** `coordinator.detection_interval`. */
+  intervalMs: number;
+  /** `coordinator.worker_stale_threshold`. */
+  staleMs: number;
+  /** `coordinator.reservation_ttl`. */
+  reservationTtlMs: number;
+  /** Shared with the other parts of this coordinator that write runs. */
+  locks?: RunLocks;
+}
+
+/** What one sweep did, by run ID (for tests and the debug log). */
+export interface SweepResult {
+  /** Runs of ordinary tasks nobody claimed within the reservation TTL, now failed. */
+  unclaimedFailed: string[];
+  /** Claims not acknowledged in time, back to pending. */
+  claimsReturned: string[];
+  /** Held runs whose wait ran out, now failed (their task deleted). */
+  holdsFailed: string[];
+  /** Tasks past their hold deleted without a write: their run had left `queued` or was gone. */
+  tasksDropped: string[];
+  /** Runs of silent or unknown workers, now failed. */
+  workerRunsFailed: string[];
+  /** Cancel requests of runs that ended. */
+  cancelsCleared: string[];
+}
+
+export class CoordinatorDetector {
+  private timer: TimerHandle | null = null;
+  private stopped = false;
+  private running: Promise<void> | null = null;
+  private readonly locks: RunLocks;
+  /** When (monotonic ms) each run on a healthy worker was first seen missing from its heartbeats. */
+  private readonly unlistedSince = new Map<string, number>();
+  private readonly seenThisPass = new Set<string>();
+
+  constructor(private readonly d: CoordinatorDetectorDeps) {
+    this.locks = d.locks ?? new RunLocks();
+  }
+
+  /** Sweeps now and then every interval until `stop`. */
+  start(): void {
+    this.stopped = false;
+    this.arm(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) this.d.timers.clearTimeout(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+
+  private arm(ms: number): void {
+    if (this.stopped) return;
+    this.timer = this.d.timers.setTimeout(() => {
+      this.timer = null;
+      this.running = this.sweep()
+        .then(
+          () => undefined,
+          (err: unknown) =>
+            this.d.logger.error('Coordinator detector pass failed; retrying next interval', {
+              error: err instanceof Error ? err.message : String(err),
+            }),
+        )
+        .then(() => {
+          this.running = null;
+          this.arm(this.d.intervalMs);
+        });
+    }, ms);
+  }
+
+  /** One pass. A failure in one part is logged and does not stop the others. */
+  async sweep(): Promise<SweepResult> {
+    const result: SweepResult = {
+      unclaimedFailed: [],
+      claimsReturned: [],
+      holdsFailed: [],
+      tasksDropped: [],
+      workerRunsFailed: [],
+      cancelsCleared: [],
+    };
+    const parts: Array<[string, () => Promise<void>]> = [
+      ['recycle', () => this.recycle(result)],
+      ['holds', () => this.expireHolds(result)],
+      ['workers', () => this.failSilentWorkerRuns(result)],
+      ['cancels', () => this.clearSpentCancels(result)],
+    ];
+    for (const [part, run] of parts) {
+      try {
+        await run();
+      } catch (err) {
+        this.d.logger.error('Coordinator detector step failed', {
+          step: part,
+          error: err instanceof Error ? err.message : String(err),
+        });
+      }
+    }
+    return result;
+  }
+
+  /**
+   * Claims not acknowledged go back to pending; ordinary tasks nobody claimed fail their runs, unless a
+   * healthy worker matches them (it is busy: the run waits for a free slot, as a run in a queue would).
+   */
+  private async recycle(result: SweepResult): Promise<void> {
+    const now = this.d.clock.nowMs();
+    const healthy = (await this.d.workers.list()).filter((w) => isWorkerHealthy(w, now, this.d.staleMs));
+    const busyMatch = (t: DispatchTask) => healthy.some((w) => selectorMatches(t.worker_selector, w.labels));
+    const { returned, expired } = await this.d.tasks.recycle(now, this.d.reservationTtlMs, busyMatch);
+    for (const t of returned) {
+      result.claimsReturned.push(t.run_id);
+      this.d.logger.warn('A worker claimed a run but did not acknowledge it; offered again', {
+        run_id: t.run_id,
+        worker_id: t.claim?.worker_id ?? null,
+      });
+    }
+    // The store already removed these tasks: their runs are failed now or they would wait forever.
+    await this.each(expired, 'unclaimed', async (t) => {
+      const error = unclaimedError(t, this.d.reservationTtlMs);
+      if (await this.failWaitingRun(t, error)) {
+        result.unclaimedFailed.push(t.run_id);
+        this.d.logger.warn('Failed a run no worker took', { dag: t.dag_name, run_id: t.run_id, error });
+      }
+    });
+  }
+
+  /**
+   * Held tasks past their hold: the run is failed first and the task deleted after, so a coordinator killed
+   * between the two finds the task again on its next pass and finishes.
+   */
+  private async expireHolds(result: SweepResult): Promise<void> {
+    const now = this.d.clock.nowMs();
+    const due = (await this.d.tasks.listPending()).filter(
+      (t) => t.hold_until_ms !== null && t.hold_until_ms <= now,
+    );
+    await this.each(due, 'hold', async (t) => {
+      const r = await this.d.runs.readStatus(t.run_id);
+      if (r.kind === 'corrupt') {
+        this.d.logger.error('A held run has an unreadable status; its task is kept for the next pass', {
+          run_id: t.run_id,
+          path: r.path,
+          error: r.error,
+        });
+        return;
+      }
+      if (r.kind === 'ok' && isWaiting(r.status, t)) {
+        const error = holdExpiredError(t.worker_selector, t.wait_ms ?? 0);
+        if (await this.failWaitingRun(t, error)) {
+          result.holdsFailed.push(t.run_id);
+          this.d.logger.warn('Failed a held run: its wait for a worker ran out', {
+            dag: t.dag_name,
+            run_id: t.run_id,
+            selector: formatSelector(t.worker_selector),
+            error,
+          });
+        }
+      } else {
+        result.tasksDropped.push(t.run_id);
+      }
+      await this.d.tasks.delete(t.task_id);
+    });
+  }
+
+  /** Fails the run of `t` with `error` if it still waits for a worker; false when it no longer does. */
+  private failWaitingRun(t: DispatchTask, error: string): Promise<boolean> {
+    return this.locks.with(t.run_id, async () => {
+      const r = await this.d.runs.readStatus(t.run_id);
+      if (r.kind !== 'ok' || !isWaiting(r.status, t)) return false;
+      await this.d.runs.writeStatus(endedStatus(r.status, 'failed', error, isoUtc(this.d.clock.nowMs())));
+      await this.d.runs.unmarkActive(t.run_id);
+      await this.d.cancels.clear(t.run_id);
+      return true;
+    });
+  }
+
+  /** Runs on a worker whose heartbeats stopped (or that is not registered at all) are failed. */
+  private async failSilentWorkerRuns(result: SweepResult): Promise<void> {
+    const now = this.d.clock.nowMs();
+    const records = new Map((await this.d.workers.list()).map((w) => [w.worker_id, w]));
+    const failedByWorker = new Map<string, string[]>();
+    this.seenThisPass.clear();
+    await this.each(await this.d.runs.listActive(), 'worker run', async (a) => {
+      const r = await this.d.runs.readStatus(a.run_id);
+      if (r.kind !== 'ok' || !onWorker(r.status)) return;
+      const workerId = r.status.worker_id!;
+      const reason =
+        silenceReason(workerId, records.get(workerId), now, this.d.staleMs) ??
+        this.unlistedReason(r.status, records.get(workerId)!);
+      if (reason === null) return;
+      const failed = await this.locks.with(a.run_id, async () => {
+        // Read again right before writing: a final status may have landed meanwhile.
+        const again = await this.d.runs.readStatus(a.run_id);
+        if (again.kind !== 'ok' || !onWorker(again.status) || again.status.worker_id !== workerId)
+          return false;
+        if (again.status.attempt !== r.status.attempt) return false;
+        const nowIso = isoUtc(this.d.clock.nowMs());
+        await this.d.runs.writeStatus(
+          endedStatus(again.status, 'failed', reason, nowIso, 'the worker stopped heartbeating'),
+        );
+        await this.d.runs.unmarkActive(a.run_id);
+        await this.d.cancels.clear(a.run_id);
+        return true;
+      });
+      if (!failed) return;
+      result.workerRunsFailed.push(a.run_id);
+      failedByWorker.set(workerId, [...(failedByWorker.get(workerId) ?? []), a.run_id]);
+    });
+    for (const key of this.unlistedSince.keys())
+      if (!this.seenThisPass.has(key)) this.unlistedSince.delete(key);
+    for (const [workerId, runIds] of failedByWorker) {
+      const rec = records.get(workerId);
+      this.d.logger.warn('Failed the runs of a worker that stopped heartbeating', {
+        worker_id: workerId,
+        run_ids: runIds,
+        last_heartbeat: rec ? isoUtc(rec.last_heartbeat_ms) : null,
+      });
+    }
+  }
+
+  /**
+   * A healthy worker that has not listed one of its runs for longer than the stale threshold no longer
+   * runs it (it restarted under the same ID, or dropped it): the run would otherwise stay active for ever.
+   */
+  private unlistedReason(s: RunStatus, worker: WorkerRecord): string | null {
+    const listed = worker.running.some((x) => x.run_id === s.run_id && x.attempt === s.attempt);
+    const key = `${s.run_id}#${s.attempt}`;
+    this.seenThisPass.add(key);
+    if (listed) {
+      this.unlistedSince.delete(key);
+      return null;
+    }
+    const now = this.d.clock.monoMs();
+    const since = this.unlistedSince.get(key);
+    if (since === undefined) {
+      this.unlistedSince.set(key, now);
+      return null;
+    }
+    if (now - since <= this.d.staleMs) return null;
+    this.unlistedSince.delete(key);
+    return `worker ${s.worker_id} no longer reports run ${s.run_id}; marked failed`;
+  }
+
+  /**
+   * Cancel requests of runs that ended are cleared. A run cancelled while a worker held its claim, whose
+   * claim then went back to pending unacknowledged, is aborted here and its task dropped.
+   */
+  private async clearSpentCancels(result: SweepResult): Promise<void> {
+    await this.each(await this.d.cancels.list(), 'cancel request', async (runId) => {
+      const r = await this.d.runs.readStatus(runId);
+      if (r.kind === 'corrupt') return;
+      if (r.kind === 'missing' || TERMINAL_RUN_STATES.includes(r.status.status)) {
+        await this.d.cancels.clear(runId);
+        result.cancelsCleared.push(runId);
+        return;
+      }
+      const task = await this.d.tasks.findByRun(runId);
+      if (!task || task.claim !== null || !isWaiting(r.status, task)) return;
+      const aborted = await this.locks.with(runId, async () => {
+        if (!(await this.d.tasks.delete(task.task_id))) return false; // claimed again just now: the ack aborts it
+        const again = await this.d.runs.readStatus(runId);
+        if (again.kind !== 'ok' || !isWaiting(again.status, task)) return false;
+        const nowIso = isoUtc(this.d.clock.nowMs());
+        await this.d.runs.writeStatus(endedStatus(again.status, 'aborted', CANCELLED_BEFORE_WORKER, nowIso));
+        await this.d.runs.unmarkActive(runId);
+        await this.d.cancels.clear(runId);
+        return true;
+      });
+      if (aborted) result.cancelsCleared.push(runId);
+    });
+  }
+
+  /** Runs `fn` on every item; one item's failure is logged and the others still get their turn. */
+  private async each<T>(items: T[], what: string, fn: (item: T) => Promise<void>): Promise<void> {
+    for (const item of items) {
+      try {
+        await fn(item);
+      } catch (err) {
+        this.d.logger.error('Coordinator detector could not handle an item; trying again next pass', {
+          item: what,
+          run_id: runIdOf(item),
+          error: err instanceof Error ? err.message : String(err),
+        });
+      }
+    }
+  }
+}
+
+function runIdOf(item: unknown): string | null {
+  if (typeof item === 'string') return item;
+  if (item && typeof item === 'object' && 'run_id' in item) return String(item.run_id);
+  return null;
+}
+
+/** The run of `t` still waits for a worker: queued, the same attempt, no worker has it. */
+function isWaiting(s: RunStatus, t: DispatchTask): boolean {
+  return s.status === 'queued' && s.attempt === t.attempt && s.worker_id === null;
+}
+
+/** A run a worker took and has not finished. */
+function onWorker(s: RunStatus): boolean {
+  return s.worker_id !== null && (s.status === 'queued' || s.status === 'running');
+}
+
+/** Why the runs of `workerId` count as abandoned, or null while its heartbeats are fresh. */
+export function silenceReason(
+  workerId: string,
+  record: WorkerRecord | undefined,
+  nowMs: number,
+  staleMs: number,
+): string | null {
+  if (!record) return `worker ${workerId} is not registered; marked failed`;
+  const age = nowMs - record.last_heartbeat_ms;
+  if (age <= staleMs) return null;
+  return `worker ${workerId} stopped heartbeating ${formatDuration(Math.round(age / SECOND) * SECOND)} ago; marked failed`;
+}
+
+/** The error of a run whose task no healthy matching worker claimed within the reservation TTL. */
+export function unclaimedError(t: DispatchTask, ttlMs: number): string {
+  return `no healthy worker matching the selector ${formatSelector(t.worker_selector)} took the run within ${formatDuration(ttlMs)}`;
+}

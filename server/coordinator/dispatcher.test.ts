@@ -1,0 +1,297 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SECOND } from '../core/units';
+import { DispatchConflictError, DispatchFailedError } from './errors';
+import { CANCELLED_BEFORE_WORKER } from './dispatcher';
+import {
+  coordinatorHarness,
+  START,
+  STORE_KITS,
+  WAIT_MS,
+  type CoordinatorHarness,
+  type StoreKit,
+} from './testing/coordinatorHarness';
+
+describe.each(STORE_KITS)('Dispatcher on $name', ({ make }) => {
+  let kit: StoreKit;
+  let h: CoordinatorHarness;
+
+  beforeEach(async () => {
+    kit = await make();
+    h = await coordinatorHarness(kit);
+  });
+  afterEach(() => kit.dispose());
+
+  it('holds a dispatch no healthy worker matches, until a matching worker polls', async () => {
+    await h.heartbeat('worker-a', { zone: 'a' });
+    const result = await h.dispatch('run-1', { zone: 'b' });
+
+    expect(result.outcome).toBe('held');
+    const held = await h.status('run-1');
+    expect(held.status).toBe('queued');
+    expect(held.worker_selector).toEqual({ zone: 'b' });
+    expect(held.conditions.map((c) => [c.type, c.status, c.reason])).toEqual([
+      ['Runnable', 'False', 'NoMatchingWorker'],
+      ['WorkerReady', 'False', 'NoMatchingWorker'],
+    ]);
+    expect(held.conditions[0].message).toBe('no healthy worker matches the selector {zone: b}');
+    expect(held.conditions[0].checked_at).toBe('2026-11-30T01:15:30Z');
+    expect(await h.activeIds()).toEqual(['run-1']);
+    const [task] = await h.tasks.listPending();
+    expect(task).toMatchObject({
+      run_id: 'run-1',
+      attempt: 1,
+      hold_until_ms: START + WAIT_MS,
+      wait_ms: WAIT_MS,
+    });
+    expect(h.logger.find('Held a run until a matching worker arrives')[0].fields).toMatchObject({
+      run_id: 'run-1',
+      selector: '{zone: b}',
+      hold_until: '2026-11-30T01:17:30Z',
+    });
+
+    await h.time.advance(30 * SECOND);
+    expect(await h.claim('worker-a', { zone: 'a' })).toBeNull();
+    await h.heartbeat('worker-b', { zone: 'b' });
+    await h.take('worker-b', { zone: 'b' });
+
+    const taken = await h.status('run-1');
+    expect(taken).toMatchObject({
+      status: 'queued',
+      worker_id: 'worker-b',
+      host: 'worker-b-host',
+      conditions: [],
+    });
+    expect(h.logger.find('A worker claimed a held run')).toHaveLength(1);
+    expect(await h.tasks.findByRun('run-1')).toBeNull();
+  });
+
+  it('holds a dispatch when no worker is registered at all', async () => {
+    const result = await h.dispatch('run-1', {});
+
+    expect(result.outcome).toBe('held');
+    const held = await h.status('run-1');
+    expect(held.conditions.map((c) => c.reason)).toEqual(['NoAvailableWorker', 'NoAvailableWorker']);
+    expect(held.conditions[1].message).toBe('no healthy worker is registered with the coordinator');
+    await h.heartbeat('anyone', { zone: 'x' });
+    await h.take('anyone', { zone: 'x' });
+    expect((await h.status('run-1')).worker_id).toBe('anyone');
+  });
+
+  it('counts a worker whose heartbeat went stale as absent', async () => {
+    await h.heartbeat('worker-b', { zone: 'b' });
+    await h.time.advance(11 * SECOND);
+
+    const result = await h.dispatch('run-1', { zone: 'b' });
+
+    expect(result.outcome).toBe('held');
+    expect((await h.status('run-1')).conditions[0].reason).toBe('NoAvailableWorker');
+  });
+
+  it('dispatches at once to a matching healthy worker, with no conditions and no hold', async () => {
+    await h.heartbeat('worker-b', { zone: 'b', gpu: 'true' });
+
+    const result = await h.dispatch('run-1', { zone: 'b' });
+
+    expect(result.outcome).toBe('dispatched');
+    expect((await h.status('run-1')).conditions).toEqual([]);
+    expect((await h.tasks.findByRun('run-1'))?.hold_until_ms).toBeNull();
+  });
+
+  it('answers a second dispatch of the same run from its task, without a second task', async () => {
+    await h.dispatch('run-1', { zone: 'b' });
+
+    const again = await h.dispatch('run-1', { zone: 'b' });
+
+    expect(again.outcome).toBe('held');
+    expect(h.tasks.enqueueCalls).toBe(1);
+    expect(await h.tasks.listPending()).toHaveLength(1);
+  });
+
+  it('refuses a start whose run ID is taken by a run that no longer waits', async () => {
+    await h.queuedRun('run-1');
+    await h.runs.writeStatus({ ...(await h.status('run-1')), status: 'succeeded' });
+
+    const err = await h.dispatch('run-1', {}).catch((e: unknown) => e);
+
+    expect(err).toBeInstanceOf(DispatchConflictError);
+    expect((err as DispatchConflictError).reason).toBe('exists');
+  });
+
+  it('refuses at once when waiting is disabled (0), recording no run', async () => {
+    h = await coordinatorHarness(kit, { waitMs: 0 });
+    await h.heartbeat('worker-a', { zone: 'a' });
+
+    const result = await h.dispatch('run-1', { zone: 'b' });
+
+    expect(result).toEqual({
+      outcome: 'refused',
+      reason: 'NoMatchingWorker',
+      error: 'no worker matches the selector {zone: b}',
+      status: null,
+    });
+    expect((await h.runs.readStatus('run-1')).kind).toBe('missing');
+    expect(await h.tasks.listPending()).toEqual([]);
+  });
+
+  it('refuses when the dispatch store does not survive a restart', async () => {
+    h = await coordinatorHarness(kit, { durable: false });
+
+    const result = await h.dispatch('run-1', { zone: 'b' });
+
+    expect(result).toMatchObject({
+      outcome: 'refused',
+      reason: 'NoAvailableWorker',
+      error: 'no available workers: no healthy worker is registered with the coordinator',
+    });
+    expect((await h.runs.readStatus('run-1')).kind).toBe('missing');
+  });
+
+  it('keeps refusing the queue re-dispatch: the run stays queued with the conditions and no task', async () => {
+    await h.heartbeat('worker-a', { zone: 'a' });
+    await h.queuedRun('run-q');
+
+    const result = await h.dispatch('run-q', { zone: 'b' }, { fromQueue: true, triggerType: 'queue' });
+
+    expect(result).toMatchObject({
+      outcome: 'refused',
+      reason: 'NoMatchingWorker',
+      error: 'no worker matches the selector {zone: b}',
+    });
+    const s = await h.status('run-q');
+    expect(s.status).toBe('queued');
+    expect(s.conditions.map((c) => `${c.type}=${c.status}/${c.reason}`)).toEqual([
+      'Runnable=False/NoMatchingWorker',
+      'WorkerReady=False/NoMatchingWorker',
+    ]);
+    expect(await h.tasks.findByRun('run-q')).toBeNull();
+    expect(h.logger.find('Held a run')).toEqual([]);
+  });
+
+  it('rewrites the conditions of a refused queue run only when they change or grow old', async () => {
+    await h.queuedRun('run-q');
+    await h.dispatch('run-q', { zone: 'b' }, { fromQueue: true });
+    const first = (await h.status('run-q')).conditions[0].checked_at;
+
+    await h.time.advance(1 * SECOND);
+    await h.dispatch('run-q', { zone: 'b' }, { fromQueue: true });
+    expect((await h.status('run-q')).conditions[0].checked_at).toBe(first);
+
+    await h.heartbeat('worker-a', { zone: 'a' });
+    await h.dispatch('run-q', { zone: 'b' }, { fromQueue: true });
+    expect((await h.status('run-q')).conditions[0].reason).toBe('NoMatchingWorker');
+
+    await h.time.advance(5 * SECOND);
+    await h.heartbeat('worker-a', { zone: 'a' });
+    await h.dispatch('run-q', { zone: 'b' }, { fromQueue: true });
+    expect((await h.status('run-q')).conditions[0].checked_at).toBe('2026-11-30T01:15:36Z');
+  });
+
+  it('hands a queued run to a matching worker, clearing its conditions', async () => {
+    await h.queuedRun('run-q');
+    await h.dispatch('run-q', { zone: 'b' }, { fromQueue: true });
+    await h.heartbeat('worker-b', { zone: 'b' });
+
+    const result = await h.dispatch('run-q', { zone: 'b' }, { fromQueue: true });
+
+    expect(result.outcome).toBe('dispatched');
+    expect((await h.status('run-q')).conditions).toEqual([]);
+    const task = await h.tasks.findByRun('run-q');
+    expect(task).toMatchObject({ attempt: 1, hold_until_ms: null });
+    expect((await h.dispatch('run-q', { zone: 'b' }, { fromQueue: true })).outcome).toBe('dispatched');
+    expect(h.tasks.enqueueCalls).toBe(1);
+  });
+
+  it('refuses to hand over a queue run that is no longer queued', async () => {
+    await h.queuedRun('run-q');
+    await h.runs.writeStatus({ ...(await h.status('run-q')), status: 'aborted' });
+
+    await expect(h.dispatch('run-q', {}, { fromQueue: true })).rejects.toMatchObject({
+      reason: 'not_queued',
+    });
+  });
+
+  it('fails the run it recorded when the task cannot be stored', async () => {
+    h.tasks.failEnqueue = 1;
+
+    const err = await h.dispatch('run-1', { zone: 'b' }).catch((e: unknown) => e);
+
+    expect(err).toBeInstanceOf(DispatchFailedError);
+    const s = await h.status('run-1');
+    expect(s.status).toBe('failed');
+    expect(s.error).toBe('failed to hand off the run to a worker: ENOSPC: no space left on device');
+    expect(s.conditions).toEqual([]);
+    expect(await h.activeIds()).toEqual([]);
+  });
+
+  it('retries an ended run as a new attempt and refuses to retry one that has not ended', async () => {
+    await h.dispatch('run-1', {});
+    const first = await h.status('run-1');
+    await expect(
+      h.dispatch('run-1', {}, { previous: first, triggerType: 'retry', operation: 'retry' }),
+    ).rejects.toMatchObject({
+      reason: 'not_terminal',
+    });
+    await h.dispatcher.cancel('run-1');
+    const ended = await h.status('run-1');
+
+    const result = await h.dispatch(
+      'run-1',
+      {},
+      { previous: ended, triggerType: 'retry', operation: 'retry' },
+    );
+
+    expect(result.outcome).toBe('held');
+    const second = await h.status('run-1');
+    expect(second).toMatchObject({ attempt: 2, status: 'queued', trigger_type: 'retry' });
+    expect(await h.tasks.findByRun('run-1')).toMatchObject({
+      attempt: 2,
+      operation: 'retry',
+      previous: { attempt: 1 },
+    });
+  });
+
+  it('aborts a held run on cancel and drops its task, so a worker registering later claims nothing', async () => {
+    await h.dispatch('run-1', { zone: 'b' });
+
+    const outcome = await h.dispatcher.cancel('run-1');
+
+    expect(outcome.kind).toBe('aborted');
+    const s = await h.status('run-1');
+    expect(s).toMatchObject({ status: 'aborted', error: CANCELLED_BEFORE_WORKER, conditions: [] });
+    expect(s.finished_at).toBe('2026-11-30T01:15:30Z');
+    expect(await h.tasks.listPending()).toEqual([]);
+    expect(await h.activeIds()).toEqual([]);
+    await h.heartbeat('worker-b', { zone: 'b' });
+    expect(await h.claim('worker-b', { zone: 'b' })).toBeNull();
+    expect((await h.dispatcher.cancel('run-1')).kind).toBe('not_active');
+    expect((await h.dispatcher.cancel('nope')).kind).toBe('not_found');
+  });
+
+  it('asks the worker to stop a run it took, and tells it in the heartbeat reply', async () => {
+    await h.heartbeat('worker-b', { zone: 'b' });
+    await h.dispatch('run-1', { zone: 'b' });
+    await h.take('worker-b', { zone: 'b' });
+    await h.reportRunning('worker-b', 'run-1');
+
+    const outcome = await h.dispatcher.cancel('run-1');
+
+    expect(outcome.kind).toBe('requested');
+    expect(await h.cancels.has('run-1')).toBe(true);
+    expect(await h.heartbeat('worker-b', { zone: 'b' }, [{ run_id: 'run-1', attempt: 1 }])).toEqual({
+      cancel: ['run-1'],
+    });
+  });
+
+  it('aborts a run cancelled between its claim and the ack, and refuses the ack', async () => {
+    await h.heartbeat('worker-b', { zone: 'b' });
+    await h.dispatch('run-1', { zone: 'b' });
+    const task = (await h.claim('worker-b', { zone: 'b' }))!;
+
+    expect((await h.dispatcher.cancel('run-1')).kind).toBe('requested');
+    const ack = await h.reports.ack(task.task_id, { worker_id: 'worker-b', token: task.claim!.token });
+
+    expect(ack).toMatchObject({ accepted: false, reason: 'cancelled' });
+    expect(await h.status('run-1')).toMatchObject({ status: 'aborted', error: CANCELLED_BEFORE_WORKER });
+    expect(await h.cancels.has('run-1')).toBe(false);
+  });
+});

@@ -1,0 +1,329 @@
+// Hands runs to the workers through the dispatch store: records the run (`queued`) before its task, holds a
+// dispatch no healthy worker matches (seed 002), refuses where holding is off, and cancels runs no worker has.
+
+import {
+  decideDispatch,
+  formatSelector,
+  refusalError,
+  waitingConditions,
+  type DispatchDecision,
+  type Labels,
+} from '../core/distributed';
+import type { Clock, Logger } from '../core/ports';
+import { isoUtc, newRunStatus } from '../core/runStatus';
+import { TERMINAL_RUN_STATES, type RunCondition, type RunStatus } from '../core/types';
+import { SECOND } from '../core/units';
+import type { CancelRequests, DispatchStore, DispatchTask, WorkerRegistry } from '../store/dispatchTypes';
+import type { RunStore } from '../store/types';
+import type { CancelOutcome, DispatcherApi, DispatchParams, DispatchResult } from './dispatcherApi';
+import { endedStatus } from './endedStatus';
+import { DispatchConflictError, DispatchFailedError, RunUnreadableError } from './errors';
+import { RunLocks } from './runLocks';
+
+/** The error of a run cancelled while it waited for a worker. */
+export const CANCELLED_BEFORE_WORKER = 'cancelled before a worker took it';
+
+/**
+ * The queue re-dispatches a waiting run every pass; its conditions are rewritten only when they change or
+ * their `checked_at` is older than this, so a waiting run does not cost a status write (and an event) a pass.
+ */
+export const CONDITIONS_REFRESH_MS = 5 * SECOND;
+
+export interface DispatcherDeps {
+  runs: RunStore;
+  tasks: DispatchStore;
+  workers: WorkerRegistry;
+  cancels: CancelRequests;
+  clock: Clock;
+  logger: Logger;
+  /** `coordinator.worker_wait_timeout`: how long a dispatch no worker matches is held; 0 refuses. */
+  waitMs: number;
+  /** `coordinator.worker_stale_threshold`: older heartbeats make a worker unhealthy. */
+  staleMs: number;
+  /** Told after a task is stored, so long polls waiting in this process look at once. */
+  onEnqueued?: (task: DispatchTask) => void;
+  /** Shared with the other parts of this coordinator that write runs. */
+  locks?: RunLocks;
+}
+
+export class Dispatcher implements DispatcherApi {
+  private readonly locks: RunLocks;
+
+  constructor(private readonly d: DispatcherDeps) {
+    this.locks = d.locks ?? new RunLocks();
+  }
+
+  /**
+   * Dispatches, holds or refuses. Throws DispatchConflictError when the run is not in the expected state
+   * and DispatchFailedError when the task could not be stored.
+   */
+  dispatch(p: DispatchParams): Promise<DispatchResult> {
+    return this.locks.with(p.runId, async () => {
+      const already = await this.alreadyDispatched(p);
+      if (already) return already;
+      return p.fromQueue ? this.dispatchFromQueue(p) : this.dispatchDirect(p);
+    });
+  }
+
+  /** Cancels a run waiting for a worker (aborted at once) or on one (the worker is told). */
+  cancel(runId: string): Promise<CancelOutcome> {
+    return this.locks.with(runId, async () => {
+      const r = await this.d.runs.readStatus(runId);
+      if (r.kind === 'missing') return { kind: 'not_found' };
+      if (r.kind === 'corrupt') throw new RunUnreadableError(runId, r.path, r.error);
+      const s = r.status;
+      if (TERMINAL_RUN_STATES.includes(s.status)) return { kind: 'not_active', status: s };
+      const task = await this.d.tasks.findByRun(runId);
+      // Deleting the pending task is the step that wins against a worker claiming it at the same moment.
+      if (
+        task &&
+        task.claim === null &&
+        task.attempt === s.attempt &&
+        (await this.d.tasks.delete(task.task_id))
+      ) {
+        const aborted = await this.abortWaiting(s);
+        return { kind: 'aborted', status: aborted };
+      }
+      const onWorker = s.worker_id !== null || (task !== null && task.attempt === s.attempt);
+      if (!onWorker) return { kind: 'not_active', status: s };
+      await this.d.cancels.request(runId, this.d.clock.nowMs());
+      this.d.logger.info('Asked a worker to cancel a run', {
+        dag: s.dag_name,
+        run_id: runId,
+        worker_id: s.worker_id ?? task?.claim?.worker_id ?? null,
+      });
+      return { kind: 'requested', status: s };
+    });
+  }
+
+  /** A second dispatch of a run whose task exists, or that a worker already took, changes nothing. */
+  private async alreadyDispatched(p: DispatchParams): Promise<DispatchResult | null> {
+    const task = await this.d.tasks.findByRun(p.runId);
+    const r = await this.d.runs.readStatus(p.runId);
+    if (r.kind !== 'ok') return null;
+    const s = r.status;
+    const expectedAttempt = p.fromQueue ? s.attempt : p.previous ? p.previous.attempt + 1 : 1;
+    if (s.attempt !== expectedAttempt || TERMINAL_RUN_STATES.includes(s.status)) return null;
+    if (task && task.attempt === s.attempt) {
+      return {
+        outcome: task.hold_until_ms !== null && task.claim === null ? 'held' : 'dispatched',
+        status: s,
+      };
+    }
+    return s.worker_id !== null ? { outcome: 'dispatched', status: s } : null;
+  }
+
+  private async decide(selector: Labels, fromQueue: boolean): Promise<DispatchDecision> {
+    return decideDispatch({
+      selector,
+      workers: await this.d.workers.list(),
+      nowMs: this.d.clock.nowMs(),
+      staleMs: this.d.staleMs,
+      waitMs: this.d.waitMs,
+      fromQueue,
+      durableStore: this.d.tasks.durable,
+    });
+  }
+
+  private async dispatchDirect(p: DispatchParams): Promise<DispatchResult> {
+    const decision = await this.decide(p.selector, false);
+    if (decision.kind === 'refuse') {
+      // Nothing is recorded: the caller prints the refusal and no run is left behind.
+      return {
+        outcome: 'refused',
+        reason: decision.reason,
+        error: refusalError(decision.reason, p.selector),
+        status: null,
+      };
+    }
+    const nowMs = this.d.clock.nowMs();
+    const nowIso = isoUtc(nowMs);
+    const status: RunStatus = {
+      ...newRunStatus({
+        dag: p.dag,
+        runId: p.runId,
+        attempt: p.previous ? p.previous.attempt + 1 : 1,
+        status: 'queued',
+        triggerType: p.triggerType,
+        scheduleTime: p.scheduleTime,
+        params: p.params,
+        nowIso,
+      }),
+      worker_selector: p.selector,
+      conditions: decision.kind === 'hold' ? waitingConditions(decision.reason, p.selector, nowIso) : [],
+    };
+    await this.createRecord(p, status);
+    await this.d.runs.markActive({ run_id: status.run_id, dag_name: status.dag_name, queue: status.queue });
+    const hold = decision.kind === 'hold' ? { until: decision.holdUntilMs, waitMs: this.d.waitMs } : null;
+    await this.enqueue(p, status, hold, { failRun: true });
+    if (hold) {
+      this.d.logger.info('Held a run until a matching worker arrives', {
+        dag: status.dag_name,
+        run_id: status.run_id,
+        selector: formatSelector(p.selector),
+        hold_until: isoUtc(hold.until),
+        reason: decision.kind === 'hold' ? decision.reason : undefined,
+      });
+      return { outcome: 'held', status };
+    }
+    return { outcome: 'dispatched', status };
+  }
+
+  /** The run record comes first: a task always names a run that exists. */
+  private async createRecord(p: DispatchParams, status: RunStatus): Promise<void> {
+    if (p.previous) {
+      if (!TERMINAL_RUN_STATES.includes(p.previous.status)) {
+        throw new DispatchConflictError(
+          p.runId,
+          'not_terminal',
+          `attempt ${p.previous.attempt} of run ${p.runId} is ${p.previous.status}; only an ended run can be retried`,
+          p.previous,
+        );
+      }
+      await this.d.runs.createAttempt(status);
+      return;
+    }
+    const created = await this.d.runs.createRun(status);
+    if (!created.created) {
+      const r = await this.d.runs.readStatus(p.runId);
+      throw new DispatchConflictError(
+        p.runId,
+        'exists',
+        `run ${p.runId} already exists`,
+        r.kind === 'ok' ? r.status : null,
+      );
+    }
+  }
+
+  /** The scheduler's queue hands over a queued run: dispatched, or left queued with the waiting conditions. */
+  private async dispatchFromQueue(p: DispatchParams): Promise<DispatchResult> {
+    const s = await this.queuedRun(p);
+    const decision = await this.decide(p.selector, true);
+    if (decision.kind !== 'dispatch') {
+      const nowIso = isoUtc(this.d.clock.nowMs());
+      const conditions = waitingConditions(decision.reason, p.selector, nowIso);
+      let status = s;
+      if (this.conditionsStale(s.conditions, conditions)) {
+        status = { ...s, conditions, worker_selector: p.selector };
+        await this.d.runs.writeStatus(status);
+      }
+      return {
+        outcome: 'refused',
+        reason: decision.reason,
+        error: refusalError(decision.reason, p.selector),
+        status,
+      };
+    }
+    const status: RunStatus = { ...s, conditions: [], worker_selector: p.selector };
+    await this.d.runs.writeStatus(status);
+    // The queue still holds the run: a task that could not be stored is tried again on its next pass.
+    await this.enqueue(p, status, null, { failRun: false });
+    return { outcome: 'dispatched', status };
+  }
+
+  private async queuedRun(p: DispatchParams): Promise<RunStatus> {
+    const r = await this.d.runs.readStatus(p.runId);
+    if (r.kind === 'missing')
+      throw new DispatchConflictError(p.runId, 'missing', `run ${p.runId} does not exist`);
+    if (r.kind === 'corrupt') {
+      throw new DispatchConflictError(
+        p.runId,
+        'unreadable',
+        `the status of run ${p.runId} cannot be read: ${r.error}`,
+      );
+    }
+    const s = r.status;
+    if (s.status !== 'queued') {
+      throw new DispatchConflictError(
+        p.runId,
+        'not_queued',
+        `run ${p.runId} is no longer queued (${s.status})`,
+        s,
+      );
+    }
+    if (p.previous && p.previous.attempt !== s.attempt) {
+      throw new DispatchConflictError(
+        p.runId,
+        'superseded',
+        `attempt ${p.previous.attempt} of run ${p.runId} was superseded by attempt ${s.attempt}`,
+        s,
+      );
+    }
+    return s;
+  }
+
+  /** Whether the waiting conditions differ from `next` in substance, or were last checked long enough ago. */
+  private conditionsStale(current: RunCondition[], next: RunCondition[]): boolean {
+    if (current.length !== next.length) return true;
+    for (let i = 0; i < next.length; i++) {
+      const a = current[i];
+      const b = next[i];
+      if (a.type !== b.type || a.status !== b.status || a.reason !== b.reason || a.message !== b.message)
+        return true;
+      const checkedMs = Date.parse(a.checked_at);
+      if (!Number.isFinite(checkedMs) || Date.parse(b.checked_at) - checkedMs >= CONDITIONS_REFRESH_MS)
+        return true;
+    }
+    return false;
+  }
+
+  private async enqueue(
+    p: DispatchParams,
+    status: RunStatus,
+    hold: { until: number; waitMs: number } | null,
+    opts: { failRun: boolean },
+  ): Promise<DispatchTask> {
+    let task: DispatchTask;
+    try {
+      task = await this.d.tasks.enqueue({
+        run_id: status.run_id,
+        dag_name: status.dag_name,
+        attempt: status.attempt,
+        operation: p.operation,
+        trigger_type: p.triggerType,
+        worker_selector: p.selector,
+        dag: p.dag,
+        params: p.params,
+        schedule_time: p.scheduleTime,
+        previous: p.previous,
+        parent: p.parent,
+        enqueued_at_ms: this.d.clock.nowMs(),
+        hold_until_ms: hold?.until ?? null,
+        wait_ms: hold?.waitMs ?? null,
+      });
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      const error = `failed to hand off the run to a worker: ${why}`;
+      if (opts.failRun) await this.failHandOff(status, error);
+      throw new DispatchFailedError(status.run_id, err, error);
+    }
+    this.d.onEnqueued?.(task);
+    return task;
+  }
+
+  private async failHandOff(status: RunStatus, error: string): Promise<void> {
+    try {
+      await this.d.runs.writeStatus(endedStatus(status, 'failed', error, isoUtc(this.d.clock.nowMs())));
+      await this.d.runs.unmarkActive(status.run_id);
+    } catch (err) {
+      // The run stays queued with no task; the scheduler's reaper fails such a run later.
+      this.d.logger.error('Failed to record a failed hand-off', {
+        run_id: status.run_id,
+        error: err instanceof Error ? err.message : String(err),
+      });
+    }
+    this.d.logger.error('Failed to hand off a run to a worker', { run_id: status.run_id, error });
+  }
+
+  private async abortWaiting(s: RunStatus): Promise<RunStatus> {
+    const aborted = endedStatus(s, 'aborted', CANCELLED_BEFORE_WORKER, isoUtc(this.d.clock.nowMs()));
+    await this.d.runs.writeStatus(aborted);
+    await this.d.runs.unmarkActive(s.run_id);
+    await this.d.cancels.clear(s.run_id);
+    this.d.logger.info('Cancelled a run that was waiting for a worker', {
+      dag: s.dag_name,
+      run_id: s.run_id,
+    });
+    return aborted;
+  }
+}

@@ -1,0 +1,75 @@
+// Writes the step-log chunks workers ship into the attempt's log directory on the coordinator. A chunk names
+// the offset it starts at, so a resend (after a lost reply) or a gap is detected and nothing is written twice.
+
+import { appendFile, mkdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { RunStore } from '../store/types';
+import type { LogChunk, LogReply } from './protocol';
+import { LOG_FILE_PATTERN } from './requestSchemas';
+import { RunLocks } from './runLocks';
+
+export interface LogChunksDeps {
+  runs: RunStore;
+}
+
+/** Why a chunk was refused outright (the worker must stop shipping it), or null when it was handled. */
+export type LogRefusal = { refused: true; status: 404 | 409; code: string; error: string };
+
+export class LogChunks {
+  /** Appends to one file run one at a time: the size check and the write must not interleave. */
+  private readonly fileLocks = new RunLocks();
+
+  constructor(private readonly d: LogChunksDeps) {}
+
+  /**
+   * Appends `chunk.data` if the file holds exactly `chunk.offset` bytes. `next_offset` is always the size
+   * afterwards; `accepted` says the data is now in the file (written now, or by an earlier send).
+   * Runs that ended still take chunks from their worker: the last lines arrive after the final status.
+   */
+  async append(runId: string, chunk: LogChunk): Promise<LogReply | LogRefusal> {
+    if (!LOG_FILE_PATTERN.test(chunk.file) || chunk.file === '.' || chunk.file === '..') {
+      return {
+        refused: true,
+        status: 409,
+        code: 'bad_file',
+        error: `invalid log file name ${JSON.stringify(chunk.file)}`,
+      };
+    }
+    const r = await this.d.runs.readStatus(runId);
+    if (r.kind === 'missing')
+      return { refused: true, status: 404, code: 'not_found', error: `run ${runId} does not exist` };
+    if (r.kind === 'corrupt')
+      return { refused: true, status: 409, code: 'unreadable', error: `run ${runId} cannot be read` };
+    const s = r.status;
+    if (s.attempt !== chunk.attempt || s.worker_id !== chunk.worker_id) {
+      return {
+        refused: true,
+        status: 409,
+        code: 'not_your_run',
+        error: `attempt ${chunk.attempt} of run ${runId} is not worker ${chunk.worker_id}'s`,
+      };
+    }
+    const dir = this.d.runs.logDir(s.dag_name, s.run_id, s.attempt);
+    const file = path.join(dir, chunk.file);
+    const data = Buffer.from(chunk.data, chunk.encoding === 'base64' ? 'base64' : 'utf8');
+    return this.fileLocks.with(file, async () => {
+      await mkdir(dir, { recursive: true });
+      const size = await sizeOf(file);
+      if (size !== chunk.offset) {
+        return { accepted: chunk.offset + data.byteLength <= size, next_offset: size };
+      }
+      if (data.byteLength === 0) return { accepted: true, next_offset: size };
+      await appendFile(file, data);
+      return { accepted: true, next_offset: size + data.byteLength };
+    });
+  }
+}
+
+async function sizeOf(file: string): Promise<number> {
+  try {
+    return (await stat(file)).size;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    throw err;
+  }
+}

@@ -1,0 +1,129 @@
+// Schemas of the bodies workers send to the coordinator (protocol.ts), checked before anything is stored:
+// names that become paths are matched against their patterns, sizes are bounded.
+
+import { z } from 'zod';
+import { DAG_NAME_PATTERN, RUN_ID_PATTERN } from '../core/names';
+import type { RunStatus } from '../core/types';
+import { WORKER_ID_PATTERN } from '../store/distributedDir';
+import type {
+  AckRequest,
+  DispatchRequest,
+  HeartbeatRequest,
+  LogChunk,
+  PollRequest,
+  StatusReport,
+} from './protocol';
+
+/** Log file names inside an attempt's log directory: no separators, never `.` or `..`. */
+export const LOG_FILE_PATTERN = /^[A-Za-z0-9_.-]{1,200}$/;
+
+const workerId = z.string().regex(WORKER_ID_PATTERN, 'not a valid worker ID');
+const runId = z.string().regex(RUN_ID_PATTERN, 'not a valid run ID');
+const dagName = z
+  .string()
+  .regex(DAG_NAME_PATTERN, 'not a valid DAG name')
+  .refine((v) => !v.includes('..') && !/\.ya?ml$/i.test(v), 'not a valid DAG name');
+const attempt = z.number().int().min(1).max(999_999_999);
+const labels = z
+  .record(z.string().min(1).max(100), z.string().max(200))
+  .refine((v) => Object.keys(v).length <= 64, 'at most 64 labels');
+const text = z.string().max(10_000);
+const iso = z.string().max(64);
+const runs = z.array(z.strictObject({ run_id: runId, attempt })).max(10_000);
+
+export const heartbeatSchema: z.ZodType<HeartbeatRequest> = z.object({
+  worker_id: workerId,
+  labels,
+  max_active_runs: z.number().int().min(0).max(100_000),
+  running: runs,
+  host: z.string().max(255),
+  pid: z.number().int().min(0),
+});
+
+export const pollSchema: z.ZodType<PollRequest> = z.object({
+  worker_id: workerId,
+  labels,
+  wait_ms: z.number().int().min(0),
+});
+
+export const ackSchema: z.ZodType<AckRequest> = z.object({
+  worker_id: workerId,
+  token: z.string().min(1).max(200),
+});
+
+const stepStatus = z.object({
+  name: z.string().max(1000),
+  status: z.enum(['not_started', 'running', 'retrying', 'succeeded', 'failed', 'skipped', 'aborted']),
+  started_at: iso.nullable(),
+  finished_at: iso.nullable(),
+  exit_code: z.number().int().nullable(),
+  error: text.nullable(),
+  retry_count: z.number().int().min(0),
+  stdout: z.string().max(4096).nullable(),
+  stderr: z.string().max(4096).nullable(),
+  output: z.record(z.string(), z.string()).nullable(),
+});
+
+const condition = z.object({
+  type: z.string().max(100),
+  status: z.enum(['True', 'False', 'Unknown']),
+  reason: z.string().max(100),
+  message: z.string().max(1000),
+  checked_at: iso,
+});
+
+const runStatus: z.ZodType<RunStatus> = z.object({
+  version: z.literal(1),
+  dag_name: dagName,
+  run_id: runId,
+  attempt,
+  status: z.enum(['queued', 'running', 'succeeded', 'partially_succeeded', 'failed', 'aborted']),
+  trigger_type: z.enum(['scheduler', 'manual', 'catchup', 'retry', 'subdag', 'queue']),
+  schedule_time: iso.nullable(),
+  queue: z.string().max(64),
+  params: z.array(z.string()),
+  created_at: iso,
+  queued_at: iso.nullable(),
+  started_at: iso.nullable(),
+  finished_at: iso.nullable(),
+  pid: z.number().int().nullable(),
+  host: z.string().max(255).nullable(),
+  worker_id: z.string().max(128).nullable(),
+  error: text.nullable(),
+  steps: z.array(stepStatus).max(10_000),
+  handlers: z.object({
+    success: stepStatus.optional(),
+    failure: stepStatus.optional(),
+    abort: stepStatus.optional(),
+    exit: stepStatus.optional(),
+  }),
+  conditions: z.array(condition).max(20),
+  worker_selector: z.record(z.string(), z.string()).nullable(),
+  log_dir: z.string().max(4096),
+  dispatched_by: z.string().max(200).nullable().optional(),
+});
+
+export const statusReportSchema: z.ZodType<StatusReport> = z.object({
+  worker_id: workerId,
+  status: runStatus,
+});
+
+export const logChunkSchema: z.ZodType<LogChunk> = z.object({
+  worker_id: workerId,
+  attempt,
+  file: z
+    .string()
+    .regex(LOG_FILE_PATTERN, 'use 1 to 200 letters, digits, "_", "." or "-"')
+    .refine((v) => v !== '.' && v !== '..', 'not a file name'),
+  offset: z.number().int().min(0),
+  data: z.string(),
+  encoding: z.enum(['utf8', 'base64']),
+});
+
+export const dispatchRequestSchema: z.ZodType<DispatchRequest> = z.object({
+  dag_name: dagName,
+  run_id: runId,
+  params: z.array(z.string().max(4096)).max(100),
+  worker_selector: labels.nullable(),
+  parent: z.object({ run_id: runId, dag_name: dagName, step: z.string().min(1).max(1000) }).nullable(),
+});

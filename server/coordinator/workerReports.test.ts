@@ -1,0 +1,196 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { isoUtc } from '../core/runStatus';
+import type { RunStatus } from '../core/types';
+import { SECOND } from '../core/units';
+import {
+  coordinatorHarness,
+  START,
+  STORE_KITS,
+  type CoordinatorHarness,
+  type StoreKit,
+} from './testing/coordinatorHarness';
+
+describe.each(STORE_KITS)('WorkerReports on $name', ({ make }) => {
+  let kit: StoreKit;
+  let h: CoordinatorHarness;
+
+  beforeEach(async () => {
+    kit = await make();
+    h = await coordinatorHarness(kit);
+    await h.heartbeat('worker-b', { zone: 'b' });
+    await h.dispatch('run-1', { zone: 'b' });
+  });
+  afterEach(() => kit.dispose());
+
+  /** The worker's view of the run, as its own runner records it under its work directory. */
+  async function workerStatus(patch: Partial<RunStatus>): Promise<RunStatus> {
+    const s = await h.status('run-1');
+    return {
+      ...s,
+      worker_id: null,
+      host: 'somewhere-else',
+      log_dir: '/var/lib/dagu-worker/logs/etl/run-1/1',
+      ...patch,
+    };
+  }
+
+  it('keeps the first registration time across heartbeats', async () => {
+    await h.time.advance(3 * SECOND);
+    await h.heartbeat('worker-b', { zone: 'b' });
+
+    const rec = await h.workers.get('worker-b');
+    expect(rec).toMatchObject({
+      registered_at_ms: START,
+      last_heartbeat_ms: START + 3 * SECOND,
+      host: 'worker-b-host',
+    });
+  });
+
+  it('accepts the statuses of the worker that took the run, with log paths under the coordinator', async () => {
+    await h.take('worker-b', { zone: 'b' });
+    const now = isoUtc(h.time.nowMs());
+    const base = await workerStatus({});
+    const running = await workerStatus({
+      status: 'running',
+      started_at: now,
+      pid: 777,
+      steps: base.steps.map((st, i) =>
+        i === 0
+          ? {
+              ...st,
+              status: 'running',
+              stdout: '/var/lib/dagu-worker/logs/etl/run-1/1/extract.out',
+              stderr: 'etl/run-1/1/extract.err',
+            }
+          : st,
+      ),
+    });
+
+    const reply = await h.reports.reportStatus('run-1', { worker_id: 'worker-b', status: running });
+
+    expect(reply).toEqual({ accepted: true, cancel: false });
+    const stored = await h.status('run-1');
+    expect(stored).toMatchObject({
+      status: 'running',
+      worker_id: 'worker-b',
+      host: 'worker-b-host',
+      pid: 777,
+      log_dir: 'etl/run-1/1',
+    });
+    expect(stored.steps[0]).toMatchObject({
+      stdout: 'etl/run-1/1/extract.out',
+      stderr: 'etl/run-1/1/extract.err',
+    });
+    expect(await h.runs.readHeartbeat('run-1', 1)).toBe(h.time.nowMs());
+  });
+
+  it('rejects a status from another worker and tells it to stop', async () => {
+    await h.heartbeat('worker-c', { zone: 'b' });
+    await h.take('worker-b', { zone: 'b' });
+
+    const reply = await h.reports.reportStatus('run-1', {
+      worker_id: 'worker-c',
+      status: await workerStatus({ status: 'running' }),
+    });
+
+    expect(reply).toMatchObject({
+      accepted: false,
+      cancel: true,
+      error: "run run-1 is not worker worker-c's",
+    });
+    expect((await h.status('run-1')).status).toBe('queued');
+  });
+
+  it('rejects a status before the ack and for a superseded attempt', async () => {
+    expect(
+      await h.reports.reportStatus('run-1', {
+        worker_id: 'worker-b',
+        status: await workerStatus({ status: 'running' }),
+      }),
+    ).toMatchObject({ accepted: false });
+    await h.take('worker-b', { zone: 'b' });
+    expect(
+      await h.reports.reportStatus('run-1', {
+        worker_id: 'worker-b',
+        status: await workerStatus({ attempt: 2 }),
+      }),
+    ).toMatchObject({ accepted: false, error: 'stale attempt: run run-1 is at attempt 1' });
+  });
+
+  it('accepts the same final status twice, and nothing after it', async () => {
+    await h.take('worker-b', { zone: 'b' });
+    const done = await workerStatus({ status: 'succeeded', finished_at: isoUtc(h.time.nowMs()) });
+
+    expect(await h.reports.reportStatus('run-1', { worker_id: 'worker-b', status: done })).toEqual({
+      accepted: true,
+      cancel: false,
+    });
+    expect(await h.activeIds()).toEqual([]);
+    expect(await h.reports.reportStatus('run-1', { worker_id: 'worker-b', status: done })).toEqual({
+      accepted: true,
+      cancel: false,
+    });
+    expect(
+      await h.reports.reportStatus('run-1', {
+        worker_id: 'worker-b',
+        status: await workerStatus({ status: 'running' }),
+      }),
+    ).toMatchObject({ accepted: false, error: 'run run-1 already ended (succeeded)' });
+  });
+
+  it('carries a pending cancel request in the status reply', async () => {
+    await h.take('worker-b', { zone: 'b' });
+    await h.dispatcher.cancel('run-1');
+
+    const reply = await h.reports.reportStatus('run-1', {
+      worker_id: 'worker-b',
+      status: await workerStatus({ status: 'running' }),
+    });
+
+    expect(reply).toEqual({ accepted: true, cancel: true });
+  });
+
+  it('answers a heartbeat with the runs the worker must stop and keeps its own runs alive', async () => {
+    await h.take('worker-b', { zone: 'b' });
+    await h.reportRunning('worker-b', 'run-1');
+    await h.time.advance(2 * SECOND);
+
+    const reply = await h.heartbeat('worker-b', { zone: 'b' }, [
+      { run_id: 'run-1', attempt: 1 },
+      { run_id: 'run-1-old', attempt: 1 },
+    ]);
+
+    expect(reply).toEqual({ cancel: ['run-1-old'] });
+    expect(await h.runs.readHeartbeat('run-1', 1)).toBe(h.time.nowMs());
+    const other = await h.reports.heartbeat({
+      worker_id: 'worker-c',
+      labels: {},
+      max_active_runs: 1,
+      running: [{ run_id: 'run-1', attempt: 1 }],
+      host: 'c',
+      pid: 1,
+    });
+    expect(other).toEqual({ cancel: ['run-1'] });
+  });
+
+  it('accepts a repeated ack from the worker that already holds the run (its first reply was lost)', async () => {
+    const task = (await h.claim('worker-b', { zone: 'b' }))!;
+    const first = await h.reports.ack(task.task_id, { worker_id: 'worker-b', token: task.claim!.token });
+    const again = await h.reports.ack(task.task_id, { worker_id: 'worker-b', token: task.claim!.token });
+    const stranger = await h.reports.ack(task.task_id, { worker_id: 'worker-c', token: task.claim!.token });
+
+    expect(first.accepted).toBe(true);
+    expect(again).toMatchObject({ accepted: true, status: { worker_id: 'worker-b', status: 'queued' } });
+    expect(stranger).toMatchObject({ accepted: false, reason: 'claim_gone' });
+  });
+
+  it('refuses an ack whose claim went back to pending', async () => {
+    const task = (await h.claim('worker-b', { zone: 'b' }))!;
+    await h.time.advance(31 * SECOND);
+    await h.detector.sweep();
+
+    const ack = await h.reports.ack(task.task_id, { worker_id: 'worker-b', token: task.claim!.token });
+
+    expect(ack).toMatchObject({ accepted: false, reason: 'claim_gone' });
+  });
+});

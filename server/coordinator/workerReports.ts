@@ -1,0 +1,260 @@
+// What the coordinator does with what workers send: heartbeats (worker presence, run liveness, cancels back),
+// acknowledgements of claims, and run statuses, accepted only from the worker that holds the current attempt.
+
+import { relative, isAbsolute, sep } from 'node:path';
+import type { Clock, Logger } from '../core/ports';
+import { isoUtc } from '../core/runStatus';
+import { TERMINAL_RUN_STATES, type RunStatus, type StepStatus } from '../core/types';
+import { SECOND } from '../core/units';
+import type { CancelRequests, DispatchStore, WorkerRegistry } from '../store/dispatchTypes';
+import { parseTaskId } from '../store/distributedDir';
+import type { RunStore } from '../store/types';
+import { CANCELLED_BEFORE_WORKER } from './dispatcher';
+import { endedStatus } from './endedStatus';
+import type { AckRequest, HeartbeatRequest, HeartbeatResponse, StatusReply, StatusReport } from './protocol';
+import { LOG_FILE_PATTERN } from './requestSchemas';
+import { RunLocks } from './runLocks';
+
+/** A run heartbeat is written at most this often per run, however often its worker heartbeats. */
+const RUN_HEARTBEAT_MIN_GAP_MS = 1 * SECOND;
+
+export interface WorkerReportsDeps {
+  runs: RunStore;
+  tasks: DispatchStore;
+  workers: WorkerRegistry;
+  cancels: CancelRequests;
+  clock: Clock;
+  logger: Logger;
+  /** `paths.log_dir`: statuses record log paths relative to it. */
+  logsRoot: string;
+  locks?: RunLocks;
+}
+
+/** The outcome of an ack; `claim_gone`/`wrong_worker` are answered 409. */
+export type AckOutcome =
+  | { accepted: true; status: RunStatus }
+  | { accepted: false; reason: 'claim_gone' | 'wrong_worker' | 'run_gone' | 'cancelled'; error: string };
+
+export class WorkerReports {
+  private readonly locks: RunLocks;
+  /** Monotonic time of the last run heartbeat written, by run ID. */
+  private readonly lastRunHeartbeat = new Map<string, number>();
+
+  constructor(private readonly d: WorkerReportsDeps) {
+    this.locks = d.locks ?? new RunLocks();
+  }
+
+  /**
+   * Registers or refreshes the worker, keeps its runs alive for the scheduler's reaper, and answers the runs
+   * it must stop: cancelled, ended, superseded, gone, or no longer its.
+   */
+  async heartbeat(req: HeartbeatRequest): Promise<HeartbeatResponse> {
+    const now = this.d.clock.nowMs();
+    const previous = await this.d.workers.get(req.worker_id);
+    await this.d.workers.put({
+      worker_id: req.worker_id,
+      labels: req.labels,
+      max_active_runs: req.max_active_runs,
+      running: req.running,
+      host: req.host,
+      pid: req.pid,
+      registered_at_ms: previous?.registered_at_ms ?? now,
+      last_heartbeat_ms: now,
+    });
+    if (!previous) {
+      this.d.logger.info('Worker registered', {
+        worker_id: req.worker_id,
+        labels: req.labels,
+        host: req.host,
+      });
+    }
+    const cancel: string[] = [];
+    for (const run of req.running) {
+      const r = await this.d.runs.readStatus(run.run_id);
+      if (r.kind === 'corrupt') continue; // unreadable is not a reason to kill a run
+      if (r.kind === 'missing') {
+        cancel.push(run.run_id);
+        continue;
+      }
+      const s = r.status;
+      const yours = s.attempt === run.attempt && s.worker_id === req.worker_id;
+      if (!yours || TERMINAL_RUN_STATES.includes(s.status) || (await this.d.cancels.has(run.run_id))) {
+        cancel.push(run.run_id);
+        continue;
+      }
+      await this.keepAlive(s, now);
+    }
+    if (this.lastRunHeartbeat.size > 10_000) this.lastRunHeartbeat.clear();
+    return { cancel };
+  }
+
+  /** Turns a claim into the worker's run: the run records the worker; a cancelled run is aborted instead. */
+  async ack(taskId: string, req: AckRequest): Promise<AckOutcome> {
+    const acked = await this.d.tasks.ack(taskId, req.worker_id, req.token);
+    const earlier =
+      !acked.ok && acked.reason === 'not_found' ? await this.ackedBefore(taskId, req.worker_id) : null;
+    // The worker's earlier ack went through but its reply was lost: the run is already this worker's.
+    if (earlier) return { accepted: true, status: earlier };
+    if (!acked.ok) {
+      return acked.reason === 'wrong_worker'
+        ? {
+            accepted: false,
+            reason: 'wrong_worker',
+            error: `the claim of task ${taskId} belongs to another worker`,
+          }
+        : {
+            accepted: false,
+            reason: 'claim_gone',
+            error: `task ${taskId} has no claim to acknowledge (it expired, or was never made)`,
+          };
+    }
+    const task = acked.task;
+    return this.locks.with(task.run_id, async () => {
+      const r = await this.d.runs.readStatus(task.run_id);
+      if (r.kind !== 'ok') {
+        return {
+          accepted: false,
+          reason: 'run_gone',
+          error: `run ${task.run_id} cannot be read (${r.kind})`,
+        };
+      }
+      const s = r.status;
+      if (s.status !== 'queued' || s.attempt !== task.attempt || s.worker_id !== null) {
+        return {
+          accepted: false,
+          reason: 'run_gone',
+          error: `run ${task.run_id} no longer waits for a worker (attempt ${s.attempt} is ${s.status})`,
+        };
+      }
+      const now = this.d.clock.nowMs();
+      if (await this.d.cancels.has(task.run_id)) {
+        // Cancelled between the claim and this ack: it ends here, never having started.
+        await this.d.runs.writeStatus(endedStatus(s, 'aborted', CANCELLED_BEFORE_WORKER, isoUtc(now)));
+        await this.d.runs.unmarkActive(s.run_id);
+        await this.d.cancels.clear(s.run_id);
+        return { accepted: false, reason: 'cancelled', error: `run ${task.run_id} was cancelled` };
+      }
+      const worker = await this.d.workers.get(req.worker_id);
+      const taken: RunStatus = { ...s, worker_id: req.worker_id, host: worker?.host ?? null, conditions: [] };
+      await this.d.runs.writeStatus(taken);
+      await this.keepAlive(taken, now, true);
+      this.d.logger.info(
+        task.hold_until_ms !== null ? 'A worker claimed a held run' : 'A worker took a run',
+        {
+          dag: s.dag_name,
+          run_id: s.run_id,
+          attempt: s.attempt,
+          worker_id: req.worker_id,
+        },
+      );
+      return { accepted: true, status: taken };
+    });
+  }
+
+  /** The run of `taskId` if this worker already acknowledged it (same attempt, not ended), else null. */
+  private async ackedBefore(taskId: string, workerId: string): Promise<RunStatus | null> {
+    const id = parseTaskId(taskId);
+    if (!id) return null;
+    const r = await this.d.runs.readStatus(id.runId);
+    const s = r.kind === 'ok' ? r.status : null;
+    return s &&
+      s.attempt === id.attempt &&
+      s.worker_id === workerId &&
+      !TERMINAL_RUN_STATES.includes(s.status)
+      ? s
+      : null;
+  }
+
+  /**
+   * Accepts a status from the worker that holds the run's latest attempt while it has not ended (the same
+   * final status sent twice is accepted). The stored status keeps the coordinator's identity fields and
+   * records log paths under the coordinator's log directory, where the worker's log chunks are written.
+   */
+  async reportStatus(runId: string, report: StatusReport): Promise<StatusReply> {
+    if (report.status.run_id !== runId) {
+      return reject(`the status names run ${report.status.run_id}, not ${runId}`);
+    }
+    return this.locks.with(runId, async () => {
+      const r = await this.d.runs.readStatus(runId);
+      if (r.kind === 'missing') return reject(`run ${runId} does not exist`);
+      if (r.kind === 'corrupt')
+        return { accepted: false, cancel: false, error: `run ${runId} cannot be read` };
+      const s = r.status;
+      const rep = report.status;
+      if (rep.attempt !== s.attempt) return reject(`stale attempt: run ${runId} is at attempt ${s.attempt}`);
+      if (s.worker_id !== report.worker_id) return reject(`run ${runId} is not worker ${report.worker_id}'s`);
+      if (rep.dag_name !== s.dag_name) return reject(`run ${runId} belongs to DAG ${s.dag_name}`);
+      if (TERMINAL_RUN_STATES.includes(s.status)) {
+        if (rep.status === s.status) return { accepted: true, cancel: false };
+        return reject(`run ${runId} already ended (${s.status})`);
+      }
+      const next = this.merge(s, rep);
+      await this.d.runs.writeStatus(next);
+      const cancel = await this.d.cancels.has(runId);
+      if (TERMINAL_RUN_STATES.includes(next.status)) {
+        await this.d.runs.unmarkActive(runId);
+        await this.d.cancels.clear(runId);
+        this.lastRunHeartbeat.delete(runId);
+        return { accepted: true, cancel: false };
+      }
+      await this.keepAlive(next, this.d.clock.nowMs());
+      return { accepted: true, cancel };
+    });
+  }
+
+  /** The stored status after a report: progress from the worker, identity and placement from the coordinator. */
+  private merge(s: RunStatus, rep: RunStatus): RunStatus {
+    const logDir = this.relativeLogDir(s);
+    const relocate = (st: StepStatus): StepStatus => ({
+      ...st,
+      stdout: relocatedLog(st.stdout, logDir),
+      stderr: relocatedLog(st.stderr, logDir),
+    });
+    const handlers: RunStatus['handlers'] = {};
+    for (const [k, v] of Object.entries(rep.handlers) as Array<[keyof RunStatus['handlers'], StepStatus]>) {
+      handlers[k] = relocate(v);
+    }
+    return {
+      ...s,
+      status: rep.status,
+      started_at: rep.started_at,
+      finished_at: rep.finished_at,
+      pid: rep.pid,
+      error: rep.error,
+      steps: rep.steps.map(relocate),
+      handlers,
+      conditions: rep.status === 'queued' ? rep.conditions : [],
+      log_dir: logDir,
+    };
+  }
+
+  /** The attempt's log directory relative to the logs root, as `RunStatus.log_dir` records it. */
+  private relativeLogDir(s: RunStatus): string {
+    const absolute = this.d.runs.logDir(s.dag_name, s.run_id, s.attempt);
+    const rel = relative(this.d.logsRoot, absolute);
+    // A store that keeps logs outside the logs root gets its absolute path recorded rather than `../..`.
+    return rel.startsWith('..') || isAbsolute(rel) ? absolute : rel.split(sep).join('/');
+  }
+
+  /** Writes the run heartbeat the scheduler's reaper reads, at most once a second per run. */
+  private async keepAlive(s: RunStatus, nowMs: number, force = false): Promise<void> {
+    if (s.status !== 'running' && s.status !== 'queued') return;
+    const mono = this.d.clock.monoMs();
+    const last = this.lastRunHeartbeat.get(s.run_id);
+    if (!force && last !== undefined && mono - last < RUN_HEARTBEAT_MIN_GAP_MS) return;
+    this.lastRunHeartbeat.set(s.run_id, mono);
+    await this.d.runs.writeHeartbeat(s.run_id, s.attempt, nowMs);
+  }
+}
+
+function reject(error: string): StatusReply {
+  return { accepted: false, cancel: true, error };
+}
+
+/** `<logDir>/<file name>` of a worker-side log path; null when it has no usable file name. */
+function relocatedLog(workerPath: string | null, logDir: string): string | null {
+  if (workerPath === null) return null;
+  const name = workerPath.split(/[\\/]/).pop() ?? '';
+  if (!LOG_FILE_PATTERN.test(name) || name === '.' || name === '..') return null;
+  return logDir.endsWith('/') ? `${logDir}${name}` : `${logDir}/${name}`;
+}
