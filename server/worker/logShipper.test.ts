@@ -1,0 +1,107 @@
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { silentLogger } from '../core/ports';
+import { tempDir } from '../runner/testSupport';
+import { FakeTime } from '../scheduler/testing/fakeTime';
+import { encodeChunk, LogShipper } from './logShipper';
+import { FakeCoordinator } from './testSupport';
+
+let dir: string;
+let cleanup: () => void;
+beforeEach(() => {
+  ({ dir, cleanup } = tempDir('dagu-logs-'));
+  mkdirSync(join(dir, 'logs'));
+});
+afterEach(() => cleanup());
+
+function shipperFor(coordinator: FakeCoordinator, time = new FakeTime(0), chunkBytes?: number) {
+  return new LogShipper({
+    client: coordinator,
+    workerId: 'w1',
+    runId: 'run-1',
+    attempt: 2,
+    dir: join(dir, 'logs'),
+    timers: time,
+    logger: silentLogger,
+    chunkBytes,
+  });
+}
+
+describe('LogShipper', () => {
+  it('ships every file of the log directory and then only what was appended', async () => {
+    const coordinator = new FakeCoordinator();
+    const shipper = shipperFor(coordinator);
+    writeFileSync(join(dir, 'logs', 'a.out'), 'one\n');
+    writeFileSync(join(dir, 'logs', 'a.err'), '');
+    writeFileSync(join(dir, 'logs', 'b.out'), 'bee\n');
+    expect(await shipper.flush()).toBe(true);
+
+    appendFileSync(join(dir, 'logs', 'a.out'), 'two\n');
+    expect(await shipper.flush()).toBe(true);
+
+    expect(coordinator.logText('run-1', 'a.out')).toBe('one\ntwo\n');
+    expect(coordinator.logText('run-1', 'b.out')).toBe('bee\n');
+    expect(coordinator.logs.get('run-1/a.err')).toEqual(Buffer.alloc(0)); // empty files are announced once
+    expect(coordinator.logChunks.filter((c) => c.file === 'a.err')).toHaveLength(1);
+    expect(coordinator.logChunks.filter((c) => c.file === 'a.out').map((c) => [c.offset, c.data])).toEqual([
+      [0, 'one\n'],
+      [4, 'two\n'],
+    ]);
+    expect(coordinator.logChunks[0]).toMatchObject({ worker_id: 'w1', attempt: 2, encoding: 'utf8' });
+    expect(shipper.offset('a.out')).toBe(8);
+  });
+
+  it('resends from the offset the coordinator holds when it lost part of a file', async () => {
+    const coordinator = new FakeCoordinator();
+    const shipper = shipperFor(coordinator);
+    writeFileSync(join(dir, 'logs', 'a.out'), 'hello\n');
+    await shipper.flush();
+    // A coordinator restored from an older state holds fewer bytes than the worker thinks.
+    coordinator.logs.set('run-1/a.out', Buffer.from('hel'));
+    appendFileSync(join(dir, 'logs', 'a.out'), 'world\n');
+    expect(await shipper.flush()).toBe(true);
+
+    expect(coordinator.logText('run-1', 'a.out')).toBe('hello\nworld\n');
+    expect(coordinator.logChunks.map((c) => c.offset)).toEqual([0, 6, 3]);
+  });
+
+  it('sends big files in chunks no larger than the chunk size, keeping a split character for the next chunk', async () => {
+    const coordinator = new FakeCoordinator();
+    const shipper = shipperFor(coordinator, new FakeTime(0), 8);
+    writeFileSync(join(dir, 'logs', 'a.out'), 'abcdefgé€xyz'); // é and € straddle the 8-byte boundaries
+    await shipper.flush();
+
+    expect(coordinator.logText('run-1', 'a.out')).toBe('abcdefgé€xyz');
+    expect(coordinator.logChunks.every((c) => c.encoding === 'utf8')).toBe(true);
+    expect(coordinator.logChunks.every((c) => Buffer.byteLength(c.data) <= 8)).toBe(true);
+  });
+
+  it('sends bytes that are not UTF-8 as base64', () => {
+    const binary = Buffer.from([0xff, 0x00, 0xfe, 0x41]);
+    expect(encodeChunk(binary)).toEqual({ data: binary.toString('base64'), encoding: 'base64', length: 4 });
+    expect(encodeChunk(Buffer.from('plain'))).toEqual({ data: 'plain', encoding: 'utf8', length: 5 });
+  });
+
+  it('ships every 500 ms once started and picks up again after the coordinator was unreachable', async () => {
+    const coordinator = new FakeCoordinator();
+    const time = new FakeTime(0);
+    const shipper = shipperFor(coordinator, time);
+    shipper.start();
+    writeFileSync(join(dir, 'logs', 'a.out'), 'first\n');
+    coordinator.unreachable = true;
+    await advanceUntil(time, () => coordinator.calls.includes('log:a.out!'));
+    coordinator.unreachable = false;
+    await advanceUntil(time, () => coordinator.logText('run-1', 'a.out') === 'first\n');
+    shipper.stop();
+  });
+});
+
+/** Moves fake time on in small steps, letting real file I/O finish between them, until `check` holds. */
+async function advanceUntil(time: FakeTime, check: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !check(); i++) {
+    await time.advance(100);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  expect(check()).toBe(true);
+}

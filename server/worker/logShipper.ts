@@ -1,0 +1,184 @@
+// Ships the step logs of a run on a worker to the coordinator: every file of the attempt's local log
+// directory, from the offset the coordinator holds, in chunks, while the run goes on and once more at its end.
+
+import { isUtf8 } from 'node:buffer';
+import { open, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Logger, TimerHandle, Timers } from '../core/ports';
+import { errorText } from '../runner/statusReporter';
+import type { LogChunk } from '../coordinator/protocol';
+import type { CoordinatorApi } from './coordinatorClient';
+
+export interface LogShipperOptions {
+  client: Pick<CoordinatorApi, 'sendLog'>;
+  workerId: string;
+  runId: string;
+  attempt: number;
+  /** The attempt's local log directory (absolute). */
+  dir: string;
+  timers: Timers;
+  logger: Logger;
+  /** Default 500 ms. */
+  intervalMs?: number;
+  /** Largest chunk sent at once; default 256 KiB. */
+  chunkBytes?: number;
+}
+
+export const LOG_CHUNK_BYTES = 256 * 1024;
+const DEFAULT_INTERVAL_MS = 500;
+/** What the coordinator accepts as a log file name (LogFileNames produces these). */
+const FILE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
+
+/**
+ * Remembers per file how many bytes the coordinator holds and sends the rest. The coordinator answers
+ * every chunk with the offset it holds, so a lost reply or a coordinator that lost data just means sending
+ * again from there. One pass runs at a time.
+ */
+export class LogShipper {
+  private readonly offsets = new Map<string, number>();
+  private readonly intervalMs: number;
+  private readonly chunkBytes: number;
+  private timer: TimerHandle | null = null;
+  private stopped = false;
+  private pass: Promise<boolean> = Promise.resolve(true);
+  private failing = false;
+
+  constructor(private readonly o: LogShipperOptions) {
+    this.intervalMs = o.intervalMs ?? DEFAULT_INTERVAL_MS;
+    this.chunkBytes = o.chunkBytes ?? LOG_CHUNK_BYTES;
+  }
+
+  /** Ships every `intervalMs` until `stop()`. */
+  start(): void {
+    this.stopped = false;
+    this.schedule();
+  }
+
+  /** No more periodic passes (a pass in flight finishes). */
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) this.o.timers.clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  /** Runs a full pass after the one in flight; true when the coordinator holds every byte written so far. */
+  flush(): Promise<boolean> {
+    this.pass = this.pass.then(() => this.shipAll());
+    return this.pass;
+  }
+
+  /** Bytes of `file` the coordinator has confirmed. */
+  offset(file: string): number {
+    return this.offsets.get(file) ?? 0;
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = this.o.timers.setTimeout(() => {
+      void this.flush().then(() => this.schedule());
+    }, this.intervalMs);
+  }
+
+  private async shipAll(): Promise<boolean> {
+    let names: string[];
+    try {
+      const entries = await readdir(this.o.dir, { withFileTypes: true });
+      names = entries
+        .filter((e) => e.isFile() && FILE_NAME.test(e.name))
+        .map((e) => e.name)
+        .sort();
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return true; // no step has started yet
+      this.o.logger.warn('Cannot list the run log directory', { dir: this.o.dir, error: errorText(err) });
+      return false;
+    }
+    let complete = true;
+    for (const name of names) {
+      try {
+        if (!(await this.shipFile(name))) complete = false;
+      } catch (err) {
+        // Network and coordinator errors end the pass; the next one starts again from the held offsets.
+        if (!this.failing)
+          this.o.logger.warn('Failed to ship run logs to the coordinator; will retry', {
+            run_id: this.o.runId,
+            file: name,
+            error: errorText(err),
+          });
+        this.failing = true;
+        return false;
+      }
+    }
+    if (this.failing) this.o.logger.info('Run logs reach the coordinator again', { run_id: this.o.runId });
+    this.failing = false;
+    return complete;
+  }
+
+  /** Sends what the coordinator lacks of one file; false when it refused a chunk (tried again next pass). */
+  private async shipFile(name: string): Promise<boolean> {
+    const fh = await open(join(this.o.dir, name), 'r');
+    try {
+      const size = (await fh.stat()).size;
+      // An empty file is announced too: the step's status names it, so the coordinator should have it.
+      if (size === 0 && !this.offsets.has(name)) {
+        const reply = await this.o.client.sendLog(this.o.runId, this.chunk(name, 0, '', 'utf8'));
+        if (reply.accepted) this.offsets.set(name, reply.next_offset);
+        return reply.accepted;
+      }
+      // A coordinator that keeps asking for other offsets must not keep this pass going forever.
+      let budget = Math.ceil(size / this.chunkBytes) + 8;
+      let offset = this.offset(name);
+      while (offset < size && budget-- > 0) {
+        const want = Math.min(this.chunkBytes, size - offset);
+        const buf = Buffer.alloc(want);
+        const { bytesRead } = await fh.read(buf, 0, want, offset);
+        if (bytesRead === 0) break;
+        const { data, encoding, length } = encodeChunk(buf.subarray(0, bytesRead));
+        const reply = await this.o.client.sendLog(this.o.runId, this.chunk(name, offset, data, encoding));
+        if (reply.accepted && reply.next_offset === offset + length) {
+          offset += length;
+        } else if (reply.next_offset !== offset && reply.next_offset >= 0) {
+          this.o.logger.debug('Coordinator asked for the log from another offset', {
+            run_id: this.o.runId,
+            file: name,
+            sent: offset,
+            next_offset: reply.next_offset,
+          });
+          offset = reply.next_offset;
+        } else {
+          this.offsets.set(name, offset);
+          return false;
+        }
+        this.offsets.set(name, offset);
+      }
+      return offset >= size;
+    } finally {
+      await fh.close();
+    }
+  }
+
+  private chunk(file: string, offset: number, data: string, encoding: LogChunk['encoding']): LogChunk {
+    return { worker_id: this.o.workerId, attempt: this.o.attempt, file, offset, data, encoding };
+  }
+}
+
+/**
+ * UTF-8 text when the bytes are valid UTF-8, else base64. A character cut by the chunk end is left for the
+ * next chunk, so ordinary text never turns into base64 just because of where a chunk ended.
+ */
+export function encodeChunk(buf: Buffer): { data: string; encoding: 'utf8' | 'base64'; length: number } {
+  const end = utf8CompleteEnd(buf);
+  const text = end > 0 ? buf.subarray(0, end) : buf;
+  if (isUtf8(text)) return { data: text.toString('utf8'), encoding: 'utf8', length: text.length };
+  return { data: buf.toString('base64'), encoding: 'base64', length: buf.length };
+}
+
+/** Length of `buf` without a trailing incomplete multi-byte sequence. */
+function utf8CompleteEnd(buf: Buffer): number {
+  for (let i = buf.length - 1; i >= 0 && i >= buf.length - 4; i--) {
+    const b = buf[i];
+    if ((b & 0xc0) === 0x80) continue; // continuation byte: keep looking for the lead
+    const need = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
+    return buf.length - i < need ? i : buf.length;
+  }
+  return buf.length;
+}

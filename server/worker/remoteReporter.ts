@@ -1,0 +1,139 @@
+// The StatusReporter of a run on a worker: every status goes to the coordinator, which writes it into the
+// run store. A rejected status or a cancel in the reply stops the run (it is no longer this worker's).
+
+import type { Clock, Logger, Timers } from '../core/ports';
+import { TERMINAL_RUN_STATES, type RunStatus } from '../core/types';
+import { errorText, type StatusReporter } from '../runner/statusReporter';
+import type { CoordinatorApi } from './coordinatorClient';
+import { retryBackoffMs, sleep } from './retryBackoff';
+
+/** Why the coordinator wants the run stopped. */
+export interface Rejection {
+  /** True when an operator cancelled the run (its status is still taken); false when it is not ours any more. */
+  cancel: boolean;
+  error: string | null;
+}
+
+export interface RemoteReporterOptions {
+  client: Pick<CoordinatorApi, 'reportStatus'>;
+  workerId: string;
+  clock: Clock;
+  logger: Logger;
+  /** Called once, when a reply rejects a status or asks for the run to stop. */
+  onRejected: (why: Rejection) => void;
+  /** Awaited before each attempt to send a terminal status: the step logs must reach the coordinator first. */
+  beforeFinal?: () => Promise<unknown>;
+  random?: () => number;
+}
+
+/** How the last status ended up: taken, refused (the run is not ours), or not delivered in time. */
+export type Delivery = 'delivered' | 'rejected' | 'undelivered';
+
+/** A StatusReporter that can also be waited on until the coordinator has the latest status. */
+export interface RemoteReporter extends StatusReporter {
+  /** Keeps sending the latest status (with backoff) until it was taken or refused, or `timeoutMs` passed. */
+  settle(timeoutMs: number, timers: Timers): Promise<Delivery>;
+}
+
+const RETRY_BASE_MS = 500;
+const RETRY_MAX_MS = 10_000;
+
+/**
+ * Coalesces like storeReporter: only the latest snapshot is sent, one request at a time, and a status that
+ * arrives while one is in flight is sent right after it. A failed send is retried on the next change or
+ * heartbeat once its backoff has passed. `heartbeat` sends nothing of its own: the worker's heartbeat lists
+ * its runs.
+ */
+export function remoteReporter(o: RemoteReporterOptions): RemoteReporter {
+  let latest: RunStatus | null = null;
+  let latestSeq = 0;
+  let sentSeq = 0;
+  let inFlight: Promise<void> | null = null;
+  let failures = 0;
+  let retryAtMono = 0;
+  let rejected = false;
+  let notified = false;
+
+  const notify = (why: Rejection) => {
+    if (notified) return;
+    notified = true;
+    o.onRejected(why);
+  };
+
+  const sendPending = async (): Promise<void> => {
+    while (!rejected && latest !== null && sentSeq < latestSeq) {
+      const seq = latestSeq;
+      const snapshot = latest;
+      try {
+        if (o.beforeFinal && TERMINAL_RUN_STATES.includes(snapshot.status)) await o.beforeFinal();
+        const reply = await o.client.reportStatus(snapshot.run_id, {
+          worker_id: o.workerId,
+          status: snapshot,
+        });
+        sentSeq = Math.max(sentSeq, seq);
+        if (failures > 0)
+          o.logger.info('Run status reaches the coordinator again', { run_id: snapshot.run_id });
+        failures = 0;
+        if (!reply.accepted) {
+          rejected = true;
+          o.logger.warn('The coordinator refused the run status; stopping the run', {
+            run_id: snapshot.run_id,
+            error: reply.error ?? null,
+          });
+          notify({ cancel: reply.cancel, error: reply.error ?? null });
+        } else if (reply.cancel) {
+          notify({ cancel: true, error: reply.error ?? null });
+        }
+      } catch (err) {
+        failures += 1;
+        retryAtMono = o.clock.monoMs() + retryBackoffMs(failures, RETRY_BASE_MS, RETRY_MAX_MS, o.random);
+        if (failures === 1)
+          o.logger.warn('Failed to report run status to the coordinator; will retry', {
+            run_id: snapshot.run_id,
+            attempt: snapshot.attempt,
+            error: errorText(err),
+          });
+        return;
+      }
+    }
+  };
+
+  // The `finally` runs in the same turn as the loop's last check, so a write can never find a finished
+  // request still marked in flight and miss being sent.
+  const pump = (): Promise<void> => {
+    if (inFlight) return inFlight;
+    if (rejected || latest === null || sentSeq >= latestSeq) return Promise.resolve();
+    if (failures > 0 && o.clock.monoMs() < retryAtMono) return Promise.resolve();
+    inFlight = (async () => {
+      try {
+        await sendPending();
+      } finally {
+        inFlight = null;
+      }
+    })();
+    return inFlight;
+  };
+
+  return {
+    write(status) {
+      latest = structuredClone(status);
+      latestSeq += 1;
+      return pump();
+    },
+    heartbeat() {
+      return pump();
+    },
+    async settle(timeoutMs, timers) {
+      const deadline = o.clock.monoMs() + timeoutMs;
+      for (;;) {
+        await pump();
+        if (rejected) return 'rejected';
+        if (sentSeq >= latestSeq) return 'delivered';
+        const now = o.clock.monoMs();
+        if (now >= deadline) return 'undelivered';
+        if (inFlight) continue;
+        await sleep(timers, Math.max(1, Math.min(retryAtMono, deadline) - now));
+      }
+    },
+  };
+}

@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import { silentLogger } from '../core/ports';
+import { newRunStatus } from '../core/runStatus';
+import type { RunState } from '../core/types';
+import { SubDagStartError, type SubDagRequest } from '../runner/subDag';
+import { dagOf, stepOf } from '../runner/testSupport';
+import { FakeTime, settle } from '../scheduler/testing/fakeTime';
+import { remoteSubDagRunner } from './remoteSubDag';
+import { FakeCoordinator } from './testSupport';
+
+function setup() {
+  const time = new FakeTime(1_700_000_000_000);
+  const coordinator = new FakeCoordinator();
+  const runner = remoteSubDagRunner({
+    client: coordinator,
+    clock: time,
+    timers: time,
+    logger: silentLogger,
+    stopWaitMs: 5_000,
+  });
+  return { time, coordinator, runner };
+}
+
+function request(signal = new AbortController().signal): SubDagRequest {
+  return {
+    parent: { run_id: 'parent-1', dag_name: 'parent', step: 'call-child' },
+    dagName: 'child',
+    runId: 'parent-1-abc123',
+    params: ['X=1'],
+    workerSelector: { zone: 'b' },
+    signal,
+    logFiles: { stdout: '/dev/null', stderr: '/dev/null' },
+  };
+}
+
+function childIn(state: RunState, error: string | null = null) {
+  const s = newRunStatus({
+    dag: dagOf([stepOf('a', 'true')], { name: 'child' }),
+    runId: 'parent-1-abc123',
+    status: state,
+    triggerType: 'subdag',
+    scheduleTime: null,
+    params: [],
+    nowIso: '2026-01-01T00:00:00Z',
+  });
+  return { ...s, error };
+}
+
+describe('remoteSubDagRunner', () => {
+  it('dispatches the child through the coordinator and follows it until it ends', async () => {
+    const { time, coordinator, runner } = setup();
+    const result = runner(request());
+    await settle();
+    expect(coordinator.dispatches).toEqual([
+      {
+        dag_name: 'child',
+        run_id: 'parent-1-abc123',
+        params: ['X=1'],
+        worker_selector: { zone: 'b' },
+        parent: { run_id: 'parent-1', dag_name: 'parent', step: 'call-child' },
+      },
+    ]);
+    coordinator.runs.set('parent-1-abc123', childIn('running'));
+    await time.advance(500);
+    coordinator.runs.set('parent-1-abc123', childIn('failed', 'step "a" failed: exit code 1'));
+    await time.advance(500);
+    expect(await result).toEqual({
+      run_id: 'parent-1-abc123',
+      status: 'failed',
+      error: 'step "a" failed: exit code 1',
+    });
+  });
+
+  it('fails the call step with the refusal when the coordinator refuses the dispatch', async () => {
+    const { coordinator, runner } = setup();
+    coordinator.dispatchReply = (req) => ({
+      outcome: 'refused',
+      run_id: req.run_id,
+      error: 'no worker matches the selector {zone: b}',
+    });
+    const err = await runner(request()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SubDagStartError);
+    expect((err as Error).message).toBe('no worker matches the selector {zone: b}');
+  });
+
+  it('cancels the child when the parent stops and returns once the child ended', async () => {
+    const { time, coordinator, runner } = setup();
+    coordinator.runs.set('parent-1-abc123', childIn('running'));
+    const stop = new AbortController();
+    const result = runner(request(stop.signal));
+    await time.advance(500);
+    stop.abort('SIGTERM');
+    await settle();
+    expect(coordinator.cancels).toEqual(['parent-1-abc123']);
+    coordinator.runs.set('parent-1-abc123', childIn('aborted', 'run aborted (SIGTERM)'));
+    await time.advance(500);
+    expect(await result).toMatchObject({ status: 'aborted' });
+  });
+});

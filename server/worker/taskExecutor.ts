@@ -1,0 +1,201 @@
+// Runs one task a worker claimed: acknowledges the claim, executes the DAG in a local working directory with
+// the same engine as `dagu start`, and sends status and step logs back to the coordinator as it goes.
+
+import { rm } from 'node:fs/promises';
+import type { Config } from '../config/types';
+import { isValidRunId } from '../core/names';
+import type { Clock, Logger, Timers } from '../core/ports';
+import { isoUtc, newRunStatus } from '../core/runStatus';
+import type { RunStatus } from '../core/types';
+import { MINUTE, SECOND } from '../core/units';
+import { executeRun } from '../runner/executeRun';
+import { isoNow } from '../runner/runStep';
+import { errorText } from '../runner/statusReporter';
+import type { DispatchTask } from '../store/dispatchTypes';
+import { CoordinatorUnreachableError, type CoordinatorApi } from './coordinatorClient';
+import { LogShipper } from './logShipper';
+import { remoteReporter, type Delivery } from './remoteReporter';
+import { remoteSubDagRunner } from './remoteSubDag';
+import { retryBackoffMs, sleep } from './retryBackoff';
+import { attemptDirs } from './workDirs';
+
+/** The collaborators of the tasks of one worker. */
+export interface TaskExecutorDeps {
+  config: Config;
+  client: Pick<CoordinatorApi, 'ack' | 'reportStatus' | 'sendLog' | 'dispatch' | 'getRun' | 'cancel'>;
+  clock: Clock;
+  timers: Timers;
+  /** Carries `component: 'worker'`; the executor adds `dag` and `run_id`. */
+  logger: Logger;
+  /** Environment the steps inherit; defaults to this process's environment. */
+  env?: NodeJS.ProcessEnv;
+  /** Step log shipping period; default 500 ms. */
+  logIntervalMs?: number;
+}
+
+/** What the worker service gives each task. */
+export interface TaskContext {
+  workerId: string;
+  /** Abort = stop the run (cancel, shutdown). Aborted before the ack: the task is left to another worker. */
+  signal: AbortSignal;
+  /** Called once the coordinator took the ack: from then on the run is this worker's (heartbeats list it). */
+  onAccepted(): void;
+}
+
+/** How a task ended on this worker. */
+export type TaskOutcome =
+  { kind: 'dropped'; reason: string } | { kind: 'finished'; status: RunStatus; delivery: Delivery };
+
+/** A worker the coordinator cannot reach for this long gives up on the ack (the claim goes back anyway). */
+const ACK_TIMEOUT_MS = 20 * SECOND;
+/** How long the final status of a run is retried. */
+const FINAL_REPORT_TIMEOUT_MS = MINUTE;
+
+export async function executeTask(
+  deps: TaskExecutorDeps,
+  task: DispatchTask,
+  ctx: TaskContext,
+): Promise<TaskOutcome> {
+  const logger = deps.logger.child({ dag: task.dag_name, run_id: task.run_id });
+  if (!isValidRunId(task.run_id) || !Number.isInteger(task.attempt) || task.attempt < 1) {
+    logger.error('Dropped a task with an invalid run ID or attempt', { attempt: task.attempt });
+    return { kind: 'dropped', reason: 'invalid task' };
+  }
+  if (task.claim === null) {
+    logger.error('Dropped a task that carries no claim to acknowledge');
+    return { kind: 'dropped', reason: 'no claim' };
+  }
+
+  const ack = await acknowledge(deps, task, task.claim.token, ctx, logger);
+  if (ack !== null) return { kind: 'dropped', reason: ack };
+  ctx.onAccepted();
+  return runAccepted(deps, task, ctx, logger);
+}
+
+/** Null when the coordinator took the ack, else why the task is dropped. */
+async function acknowledge(
+  deps: TaskExecutorDeps,
+  task: DispatchTask,
+  token: string,
+  ctx: TaskContext,
+  logger: Logger,
+): Promise<string | null> {
+  const deadline = deps.clock.monoMs() + ACK_TIMEOUT_MS;
+  for (let failures = 1; ; failures++) {
+    // Not acknowledged yet: the claim goes back to pending and another worker runs the task.
+    if (ctx.signal.aborted) return 'stopped before the ack';
+    try {
+      const reply = await deps.client.ack(task.task_id, { worker_id: ctx.workerId, token });
+      if (reply.accepted) return null;
+      logger.info('The coordinator refused the claim; not running the task', {
+        task_id: task.task_id,
+        error: reply.error ?? null,
+      });
+      return reply.error ?? 'ack refused';
+    } catch (err) {
+      if (!(err instanceof CoordinatorUnreachableError) || deps.clock.monoMs() >= deadline) {
+        logger.warn('Could not acknowledge the claim; not running the task', {
+          task_id: task.task_id,
+          error: errorText(err),
+        });
+        return `ack failed: ${errorText(err)}`;
+      }
+      await sleep(deps.timers, retryBackoffMs(failures, 250, 2 * SECOND), ctx.signal);
+    }
+  }
+}
+
+async function runAccepted(
+  deps: TaskExecutorDeps,
+  task: DispatchTask,
+  ctx: TaskContext,
+  logger: Logger,
+): Promise<TaskOutcome> {
+  const { config, clock, timers } = deps;
+  const dirs = attemptDirs(config.worker.work_dir, ctx.workerId, task.run_id, task.attempt);
+  // Left-overs of an earlier try of this very attempt would be shipped as this attempt's logs.
+  await rm(dirs.logDir, { recursive: true, force: true }).catch(() => {});
+
+  const dag = { ...task.dag, file: null };
+  const status = newRunStatus({
+    dag,
+    runId: task.run_id,
+    attempt: task.attempt,
+    status: 'queued',
+    triggerType: task.trigger_type,
+    scheduleTime: task.schedule_time,
+    params: task.params,
+    nowIso: isoNow(clock),
+    logDir: dirs.logDirRelative,
+  });
+  status.queued_at = isoUtc(task.enqueued_at_ms);
+  status.worker_id = ctx.workerId;
+  status.worker_selector = task.worker_selector;
+
+  const stop = new AbortController();
+  const forward = () => stop.abort(typeof ctx.signal.reason === 'string' ? ctx.signal.reason : 'SIGTERM');
+  if (ctx.signal.aborted) forward();
+  else ctx.signal.addEventListener('abort', forward, { once: true });
+
+  const shipper = new LogShipper({
+    client: deps.client,
+    workerId: ctx.workerId,
+    runId: task.run_id,
+    attempt: task.attempt,
+    dir: dirs.logDir,
+    timers,
+    logger,
+    intervalMs: deps.logIntervalMs,
+  });
+  const reporter = remoteReporter({
+    client: deps.client,
+    workerId: ctx.workerId,
+    clock,
+    logger,
+    onRejected: (why) => {
+      logger.info(
+        why.cancel ? 'Run cancelled by the coordinator' : "Run is no longer this worker's; stopping it",
+        {
+          error: why.error,
+        },
+      );
+      stop.abort('SIGTERM');
+    },
+    beforeFinal: () => shipper.flush(),
+  });
+
+  logger.info('Running task', { attempt: task.attempt, operation: task.operation, dir: dirs.dir });
+  shipper.start();
+  let final: RunStatus;
+  try {
+    final = await executeRun({
+      dag,
+      status,
+      reporter,
+      logDir: dirs.logDir,
+      clock,
+      // The engine adds run_id itself.
+      logger: deps.logger.child({ dag: task.dag_name }),
+      signal: stop.signal,
+      killGraceMs: config.run.kill_grace_ms,
+      heartbeatIntervalMs: config.worker.heartbeat_interval_ms,
+      baseEnv: deps.env ?? process.env,
+      dagsDir: dirs.dir,
+      subDag: remoteSubDagRunner({
+        client: deps.client,
+        clock,
+        timers,
+        logger,
+        stopWaitMs: config.run.kill_grace_ms + 10 * SECOND,
+      }),
+      resumeFrom: task.operation === 'resume' ? (task.previous?.steps ?? []) : undefined,
+    });
+  } finally {
+    ctx.signal.removeEventListener('abort', forward);
+  }
+  const delivery = await reporter.settle(FINAL_REPORT_TIMEOUT_MS, timers);
+  shipper.stop();
+  if (delivery === 'undelivered')
+    logger.error('Could not report the final status to the coordinator', { state: final.status });
+  return { kind: 'finished', status: final, delivery };
+}
