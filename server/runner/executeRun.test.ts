@@ -2,8 +2,17 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { StepStatus } from '../core/types';
+import { newRunStatus } from '../core/runStatus';
 import { liveGroupMembers } from './processGroup';
-import { chain, dagOf, minimalEnv, runDag, stepOf, tempDir, waitFor } from './testSupport';
+import {
+  NO_SUB_DAG_RUNNER,
+  SubDagStartError,
+  subRunId,
+  type SubDagRequest,
+  type SubDagResult,
+  type SubDagRunner,
+} from './subDag';
+import { chain, dagOf, minimalEnv, recordingReporter, runDag, stepOf, tempDir, waitFor } from './testSupport';
 
 let dir: string;
 let cleanup: () => void;
@@ -304,5 +313,233 @@ describe('executeRun', () => {
       `working directory ${JSON.stringify(join(dir, 'missing'))} does not exist`,
     );
     expect(final.status).toBe('failed');
+  });
+});
+
+/** A fake sub-DAG runner: records requests and ends each child as `outcome` says (or when aborted). */
+function fakeSubDag(outcome: (r: SubDagRequest) => Promise<SubDagResult>) {
+  const requests: SubDagRequest[] = [];
+  const runner: SubDagRunner = (r) => {
+    requests.push(r);
+    return outcome(r);
+  };
+  return { runner, requests };
+}
+
+describe('executeRun with call steps', () => {
+  const callDag = () =>
+    dagOf(
+      chain([
+        stepOf('prepare', 'echo prepared'),
+        stepOf('child', null, {
+          call: 'child-dag',
+          params: [
+            { name: 'REGION', value: 'eu' },
+            { name: null, value: 'positional' },
+          ],
+          worker_selector: { zone: 'b' },
+        }),
+        stepOf('after', 'true'),
+      ]),
+    );
+
+  it('runs the called DAG through the sub-DAG runner and succeeds when the child succeeds', async () => {
+    let runningWhileChildRuns: StepStatus['status'] | undefined;
+    const reporter = recordingReporter();
+    const fake = fakeSubDag(async (r) => {
+      runningWhileChildRuns = reporter.statuses.at(-1)?.steps[1].status;
+      return { run_id: r.runId, status: 'succeeded', error: null };
+    });
+    const { final } = await runDag(callDag(), dir, { subDag: fake.runner, reporter });
+
+    expect(final.status).toBe('succeeded');
+    expect(runningWhileChildRuns).toBe('running');
+    const childId = subRunId('run-1', 'child', 1);
+    expect(fake.requests).toHaveLength(1);
+    expect(fake.requests[0]).toMatchObject({
+      parent: { run_id: 'run-1', dag_name: 'test-dag', step: 'child' },
+      dagName: 'child-dag',
+      runId: childId,
+      params: ['REGION=eu', 'positional'],
+      workerSelector: { zone: 'b' },
+    });
+    expect(stepNamed(final.steps, 'child')).toMatchObject({ status: 'succeeded', exit_code: 0, error: null });
+    expect(stepNamed(final.steps, 'after').status).toBe('succeeded');
+    expect(read(join(dir, 'logs', 'child.out'))).toBe(
+      `started sub-DAG child-dag run ${childId}\nsub-DAG child-dag run ${childId} ended succeeded\n`,
+    );
+  });
+
+  it('counts a partially succeeded child as a success', async () => {
+    const fake = fakeSubDag(async (r) => ({ run_id: r.runId, status: 'partially_succeeded', error: 'x' }));
+    const { final } = await runDag(callDag(), dir, { subDag: fake.runner });
+
+    expect(stepNamed(final.steps, 'child').status).toBe('succeeded');
+    expect(final.status).toBe('succeeded');
+  });
+
+  it('fails the step with the child state and error when the child fails, and skips its dependents', async () => {
+    const fake = fakeSubDag(async (r) => ({
+      run_id: r.runId,
+      status: 'failed',
+      error: 'step "x" failed: exit code 1',
+    }));
+    const { final } = await runDag(callDag(), dir, { subDag: fake.runner });
+
+    const childId = subRunId('run-1', 'child', 1);
+    const error = `sub-DAG child-dag run ${childId} ended failed: step "x" failed: exit code 1`;
+    expect(stepNamed(final.steps, 'child')).toMatchObject({ status: 'failed', error });
+    expect(stepNamed(final.steps, 'after').status).toBe('skipped');
+    expect(final.status).toBe('failed');
+    expect(final.error).toBe(`step "child" failed: ${error}`);
+  });
+
+  it("fails the step with the runner's own message when the child could not be started", async () => {
+    const fake = fakeSubDag(async () => {
+      throw new SubDagStartError('child-dag', 'no worker matches the selector {zone: b}');
+    });
+    const { final } = await runDag(callDag(), dir, { subDag: fake.runner });
+
+    expect(stepNamed(final.steps, 'child')).toMatchObject({
+      status: 'failed',
+      error: 'no worker matches the selector {zone: b}',
+    });
+  });
+
+  it('fails a call step with a clear message when the engine has no sub-DAG runner', async () => {
+    const { final } = await runDag(callDag(), dir);
+
+    expect(stepNamed(final.steps, 'child')).toMatchObject({ status: 'failed', error: NO_SUB_DAG_RUNNER });
+    expect(final.error).toBe(`step "child" failed: ${NO_SUB_DAG_RUNNER}`);
+  });
+
+  it('aborts the child when the parent is aborted and ends the step aborted', async () => {
+    const controller = new AbortController();
+    let childSignal: AbortSignal | null = null;
+    const fake = fakeSubDag(
+      (r) =>
+        new Promise((resolve) => {
+          childSignal = r.signal;
+          r.signal.addEventListener('abort', () =>
+            resolve({ run_id: r.runId, status: 'aborted', error: 'run aborted (SIGTERM)' }),
+          );
+        }),
+    );
+    const running = runDag(callDag(), dir, { subDag: fake.runner, signal: controller.signal });
+    await waitFor(() => childSignal !== null);
+    controller.abort('SIGTERM');
+    const { final } = await running;
+
+    expect(childSignal!.aborted).toBe(true);
+    expect(final.status).toBe('aborted');
+    expect(stepNamed(final.steps, 'child')).toMatchObject({
+      status: 'aborted',
+      error: 'run aborted (SIGTERM)',
+    });
+    expect(stepNamed(final.steps, 'after').status).toBe('skipped');
+  });
+
+  it('stops the child when the call step times out and fails the step with the timeout', async () => {
+    const fake = fakeSubDag(
+      (r) =>
+        new Promise((resolve) => {
+          r.signal.addEventListener('abort', () =>
+            resolve({ run_id: r.runId, status: 'aborted', error: null }),
+          );
+        }),
+    );
+    const dag = dagOf([stepOf('child', null, { call: 'child-dag', timeout_sec: 0.2 })]);
+    const { final } = await runDag(dag, dir, { subDag: fake.runner });
+
+    expect(final.steps[0]).toMatchObject({ status: 'failed', error: 'timed out after 200ms' });
+    expect(final.status).toBe('failed');
+  });
+
+  it('gives the child of a later attempt a new run ID', async () => {
+    const fake = fakeSubDag(async (r) => ({ run_id: r.runId, status: 'succeeded', error: null }));
+    const dag = dagOf([stepOf('child', null, { call: 'child-dag' })]);
+    const status = newRunStatus({
+      dag,
+      runId: 'run-1',
+      attempt: 2,
+      status: 'running',
+      triggerType: 'retry',
+      scheduleTime: null,
+      params: [],
+      nowIso: new Date().toISOString(),
+    });
+    await runDag(dag, dir, { subDag: fake.runner, status });
+
+    expect(fake.requests[0].runId).toBe(subRunId('run-1', 'child', 2));
+    expect(fake.requests[0].runId).not.toBe(subRunId('run-1', 'child', 1));
+  });
+});
+
+describe('executeRun resuming an earlier attempt', () => {
+  const succeeded = (name: string, output: Record<string, string> | null = null): StepStatus => ({
+    name,
+    status: 'succeeded',
+    started_at: '2026-01-01T00:00:00.000Z',
+    finished_at: '2026-01-01T00:00:01.000Z',
+    exit_code: 0,
+    error: null,
+    retry_count: 0,
+    stdout: `test-dag/run-1/1/${name}.out`,
+    stderr: `test-dag/run-1/1/${name}.err`,
+    output,
+  });
+
+  it('keeps the steps that succeeded with their outputs and runs only the others', async () => {
+    const ran = join(dir, 'ran');
+    const dag = dagOf(
+      chain([
+        stepOf('first', `echo first >> "${ran}"`, { output: 'FIRST' }),
+        stepOf('second', `echo "second $FIRST" >> "${ran}"`),
+        stepOf('third', `echo third >> "${ran}"`),
+      ]),
+    );
+    const previousSteps: StepStatus[] = [
+      succeeded('first', { FIRST: 'from-attempt-1' }),
+      { ...succeeded('second'), status: 'failed', exit_code: 1, error: 'exit code 1' },
+      { ...succeeded('third'), status: 'skipped', exit_code: null },
+    ];
+    const { final, reporter } = await runDag(dag, dir, { resumeFrom: previousSteps });
+
+    expect(final.status).toBe('succeeded');
+    expect(read(ran)).toBe('second from-attempt-1\nthird\n');
+    expect(stepNamed(final.steps, 'first')).toEqual(previousSteps[0]);
+    expect(reporter.statuses[0].steps.map((s) => s.status)).toEqual([
+      'succeeded',
+      'not_started',
+      'not_started',
+    ]);
+    expect(stepNamed(final.steps, 'second')).toMatchObject({
+      status: 'succeeded',
+      stdout: 'test-dag/run-1/1/second.out',
+    });
+  });
+
+  it('runs a kept step again when one of its dependencies runs again', async () => {
+    const dag = dagOf(chain([stepOf('a', 'true'), stepOf('b', 'true'), stepOf('c', 'true')]));
+    const { final, reporter } = await runDag(dag, dir, {
+      resumeFrom: [{ ...succeeded('a'), status: 'failed' }, succeeded('b'), succeeded('c')],
+    });
+
+    expect(reporter.statuses[0].steps.map((s) => s.status)).toEqual([
+      'not_started',
+      'not_started',
+      'not_started',
+    ]);
+    expect(
+      final.steps.every((s) => s.status === 'succeeded' && s.started_at !== '2026-01-01T00:00:00.000Z'),
+    ).toBe(true);
+  });
+
+  it('ignores steps of the earlier attempt that the DAG no longer has', async () => {
+    const dag = dagOf([stepOf('only', 'true')]);
+    const { final } = await runDag(dag, dir, { resumeFrom: [succeeded('gone')] });
+
+    expect(final.steps.map((s) => s.name)).toEqual(['only']);
+    expect(final.status).toBe('succeeded');
   });
 });

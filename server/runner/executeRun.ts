@@ -14,6 +14,7 @@ import { finalRunState } from './runOutcome';
 import { isoNow, runStep, type StopReason } from './runStep';
 import { errorText, type StatusReporter } from './statusReporter';
 import { buildStepEnv, splitParams } from './stepEnv';
+import { runCallStep, type SubDagRunner } from './subDag';
 
 /** Inputs of one run attempt. The run record already exists; `status` is its initial state. */
 export interface ExecuteRunOptions {
@@ -35,6 +36,13 @@ export interface ExecuteRunOptions {
   baseEnv: NodeJS.ProcessEnv;
   /** Working directory of steps when the DAG has no file (its file's directory otherwise). */
   dagsDir?: string;
+  /** Starts the child runs of `call:` steps; without it a call step fails with NO_SUB_DAG_RUNNER. */
+  subDag?: SubDagRunner;
+  /**
+   * Resume: the steps of the attempt being resumed. Each step that succeeded there (and whose dependencies
+   * all did too) keeps its status and output and does not run again; every other step runs.
+   */
+  resumeFrom?: readonly StepStatus[];
 }
 
 type HandlerKind = 'success' | 'failure' | 'abort' | 'exit';
@@ -61,7 +69,7 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
     error: null,
     conditions: [],
     handlers: {},
-    steps: dag.steps.map((s) => freshStepStatus(s.name)),
+    steps: initialSteps(dag.steps, opts.resumeFrom ?? []),
   } satisfies Partial<RunStatus>);
   const report = () => {
     opts.reporter
@@ -95,6 +103,8 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
   const params = splitParams(status.params);
   // Null prototype: an output variable named __proto__ must stay a variable.
   const outputs: Record<string, string> = Object.create(null);
+  // Steps kept from a resumed attempt hand their outputs on as if they had just run (in step order).
+  for (const s of status.steps) if (s.status === 'succeeded' && s.output) Object.assign(outputs, s.output);
   const logNames = new LogFileNames(opts.logDir, status.log_dir);
   const baseDir = dag.file ? dirname(dag.file) : (opts.dagsDir ?? process.cwd());
 
@@ -116,18 +126,31 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
         scheduleTime: status.schedule_time,
       },
     });
-    const state = await runStep({
-      step: spec,
-      status: stepStatus,
-      env,
-      positional: params.positional,
-      cwd: resolve(baseDir, spec.dir ?? '.'),
-      files,
-      killGraceMs: opts.killGraceMs,
-      clock,
-      stop,
-      onChange: report,
-    });
+    const state =
+      spec.call !== null
+        ? await runCallStep({
+            step: spec,
+            status: stepStatus,
+            parent: { run_id: status.run_id, dag_name: dag.name, step: spec.name },
+            attempt: status.attempt,
+            runner: opts.subDag,
+            files,
+            clock,
+            stop,
+            onChange: report,
+          })
+        : await runStep({
+            step: spec,
+            status: stepStatus,
+            env,
+            positional: params.positional,
+            cwd: resolve(baseDir, spec.dir ?? '.'),
+            files,
+            killGraceMs: opts.killGraceMs,
+            clock,
+            stop,
+            onChange: report,
+          });
     if (state === 'succeeded' && stepStatus.output) Object.assign(outputs, stepStatus.output);
     if (state === 'failed' && status.error === null && !isHandler) {
       status.error = `step ${JSON.stringify(spec.name)} failed: ${stepStatus.error}`;
@@ -251,6 +274,27 @@ function abortReason(reason: unknown): StopReason {
   const signal =
     typeof reason === 'string' && /^SIG[A-Z0-9]+$/.test(reason) ? (reason as NodeJS.Signals) : 'SIGTERM';
   return { kind: 'aborted', signal, message: `run aborted (${signal})` };
+}
+
+/**
+ * The steps' statuses at the start: fresh, except steps that succeeded in the attempt being resumed. A kept
+ * step whose dependency runs again (the DAG changed since) runs again too, so nothing runs on stale inputs.
+ */
+function initialSteps(specs: readonly StepSpec[], resumeFrom: readonly StepStatus[]): StepStatus[] {
+  const previous = new Map(resumeFrom.filter((s) => s.status === 'succeeded').map((s) => [s.name, s]));
+  const kept = new Set(specs.filter((s) => previous.has(s.name)).map((s) => s.name));
+  for (let changed = true; changed;) {
+    changed = false;
+    for (const spec of specs) {
+      if (kept.has(spec.name) && !spec.depends.every((d) => kept.has(d))) {
+        kept.delete(spec.name);
+        changed = true;
+      }
+    }
+  }
+  return specs.map((s) =>
+    kept.has(s.name) ? structuredClone(previous.get(s.name)!) : freshStepStatus(s.name),
+  );
 }
 
 function freshStepStatus(name: string): StepStatus {

@@ -8,6 +8,7 @@ import type { DagSpec, RunStatus } from '../core/types';
 import type { RunStore } from '../store/types';
 import { executeRun } from './executeRun';
 import { errorText, storeReporter } from './statusReporter';
+import type { SubDagRunner } from './subDag';
 
 /** The collaborators of a run attempt on this host. */
 export interface AttemptContext {
@@ -21,6 +22,8 @@ export interface AttemptContext {
   signal: AbortSignal;
   /** Environment the steps inherit; defaults to this process's environment. */
   env?: NodeJS.ProcessEnv;
+  /** Runs `call:` steps; without it they fail with a clear error. */
+  subDag?: SubDagRunner;
 }
 
 /** The attempt's log directory, absolute (from the run store) and relative to the logs root (for the status). */
@@ -58,6 +61,7 @@ export async function runAttempt(ctx: AttemptContext, status: RunStatus, logDir:
       heartbeatIntervalMs: ctx.config.run.heartbeat_interval_ms,
       baseEnv: ctx.env ?? process.env,
       dagsDir: ctx.config.paths.dags_dir,
+      subDag: ctx.subDag,
     });
   } finally {
     await ctx.runStore

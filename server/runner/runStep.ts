@@ -176,12 +176,20 @@ async function readOutput(file: FileHandle, offset: number): Promise<string> {
   return buf.subarray(0, bytesRead).toString('utf8').trim();
 }
 
-function finishStopped(run: StepRun, reason: StopReason): StepStatus['status'] {
-  // A run that timed out failed; a run that was aborted was not the step's fault.
+/** The part of a step execution that ending it touches (command steps and call steps alike). */
+type EndableStep = Pick<StepRun, 'status' | 'clock' | 'onChange'>;
+
+/** Ends a step stopped by its run: a run that timed out failed; an aborted run was not the step's fault. */
+export function finishStopped(run: EndableStep, reason: StopReason): StepStatus['status'] {
   return finish(run, reason.kind === 'aborted' ? 'aborted' : 'failed', reason.message);
 }
 
-function finish(run: StepRun, state: StepStatus['status'], error: string | null): StepStatus['status'] {
+/** Ends a step in `state` with `error`, stamps the finish time and reports it. */
+export function finish(
+  run: EndableStep,
+  state: StepStatus['status'],
+  error: string | null,
+): StepStatus['status'] {
   run.status.status = state;
   run.status.error = error;
   run.status.finished_at = isoNow(run.clock);
