@@ -14,6 +14,14 @@ export function jsonResponse(data: unknown, status = 200): Response {
   return Response.json(data, { status, headers: NO_STORE });
 }
 
+/** A result that answers with another status than 200 (e.g. 202 for a stop a worker carries out later). */
+export class Reply {
+  constructor(
+    readonly body: unknown,
+    readonly status: number,
+  ) {}
+}
+
 /** Runs one operation and answers with its result as JSON, or with the error body and status. */
 export async function respond(
   svc: () => Services,
@@ -22,7 +30,8 @@ export async function respond(
   let services: Services | undefined;
   try {
     services = svc();
-    return jsonResponse(await op(services));
+    const result = await op(services);
+    return result instanceof Reply ? jsonResponse(result.body, result.status) : jsonResponse(result);
   } catch (err) {
     const { status, body } = toErrorResponse(err);
     if (status >= 500) {

@@ -6,4 +6,4 @@ export type { EnqueueOptions, QueueListing, QueueView, QueuedRunView } from './q
 export { getRun, listRuns, compileRunListQuery, type RunListParams } from './runs';
 export { readRunLog, type LogStream, type StepLog } from './runLogs';
 export { startDag, type StartResult } from './startDag';
-export { stopRun } from './stopRun';
+export { dequeueOrCancel, requestStop, stopRun, type StopResult } from './stopRun';

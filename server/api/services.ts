@@ -1,20 +1,35 @@
-// The collaborators every operation needs, built once per process from the compiled config.
+// The collaborators every operation needs, built once per process from the compiled config. Run status
+// writes go through the run-events decorator, so API writes emit `dag.run.*` like every other writer.
 
 import { systemClock } from '../core/clock';
 import { silentLogger, type Clock, type Logger } from '../core/ports';
 import type { Config } from '../config/types';
+import { Dispatcher } from '../coordinator/dispatcher';
+import { FileCancelRequests } from '../store/fileCancelRequests';
+import { FileDispatchStore } from '../store/fileDispatchStore';
 import { FileEventLog } from '../store/fileEventLog';
 import { FileQueueStore } from '../store/fileQueueStore';
 import { FileRunStore } from '../store/fileRunStore';
+import { FileWorkerRegistry } from '../store/fileWorkerRegistry';
+import { withRunEvents } from '../store/runEvents';
 import type { CorruptFileReport } from '../store/fsutil';
 import type { EventLog, QueueStore, RunStore } from '../store/types';
+import type { DispatcherApi } from '../coordinator/dispatcherApi';
+import type { DispatchStore, WorkerRegistry } from '../store/dispatchTypes';
 
 /** What an operation in server/api receives: config, stores, time and a logger. */
 export interface Services {
   config: Config;
+  /** Every status write appends a `dag.run.<state>` event. */
   runs: RunStore;
   queue: QueueStore;
   events: EventLog;
+  /** Hands runs of DAGs that go to workers to the dispatch store (or holds them), and cancels them. */
+  dispatcher: DispatcherApi;
+  /** Tasks waiting for, or claimed by, a worker. */
+  tasks: DispatchStore;
+  /** Workers as their last heartbeat left them. */
+  workers: WorkerRegistry;
   clock: Clock;
   logger: Logger;
 }
@@ -23,11 +38,27 @@ export function createServices(config: Config, logger: Logger = silentLogger): S
   const { data_dir: dataDir, log_dir: logDir } = config.paths;
   const onCorrupt = (report: CorruptFileReport) =>
     logger.warn('Skipped a corrupt file', { path: report.path, error: report.error });
+  const events = new FileEventLog({ dataDir, onCorrupt });
+  const runs = withRunEvents(new FileRunStore({ dataDir, logDir, onCorrupt }), events, { logger });
+  const tasks = new FileDispatchStore({ dataDir, logger });
+  const workers = new FileWorkerRegistry({ dataDir, logger });
   return {
     config,
-    runs: new FileRunStore({ dataDir, logDir, onCorrupt }),
+    runs,
     queue: new FileQueueStore({ dataDir, onCorrupt }),
-    events: new FileEventLog({ dataDir, onCorrupt }),
+    events,
+    dispatcher: new Dispatcher({
+      runs,
+      tasks,
+      workers,
+      cancels: new FileCancelRequests({ dataDir }),
+      clock: systemClock,
+      logger,
+      waitMs: config.coordinator.worker_wait_timeout_ms,
+      staleMs: config.coordinator.worker_stale_threshold_ms,
+    }),
+    tasks,
+    workers,
     clock: systemClock,
     logger,
   };

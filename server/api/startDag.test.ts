@@ -1,11 +1,13 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { DispatchParams } from '../coordinator/dispatcherApi';
 import { newRunStatus } from '../core/runStatus';
-import { NotFoundError } from './errors';
+import { NotFoundError, toErrorResponse } from './errors';
 import { getDag } from './dags';
-import { startDag } from './startDag';
-import { testServices, type TestServices } from './testServices';
+import { getRun } from './runs';
+import { NoWorkerError, startDag } from './startDag';
+import { T0, testServices, type TestServices } from './testServices';
 
 let svc: TestServices;
 let argsFile: string;
@@ -94,5 +96,97 @@ describe('startDag', () => {
 
   it('refuses a missing DAG without starting anything', async () => {
     await expect(startDag(svc, 'missing', [], { waitMs: 0 })).rejects.toBeInstanceOf(NotFoundError);
+  });
+});
+
+describe('startDag of a DAG that runs on workers', () => {
+  const REMOTE = 'worker_selector:\n  zone: b\nsteps:\n  - name: greet\n    command: echo hi\n';
+
+  async function registerWorker(labels: Record<string, string>) {
+    await svc.workers.put({
+      worker_id: 'worker-b',
+      labels,
+      max_active_runs: 2,
+      running: [],
+      host: 'host-b',
+      pid: 7,
+      registered_at_ms: T0,
+      last_heartbeat_ms: T0,
+    });
+  }
+
+  it('hands the run to the dispatcher: recorded queued with a task for the selector, no local process', async () => {
+    svc.writeDag('remote', REMOTE);
+    await registerWorker({ zone: 'b' });
+
+    const result = await startDag(svc, 'remote', ['A=1'], { waitMs: 0 });
+
+    expect(result).toMatchObject({ dag_name: 'remote', outcome: 'dispatched', pid: null, process_log: null });
+    expect(result.status).toMatchObject({ run_id: result.run_id, status: 'queued', trigger_type: 'manual' });
+    expect(await getRun(svc, result.run_id)).toMatchObject({ status: 'queued', params: ['A=1'] });
+    expect(await svc.tasks.findByRun(result.run_id)).toMatchObject({
+      operation: 'start',
+      trigger_type: 'manual',
+      worker_selector: { zone: 'b' },
+      params: ['A=1'],
+    });
+    // A local start creates the run's log directory (for process.log) before it spawns.
+    expect(existsSync(svc.runs.logDir('remote', result.run_id, 1))).toBe(false);
+  });
+
+  it('sends every DAG to the workers under default_execution_mode distributed', async () => {
+    svc.config.default_execution_mode = 'distributed';
+    await registerWorker({});
+    const result = await startDag(svc, 'hello', [], { waitMs: 0 });
+    expect(result.outcome).toBe('dispatched');
+    expect((await svc.tasks.findByRun(result.run_id))?.worker_selector).toEqual({});
+  });
+
+  it('answers held with the waiting run when no worker matches and waiting is on', async () => {
+    svc.writeDag('remote', REMOTE);
+    const calls: DispatchParams[] = [];
+    svc.dispatcher = {
+      async dispatch(p) {
+        calls.push(p);
+        const status = newRunStatus({
+          dag: p.dag,
+          runId: p.runId,
+          status: 'queued',
+          triggerType: p.triggerType,
+          scheduleTime: null,
+          params: p.params,
+          nowIso: '2026-11-30T01:14:30Z',
+        });
+        return { outcome: 'held', status };
+      },
+      cancel: () => Promise.reject(new Error('not used')),
+    };
+
+    const result = await startDag(svc, 'remote', [], { waitMs: 0 });
+
+    expect(result.outcome).toBe('held');
+    expect(result.status?.status).toBe('queued');
+    expect(calls).toEqual([
+      expect.objectContaining({
+        operation: 'start',
+        triggerType: 'manual',
+        fromQueue: false,
+        selector: { zone: 'b' },
+      }),
+    ]);
+  });
+
+  it('refuses with 409 no_worker and the refusal text when no worker can take it and it cannot be held', async () => {
+    svc.writeDag('remote', REMOTE);
+    await registerWorker({ zone: 'a' });
+
+    const err = await startDag(svc, 'remote', [], { waitMs: 0 }).catch((e: unknown) => e);
+
+    expect(err).toBeInstanceOf(NoWorkerError);
+    expect(toErrorResponse(err)).toEqual({
+      status: 409,
+      body: { error: { code: 'no_worker', message: 'no worker matches the selector {zone: b}' } },
+    });
+    expect((await svc.runs.listRuns({})).items).toEqual([]);
   });
 });

@@ -1,25 +1,42 @@
 // "Run now": starts a DAG run as a detached `dagu start` process (its own session, so it outlives the server)
-// and waits briefly for its record so the console can show it at once.
+// and waits briefly for its record so the console can show it at once. A DAG that runs on workers goes to
+// the dispatcher instead, which records the run and hands it to a worker (or holds it until one matches).
 
 import { randomHex } from '../store/randomHex';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { isDistributed, resolveSelector } from '../coordinator/dispatcherApi';
 import { newRunId } from '../core/runId';
 import type { RunStatus } from '../core/types';
 import { SECOND } from '../core/units';
 import { spawnDetachedRun } from '../runner/spawnDetached';
+import { ApiError, ConflictError } from './errors';
 import { requireDag } from './requireDag';
 import type { Services } from './services';
 
-/** What `startDag` knows after spawning: the run ID, and the run's status once its process wrote it. */
+/**
+ * What `startDag` knows: the run ID and how the run was started. `started`: a run process on this host
+ * (its status once the process wrote it); `dispatched`: a task waits for the first matching worker to poll;
+ * `held`: no healthy worker matches yet, the run waits `queued` for one (see its conditions).
+ */
 export interface StartResult {
   run_id: string;
   dag_name: string;
-  pid: number;
+  outcome: 'started' | 'dispatched' | 'held';
+  /** The local run process; null for a run handed to the workers. */
+  pid: number | null;
   /** Null when the run process had not written its record within the wait. */
   status: RunStatus | null;
-  /** Where the run process's own output goes (useful when it fails before writing a record). */
-  process_log: string;
+  /** Where the local run process's own output goes (useful when it fails before writing a record). */
+  process_log: string | null;
+}
+
+/** Thrown when a DAG that runs on workers cannot be handed to one now and waiting is off (409 `no_worker`). */
+export class NoWorkerError extends ApiError {
+  constructor(message: string) {
+    super(409, 'no_worker', message);
+    this.name = 'NoWorkerError';
+  }
 }
 
 export interface StartOptions {
@@ -37,6 +54,32 @@ export async function startDag(
 ): Promise<StartResult> {
   const dag = await requireDag(svc, dagName);
   const runId = newRunId(svc.clock.nowMs(), randomHex(4));
+  if (isDistributed(dag, svc.config.default_execution_mode)) {
+    const result = await svc.dispatcher
+      .dispatch({
+        dag,
+        runId,
+        operation: 'start',
+        triggerType: 'manual',
+        params,
+        scheduleTime: null,
+        selector: resolveSelector(dag),
+        previous: null,
+        parent: null,
+        fromQueue: false,
+      })
+      .catch(dispatchError);
+    if (result.outcome === 'refused') throw new NoWorkerError(result.error);
+    svc.logger.info('Run handed to the workers', { dag: dag.name, run_id: runId, outcome: result.outcome });
+    return {
+      run_id: runId,
+      dag_name: dag.name,
+      outcome: result.outcome,
+      pid: null,
+      status: result.status,
+      process_log: null,
+    };
+  }
   // Same place the scheduler uses: beside the first attempt's step logs.
   const processLog = path.join(svc.runs.logDir(dag.name, runId, 1), 'process.log');
   mkdirSync(path.dirname(processLog), { recursive: true });
@@ -52,7 +95,19 @@ export async function startDag(
   await svc.events.append('run:start_requested', { run_id: runId, dag: dag.name, pid });
   svc.logger.info('Run started', { dag: dag.name, run_id: runId, pid });
   const status = await waitForRecord(svc, runId, opts.waitMs ?? 2 * SECOND, opts.pollMs ?? 50);
-  return { run_id: runId, dag_name: dag.name, pid, status, process_log: processLog };
+  return { run_id: runId, dag_name: dag.name, outcome: 'started', pid, status, process_log: processLog };
+}
+
+/**
+ * The dispatcher's errors as API errors, matched by name (the dispatcher may come from another bundle's copy
+ * of its module): the task could not be stored (the run was written `failed`), or the run ID is taken.
+ */
+function dispatchError(err: unknown): never {
+  if (err instanceof Error && err.name === 'DispatchFailedError') {
+    throw new ApiError(500, 'dispatch_failed', err.message);
+  }
+  if (err instanceof Error && err.name === 'DispatchConflictError') throw new ConflictError(err.message);
+  throw err;
 }
 
 /** The CLI sets DAGU_EXECUTABLE to its absolute bin/dagu; `next dev` falls back to the project's bin/dagu. */

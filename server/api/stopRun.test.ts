@@ -6,8 +6,9 @@ import type { RunStatus } from '../core/types';
 import { ConflictError } from './errors';
 import { enqueueDag } from './queue';
 import { getRun } from './runs';
-import { stopRun } from './stopRun';
-import { testServices, type TestServices } from './testServices';
+import { startDag } from './startDag';
+import { dequeueOrCancel, requestStop, stopRun } from './stopRun';
+import { T0, testServices, type TestServices } from './testServices';
 
 // Above Linux's pid_max, so a wrong signal could never reach a real process.
 const NO_SUCH_PID = 2 ** 22 + 1;
@@ -83,5 +84,80 @@ describe('stopRun', () => {
     await expect(stopRun(svc, queued.run_id)).rejects.toThrow(
       /is gone; the scheduler will mark the run failed/,
     );
+  });
+});
+
+describe('stopping a run handed to the workers', () => {
+  let remote: RunStatus;
+
+  beforeEach(async () => {
+    svc.writeDag('remote', 'worker_selector:\n  zone: b\nsteps:\n  - name: greet\n    command: sleep 60\n');
+    await svc.workers.put({
+      worker_id: 'worker-b',
+      labels: { zone: 'b' },
+      max_active_runs: 2,
+      running: [],
+      host: 'host-b',
+      pid: NO_SUCH_PID,
+      registered_at_ms: T0,
+      last_heartbeat_ms: T0,
+    });
+    remote = (await startDag(svc, 'remote', [], { waitMs: 0 })).status!;
+  });
+
+  it('aborts a run still waiting for a worker at once and drops its task', async () => {
+    const result = await requestStop(svc, remote.run_id);
+
+    expect(result.outcome).toBe('aborted');
+    expect(result.status).toMatchObject({ status: 'aborted', error: 'cancelled before a worker took it' });
+    expect(await svc.tasks.findByRun(remote.run_id)).toBeNull();
+    expect(await svc.runs.listActive()).not.toContainEqual(
+      expect.objectContaining({ run_id: remote.run_id }),
+    );
+    // A worker polling afterwards finds nothing to run.
+    expect(await svc.tasks.claimNext({ worker_id: 'worker-b', labels: { zone: 'b' } }, T0)).toBeNull();
+  });
+
+  it('the console dequeue of a run waiting for a worker cancels it and drops its task', async () => {
+    const status = await dequeueOrCancel(svc, remote.run_id);
+
+    expect(status).toMatchObject({ status: 'aborted', error: 'cancelled before a worker took it' });
+    expect(await svc.tasks.findByRun(remote.run_id)).toBeNull();
+  });
+
+  it('asks the worker to stop a run it runs, and leaves the run to report aborted', async () => {
+    await svc.tasks.delete((await svc.tasks.findByRun(remote.run_id))!.task_id);
+    const running: RunStatus = {
+      ...remote,
+      status: 'running',
+      worker_id: 'worker-b',
+      host: 'host-b',
+      pid: NO_SUCH_PID,
+    };
+    await svc.runs.writeStatus(running);
+
+    const result = await requestStop(svc, remote.run_id);
+
+    expect(result).toEqual({ outcome: 'requested', status: running });
+    expect(await svc.cancels.has(remote.run_id)).toBe(true);
+    expect((await getRun(svc, remote.run_id)).status).toBe('running');
+    expect((await svc.events.list({ types: ['run:stop_requested'] }))[0].data).toEqual({
+      run_id: remote.run_id,
+      dag: 'remote',
+      worker_id: 'worker-b',
+    });
+  });
+
+  it('asks the worker when it has claimed the task but not yet started the run', async () => {
+    await svc.tasks.claimNext({ worker_id: 'worker-b', labels: { zone: 'b' } }, T0);
+    const status = await stopRun(svc, remote.run_id);
+    expect(status.status).toBe('queued');
+    expect(await svc.cancels.has(remote.run_id)).toBe(true);
+  });
+
+  it('refuses a run on a worker that already finished', async () => {
+    await svc.runs.writeStatus({ ...remote, status: 'succeeded', worker_id: 'worker-b' });
+    await expect(stopRun(svc, remote.run_id)).rejects.toThrow(/already finished \(status: succeeded\)/);
+    expect(await svc.cancels.list()).toEqual([]);
   });
 });

@@ -1,23 +1,46 @@
 // Stopping a run: a queued run is dequeued; a running one on this host gets SIGTERM and its run process
-// aborts the steps and ends `aborted`. Everything else is refused with a reason.
+// aborts the steps and ends `aborted`. A run handed to the workers goes to the dispatcher: one still waiting
+// for a worker is aborted at once, one a worker has is cancelled by that worker (told on its next heartbeat).
+// Everything else is refused with a reason.
 
 import { hostname } from 'node:os';
-import type { RunStatus } from '../core/types';
-import { ConflictError } from './errors';
+import { TERMINAL_RUN_STATES, type RunStatus } from '../core/types';
+import { ConflictError, CorruptRecordError, NotFoundError } from './errors';
 import { dequeueRun } from './queue';
 import { getRun } from './runs';
 import type { Services } from './services';
 
-export async function stopRun(svc: Services, runId: string): Promise<RunStatus> {
+/**
+ * How a stop went. `dequeued`/`aborted`: the run ended now (`aborted`); `signalled`: its process on this host
+ * got SIGTERM; `requested`: the worker running it will stop it (the API answers 202).
+ */
+export interface StopResult {
+  outcome: 'dequeued' | 'aborted' | 'signalled' | 'requested';
+  /** The run after the stop (`aborted`), or as it was when the stop was requested. */
+  status: RunStatus;
+}
+
+/**
+ * The console's cancel of a queued run: a run waiting for a worker is cancelled through the dispatcher (its
+ * task dropped, so no worker starts it later); any other queued run leaves its queue.
+ */
+export async function dequeueOrCancel(svc: Services, runId: string): Promise<RunStatus> {
   const status = await getRun(svc, runId);
-  if (status.status === 'queued') return dequeueRun(svc, runId);
+  if (await onWorkers(svc, status)) return (await cancelOnWorkers(svc, status)).status;
+  return dequeueRun(svc, runId);
+}
+
+/** Stops a run; see `requestStop`. Returns the run's status. */
+export async function stopRun(svc: Services, runId: string): Promise<RunStatus> {
+  return (await requestStop(svc, runId)).status;
+}
+
+export async function requestStop(svc: Services, runId: string): Promise<StopResult> {
+  const status = await getRun(svc, runId);
+  if (await onWorkers(svc, status)) return cancelOnWorkers(svc, status);
+  if (status.status === 'queued') return { outcome: 'dequeued', status: await dequeueRun(svc, runId) };
   if (status.status !== 'running') {
     throw new ConflictError(`run ${runId} already finished (status: ${status.status})`);
-  }
-  if (status.worker_id) {
-    throw new ConflictError(
-      `run ${runId} runs on worker ${status.worker_id}; it cannot be stopped from here yet`,
-    );
   }
   if (status.host !== hostname() || status.pid === null) {
     throw new ConflictError(`run ${runId} runs on host ${status.host ?? 'unknown'}; stop it there`);
@@ -43,5 +66,50 @@ export async function stopRun(svc: Services, runId: string): Promise<RunStatus> 
   }
   await svc.events.append('run:stop_requested', { run_id: runId, dag: status.dag_name, pid: status.pid });
   svc.logger.info('Stop requested', { dag: status.dag_name, run_id: runId, pid: status.pid });
-  return status;
+  return { outcome: 'signalled', status };
+}
+
+/** Whether an active run belongs to the workers: a worker has it, or a dispatch task waits for one. */
+async function onWorkers(svc: Services, s: RunStatus): Promise<boolean> {
+  if (s.status !== 'queued' && s.status !== 'running') return false;
+  if (s.worker_id !== null) return true;
+  return s.status === 'queued' && (await svc.tasks.findByRun(s.run_id)) !== null;
+}
+
+async function cancelOnWorkers(svc: Services, s: RunStatus): Promise<StopResult> {
+  let r;
+  try {
+    r = await svc.dispatcher.cancel(s.run_id);
+  } catch (err) {
+    // Matched by name: the dispatcher may come from another bundle's copy of its module.
+    if (err instanceof Error && err.name === 'RunUnreadableError') {
+      throw new CorruptRecordError(err.message, (err as Error & { path: string }).path);
+    }
+    throw err;
+  }
+  switch (r.kind) {
+    case 'aborted':
+      svc.logger.info('Cancelled a run waiting for a worker', { dag: s.dag_name, run_id: s.run_id });
+      return { outcome: 'aborted', status: r.status };
+    case 'requested':
+      await svc.events.append('run:stop_requested', {
+        run_id: s.run_id,
+        dag: s.dag_name,
+        worker_id: r.status.worker_id,
+      });
+      svc.logger.info('Stop requested from the worker', {
+        dag: s.dag_name,
+        run_id: s.run_id,
+        worker_id: r.status.worker_id,
+      });
+      return { outcome: 'requested', status: r.status };
+    case 'not_found':
+      throw new NotFoundError(`run ${s.run_id} not found`);
+    case 'not_active':
+      throw new ConflictError(
+        TERMINAL_RUN_STATES.includes(r.status.status)
+          ? `run ${s.run_id} already finished (status: ${r.status.status})`
+          : `run ${s.run_id} is neither waiting for nor running on a worker (status: ${r.status.status})`,
+      );
+  }
 }

@@ -1,15 +1,19 @@
 // Services for the operation tests: in-memory stores, a real temp DAGU_HOME for DAG files and logs, and a
-// clock the test sets. Not used by production code.
+// clock the test sets; the real Dispatcher over in-memory distributed stores. Not used by production code.
 
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../config/loadConfig';
 import type { Config } from '../config/types';
+import { Dispatcher } from '../coordinator/dispatcher';
 import { silentLogger, type Clock } from '../core/ports';
+import { MemoryCancelRequests } from '../store/memoryCancelRequests';
+import { MemoryDispatchStore } from '../store/memoryDispatchStore';
 import { MemoryEventLog } from '../store/memoryEventLog';
 import { MemoryQueueStore } from '../store/memoryQueueStore';
 import { MemoryRunStore } from '../store/memoryRunStore';
+import { MemoryWorkerRegistry } from '../store/memoryWorkerRegistry';
 import type { Services } from './services';
 
 /** A clock whose wall time the test moves; monotonic time follows it. */
@@ -37,6 +41,10 @@ export interface TestServices extends Services {
   runs: MemoryRunStore;
   queue: MemoryQueueStore;
   events: MemoryEventLog;
+  /** Not durable: the dispatcher refuses where it would hold (a test that needs a hold stubs `dispatcher`). */
+  tasks: MemoryDispatchStore;
+  workers: MemoryWorkerRegistry;
+  cancels: MemoryCancelRequests;
   /** Writes `dags/<name>.yaml`. */
   writeDag(name: string, yaml: string): void;
   /** Writes a file under the logs directory and returns its path relative to it. */
@@ -52,11 +60,28 @@ export function testServices(overrides: (config: Config) => Config = (c) => c): 
   mkdirSync(config.paths.dags_dir, { recursive: true });
   mkdirSync(config.paths.log_dir, { recursive: true });
   const clock = manualClock(T0);
+  const runs = new MemoryRunStore();
+  const tasks = new MemoryDispatchStore();
+  const workers = new MemoryWorkerRegistry();
+  const cancels = new MemoryCancelRequests();
   return {
     config,
-    runs: new MemoryRunStore(),
+    runs,
     queue: new MemoryQueueStore(),
     events: new MemoryEventLog({ clock }),
+    tasks,
+    workers,
+    cancels,
+    dispatcher: new Dispatcher({
+      runs,
+      tasks,
+      workers,
+      cancels,
+      clock,
+      logger: silentLogger,
+      waitMs: config.coordinator.worker_wait_timeout_ms,
+      staleMs: config.coordinator.worker_stale_threshold_ms,
+    }),
     clock,
     logger: silentLogger,
     writeDag(name, yaml) {

@@ -40,6 +40,7 @@ program
   )
   .option('--schedule-time <time>', 'slot time of a scheduled run (RFC 3339)')
   .option('-q, --quiet', 'print nothing but errors')
+  .option('--detach', 'for a DAG that runs on workers: return once the run is handed over')
   .action(lazy(() => import('./commands/start'), 'startCommand'));
 
 program
@@ -74,13 +75,23 @@ program
   .description('Run a finished run again as a new attempt with the same parameters, in the foreground')
   .argument('<run-id>')
   .option('-q, --quiet', 'print nothing but errors')
+  .option('--detach', 'for a DAG that runs on workers: return once the run is handed over')
   .action(lazy(() => import('./commands/retry'), 'retryCommand'));
+
+program
+  .command('resume')
+  .description('Run a finished run again as a new attempt that re-runs only the steps that did not succeed')
+  .argument('<run-id>')
+  .option('-q, --quiet', 'print nothing but errors')
+  .option('--detach', 'for a DAG that runs on workers: return once the run is handed over')
+  .action(lazy(() => import('./commands/resume'), 'resumeCommand'));
 
 program
   .command('restart')
   .description('Stop a run if it is running, then start its DAG again with the same parameters')
   .argument('<run-id>')
   .option('-q, --quiet', 'print nothing but errors')
+  .option('--detach', 'for a DAG that runs on workers: return once the run is handed over')
   .action(lazy(() => import('./commands/retry'), 'restartCommand'));
 
 program
@@ -108,7 +119,27 @@ program
   .option('--host <host>', 'bind address')
   .option('--port <port>', 'port')
   .option('--scheduler-port <port>', 'health endpoint port (0 disables it)')
+  .option('--coordinator', 'also run the coordinator in this process')
   .action(lazy(() => import('./commands/services'), 'startAllCommand'));
+
+program
+  .command('coordinator')
+  .description(
+    'Run the coordinator: hands runs to labelled workers and holds runs until a matching one arrives',
+  )
+  .option('--coordinator-host <host>', 'bind address (coordinator.host)')
+  .option('--coordinator-port <port>', 'port of the worker API and /health (coordinator.port)')
+  .action(lazy(() => import('./commands/coordinator'), 'coordinatorCommand'));
+
+program
+  .command('worker')
+  .description('Run a worker: registers with the coordinator and executes the runs it hands out')
+  .option('--labels <labels>', 'labels as key=value,key2=value2 (selectors match them exactly)')
+  .option('--max-active-runs <n>', 'how many runs to execute at once')
+  .option('--coordinator <url>', 'coordinator URL (coordinator.url)')
+  .option('--token <token>', 'bearer token the coordinator requires (coordinator.token)')
+  .option('--id <id>', 'worker ID (default: <hostname>-<pid>)')
+  .action(lazy(() => import('./commands/worker'), 'workerCommand'));
 
 program
   .command('version')

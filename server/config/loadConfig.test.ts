@@ -88,7 +88,9 @@ describe('coordinator and worker settings', () => {
     expect(load().coordinator.worker_wait_timeout_ms).toBe(120_000);
     writeFileSync(path.join(home, 'config.yaml'), 'coordinator:\n  worker_wait_timeout: 45s\n');
     expect(load().coordinator.worker_wait_timeout_ms).toBe(45_000);
-    expect(load({ DAGU_COORDINATOR_WORKER_WAIT_TIMEOUT: '5m' }).coordinator.worker_wait_timeout_ms).toBe(300_000);
+    expect(load({ DAGU_COORDINATOR_WORKER_WAIT_TIMEOUT: '5m' }).coordinator.worker_wait_timeout_ms).toBe(
+      300_000,
+    );
     expect(load({ DAGU_COORDINATOR_WORKER_WAIT_TIMEOUT: '0' }).coordinator.worker_wait_timeout_ms).toBe(0);
     expect(load({ DAGU_COORDINATOR_WORKER_WAIT_TIMEOUT: '0s' }).coordinator.worker_wait_timeout_ms).toBe(0);
   });

@@ -47,7 +47,8 @@ export function loadConfig(opts: LoadConfigOptions = {}): Config {
       if (v !== undefined && v !== '') raw.set(s.key, { value: v, origin: `${name} (${s.key})` });
     }
     const flag = opts.flags?.[s.key];
-    if (flag !== undefined) raw.set(s.key, { value: flag, origin: `--${s.key.split('.').pop()} (${s.key})` });
+    if (flag !== undefined)
+      raw.set(s.key, { value: flag, origin: `--${s.flag ?? s.key.split('.').pop()} (${s.key})` });
   }
 
   const v = (key: string) =>
@@ -111,7 +112,10 @@ export function loadConfig(opts: LoadConfigOptions = {}): Config {
     coordinator: compileCoordinator(v, raw),
     worker: {
       id: v('worker.id') as string | null,
-      labels: parseLabelsSetting(v('worker.labels') as string | null, raw.get('worker.labels')?.origin ?? 'worker.labels'),
+      labels: parseLabelsSetting(
+        v('worker.labels') as string | null,
+        raw.get('worker.labels')?.origin ?? 'worker.labels',
+      ),
       max_active_runs: v('worker.max_active_runs') as number,
       heartbeat_interval_ms: v('worker.heartbeat_interval') as number,
       work_dir: dir('worker.work_dir', 'worker'),
@@ -128,7 +132,9 @@ function compileCoordinator(v: (key: string) => unknown, raw: Map<string, Raw>):
   }
   const host = v('coordinator.host') as string;
   const port = v('coordinator.port') as number;
-  const url = (v('coordinator.url') as string | null) ?? `${cert ? 'https' : 'http'}://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
+  const url =
+    (v('coordinator.url') as string | null) ??
+    `${cert ? 'https' : 'http'}://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
   try {
     const u = new URL(url);
     if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('scheme');
@@ -154,11 +160,16 @@ function compileCoordinator(v: (key: string) => unknown, raw: Map<string, Raw>):
 export function parseLabelsSetting(text: string | null, origin: string): Record<string, string> {
   const out: Record<string, string> = {};
   if (text === null) return out;
-  for (const part of text.split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+  for (const part of text
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '')) {
     const eq = part.indexOf('=');
     const k = eq < 0 ? '' : part.slice(0, eq).trim();
-    if (eq < 0 || !/^[A-Za-z0-9_.\/-]{1,63}$/.test(k))
-      throw new ConfigError(`${origin}: ${JSON.stringify(part)} is not a label (use key=value, keys of letters, digits, _ . / -)`);
+    if (eq < 0 || !/^[A-Za-z0-9_./-]{1,63}$/.test(k))
+      throw new ConfigError(
+        `${origin}: ${JSON.stringify(part)} is not a label (use key=value, keys of letters, digits, _ . / -)`,
+      );
     out[k] = part.slice(eq + 1).trim();
   }
   return out;
@@ -260,7 +271,8 @@ function compile(s: Setting, raw: Raw | undefined): unknown {
     case 'int': {
       const n = typeof value === 'number' ? value : /^-?\d+$/.test(String(value)) ? Number(value) : NaN;
       if (!Number.isInteger(n)) throw new ConfigError(`${origin}: ${shown} must be a whole number`);
-      if (s.min !== undefined && n < s.min) throw new ConfigError(`${origin}: ${shown} must be at least ${s.min}`);
+      if (s.min !== undefined && n < s.min)
+        throw new ConfigError(`${origin}: ${shown} must be at least ${s.min}`);
       return n;
     }
     case 'bool': {

@@ -16,6 +16,8 @@ export interface Setting {
   values?: string[];
   /** For `duration`: whether 0 is allowed (otherwise it must be positive). */
   allowZero?: boolean;
+  /** The command-line flag that sets it, without dashes, when it is not the key's last part. */
+  flag?: string;
   /** For `int`: the smallest value allowed. */
   min?: number;
   /** For `port`: whether 0 (disabled) is allowed. */
@@ -99,6 +101,7 @@ export const SETTINGS: readonly Setting[] = [
   },
   {
     key: 'scheduler.port',
+    flag: 'scheduler-port',
     env: 'DAGU_SCHEDULER_PORT',
     kind: 'port',
     default: 8090,
@@ -172,6 +175,7 @@ export const SETTINGS: readonly Setting[] = [
   },
   {
     key: 'coordinator.url',
+    flag: 'coordinator',
     env: 'DAGU_COORDINATOR_URL',
     kind: 'string',
     default: null,
@@ -236,6 +240,7 @@ export const SETTINGS: readonly Setting[] = [
   },
   {
     key: 'worker.id',
+    flag: 'id',
     env: 'DAGU_WORKER_ID',
     kind: 'string',
     default: null,
@@ -243,6 +248,7 @@ export const SETTINGS: readonly Setting[] = [
   },
   {
     key: 'worker.labels',
+    flag: 'labels',
     env: 'DAGU_WORKER_LABELS',
     kind: 'string',
     default: null,
@@ -250,6 +256,7 @@ export const SETTINGS: readonly Setting[] = [
   },
   {
     key: 'worker.max_active_runs',
+    flag: 'max-active-runs',
     env: 'DAGU_WORKER_MAX_ACTIVE_RUNS',
     kind: 'int',
     min: 1,

@@ -31,7 +31,9 @@ describe('selectors', () => {
     expect(formatSelector({ zone: 'b' })).toBe('{zone: b}');
     expect(formatSelector({ zone: 'b', gpu: 'true' })).toBe('{gpu: true, zone: b}');
     expect(formatSelector({})).toBe('{}');
-    expect(holdExpiredError({ zone: 'b' }, 120_000)).toBe('no worker matched the selector {zone: b} within 2m0s');
+    expect(holdExpiredError({ zone: 'b' }, 120_000)).toBe(
+      'no worker matched the selector {zone: b} within 2m0s',
+    );
   });
 });
 
@@ -57,7 +59,10 @@ describe('decideDispatch', () => {
 
   it('refuses at once for the queue path, a zero wait, or a store that cannot hold', () => {
     const input = { ...base, selector: { zone: 'b' }, workers: [] };
-    expect(decideDispatch({ ...input, fromQueue: true })).toEqual({ kind: 'refuse', reason: 'NoAvailableWorker' });
+    expect(decideDispatch({ ...input, fromQueue: true })).toEqual({
+      kind: 'refuse',
+      reason: 'NoAvailableWorker',
+    });
     expect(decideDispatch({ ...input, waitMs: 0 })).toEqual({ kind: 'refuse', reason: 'NoAvailableWorker' });
     expect(decideDispatch({ ...input, durableStore: false })).toMatchObject({ kind: 'refuse' });
   });

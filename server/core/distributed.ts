@@ -78,7 +78,11 @@ export function waitMessage(reason: WaitReason, selector: Labels | null): string
 }
 
 /** The two conditions of a run waiting for a worker (seed 002): `Runnable=False` and `WorkerReady=False`. */
-export function waitingConditions(reason: WaitReason, selector: Labels | null, observedIso: string): RunCondition[] {
+export function waitingConditions(
+  reason: WaitReason,
+  selector: Labels | null,
+  observedIso: string,
+): RunCondition[] {
   const message = waitMessage(reason, selector);
   return [
     { type: 'Runnable', status: 'False', reason, message, checked_at: observedIso },

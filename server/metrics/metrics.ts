@@ -3,14 +3,28 @@
 
 import { Gauge, Registry } from 'prom-client';
 import type { Config } from '../config/types';
+import { systemClock } from '../core/clock';
+import type { Clock } from '../core/ports';
+import type { DispatchStore, WorkerRegistry } from '../store/dispatchTypes';
+import { FileDispatchStore } from '../store/fileDispatchStore';
+import { FileWorkerRegistry } from '../store/fileWorkerRegistry';
 import { InstanceRegistry, isLive } from '../store/instanceRegistry';
+import { registerDistributedMetrics } from './distributedMetrics';
 
 export interface Metrics {
   registry: Registry;
 }
 
-export function createMetrics(config: Config): Metrics {
+/** Stores and clock the metrics read; by default the files under the configured data directory. */
+export interface MetricsSources {
+  clock?: Clock;
+  workers?: Pick<WorkerRegistry, 'list'>;
+  tasks?: Pick<DispatchStore, 'listPending'>;
+}
+
+export function createMetrics(config: Config, sources: MetricsSources = {}): Metrics {
   const registry = new Registry();
+  const clock = sources.clock ?? systemClock;
   const instances = new InstanceRegistry(config.paths.data_dir);
   const { lock_stale_threshold_ms: T, lock_retry_interval_ms: R } = config.scheduler;
   new Gauge({
@@ -19,13 +33,19 @@ export function createMetrics(config: Config): Metrics {
     labelNames: ['status'],
     registers: [registry],
     async collect() {
-      const now = Date.now();
+      const now = clock.nowMs();
       // An instance refreshes its record every R; one silent for longer than the takeover bound is gone.
       const live = (await instances.list()).filter((r) => isLive(r, now, T + 2 * R));
       this.reset();
       this.set({ status: 'active' }, live.filter((r) => r.role === 'active').length);
       this.set({ status: 'standby' }, live.filter((r) => r.role === 'standby').length);
     },
+  });
+  registerDistributedMetrics(registry, {
+    workers: sources.workers ?? new FileWorkerRegistry({ dataDir: config.paths.data_dir }),
+    tasks: sources.tasks ?? new FileDispatchStore({ dataDir: config.paths.data_dir }),
+    clock,
+    staleMs: config.coordinator.worker_stale_threshold_ms,
   });
   return { registry };
 }

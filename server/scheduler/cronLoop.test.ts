@@ -93,6 +93,7 @@ function newLoop(h: World, instanceId: string, queuesEnabled = true): CronLoop {
     launch: h.launcher.launch,
     queuesEnabled,
     canDispatch: () => h.canDispatch(),
+    isDistributed: (dag) => dag.worker_selector !== null,
   });
 }
 
@@ -128,6 +129,16 @@ describe('CronLoop: live slots', () => {
     expect(s.schedule_time).toBe('2026-11-30T01:15:00Z');
     expect(s.dispatched_by).toBe(ME);
     expect(h.runs.createsOf(slotId('at-0114', '01:14:00'))).toBe(0);
+  });
+
+  it('queues the slot of a DAG that runs on workers instead of starting a local process', async () => {
+    const h = harness({ now: '01:15:30', dags: [everyMinute('gpu', 'worker_selector: {zone: b}')] });
+    await h.start();
+    const id = slotId('gpu', '01:15:00');
+    expect(h.launcher.launches).toHaveLength(0);
+    expect(await h.queued('gpu')).toEqual([id]);
+    expect(await h.status(id)).toMatchObject({ status: 'queued', trigger_type: 'scheduler' });
+    expect((await h.runs.listActive()).map((a) => a.run_id)).toEqual([id]);
   });
 
   it('creates a slot’s run sched-<hash>-<slot> exclusively: a 2nd dispatch creates nothing', async () => {

@@ -34,6 +34,11 @@ export interface CronLoopDeps {
   queuesEnabled: boolean;
   /** Fencing check, called synchronously right before every dispatch (always true without HA). */
   canDispatch: () => boolean;
+  /**
+   * Whether a DAG's runs go to the workers. Their slots go through the queue, which hands them to the
+   * coordinator and keeps them queued (with the waiting conditions) while no worker matches.
+   */
+  isDistributed?: (dag: DagSpec) => boolean;
 }
 
 /** Active (queued or running) run IDs by DAG name. */
@@ -156,6 +161,25 @@ export class CronLoop {
       return 'failed';
     }
     if (!this.d.canDispatch()) return 'fenced';
+    if (this.d.isDistributed?.(dag)) {
+      try {
+        await this.d.queue.enqueue({
+          queue: dag.queue,
+          run_id: runId,
+          dag_name: dag.name,
+          enqueued_at: status.created_at,
+        });
+      } catch (err) {
+        // The record exists without a queue item: the next tick adopts it (adoptStranded).
+        log.error('Could not queue a scheduled run for the workers; will retry', {
+          error: (err as Error).message,
+        });
+        return 'failed';
+      }
+      activeRuns.set(dag.name, new Set([...(activeRuns.get(dag.name) ?? []), runId]));
+      log.info('Queued a scheduled run for the workers', { slot: status.schedule_time });
+      return 'queued';
+    }
     const { pid } = this.d.launch({
       dagName: dag.name,
       dagFile: dag.file,

@@ -1,10 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import type { QueueConfig } from '../config/types';
+import type { DispatchParams, DispatchResult, DispatcherApi } from '../coordinator/dispatcherApi';
+import { refusalError, waitingConditions, type WaitReason } from '../core/distributed';
+import type { Clock } from '../core/ports';
 import { isoUtc, newRunStatus } from '../core/runStatus';
 import type { DagSpec, RunStatus, TriggerType } from '../core/types';
 import { SECOND } from '../core/units';
+import { Dispatcher } from '../coordinator/dispatcher';
+import type { DispatchTask } from '../store/dispatchTypes';
+import { MemoryCancelRequests } from '../store/memoryCancelRequests';
+import { MemoryDispatchStore } from '../store/memoryDispatchStore';
+import { MemoryWorkerRegistry } from '../store/memoryWorkerRegistry';
 import { MemoryQueueStore } from '../store/memoryQueueStore';
-import { QueueProcessor } from './queueProcessor';
+import type { RunStore } from '../store/types';
+import { QueueProcessor, REFUSED_RETRY_MS } from './queueProcessor';
 import { FakeLauncher } from './testing/fakeLauncher';
 import { FakeTime } from './testing/fakeTime';
 import { FaultyRunStore } from './testing/faultyRunStore';
@@ -12,12 +21,101 @@ import { dagFromYaml, RecordingLogger } from './testing/loopFixtures';
 
 const START = Date.parse('2026-11-30T01:15:30Z');
 
-function harness(o: { dags: DagSpec[]; queues?: QueueConfig[] }) {
+/**
+ * A dispatcher that refuses while `refuse` names a reason (writing the waiting conditions on the run, as the
+ * real one does for the queue) and otherwise gives the run a task; `fail` makes it throw.
+ */
+class FakeDispatcher implements DispatcherApi {
+  readonly calls: DispatchParams[] = [];
+  readonly tasks = new Map<string, DispatchTask>();
+  refuse: WaitReason | null = null;
+  fail: string | null = null;
+
+  constructor(
+    private readonly runs: RunStore,
+    private readonly clock: Clock,
+  ) {}
+
+  async dispatch(p: DispatchParams): Promise<DispatchResult> {
+    this.calls.push(p);
+    if (this.fail) throw new Error(this.fail);
+    const r = await this.runs.readStatus(p.runId);
+    if (r.kind !== 'ok') throw new Error(`run ${p.runId} is ${r.kind}`);
+    if (this.refuse) {
+      const status = {
+        ...r.status,
+        conditions: waitingConditions(this.refuse, p.selector, isoUtc(this.clock.nowMs())),
+      };
+      await this.runs.writeStatus(status);
+      return {
+        outcome: 'refused',
+        reason: this.refuse,
+        error: refusalError(this.refuse, p.selector),
+        status,
+      };
+    }
+    this.tasks.set(p.runId, {
+      version: 1,
+      task_id: `${this.clock.nowMs()}-${p.runId}-1`,
+      run_id: p.runId,
+      dag_name: p.dag.name,
+      attempt: r.status.attempt,
+      operation: p.operation,
+      trigger_type: p.triggerType,
+      worker_selector: p.selector,
+      dag: p.dag,
+      params: p.params,
+      schedule_time: p.scheduleTime,
+      previous: null,
+      parent: null,
+      enqueued_at_ms: this.clock.nowMs(),
+      hold_until_ms: null,
+      wait_ms: null,
+      claim: null,
+    });
+    return { outcome: 'dispatched', status: r.status };
+  }
+
+  async cancel(): Promise<never> {
+    throw new Error('not used by the queue');
+  }
+
+  async findByRun(runId: string): Promise<DispatchTask | null> {
+    return this.tasks.get(runId) ?? null;
+  }
+
+  runIds(): string[] {
+    return this.calls.map((c) => c.runId);
+  }
+}
+
+function harness(o: {
+  dags: DagSpec[];
+  queues?: QueueConfig[];
+  executionMode?: 'local' | 'distributed';
+  /** Without a dispatcher, runs of distributed DAGs stay queued. */
+  noDispatcher?: boolean;
+  /** The coordinator's Dispatcher over in-memory stores instead of the fake. */
+  realDispatcher?: boolean;
+}) {
   const time = new FakeTime(START);
   const runs = new FaultyRunStore();
   const queue = new MemoryQueueStore();
   const logger = new RecordingLogger();
   const launcher = new FakeLauncher(runs, time, time);
+  const dispatcher = new FakeDispatcher(runs, time);
+  const workers = new MemoryWorkerRegistry();
+  const tasks = new MemoryDispatchStore();
+  const real = new Dispatcher({
+    runs,
+    tasks,
+    workers,
+    cancels: new MemoryCancelRequests(),
+    clock: time,
+    logger,
+    waitMs: 120 * SECOND,
+    staleMs: 10 * SECOND,
+  });
   let seq = 0;
   const h = {
     time,
@@ -25,6 +123,9 @@ function harness(o: { dags: DagSpec[]; queues?: QueueConfig[] }) {
     queue,
     logger,
     launcher,
+    dispatcher,
+    workers,
+    tasks,
     canDispatch: () => true,
     processor: null as unknown as QueueProcessor,
     /** Creates a queued run of `dag` with its active marker and queue item, as `dagu enqueue` does. */
@@ -73,6 +174,9 @@ function harness(o: { dags: DagSpec[]; queues?: QueueConfig[] }) {
     queues: o.queues ?? [],
     launch: launcher.launch,
     canDispatch: () => h.canDispatch(),
+    executionMode: o.executionMode,
+    dispatcher: o.noDispatcher ? undefined : o.realDispatcher ? real : dispatcher,
+    tasks: o.realDispatcher ? tasks : dispatcher,
   });
   return h;
 }
@@ -231,6 +335,22 @@ describe('QueueProcessor', () => {
     expect(h.launcher.launches).toHaveLength(0);
   });
 
+  it('runs the replays of one outage one after another under overlap_policy skip, however slow they are', async () => {
+    const etl = dagFromYaml('etl', 'overlap_policy: skip');
+    const h = harness({ dags: [etl] });
+    const first = await h.enqueue(etl, 'catchup');
+    const second = await h.enqueue(etl, 'catchup');
+    h.processor.start();
+    await h.time.advance(SECOND);
+    expect(h.launcher.runIds()).toEqual([first]);
+    // The first replay is still running on the next passes: the second waits rather than being skipped.
+    await h.time.advance(5 * SECOND);
+    expect((await h.status(second)).status).toBe('queued');
+    await h.launcher.finish(first, 'succeeded');
+    await h.time.advance(5 * SECOND);
+    expect(h.launcher.runIds()).toEqual([first, second]);
+  });
+
   it('starts a catch-up run beside a running one under overlap_policy all', async () => {
     const etl = dagFromYaml('etl', 'max_active_runs: 2\noverlap_policy: all');
     const h = harness({ dags: [etl] });
@@ -268,5 +388,204 @@ describe('QueueProcessor', () => {
     h.processor.start();
     await h.time.advance(0);
     expect(h.launcher.launches).toHaveLength(1);
+  });
+});
+
+describe('QueueProcessor with DAGs that run on workers', () => {
+  const zoneB = () => dagFromYaml('etl', 'worker_selector:\n  zone: b');
+
+  it('hands a queued run to the dispatcher instead of starting a process, and removes its item', async () => {
+    const etl = zoneB();
+    const h = harness({ dags: [etl] });
+    const id = await h.enqueue(etl, 'scheduler');
+    h.processor.start();
+    await h.time.advance(0);
+    expect(h.dispatcher.calls).toEqual([
+      expect.objectContaining({
+        runId: id,
+        operation: 'start',
+        triggerType: 'scheduler',
+        selector: { zone: 'b' },
+        params: [],
+        scheduleTime: null,
+        fromQueue: true,
+      }),
+    ]);
+    expect(h.launcher.launches).toHaveLength(0);
+    expect(await h.queued('etl')).toEqual([]);
+    // The task owns the run now; it stays queued until a worker starts it.
+    expect((await h.status(id)).status).toBe('queued');
+    expect((await h.runs.listActive()).map((a) => a.run_id)).toEqual([id]);
+  });
+
+  it('sends every DAG to the workers, with an empty selector, under default_execution_mode distributed', async () => {
+    const etl = dagFromYaml('etl');
+    const h = harness({ dags: [etl], executionMode: 'distributed' });
+    await h.enqueue(etl);
+    h.processor.start();
+    await h.time.advance(0);
+    expect(h.dispatcher.calls.map((c) => c.selector)).toEqual([{}]);
+    expect(h.launcher.launches).toHaveLength(0);
+  });
+
+  it('keeps a refused run queued with its conditions, logs the refusal once, and retries until a worker comes', async () => {
+    const etl = zoneB();
+    const h = harness({ dags: [etl] });
+    h.dispatcher.refuse = 'NoMatchingWorker';
+    const id = await h.enqueue(etl);
+    h.processor.start();
+    await h.time.advance(0);
+    expect(await h.queued('etl')).toEqual([id]);
+    const waiting = await h.status(id);
+    expect(waiting.status).toBe('queued');
+    expect(waiting.conditions.map((c) => [c.type, c.status, c.reason])).toEqual([
+      ['Runnable', 'False', 'NoMatchingWorker'],
+      ['WorkerReady', 'False', 'NoMatchingWorker'],
+    ]);
+
+    await h.time.advance(10 * SECOND);
+    const tries = h.dispatcher.calls.length;
+    // Offered again about once per REFUSED_RETRY_MS, not at every busy pass.
+    expect(tries).toBeGreaterThanOrEqual(5);
+    expect(tries).toBeLessThanOrEqual((10 * SECOND) / REFUSED_RETRY_MS + 1);
+    expect(h.logger.find('No worker can take a queued run yet')).toHaveLength(1);
+
+    h.dispatcher.refuse = null;
+    await h.time.advance(REFUSED_RETRY_MS);
+    expect(h.dispatcher.tasks.has(id)).toBe(true);
+    expect(await h.queued('etl')).toEqual([]);
+    expect(h.launcher.launches).toHaveLength(0);
+  });
+
+  it('logs a refusal again when its reason changes', async () => {
+    const etl = zoneB();
+    const h = harness({ dags: [etl] });
+    h.dispatcher.refuse = 'NoAvailableWorker';
+    await h.enqueue(etl);
+    h.processor.start();
+    await h.time.advance(3 * SECOND);
+    h.dispatcher.refuse = 'NoMatchingWorker';
+    await h.time.advance(3 * SECOND);
+    expect(h.logger.find('No worker can take a queued run yet').map((l) => l.fields.reason)).toEqual([
+      'NoAvailableWorker',
+      'NoMatchingWorker',
+    ]);
+  });
+
+  it('counts runs handed to the workers against the queue’s concurrency until they finish', async () => {
+    const etl = zoneB();
+    const h = harness({ dags: [etl], queues: [{ name: 'etl', max_concurrency: 1 }] });
+    const first = await h.enqueue(etl);
+    const second = await h.enqueue(etl);
+    h.processor.start();
+    await h.time.advance(5 * SECOND);
+    // The first waits for a worker (queued, with a task): the second may not go yet.
+    expect(h.dispatcher.runIds()).toEqual([first]);
+    expect(await h.queued('etl')).toEqual([second]);
+
+    // A worker runs it...
+    await h.runs.writeStatus({ ...(await h.status(first)), status: 'running', worker_id: 'worker-b' });
+    await h.time.advance(5 * SECOND);
+    expect(h.dispatcher.runIds()).toEqual([first]);
+
+    // ...and finishes it.
+    await h.runs.writeStatus({ ...(await h.status(first)), status: 'succeeded' });
+    await h.runs.unmarkActive(first);
+    await h.time.advance(2 * SECOND);
+    expect(h.dispatcher.runIds()).toEqual([first, second]);
+    expect(await h.queued('etl')).toEqual([]);
+  });
+
+  it('never gives a run a second task when its item outlived the hand-over', async () => {
+    const etl = zoneB();
+    const h = harness({ dags: [etl] });
+    const id = await h.enqueue(etl);
+    h.processor.start();
+    await h.time.advance(0);
+    // The item reappears, as when its removal failed after the task was written.
+    await h.queue.enqueue({ queue: 'etl', run_id: id, dag_name: 'etl', enqueued_at: isoUtc(START) });
+    await h.time.advance(2 * SECOND);
+    expect(h.dispatcher.runIds()).toEqual([id]);
+    expect(await h.queued('etl')).toEqual([]);
+  });
+
+  it('leaves runs queued with one warning each when the scheduler has no dispatcher', async () => {
+    const etl = zoneB();
+    const h = harness({ dags: [etl], noDispatcher: true });
+    const id = await h.enqueue(etl);
+    h.processor.start();
+    await h.time.advance(10 * SECOND);
+    expect(await h.queued('etl')).toEqual([id]);
+    expect(h.launcher.launches).toHaveLength(0);
+    expect(h.logger.find('has no dispatcher')).toHaveLength(1);
+  });
+
+  it('keeps the run queued and logs once when the dispatcher fails', async () => {
+    const etl = zoneB();
+    const h = harness({ dags: [etl] });
+    h.dispatcher.fail = 'EIO: dispatch store unavailable';
+    const id = await h.enqueue(etl);
+    h.processor.start();
+    await h.time.advance(5 * SECOND);
+    expect(await h.queued('etl')).toEqual([id]);
+    expect(h.logger.find('Could not hand a queued run to the workers')).toHaveLength(1);
+
+    h.dispatcher.fail = null;
+    await h.time.advance(2 * SECOND);
+    expect(await h.queued('etl')).toEqual([]);
+  });
+
+  it('hands nothing over while fenced', async () => {
+    const etl = zoneB();
+    const h = harness({ dags: [etl] });
+    h.canDispatch = () => false;
+    await h.enqueue(etl);
+    h.processor.start();
+    await h.time.advance(5 * SECOND);
+    expect(h.dispatcher.calls).toHaveLength(0);
+  });
+
+  it('still starts local DAGs of the same queue on this host', async () => {
+    const remote = zoneB();
+    const local = dagFromYaml('report', 'queue: etl');
+    const h = harness({ dags: [remote, local], queues: [{ name: 'etl', max_concurrency: 2 }] });
+    h.dispatcher.refuse = 'NoAvailableWorker';
+    const waiting = await h.enqueue(remote);
+    const here = await h.enqueue(local);
+    h.processor.start();
+    await h.time.advance(SECOND);
+    expect(h.launcher.runIds()).toEqual([here]);
+    expect(await h.queued('etl')).toEqual([waiting]);
+  });
+
+  it('with the coordinator’s dispatcher: refused with the conditions until a matching worker registers', async () => {
+    const etl = zoneB();
+    const h = harness({ dags: [etl], realDispatcher: true });
+    const id = await h.enqueue(etl);
+    h.processor.start();
+    await h.time.advance(3 * SECOND);
+    const waiting = await h.status(id);
+    expect(waiting.status).toBe('queued');
+    expect(waiting.conditions.map((c) => c.reason)).toEqual(['NoAvailableWorker', 'NoAvailableWorker']);
+    expect(await h.tasks.listPending()).toEqual([]);
+    expect(await h.queued('etl')).toEqual([id]);
+
+    await h.workers.put({
+      worker_id: 'worker-b',
+      labels: { zone: 'b' },
+      max_active_runs: 1,
+      running: [],
+      host: 'host-b',
+      pid: 7,
+      registered_at_ms: h.time.nowMs(),
+      last_heartbeat_ms: h.time.nowMs(),
+    });
+    await h.time.advance(REFUSED_RETRY_MS);
+    expect(await h.queued('etl')).toEqual([]);
+    const task = await h.tasks.claimNext({ worker_id: 'worker-b', labels: { zone: 'b' } }, h.time.nowMs());
+    expect(task).toMatchObject({ run_id: id, worker_selector: { zone: 'b' }, hold_until_ms: null });
+    const handedOver = await h.status(id);
+    expect(handedOver.status).toBe('queued');
+    expect(handedOver.conditions).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 // Consumes the queues: starts queued runs FIFO within each queue's concurrency, as detached run processes,
-// and removes a queue item only once its run has visibly started (its status left `queued`).
+// and removes a queue item only once its run has visibly started (its status left `queued`). Runs of DAGs
+// that go to workers are handed to the dispatcher instead; their item goes once a task owns the run.
 
 import { isoUtc } from '../core/runStatus';
 import type { Clock, Logger, Timers, TimerHandle } from '../core/ports';
@@ -7,6 +8,8 @@ import type { DagSpec, RunStatus } from '../core/types';
 import { SECOND } from '../core/units';
 import type { QueueConfig } from '../config/types';
 import type { QueueItem, QueueStore, RunStore } from '../store/types';
+import { isDistributed, resolveSelector, type DispatcherApi } from '../coordinator/dispatcherApi';
+import type { DispatchStore } from '../store/dispatchTypes';
 import type { DagSource } from './dagCatalogCache';
 import type { Launcher } from './launcher';
 
@@ -14,6 +17,11 @@ const BUSY_POLL_MS = 100;
 const IDLE_POLL_MS = 1 * SECOND;
 /** How long a launched run may take to leave `queued` before its item is offered again. */
 const START_TIMEOUT_MS = 30 * SECOND;
+/**
+ * How soon a run the dispatcher refused is offered to it again. Each refusal rewrites the run's conditions,
+ * so retrying at the busy-poll rate would rewrite (and emit an event for) every waiting run ten times a second.
+ */
+export const REFUSED_RETRY_MS = 1 * SECOND;
 
 export interface QueueProcessorDeps {
   clock: Clock;
@@ -25,6 +33,15 @@ export interface QueueProcessorDeps {
   queues: QueueConfig[];
   launch: Launcher;
   canDispatch: () => boolean;
+  /** `default_execution_mode`: with `distributed`, every DAG goes to the workers (default `local`). */
+  executionMode?: 'local' | 'distributed';
+  /**
+   * Hands runs of DAGs that go to workers to the coordinator's dispatch store. Without one, such runs stay
+   * queued (a warning is logged once per run).
+   */
+  dispatcher?: DispatcherApi;
+  /** The dispatch store, to tell a run that already has a task (its item outlived the hand-over). */
+  tasks?: Pick<DispatchStore, 'findByRun'>;
 }
 
 interface InFlight {
@@ -37,6 +54,10 @@ export class QueueProcessor {
   private stopped = false;
   private running: Promise<void> | null = null;
   private readonly inFlight = new Map<string, InFlight>();
+  /** Runs the dispatcher refused: when it last did (monotonic) and why, so each reason is logged once. */
+  private readonly refused = new Map<string, { atMono: number; reason: string }>();
+  /** Runs of distributed DAGs left queued for want of a dispatcher, already warned about. */
+  private readonly undispatchable = new Set<string>();
 
   constructor(private readonly d: QueueProcessorDeps) {}
 
@@ -76,10 +97,12 @@ export class QueueProcessor {
     const byQueue = new Map<string, QueueItem[]>();
     for (const name of names) byQueue.set(name, await this.d.queue.list(name));
     const queuedIds = new Set([...byQueue.values()].flat().map((i) => i.run_id));
+    this.forgetGone(queuedIds);
     for (const [name, items] of byQueue) {
       if (items.length === 0) continue;
       waiting = true;
-      // Active runs of this queue that are not queue items are running (or starting).
+      // Active runs of this queue that are not queue items are running (or starting); that includes runs
+      // handed to the workers, waiting for one (a task owns them) or running on one.
       const runningIds = active
         .filter((a) => a.queue === name && !queuedIds.has(a.run_id))
         .map((a) => a.run_id);
@@ -99,6 +122,29 @@ export class QueueProcessor {
       }
     }
     return waiting;
+  }
+
+  /**
+   * Whether the DAG runs something other than a replay, which is what overlap_policy `skip` guards against.
+   * Replays of one outage wait for each other in the queue instead: skipping one because the previous
+   * replay had not finished yet would make the outcome depend on how fast the host is.
+   */
+  private async busyOutsideReplay(
+    dagName: string,
+    runId: string,
+    active: Array<{ run_id: string; dag_name: string }>,
+    queuedIds: Set<string>,
+  ): Promise<boolean> {
+    for (const a of active) {
+      if (a.dag_name !== dagName || a.run_id === runId || queuedIds.has(a.run_id)) continue;
+      const r = await this.d.runs.readStatus(a.run_id);
+      if (r.kind === 'missing') continue;
+      // An unreadable run might be a live one: fail closed, as the live slot guard does.
+      if (r.kind === 'corrupt') return true;
+      if (r.status.trigger_type === 'catchup') continue;
+      if (r.status.status === 'running' || r.status.status === 'queued') return true;
+    }
+    return false;
   }
 
   private limitOf(queue: string, dags: Map<string, DagSpec>): number {
@@ -144,10 +190,7 @@ export class QueueProcessor {
       return false;
     }
     if (status.trigger_type === 'catchup' && dag.overlap_policy === 'skip') {
-      const busy = active.some(
-        (a) => a.dag_name === dag.name && a.run_id !== status.run_id && !queuedIds.has(a.run_id),
-      );
-      if (busy) {
+      if (await this.busyOutsideReplay(dag.name, status.run_id, active, queuedIds)) {
         if (!this.d.canDispatch()) return false;
         await this.abortQueued(status, 'skipped: the DAG was still running (overlap_policy: skip)');
         await this.d.queue.dequeue(item.queue, item.run_id);
@@ -155,6 +198,7 @@ export class QueueProcessor {
       }
     }
     if (opts.onlySkip || !this.d.canDispatch()) return false;
+    if (isDistributed(dag, this.d.executionMode ?? 'local')) return this.dispatchItem(item, dag, status, log);
     const { pid } = this.d.launch({
       dagName: dag.name,
       dagFile: dag.file,
@@ -170,6 +214,86 @@ export class QueueProcessor {
       log.error('Watching a run start failed', { error: err.message }),
     );
     return true;
+  }
+
+  /**
+   * Hands a queued run to the workers. `dispatched`: a task owns the run now (it stays `queued` until a
+   * worker starts it) and the item goes. `refused`: the dispatcher wrote the waiting conditions on the run;
+   * the item stays and the run is offered again after REFUSED_RETRY_MS.
+   */
+  private async dispatchItem(
+    item: QueueItem,
+    dag: DagSpec,
+    status: RunStatus,
+    log: Logger,
+  ): Promise<boolean> {
+    const dispatcher = this.d.dispatcher;
+    if (!dispatcher) {
+      if (!this.undispatchable.has(status.run_id)) {
+        this.undispatchable.add(status.run_id);
+        log.warn(
+          'Queued run of a DAG that runs on workers, but this scheduler has no dispatcher; leaving it queued',
+        );
+      }
+      return false;
+    }
+    const last = this.refused.get(status.run_id);
+    if (last && this.d.clock.monoMs() - last.atMono < REFUSED_RETRY_MS) return false;
+    // Handed over already (the item's removal failed, or another pass raced us): never a second task.
+    if (status.worker_id !== null || (this.d.tasks && (await this.d.tasks.findByRun(status.run_id)))) {
+      await this.d.queue.dequeue(item.queue, item.run_id);
+      return true;
+    }
+    const remember = (reason: string) => {
+      this.refused.set(status.run_id, { atMono: this.d.clock.monoMs(), reason });
+      return last?.reason !== reason;
+    };
+    // The fence again, right before the hand-over: the lookups above may have taken a while.
+    if (!this.d.canDispatch()) return false;
+    let result;
+    try {
+      result = await dispatcher.dispatch({
+        dag,
+        runId: status.run_id,
+        operation: 'start',
+        triggerType: status.trigger_type,
+        params: status.params,
+        scheduleTime: status.schedule_time,
+        selector: resolveSelector(dag),
+        previous: null,
+        parent: null,
+        fromQueue: true,
+      });
+    } catch (err) {
+      // The item stays and a later pass tries again.
+      const message = (err as Error).message;
+      if (remember(`error: ${message}`)) {
+        log.error('Could not hand a queued run to the workers; it stays queued', { error: message });
+      }
+      return false;
+    }
+    if (result.outcome === 'refused') {
+      if (remember(result.error)) {
+        log.info('No worker can take a queued run yet; it stays queued', {
+          reason: result.reason,
+          error: result.error,
+        });
+      }
+      return false;
+    }
+    this.refused.delete(status.run_id);
+    await this.d.queue.dequeue(item.queue, item.run_id);
+    log.info('Handed a queued run to the workers', {
+      outcome: result.outcome,
+      trigger_type: status.trigger_type,
+    });
+    return true;
+  }
+
+  /** Drops what is remembered about runs no longer in any queue. */
+  private forgetGone(queuedIds: Set<string>) {
+    for (const id of this.refused.keys()) if (!queuedIds.has(id)) this.refused.delete(id);
+    for (const id of this.undispatchable) if (!queuedIds.has(id)) this.undispatchable.delete(id);
   }
 
   /** Dequeues the item once the run has left `queued`; gives the slot back if it never does. */

@@ -1,8 +1,17 @@
 // The scheduler service: the tick loop, the queue consumer and the zombie reaper, wired around the stores.
-// (Failover between several instances is added on top of `canDispatch`.)
+// (Failover between several instances is added on top of `canDispatch`.) Queued runs of DAGs that go to
+// workers are handed to a dispatcher over the data directory's dispatch store.
 
+import { isDistributed } from '../coordinator/dispatcherApi';
 import type { Config } from '../config/types';
+import { Dispatcher } from '../coordinator/dispatcher';
+import type { DispatcherApi } from '../coordinator/dispatcherApi';
 import type { Clock, Logger, Timers, TimerHandle } from '../core/ports';
+import type { DispatchStore } from '../store/dispatchTypes';
+import { FileCancelRequests } from '../store/fileCancelRequests';
+import { FileDispatchStore } from '../store/fileDispatchStore';
+import { FileWorkerRegistry } from '../store/fileWorkerRegistry';
+import { withRunEvents } from '../store/runEvents';
 import type { EventLog, QueueStore, RunStore } from '../store/types';
 import { CronLoop } from './cronLoop';
 import { DagCatalogCache } from './dagCatalogCache';
@@ -18,11 +27,37 @@ export interface SchedulerDeps {
   clock: Clock;
   timers: Timers;
   logger: Logger;
+  /** The plain run store: the scheduler adds the run-events decorator itself (do not pass a decorated one). */
   runs: RunStore;
   queue: QueueStore;
   events: EventLog;
   launch: Launcher;
   canDispatch?: () => boolean;
+  /** Hand-over of queued runs to the workers; default: a Dispatcher over the data directory's stores. */
+  distributed?: SchedulerDistributed;
+}
+
+/** What the queue and the reaper need of the distributed side. */
+export interface SchedulerDistributed {
+  dispatcher: DispatcherApi;
+  tasks: Pick<DispatchStore, 'findByRun'>;
+}
+
+/** The dispatcher over the files under `paths.data_dir`, writing runs through `runs`. */
+function fileDistributed(d: SchedulerDeps, runs: RunStore): SchedulerDistributed {
+  const dataDir = d.config.paths.data_dir;
+  const tasks = new FileDispatchStore({ dataDir, logger: d.logger });
+  const dispatcher = new Dispatcher({
+    runs,
+    tasks,
+    workers: new FileWorkerRegistry({ dataDir, logger: d.logger }),
+    cancels: new FileCancelRequests({ dataDir }),
+    clock: d.clock,
+    logger: d.logger.child({ component: 'dispatcher' }),
+    waitMs: d.config.coordinator.worker_wait_timeout_ms,
+    staleMs: d.config.coordinator.worker_stale_threshold_ms,
+  });
+  return { dispatcher, tasks };
 }
 
 export class Scheduler {
@@ -46,17 +81,21 @@ export class Scheduler {
     launch.close = d.launch.close;
     const catalog = new DagCatalogCache(d.config.paths.dags_dir, d.logger);
     const logger = d.logger;
+    // Every status the loops write (queued catch-ups, queue hand-overs, reaped runs) emits `dag.run.*`.
+    const runs = withRunEvents(d.runs, d.events, { logger });
+    const distributed = d.distributed ?? fileDistributed(d, runs);
     this.cron = new CronLoop({
       dataDir: d.config.paths.data_dir,
       instanceId: d.instanceId ?? 'local',
       clock: d.clock,
       timers: d.timers,
       logger,
-      runs: d.runs,
+      runs,
       queue: d.queue,
       catalog,
       stateFile: new SchedulerStateFile(d.config.paths.data_dir, logger),
       launch,
+      isDistributed: (dag) => isDistributed(dag, d.config.default_execution_mode),
       queuesEnabled: d.config.queues.enabled,
       canDispatch,
     });
@@ -64,20 +103,24 @@ export class Scheduler {
       clock: d.clock,
       timers: d.timers,
       logger,
-      runs: d.runs,
+      runs,
       queue: d.queue,
       catalog,
       queues: d.config.queues.config,
       launch,
       canDispatch,
+      executionMode: d.config.default_execution_mode,
+      dispatcher: distributed.dispatcher,
+      tasks: distributed.tasks,
     });
     this.reaper = new ZombieReaper({
       clock: d.clock,
       logger,
-      runs: d.runs,
+      runs,
       queue: d.queue,
       heartbeatStaleMs: d.config.run.heartbeat_stale_threshold_ms,
       canDispatch,
+      tasks: distributed.tasks,
     });
   }
 

@@ -11,7 +11,7 @@ import type { EventLog, QueueStore, RunStore } from '../store/types';
 import { startHealthServer, type HealthServer } from './healthServer';
 import type { Launcher } from './launcher';
 import { LeaseKeeper, type RoleChange } from './leaseKeeper';
-import { Scheduler } from './scheduler';
+import { Scheduler, type SchedulerDistributed } from './scheduler';
 
 export interface SchedulerServiceDeps {
   config: Config;
@@ -26,6 +26,8 @@ export interface SchedulerServiceDeps {
   registry: InstanceRegistry;
   identity: { instance_id: string; host: string; pid: number };
   newToken: () => string;
+  /** Hand-over of queued runs to the workers; default: a Dispatcher over the data directory's stores. */
+  distributed?: SchedulerDistributed;
   /** Called once when the instance stops being active by losing the lock; the process must exit non-zero. */
   onLost: (reason: string) => void;
 }
@@ -73,6 +75,7 @@ export class SchedulerService {
       events: d.events,
       launch: d.launch,
       canDispatch: () => this.keeper.canDispatch(),
+      distributed: d.distributed,
     });
   }
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { isoUtc, newRunStatus } from '../core/runStatus';
 import type { RunStatus } from '../core/types';
 import { SECOND } from '../core/units';
+import type { DispatchTask } from '../store/dispatchTypes';
 import { MemoryQueueStore } from '../store/memoryQueueStore';
 import { FakeTime } from './testing/fakeTime';
 import { FaultyRunStore } from './testing/faultyRunStore';
@@ -17,19 +18,46 @@ const dag = dagFromYaml(
   ['steps:', '  - name: extract', '    command: echo e', '  - name: load', '    command: echo l'].join('\n'),
 );
 
+/** A pending task of `runId` (only its presence matters to the reaper). */
+function dispatchTask(runId: string): DispatchTask {
+  return {
+    version: 1,
+    task_id: `${START}-${runId}-1`,
+    run_id: runId,
+    dag_name: 'etl',
+    attempt: 1,
+    operation: 'start',
+    trigger_type: 'manual',
+    worker_selector: { zone: 'b' },
+    dag,
+    params: [],
+    schedule_time: null,
+    previous: null,
+    parent: null,
+    enqueued_at_ms: START,
+    hold_until_ms: START + 120 * SECOND,
+    wait_ms: 120 * SECOND,
+    claim: null,
+  };
+}
+
 function harness() {
   const time = new FakeTime(START);
   const runs = new FaultyRunStore();
   const queue = new MemoryQueueStore();
   const logger = new RecordingLogger();
   const alivePids = new Set<number>();
+  /** Run IDs that have a task in the dispatch store. */
+  const tasks = new Set<string>();
   const h = {
+    tasks,
     time,
     runs,
     queue,
     logger,
     alivePids,
     canDispatch: () => true,
+    pidChecks: [] as number[],
     reaper: null as unknown as ZombieReaper,
     /** A queued run of `etl` created now, marked active. */
     async queuedRun(runId: string): Promise<RunStatus> {
@@ -80,7 +108,11 @@ function harness() {
     heartbeatStaleMs: STALE_MS,
     canDispatch: () => h.canDispatch(),
     host: THIS_HOST,
-    processAlive: (pid) => alivePids.has(pid),
+    processAlive: (pid) => {
+      h.pidChecks.push(pid);
+      return alivePids.has(pid);
+    },
+    tasks: { findByRun: async (runId) => (tasks.has(runId) ? dispatchTask(runId) : null) },
   });
   return h;
 }
@@ -209,5 +241,65 @@ describe('ZombieReaper', () => {
     expect((await h.status('r1')).status).toBe('running');
     expect((await h.status('stranded')).status).toBe('queued');
     expect(await h.activeIds()).toEqual(['r1', 'stranded']);
+  });
+});
+
+describe('ZombieReaper and runs handed to workers', () => {
+  it('leaves a queued run that waits in the dispatch store for a worker (held), however old', async () => {
+    const h = harness();
+    await h.queuedRun('held');
+    h.tasks.add('held');
+    await h.time.advance(STALE_MS * 5);
+
+    expect(await h.reaper.sweep()).toEqual([]);
+    expect((await h.status('held')).status).toBe('queued');
+    expect(await h.activeIds()).toEqual(['held']);
+  });
+
+  it('leaves a queued run a worker has acknowledged but not yet started', async () => {
+    const h = harness();
+    const s = await h.queuedRun('acked');
+    await h.runs.writeStatus({ ...s, worker_id: 'worker-b', host: 'host-b' });
+    await h.time.advance(STALE_MS * 5);
+
+    expect(await h.reaper.sweep()).toEqual([]);
+    expect((await h.status('acked')).status).toBe('queued');
+  });
+
+  it('still fails a queued run that has neither a queue item, a task nor a worker', async () => {
+    const h = harness();
+    await h.queuedRun('orphan');
+    await h.queuedRun('held');
+    h.tasks.add('held');
+    await h.time.advance(STALE_MS + SECOND);
+
+    expect(await h.reaper.sweep()).toEqual(['orphan']);
+    expect((await h.status('held')).status).toBe('queued');
+  });
+
+  it('judges a running run on a worker by its relayed heartbeat, never by a local pid', async () => {
+    const h = harness();
+    // The worker's pid and host happen to look like a dead process of this host.
+    await h.runningRun('remote', THIS_HOST, 4242);
+    await h.runs.writeStatus({ ...(await h.status('remote')), worker_id: 'worker-b' });
+    await h.time.advance(STALE_MS - SECOND);
+    await h.runs.writeHeartbeat('remote', 1, h.time.nowMs());
+
+    expect(await h.reaper.sweep()).toEqual([]);
+    expect((await h.status('remote')).status).toBe('running');
+    expect(h.pidChecks).toEqual([]);
+  });
+
+  it('fails a running run on a worker once the coordinator stops relaying its heartbeat, naming the worker', async () => {
+    const h = harness();
+    await h.runningRun('remote', 'host-b', 4242);
+    await h.runs.writeStatus({ ...(await h.status('remote')), worker_id: 'worker-b' });
+    await h.time.advance(STALE_MS + 5 * SECOND);
+
+    expect(await h.reaper.sweep()).toEqual(['remote']);
+    const s = await h.status('remote');
+    expect(s.status).toBe('failed');
+    expect(s.error).toMatch(/^run on worker worker-b stopped heartbeating 1m5s ago/);
+    expect(h.pidChecks).toEqual([]);
   });
 });

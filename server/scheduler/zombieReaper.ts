@@ -1,11 +1,13 @@
 // Finds runs whose process died (host crash, kill -9) and marks them failed, so nothing stays `running`
-// or `queued` forever with no owner. Runs only on the active scheduler.
+// or `queued` forever with no owner. Runs only on the active scheduler. Runs handed to the workers are owned
+// by a dispatch task or a worker; the coordinator relays their heartbeats and judges silent workers.
 
 import { hostname } from 'node:os';
 import { isoUtc } from '../core/runStatus';
 import type { Clock, Logger } from '../core/ports';
 import type { RunStatus } from '../core/types';
 import { formatDuration } from '../core/duration';
+import type { DispatchStore } from '../store/dispatchTypes';
 import type { QueueStore, RunStore } from '../store/types';
 
 export interface ZombieReaperDeps {
@@ -15,6 +17,11 @@ export interface ZombieReaperDeps {
   queue: QueueStore;
   heartbeatStaleMs: number;
   canDispatch: () => boolean;
+  /**
+   * The dispatch store: a queued run with a task waits for (or is being claimed by) a worker, not stranded.
+   * Without it, only queue items and `worker_id` keep a queued run from being reaped.
+   */
+  tasks?: Pick<DispatchStore, 'findByRun'>;
   /** This host's name, compared with a run's `host` (default: os.hostname()). */
   host?: string;
   /** Whether a local pid is alive (default: signal 0); tests pass their own. */
@@ -78,22 +85,28 @@ export class ZombieReaper {
 
   private async deadRunReason(s: RunStatus): Promise<string | null> {
     const now = this.d.clock.nowMs();
+    // A run on a worker is judged by its heartbeat alone (the coordinator writes it): its pid is the
+    // worker host's, and signalling it here could hit an unrelated local process.
     if (s.worker_id === null && s.host === this.host && s.pid !== null && !this.processAlive(s.pid)) {
       return `run process ${s.pid} on ${s.host} is gone; marked failed`;
     }
     const hb = await this.d.runs.readHeartbeat(s.run_id, s.attempt);
     const last = hb ?? (s.started_at ? Date.parse(s.started_at) : Date.parse(s.created_at));
     const age = now - last;
-    if (age > this.d.heartbeatStaleMs) {
-      return `run process ${s.pid ?? '?'} on ${s.host ?? 'unknown host'} stopped heartbeating ${formatDuration(
-        Math.round(age / 1000) * 1000,
-      )} ago; marked failed`;
+    if (age <= this.d.heartbeatStaleMs) return null;
+    const ago = formatDuration(Math.round(age / 1000) * 1000);
+    if (s.worker_id !== null) {
+      return `run on worker ${s.worker_id} stopped heartbeating ${ago} ago (no heartbeat relayed by the coordinator); marked failed`;
     }
-    return null;
+    return `run process ${s.pid ?? '?'} on ${s.host ?? 'unknown host'} stopped heartbeating ${ago} ago; marked failed`;
   }
 
   private async strandedQueuedReason(s: RunStatus): Promise<string | null> {
     if (await this.d.queue.find(s.run_id)) return null;
+    // Acknowledged by a worker (still `queued` until it reports `running`), or waiting in the dispatch
+    // store for one: the coordinator fails these itself when the worker falls silent or the hold runs out.
+    if (s.worker_id !== null) return null;
+    if (this.d.tasks && (await this.d.tasks.findByRun(s.run_id))) return null;
     const age = this.d.clock.nowMs() - Date.parse(s.created_at);
     if (age <= this.d.heartbeatStaleMs) return null; // a scheduled run that is just starting
     return `run was never started: queued ${formatDuration(Math.round(age / 1000) * 1000)} ago with no queue item and no run process`;

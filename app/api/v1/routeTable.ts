@@ -6,6 +6,7 @@
 import * as rest from './[...rest]/route';
 import * as dag from './dags/[name]/route';
 import * as enqueue from './dags/[name]/enqueue/route';
+import * as events from './events/route';
 import * as start from './dags/[name]/start/route';
 import * as dags from './dags/route';
 import * as health from './health/route';
@@ -15,6 +16,7 @@ import * as logs from './runs/[id]/logs/[step]/route';
 import * as run from './runs/[id]/route';
 import * as stop from './runs/[id]/stop/route';
 import * as runs from './runs/route';
+import * as workers from './workers/route';
 
 type Params = Record<string, string>;
 export type ApiHandler = (req: Request, ctx: { params: Promise<Params> }) => Promise<Response> | Response;
@@ -39,6 +41,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
   { path: '/api/v1/runs/:id/stop', handlers: { POST: h(stop.POST) } },
   { path: '/api/v1/runs/:id/dequeue', handlers: { POST: h(dequeue.POST) } },
   { path: '/api/v1/runs/:id/logs/:step', handlers: { GET: h(logs.GET) } },
+  { path: '/api/v1/events', handlers: { GET: h(events.GET) } },
+  { path: '/api/v1/workers', handlers: { GET: h(workers.GET) } },
 ];
 
 /** The handler for any /api/v1 path no route matches (a JSON 404). */

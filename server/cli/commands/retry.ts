@@ -1,25 +1,37 @@
 // `dagu retry` (a new attempt of a finished run) and `dagu restart` (stop it if running, then a new run of
-// the same DAG with the same params), both in the foreground like `dagu start`.
+// the same DAG with the same params), both in the foreground like `dagu start`. A DAG that belongs on the
+// workers is dispatched to them instead and followed to its end.
 
 import { randomHex } from '../../store/randomHex';
 import { stopRun } from '../../api/operations';
 import { createServices } from '../../api/services';
 import { systemClock } from '../../core/clock';
 import { assertRunId } from '../../core/names';
+import { resolveParams } from '../../core/params';
 import { newRunId } from '../../core/runId';
-import { TERMINAL_RUN_STATES, type RunStatus } from '../../core/types';
+import { TERMINAL_RUN_STATES, type DagSpec, type RunStatus } from '../../core/types';
 import { SECOND } from '../../core/units';
+import { isDistributed, resolveSelector } from '../../coordinator/dispatcherApi';
 import { retryRun } from '../../runner/retryRun';
 import { startRun } from '../../runner/startRun';
-import { FileRunStore } from '../../store/fileRunStore';
+import type { RunStore } from '../../store/types';
 import { cliContext, type CliContext, type GlobalOptions } from '../context';
-import { EXIT_OK, EXIT_RUN_FAILED, UsageError } from '../exit';
+import { EXIT_RUN_FAILED, UsageError } from '../exit';
 import { loadDagOrThrow } from '../loadDagOrThrow';
-import { printSummary } from './start';
+import {
+  cliSubDagRunner,
+  dispatchAndFollow,
+  exitCodeOf,
+  printSummary,
+  runCommandStores,
+  type RunCommandStores,
+} from './dispatchClient';
+import type { LocalRunContext } from './start';
 
-type Opts = GlobalOptions & { quiet?: boolean };
+type Opts = GlobalOptions & { quiet?: boolean; detach?: boolean };
 
-async function readRun(store: FileRunStore, runId: string): Promise<RunStatus> {
+/** The latest attempt of a run; a usage error when it does not exist or cannot be read. */
+export async function readRun(store: Pick<RunStore, 'readStatus'>, runId: string): Promise<RunStatus> {
   const r = await store.readStatus(assertRunId(runId));
   if (r.kind === 'missing') throw new UsageError(`run ${JSON.stringify(runId)} not found`);
   if (r.kind === 'corrupt')
@@ -27,16 +39,34 @@ async function readRun(store: FileRunStore, runId: string): Promise<RunStatus> {
   return r.status;
 }
 
-/** Runs `fn` with an AbortController wired to SIGINT/SIGTERM, like `dagu start`. */
-async function foreground(ctx: CliContext, fn: (signal: AbortSignal) => Promise<RunStatus>, quiet?: boolean) {
+/**
+ * Runs `fn` on this host with an AbortController wired to SIGINT/SIGTERM, like `dagu start`; the attempt's
+ * call steps start their children through the command's sub-DAG runner.
+ */
+export async function foreground(
+  ctx: CliContext,
+  stores: RunCommandStores,
+  dag: DagSpec,
+  fn: (run: LocalRunContext) => Promise<RunStatus>,
+  quiet?: boolean,
+): Promise<number> {
   const controller = new AbortController();
   const on = (sig: NodeJS.Signals) => controller.abort(sig);
   process.on('SIGINT', on);
   process.on('SIGTERM', on);
   try {
-    const final = await fn(controller.signal);
+    const logger = ctx.logger.child({ dag: dag.name });
+    const final = await fn({
+      dag,
+      runStore: stores.runs,
+      config: ctx.config,
+      clock: systemClock,
+      logger,
+      signal: controller.signal,
+      subDag: cliSubDagRunner(ctx.config, logger, stores),
+    });
     if (!quiet) printSummary(final);
-    return final.status === 'succeeded' || final.status === 'partially_succeeded' ? EXIT_OK : EXIT_RUN_FAILED;
+    return exitCodeOf(final);
   } finally {
     process.off('SIGINT', on);
     process.off('SIGTERM', on);
@@ -45,25 +75,40 @@ async function foreground(ctx: CliContext, fn: (signal: AbortSignal) => Promise<
 
 export async function retryCommand(runId: string, opts: Opts): Promise<number> {
   const ctx = cliContext(opts, { component: 'runner' });
-  const { config, logger } = ctx;
-  const runStore = new FileRunStore({ dataDir: config.paths.data_dir, logDir: config.paths.log_dir });
-  const previous = await readRun(runStore, runId);
+  const { config } = ctx;
+  const stores = runCommandStores(config, ctx.logger);
+  const previous = await readRun(stores.runs, runId);
   if (!TERMINAL_RUN_STATES.includes(previous.status))
     throw new UsageError(`run ${runId} is ${previous.status}; only a finished run can be retried`);
   const dag = await loadDagOrThrow(config, previous.dag_name);
-  return foreground(
-    ctx,
-    (signal) =>
-      retryRun({ dag, runStore, config, clock: systemClock, logger, signal, runId: previous.run_id }),
-    opts.quiet,
-  );
+  if (isDistributed(dag, config.default_execution_mode)) {
+    return dispatchAndFollow({
+      config,
+      stores,
+      detach: opts.detach,
+      quiet: opts.quiet,
+      params: {
+        dag,
+        runId: previous.run_id,
+        operation: 'retry',
+        triggerType: 'retry',
+        params: previous.params,
+        scheduleTime: previous.schedule_time,
+        selector: resolveSelector(dag),
+        previous,
+        parent: null,
+        fromQueue: false,
+      },
+    });
+  }
+  return foreground(ctx, stores, dag, (run) => retryRun({ ...run, runId: previous.run_id }), opts.quiet);
 }
 
 export async function restartCommand(runId: string, opts: Opts): Promise<number> {
   const ctx = cliContext(opts, { component: 'runner' });
   const { config, logger } = ctx;
-  const runStore = new FileRunStore({ dataDir: config.paths.data_dir, logDir: config.paths.log_dir });
-  let previous = await readRun(runStore, runId);
+  const stores = runCommandStores(config, logger);
+  let previous = await readRun(stores.runs, runId);
   if (!TERMINAL_RUN_STATES.includes(previous.status)) {
     await stopRun(createServices(config, logger), runId);
     const deadline = Date.now() + config.run.kill_grace_ms + 10 * SECOND;
@@ -71,24 +116,42 @@ export async function restartCommand(runId: string, opts: Opts): Promise<number>
       if (Date.now() > deadline)
         throw new UsageError(`run ${runId} did not stop in time; not restarting`, EXIT_RUN_FAILED);
       await new Promise((r) => setTimeout(r, 200));
-      previous = await readRun(runStore, runId);
+      previous = await readRun(stores.runs, runId);
     }
   }
   const dag = await loadDagOrThrow(config, previous.dag_name);
+  const newId = () => newRunId(Date.now(), randomHex(4));
+  if (isDistributed(dag, config.default_execution_mode)) {
+    return dispatchAndFollow({
+      config,
+      stores,
+      detach: opts.detach,
+      quiet: opts.quiet,
+      params: {
+        dag,
+        runId: newId(),
+        operation: 'start',
+        triggerType: 'manual',
+        params: resolveParams(dag.params, previous.params).list,
+        scheduleTime: null,
+        selector: resolveSelector(dag),
+        previous: null,
+        parent: null,
+        fromQueue: false,
+      },
+    });
+  }
   return foreground(
     ctx,
-    (signal) =>
+    stores,
+    dag,
+    (run) =>
       startRun({
-        dag,
-        runStore,
-        config,
-        clock: systemClock,
-        logger,
-        signal,
+        ...run,
         triggerType: 'manual',
         scheduleTime: null,
         params: previous.params,
-        newRunId: () => newRunId(Date.now(), randomHex(4)),
+        newRunId: newId,
       }),
     opts.quiet,
   );

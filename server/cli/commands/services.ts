@@ -20,6 +20,8 @@ import type { Config } from '../../config/types';
 import { cliContext, type GlobalOptions } from '../context';
 import { initHome } from '../initHome';
 import { UsageError } from '../exit';
+import { untilSignal } from './untilSignal';
+import type { CoordinatorService } from '../../coordinator/coordinatorService';
 
 const STOP_DEADLINE_MS = 10 * SECOND;
 
@@ -72,22 +74,6 @@ async function startWeb(config: Config, logger: Logger) {
   return server;
 }
 
-/** Resolves when SIGINT or SIGTERM arrives; arms the hard-exit deadline. */
-function untilSignal(logger: Logger): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const on = (sig: NodeJS.Signals) => {
-      logger.info('Stopping', { signal: sig });
-      setTimeout(() => {
-        logger.error('Could not stop within 10s; exiting');
-        process.exit(1);
-      }, STOP_DEADLINE_MS).unref();
-      resolve(sig);
-    };
-    process.once('SIGINT', on);
-    process.once('SIGTERM', on);
-  });
-}
-
 /** Starts the scheduler service; a storage error on the first attempt at the lock fails startup. */
 async function startScheduler(config: Config, logger: Logger, onLost: (reason: string) => void) {
   const service = buildScheduler(config, logger, onLost);
@@ -122,9 +108,14 @@ export async function serverCommand(opts: GlobalOptions): Promise<number> {
   return 0;
 }
 
-export async function startAllCommand(opts: GlobalOptions): Promise<number> {
+export async function startAllCommand(opts: GlobalOptions & { coordinator?: boolean }): Promise<number> {
   const { config, logger } = cliContext(opts, { component: 'start-all' });
   await initHome(config, logger);
+  let coordinator: CoordinatorService | null = null;
+  if (opts.coordinator) {
+    const { startCoordinator } = await import('./coordinator');
+    coordinator = await startCoordinator(config, logger);
+  }
   const web = await startWeb(config, logger.child({ component: 'server' }));
   // Losing the lock takes the web server down too, rather than leaving a console with no scheduler.
   const closers: Array<() => Promise<void>> = [() => web.close()];
@@ -135,8 +126,11 @@ export async function startAllCommand(opts: GlobalOptions): Promise<number> {
   );
   closers.push(() => service.flushEvents(1000));
 
+  if (coordinator) closers.push(() => coordinator.stop());
+
   const signal = await untilSignal(logger);
   await service.stop(signal);
   await web.close();
+  await coordinator?.stop();
   return 0;
 }

@@ -1,8 +1,9 @@
-// POST /api/v1/runs/:id/dequeue: removes a queued run from its queue (it ends aborted).
+// POST /api/v1/runs/:id/dequeue: removes a queued run from its queue, or cancels one waiting for a worker
+// (its task is dropped); either way it ends aborted.
 
 import { getServices } from '@/server/api/context';
 import { assertSameOrigin, respond } from '@/server/api/http';
-import { dequeueRun } from '@/server/api/operations';
+import { dequeueOrCancel } from '@/server/api/operations';
 
 export const dynamic = 'force-dynamic';
 export const runtime = 'nodejs';
@@ -11,6 +12,6 @@ export async function POST(req: Request, ctx: { params: Promise<{ id: string }> 
   const { id } = await ctx.params;
   return respond(getServices, (svc) => {
     assertSameOrigin(req);
-    return dequeueRun(svc, id);
+    return dequeueOrCancel(svc, id);
   });
 }

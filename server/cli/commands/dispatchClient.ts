@@ -1,0 +1,175 @@
+// What the run commands (start, retry, restart, resume, stop) share: the stores and the dispatcher over
+// DAGU_HOME/data, the sub-DAG runner of a run process, following a dispatched run to its end in the
+// foreground, and the summary every command prints of a run that ended.
+
+import { createServices, type Services } from '../../api/services';
+import type { Config } from '../../config/types';
+import { systemClock } from '../../core/clock';
+import { formatDuration } from '../../core/duration';
+import { formatSelector, type Labels } from '../../core/distributed';
+import type { Logger } from '../../core/ports';
+import type { RunStatus } from '../../core/types';
+import { SECOND } from '../../core/units';
+import type { CancelOutcome, DispatchParams, DispatchResult } from '../../coordinator/dispatcherApi';
+import { localSubDagRunner, waitForRunEnd } from '../../runner/localSubDag';
+import type { SubDagRunner } from '../../runner/subDag';
+import { EXIT_OK, EXIT_RUN_FAILED } from '../exit';
+
+/** How often a command following a dispatched run reads its status. */
+export const FOLLOW_POLL_MS = 250;
+/** Beyond the kill grace, how long a cancelled run gets to report its end before the command gives up. */
+const CANCEL_SLACK_MS = 10 * SECOND;
+
+/**
+ * The stores a run command works with, shared with the API's operations: every status write also appends its
+ * `dag.run.*` event, and the dispatcher works over the same run store.
+ */
+export type RunCommandStores = Pick<Services, 'runs' | 'tasks' | 'dispatcher'>;
+
+export function runCommandStores(config: Config, logger: Logger): RunCommandStores {
+  const { runs, tasks, dispatcher } = createServices(config, logger);
+  return { runs, tasks, dispatcher };
+}
+
+/** The sub-DAG runner of a run process on this host: local children as `dagu start`, the rest dispatched. */
+export function cliSubDagRunner(config: Config, logger: Logger, stores: RunCommandStores): SubDagRunner {
+  return localSubDagRunner({
+    config,
+    runStore: stores.runs,
+    dispatcher: stores.dispatcher,
+    // bin/dagu sets DAGU_EXECUTABLE; a CLI started some other way runs its children with its own script.
+    executable: process.env.DAGU_EXECUTABLE ?? process.argv[1],
+    env: process.env,
+    clock: systemClock,
+    logger,
+  });
+}
+
+/** Prints a run's state, its steps and its error (the end of every foreground run). */
+export function printSummary(s: RunStatus): void {
+  const lines = [`${s.dag_name} ${s.run_id} (attempt ${s.attempt}): ${s.status}`];
+  for (const step of s.steps) {
+    lines.push(
+      `  ${step.status.padEnd(10)} ${step.name}${step.exit_code !== null && step.exit_code !== 0 ? ` (exit ${step.exit_code})` : ''}`,
+    );
+  }
+  if (s.error) lines.push(`  error: ${s.error}`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/** The exit code of a run that ended in `status`. */
+export function exitCodeOf(status: RunStatus): number {
+  return status.status === 'succeeded' || status.status === 'partially_succeeded' ? EXIT_OK : EXIT_RUN_FAILED;
+}
+
+/** `Dispatched <id> to a worker matching {zone: b}` or `Holding <id>: no healthy worker matches …; waiting up to 2m0s`. */
+export function dispatchLine(
+  outcome: 'dispatched' | 'held',
+  runId: string,
+  selector: Labels,
+  waitMs: number,
+) {
+  return outcome === 'held'
+    ? `Holding ${runId}: no healthy worker matches ${formatSelector(selector)}; waiting up to ${formatDuration(waitMs)}`
+    : `Dispatched ${runId} to a worker matching ${formatSelector(selector)}`;
+}
+
+/** What `dagu stop` (and Ctrl-C of a command following a run) prints for a cancel; null when nothing happened. */
+export function cancelLine(outcome: CancelOutcome, runId: string, workerId: string | null): string | null {
+  if (outcome.kind === 'aborted') return `Cancelled ${runId} before a worker took it`;
+  if (outcome.kind === 'requested') {
+    const worker = outcome.status.worker_id ?? workerId;
+    // Claimed but not yet acknowledged: the worker is told when it acknowledges or heartbeats.
+    return worker
+      ? `Asked worker ${worker} to stop ${runId}`
+      : `Asked the worker that claimed ${runId} to stop it`;
+  }
+  return null;
+}
+
+export interface DispatchAndFollowOptions {
+  config: Config;
+  stores: RunCommandStores;
+  params: DispatchParams;
+  /** Return right after the dispatch instead of waiting for the run's end. */
+  detach?: boolean;
+  quiet?: boolean;
+  /** Called before a refusal is reported (the refusal's status is the run as the dispatcher left it). */
+  onRefused?: (result: Extract<DispatchResult, { outcome: 'refused' }>) => Promise<void>;
+}
+
+/**
+ * Dispatches a run to the workers and, unless detached, waits for its end like a local run: SIGINT/SIGTERM
+ * cancel it and the wait goes on (at most the kill grace + 10 s) for its final state. Returns the exit code:
+ * 0 for a success (or a detached dispatch), 1 for a refusal or a run that did not succeed.
+ */
+export async function dispatchAndFollow(o: DispatchAndFollowOptions): Promise<number> {
+  const { config, stores, params } = o;
+  const result = await stores.dispatcher.dispatch(params);
+  if (result.outcome === 'refused') {
+    await o.onRefused?.(result);
+    process.stderr.write(`dagu: ${result.error}\n`);
+    return EXIT_RUN_FAILED;
+  }
+  const runId = result.status.run_id;
+  if (!o.quiet) {
+    const waitMs = config.coordinator.worker_wait_timeout_ms;
+    process.stdout.write(`${dispatchLine(result.outcome, runId, params.selector, waitMs)}\n`);
+  }
+  if (o.detach) return EXIT_OK;
+  return followRun({ config, stores, runId, quiet: o.quiet });
+}
+
+/** Waits in the foreground for a dispatched run to end; prints its summary and returns the exit code. */
+export async function followRun(o: {
+  config: Config;
+  stores: RunCommandStores;
+  runId: string;
+  quiet?: boolean;
+}): Promise<number> {
+  const { stores, runId } = o;
+  const say = (line: string) => {
+    if (!o.quiet) process.stdout.write(`${line}\n`);
+  };
+  const controller = new AbortController();
+  const onSignal = (sig: NodeJS.Signals) => {
+    if (controller.signal.aborted) return;
+    say(`Received ${sig}; cancelling ${runId}`);
+    controller.abort(sig);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const stopWaitMs = o.config.run.kill_grace_ms + CANCEL_SLACK_MS;
+  try {
+    const end = await waitForRunEnd({
+      runs: stores.runs,
+      runId,
+      clock: systemClock,
+      pollMs: FOLLOW_POLL_MS,
+      signal: controller.signal,
+      stopWaitMs,
+      stop: async () => {
+        const task = await stores.tasks.findByRun(runId).catch(() => null);
+        const outcome = await stores.dispatcher.cancel(runId);
+        const line = cancelLine(outcome, runId, task?.claim?.worker_id ?? null);
+        if (line) say(line);
+        return outcome.kind === 'aborted' ? outcome.status : null;
+      },
+      onChange: (s) => {
+        if (s.status === 'running' && s.worker_id) say(`Running ${runId} on worker ${s.worker_id}`);
+      },
+    });
+    if (end.kind === 'gave_up') {
+      process.stderr.write(
+        `dagu: run ${runId} did not report its end within ${formatDuration(stopWaitMs)} of the cancel` +
+          ` (last seen ${end.status?.status ?? 'nowhere'})\n`,
+      );
+      return EXIT_RUN_FAILED;
+    }
+    if (!o.quiet) printSummary(end.status);
+    return exitCodeOf(end.status);
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
