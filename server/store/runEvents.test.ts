@@ -182,3 +182,38 @@ describe('withRunEvents across processes', () => {
     expect(await types(events)).toEqual(['dag.run.queued', 'dag.run.running']);
   });
 });
+
+describe('withRunEvents and waiting conditions', () => {
+  it('announces a queued run again once it says why it waits, but not on every refresh of that reason', async () => {
+    const inner = new MemoryRunStore();
+    const events = new MemoryEventLog();
+    const store = withRunEvents(inner, events);
+    const queued = testRunStatus({ run_id: 'q1', status: 'queued', worker_selector: { zone: 'b' } });
+    await store.createRun(queued);
+    const waiting = {
+      ...queued,
+      conditions: waitingConditions('NoAvailableWorker', { zone: 'b' }, '2026-03-01T10:00:00Z'),
+    };
+    await store.writeStatus(waiting);
+    await store.writeStatus({
+      ...waiting,
+      conditions: waitingConditions('NoAvailableWorker', { zone: 'b' }, '2026-03-01T10:00:05Z'),
+    });
+    await store.writeStatus({
+      ...waiting,
+      conditions: waitingConditions('NoMatchingWorker', { zone: 'b' }, '2026-03-01T10:00:09Z'),
+    });
+    await store.writeStatus({ ...queued, worker_id: 'worker-b' });
+
+    const list = await events.list({});
+    expect(list.map((e) => e.type)).toEqual(['dag.run.queued', 'dag.run.queued', 'dag.run.queued']);
+    const reasons = list.map((e) =>
+      (e.data.status as { conditions: Array<{ reason: string }> }).conditions.map((c) => c.reason),
+    );
+    expect(reasons).toEqual([
+      [],
+      ['NoAvailableWorker', 'NoAvailableWorker'],
+      ['NoMatchingWorker', 'NoMatchingWorker'],
+    ]);
+  });
+});

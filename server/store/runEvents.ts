@@ -114,6 +114,15 @@ export function runEventData(status: RunStatus): RunEventData {
   return data;
 }
 
+/** What was announced of a run: attempt, state, and the reasons of its conditions. */
+function eventKey(s: RunStatus): string {
+  return `${s.attempt}\n${s.status}\n${s.conditions.map((c) => `${c.type}=${c.reason}`).join(',')}`;
+}
+
+function sameStateKey(a: string, b: string): boolean {
+  return a.slice(0, a.lastIndexOf('\n')) === b.slice(0, b.lastIndexOf('\n'));
+}
+
 function shorten(text: string | null, max: number): string | null {
   return text !== null && text.length > max ? `${text.slice(0, max)}... (truncated)` : text;
 }
@@ -130,8 +139,12 @@ export function withRunEvents(store: RunStore, events: EventLog, opts: { logger?
   async function emit(status: RunStatus): Promise<void> {
     const type = runEventType(status.status);
     if (type === null) return;
-    const key = `${status.attempt}\n${status.status}`;
-    if (lastEmitted.get(status.run_id) === key) return;
+    const key = eventKey(status);
+    const last = lastEmitted.get(status.run_id);
+    // Same attempt and state: announced already, unless the run now says why it waits (a queued run that
+    // a worker must come for), which is what a controller starting workers on demand looks for.
+    if (last !== undefined && sameStateKey(last, key) && !(status.conditions.length > 0 && last !== key))
+      return;
     // Re-inserting keeps the map in least-recently-emitted order, so the oldest run is dropped first.
     lastEmitted.delete(status.run_id);
     lastEmitted.set(status.run_id, key);
@@ -168,8 +181,7 @@ export function withRunEvents(store: RunStore, events: EventLog, opts: { logger?
       // state already, e.g. the CLI that held a run before the coordinator records the worker's ack.
       if (!lastEmitted.has(status.run_id)) {
         const before = await store.readStatus(status.run_id).catch(() => null);
-        if (before?.kind === 'ok')
-          lastEmitted.set(status.run_id, `${before.status.attempt}\n${before.status.status}`);
+        if (before?.kind === 'ok') lastEmitted.set(status.run_id, eventKey(before.status));
       }
       await store.writeStatus(status);
       await emit(status);

@@ -53,6 +53,10 @@ export function printSummary(s: RunStatus): void {
       `  ${step.status.padEnd(10)} ${step.name}${step.exit_code !== null && step.exit_code !== 0 ? ` (exit ${step.exit_code})` : ''}`,
     );
   }
+  if (s.worker_id) lines.push(`  worker: ${s.worker_id}${s.host ? ` on ${s.host}` : ''}`);
+  // A run waiting for a worker says why, and since when.
+  for (const c of s.conditions)
+    lines.push(`  ${c.type}=${c.status} ${c.reason}: ${c.message} (since ${c.checked_at})`);
   if (s.error) lines.push(`  error: ${s.error}`);
   process.stdout.write(`${lines.join('\n')}\n`);
 }
