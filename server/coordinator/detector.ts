@@ -159,9 +159,7 @@ export class CoordinatorDetector {
    */
   private async expireHolds(result: SweepResult): Promise<void> {
     const now = this.d.clock.nowMs();
-    const due = (await this.d.tasks.listPending()).filter(
-      (t) => t.hold_until_ms !== null && t.hold_until_ms <= now,
-    );
+    const due = await this.d.tasks.listPending((t) => t.hold_until_ms !== null && t.hold_until_ms <= now);
     await this.each(due, 'hold', async (t) => {
       const r = await this.d.runs.readStatus(t.run_id);
       if (r.kind === 'corrupt') {
@@ -208,7 +206,10 @@ export class CoordinatorDetector {
     const records = new Map((await this.d.workers.list()).map((w) => [w.worker_id, w]));
     const failedByWorker = new Map<string, string[]>();
     this.seenThisPass.clear();
-    await this.each(await this.d.runs.listActive(), 'worker run', async (a) => {
+    // A run whose task is still pending has no worker yet: no need to read it (thousands may be held).
+    const waiting = new Set((await this.d.tasks.pendingSummaries()).map((t) => t.run_id));
+    const active = (await this.d.runs.listActive()).filter((a) => !waiting.has(a.run_id));
+    await this.each(active, 'worker run', async (a) => {
       const r = await this.d.runs.readStatus(a.run_id);
       if (r.kind !== 'ok' || !onWorker(r.status)) return;
       const workerId = r.status.worker_id!;

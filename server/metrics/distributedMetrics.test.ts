@@ -127,14 +127,15 @@ describe('distributed metrics', () => {
     ]);
   });
 
-  it('reads the dispatch store once per scrape for both held-dispatch gauges', async () => {
+  it('reads the dispatch store index once per scrape for both held-dispatch gauges, and no task file', async () => {
     const h = harness();
     let listings = 0;
-    const listPending = h.tasks.listPending.bind(h.tasks);
-    h.tasks.listPending = () => {
+    const summaries = h.tasks.pendingSummaries.bind(h.tasks);
+    h.tasks.pendingSummaries = () => {
       listings++;
-      return listPending();
+      return summaries();
     };
+    h.tasks.listPending = () => Promise.reject(new Error('a scrape must not read every task'));
     await h.scrape();
     expect(listings).toBe(1);
   });

@@ -5,11 +5,11 @@
 import { Gauge, type Registry } from 'prom-client';
 import { formatSelector, workerHealth } from '../core/distributed';
 import type { Clock } from '../core/ports';
-import type { DispatchStore, DispatchTask, WorkerRecord, WorkerRegistry } from '../store/dispatchTypes';
+import type { DispatchStore, PendingSummary, WorkerRecord, WorkerRegistry } from '../store/dispatchTypes';
 
 export interface DistributedMetricsDeps {
   workers: Pick<WorkerRegistry, 'list'>;
-  tasks: Pick<DispatchStore, 'listPending'>;
+  tasks: Pick<DispatchStore, 'pendingSummaries'>;
   clock: Clock;
   /** `coordinator.worker_stale_threshold`: a worker heard from longer ago is unhealthy. */
   staleMs: number;
@@ -17,16 +17,16 @@ export interface DistributedMetricsDeps {
 
 /** Registers `dagu_workers`, `dagu_held_dispatches` and `dagu_held_dispatch_oldest_age_seconds`. */
 export function registerDistributedMetrics(registry: Registry, d: DistributedMetricsDeps): void {
-  // Both held-dispatch gauges are collected in the same scrape: one listing serves them.
-  let pending: Promise<DispatchTask[]> | null = null;
+  // Both held-dispatch gauges are collected in the same scrape: one listing (of the index) serves them.
+  let pending: Promise<PendingSummary[]> | null = null;
   const heldTasks = () => {
-    pending ??= d.tasks.listPending().finally(() => {
+    pending ??= d.tasks.pendingSummaries().finally(() => {
       pending = null;
     });
     return pending.then((tasks) => tasks.filter((t) => t.hold_until_ms !== null));
   };
-  const bySelector = (tasks: DispatchTask[]) => {
-    const groups = new Map<string, DispatchTask[]>();
+  const bySelector = (tasks: PendingSummary[]) => {
+    const groups = new Map<string, PendingSummary[]>();
     for (const t of tasks) {
       const key = formatSelector(t.worker_selector);
       groups.set(key, [...(groups.get(key) ?? []), t]);

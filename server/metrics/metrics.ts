@@ -19,7 +19,7 @@ export interface Metrics {
 export interface MetricsSources {
   clock?: Clock;
   workers?: Pick<WorkerRegistry, 'list'>;
-  tasks?: Pick<DispatchStore, 'listPending'>;
+  tasks?: Pick<DispatchStore, 'pendingSummaries'>;
 }
 
 export function createMetrics(config: Config, sources: MetricsSources = {}): Metrics {

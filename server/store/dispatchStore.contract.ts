@@ -197,6 +197,30 @@ export function describeDispatchStoreContract(
       expect(await store.listPending()).toEqual([]);
     });
 
+    it('summarises pending tasks from its index and lists only those a filter keeps', async () => {
+      const held = await store.enqueue(
+        testTask({
+          run_id: 'held',
+          enqueued_at_ms: t0,
+          hold_until_ms: t0 + SECOND,
+          wait_ms: SECOND,
+          worker_selector: { zone: 'b' },
+        }),
+      );
+      await store.enqueue(testTask({ run_id: 'plain', enqueued_at_ms: t0 + 1 }));
+      expect(await store.pendingSummaries()).toEqual([
+        {
+          task_id: held.task_id,
+          run_id: 'held',
+          worker_selector: { zone: 'b' },
+          hold_until_ms: t0 + SECOND,
+          enqueued_at_ms: t0,
+        },
+        expect.objectContaining({ run_id: 'plain', hold_until_ms: null }),
+      ]);
+      expect(await store.listPending((t) => t.hold_until_ms !== null)).toEqual([held]);
+    });
+
     it('passes over an expired held task to hand out a younger one', async () => {
       await store.enqueue(
         testTask({ run_id: 'held', enqueued_at_ms: t0, hold_until_ms: t0 + SECOND, wait_ms: SECOND }),

@@ -37,6 +37,12 @@ export interface DispatchTask {
   claim: { worker_id: string; token: string; claimed_at_ms: number } | null;
 }
 
+/** The part of a pending task that listings and metrics need. */
+export type PendingSummary = Pick<
+  DispatchTask,
+  'task_id' | 'run_id' | 'worker_selector' | 'hold_until_ms' | 'enqueued_at_ms'
+>;
+
 export type NewDispatchTask = Omit<DispatchTask, 'version' | 'task_id' | 'claim'>;
 
 export type AckResult =
@@ -57,8 +63,13 @@ export interface DispatchStore {
   claimNext(worker: { worker_id: string; labels: Labels }, nowMs: number): Promise<DispatchTask | null>;
   /** Turns a claim into the worker's: the claim is removed; the caller records the run as the worker's. */
   ack(taskId: string, workerId: string, token: string): Promise<AckResult>;
-  /** Every pending task, oldest first, including held tasks whose wait has passed. */
-  listPending(): Promise<DispatchTask[]>;
+  /**
+   * Pending tasks, oldest first, including held tasks whose wait has passed; with `where`, only those whose
+   * summary passes (the file store decides from its index, without reading the other tasks).
+   */
+  listPending(where?: (t: PendingSummary) => boolean): Promise<DispatchTask[]>;
+  /** What the store's index knows of every pending task, oldest first, without reading the tasks. */
+  pendingSummaries(): Promise<PendingSummary[]>;
   listClaims(): Promise<DispatchTask[]>;
   /** The pending or claimed task of a run, if any. */
   findByRun(runId: string): Promise<DispatchTask | null>;

@@ -22,7 +22,13 @@ import {
   parseTaskId,
   taskIdOf,
 } from './distributedDir';
-import type { AckResult, DispatchStore, DispatchTask, NewDispatchTask } from './dispatchTypes';
+import type {
+  AckResult,
+  DispatchStore,
+  DispatchTask,
+  NewDispatchTask,
+  PendingSummary,
+} from './dispatchTypes';
 import type { CorruptFileReport } from './fsutil';
 import {
   createFileExclusive,
@@ -149,11 +155,21 @@ export class FileDispatchStore implements DispatchStore {
     return { ok: true, task };
   }
 
-  async listPending(): Promise<DispatchTask[]> {
-    await this.refreshIndex();
-    const ids = [...this.index.values()].sort(compareTasks).map((e) => e.task_id);
+  async listPending(where: (t: PendingSummary) => boolean = () => true): Promise<DispatchTask[]> {
+    const ids = (await this.pendingSummaries()).filter(where).map((e) => e.task_id);
     const tasks = await Promise.all(ids.map((id) => this.readTask(this.pendingFile(id), id)));
     return tasks.filter((t): t is DispatchTask => t !== null).sort(compareTasks);
+  }
+
+  async pendingSummaries(): Promise<PendingSummary[]> {
+    await this.refreshIndex();
+    return [...this.index.values()].sort(compareTasks).map((e) => ({
+      task_id: e.task_id,
+      run_id: parseTaskId(e.task_id)!.runId,
+      worker_selector: { ...e.worker_selector },
+      hold_until_ms: e.hold_until_ms,
+      enqueued_at_ms: e.enqueued_at_ms,
+    }));
   }
 
   async listClaims(): Promise<DispatchTask[]> {

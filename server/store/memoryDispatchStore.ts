@@ -6,7 +6,13 @@ import { isClaimable, selectorMatches } from '../core/distributed';
 import type { Labels } from '../core/distributed';
 import { assertRunId } from '../core/names';
 import { assertNewTask, compareTasks, isValidTaskId, newClaimToken, taskIdOf } from './distributedDir';
-import type { AckResult, DispatchStore, DispatchTask, NewDispatchTask } from './dispatchTypes';
+import type {
+  AckResult,
+  DispatchStore,
+  DispatchTask,
+  NewDispatchTask,
+  PendingSummary,
+} from './dispatchTypes';
 
 /** DispatchStore kept in memory. Tasks are copied in and out so callers cannot mutate stored state. */
 export class MemoryDispatchStore implements DispatchStore {
@@ -54,8 +60,14 @@ export class MemoryDispatchStore implements DispatchStore {
     return { ok: true, task: structuredClone(claimed) };
   }
 
-  async listPending(): Promise<DispatchTask[]> {
-    return sortedTasks(this.pending).map((task) => structuredClone(task));
+  async listPending(where: (t: PendingSummary) => boolean = () => true): Promise<DispatchTask[]> {
+    return sortedTasks(this.pending)
+      .filter((task) => where(summaryOf(task)))
+      .map((task) => structuredClone(task));
+  }
+
+  async pendingSummaries(): Promise<PendingSummary[]> {
+    return sortedTasks(this.pending).map(summaryOf);
   }
 
   async listClaims(): Promise<DispatchTask[]> {
@@ -104,4 +116,14 @@ export class MemoryDispatchStore implements DispatchStore {
 
 function sortedTasks(tasks: Map<string, DispatchTask>): DispatchTask[] {
   return [...tasks.values()].sort(compareTasks);
+}
+
+function summaryOf(t: DispatchTask): PendingSummary {
+  return {
+    task_id: t.task_id,
+    run_id: t.run_id,
+    worker_selector: { ...t.worker_selector },
+    hold_until_ms: t.hold_until_ms,
+    enqueued_at_ms: t.enqueued_at_ms,
+  };
 }

@@ -2,7 +2,13 @@
 // operations the way shared storage can (an enqueue that fails, a coordinator killed before a delete).
 
 import type { Labels } from '../../core/distributed';
-import type { AckResult, DispatchStore, DispatchTask, NewDispatchTask } from '../../store/dispatchTypes';
+import type {
+  AckResult,
+  DispatchStore,
+  DispatchTask,
+  NewDispatchTask,
+  PendingSummary,
+} from '../../store/dispatchTypes';
 
 export class FaultyDispatchStore implements DispatchStore {
   /** Whether a coordinator on this store may hold dispatches. */
@@ -39,8 +45,12 @@ export class FaultyDispatchStore implements DispatchStore {
     return this.inner.ack(taskId, workerId, token);
   }
 
-  listPending(): Promise<DispatchTask[]> {
-    return this.inner.listPending();
+  listPending(where?: (t: PendingSummary) => boolean): Promise<DispatchTask[]> {
+    return this.inner.listPending(where);
+  }
+
+  pendingSummaries(): Promise<PendingSummary[]> {
+    return this.inner.pendingSummaries();
   }
 
   listClaims(): Promise<DispatchTask[]> {
