@@ -1,0 +1,409 @@
+// Issue-4 figures on real `bin/dagu coordinator` and `bin/dagu worker` processes: a matching worker's
+// registration to its held run starting, a cancel to the held task being gone, dispatch throughput of
+// one-step runs on 4 workers of 4 slots, and the coordinator's memory with 1,000 held tasks.
+// Runs are dispatched from this process through the same Dispatcher and file stores as `dagu start`.
+// Run: npm run bench -- distributed [--quick] [--verbose]
+//  or: node --import tsx bench/distributed.bench.ts [registration|cancel|throughput|memory] [--quick] [--verbose]
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
+import path from 'node:path';
+import { createServices, type Services } from '../server/api/services';
+import { loadConfig } from '../server/config/loadConfig';
+import type { Labels } from '../server/core/distributed';
+import type { DagSpec } from '../server/core/types';
+import { COORDINATOR_PATHS } from '../server/coordinator/protocol';
+import { loadDag } from '../server/store/dagCatalog';
+import type { WorkerRecord } from '../server/store/dispatchTypes';
+import { DAGU, freePort, median, percentile, report, rssMb, sleep, tempHome } from './lib';
+
+const args = process.argv.slice(2);
+const QUICK = args.includes('--quick');
+const VERBOSE = args.includes('--verbose');
+const which = args.find((a) => !a.startsWith('--'));
+const TRIALS = QUICK ? 5 : 20;
+/** Poll period of the task-file and run-status checks: the resolution of the latencies below. */
+const POLL_MS = 2;
+
+// ---- processes and homes, always cleaned up (also on Ctrl-C) ----
+
+interface Proc {
+  child: ChildProcess;
+  exited: Promise<void>;
+  /** The last lines the process wrote, for the error message when something goes wrong. */
+  tail(): string;
+}
+
+const live = new Set<ChildProcess>();
+const homes = new Set<string>();
+
+process.once('SIGINT', () => {
+  for (const c of live) c.kill('SIGKILL');
+  for (const h of homes) rmSync(h, { recursive: true, force: true });
+  process.exit(130);
+});
+process.once('exit', () => {
+  for (const c of live) c.kill('SIGKILL');
+});
+
+function startProc(args: string[], env: NodeJS.ProcessEnv): Proc {
+  const child = spawn(process.execPath, [DAGU, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  live.add(child);
+  const lines: string[] = [];
+  const keep = (d: Buffer) => {
+    lines.push(...d.toString().split('\n').filter(Boolean));
+    lines.splice(0, Math.max(0, lines.length - 20));
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  const exited = new Promise<void>((r) =>
+    child.once('exit', () => {
+      live.delete(child);
+      r();
+    }),
+  );
+  return { child, exited, tail: () => lines.join('\n') };
+}
+
+async function kill(p: Proc, signal: NodeJS.Signals = 'SIGKILL') {
+  if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill(signal);
+  const force = setTimeout(() => p.child.kill('SIGKILL'), 12_000);
+  await p.exited;
+  clearTimeout(force);
+}
+
+/** Polls `fn` every `everyMs` until it returns a value that is not null. */
+async function until<T>(
+  fn: () => T | null | Promise<T | null>,
+  timeoutMs: number,
+  what: string,
+  everyMs = POLL_MS,
+) {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v !== null) return v;
+    if (performance.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await sleep(everyMs);
+  }
+}
+
+/** A home with a coordinator on a free port; `body` gets it, and everything is stopped afterwards. */
+class Cluster {
+  readonly procs: Proc[] = [];
+  coordinator!: Proc;
+  services!: Services;
+  dag!: DagSpec;
+
+  constructor(
+    readonly home: string,
+    readonly env: NodeJS.ProcessEnv,
+    readonly url: string,
+  ) {}
+
+  get dataDir() {
+    return path.join(this.home, 'data');
+  }
+
+  async startCoordinator() {
+    this.coordinator = startProc(['coordinator'], this.env);
+    this.procs.push(this.coordinator);
+    await until(
+      async () => {
+        if (this.coordinator.child.exitCode !== null)
+          throw new Error(`coordinator exited:\n${this.coordinator.tail()}`);
+        try {
+          return (await fetch(`${this.url}/health`, { signal: AbortSignal.timeout(1000) })).ok ? true : null;
+        } catch {
+          return null;
+        }
+      },
+      20_000,
+      'coordinator /health',
+      50,
+    );
+  }
+
+  startWorker(id: string, labels: Labels, maxActiveRuns = 4): Proc {
+    const text = Object.entries(labels)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(',');
+    const p = startProc(
+      [
+        'worker',
+        '--id',
+        id,
+        '--labels',
+        text,
+        '--max-active-runs',
+        String(maxActiveRuns),
+        '--coordinator',
+        this.url,
+      ],
+      { ...this.env, DAGU_WORKER_WORK_DIR: path.join(this.home, 'workers', id) },
+    );
+    this.procs.push(p);
+    return p;
+  }
+
+  workerRecord(id: string): WorkerRecord | null {
+    try {
+      return JSON.parse(
+        readFileSync(path.join(this.dataDir, 'distributed', 'workers', `${id}.json`), 'utf8'),
+      ) as WorkerRecord;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Dispatches a run of the cluster's DAG with `selector` (held while no worker matches it). */
+  async dispatch(runId: string, selector: Labels) {
+    const r = await this.services.dispatcher.dispatch({
+      dag: this.dag,
+      runId,
+      operation: 'start',
+      triggerType: 'manual',
+      params: [],
+      scheduleTime: null,
+      selector,
+      previous: null,
+      parent: null,
+      fromQueue: false,
+    });
+    if (r.outcome === 'refused') throw new Error(`dispatch of ${runId} refused: ${r.error}`);
+    return r;
+  }
+
+  async runStatus(runId: string) {
+    const r = await this.services.runs.readStatus(runId);
+    return r.kind === 'ok' ? r.status : null;
+  }
+}
+
+async function withCluster(extra: Record<string, string>, body: (c: Cluster) => Promise<void>) {
+  const port = await freePort();
+  const h = tempHome({
+    DAGU_COORDINATOR_PORT: String(port),
+    DAGU_COORDINATOR_URL: `http://127.0.0.1:${port}`,
+    ...extra,
+  });
+  homes.add(h.home);
+  h.writeDag('one', 'worker_selector:\n  pool: bench\nsteps:\n  - name: s\n    command: "true"\n');
+  const c = new Cluster(h.home, h.env, `http://127.0.0.1:${port}`);
+  try {
+    const config = loadConfig({ env: h.env });
+    c.services = createServices(config);
+    const loaded = await loadDag(config.paths.dags_dir, 'one');
+    if (!loaded.ok) throw new Error('the bench DAG does not load');
+    c.dag = loaded.dag;
+    await c.startCoordinator();
+    await body(c);
+  } finally {
+    await Promise.all(c.procs.map((p) => kill(p)));
+    h.cleanup();
+    homes.delete(h.home);
+  }
+}
+
+function printLatencies(label: string, ms: number[], target: string) {
+  report(`${label}: p50`, percentile(ms, 50), 'ms', 'reference');
+  report(`${label}: p99`, percentile(ms, 99), 'ms', target);
+  report(`${label}: max`, Math.max(...ms), 'ms', 'reference');
+}
+
+// ---- figures ----
+
+/** Held run per trial (its own selector); a worker with those labels starts; registered_at → started_at. */
+async function registration() {
+  const toStart: number[] = [];
+  const spawnToRegistered: number[] = [];
+  await withCluster({ DAGU_COORDINATOR_DETECTION_INTERVAL: '1s' }, async (c) => {
+    for (let i = 0; i < TRIALS; i++) {
+      const runId = `reg-${i}`;
+      const selector = { trial: String(i) };
+      const held = await c.dispatch(runId, selector);
+      if (held.outcome !== 'held') throw new Error(`${runId} was not held (${held.outcome})`);
+      const spawnedMs = Date.now();
+      const w = c.startWorker(`w-${i}`, selector);
+      const started = await until(
+        async () => {
+          const s = await c.runStatus(runId);
+          return s?.started_at ? s : null;
+        },
+        20_000,
+        `${runId} starting\n${w.tail()}`,
+        5,
+      );
+      const rec = c.workerRecord(`w-${i}`);
+      if (!rec) throw new Error(`no worker record for w-${i}`);
+      const ms = Date.parse(started.started_at!) - rec.registered_at_ms;
+      toStart.push(ms);
+      spawnToRegistered.push(rec.registered_at_ms - spawnedMs);
+      if (VERBOSE) process.stdout.write(`  ${runId}: registered -> started ${ms} ms\n`);
+      await kill(w);
+    }
+  });
+  printLatencies(`registered -> held run started (${toStart.length})`, toStart, '<= 500 ms');
+  report('  worker process spawned -> registered: p50', median(spawnToRegistered), 'ms', 'reference');
+}
+
+/** Held run per trial; cancelled through the coordinator API, then through `dagu stop`; → task file gone. */
+async function cancel() {
+  const viaApi: number[] = [];
+  const viaCli: number[] = [];
+  await withCluster({ DAGU_COORDINATOR_DETECTION_INTERVAL: '1s' }, async (c) => {
+    // A polling worker that matches none of the held runs.
+    c.startWorker('bystander', { zone: 'a' });
+    await until(() => c.workerRecord('bystander'), 20_000, 'bystander registering', 50);
+    for (let i = 0; i < 2 * TRIALS; i++) {
+      const runId = `cancel-${i}`;
+      await c.dispatch(runId, { zone: 'b' });
+      const task = await c.services.tasks.findByRun(runId);
+      if (!task) throw new Error(`no task for ${runId}`);
+      const file = path.join(c.dataDir, 'distributed', 'pending', `${task.task_id}.json`);
+      if (!existsSync(file)) throw new Error(`no task file ${file}`);
+      const useApi = i % 2 === 0;
+      const t0 = performance.now();
+      let cli: Proc | null = null;
+      if (useApi) {
+        const r = await fetch(`${c.url}${COORDINATOR_PATHS.cancel(runId)}`, { method: 'POST' });
+        if (!r.ok) throw new Error(`cancel of ${runId} answered ${r.status}: ${await r.text()}`);
+      } else {
+        cli = startProc(['stop', runId], c.env);
+      }
+      await until(() => (existsSync(file) ? null : true), 10_000, `task of ${runId} gone`, 1);
+      (useApi ? viaApi : viaCli).push(performance.now() - t0);
+      if (cli) await cli.exited;
+      const s = await c.runStatus(runId);
+      if (s?.status !== 'aborted') throw new Error(`${runId} ended ${s?.status}, not aborted`);
+    }
+  });
+  printLatencies(`cancel via coordinator API -> task gone (${viaApi.length})`, viaApi, '<= 1000 ms');
+  printLatencies(
+    `cancel via dagu stop (CLI start incl.) -> task gone (${viaCli.length})`,
+    viaCli,
+    '<= 1000 ms',
+  );
+}
+
+/** Dispatches in flight at once from this process in the throughput figure. */
+const DISPATCH_CONCURRENCY = 8;
+
+/** 4 workers of 4 slots; N one-step runs dispatched at once; first dispatch → last run finished. */
+async function throughput() {
+  const n = QUICK ? 200 : 400;
+  await withCluster({}, async (c) => {
+    const ids = ['t1', 't2', 't3', 't4'];
+    for (const id of ids) c.startWorker(id, { pool: 'bench' }, 4);
+    await until(
+      () => (ids.every((id) => c.workerRecord(id)) ? true : null),
+      20_000,
+      'workers registering',
+      50,
+    );
+    const t0Wall = Date.now();
+    const t0 = performance.now();
+    // A few dispatches in flight, as several clients would: one at a time, the fsyncs of each bound the rate.
+    let next = 0;
+    const dispatcher = async () => {
+      for (let i = next++; i < n; i = next++) {
+        const r = await c.dispatch(`tp-${i}`, { pool: 'bench' });
+        if (r.outcome !== 'dispatched') throw new Error(`tp-${i} was ${r.outcome}`);
+      }
+    };
+    await Promise.all(Array.from({ length: DISPATCH_CONCURRENCY }, dispatcher));
+    const dispatchMs = performance.now() - t0;
+    await until(
+      async () => ((await c.services.runs.listActive()).length === 0 ? true : null),
+      300_000,
+      'all runs ending',
+      50,
+    );
+    let lastFinish = 0;
+    let succeeded = 0;
+    const startDelay: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const s = await c.runStatus(`tp-${i}`);
+      if (s?.status === 'succeeded') succeeded++;
+      if (s?.finished_at) lastFinish = Math.max(lastFinish, Date.parse(s.finished_at));
+      if (s?.started_at) startDelay.push(Date.parse(s.started_at) - Date.parse(s.created_at));
+    }
+    const totalS = (lastFinish - t0Wall) / 1000;
+    report(`${n} one-step runs, 4 workers x 4 slots: throughput`, n / totalS, 'runs/s', '>= 20 runs/s');
+    report('  first dispatch -> last run finished', totalS, 's', 'reference');
+    report(
+      `  dispatch rate alone (${DISPATCH_CONCURRENCY} in flight)`,
+      n / (dispatchMs / 1000),
+      'runs/s',
+      'reference',
+    );
+    report('  dispatched -> started: p50', percentile(startDelay, 50), 'ms', 'reference');
+    report('  runs that succeeded', succeeded, 'runs', `${n}`);
+  });
+}
+
+/** 1,000 held tasks, a polling worker that matches none, a few detector passes; VmRSS of the coordinator. */
+async function memory() {
+  const n = 1000;
+  const intervalMs = 500;
+  await withCluster(
+    { DAGU_COORDINATOR_DETECTION_INTERVAL: `${intervalMs}ms`, DAGU_COORDINATOR_WORKER_WAIT_TIMEOUT: '30m' },
+    async (c) => {
+      const pid = c.coordinator.child.pid!;
+      await sleep(1000);
+      const idle = rssMb(pid);
+      for (let i = 0; i < n; i++) {
+        const r = await c.dispatch(`held-${i}`, { zone: 'b' });
+        if (r.outcome !== 'held') throw new Error(`held-${i} was ${r.outcome}`);
+      }
+      c.startWorker('nomatch', { zone: 'a' });
+      await until(() => c.workerRecord('nomatch'), 20_000, 'worker registering', 50);
+      // Ten detector passes over the held tasks, the worker polling all along.
+      const samples: number[] = [];
+      const cpu0 = cpuMs(pid);
+      const wall0 = performance.now();
+      const end = performance.now() + 10 * intervalMs;
+      while (performance.now() < end) {
+        samples.push(rssMb(pid));
+        await sleep(100);
+      }
+      const cpuShare = (cpuMs(pid) - cpu0) / (performance.now() - wall0);
+      const pending = (await c.services.tasks.listPending()).length;
+      const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+      report(`coordinator RSS with ${pending} held tasks: last`, samples.at(-1)!, 'MB', '<= 120 MB');
+      report(
+        `  max over 10 detector passes (every ${intervalMs} ms)`,
+        Math.max(...samples),
+        'MB',
+        '<= 120 MB',
+      );
+      report('  peak (VmHWM)', hwm ? Number(hwm[1]) / 1024 : NaN, 'MB', 'reference');
+      report('  idle coordinator, no tasks', idle, 'MB', 'reference');
+      report('  coordinator CPU meanwhile (detector + polls)', cpuShare * 100, '% core', 'reference');
+    },
+  );
+}
+
+/** CPU time (user + system) a process has used, in ms (Linux /proc, clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  // After the command name: state is field 3, so utime (14) and stime (15) are at 11 and 12 here.
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+const all: Record<string, () => Promise<void>> = { registration, cancel, throughput, memory };
+const t0 = performance.now();
+// The machine is shared: a busy CPU stretches every figure here, so the load is printed with them.
+report(`load average (1 min) at start, ${availableParallelism()} cores`, loadavg()[0], '', 'reference');
+for (const [name, fn] of Object.entries(all)) {
+  if (which && which !== name) continue;
+  await fn();
+}
+report('load average (1 min) at end', loadavg()[0], '', 'reference');
+report(
+  'distributed benchmarks, wall time',
+  (performance.now() - t0) / 1000,
+  's',
+  QUICK ? 'quick run' : 'full run',
+);

@@ -1,0 +1,205 @@
+// Held dispatch on real processes (issue 4, seed 002): a coordinator, labelled workers and `dagu start` of a
+// DAG with a worker_selector, through the real binary.
+
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { TERMINAL_RUN_STATES, type RunStatus } from '../../server/core/types';
+import { Cluster, selectorDag, TIMINGS } from './distributedCluster';
+import { dagu, eventually } from './harness';
+
+let cluster: Cluster | null = null;
+afterEach(async () => {
+  await cluster?.cleanup();
+  cluster = null;
+});
+
+async function newCluster(env: Record<string, string> = {}): Promise<Cluster> {
+  cluster = await Cluster.create(env);
+  return cluster;
+}
+
+const ended = (s: RunStatus) => TERMINAL_RUN_STATES.includes(s.status);
+
+describe('distributed dispatch', () => {
+  it('holds a zone-b run as queued while only a zone-a worker is up, then runs it on worker-b when it registers', async () => {
+    const c = await newCluster();
+    c.h.writeDag('zb', selectorDag({ zone: 'b' }, 'echo "hello from $DAG_RUN_ID"'));
+    await c.startCoordinator();
+    await c.startWorker('worker-a', { zone: 'a' });
+
+    const r = await c.dispatch('zb', 'held1');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('Holding held1: no healthy worker matches {zone: b}; waiting up to 2m0s');
+
+    const held = await c.waitRun('held1', (s) => s.status === 'queued');
+    expect(held.worker_id).toBeNull();
+    expect(held.worker_selector).toEqual({ zone: 'b' });
+    const ready = held.conditions.find((x) => x.type === 'WorkerReady');
+    expect(ready).toMatchObject({ status: 'False', reason: 'NoMatchingWorker' });
+    expect(ready!.message).toContain('{zone: b}');
+    expect(held.conditions.find((x) => x.type === 'Runnable')).toMatchObject({ status: 'False' });
+    expect(c.taskFileOf('held1')).not.toBeNull();
+
+    // The zone-a worker keeps polling and never takes it.
+    await c.heartbeats('worker-a', 3);
+    expect((await c.status('held1'))!.status).toBe('queued');
+
+    await c.startWorker('worker-b', { zone: 'b' });
+    const done = await c.waitRun('held1', ended);
+    expect(done.status).toBe('succeeded');
+    expect(done.worker_id).toBe('worker-b');
+    expect(done.conditions).toEqual([]);
+    expect(c.taskFileOf('held1')).toBeNull();
+    // The step log was shipped to the coordinator's logs directory and the run's step path points at it.
+    const stdout = done.steps[0].stdout!;
+    expect(stdout.startsWith(`${done.log_dir}/`)).toBe(true);
+    const text = await eventually(() => {
+      const t = readFileSync(path.join(c.logDir, stdout), 'utf8');
+      return t.includes('hello from held1') ? t : null;
+    }, 5000);
+    expect(text.trim()).toBe('hello from held1');
+    expect(c.worker('worker-a').output()).not.toContain('held1');
+  });
+
+  it('fails a held run naming the selector when its 2s wait passes, and drops its task', async () => {
+    const c = await newCluster({ DAGU_COORDINATOR_WORKER_WAIT_TIMEOUT: '2s' });
+    c.h.writeDag('zb', selectorDag({ zone: 'b' }, 'echo never'));
+    await c.startCoordinator();
+    await c.startWorker('worker-a', { zone: 'a' });
+
+    const t0 = Date.now();
+    const r = await c.dispatch('zb', 'expire1');
+    expect(r.stdout).toContain('waiting up to 2s');
+    expect(c.taskFileOf('expire1')).not.toBeNull();
+    const failed = await c.waitRun('expire1', ended, 15_000);
+    const tookMs = Date.now() - t0;
+
+    expect(failed.status).toBe('failed');
+    expect(failed.error).toBe('no worker matched the selector {zone: b} within 2s');
+    expect(failed.worker_id).toBeNull();
+    // Failed after the wait, at most one detection interval late (plus the CLI's start-up and slack).
+    expect(Date.parse(failed.finished_at!) - Date.parse(failed.created_at)).toBeGreaterThanOrEqual(2000);
+    expect(tookMs).toBeLessThan(2000 + TIMINGS.detectionMs + 3000);
+    await eventually(() => c.taskFileOf('expire1') === null, 5000);
+    expect(c.taskFiles('pending')).toEqual([]);
+  });
+
+  it('fails the run of a worker killed mid-run, naming the worker, within the stale threshold and a detection interval', async () => {
+    const c = await newCluster();
+    c.h.writeDag('slow', selectorDag({ zone: 'b' }, 'sleep 30'));
+    await c.startCoordinator();
+    await c.startWorker('worker-b', { zone: 'b' });
+
+    expect((await c.dispatch('slow', 'victim1')).code).toBe(0);
+    await c.waitRun('victim1', (s) => s.status === 'running' && s.worker_id === 'worker-b');
+    const killedAt = Date.now();
+    await c.killWorker('worker-b');
+
+    const failed = await c.waitRun('victim1', ended, 20_000);
+    const tookMs = Date.now() - killedAt;
+    expect(failed.status).toBe('failed');
+    expect(failed.error).toMatch(/^worker worker-b stopped heartbeating \d+s ago; marked failed$/);
+    expect(tookMs).toBeLessThan(TIMINGS.staleMs + TIMINGS.detectionMs + 2000);
+  });
+
+  it('keeps a hold across a coordinator restart and runs it on a worker that registers afterwards', async () => {
+    const c = await newCluster();
+    c.h.writeDag('zb', selectorDag({ zone: 'b' }, 'echo survived'));
+    await c.startCoordinator();
+    await c.startWorker('worker-a', { zone: 'a' });
+    expect((await c.dispatch('zb', 'restart1')).code).toBe(0);
+    await c.waitRun('restart1', (s) => s.status === 'queued');
+    const task = c.taskFileOf('restart1');
+    expect(task).not.toBeNull();
+
+    await c.killCoordinator();
+    await c.startCoordinator();
+    // A few detector passes of the new coordinator leave the hold alone.
+    await c.heartbeats('worker-a', 3);
+    expect(c.taskFileOf('restart1')).toBe(task);
+    expect((await c.status('restart1'))!.status).toBe('queued');
+
+    await c.startWorker('worker-b', { zone: 'b' });
+    const done = await c.waitRun('restart1', ended);
+    expect(done.status).toBe('succeeded');
+    expect(done.worker_id).toBe('worker-b');
+    expect(c.taskFileOf('restart1')).toBeNull();
+  });
+
+  it('aborts a cancelled held run and drops its task, so a worker that registers afterwards never starts it', async () => {
+    const c = await newCluster();
+    c.h.writeDag('zb', selectorDag({ zone: 'b' }, 'echo must-not-run'));
+    await c.startCoordinator();
+    expect((await c.dispatch('zb', 'cancel1')).code).toBe(0);
+    const held = await c.waitRun('cancel1', (s) => s.status === 'queued');
+    expect(held.conditions.find((x) => x.type === 'WorkerReady')).toMatchObject({
+      reason: 'NoAvailableWorker',
+    });
+
+    const stop = await dagu(['stop', 'cancel1'], c.env);
+    expect(stop.code, stop.stderr).toBe(0);
+    expect(stop.stdout).toContain('Cancelled cancel1 before a worker took it');
+    const aborted = await c.waitRun('cancel1', ended, 5000);
+    expect(aborted.status).toBe('aborted');
+    expect(aborted.error).toBe('cancelled before a worker took it');
+    expect(c.taskFileOf('cancel1')).toBeNull();
+
+    const w = await c.startWorker('worker-b', { zone: 'b' });
+    await c.heartbeats('worker-b', 5);
+    const after = (await c.status('cancel1'))!;
+    expect(after.status).toBe('aborted');
+    expect(after.worker_id).toBeNull();
+    expect(after.steps[0].status).not.toBe('succeeded');
+    expect(c.workerRecord('worker-b')!.running).toEqual([]);
+    expect(w.output()).not.toContain('Running task');
+    expect(c.taskFiles('pending')).toEqual([]);
+    expect(c.taskFiles('claims')).toEqual([]);
+  });
+
+  it('refuses requests without the token with a 401 JSON body, answers /health without it, and registers only a worker with the token', async () => {
+    const c = await newCluster({ DAGU_COORDINATOR_TOKEN: 's3cret-token' });
+    await c.startCoordinator();
+
+    const health = await fetch(`${c.url}/health`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ status: 'healthy' });
+
+    for (const headers of [{}, { Authorization: 'Bearer wrong' }] as Array<Record<string, string>>) {
+      const r = await fetch(`${c.url}/api/v1/workers`, { headers });
+      expect(r.status).toBe(401);
+      expect(r.headers.get('content-type')).toMatch(/application\/json/);
+      const body = (await r.json()) as { error: { code: string; message: string } };
+      expect(body.error.code).toBe('unauthorized');
+      expect(body.error.message).toMatch(/bearer token/);
+    }
+    const ok = await fetch(`${c.url}/api/v1/workers`, {
+      headers: { Authorization: 'Bearer s3cret-token' },
+    });
+    expect(ok.status).toBe(200);
+
+    const anon = await c.startWorker('anon', { zone: 'b' }, { withoutToken: true, waitRegistered: false });
+    await anon.waitFor(/requires a token/);
+    expect(anon.output()).toMatch(/Coordinator refused the heartbeat/);
+    expect(c.workerRecord('anon')).toBeNull();
+
+    await c.startWorker('trusted', { zone: 'b' });
+    expect(c.workerRecord('trusted')!.labels).toEqual({ zone: 'b' });
+    expect(c.workerRecord('anon')).toBeNull();
+  });
+
+  it('refuses at once with a wait timeout of 0 when no worker matches, leaving no run behind', async () => {
+    const c = await newCluster({ DAGU_COORDINATOR_WORKER_WAIT_TIMEOUT: '0' });
+    c.h.writeDag('zb', selectorDag({ zone: 'b' }, 'echo never'));
+    await c.startCoordinator();
+    await c.startWorker('worker-a', { zone: 'a' });
+
+    const r = await dagu(['start', '--run-id', 'refused1', 'zb'], c.env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('no worker matches the selector {zone: b}');
+    expect(await c.status('refused1')).toBeNull();
+    const st = await dagu(['status', '--json', 'refused1'], c.env);
+    expect(st.code).not.toBe(0);
+    expect(c.taskFiles('pending')).toEqual([]);
+  });
+});

@@ -1,0 +1,235 @@
+// A coordinator and workers on real `bin/dagu` processes for the distributed integration tests: a temp home,
+// a coordinator on a free port with short timings, workers started and killed by ID, and reads of runs,
+// tasks and worker records straight from the home's data directory.
+
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { RunStatus } from '../../server/core/types';
+import type { WorkerRecord } from '../../server/store/dispatchTypes';
+import { FileRunStore } from '../../server/store/fileRunStore';
+import {
+  dagu,
+  eventually,
+  freePort,
+  startService,
+  tempHome,
+  type Result,
+  type Service,
+  type TempHome,
+} from './harness';
+
+/** The short timings every cluster runs with (env values of the coordinator and workers). */
+export const TIMINGS = {
+  heartbeatMs: 200,
+  detectionMs: 300,
+  staleMs: 2000,
+  reservationTtlMs: 5000,
+} as const;
+
+/** A DAG of one step that goes to workers whose labels match `selector`. */
+export function selectorDag(selector: Record<string, string>, command: string): string {
+  const labels = Object.entries(selector)
+    .map(([k, v]) => `  ${k}: ${v}\n`)
+    .join('');
+  return `worker_selector:\n${labels}steps:\n  - name: s\n    command: ${command}\n`;
+}
+
+export interface WorkerOptions {
+  maxActiveRuns?: number;
+  /** Start the worker without the coordinator token the cluster's env carries. */
+  withoutToken?: boolean;
+  /** Wait until the coordinator has recorded the worker (default true). */
+  waitRegistered?: boolean;
+}
+
+/**
+ * One temp home with a coordinator and workers. Everything started through it is stopped by `cleanup`, which
+ * also kills every process of the home (run steps a killed worker left behind).
+ */
+export class Cluster {
+  coordinator: Service | null = null;
+  private readonly services: Service[] = [];
+  private readonly workerServices = new Map<string, Service>();
+  private readonly runStore: FileRunStore;
+
+  private constructor(
+    readonly h: TempHome,
+    readonly port: number,
+  ) {
+    this.runStore = new FileRunStore({ dataDir: this.dataDir, logDir: this.logDir });
+  }
+
+  /** A home whose env points the coordinator, the workers and the CLI at a free port, with short timings. */
+  static async create(extraEnv: Record<string, string> = {}): Promise<Cluster> {
+    const port = await freePort();
+    const h = tempHome({
+      DAGU_COORDINATOR_HOST: '127.0.0.1',
+      DAGU_COORDINATOR_PORT: String(port),
+      DAGU_COORDINATOR_URL: `http://127.0.0.1:${port}`,
+      DAGU_COORDINATOR_DETECTION_INTERVAL: `${TIMINGS.detectionMs}ms`,
+      DAGU_COORDINATOR_WORKER_STALE_THRESHOLD: `${TIMINGS.staleMs}ms`,
+      DAGU_COORDINATOR_RESERVATION_TTL: `${TIMINGS.reservationTtlMs}ms`,
+      DAGU_WORKER_HEARTBEAT_INTERVAL: `${TIMINGS.heartbeatMs}ms`,
+      ...extraEnv,
+    });
+    return new Cluster(h, port);
+  }
+
+  get env(): NodeJS.ProcessEnv {
+    return this.h.env;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  get dataDir(): string {
+    return path.join(this.h.home, 'data');
+  }
+
+  get logDir(): string {
+    return path.join(this.h.home, 'logs');
+  }
+
+  /** Starts `dagu coordinator` and waits until its /health answers. */
+  async startCoordinator(): Promise<Service> {
+    const s = startService(['coordinator'], this.env);
+    this.services.push(s);
+    this.coordinator = s;
+    await eventually(async () => {
+      if (s.child.exitCode !== null) throw new Error(`coordinator exited:\n${s.output()}`);
+      const r = await fetch(`${this.url}/health`, { signal: AbortSignal.timeout(1000) });
+      return r.ok;
+    }, 20_000).catch((err: Error) => {
+      throw new Error(`${err.message}\ncoordinator output:\n${s.output()}`);
+    });
+    return s;
+  }
+
+  /** SIGKILLs the coordinator and waits for it to exit. */
+  async killCoordinator(): Promise<void> {
+    await this.coordinator?.stop('SIGKILL');
+    this.coordinator = null;
+  }
+
+  /** Starts `dagu worker --id <id> --labels <labels>` with its own work directory under the home. */
+  async startWorker(id: string, labels: Record<string, string>, o: WorkerOptions = {}): Promise<Service> {
+    const env: NodeJS.ProcessEnv = {
+      ...this.env,
+      DAGU_WORKER_WORK_DIR: path.join(this.h.home, 'workers', id),
+    };
+    if (o.withoutToken) delete env.DAGU_COORDINATOR_TOKEN;
+    const labelText = Object.entries(labels)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(',');
+    const s = startService(
+      [
+        'worker',
+        '--id',
+        id,
+        '--labels',
+        labelText,
+        '--max-active-runs',
+        String(o.maxActiveRuns ?? 4),
+        '--coordinator',
+        this.url,
+      ],
+      env,
+    );
+    this.services.push(s);
+    this.workerServices.set(id, s);
+    if (o.waitRegistered ?? true) {
+      await eventually(() => this.workerRecord(id), 20_000).catch((err: Error) => {
+        throw new Error(`${err.message}\nworker ${id} output:\n${s.output()}`);
+      });
+    }
+    return s;
+  }
+
+  worker(id: string): Service {
+    const s = this.workerServices.get(id);
+    if (!s) throw new Error(`no worker ${id} was started`);
+    return s;
+  }
+
+  /** `kill -9` of a worker: it stops heartbeating at once and its run steps are left behind. */
+  async killWorker(id: string): Promise<void> {
+    await this.worker(id).stop('SIGKILL');
+  }
+
+  /** The worker's record as the coordinator last wrote it (data/distributed/workers/<id>.json), or null. */
+  workerRecord(id: string): WorkerRecord | null {
+    try {
+      return JSON.parse(
+        readFileSync(path.join(this.dataDir, 'distributed', 'workers', `${id}.json`), 'utf8'),
+      ) as WorkerRecord;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Waits until the coordinator has seen `count` more heartbeats of the worker than it had now. */
+  async heartbeats(id: string, count: number): Promise<void> {
+    const from = this.workerRecord(id)?.last_heartbeat_ms ?? 0;
+    const until = from + count * TIMINGS.heartbeatMs;
+    await eventually(() => (this.workerRecord(id)?.last_heartbeat_ms ?? 0) >= until, 20_000, 50);
+  }
+
+  /** `dagu start --detach --run-id <runId> <dag>`: returns once the run is handed over (or refused). */
+  dispatch(dag: string, runId: string, env: NodeJS.ProcessEnv = this.env): Promise<Result> {
+    return dagu(['start', '--detach', '--run-id', runId, dag], env);
+  }
+
+  async status(runId: string): Promise<RunStatus | null> {
+    const r = await this.runStore.readStatus(runId);
+    return r.kind === 'ok' ? r.status : null;
+  }
+
+  /** Waits until the run's status satisfies `pred` and returns it; the error shows the last status seen. */
+  async waitRun(
+    runId: string,
+    pred: (s: RunStatus) => boolean,
+    timeoutMs = 20_000,
+    everyMs = 50,
+  ): Promise<RunStatus> {
+    let last: RunStatus | null = null;
+    return eventually(
+      async () => {
+        last = await this.status(runId);
+        return last && pred(last) ? last : null;
+      },
+      timeoutMs,
+      everyMs,
+    ).catch((err: Error) => {
+      throw new Error(`${err.message}\nlast status of ${runId}: ${JSON.stringify(last)}\n${this.outputs()}`);
+    });
+  }
+
+  /** Names of the task files under data/distributed/<dir> (pending or claims). */
+  taskFiles(dir: 'pending' | 'claims'): string[] {
+    try {
+      return readdirSync(path.join(this.dataDir, 'distributed', dir)).filter((f) => f.endsWith('.json'));
+    } catch {
+      return [];
+    }
+  }
+
+  /** The pending or claimed task file of a run, if any (`<ms>-<run id>-<attempt>.json`). */
+  taskFileOf(runId: string): string | null {
+    const ofRun = new RegExp(`^\\d{13}-${runId}-\\d+\\.json$`);
+    return [...this.taskFiles('pending'), ...this.taskFiles('claims')].find((f) => ofRun.test(f)) ?? null;
+  }
+
+  /** Everything the cluster's processes printed, for failure messages. */
+  outputs(): string {
+    return [...this.workerServices.entries()]
+      .map(([id, s]) => `--- worker ${id}\n${s.output()}`)
+      .concat(this.coordinator ? [`--- coordinator\n${this.coordinator.output()}`] : [])
+      .join('\n');
+  }
+
+  async cleanup(): Promise<void> {
+    await Promise.all(this.services.map((s) => s.stop('SIGKILL')));
+    this.h.cleanup();
+  }
+}
