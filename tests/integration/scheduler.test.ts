@@ -147,7 +147,6 @@ describe('dagu scheduler', () => {
     expect(slots.slice(0, 3)).toEqual([minute - 2 * 60_000, minute - 60_000, minute]);
     expect(new Set(slots).size).toBe(slots.length);
   });
-
 });
 
 function readdirSafe(dir: string): string[] {
