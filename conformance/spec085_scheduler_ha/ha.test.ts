@@ -200,7 +200,16 @@ describe('spec085 scheduler HA: slots around a failover', () => {
     const run = await eventually(async () => {
       const forSlot = (await runs('tick')).filter((r) => Date.parse(r.schedule_time!) === nextSlot);
       return forSlot.length === 1 && ['succeeded', 'failed'].includes(forSlot[0].status) ? forSlot : null;
-    }, 20_000).catch(async (e) => { console.log('DEBUG nextSlot', new Date(nextSlot).toISOString(), JSON.stringify(await runs('tick'), null, 1)); console.log('A OUT', a.service.output()); console.log('B OUT', b.service.output()); throw e; });
+    }, 20_000).catch(async (e) => {
+      console.log(
+        'DEBUG nextSlot',
+        new Date(nextSlot).toISOString(),
+        JSON.stringify(await runs('tick'), null, 1),
+      );
+      console.log('A OUT', a.service.output());
+      console.log('B OUT', b.service.output());
+      throw e;
+    });
     expect(run).toHaveLength(1);
     expect(run[0].status).toBe('succeeded');
   });
