@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TERMINAL_RUN_STATES, type RunStatus } from '../../server/core/types';
 import { Cluster, selectorDag, TIMINGS } from './distributedCluster';
-import { dagu, eventually } from './harness';
+import { dagu, eventually, startService } from './harness';
 
 let cluster: Cluster | null = null;
 afterEach(async () => {
@@ -201,5 +201,56 @@ describe('distributed dispatch', () => {
     const st = await dagu(['status', '--json', 'refused1'], c.env);
     expect(st.code).not.toBe(0);
     expect(c.taskFiles('pending')).toEqual([]);
+  });
+});
+
+describe('other dispatch paths', () => {
+  it('a call: step whose child has its own selector runs the child on a matching worker, and the parent waits for it', async () => {
+    const c = await newCluster();
+    c.h.writeDag('child', selectorDag({ zone: 'b' }, 'echo "child got $1"'));
+    c.h.writeDag(
+      'parent',
+      'steps:\n  - name: before\n    command: "true"\n  - name: call-child\n    call: child\n    params: "hello"\n',
+    );
+    await c.startCoordinator();
+    await c.startWorker('worker-b', { zone: 'b' });
+
+    const r = await dagu(['start', '--run-id', 'parent1', 'parent'], c.env);
+    expect(r.code, `${r.stdout}\n${r.stderr}\n${c.outputs()}`).toBe(0);
+    const parent = (await c.status('parent1'))!;
+    expect(parent.status).toBe('succeeded');
+    expect(parent.steps.map((s) => s.status)).toEqual(['succeeded', 'succeeded']);
+    const runs = await c.runStore.listRuns({ dag: 'child', limit: 10 });
+    expect(runs.items).toHaveLength(1);
+    const child = (await c.status(runs.items[0].run_id))!;
+    expect(child).toMatchObject({ status: 'succeeded', trigger_type: 'subdag', worker_id: 'worker-b' });
+    const log = await eventually(() => {
+      const t = readFileSync(path.join(c.logDir, child.steps[0].stdout!), 'utf8');
+      return t.includes('child got hello') ? t : null;
+    }, 5000);
+    expect(log).toContain('child got hello');
+  });
+
+  it('the scheduler keeps a queued run of a DAG with a selector queued with the waiting conditions, then hands it to a worker', async () => {
+    const c = await newCluster({ DAGU_SCHEDULER_PORT: '0' });
+    c.h.writeDag('zq', selectorDag({ zone: 'q' }, 'echo queued-run'));
+    await c.startCoordinator();
+    const scheduler = startService(['scheduler'], c.env);
+    try {
+      const q = await dagu(['enqueue', '--run-id', 'queued1', 'zq'], c.env);
+      expect(q.code, q.stderr).toBe(0);
+      const waiting = await c.waitRun('queued1', (s) =>
+        s.conditions.some((x) => x.type === 'WorkerReady' && x.reason === 'NoAvailableWorker'),
+      );
+      expect(waiting.status).toBe('queued');
+      // The queue holds it, not a dispatch task: no hold, no deadline.
+      expect(c.taskFileOf('queued1')).toBeNull();
+
+      await c.startWorker('worker-q', { zone: 'q' });
+      const done = await c.waitRun('queued1', ended);
+      expect(done).toMatchObject({ status: 'succeeded', worker_id: 'worker-q', conditions: [] });
+    } finally {
+      await scheduler.stop('SIGKILL');
+    }
   });
 });

@@ -50,7 +50,7 @@ export class Cluster {
   coordinator: Service | null = null;
   private readonly services: Service[] = [];
   private readonly workerServices = new Map<string, Service>();
-  private readonly runStore: FileRunStore;
+  readonly runStore: FileRunStore;
 
   private constructor(
     readonly h: TempHome,
