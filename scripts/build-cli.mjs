@@ -14,8 +14,10 @@ await build({
   format: 'cjs',
   target: 'node20',
   // Dependencies are bundled (resolving hundreds of files from node_modules costs more than the CLI's own
-  // work); only the console's stack stays external and is loaded by `dagu server` alone.
-  external: ['next', 'next/*', 'react', 'react-dom', '@tanstack/*', 'prom-client'],
+  // work); only the console's stack stays external and is loaded by `dagu server` alone. zod, nearly half
+  // the bundle, is only needed by the services that validate requests (coordinator, API): loaded from
+  // node_modules by them, it stays out of the code every `dagu start` has to load.
+  external: ['next', 'next/*', 'react', 'react-dom', '@tanstack/*', 'prom-client', 'zod'],
   outfile: 'dist/cli.cjs',
   minify: true,
   keepNames: true,
