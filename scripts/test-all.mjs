@@ -27,6 +27,7 @@ function ensureSystemPackages() {
   if (!has("/usr/bin/python3 -c 'import fusepy' || /usr/bin/python3 -c 'import fuse'"))
     need.push('python3-fusepy');
   if (!has('command -v faketime')) need.push('faketime');
+  if (!has('command -v openssl')) need.push('openssl'); // self-signed certificates for the TLS tests
   if (need.length === 0) return;
   if (process.getuid?.() !== 0) {
     problems.push(`missing Debian packages (install as root): apt-get install -y ${need.join(' ')}`);
