@@ -1,5 +1,6 @@
 'use client';
-// Stop (a running run) or dequeue (a queued run), with the server's refusal shown when it says no.
+// Stop (a running run), dequeue (a queued run) or cancel (a run waiting for a worker), with the server's
+// refusal shown when it says no.
 
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { RunStatus } from '@/server/core/types';
@@ -14,6 +15,12 @@ export function RunActions({ run }: { run: RunStatus }) {
     mutationFn: () => (queued ? dequeueRun(client, run.run_id) : stopRun(client, run.run_id)),
   });
   if (run.status !== 'running' && !queued) return null;
+  // A queued run with a selector waits for a worker, not in a queue: cancelling drops its dispatch task.
+  const [label, busy] = !queued
+    ? ['Stop', 'Stopping…']
+    : run.worker_selector
+      ? ['Cancel', 'Cancelling…']
+      : ['Dequeue', 'Dequeuing…'];
   return (
     <div className="flex flex-col items-end gap-1">
       <button
@@ -23,7 +30,7 @@ export function RunActions({ run }: { run: RunStatus }) {
         onClick={() => action.mutate()}
         data-testid={queued ? 'dequeue-run' : 'stop-run'}
       >
-        {action.isPending ? (queued ? 'Dequeuing…' : 'Stopping…') : queued ? 'Dequeue' : 'Stop'}
+        {action.isPending ? busy : label}
       </button>
       {action.isError && (
         <p role="alert" className="max-w-xs text-right text-xs text-red-700 dark:text-red-300">
