@@ -55,6 +55,19 @@ describe('CoordinatorService', () => {
     expect(line.fields).toMatchObject({ url: svc.url, tls: false, auth: 'token', component: 'coordinator' });
   });
 
+  it('warns loudly when it listens beyond this host without a token, and not on loopback', async () => {
+    config = { ...config, coordinator: { ...config.coordinator, token: null, host: '0.0.0.0' } };
+    const open = new RecordingLogger();
+    await start(open);
+    expect(open.find('without a token')).toHaveLength(1);
+    expect(open.find('without a token')[0].fields).toMatchObject({ host: '0.0.0.0' });
+
+    config = { ...config, coordinator: { ...config.coordinator, host: '127.0.0.1' } };
+    const local = new RecordingLogger();
+    await start(local);
+    expect(local.find('without a token')).toHaveLength(0);
+  });
+
   it('keeps a held run across a restart; the worker that registers afterwards runs it', async () => {
     const first = await start();
     const held = await post(first, COORDINATOR_PATHS.dispatch, {

@@ -74,7 +74,18 @@ export class CoordinatorService {
     this.started = true;
     detector.start();
     const c = this.d.config.coordinator;
-    this.d.logger.child({ component: 'coordinator' }).info('Coordinator listening', {
+    const log = this.d.logger.child({ component: 'coordinator' });
+    if (c.token === null && !isLoopback(c.host)) {
+      // Anyone who can reach the port could register as a worker and receive DAGs (and their env).
+      log.warn(
+        'The coordinator listens beyond this host without a token: set coordinator.token (DAGU_COORDINATOR_TOKEN)',
+        {
+          host: c.host,
+          port: c.port,
+        },
+      );
+    }
+    log.info('Coordinator listening', {
       url: server.url,
       tls: server.tls,
       auth: c.token !== null ? 'token' : 'off',
@@ -89,4 +100,8 @@ export class CoordinatorService {
     await this.parts.server.stop();
     await this.parts.detector.stop();
   }
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host.startsWith('127.');
 }
