@@ -127,6 +127,25 @@ describe('distributed dispatch', () => {
     expect(c.taskFileOf('restart1')).toBeNull();
   });
 
+  it('a run on a worker finishes across a coordinator restart, and its final status and log land', async () => {
+    const c = await newCluster();
+    c.h.writeDag('zb', selectorDag({ zone: 'b' }, 'echo first; sleep 2; echo second'));
+    await c.startCoordinator();
+    await c.startWorker('worker-b', { zone: 'b' });
+    expect((await c.dispatch('zb', 'through1')).code).toBe(0);
+    await c.waitRun('through1', (s) => s.status === 'running');
+
+    await c.killCoordinator();
+    await c.startCoordinator();
+    const done = await c.waitRun('through1', ended);
+    expect(done).toMatchObject({ status: 'succeeded', worker_id: 'worker-b', error: null });
+    const log = await eventually(() => {
+      const t = readFileSync(path.join(c.logDir, done.steps[0].stdout!), 'utf8');
+      return t.includes('second') ? t : null;
+    }, 5000);
+    expect(log).toBe('first\nsecond\n');
+  });
+
   it('aborts a cancelled held run and drops its task, so a worker that registers afterwards never starts it', async () => {
     const c = await newCluster();
     c.h.writeDag('zb', selectorDag({ zone: 'b' }, 'echo must-not-run'));
