@@ -2,6 +2,7 @@
 // so that `dagu start` never loads Next.js or React.
 
 import { Command, CommanderError, Option } from 'commander';
+import { restoreStashedEnv } from '../runner/runProcessEnv';
 import { SPARE_COMMAND } from '../runner/spareRun';
 import { VERSION } from './version';
 import { EXIT_USAGE, fail } from './exit';
@@ -162,6 +163,7 @@ function lazy(load: () => Promise<Record<string, unknown>>, name: string) {
 }
 
 async function main() {
+  restoreStashedEnv(process.env);
   try {
     if (process.argv[2] === SPARE_COMMAND) {
       const { redirectOutput, waitForAssignment } = await import('./spare');

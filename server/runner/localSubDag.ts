@@ -2,6 +2,7 @@
 // that belongs on the workers is dispatched through the coordinator's dispatcher and followed in the run store;
 // any other runs as its own `dagu start` process, which this runner waits for.
 
+import { runProcessEnv } from './runProcessEnv';
 import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { appendFile, open } from 'node:fs/promises';
@@ -176,7 +177,7 @@ async function spawnChildRun(
       executable: deps.executable,
       args,
       // The child must see the same DAGU_HOME as this process, even when it came from a flag.
-      env: { ...deps.env, DAGU_HOME: deps.config.home },
+      env: runProcessEnv({ ...deps.env, DAGU_HOME: deps.config.home }),
       stdoutFile: req.logFiles.stdout,
       stderrFile: req.logFiles.stderr,
     });

@@ -4,6 +4,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { SparePool } from '../runner/spareRun';
+import { runProcessEnv } from '../runner/runProcessEnv';
 import { spawnDetachedRun } from '../runner/spawnDetached';
 
 export interface LaunchRequest {
@@ -35,7 +36,8 @@ export function processLauncher(opts: {
   env: NodeJS.ProcessEnv;
   spares?: boolean;
 }): Launcher {
-  const pool = opts.spares ? new SparePool({ executable: opts.executable, env: opts.env }) : null;
+  const env = runProcessEnv(opts.env);
+  const pool = opts.spares ? new SparePool({ executable: opts.executable, env }) : null;
   const launch: Launcher = (req) => {
     mkdirSync(path.dirname(req.processLog), { recursive: true });
     const args = ['start', '--quiet', '--run-id', req.runId, '--trigger-type', req.triggerType];
@@ -43,8 +45,7 @@ export function processLauncher(opts: {
     args.push(req.dagFile ?? req.dagName);
     const viaSpare = pool?.assign({ args, log: req.processLog }) ?? null;
     const started =
-      viaSpare ??
-      spawnDetachedRun({ executable: opts.executable, args, env: opts.env, logFile: req.processLog });
+      viaSpare ?? spawnDetachedRun({ executable: opts.executable, args, env, logFile: req.processLog });
     if (pool) setImmediate(() => pool.fill());
     return started;
   };

@@ -1,7 +1,7 @@
 // The single-instance scheduler through the real binary: slots, queues, catch-up and dead runs.
 
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DAGU, dagu, eventually, startService, tempHome, type Service, type TempHome } from './harness';
@@ -73,6 +73,25 @@ describe('dagu scheduler', () => {
       expect(byStart[i].started_at! >= byStart[i - 1].finished_at!).toBe(true);
     }
     expect(readdirSafe(path.join(h.home, 'data', 'queue', 'q'))).toEqual([]);
+  });
+
+  it('gives the steps of a run it starts the environment it has, NODE_EXTRA_CA_CERTS included', async () => {
+    const ca = path.join(h.home, 'extra-ca.pem');
+    writeFileSync(ca, '');
+    h.writeDag(
+      'env',
+      'steps:\n  - name: s\n    command: echo "$NODE_EXTRA_CA_CERTS|${DAGU_STEP_NODE_EXTRA_CA_CERTS:-}"\n',
+    );
+    expect((await dagu(['enqueue', '--run-id', 'env1', 'env'], h.env)).code).toBe(0);
+    scheduler({ ...h.env, NODE_EXTRA_CA_CERTS: ca });
+    const run = await eventually(
+      async () => (await runs('env')).find((r) => r.status === 'succeeded'),
+      20_000,
+    );
+    const st = JSON.parse((await dagu(['status', '--json', run.run_id], h.env)).stdout) as {
+      steps: Array<{ stdout: string }>;
+    };
+    expect(readFileSync(path.join(h.home, 'logs', st.steps[0].stdout), 'utf8')).toBe(`${ca}|\n`);
   });
 
   it('refuses to enqueue when queues are disabled', async () => {
