@@ -18,11 +18,23 @@ export interface RetryRunOptions extends AttemptContext {
  * or unreadable, or whose next attempt another process created first.
  */
 export async function retryRun(o: RetryRunOptions): Promise<RunStatus> {
+  return runNextAttempt(o, (previous) => TERMINAL_RUN_STATES.includes(previous.status), false);
+}
+
+/**
+ * Creates attempt n+1 of a run whose latest attempt `accepts` (else RunConflictError), then runs it; with
+ * `keepSucceeded` the steps that succeeded in attempt n keep their state and outputs (`dagu resume`).
+ */
+export async function runNextAttempt(
+  o: RetryRunOptions,
+  accepts: (previous: RunStatus) => boolean,
+  keepSucceeded: boolean,
+): Promise<RunStatus> {
   const read = await o.runStore.readStatus(o.runId);
   if (read.kind === 'missing') throw new RunNotFoundError(o.runId);
   if (read.kind === 'corrupt') throw new RunConflictError(o.runId, 'corrupt', read.error);
   const previous = read.status;
-  if (!TERMINAL_RUN_STATES.includes(previous.status)) throw new RunConflictError(o.runId, previous.status);
+  if (!accepts(previous)) throw new RunConflictError(o.runId, previous.status);
 
   const attempt = previous.attempt + 1;
   const logDir = attemptLogDir(o.runStore, o.config, o.dag.name, o.runId, attempt);
@@ -44,7 +56,6 @@ export async function retryRun(o: RetryRunOptions): Promise<RunStatus> {
     // Another process created this attempt first: report the state it put the run in.
     const now = await o.runStore.readStatus(o.runId);
     throw new RunConflictError(o.runId, now.kind === 'ok' ? now.status.status : 'unknown');
-    throw err;
   }
-  return runAttempt(o, status, logDir.absolute);
+  return runAttempt(o, status, logDir.absolute, keepSucceeded ? previous.steps : undefined);
 }

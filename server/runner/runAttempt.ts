@@ -4,7 +4,7 @@
 import { isAbsolute, relative, sep } from 'node:path';
 import type { Config } from '../config/types';
 import type { Clock, Logger } from '../core/ports';
-import type { DagSpec, RunStatus } from '../core/types';
+import type { DagSpec, RunStatus, StepStatus } from '../core/types';
 import type { RunStore } from '../store/types';
 import { executeRun } from './executeRun';
 import { errorText, storeReporter } from './statusReporter';
@@ -41,8 +41,16 @@ export function attemptLogDir(
   return { absolute, relative: outside ? absolute : rel.split(sep).join('/') };
 }
 
-/** Runs an attempt whose record exists, marked active for the whole run; returns the final status. */
-export async function runAttempt(ctx: AttemptContext, status: RunStatus, logDir: string): Promise<RunStatus> {
+/**
+ * Runs an attempt whose record exists, marked active for the whole run; returns the final status.
+ * `resumeFrom`: the steps of the previous attempt, whose successes are kept rather than run again.
+ */
+export async function runAttempt(
+  ctx: AttemptContext,
+  status: RunStatus,
+  logDir: string,
+  resumeFrom?: readonly StepStatus[],
+): Promise<RunStatus> {
   const logger = ctx.logger.child({ run_id: status.run_id });
   const active = { run_id: status.run_id, dag_name: status.dag_name, queue: status.queue };
   await ctx.runStore
@@ -62,6 +70,7 @@ export async function runAttempt(ctx: AttemptContext, status: RunStatus, logDir:
       baseEnv: ctx.env ?? process.env,
       dagsDir: ctx.config.paths.dags_dir,
       subDag: ctx.subDag,
+      resumeFrom,
     });
   } finally {
     await ctx.runStore

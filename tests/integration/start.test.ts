@@ -91,6 +91,34 @@ describe('dagu start', () => {
     expect(s).toMatchObject({ status: 'succeeded', attempt: 2, trigger_type: 'retry' });
   });
 
+  it('retry runs every step again; resume runs again only the steps that did not succeed', async () => {
+    h.writeDag(
+      'twostep',
+      [
+        'steps:',
+        '  - name: first',
+        '    command: echo ran >> "$DAGU_HOME/first-$DAG_RUN_ID"',
+        '  - name: second',
+        '    script: |',
+        '      m="$DAGU_HOME/second-$DAG_RUN_ID"',
+        '      n=$(cat "$m" 2>/dev/null || echo 0); echo $((n + 1)) > "$m"',
+        '      [ "$n" -ge 2 ]',
+        '',
+      ].join('\n'),
+    );
+    const count = (name: string) => readFileSync(path.join(h.home, name), 'utf8').trim().split('\n').length;
+    expect((await dagu(['start', '--run-id', 'rr1', 'twostep'], h.env)).code).toBe(1);
+    expect((await dagu(['retry', 'rr1'], h.env)).code).toBe(1);
+    expect(count('first-rr1')).toBe(2);
+    const resumed = await dagu(['resume', 'rr1'], h.env);
+    expect(resumed.code, resumed.stdout + resumed.stderr).toBe(0);
+    expect(count('first-rr1')).toBe(2); // kept from attempt 2, not run again
+    expect(await status('rr1')).toMatchObject({ status: 'succeeded', attempt: 3, trigger_type: 'retry' });
+    const again = await dagu(['resume', 'rr1'], h.env);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/nothing to resume/);
+  });
+
   it('kills a step that runs past its timeout', async () => {
     h.writeDag('slow', 'steps:\n  - name: sleepy\n    command: sleep 30\n    timeout_sec: 1\n');
     const started = Date.now();

@@ -1,13 +1,11 @@
 // `dagu resume`: a new attempt of a finished run that runs again only the steps that did not succeed, in the
 // foreground like `dagu retry`; a DAG that belongs on the workers is dispatched to them (operation `resume`).
 
-import { isDistributed, resolveSelector } from '../../coordinator/dispatcherApi';
-import { isResumable, resumeRun } from '../../runner/resumeRun';
+import { isResumable } from '../../runner/resumeRun';
 import { cliContext, type GlobalOptions } from '../context';
 import { UsageError } from '../exit';
-import { loadDagOrThrow } from '../loadDagOrThrow';
-import { dispatchAndFollow, runCommandStores } from './dispatchClient';
-import { foreground, readRun } from './retry';
+import { runCommandStores } from './dispatchClient';
+import { nextAttempt, readRun } from './retry';
 
 type Opts = GlobalOptions & { quiet?: boolean; detach?: boolean };
 
@@ -22,26 +20,5 @@ export async function resumeCommand(runId: string, opts: Opts): Promise<number> 
     );
   if (!isResumable(previous))
     throw new UsageError(`run ${runId} is ${previous.status}; only a finished run can be resumed`);
-  const dag = await loadDagOrThrow(config, previous.dag_name);
-  if (isDistributed(dag, config.default_execution_mode)) {
-    return dispatchAndFollow({
-      config,
-      stores,
-      detach: opts.detach,
-      quiet: opts.quiet,
-      params: {
-        dag,
-        runId: previous.run_id,
-        operation: 'resume',
-        triggerType: 'retry',
-        params: previous.params,
-        scheduleTime: previous.schedule_time,
-        selector: resolveSelector(dag),
-        previous,
-        parent: null,
-        fromQueue: false,
-      },
-    });
-  }
-  return foreground(ctx, stores, dag, (run) => resumeRun({ ...run, runId: previous.run_id }), opts.quiet);
+  return nextAttempt(ctx, stores, previous, 'resume', opts);
 }

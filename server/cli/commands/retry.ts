@@ -12,6 +12,7 @@ import { newRunId } from '../../core/runId';
 import { TERMINAL_RUN_STATES, type DagSpec, type RunStatus } from '../../core/types';
 import { SECOND } from '../../core/units';
 import { isDistributed, resolveSelector } from '../../coordinator/dispatcherApi';
+import { resumeRun } from '../../runner/resumeRun';
 import { retryRun } from '../../runner/retryRun';
 import { startRun } from '../../runner/startRun';
 import type { RunStore } from '../../store/types';
@@ -80,6 +81,21 @@ export async function retryCommand(runId: string, opts: Opts): Promise<number> {
   const previous = await readRun(stores.runs, runId);
   if (!TERMINAL_RUN_STATES.includes(previous.status))
     throw new UsageError(`run ${runId} is ${previous.status}; only a finished run can be retried`);
+  return nextAttempt(ctx, stores, previous, 'retry', opts);
+}
+
+/**
+ * Attempt n+1 of a finished run: handed to the workers when its DAG goes there, else run here in the
+ * foreground. `resume` keeps the steps that succeeded; `retry` runs them all again.
+ */
+export async function nextAttempt(
+  ctx: CliContext,
+  stores: RunCommandStores,
+  previous: RunStatus,
+  operation: 'retry' | 'resume',
+  opts: Opts,
+): Promise<number> {
+  const { config } = ctx;
   const dag = await loadDagOrThrow(config, previous.dag_name);
   if (isDistributed(dag, config.default_execution_mode)) {
     return dispatchAndFollow({
@@ -90,7 +106,7 @@ export async function retryCommand(runId: string, opts: Opts): Promise<number> {
       params: {
         dag,
         runId: previous.run_id,
-        operation: 'retry',
+        operation,
         triggerType: 'retry',
         params: previous.params,
         scheduleTime: previous.schedule_time,
@@ -101,7 +117,8 @@ export async function retryCommand(runId: string, opts: Opts): Promise<number> {
       },
     });
   }
-  return foreground(ctx, stores, dag, (run) => retryRun({ ...run, runId: previous.run_id }), opts.quiet);
+  const run = operation === 'resume' ? resumeRun : retryRun;
+  return foreground(ctx, stores, dag, (r) => run({ ...r, runId: previous.run_id }), opts.quiet);
 }
 
 export async function restartCommand(runId: string, opts: Opts): Promise<number> {
