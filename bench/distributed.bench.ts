@@ -5,7 +5,7 @@
 // Run: npm run bench -- distributed [--quick] [--verbose]
 //  or: node --import tsx bench/distributed.bench.ts [registration|cancel|throughput|memory] [--quick] [--verbose]
 
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import path from 'node:path';
@@ -16,7 +16,17 @@ import type { DagSpec } from '../server/core/types';
 import { COORDINATOR_PATHS } from '../server/coordinator/protocol';
 import { loadDag } from '../server/store/dagCatalog';
 import type { WorkerRecord } from '../server/store/dispatchTypes';
-import { DAGU, freePort, median, percentile, report, rssMb, sleep, tempHome } from './lib';
+import {
+  freePort,
+  median,
+  percentile,
+  report,
+  rssMb,
+  sleep,
+  startTracked,
+  tempHome,
+  type TrackedProcess,
+} from './lib';
 
 const args = process.argv.slice(2);
 const QUICK = args.includes('--quick');
@@ -28,12 +38,7 @@ const POLL_MS = 2;
 
 // ---- processes and homes, always cleaned up (also on Ctrl-C) ----
 
-interface Proc {
-  child: ChildProcess;
-  exited: Promise<void>;
-  /** The last lines the process wrote, for the error message when something goes wrong. */
-  tail(): string;
-}
+type Proc = TrackedProcess;
 
 const live = new Set<ChildProcess>();
 const homes = new Set<string>();
@@ -48,22 +53,7 @@ process.once('exit', () => {
 });
 
 function startProc(args: string[], env: NodeJS.ProcessEnv): Proc {
-  const child = spawn(process.execPath, [DAGU, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  live.add(child);
-  const lines: string[] = [];
-  const keep = (d: Buffer) => {
-    lines.push(...d.toString().split('\n').filter(Boolean));
-    lines.splice(0, Math.max(0, lines.length - 20));
-  };
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
-  const exited = new Promise<void>((r) =>
-    child.once('exit', () => {
-      live.delete(child);
-      r();
-    }),
-  );
-  return { child, exited, tail: () => lines.join('\n') };
+  return startTracked(args, env, live);
 }
 
 async function kill(p: Proc, signal: NodeJS.Signals = 'SIGKILL') {

@@ -3,13 +3,22 @@
 // Run: npm run bench -- ha [--quick] [--verbose]
 //  or: node --import tsx bench/ha.bench.ts [takeoverFast|takeoverSlow|handover|lateness] [--quick] [--verbose]
 
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import path from 'node:path';
 import { FileRunStore } from '../server/store/fileRunStore';
 import { bucketPath, markerName } from '../server/store/runIndex';
-import { DAGU, freePort, median, percentile, report, sleep, tempHome } from './lib';
+import {
+  freePort,
+  median,
+  percentile,
+  report,
+  sleep,
+  startTracked,
+  tempHome,
+  type TrackedProcess,
+} from './lib';
 
 const args = process.argv.slice(2);
 const QUICK = args.includes('--quick');
@@ -22,12 +31,8 @@ const POLL_MS = 20;
 
 // ---- processes and homes, always cleaned up (also on Ctrl-C) ----
 
-interface Scheduler {
-  child: ChildProcess;
+interface Scheduler extends TrackedProcess {
   port: number;
-  exited: Promise<void>;
-  /** The last lines the process wrote, for the error message when something goes wrong. */
-  tail(): string;
 }
 
 const live = new Set<ChildProcess>();
@@ -51,25 +56,7 @@ function gone(c: ChildProcess) {
 
 async function startScheduler(env: NodeJS.ProcessEnv): Promise<Scheduler> {
   const port = await freePort();
-  const child = spawn(process.execPath, [DAGU, 'scheduler'], {
-    env: { ...env, DAGU_SCHEDULER_PORT: String(port) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  live.add(child);
-  const lines: string[] = [];
-  const keep = (d: Buffer) => {
-    lines.push(...d.toString().split('\n').filter(Boolean));
-    lines.splice(0, Math.max(0, lines.length - 20));
-  };
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
-  const exited = new Promise<void>((r) =>
-    child.once('exit', () => {
-      live.delete(child);
-      r();
-    }),
-  );
-  return { child, port, exited, tail: () => lines.join('\n') };
+  return { ...startTracked(['scheduler'], { ...env, DAGU_SCHEDULER_PORT: String(port) }, live), port };
 }
 
 async function stopScheduler(s: Scheduler, signal: NodeJS.Signals = 'SIGTERM') {

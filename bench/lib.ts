@@ -90,3 +90,38 @@ export function report(name: string, value: number, unit: string, target: string
   const v = Number.isFinite(value) ? (Math.round(value * 10) / 10).toString() : 'n/a';
   process.stdout.write(`${name.padEnd(48)} ${v.padStart(9)} ${unit.padEnd(7)} (target ${target})\n`);
 }
+
+/** A `dagu` process a benchmark started, with the last lines it wrote. */
+export interface TrackedProcess {
+  child: ChildProcess;
+  exited: Promise<void>;
+  /** The last lines the process wrote, for the error message when something goes wrong. */
+  tail(): string;
+}
+
+/**
+ * Starts `dagu <args>` with its output kept (the last 20 lines), and keeps it in `live` until it exits, so
+ * the benchmark can kill whatever is left on Ctrl-C or at exit.
+ */
+export function startTracked(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  live: Set<ChildProcess>,
+): TrackedProcess {
+  const child = spawn(process.execPath, [DAGU, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  live.add(child);
+  const lines: string[] = [];
+  const keep = (d: Buffer) => {
+    lines.push(...d.toString().split('\n').filter(Boolean));
+    lines.splice(0, Math.max(0, lines.length - 20));
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  const exited = new Promise<void>((r) =>
+    child.once('exit', () => {
+      live.delete(child);
+      r();
+    }),
+  );
+  return { child, exited, tail: () => lines.join('\n') };
+}
