@@ -7,6 +7,7 @@ import type { LoadDagResult } from '../store/dagCatalog';
 import type { CancelRequests, DispatchStore, WorkerRegistry } from '../store/dispatchTypes';
 import type { RunStore } from '../store/types';
 import { CoordinatorServer } from './coordinatorServer';
+import { DagRetries } from './dagRetries';
 import { CoordinatorDetector } from './detector';
 import { Dispatcher } from './dispatcher';
 import { LogChunks } from './logChunks';
@@ -50,6 +51,7 @@ export interface AssembleCoordinatorDeps {
 
 export interface CoordinatorParts {
   dispatcher: Dispatcher;
+  retries: DagRetries;
   detector: CoordinatorDetector;
   reports: WorkerReports;
   poller: TaskPoller;
@@ -86,6 +88,7 @@ export function assembleCoordinator(d: AssembleCoordinatorDeps): CoordinatorPart
     reservationTtlMs: s.reservationTtlMs,
     locks,
   });
+  const retries = new DagRetries({ dispatcher, loadDag: d.loadDag, timers: d.timers, logger: d.logger });
   const reports = new WorkerReports({
     runs,
     tasks,
@@ -95,6 +98,7 @@ export function assembleCoordinator(d: AssembleCoordinatorDeps): CoordinatorPart
     logger: d.logger,
     logsRoot: s.logsRoot,
     locks,
+    onRunEnded: (status) => void retries.onRunEnded(status),
   });
   const server = new CoordinatorServer({
     host: s.host,
@@ -112,5 +116,5 @@ export function assembleCoordinator(d: AssembleCoordinatorDeps): CoordinatorPart
     logger: d.logger,
     staleMs: s.staleMs,
   });
-  return { dispatcher, detector, reports, poller, server };
+  return { dispatcher, retries, detector, reports, poller, server };
 }

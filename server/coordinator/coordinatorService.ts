@@ -97,6 +97,7 @@ export class CoordinatorService {
   async stop(): Promise<void> {
     if (!this.started) return;
     this.started = false;
+    this.parts.retries.stop();
     await this.parts.server.stop();
     await this.parts.detector.stop();
   }

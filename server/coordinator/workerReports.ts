@@ -28,6 +28,8 @@ export interface WorkerReportsDeps {
   /** `paths.log_dir`: statuses record log paths relative to it. */
   logsRoot: string;
   locks?: RunLocks;
+  /** Told of every final status a worker reports (DAG-level retries). */
+  onRunEnded?: (status: RunStatus) => void;
 }
 
 /** The outcome of an ack; `claim_gone`/`wrong_worker` are answered 409. */
@@ -195,6 +197,7 @@ export class WorkerReports {
         await this.d.runs.unmarkActive(runId);
         await this.d.cancels.clear(runId);
         this.lastRunHeartbeat.delete(runId);
+        this.d.onRunEnded?.(next);
         return { accepted: true, cancel: false };
       }
       await this.keepAlive(next, this.d.clock.nowMs());

@@ -250,6 +250,31 @@ describe('other dispatch paths', () => {
     expect(log).toContain('child got hello');
   });
 
+  it('a DAG-level retry_policy retries a run that failed on a worker as its next attempt', async () => {
+    const c = await newCluster();
+    const marker = path.join(c.h.home, 'retry-marker');
+    c.h.writeDag(
+      'flaky',
+      [
+        'worker_selector:',
+        '  zone: b',
+        'retry_policy:',
+        '  limit: 1',
+        '  interval_sec: 0',
+        'steps:',
+        '  - name: once',
+        '    script: |',
+        `      if [ -f "${marker}" ]; then echo second try; else touch "${marker}"; exit 1; fi`,
+        '',
+      ].join('\n'),
+    );
+    await c.startCoordinator();
+    await c.startWorker('worker-b', { zone: 'b' });
+    expect((await c.dispatch('flaky', 'flaky1')).code).toBe(0);
+    const done = await c.waitRun('flaky1', (s) => s.attempt === 2 && ended(s));
+    expect(done).toMatchObject({ status: 'succeeded', trigger_type: 'retry', worker_id: 'worker-b' });
+  });
+
   it('the scheduler keeps a queued run of a DAG with a selector queued with the waiting conditions, then hands it to a worker', async () => {
     const c = await newCluster({ DAGU_SCHEDULER_PORT: '0' });
     c.h.writeDag('zq', selectorDag({ zone: 'q' }, 'echo queued-run'));
