@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import http from 'node:http';
 import https from 'node:https';
@@ -15,6 +14,7 @@ import { MemoryRunStore } from '../store/memoryRunStore';
 import { MemoryWorkerRegistry } from '../store/memoryWorkerRegistry';
 import { assembleCoordinator, type CoordinatorParts } from './assembleCoordinator';
 import { TlsFileError } from './errors';
+import { writeSelfSignedCert } from './testing/selfSignedCert';
 import { COORDINATOR_PATHS } from './protocol';
 import { etl } from './testing/coordinatorHarness';
 import { FaultyDispatchStore } from './testing/faultyDispatchStore';
@@ -458,33 +458,10 @@ describe('CoordinatorServer', () => {
     ).rejects.toThrow(/coordinator\.tls\.cert_file: cannot use "\/nonexistent\/cert\.pem"/);
   });
 
-  // Needs `openssl` for a self-signed certificate (npm test installs it on Debian when missing).
   it('serves HTTPS with a configured certificate and key', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'dagu-coord-tls-'));
     try {
-      const cert = path.join(dir, 'cert.pem');
-      const key = path.join(dir, 'key.pem');
-      execFileSync(
-        'openssl',
-        [
-          'req',
-          '-x509',
-          '-newkey',
-          'rsa:2048',
-          '-nodes',
-          '-keyout',
-          key,
-          '-out',
-          cert,
-          '-days',
-          '1',
-          '-subj',
-          '/CN=localhost',
-          '-addext',
-          'subjectAltName=IP:127.0.0.1',
-        ],
-        { stdio: 'ignore' },
-      );
+      const { cert, key } = writeSelfSignedCert(dir);
       const s = await startCoordinator({ tls: { cert_file: cert, key_file: key }, ca: await readFile(cert) });
 
       expect(s.server.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);

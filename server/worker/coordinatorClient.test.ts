@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -7,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { COORDINATOR_PATHS } from '../coordinator/protocol';
 import { dagOf, stepOf, tempDir } from '../runner/testSupport';
 import { CoordinatorClient, CoordinatorError, CoordinatorUnreachableError } from './coordinatorClient';
+import { writeSelfSignedCert } from '../coordinator/testing/selfSignedCert';
 import { taskOf } from './testSupport';
 
 type Handler = (req: IncomingMessage, body: unknown, res: ServerResponse) => void;
@@ -180,31 +180,10 @@ describe('CoordinatorClient', () => {
 });
 
 describe('CoordinatorClient over TLS', () => {
-  // Needs `openssl` (npm test installs it on Debian when missing).
   it('trusts a self-signed coordinator only through the configured CA', async () => {
     const { dir, cleanup } = tempDir('dagu-tls-');
     try {
-      execFileSync(
-        'openssl',
-        [
-          'req',
-          '-x509',
-          '-newkey',
-          'rsa:2048',
-          '-nodes',
-          '-keyout',
-          `${dir}/key.pem`,
-          '-out',
-          `${dir}/cert.pem`,
-          '-days',
-          '1',
-          '-subj',
-          '/CN=localhost',
-          '-addext',
-          'subjectAltName=IP:127.0.0.1',
-        ],
-        { stdio: 'ignore' },
-      );
+      writeSelfSignedCert(dir);
       const cert = readFileSync(`${dir}/cert.pem`, 'utf8');
       const tls = createHttpsServer({ key: readFileSync(`${dir}/key.pem`), cert }, (req, res) =>
         json(res, 200, { status: 'healthy', auth: req.headers.authorization }),
