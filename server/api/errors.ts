@@ -7,9 +7,19 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** Extra response headers (e.g. the basic-auth challenge). */
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
     this.name = 'ApiError';
+  }
+}
+
+/** Thrown when a request lacks the configured credentials (auth.basic or auth.token) or they are wrong. */
+export class UnauthorizedError extends ApiError {
+  constructor(message: string, headers: Record<string, string> = {}) {
+    super(401, 'unauthorized', message, headers);
+    this.name = 'UnauthorizedError';
   }
 }
 
@@ -75,12 +85,19 @@ export interface ErrorBody {
 const BAD_REQUEST_ERRORS = new Set(['InvalidNameError', 'InvalidCursorError']);
 
 /** Maps any thrown value to a status and body; unexpected errors become a 500 without internals. */
-export function toErrorResponse(err: unknown): { status: number; body: ErrorBody } {
+export function toErrorResponse(err: unknown): {
+  status: number;
+  body: ErrorBody;
+  headers?: Record<string, string>;
+} {
   const error = (status: number, code: string, message: string) => ({
     status,
     body: { error: { code, message } },
   });
-  if (err instanceof ApiError) return error(err.status, err.code, err.message);
+  if (err instanceof ApiError) {
+    const headers = Object.keys(err.headers).length > 0 ? err.headers : undefined;
+    return { ...error(err.status, err.code, err.message), headers };
+  }
   if (!(err instanceof Error)) return error(500, 'internal', 'internal error');
   if (BAD_REQUEST_ERRORS.has(err.name)) return error(400, 'bad_request', err.message);
   if (err.name === 'ConfigError') return error(500, 'config_error', err.message);

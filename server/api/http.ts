@@ -1,7 +1,8 @@
-// What every REST route handler shares: JSON answers, the error mapping, the same-origin check for
-// mutations and a size-capped, schema-validated JSON body.
+// What every REST route handler shares: JSON answers, the error mapping, the auth and same-origin checks,
+// and a size-capped, schema-validated JSON body.
 
 import { z } from 'zod';
+import { assertAuthenticated, credentialsOf } from './auth';
 import { BadRequestError, ForbiddenError, PayloadTooLargeError, toErrorResponse } from './errors';
 import type { Services } from './services';
 
@@ -10,8 +11,8 @@ export const MAX_BODY_BYTES = 64 * 1024;
 
 const NO_STORE = { 'Cache-Control': 'no-store' };
 
-export function jsonResponse(data: unknown, status = 200): Response {
-  return Response.json(data, { status, headers: NO_STORE });
+export function jsonResponse(data: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return Response.json(data, { status, headers: { ...NO_STORE, ...headers } });
 }
 
 /** A result that answers with another status than 200 (e.g. 202 for a stop a worker carries out later). */
@@ -19,28 +20,44 @@ export class Reply {
   constructor(
     readonly body: unknown,
     readonly status: number,
+    readonly headers: Record<string, string> = {},
   ) {}
 }
 
-/** Runs one operation and answers with its result as JSON, or with the error body and status. */
+export interface RespondOptions {
+  /** Answered without credentials even when auth is configured (health, session). */
+  public?: boolean;
+}
+
+/**
+ * Runs one operation and answers with its result as JSON, or with the error body and status. Every route
+ * goes through here, so none can skip the checks: the configured auth (unless the route is public) and, for
+ * anything but GET, the same-origin check.
+ */
 export async function respond(
+  req: Request,
   svc: () => Services,
   op: (svc: Services) => Promise<unknown>,
+  opts: RespondOptions = {},
 ): Promise<Response> {
   let services: Services | undefined;
   try {
     services = svc();
+    if (!opts.public) assertAuthenticated(services.config.auth, credentialsOf(req));
+    if (req.method !== 'GET' && req.method !== 'HEAD') assertSameOrigin(req);
     const result = await op(services);
-    return result instanceof Reply ? jsonResponse(result.body, result.status) : jsonResponse(result);
+    return result instanceof Reply
+      ? jsonResponse(result.body, result.status, result.headers)
+      : jsonResponse(result);
   } catch (err) {
-    const { status, body } = toErrorResponse(err);
+    const { status, body, headers } = toErrorResponse(err);
     if (status >= 500) {
       const logger = services?.logger;
       const fields = { error: err instanceof Error ? (err.stack ?? err.message) : String(err) };
       if (logger) logger.error('API request failed', fields);
       else console.error('API request failed', fields);
     }
-    return jsonResponse(body, status);
+    return jsonResponse(body, status, headers);
   }
 }
 
@@ -122,4 +139,17 @@ export const startBodySchema = z.strictObject({ params: paramsSchema.optional() 
 export const enqueueBodySchema = z.strictObject({
   params: paramsSchema.optional(),
   run_id: z.string().optional(),
+});
+
+/** POST /api/v1/queue/cancel: the runs to cancel, at most 500 in one request. */
+export const cancelBodySchema = z.strictObject({
+  run_ids: z
+    .array(z.string().min(1, 'a run ID is not empty').max(200, 'a run ID is at most 200 characters'))
+    .min(1, 'name at least one run')
+    .max(500, 'at most 500 runs in one request'),
+});
+
+/** POST /api/v1/session: the token of auth.token. */
+export const signInBodySchema = z.strictObject({
+  token: z.string().min(1, 'the token is not empty').max(4096),
 });

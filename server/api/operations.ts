@@ -1,8 +1,12 @@
 // Every operation the CLI and the REST API share, in one import.
 
 export { getDag, listDags, type DagDetail, type DagSummary } from './dags';
-export { dequeueRun, enqueueDag, listQueue, QUEUES_DISABLED } from './queue';
-export type { EnqueueOptions, QueueListing, QueueView, QueuedRunView } from './queue';
+export { dequeueRun, enqueueDag, QUEUES_DISABLED, type EnqueueOptions } from './queue';
+export { listQueue, parseQueueQuery } from './queueListing';
+export type { QueueFilter, QueueListing, QueueSummary, WaitingRun } from './queueListing';
+export { cancelQueuedRuns, type CancelResult } from './cancelRuns';
+export { getOverview, type Overview } from './overview';
+export { retryRun, type RetryResult } from './retryRun';
 export { getRun, listRuns, compileRunListQuery, type RunListParams } from './runs';
 export { readRunLog, type LogStream, type StepLog } from './runLogs';
 export { startDag, type StartResult } from './startDag';

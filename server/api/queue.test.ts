@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConflictError, NotFoundError } from './errors';
-import { dequeueRun, enqueueDag, listQueue } from './queue';
+import { dequeueRun, enqueueDag } from './queue';
 import { getRun } from './runs';
 import { testServices, type TestServices } from './testServices';
 
@@ -109,36 +109,5 @@ describe('dequeueRun', () => {
 
   it('fails with NotFoundError for an unknown run', async () => {
     await expect(dequeueRun(svc, 'nope')).rejects.toBeInstanceOf(NotFoundError);
-  });
-});
-
-describe('listQueue', () => {
-  it('lists queued runs oldest first with their position, and configured queues even when empty', async () => {
-    const withLimit = testServices((c) => ({
-      ...c,
-      queues: { enabled: true, config: [{ name: 'batch', max_concurrency: 2 }] },
-    }));
-    try {
-      withLimit.writeDag('hello', HELLO);
-      const first = await enqueueDag(withLimit, 'hello', []);
-      withLimit.clock.advance(1000);
-      const second = await enqueueDag(withLimit, 'hello', ['x']);
-
-      const listing = await listQueue(withLimit);
-
-      expect(listing.enabled).toBe(true);
-      expect(listing.queues.map((q) => [q.name, q.max_concurrency, q.items.length])).toEqual([
-        ['batch', 2, 0],
-        ['hello', null, 2],
-      ]);
-      const hello = listing.queues[1];
-      expect(hello.items.map((i) => [i.position, i.run_id, i.params])).toEqual([
-        [1, first.run_id, []],
-        [2, second.run_id, ['x']],
-      ]);
-      expect(hello.running).toBe(0);
-    } finally {
-      withLimit.cleanup();
-    }
   });
 });

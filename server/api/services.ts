@@ -16,6 +16,10 @@ import type { CorruptFileReport } from '../store/fsutil';
 import type { EventLog, QueueStore, RunStore } from '../store/types';
 import type { DispatcherApi } from '../coordinator/dispatcherApi';
 import type { DispatchStore, WorkerRegistry } from '../store/dispatchTypes';
+import { InstanceRegistry } from '../store/instanceRegistry';
+import { ConsoleCache } from './consoleCache';
+import { FileEventFeed } from './eventFeed';
+import type { ListenAddress } from './security';
 
 /** What an operation in server/api receives: config, stores, time and a logger. */
 export interface Services {
@@ -30,11 +34,26 @@ export interface Services {
   tasks: DispatchStore;
   /** Workers as their last heartbeat left them. */
   workers: WorkerRegistry;
+  /** Scheduler instances as each last described itself. */
+  instances: Pick<InstanceRegistry, 'list'>;
+  /** Failover history and waiting runs' records, kept between the console's requests. */
+  consoleCache: ConsoleCache;
+  /** Where the web server listens (config.host/port unless the server says otherwise). */
+  listen: ListenAddress;
   clock: Clock;
   logger: Logger;
 }
 
-export function createServices(config: Config, logger: Logger = silentLogger): Services {
+export interface CreateServicesOptions {
+  /** The web server's address, when it is not config.host/config.port (a port picked at start). */
+  listen?: ListenAddress;
+}
+
+export function createServices(
+  config: Config,
+  logger: Logger = silentLogger,
+  opts: CreateServicesOptions = {},
+): Services {
   const { data_dir: dataDir, log_dir: logDir } = config.paths;
   const onCorrupt = (report: CorruptFileReport) =>
     logger.warn('Skipped a corrupt file', { path: report.path, error: report.error });
@@ -59,6 +78,9 @@ export function createServices(config: Config, logger: Logger = silentLogger): S
     }),
     tasks,
     workers,
+    instances: new InstanceRegistry(dataDir, onCorrupt),
+    consoleCache: new ConsoleCache(new FileEventFeed(dataDir), logger),
+    listen: opts.listen ?? { host: config.host, port: config.port },
     clock: systemClock,
     logger,
   };

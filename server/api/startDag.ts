@@ -102,7 +102,7 @@ export async function startDag(
  * The dispatcher's errors as API errors, matched by name (the dispatcher may come from another bundle's copy
  * of its module): the task could not be stored (the run was written `failed`), or the run ID is taken.
  */
-function dispatchError(err: unknown): never {
+export function dispatchError(err: unknown): never {
   if (err instanceof Error && err.name === 'DispatchFailedError') {
     throw new ApiError(500, 'dispatch_failed', err.message);
   }

@@ -14,6 +14,9 @@ import { MemoryEventLog } from '../store/memoryEventLog';
 import { MemoryQueueStore } from '../store/memoryQueueStore';
 import { MemoryRunStore } from '../store/memoryRunStore';
 import { MemoryWorkerRegistry } from '../store/memoryWorkerRegistry';
+import { InstanceRegistry } from '../store/instanceRegistry';
+import { ConsoleCache } from './consoleCache';
+import { LogEventFeed } from './eventFeed';
 import type { Services } from './services';
 
 /** A clock whose wall time the test moves; monotonic time follows it. */
@@ -45,6 +48,8 @@ export interface TestServices extends Services {
   tasks: MemoryDispatchStore;
   workers: MemoryWorkerRegistry;
   cancels: MemoryCancelRequests;
+  /** The real registry over the temp home's data directory. */
+  instances: InstanceRegistry;
   /** Writes `dags/<name>.yaml`. */
   writeDag(name: string, yaml: string): void;
   /** Writes a file under the logs directory and returns its path relative to it. */
@@ -64,11 +69,12 @@ export function testServices(overrides: (config: Config) => Config = (c) => c): 
   const tasks = new MemoryDispatchStore();
   const workers = new MemoryWorkerRegistry();
   const cancels = new MemoryCancelRequests();
+  const events = new MemoryEventLog({ clock });
   return {
     config,
     runs,
     queue: new MemoryQueueStore(),
-    events: new MemoryEventLog({ clock }),
+    events,
     tasks,
     workers,
     cancels,
@@ -82,6 +88,9 @@ export function testServices(overrides: (config: Config) => Config = (c) => c): 
       waitMs: config.coordinator.worker_wait_timeout_ms,
       staleMs: config.coordinator.worker_stale_threshold_ms,
     }),
+    instances: new InstanceRegistry(config.paths.data_dir),
+    consoleCache: new ConsoleCache(new LogEventFeed(events)),
+    listen: { host: config.host, port: config.port },
     clock,
     logger: silentLogger,
     writeDag(name, yaml) {

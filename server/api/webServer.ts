@@ -1,5 +1,6 @@
 // Hosts the console and the REST API for `dagu server` / `dagu start-all`: a Node http server handing requests
-// to Next.js (imported lazily, so other commands never load it) and answering /livez itself.
+// to Next.js (imported lazily, so other commands never load it) and answering /livez and /metrics itself.
+// The configured auth guards the pages and /metrics here (webGuard.ts) and the API in its handlers.
 
 import { existsSync } from 'node:fs';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
@@ -13,6 +14,7 @@ import { SECOND } from '../core/units';
 import { createMetrics } from '../metrics/metrics';
 import { setServices } from './context';
 import { createServices } from './services';
+import { guardRequest } from './webGuard';
 
 const CLOSE_GRACE_MS = 3 * SECOND;
 
@@ -45,7 +47,8 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
   if (!process.env.NODE_ENV) Object.assign(process.env, { NODE_ENV: 'production' });
   process.env.NEXT_TELEMETRY_DISABLED ??= '1';
   // Route handlers reach the same config (flags included) through this process-wide singleton.
-  setServices(createServices(opts.config, logger));
+  const services = createServices(opts.config, logger, { listen: { host: opts.host, port: opts.port } });
+  setServices(services);
 
   // Loaded with require from the project root: Next is CommonJS, stays outside the CLI bundle, and only
   // this command pays for loading it.
@@ -54,9 +57,27 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
   const handle = app.getRequestHandler();
   await app.prepare();
 
-  const metrics = createMetrics(opts.config);
+  const metrics = createMetrics(opts.config, {
+    clock: services.clock,
+    workers: services.workers,
+    tasks: services.tasks,
+    queue: services.queue,
+    runs: services.runs,
+    instances: services.instances,
+  });
+  const auth = opts.config.auth;
   const server = http.createServer((req, res) => {
-    if (req.url === '/metrics' && req.method === 'GET') {
+    const pathname = (req.url ?? '/').split('?')[0];
+    const refusal = guardRequest(auth, pathname, {
+      authorization: req.headers.authorization ?? null,
+      cookie: req.headers.cookie ?? null,
+    });
+    if (refusal) {
+      res.writeHead(refusal.status, refusal.headers);
+      res.end(req.method === 'HEAD' ? undefined : refusal.body);
+      return;
+    }
+    if (pathname === '/metrics' && req.method === 'GET') {
       metrics.registry
         .metrics()
         .then((text) => {
@@ -95,6 +116,9 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
     });
   });
   const port = (server.address() as AddressInfo).port;
+  services.listen = { host: opts.host, port };
+  // The first overview reads the whole event log once (the failover history); do it before anyone waits.
+  void services.consoleCache.sync();
   logger.debug('Web server listening', { url: `http://${formatHost(opts.host)}:${port}` });
 
   let closing: Promise<void> | null = null;

@@ -44,13 +44,19 @@ describe('listWorkers', () => {
         labels: { zone: 'b', gpu: 'true' },
         max_active_runs: 4,
         host: 'w-b.example',
+        state: 'healthy',
         health: 'healthy',
         registered_at: '2026-11-30T00:14:30Z',
         last_heartbeat_at: '2026-11-30T01:14:28Z',
         heartbeat_age_ms: 2 * SECOND,
         running: [],
       },
-      expect.objectContaining({ worker_id: 'w-a', health: 'unhealthy', heartbeat_age_ms: stale + SECOND }),
+      expect.objectContaining({
+        worker_id: 'w-a',
+        state: 'lost',
+        health: 'unhealthy',
+        heartbeat_age_ms: stale + SECOND,
+      }),
     ]);
   });
 
@@ -68,6 +74,23 @@ describe('listWorkers', () => {
     expect(worker.running).toEqual([
       { run_id: 'r1', attempt: 1, dag_name: 'etl', status: 'running' },
       { run_id: 'gone', attempt: 2, dag_name: null, status: null },
+    ]);
+  });
+
+  it('calls a worker late past half the stale threshold and lost past the threshold, late ones still healthy to the dispatcher', async () => {
+    const stale = svc.config.coordinator.worker_stale_threshold_ms;
+    await register('w-edge-healthy', stale / 2, {});
+    await register('w-late', stale / 2 + 1, {});
+    await register('w-edge-late', stale, {});
+    await register('w-lost', stale + 1, {});
+
+    const listing = await listWorkers(svc);
+
+    expect(listing.workers.map((w) => [w.worker_id, w.state, w.health])).toEqual([
+      ['w-edge-healthy', 'healthy', 'healthy'],
+      ['w-edge-late', 'late', 'healthy'],
+      ['w-late', 'late', 'healthy'],
+      ['w-lost', 'lost', 'unhealthy'],
     ]);
   });
 

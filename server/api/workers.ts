@@ -1,5 +1,6 @@
 // The workers the coordinator knows, as the console and an autoscaler see them: labels, capacity, health
-// (heard from within coordinator.worker_stale_threshold) and the runs each reported in its last heartbeat.
+// (heard from within coordinator.worker_stale_threshold), how late their heartbeat is, and the runs each
+// reported in its last heartbeat.
 
 import { workerHealth, type Labels } from '../core/distributed';
 import { isoUtc } from '../core/runStatus';
@@ -16,12 +17,30 @@ export interface WorkerRunView {
   status: RunState | null;
 }
 
+export type WorkerState = 'healthy' | 'late' | 'lost';
+
+/**
+ * A worker heartbeats every second or so: one not heard from for half the stale threshold has missed several
+ * beats and is shown late before the dispatcher gives up on it.
+ */
+export function workerState(lastHeartbeatMs: number, nowMs: number, staleMs: number): WorkerState {
+  const age = nowMs - lastHeartbeatMs;
+  if (age <= staleMs / 2) return 'healthy';
+  return age <= staleMs ? 'late' : 'lost';
+}
+
 /** One worker. */
 export interface WorkerSummary {
   worker_id: string;
   labels: Labels;
   max_active_runs: number;
   host: string;
+  /**
+   * healthy: heard from within half of worker_stale_threshold; late: within the threshold (still dispatched
+   * to); lost: beyond it (its runs fail, nothing is dispatched to it).
+   */
+  state: WorkerState;
+  /** The dispatcher's view: healthy for healthy and late. */
   health: 'healthy' | 'unhealthy';
   registered_at: string;
   last_heartbeat_at: string;
@@ -36,13 +55,13 @@ export interface WorkerListing {
   stale_threshold_ms: number;
 }
 
-/** Every registered worker, healthy ones first, then by ID. */
+/** Every registered worker, healthy ones first, then late, then lost; by ID within each. */
 export async function listWorkers(svc: Services): Promise<WorkerListing> {
   const nowMs = svc.clock.nowMs();
   const staleMs = svc.config.coordinator.worker_stale_threshold_ms;
   const records = await svc.workers.list();
   const workers = await Promise.all(records.map((r) => summarize(svc, r, nowMs, staleMs)));
-  const rank = (w: WorkerSummary) => (w.health === 'healthy' ? 0 : 1);
+  const rank = (w: WorkerSummary) => ['healthy', 'late', 'lost'].indexOf(w.state);
   const byId = (a: WorkerSummary, b: WorkerSummary) =>
     a.worker_id < b.worker_id ? -1 : a.worker_id > b.worker_id ? 1 : 0;
   workers.sort((a, b) => rank(a) - rank(b) || byId(a, b));
@@ -69,6 +88,7 @@ async function summarize(
     labels: r.labels,
     max_active_runs: r.max_active_runs,
     host: r.host,
+    state: workerState(r.last_heartbeat_ms, nowMs, staleMs),
     health: workerHealth(r, nowMs, staleMs),
     registered_at: isoUtc(r.registered_at_ms),
     last_heartbeat_at: isoUtc(r.last_heartbeat_ms),

@@ -127,3 +127,54 @@ describe('coordinator and worker settings', () => {
     expect(() => load({ DAGU_WORKER_MAX_ACTIVE_RUNS: '0' })).toThrow(/must be at least 1/);
   });
 });
+
+describe('auth settings', () => {
+  it('leaves the server open by default', () => {
+    expect(load().auth).toEqual({ mode: 'none' });
+  });
+
+  it('reads basic auth from the file and a token from the environment', () => {
+    writeFileSync(
+      path.join(home, 'config.yaml'),
+      'auth:\n  basic:\n    username: admin\n    password: "s3cret: yes"\n',
+    );
+    expect(load().auth).toEqual({ mode: 'basic', username: 'admin', password: 's3cret: yes' });
+    writeFileSync(path.join(home, 'config.yaml'), '');
+    expect(load({ DAGU_AUTH_TOKEN: 'tok-123' }).auth).toEqual({ mode: 'token', token: 'tok-123' });
+    expect(load({ DAGU_AUTH_BASIC_USERNAME: 'ops', DAGU_AUTH_BASIC_PASSWORD: 'pw' }).auth).toEqual({
+      mode: 'basic',
+      username: 'ops',
+      password: 'pw',
+    });
+  });
+
+  it('refuses a username without a password and the other way round, naming the missing key', () => {
+    expect(() => load({ DAGU_AUTH_BASIC_USERNAME: 'ops' })).toThrow(
+      'auth.basic.password must be set too: basic auth needs both a username and a password',
+    );
+    expect(() => load({ DAGU_AUTH_BASIC_PASSWORD: 'pw' })).toThrow(/^auth\.basic\.username must be set too/);
+  });
+
+  it('refuses basic auth and a token together', () => {
+    expect(() =>
+      load({ DAGU_AUTH_BASIC_USERNAME: 'ops', DAGU_AUTH_BASIC_PASSWORD: 'pw', DAGU_AUTH_TOKEN: 't' }),
+    ).toThrow('set either auth.basic or auth.token, not both');
+  });
+
+  it('refuses empty values, in the file and in the environment', () => {
+    expect(() => load({ DAGU_AUTH_TOKEN: '' })).toThrow(
+      'DAGU_AUTH_TOKEN (auth.token): "" must be a non-empty string',
+    );
+    expect(() => load({ DAGU_AUTH_BASIC_PASSWORD: '', DAGU_AUTH_BASIC_USERNAME: 'ops' })).toThrow(
+      /DAGU_AUTH_BASIC_PASSWORD \(auth\.basic\.password\): "" must be a non-empty string/,
+    );
+    writeFileSync(path.join(home, 'config.yaml'), 'auth:\n  token: ""\n');
+    expect(() => load()).toThrow(/auth\.token in .*: "" must be a non-empty string/);
+  });
+
+  it('refuses a username with a colon, which basic auth cannot carry', () => {
+    expect(() => load({ DAGU_AUTH_BASIC_USERNAME: 'a:b', DAGU_AUTH_BASIC_PASSWORD: 'pw' })).toThrow(
+      'auth.basic.username: "a:b" must not contain ":"',
+    );
+  });
+});

@@ -7,7 +7,7 @@ import { parseDocument } from 'yaml';
 import { parseDuration } from '../core/duration';
 import { isValidDagName } from '../core/names';
 import { SETTINGS, STRUCTURED_KEYS, type Setting } from './settings';
-import type { Config, QueueConfig } from './types';
+import type { AuthConfig, Config, QueueConfig } from './types';
 
 /** Thrown when a setting has an invalid value; the message names the key (and variable) and the value. */
 export class ConfigError extends Error {
@@ -90,6 +90,7 @@ export function loadConfig(opts: LoadConfigOptions = {}): Config {
     },
     host: v('host') as string,
     port: v('port') as number,
+    auth: compileAuth(v, raw, env),
     log: {
       level: v('log.level') as Config['log']['level'],
       format: v('log.format') as Config['log']['format'],
@@ -121,6 +122,37 @@ export function loadConfig(opts: LoadConfigOptions = {}): Config {
       work_dir: dir('worker.work_dir', 'worker'),
     },
   };
+}
+
+const AUTH_KEYS = ['auth.basic.username', 'auth.basic.password', 'auth.token'] as const;
+
+/**
+ * One protection mode or none. Unlike other settings, an empty auth variable is an error rather than "unset":
+ * someone who exported DAGU_AUTH_TOKEN= meant to protect the server, not to leave it open.
+ */
+function compileAuth(v: (key: string) => unknown, raw: Map<string, Raw>, env: NodeJS.ProcessEnv): AuthConfig {
+  for (const key of AUTH_KEYS) {
+    const s = SETTINGS.find((setting) => setting.key === key)!;
+    if (env[s.env] === '' && !raw.has(key))
+      throw new ConfigError(`${s.env} (${key}): "" must be a non-empty string`);
+  }
+  const username = v('auth.basic.username') as string | null;
+  const password = v('auth.basic.password') as string | null;
+  const token = v('auth.token') as string | null;
+  if ((username === null) !== (password === null)) {
+    const missing = username === null ? 'auth.basic.username' : 'auth.basic.password';
+    throw new ConfigError(`${missing} must be set too: basic auth needs both a username and a password`);
+  }
+  if (username?.includes(':')) {
+    // Basic auth sends `user:password` and splits at the first colon: such a user could never sign in.
+    throw new ConfigError(`auth.basic.username: ${JSON.stringify(username)} must not contain ":"`);
+  }
+  if (username !== null && token !== null) {
+    throw new ConfigError('set either auth.basic or auth.token, not both');
+  }
+  if (username !== null && password !== null) return { mode: 'basic', username, password };
+  if (token !== null) return { mode: 'token', token };
+  return { mode: 'none' };
 }
 
 function compileCoordinator(v: (key: string) => unknown, raw: Map<string, Raw>): Config['coordinator'] {

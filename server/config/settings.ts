@@ -41,6 +41,27 @@ export const SETTINGS: readonly Setting[] = [
     doc: 'Port of the web server (console, API, /metrics)',
   },
   {
+    key: 'auth.basic.username',
+    env: 'DAGU_AUTH_BASIC_USERNAME',
+    kind: 'string',
+    default: null,
+    doc: 'User name of HTTP basic auth for the console, the API and /metrics (with auth.basic.password)',
+  },
+  {
+    key: 'auth.basic.password',
+    env: 'DAGU_AUTH_BASIC_PASSWORD',
+    kind: 'string',
+    default: null,
+    doc: 'Password of HTTP basic auth (with auth.basic.username)',
+  },
+  {
+    key: 'auth.token',
+    env: 'DAGU_AUTH_TOKEN',
+    kind: 'string',
+    default: null,
+    doc: 'Bearer token the API and /metrics require (the console signs in with it); exclusive with auth.basic',
+  },
+  {
     key: 'paths.dags_dir',
     env: 'DAGU_DAGS_DIR',
     kind: 'string',

@@ -5,6 +5,10 @@ export interface QueueConfig {
   max_concurrency: number;
 }
 
+/** The configured protection of the web server: one mode, with its credentials. */
+export type AuthConfig =
+  { mode: 'none' } | { mode: 'basic'; username: string; password: string } | { mode: 'token'; token: string };
+
 export interface Config {
   /** Absolute DAGU_HOME. */
   home: string;
@@ -18,6 +22,8 @@ export interface Config {
   /** Console/API bind address and port. */
   host: string;
   port: number;
+  /** Who may use the console, the API and /metrics; `none` unless auth.basic or auth.token is set. */
+  auth: AuthConfig;
   log: { level: 'debug' | 'info' | 'warn' | 'error'; format: 'json' | 'text' | 'auto' };
   scheduler: {
     lock_stale_threshold_ms: number;

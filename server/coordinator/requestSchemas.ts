@@ -62,6 +62,7 @@ const stepStatus = z.object({
   stdout: z.string().max(4096).nullable(),
   stderr: z.string().max(4096).nullable(),
   output: z.record(z.string(), z.string()).nullable(),
+  depends: z.array(z.string().max(1000)).max(1000).optional(),
 });
 
 const condition = z.object({

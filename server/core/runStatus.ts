@@ -49,6 +49,9 @@ export function newRunStatus(i: NewRunStatusInput): RunStatus {
       stdout: null,
       stderr: null,
       output: null,
+      // Kept on the record so the console draws the graph the run had, even after the DAG file changes.
+      // A spec built by hand or by an older version may lack the list.
+      depends: [...(s.depends ?? [])],
     })),
     handlers: {},
     conditions: [],

@@ -134,6 +134,11 @@ export interface StepStatus {
   stderr: string | null;
   /** Captured output variable, when the step declares `output`. */
   output: Record<string, string> | null;
+  /**
+   * The steps this one waited for, as the run's DAG had them when the attempt began (a chain DAG's steps
+   * depend on the one before); absent on records written by older versions.
+   */
+  depends?: string[];
 }
 
 /** The status of one attempt of a run; written atomically as a whole on every change. */

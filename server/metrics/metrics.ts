@@ -7,9 +7,13 @@ import { systemClock } from '../core/clock';
 import type { Clock } from '../core/ports';
 import type { DispatchStore, WorkerRegistry } from '../store/dispatchTypes';
 import { FileDispatchStore } from '../store/fileDispatchStore';
+import { FileQueueStore } from '../store/fileQueueStore';
+import { FileRunStore } from '../store/fileRunStore';
 import { FileWorkerRegistry } from '../store/fileWorkerRegistry';
 import { InstanceRegistry, isLive } from '../store/instanceRegistry';
+import type { QueueStore, RunStore } from '../store/types';
 import { registerDistributedMetrics } from './distributedMetrics';
+import { registerRunMetrics } from './runMetrics';
 
 export interface Metrics {
   registry: Registry;
@@ -20,12 +24,17 @@ export interface MetricsSources {
   clock?: Clock;
   workers?: Pick<WorkerRegistry, 'list'>;
   tasks?: Pick<DispatchStore, 'pendingSummaries'>;
+  queue?: Pick<QueueStore, 'queues' | 'list'>;
+  runs?: Pick<RunStore, 'listActive'>;
+  instances?: Pick<InstanceRegistry, 'list'>;
 }
 
 export function createMetrics(config: Config, sources: MetricsSources = {}): Metrics {
   const registry = new Registry();
   const clock = sources.clock ?? systemClock;
-  const instances = new InstanceRegistry(config.paths.data_dir);
+  const dataDir = config.paths.data_dir;
+  const instances = sources.instances ?? new InstanceRegistry(dataDir);
+  const tasks = sources.tasks ?? new FileDispatchStore({ dataDir });
   const { lock_stale_threshold_ms: T, lock_retry_interval_ms: R } = config.scheduler;
   new Gauge({
     name: 'dagu_scheduler_instances',
@@ -42,10 +51,16 @@ export function createMetrics(config: Config, sources: MetricsSources = {}): Met
     },
   });
   registerDistributedMetrics(registry, {
-    workers: sources.workers ?? new FileWorkerRegistry({ dataDir: config.paths.data_dir }),
-    tasks: sources.tasks ?? new FileDispatchStore({ dataDir: config.paths.data_dir }),
+    workers: sources.workers ?? new FileWorkerRegistry({ dataDir }),
+    tasks,
     clock,
     staleMs: config.coordinator.worker_stale_threshold_ms,
+  });
+  registerRunMetrics(registry, {
+    queue: sources.queue ?? new FileQueueStore({ dataDir }),
+    runs: sources.runs ?? new FileRunStore({ dataDir, logDir: config.paths.log_dir }),
+    tasks,
+    configuredQueues: config.queues.config.map((q) => q.name),
   });
   return { registry };
 }

@@ -507,7 +507,9 @@ describe('executeRun resuming an earlier attempt', () => {
 
     expect(final.status).toBe('succeeded');
     expect(read(ran)).toBe('second from-attempt-1\nthird\n');
-    expect(stepNamed(final.steps, 'first')).toEqual(previousSteps[0]);
+    // Kept as it was, with the depends of this attempt's DAG recorded beside it.
+    expect(stepNamed(final.steps, 'first')).toEqual({ ...previousSteps[0], depends: [] });
+    expect(final.steps.map((s) => s.depends)).toEqual([[], ['first'], ['second']]);
     expect(reporter.statuses[0].steps.map((s) => s.status)).toEqual([
       'succeeded',
       'not_started',

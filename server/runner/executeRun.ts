@@ -292,9 +292,11 @@ function initialSteps(specs: readonly StepSpec[], resumeFrom: readonly StepStatu
       }
     }
   }
-  return specs.map((s) =>
-    kept.has(s.name) ? structuredClone(previous.get(s.name)!) : freshStepStatus(s.name),
-  );
+  // `depends` as this attempt runs them (the graph the console draws), even for a step kept from before.
+  return specs.map((s) => ({
+    ...(kept.has(s.name) ? structuredClone(previous.get(s.name)!) : freshStepStatus(s.name)),
+    depends: [...(s.depends ?? [])],
+  }));
 }
 
 function freshStepStatus(name: string): StepStatus {

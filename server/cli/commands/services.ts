@@ -22,6 +22,7 @@ import { initHome } from '../initHome';
 import { UsageError } from '../exit';
 import { untilSignal } from './untilSignal';
 import type { CoordinatorService } from '../../coordinator/coordinatorService';
+import { exposureWarning, securityView } from '../../api/security';
 
 const STOP_DEADLINE_MS = 10 * SECOND;
 
@@ -71,6 +72,10 @@ async function startWeb(config: Config, logger: Logger) {
   const api = web.createApiRouter(web.API_ROUTES, web.API_NOT_FOUND);
   const server = await web.startWebServer({ config, logger, dir, host: config.host, port: config.port, api });
   logger.info(`Console listening on http://${config.host}:${server.port}`, { port: server.port });
+  const listen = { host: config.host, port: server.port };
+  if (securityView(config.auth, listen).exposed_without_auth) {
+    logger.warn(exposureWarning(listen), { host: config.host, port: server.port, auth: 'none' });
+  }
   return server;
 }
 

@@ -7,6 +7,6 @@ import { listDags } from '@/server/api/operations';
 export const dynamic = 'force-dynamic';
 export const runtime = 'nodejs';
 
-export function GET(): Promise<Response> {
-  return respond(getServices, (svc) => listDags(svc));
+export function GET(req: Request): Promise<Response> {
+  return respond(req, getServices, (svc) => listDags(svc));
 }

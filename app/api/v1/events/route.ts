@@ -9,7 +9,7 @@ export const dynamic = 'force-dynamic';
 export const runtime = 'nodejs';
 
 export function GET(req: Request): Promise<Response> {
-  return respond(getServices, (svc) =>
+  return respond(req, getServices, (svc) =>
     listEvents(svc, parseEventsQuery(new URL(req.url).searchParams), { signal: req.signal }),
   );
 }

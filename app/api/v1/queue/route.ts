@@ -1,12 +1,13 @@
-// GET /api/v1/queue: queued runs per queue, in the order they will start, with why they wait.
+// GET /api/v1/queue?queue=&dag=&selector=&reason=&limit=: every run that waits (local queues, held and
+// dispatched runs) with why it waits; the filters are exact matches (see QueueFilter).
 
 import { getServices } from '@/server/api/context';
 import { respond } from '@/server/api/http';
-import { listQueue } from '@/server/api/operations';
+import { listQueue, parseQueueQuery } from '@/server/api/operations';
 
 export const dynamic = 'force-dynamic';
 export const runtime = 'nodejs';
 
-export function GET(): Promise<Response> {
-  return respond(getServices, (svc) => listQueue(svc));
+export function GET(req: Request): Promise<Response> {
+  return respond(req, getServices, (svc) => listQueue(svc, parseQueueQuery(new URL(req.url).searchParams)));
 }

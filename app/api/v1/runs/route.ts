@@ -9,7 +9,7 @@ export const runtime = 'nodejs';
 
 export function GET(req: Request): Promise<Response> {
   const q = new URL(req.url).searchParams;
-  return respond(getServices, (svc) =>
+  return respond(req, getServices, (svc) =>
     listRuns(svc, {
       dag: q.get('dag'),
       status: q.get('status'),

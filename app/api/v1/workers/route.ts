@@ -7,6 +7,6 @@ import { listWorkers } from '@/server/api/workers';
 export const dynamic = 'force-dynamic';
 export const runtime = 'nodejs';
 
-export function GET(): Promise<Response> {
-  return respond(getServices, (svc) => listWorkers(svc));
+export function GET(req: Request): Promise<Response> {
+  return respond(req, getServices, (svc) => listWorkers(svc));
 }

@@ -7,7 +7,7 @@ import { getDag } from '@/server/api/operations';
 export const dynamic = 'force-dynamic';
 export const runtime = 'nodejs';
 
-export async function GET(_req: Request, ctx: { params: Promise<{ name: string }> }): Promise<Response> {
+export async function GET(req: Request, ctx: { params: Promise<{ name: string }> }): Promise<Response> {
   const { name } = await ctx.params;
-  return respond(getServices, (svc) => getDag(svc, name));
+  return respond(req, getServices, (svc) => getDag(svc, name));
 }

@@ -7,7 +7,7 @@ import { getRun } from '@/server/api/operations';
 export const dynamic = 'force-dynamic';
 export const runtime = 'nodejs';
 
-export async function GET(_req: Request, ctx: { params: Promise<{ id: string }> }): Promise<Response> {
+export async function GET(req: Request, ctx: { params: Promise<{ id: string }> }): Promise<Response> {
   const { id } = await ctx.params;
-  return respond(getServices, (svc) => getRun(svc, id));
+  return respond(req, getServices, (svc) => getRun(svc, id));
 }

@@ -2,7 +2,7 @@
 // (its task is dropped); either way it ends aborted.
 
 import { getServices } from '@/server/api/context';
-import { assertSameOrigin, respond } from '@/server/api/http';
+import { respond } from '@/server/api/http';
 import { dequeueOrCancel } from '@/server/api/operations';
 
 export const dynamic = 'force-dynamic';
@@ -10,8 +10,5 @@ export const runtime = 'nodejs';
 
 export async function POST(req: Request, ctx: { params: Promise<{ id: string }> }): Promise<Response> {
   const { id } = await ctx.params;
-  return respond(getServices, (svc) => {
-    assertSameOrigin(req);
-    return dequeueOrCancel(svc, id);
-  });
+  return respond(req, getServices, (svc) => dequeueOrCancel(svc, id));
 }

@@ -14,7 +14,7 @@ export async function GET(
 ): Promise<Response> {
   const { id, step } = await ctx.params;
   const q = new URL(req.url).searchParams;
-  return respond(getServices, (svc) => {
+  return respond(req, getServices, (svc) => {
     const stream = q.get('stream') ?? 'stdout';
     if (stream !== 'stdout' && stream !== 'stderr') {
       throw new BadRequestError(`stream: ${JSON.stringify(stream)} must be stdout or stderr`);

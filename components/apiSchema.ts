@@ -1,0 +1,1786 @@
+// GENERATED from server/api/openapi.yaml by scripts/gen-api-types.mjs: do not edit. Run `npm run gen:api`
+// after changing the OpenAPI file. components/apiTypes.ts gives these types the names the console uses.
+
+export interface paths {
+  '/api/v1/health': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The API answers and its configuration loaded. Never needs auth (for probes and load balancers). */
+    get: operations['getHealth'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/overview': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Scheduler instances, failover settings and history, and run and worker counts. */
+    get: operations['getOverview'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/dags': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Every DAG file, with its schedule, next slot, last run and any validation errors. */
+    get: operations['listDags'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/dags/{name}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One DAG with its parsed definition and recent runs. */
+    get: operations['getDag'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/dags/{name}/start': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Run a DAG now, on this host or (for a DAG that runs on workers) through the dispatcher. */
+    post: operations['startDag'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/dags/{name}/enqueue': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Put a run of a DAG in its queue; the active scheduler starts it when the queue has room. */
+    post: operations['enqueueDag'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/queue': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The runs that wait (queued, held for a worker, or dispatched and not yet claimed), with why. */
+    get: operations['listQueue'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/queue/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Cancel waiting runs; each one ends `aborted` and no worker starts it later. */
+    post: operations['cancelQueued'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/runs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Runs, newest first, one page at a time. */
+    get: operations['listRuns'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/runs/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The latest attempt's full status of a run. */
+    get: operations['getRun'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/runs/{id}/stop': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Stop a run (dequeue it, cancel it on the workers, or signal its process on this host). */
+    post: operations['stopRun'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/runs/{id}/retry': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Start a new attempt of a finished run, the way a start of its DAG goes. */
+    post: operations['retryRun'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/runs/{id}/dequeue': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Take a queued run out of its queue, or cancel one waiting for a worker; it ends `aborted`. */
+    post: operations['dequeueRun'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/runs/{id}/logs/{step}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One step's stdout or stderr log, or its end. */
+    get: operations['getStepLog'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/events': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Events of the event log, oldest first; with `follow`, waits until one matches. */
+    get: operations['listEvents'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/workers': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The workers the coordinator knows, with labels, capacity, heartbeat age and the runs they execute. */
+    get: operations['listWorkers'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/session': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** How this server is protected and whether this request is signed in. Never needs auth. */
+    get: operations['getSession'];
+    put?: never;
+    /** Check a token (auth.token only) and set it as the HttpOnly `dagu_token` cookie. */
+    post: operations['signIn'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/session/logout': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Clear the `dagu_token` cookie. */
+    post: operations['signOut'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/metrics': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Prometheus metrics (text exposition format), computed from the shared data directory; needs the configured auth like the API. */
+    get: operations['getMetrics'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/livez': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Liveness of the web server process alone (no storage access); answers `ok`. */
+    get: operations['getLivez'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+  schemas: {
+    /** @description The body of every error answer. */
+    ErrorBody: {
+      error: {
+        /** @description Stable machine-readable code: bad_request, unauthorized, forbidden, not_found, conflict, no_worker, payload_too_large, corrupt_record, config_error, dispatch_failed or internal. */
+        code: string;
+        /** @description What went wrong, naming the field or the thing involved. */
+        message: string;
+      };
+    };
+    /** @description An exact value to filter by; an empty one means no filter. */
+    FilterText: string;
+    /**
+     * @description Life-cycle of one run attempt; all but `queued` and `running` are final.
+     * @enum {string}
+     */
+    RunState: 'queued' | 'running' | 'succeeded' | 'partially_succeeded' | 'failed' | 'aborted';
+    /**
+     * @description Life-cycle of one step inside a run.
+     * @enum {string}
+     */
+    StepState: 'not_started' | 'running' | 'retrying' | 'succeeded' | 'failed' | 'skipped' | 'aborted';
+    /**
+     * @description How the run came to be.
+     * @enum {string}
+     */
+    TriggerType: 'scheduler' | 'manual' | 'catchup' | 'retry' | 'subdag' | 'queue';
+    /** @description Key/value labels (a worker's labels, or a selector a worker must carry all of). */
+    Labels: {
+      [key: string]: string;
+    };
+    /**
+     * Format: date-time
+     * @description An RFC 3339 time, UTC.
+     */
+    Time: string;
+    /** @description One reason a run waits, as last observed (e.g. `WorkerReady=False` because `NoMatchingWorker`). */
+    RunCondition: {
+      /** @description What is checked, e.g. `Runnable` or `WorkerReady`. */
+      type: string;
+      /**
+       * @description Whether the condition holds.
+       * @enum {string}
+       */
+      status: 'True' | 'False' | 'Unknown';
+      /** @description A CamelCase cause, e.g. `NoMatchingWorker` or `NoAvailableWorker`. */
+      reason: string;
+      /** @description The same cause in a sentence. */
+      message: string;
+      /** @description When it was observed. */
+      checked_at: components['schemas']['Time'];
+    };
+    /** @description One step of a run attempt. */
+    StepStatus: {
+      /** @description The step's name, unique in its DAG. */
+      name: string;
+      status: components['schemas']['StepState'];
+      /**
+       * Format: date-time
+       * @description When the step started; null before.
+       */
+      started_at: string | null;
+      /**
+       * Format: date-time
+       * @description When it ended; null before.
+       */
+      finished_at: string | null;
+      /** @description Exit code of its command; null while running or when it never ran. */
+      exit_code: number | null;
+      /** @description Why it failed, when it did. */
+      error: string | null;
+      /** @description Retries so far (0 on the first try). */
+      retry_count: number;
+      /** @description Its stdout log file, relative to the logs directory; null before it ran. */
+      stdout: string | null;
+      /** @description Its stderr log file, relative to the logs directory; null before it ran. */
+      stderr: string | null;
+      /** @description The captured output variable (name to value) of a step that declares `output`. */
+      output: {
+        [key: string]: string;
+      } | null;
+      /** @description The steps this one waited for, as the DAG declared them; absent in records of older versions. */
+      depends?: string[];
+    };
+    /** @description The status of one attempt of a run, as stored. */
+    RunStatus: {
+      /**
+       * @description Record format version.
+       * @constant
+       */
+      version: 1;
+      /** @description The DAG the run belongs to. */
+      dag_name: string;
+      /** @description The run's ID (the same for every attempt). */
+      run_id: string;
+      /** @description 1 for the first attempt, 2 for the first retry, and so on. */
+      attempt: number;
+      status: components['schemas']['RunState'];
+      trigger_type: components['schemas']['TriggerType'];
+      /**
+       * Format: date-time
+       * @description The slot of a scheduled or catch-up run; null for other runs.
+       */
+      schedule_time: string | null;
+      /** @description The queue the run belongs to (its DAG's queue). */
+      queue: string;
+      /** @description Parameters as given, `KEY=value` or positional, in order. */
+      params: string[];
+      /** @description When the record was created. */
+      created_at: components['schemas']['Time'];
+      /**
+       * Format: date-time
+       * @description When it was queued; null for runs that never waited.
+       */
+      queued_at: string | null;
+      /**
+       * Format: date-time
+       * @description When the attempt started executing.
+       */
+      started_at: string | null;
+      /**
+       * Format: date-time
+       * @description When it reached a final state.
+       */
+      finished_at: string | null;
+      /** @description The run process on `host`; null until one runs it. */
+      pid: number | null;
+      /** @description The host that executes (or executed) it. */
+      host: string | null;
+      /** @description The worker that has it, for runs handed to workers. */
+      worker_id: string | null;
+      /** @description Why the run failed or was aborted. */
+      error: string | null;
+      /** @description The DAG's steps in declaration order. */
+      steps: components['schemas']['StepStatus'][];
+      /** @description The lifecycle handler steps that exist for this run, by event. */
+      handlers: {
+        success?: components['schemas']['StepStatus'];
+        failure?: components['schemas']['StepStatus'];
+        abort?: components['schemas']['StepStatus'];
+        exit?: components['schemas']['StepStatus'];
+      };
+      /** @description Why a queued run still waits; empty once it left the queue. */
+      conditions: components['schemas']['RunCondition'][];
+      /** @description Labels a worker must have to run it; null for runs that stay on the scheduler's host. */
+      worker_selector: components['schemas']['Labels'] | null;
+      /** @description This attempt's log directory, relative to the logs directory. */
+      log_dir: string;
+      /** @description The scheduler instance that created this run of a slot; absent or null for other runs. */
+      dispatched_by?: string | null;
+    };
+    /** @description A run as lists show it (its latest attempt). */
+    RunSummary: {
+      /** @description The DAG the run belongs to. */
+      dag_name: string;
+      /** @description The run's ID. */
+      run_id: string;
+      /** @description The latest attempt's number. */
+      attempt: number;
+      /** @description The latest attempt's state, or `corrupt` when its record cannot be read. */
+      status: components['schemas']['RunState'] | 'corrupt';
+      /** @description How it started; null when the record is corrupt. */
+      trigger_type: components['schemas']['TriggerType'] | null;
+      /**
+       * Format: date-time
+       * @description The slot of a scheduled or catch-up run.
+       */
+      schedule_time: string | null;
+      /** @description Its queue; null when unknown. */
+      queue: string | null;
+      /** @description When the run was created (the run ID's time when the record is corrupt). */
+      created_at: string;
+      /**
+       * Format: date-time
+       * @description When it was queued.
+       */
+      queued_at: string | null;
+      /**
+       * Format: date-time
+       * @description When it started.
+       */
+      started_at: string | null;
+      /**
+       * Format: date-time
+       * @description When it ended.
+       */
+      finished_at: string | null;
+      /** @description Why it failed, or why its record cannot be read. */
+      error: string | null;
+    };
+    /** @description One page of the run list. */
+    RunListPage: {
+      /** @description Runs, newest first. */
+      items: components['schemas']['RunSummary'][];
+      /** @description Pass as `cursor` for the next page; null on the last page. */
+      next_cursor: string | null;
+    };
+    /** @description A step's log, whole or its end. */
+    StepLog: {
+      /** @description The run. */
+      run_id: string;
+      /** @description The step. */
+      step: string;
+      /**
+       * @description Which of its logs.
+       * @enum {string}
+       */
+      stream: 'stdout' | 'stderr';
+      /** @description False while the step has not started (no log file yet). */
+      exists: boolean;
+      /** @description Size of the whole file in bytes. */
+      size: number;
+      /** @description True when `content` is only the end of the file. */
+      truncated: boolean;
+      /** @description The text (UTF-8; a cut character at the start of a tail is replaced). */
+      content: string;
+    };
+    /** @description Body of a start; an empty body starts the DAG with its default parameters. */
+    StartRequest: {
+      params?: components['schemas']['Params'];
+    };
+    /** @description Body of an enqueue. */
+    EnqueueRequest: {
+      params?: components['schemas']['Params'];
+      /** @description Use this run ID instead of a new one (refused with 409 when taken). */
+      run_id?: string;
+    };
+    /** @description Parameters as after `--` on the command line, `KEY=value` or positional. */
+    Params: string[];
+    /** @description How a start went. */
+    StartResult: {
+      /** @description The new run's ID. */
+      run_id: string;
+      /** @description Its DAG. */
+      dag_name: string;
+      /**
+       * @description `started`: a run process on this host; `dispatched`: a task waits for the first matching worker to poll; `held`: no healthy worker matches yet, the run waits `queued` (see its conditions).
+       * @enum {string}
+       */
+      outcome: 'started' | 'dispatched' | 'held';
+      /** @description The local run process; null for a run handed to the workers. */
+      pid: number | null;
+      /** @description The run's record; null when the run process had not written it within a short wait. */
+      status: components['schemas']['RunStatus'] | null;
+      /** @description The file the local run process writes its own output to; null for runs on workers. */
+      process_log: string | null;
+    };
+    /** @description How a stop went. */
+    StopResult: {
+      /**
+       * @description `dequeued`/`aborted`: the run ended now; `signalled`: its process on this host got SIGTERM; `requested`: the worker running it will stop it.
+       * @enum {string}
+       */
+      outcome: 'dequeued' | 'aborted' | 'signalled' | 'requested';
+      /** @description The run after the stop, or as it was when the stop was requested. */
+      status: components['schemas']['RunStatus'];
+    };
+    /** @description A new attempt of a finished run. */
+    RetryResult: {
+      /** @description The run (retries keep its ID). */
+      run_id: string;
+      /** @description Its DAG. */
+      dag_name: string;
+      /** @description The attempt number the retry writes. */
+      attempt: number;
+      /**
+       * @description As for a start.
+       * @enum {string}
+       */
+      outcome: 'started' | 'dispatched' | 'held';
+    };
+    /** @description Every DAG file. */
+    DagList: {
+      /** @description Sorted by name; files with errors are listed too. */
+      dags: components['schemas']['DagSummary'][];
+    };
+    /** @description One DAG file as the DAG list shows it. */
+    DagSummary: {
+      /** @description The DAG's name. */
+      name: string;
+      /** @description Its file, relative to the DAGs directory. */
+      file: string;
+      /** @description The DAG's description; empty when none. */
+      description: string;
+      /** @description Its tags. */
+      tags: string[];
+      /** @description Its schedule expressions as written (cron, maybe with `CRON_TZ=`). */
+      schedule: string[];
+      /**
+       * Format: date-time
+       * @description The next slot over all its schedules; null without a schedule.
+       */
+      next_run: string | null;
+      /** @description The queue its runs go to; null when the file has errors. */
+      queue: string | null;
+      /** @description Its newest run; null when it never ran. */
+      last_run: components['schemas']['RunSummary'] | null;
+      /** @description Validation errors (file, line, field); a DAG with errors cannot run. */
+      errors: string[];
+      /** @description Things that work but are probably not meant. */
+      warnings: string[];
+    };
+    /** @description One DAG in full. */
+    DagDetail: {
+      /** @description The DAG's name. */
+      name: string;
+      /** @description Its file, relative to the DAGs directory. */
+      file: string;
+      /** @description The DAG's description; empty when none. */
+      description: string;
+      /** @description Its tags. */
+      tags: string[];
+      /** @description Its schedule expressions as written (cron, maybe with `CRON_TZ=`). */
+      schedule: string[];
+      /**
+       * Format: date-time
+       * @description The next slot over all its schedules; null without a schedule.
+       */
+      next_run: string | null;
+      /** @description The queue its runs go to; null when the file has errors. */
+      queue: string | null;
+      /** @description Its newest run; null when it never ran. */
+      last_run: components['schemas']['RunSummary'] | null;
+      /** @description Validation errors (file, line, field); a DAG with errors cannot run. */
+      errors: string[];
+      /** @description Things that work but are probably not meant. */
+      warnings: string[];
+      /** @description The parsed definition with defaults applied; null when the file has errors. */
+      dag: components['schemas']['DagDefinition'] | null;
+      /** @description Its latest runs, newest first (at most 10). */
+      recent_runs: components['schemas']['RunSummary'][];
+    };
+    /** @description A DAG as parsed from its file, with defaults applied. */
+    DagDefinition: {
+      /** @description The DAG's name. */
+      name: string;
+      /** @description Its description; empty when none. */
+      description: string;
+      /** @description Its tags. */
+      tags: string[];
+      /** @description Its schedules. */
+      schedule: components['schemas']['ScheduleSpec'][];
+      /** @description The steps in declaration order. */
+      steps: components['schemas']['StepSpec'][];
+      /** @description Default parameters. */
+      params: components['schemas']['ParamSpec'][];
+      /** @description Environment variables for every step. */
+      env: components['schemas']['StringMap'];
+      /** @description The queue its runs go to (the DAG's name unless set). */
+      queue: string;
+      /** @description How many runs of it may run at once. */
+      max_active_runs: number;
+      /**
+       * @description What happens to a slot while an earlier run is still going.
+       * @enum {string}
+       */
+      overlap_policy: 'skip' | 'all' | 'latest';
+      /** @description How far back missed slots are run after downtime; 0 when catch-up is off. */
+      catchup_window_ms: number;
+      /** @description How a failed run is retried as a whole; null when it is not. */
+      retry_policy: components['schemas']['RetryPolicy'] | null;
+      /** @description Longest a run may take; null for no limit. */
+      timeout_sec: number | null;
+      /** @description Labels a worker must have to run it; null when it runs on the scheduler's host. */
+      worker_selector: components['schemas']['Labels'] | null;
+      /** @description Steps run when a run succeeds, fails, is aborted, or in any case at the end. */
+      handler_on: {
+        success: components['schemas']['NullableStepSpec'];
+        failure: components['schemas']['NullableStepSpec'];
+        abort: components['schemas']['NullableStepSpec'];
+        exit: components['schemas']['NullableStepSpec'];
+      };
+      /** @description How a stop reaches the steps. */
+      signal_handling: {
+        /** @description Whether a stop signal is passed on to the steps' processes. */
+        enable_propagation: boolean;
+      };
+      /** @description The file it was loaded from; null when it came from elsewhere. */
+      file: string | null;
+    };
+    /** @description Names to string values. */
+    StringMap: {
+      [key: string]: string;
+    };
+    /** @description One schedule of a DAG. */
+    ScheduleSpec: {
+      /** @description The expression as written, with any `CRON_TZ=` prefix. */
+      expression: string;
+      /** @description The cron fields alone (5, or 6 with seconds). */
+      cron: string;
+      /** @description The IANA time zone of `CRON_TZ=`; null for UTC. */
+      timezone: string | null;
+      /** @description True when the expression starts with a seconds field. */
+      has_seconds: boolean;
+    };
+    /** @description One default parameter. */
+    ParamSpec: {
+      /** @description Its name; null for a positional parameter. */
+      name: string | null;
+      /** @description Its default value. */
+      value: string;
+    };
+    /** @description How often and how soon something that failed is tried again. */
+    RetryPolicy: {
+      /** @description Retries at most. */
+      limit: number;
+      /** @description Seconds before the first retry. */
+      interval_sec: number;
+      /** @description Factor the interval grows by after each retry (1 keeps it constant). */
+      backoff: number;
+      /** @description The interval never grows beyond this; null for no cap. */
+      max_interval_sec: number | null;
+    };
+    /** @description One step of a DAG definition. */
+    StepSpec: {
+      /** @description The step's name. */
+      name: string;
+      /** @description Commands run one after another (stopping at the first that fails); null for a script or a call. */
+      command: string[] | null;
+      /** @description A script run by the shell, instead of `command`. */
+      script: string | null;
+      /** @description The shell that runs it; null for the default. */
+      shell: string | null;
+      /** @description Its working directory; null for the default. */
+      dir: string | null;
+      /** @description Extra environment variables. */
+      env: components['schemas']['StringMap'];
+      /** @description The steps it waits for. */
+      depends: string[];
+      /** @description Longest it may take; null for no limit. */
+      timeout_sec: number | null;
+      /** @description How it is retried when it fails; null when it is not. */
+      retry_policy: components['schemas']['RetryPolicy'] | null;
+      /** @description When the run goes on after this step. */
+      continue_on: {
+        /** @description Go on with the next steps even when this one fails. */
+        failure: boolean;
+      };
+      /** @description The variable its trimmed stdout is stored in for later steps. */
+      output: string | null;
+      /** @description Another DAG run as a sub-run by this step. */
+      call: string | null;
+      /** @description Parameters passed to the called DAG. */
+      params?: components['schemas']['ParamSpec'][];
+      /** @description Labels a worker must have to run this step. */
+      worker_selector: components['schemas']['Labels'] | null;
+    };
+    /** @description A handler step, or null when the DAG has none. */
+    NullableStepSpec: components['schemas']['StepSpec'] | null;
+    /** @description One run that waits, in a local queue or for a worker. */
+    WaitingRun: {
+      /** @description The run. */
+      run_id: string;
+      /** @description Its DAG. */
+      dag_name: string;
+      /**
+       * @description `queued`: an item of a local queue; `held`: handed to the workers but no worker matches (it has a hold); `dispatched`: a healthy matching worker exists but has not claimed it yet.
+       * @enum {string}
+       */
+      kind: 'queued' | 'held' | 'dispatched';
+      /** @description The local queue's name for `queued`, else null. */
+      queue: string | null;
+      /** @description 1 for the next to start in its queue (`queued` only), else null. */
+      position: number | null;
+      /** @description The run record's state (normally `queued`); null when the record is missing or unreadable. */
+      status: components['schemas']['RunState'] | null;
+      /** @description How it started; null without a readable record. */
+      trigger_type: components['schemas']['TriggerType'] | null;
+      /**
+       * Format: date-time
+       * @description The slot of a scheduled or catch-up run.
+       */
+      schedule_time: string | null;
+      /** @description Its parameters. */
+      params: string[];
+      /** @description Null for runs that do not go to workers; `{}` means any worker. */
+      worker_selector: components['schemas']['Labels'] | null;
+      /** @description The selector as error texts write it (`{zone: b}`, `{}` for any worker); null without one. */
+      selector_text: string | null;
+      /** @description Why it waits, as last recorded on the run. */
+      conditions: components['schemas']['RunCondition'][];
+      /** @description The reason of the first condition whose status is False; null when none. */
+      reason: string | null;
+      /** @description When it started waiting (queued time, or when its task was stored). */
+      waiting_since: components['schemas']['Time'];
+      /** @description How long it has waited, by the server's clock. */
+      waited_ms: number;
+      /**
+       * Format: date-time
+       * @description When a held run's wait runs out (it then fails); null for other kinds.
+       */
+      hold_until: string | null;
+      /** @description Milliseconds left until `hold_until` (negative once past); null for other kinds. */
+      hold_remaining_ms: number | null;
+      /** @description Why the run record is missing or unreadable; null when it is fine. */
+      problem: string | null;
+    };
+    /** @description One local queue's counts. */
+    QueueSummary: {
+      /** @description The queue. */
+      name: string;
+      /** @description From `queues.config`; null when its DAG's `max_active_runs` limits it. */
+      max_concurrency: number | null;
+      /** @description Runs of this queue now running. */
+      running: number;
+      /** @description Runs in this queue. */
+      queued: number;
+    };
+    /** @description What waits, and the values the filter can take. */
+    QueueListing: {
+      /** @description False when queues are turned off (`queues.enabled: false`). */
+      enabled: boolean;
+      /** @description Every known queue with its counts, regardless of the filter. */
+      queues: components['schemas']['QueueSummary'][];
+      /** @description The waiting runs that pass the filter; queued runs in queue order, then the others oldest first. */
+      items: components['schemas']['WaitingRun'][];
+      /** @description How many passed the filter before `limit` cut the list. */
+      total: number;
+      /** @description Distinct values over all waiting runs (unfiltered), for the filter controls. */
+      facets: {
+        /** @description Queue names. */
+        queues: string[];
+        /** @description DAG names. */
+        dags: string[];
+        /** @description Selectors as `selector_text` writes them. */
+        selectors: string[];
+        /** @description Reasons. */
+        reasons: string[];
+      };
+    };
+    /** @description The runs to cancel. */
+    CancelRequest: {
+      /** @description IDs of waiting runs; an invalid or unknown one gets its own error in the result. */
+      run_ids: string[];
+    };
+    /** @description The result of a cancel, per run. */
+    CancelResult: {
+      /** @description One entry per distinct requested run, in request order. */
+      results: {
+        /** @description The run. */
+        run_id: string;
+        /** @description True when the run was cancelled (or a worker was asked to stop it). */
+        ok: boolean;
+        /** @description The run's state afterwards; null when it could not be read. */
+        status: components['schemas']['RunState'] | null;
+        /** @description Why it could not be cancelled; null when ok. */
+        error: string | null;
+      }[];
+    };
+    /** @description A run a worker reported executing. */
+    WorkerRunView: {
+      /** @description The run. */
+      run_id: string;
+      /** @description The attempt the worker executes. */
+      attempt: number;
+      /** @description Its DAG; null when the run's record is missing or unreadable here. */
+      dag_name: string | null;
+      /** @description The run record's state; null when unreadable. */
+      status: components['schemas']['RunState'] | null;
+    };
+    /** @description One worker as its last heartbeat left it. */
+    WorkerSummary: {
+      /** @description The worker's ID. */
+      worker_id: string;
+      /** @description Its labels, which selectors are matched against. */
+      labels: components['schemas']['Labels'];
+      /** @description How many runs it executes at once at most. */
+      max_active_runs: number;
+      /** @description Its host. */
+      host: string;
+      /**
+       * @description `healthy`: heard from within half the stale threshold; `late`: within the threshold (still gets work); `lost`: beyond it (its runs fail, it gets nothing).
+       * @enum {string}
+       */
+      state: 'healthy' | 'late' | 'lost';
+      /**
+       * @description The dispatcher's view; `healthy` for both healthy and late.
+       * @enum {string}
+       */
+      health: 'healthy' | 'unhealthy';
+      /** @description When it first registered. */
+      registered_at: components['schemas']['Time'];
+      /** @description Its last heartbeat. */
+      last_heartbeat_at: components['schemas']['Time'];
+      /** @description Milliseconds since that heartbeat, by this server's clock. */
+      heartbeat_age_ms: number;
+      /** @description The runs it reported executing. */
+      running: components['schemas']['WorkerRunView'][];
+    };
+    /** @description Every registered worker. */
+    WorkerListing: {
+      /** @description Healthy ones first, then by ID. */
+      workers: components['schemas']['WorkerSummary'][];
+      /** @description `coordinator.worker_stale_threshold`, which the states are judged by. */
+      stale_threshold_ms: number;
+    };
+    /** @description One scheduler instance sharing the data directory. */
+    SchedulerInstanceView: {
+      /** @description The instance's ID. */
+      id: string;
+      /** @description Its host. */
+      host: string;
+      /** @description Its process ID. */
+      pid: number;
+      /**
+       * @description What it does now; `lost` when its record was not refreshed for longer than the takeover bound (the instance is gone), `stopped` after a clean stop.
+       * @enum {string}
+       */
+      role: 'starting' | 'standby' | 'active' | 'lost' | 'stopped';
+      /** @description When it took this role. */
+      since: components['schemas']['Time'];
+      /** @description Its health endpoint's port; 0 when disabled. */
+      port: number;
+      /** @description The instance it last saw holding the lock. */
+      lock_holder: string | null;
+      /**
+       * Format: date-time
+       * @description The last lock renewal it observed.
+       */
+      last_renewal_seen: string | null;
+      /** @description Now minus `last_renewal_seen` (server clock); null when none. */
+      last_renewal_age_ms: number | null;
+      /** @description When it last refreshed its record. */
+      updated_at: components['schemas']['Time'];
+      /** @description Now minus `updated_at` (server clock). */
+      updated_age_ms: number;
+    };
+    /** @description One change of the lock holder. */
+    FailoverView: {
+      /** @description The event that recorded it. */
+      event_id: string;
+      /** @description When the new holder acquired the lock. */
+      time: components['schemas']['Time'];
+      /** @description The new holder. */
+      to_instance: string;
+      /** @description Its host, when known. */
+      to_host: string | null;
+      /** @description The previous holder; null for the first acquisition. */
+      from_instance: string | null;
+      /** @description Its host, when known. */
+      from_host: string | null;
+      /**
+       * @description `released`: clean handover; `stale`: taken over from a holder that stopped renewing; `lock_lost`: the holder recorded losing the lock first; `initial`: the first acquisition.
+       * @enum {string}
+       */
+      cause: 'released' | 'stale' | 'lock_lost' | 'initial';
+      /** @description The previous holder's last renewal to this acquisition (wall clocks of two hosts). */
+      gap_ms: number | null;
+      /** @description The same gap as the new holder timed it on its own clock. */
+      observed_gap_ms: number | null;
+      /** @description The lock's fencing epoch after the acquisition, when known. */
+      epoch: number | null;
+    };
+    /** @description The lock timings in force, as Go durations and in milliseconds. */
+    FailoverSettings: {
+      /** @description T, after which an unrenewed lock may be taken over. */
+      lock_stale_threshold: string;
+      lock_stale_threshold_ms: number;
+      /** @description R, how often a standby tries the lock. */
+      lock_retry_interval: string;
+      lock_retry_interval_ms: number;
+      /** @description I, how often the holder renews (min(7s, T/4)). */
+      renewal_interval: string;
+      renewal_interval_ms: number;
+      /** @description T + 2R, the longest a failover should take. */
+      takeover_bound: string;
+      takeover_bound_ms: number;
+      /** @description How far back a new holder replays slots the old one may have missed. */
+      failover_recovery_window: string;
+      failover_recovery_window_ms: number;
+    };
+    /** @description How the server is protected. */
+    SecurityView: {
+      /**
+       * @description The configured auth.
+       * @enum {string}
+       */
+      auth: 'none' | 'basic' | 'token';
+      /** @description True when it listens beyond loopback without auth (the console shows a warning). */
+      exposed_without_auth: boolean;
+      /** @description The address it listens on, `host:port`. */
+      listen: string;
+    };
+    /** @description Everything the console's overview shows. */
+    Overview: {
+      /** @description When the server built this answer. */
+      generated_at: components['schemas']['Time'];
+      /** @description Every scheduler instance with a record. */
+      instances: components['schemas']['SchedulerInstanceView'][];
+      /** @description The live active instance's ID; null when there is none. */
+      active_instance: string | null;
+      settings: components['schemas']['FailoverSettings'];
+      /** @description Newest first, at most 50. */
+      failovers: components['schemas']['FailoverView'][];
+      /** @description How many runs and workers are in each state. */
+      counts: {
+        /** @description Runs running. */
+        running: number;
+        /** @description Items of the local queues (runs handed to workers are not counted here). */
+        queued: number;
+        /** @description Runs held for a matching worker. */
+        held: number;
+        /** @description Workers by state. */
+        workers: {
+          healthy: number;
+          late: number;
+          lost: number;
+        };
+      };
+      security: components['schemas']['SecurityView'];
+    };
+    /** @description One entry of the event log. */
+    EventRecord: {
+      /** @description Sortable ID (millisecond time and a random part). */
+      id: string;
+      /** @description What happened, e.g. `dag.run.queued` or `run:enqueued`. */
+      type: string;
+      /** @description When it was appended. */
+      time: components['schemas']['Time'];
+      /** @description Fields of the event (run_id, dag, ...), depending on its type. */
+      data: {
+        [key: string]: unknown;
+      };
+    };
+    /** @description A slice of the event log. */
+    EventListing: {
+      /** @description Oldest first. */
+      events: components['schemas']['EventRecord'][];
+      /** @description Pass as `after` next time; the request's `after` when there was no event, null when neither. */
+      next_after: string | null;
+    };
+    /** @description The API is up. */
+    Health: {
+      /**
+       * @description Always `ok`.
+       * @constant
+       */
+      status: 'ok';
+      /** @description The dagu version. */
+      version?: string;
+      /** @description The server's clock. */
+      time?: components['schemas']['Time'];
+    } & {
+      [key: string]: unknown;
+    };
+    /** @description How the server is protected and whether this request is signed in. */
+    SessionView: {
+      /**
+       * @description The configured auth.
+       * @enum {string}
+       */
+      auth: 'none' | 'basic' | 'token';
+      /** @description True when the request carries valid credentials (always true without auth). */
+      authenticated: boolean;
+      /** @description True when the server listens beyond loopback without auth. */
+      exposed_without_auth: boolean;
+      /** @description The address it listens on, `host:port`. */
+      listen: string;
+    };
+    /** @description The token to sign in with. */
+    SignInRequest: {
+      /** @description The value of `auth.token`. */
+      token: string;
+    };
+  };
+  responses: {
+    /** @description A parameter or body field is invalid (`bad_request`); the message names it. */
+    BadRequest: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['ErrorBody'];
+      };
+    };
+    /** @description Auth is configured and the request carries no valid credentials (`unauthorized`). */
+    Unauthorized: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['ErrorBody'];
+      };
+    };
+    /** @description A mutation sent by a page of another origin (`forbidden`). */
+    Forbidden: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['ErrorBody'];
+      };
+    };
+    /** @description The DAG, run, step or route does not exist (`not_found`). */
+    NotFound: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['ErrorBody'];
+      };
+    };
+    /** @description The request is valid but the thing is in the wrong state (`conflict`), e.g. a run that is not queued or already finished; or no worker can take a run and waiting is off (`no_worker`). */
+    Conflict: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['ErrorBody'];
+      };
+    };
+    /** @description The request body is larger than 64 KiB (`payload_too_large`). */
+    PayloadTooLarge: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['ErrorBody'];
+      };
+    };
+    /** @description A stored record could not be read (`corrupt_record`), the configuration is invalid (`config_error`), a dispatch could not be stored (`dispatch_failed`), or something unexpected (`internal`, no details). */
+    InternalError: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['ErrorBody'];
+      };
+    };
+  };
+  parameters: {
+    /** @description The DAG's name (its file name without `.yaml`). */
+    DagName: string;
+    /** @description The run's ID. */
+    RunId: string;
+  };
+  requestBodies: never;
+  headers: never;
+  pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+  getHealth: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The server is up. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Health'];
+        };
+      };
+      500: components['responses']['InternalError'];
+    };
+  };
+  getOverview: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The console's overview. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Overview'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      500: components['responses']['InternalError'];
+    };
+  };
+  listDags: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The DAGs, by name. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DagList'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      500: components['responses']['InternalError'];
+    };
+  };
+  getDag: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The DAG's name (its file name without `.yaml`). */
+        name: components['parameters']['DagName'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The DAG. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DagDetail'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      500: components['responses']['InternalError'];
+    };
+  };
+  startDag: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The DAG's name (its file name without `.yaml`). */
+        name: components['parameters']['DagName'];
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['StartRequest'];
+      };
+    };
+    responses: {
+      /** @description The run was started, handed to a worker, or is held until a worker matches. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StartResult'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      413: components['responses']['PayloadTooLarge'];
+      500: components['responses']['InternalError'];
+    };
+  };
+  enqueueDag: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The DAG's name (its file name without `.yaml`). */
+        name: components['parameters']['DagName'];
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['EnqueueRequest'];
+      };
+    };
+    responses: {
+      /** @description The new run's record (status `queued`). */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RunStatus'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      413: components['responses']['PayloadTooLarge'];
+      500: components['responses']['InternalError'];
+    };
+  };
+  listQueue: {
+    parameters: {
+      query?: {
+        /** @description Only runs of this local queue (held and dispatched runs have none). */
+        queue?: components['schemas']['FilterText'];
+        /** @description Only runs of this DAG. */
+        dag?: components['schemas']['FilterText'];
+        /** @description Only runs whose `selector_text` is exactly this (`{zone: b}`, `{}`); see `facets.selectors`. */
+        selector?: components['schemas']['FilterText'];
+        /** @description Only runs whose `reason` is this (e.g. `NoMatchingWorker`). */
+        reason?: components['schemas']['FilterText'];
+        /** @description At most this many items (default 500); `total` still counts all that passed the filter. */
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The queues and the waiting runs that pass the filter. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QueueListing'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      500: components['responses']['InternalError'];
+    };
+  };
+  cancelQueued: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CancelRequest'];
+      };
+    };
+    responses: {
+      /** @description One result per requested run, in request order; a run that could not be cancelled has `ok` false. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CancelResult'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      413: components['responses']['PayloadTooLarge'];
+      500: components['responses']['InternalError'];
+    };
+  };
+  listRuns: {
+    parameters: {
+      query?: {
+        /** @description Only runs of this DAG. */
+        dag?: string;
+        /** @description Only runs in this state. */
+        status?: components['schemas']['RunState'];
+        /** @description Page size (default 50). */
+        limit?: number;
+        /** @description The `next_cursor` of the previous page. */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One page of runs. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RunListPage'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      500: components['responses']['InternalError'];
+    };
+  };
+  getRun: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The run's ID. */
+        id: components['parameters']['RunId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The run's status. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RunStatus'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      500: components['responses']['InternalError'];
+    };
+  };
+  stopRun: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The run's ID. */
+        id: components['parameters']['RunId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The run stopped now (dequeued or aborted), or its local process was signalled. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RunStatus'];
+        };
+      };
+      /** @description The worker running it will stop it on its next heartbeat; the run ends `aborted` shortly. */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RunStatus'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      500: components['responses']['InternalError'];
+    };
+  };
+  retryRun: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The run's ID. */
+        id: components['parameters']['RunId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The new attempt was started, handed to a worker, or is held until a worker matches. */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RetryResult'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      500: components['responses']['InternalError'];
+    };
+  };
+  dequeueRun: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The run's ID. */
+        id: components['parameters']['RunId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The run's record after it was aborted. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RunStatus'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      500: components['responses']['InternalError'];
+    };
+  };
+  getStepLog: {
+    parameters: {
+      query?: {
+        /** @description Which log (default stdout). */
+        stream?: 'stdout' | 'stderr';
+        /** @description Only the last this many bytes (at most 1 MiB is ever returned). */
+        tail?: number;
+      };
+      header?: never;
+      path: {
+        /** @description The run's ID. */
+        id: components['parameters']['RunId'];
+        /** @description The step's name (a handler step's name works too). */
+        step: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The log or its tail. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StepLog'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      500: components['responses']['InternalError'];
+    };
+  };
+  listEvents: {
+    parameters: {
+      query?: {
+        /** @description Only events of these types (repeat the parameter, at most 20), e.g. `dag.run.queued`. */
+        type?: string[];
+        /** @description Only events after the one with this id (the previous answer's `next_after`). */
+        after?: string;
+        /** @description At most this many events. */
+        limit?: number;
+        /** @description Long poll; answer as soon as a matching event exists, or with none once `wait` is over. */
+        follow?: '0' | '1' | 'true' | 'false';
+        /** @description Longest wait of a follow in milliseconds (default and at most 30000); only with follow. */
+        wait?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The matching events. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EventListing'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      500: components['responses']['InternalError'];
+    };
+  };
+  listWorkers: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Every registered worker, healthy ones first. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WorkerListing'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      500: components['responses']['InternalError'];
+    };
+  };
+  getSession: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The session. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SessionView'];
+        };
+      };
+      500: components['responses']['InternalError'];
+    };
+  };
+  signIn: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SignInRequest'];
+      };
+    };
+    responses: {
+      /** @description Signed in; the answer sets the cookie. */
+      200: {
+        headers: {
+          /** @description `dagu_token=...; HttpOnly; SameSite=Strict; Path=/` */
+          'Set-Cookie'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SessionView'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      409: components['responses']['Conflict'];
+      413: components['responses']['PayloadTooLarge'];
+      500: components['responses']['InternalError'];
+    };
+  };
+  signOut: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Signed out; the answer expires the cookie. */
+      200: {
+        headers: {
+          /** @description The `dagu_token` cookie, expired. */
+          'Set-Cookie'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SessionView'];
+        };
+      };
+      403: components['responses']['Forbidden'];
+      500: components['responses']['InternalError'];
+    };
+  };
+  getMetrics: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Gauges such as `dagu_scheduler_instances{status}`, queue depth per queue, runs by status, workers by status and held dispatches. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': string;
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      /** @description The metrics could not be collected. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': string;
+        };
+      };
+    };
+  };
+  getLivez: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The process serves requests. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': 'ok\n';
+        };
+      };
+    };
+  };
+}

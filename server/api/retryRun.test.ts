@@ -1,0 +1,138 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { DispatchParams } from '../coordinator/dispatcherApi';
+import { testRunStatus } from '../store/testRunStatus';
+import { ConflictError, NotFoundError, toErrorResponse } from './errors';
+import { retryRun } from './retryRun';
+import { NoWorkerError } from './startDag';
+import { testServices, type TestServices } from './testServices';
+
+let svc: TestServices;
+let argsFile: string;
+const savedExecutable = process.env.DAGU_EXECUTABLE;
+
+beforeEach(() => {
+  svc = testServices();
+  svc.writeDag('hello', 'steps:\n  - name: greet\n    command: echo hi\n');
+  svc.runs.logDir = (dag, runId, attempt) => path.join(svc.config.paths.log_dir, dag, runId, String(attempt));
+  // A stand-in for bin/dagu that records how it was called.
+  argsFile = path.join(svc.config.home, 'args.json');
+  const fake = path.join(svc.config.home, 'fake-dagu.mjs');
+  writeFileSync(
+    fake,
+    `import { writeFileSync } from 'node:fs';\n` +
+      `writeFileSync(${JSON.stringify(argsFile)}, JSON.stringify({ argv: process.argv.slice(2), home: process.env.DAGU_HOME }));\n`,
+  );
+  process.env.DAGU_EXECUTABLE = fake;
+});
+afterEach(() => {
+  process.env.DAGU_EXECUTABLE = savedExecutable;
+  if (savedExecutable === undefined) delete process.env.DAGU_EXECUTABLE;
+  svc.cleanup();
+});
+
+async function recordedCall(): Promise<{ argv: string[]; home: string }> {
+  for (;;) {
+    try {
+      return JSON.parse(readFileSync(argsFile, 'utf8')) as { argv: string[]; home: string };
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+}
+
+describe('retryRun of a local DAG', () => {
+  it('spawns `dagu retry <run-id>` for the same home and reports the next attempt', async () => {
+    await svc.runs.createRun(testRunStatus({ run_id: 'r1', dag_name: 'hello', status: 'failed' }));
+
+    const result = await retryRun(svc, 'r1');
+
+    expect(result).toEqual({ run_id: 'r1', dag_name: 'hello', attempt: 2, outcome: 'started' });
+    expect(await recordedCall()).toEqual({ argv: ['retry', '--quiet', 'r1'], home: svc.config.home });
+    const [event] = await svc.events.list({ types: ['run:retry_requested'] });
+    expect(event.data).toMatchObject({ run_id: 'r1', dag: 'hello', attempt: 2 });
+  });
+
+  it.each(['queued', 'running'] as const)(
+    'refuses a %s run with a conflict naming its state',
+    async (status) => {
+      await svc.runs.createRun(testRunStatus({ run_id: 'r1', dag_name: 'hello', status }));
+      const err = await retryRun(svc, 'r1').catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ConflictError);
+      expect((err as Error).message).toBe(`run r1 is ${status}; only a finished run can be retried`);
+    },
+  );
+
+  it('answers not found for an unknown run or a DAG that is gone', async () => {
+    await expect(retryRun(svc, 'nope')).rejects.toBeInstanceOf(NotFoundError);
+    await svc.runs.createRun(testRunStatus({ run_id: 'r2', dag_name: 'deleted', status: 'failed' }));
+    await expect(retryRun(svc, 'r2')).rejects.toBeInstanceOf(NotFoundError);
+  });
+});
+
+describe('retryRun of a DAG that runs on workers', () => {
+  beforeEach(() => {
+    svc.writeDag('remote', 'worker_selector:\n  zone: b\nsteps:\n  - name: greet\n    command: echo hi\n');
+  });
+
+  it('hands a new attempt to the dispatcher the way `dagu retry` does', async () => {
+    const previous = testRunStatus({
+      run_id: 'r1',
+      dag_name: 'remote',
+      status: 'failed',
+      params: ['A=1'],
+      attempt: 1,
+    });
+    await svc.runs.createRun(previous);
+    const calls: DispatchParams[] = [];
+    svc.dispatcher = {
+      async dispatch(p) {
+        calls.push(p);
+        return { outcome: 'held', status: { ...previous, attempt: 2, status: 'queued' } };
+      },
+      cancel: () => Promise.reject(new Error('not used')),
+    };
+
+    expect(await retryRun(svc, 'r1')).toEqual({
+      run_id: 'r1',
+      dag_name: 'remote',
+      attempt: 2,
+      outcome: 'held',
+    });
+    expect(calls).toEqual([
+      expect.objectContaining({
+        runId: 'r1',
+        operation: 'retry',
+        triggerType: 'retry',
+        params: ['A=1'],
+        selector: { zone: 'b' },
+        previous,
+        fromQueue: false,
+      }),
+    ]);
+  });
+
+  it('records the new attempt queued with its task when a worker matches', async () => {
+    await svc.runs.createRun(testRunStatus({ run_id: 'r1', dag_name: 'remote', status: 'aborted' }));
+    await svc.workers.put({
+      worker_id: 'w-b',
+      labels: { zone: 'b' },
+      max_active_runs: 1,
+      running: [],
+      host: 'h',
+      pid: 1,
+      registered_at_ms: svc.clock.nowMs(),
+      last_heartbeat_ms: svc.clock.nowMs(),
+    });
+    expect((await retryRun(svc, 'r1')).outcome).toBe('dispatched');
+    expect(await svc.tasks.findByRun('r1')).toMatchObject({ attempt: 2, operation: 'retry' });
+  });
+
+  it('refuses with 409 no_worker when no worker can take it and it cannot be held', async () => {
+    await svc.runs.createRun(testRunStatus({ run_id: 'r1', dag_name: 'remote', status: 'failed' }));
+    const err = await retryRun(svc, 'r1').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(NoWorkerError);
+    expect(toErrorResponse(err).status).toBe(409);
+  });
+});
