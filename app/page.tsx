@@ -1,7 +1,16 @@
-// The console opens on the DAG list.
+// The console's home: the overview of schedulers, failovers, runs and workers.
 
-import { redirect } from 'next/navigation';
+import type { Metadata } from 'next';
+import { PageHeader } from '@/components/Panels';
+import { OverviewView } from '@/components/overview/OverviewView';
 
-export default function Home(): never {
-  redirect('/dags');
+export const metadata: Metadata = { title: 'Overview' };
+
+export default function OverviewPage() {
+  return (
+    <>
+      <PageHeader title="Overview" />
+      <OverviewView />
+    </>
+  );
 }

@@ -1,5 +1,8 @@
 // A run or step state as a coloured badge; the text is the state verbatim, colour only reinforces it.
 
+import type { ReactNode } from 'react';
+import type { Tone } from '@/server/console/tone';
+
 const STYLES: Record<string, string> = {
   queued: 'bg-sky-100 text-sky-800 ring-sky-300 dark:bg-sky-950 dark:text-sky-200 dark:ring-sky-800',
   running: 'bg-blue-100 text-blue-800 ring-blue-300 dark:bg-blue-950 dark:text-blue-200 dark:ring-blue-700',
@@ -32,6 +35,26 @@ export function StatusBadge({ status, testId }: { status: string; testId?: strin
         <span aria-hidden className="size-1.5 animate-pulse rounded-full bg-current" />
       )}
       {status.replace('_', ' ')}
+    </span>
+  );
+}
+
+/** Badge colours per tone (see server/console/tone.ts); every pair stays readable in light and dark mode. */
+export const TONE_BADGE: Record<Tone, string> = {
+  ok: 'bg-emerald-100 text-emerald-900 ring-emerald-300 dark:bg-emerald-950 dark:text-emerald-200 dark:ring-emerald-700',
+  info: 'bg-sky-100 text-sky-900 ring-sky-300 dark:bg-sky-950 dark:text-sky-200 dark:ring-sky-700',
+  warn: 'bg-amber-100 text-amber-900 ring-amber-300 dark:bg-amber-950 dark:text-amber-200 dark:ring-amber-700',
+  bad: 'bg-red-100 text-red-900 ring-red-300 dark:bg-red-950 dark:text-red-200 dark:ring-red-700',
+  neutral: NEUTRAL,
+};
+
+/** A word (a role, a health state) in the colour of its tone; the word itself always says it. */
+export function ToneBadge({ tone, children }: { tone: Tone; children: ReactNode }) {
+  return (
+    <span
+      className={`inline-flex items-center gap-1 rounded-full px-2 py-0.5 text-xs font-medium whitespace-nowrap ring-1 ring-inset ${TONE_BADGE[tone]}`}
+    >
+      {children}
     </span>
   );
 }

@@ -2,9 +2,19 @@
 // Mutations live here too, so that what they invalidate is next to what they change.
 
 import { queryOptions, type QueryClient } from '@tanstack/react-query';
-import type { DagDetail, DagSummary, QueueListing, StartResult, StepLog } from '@/server/api/operations';
-import { TERMINAL_RUN_STATES, type RunStatus } from '@/server/core/types';
-import type { RunListPage } from '@/server/store/types';
+import type {
+  CancelResult,
+  DagDetail,
+  DagSummary,
+  QueueListing,
+  RetryResult,
+  RunListPage,
+  RunState,
+  RunStatus,
+  StartResult,
+  StepLog,
+} from '@/components/apiTypes';
+import { withoutRuns } from '@/server/console/withoutRuns';
 import { getJson, isNotFound, postJson } from './api';
 
 /** The run list's view state, as held in the URL. */
@@ -14,15 +24,27 @@ export interface RunFilter {
   cursor?: string;
 }
 
+/** The queue page's view state, as held in the URL. */
+export interface QueueFilter {
+  queue?: string;
+  dag?: string;
+  selector?: string;
+  reason?: string;
+}
+
+export const QUEUE_FILTER_KEYS = ['queue', 'dag', 'selector', 'reason'] as const;
+
 /** Live views refresh at least this often. */
 export const LIVE_REFRESH_MS = 2000;
 /** A run that is still going refreshes faster. */
 export const RUN_REFRESH_MS = 1000;
 
+const TERMINAL: readonly RunState[] = ['succeeded', 'partially_succeeded', 'failed', 'aborted'];
+
 const enc = encodeURIComponent;
 
 export function isTerminal(status: string | undefined): boolean {
-  return status !== undefined && (TERMINAL_RUN_STATES as readonly string[]).includes(status);
+  return status !== undefined && (TERMINAL as readonly string[]).includes(status);
 }
 
 export const dagsQuery = () =>
@@ -58,14 +80,14 @@ export const runQuery = (runId: string) =>
     queryKey: ['run', runId],
     queryFn: ({ signal }) => getJson<RunStatus>(`/api/v1/runs/${enc(runId)}`, signal),
     refetchInterval: (query) => (isTerminal(query.state.data?.status) ? false : RUN_REFRESH_MS),
-    // Right after "Run now" the run process may not have written its record yet: keep asking for a while.
+    // Right after a start the run process may not have written its record yet: keep asking for a while.
     retry: (failures, err) => (isNotFound(err) ? failures < 10 : failures < 3),
     retryDelay: 500,
   });
 
 /**
- * One step log. `version` (the step's state and finish time) is part of the key so that the log is fetched
- * once more when the step finishes, after which it no longer changes.
+ * One step log. `version` (the step's state, finish time and attempt) is part of the key so that the log is
+ * fetched once more when the step finishes, after which it no longer changes.
  */
 export const stepLogQuery = (
   runId: string,
@@ -81,10 +103,23 @@ export const stepLogQuery = (
     refetchInterval: live ? RUN_REFRESH_MS : false,
   });
 
-export const queueQuery = () =>
+/** The query string of a queue filter (empty values left out), shared by the API call and the page URL. */
+export function queueFilterParams(filter: QueueFilter): URLSearchParams {
+  const q = new URLSearchParams();
+  for (const key of QUEUE_FILTER_KEYS) {
+    const value = filter[key];
+    if (value) q.set(key, value);
+  }
+  return q;
+}
+
+export const queueQuery = (filter: QueueFilter = {}) =>
   queryOptions({
-    queryKey: ['queue'],
-    queryFn: ({ signal }) => getJson<QueueListing>('/api/v1/queue', signal),
+    queryKey: ['queue', Object.fromEntries(QUEUE_FILTER_KEYS.map((k) => [k, filter[k] ?? '']))],
+    queryFn: ({ signal }) => {
+      const q = queueFilterParams(filter).toString();
+      return getJson<QueueListing>(q ? `/api/v1/queue?${q}` : '/api/v1/queue', signal);
+    },
     refetchInterval: LIVE_REFRESH_MS,
   });
 
@@ -94,6 +129,8 @@ function invalidateRuns(client: QueryClient, runId?: string): Promise<void> {
     client.invalidateQueries({ queryKey: ['runs'] }),
     client.invalidateQueries({ queryKey: ['dags'] }),
     client.invalidateQueries({ queryKey: ['queue'] }),
+    // The overview's run counts (its own poll is fast; this only saves a tick).
+    client.invalidateQueries({ queryKey: ['overview'] }),
     runId ? client.invalidateQueries({ queryKey: ['run', runId] }) : Promise.resolve(),
   ]).then(() => undefined);
 }
@@ -109,14 +146,67 @@ export async function startDagRun(
   return result;
 }
 
+/** Stops a run; the answer is the run afterwards (still `running` when a worker or a signal will end it). */
 export async function stopRun(client: QueryClient, runId: string): Promise<RunStatus> {
   const status = await postJson<RunStatus>(`/api/v1/runs/${enc(runId)}/stop`);
+  client.setQueryData(runQuery(runId).queryKey, status);
   await invalidateRuns(client, runId);
   return status;
 }
 
-export async function dequeueRun(client: QueryClient, runId: string): Promise<RunStatus> {
-  const status = await postJson<RunStatus>(`/api/v1/runs/${enc(runId)}/dequeue`);
-  await invalidateRuns(client, runId);
-  return status;
+export async function retryRun(client: QueryClient, runId: string): Promise<RetryResult> {
+  const result = await postJson<RetryResult>(`/api/v1/runs/${enc(runId)}/retry`);
+  await invalidateRuns(client, result.run_id);
+  return result;
+}
+
+/** Drops runs from every cached queue listing, keeping the time each listing was received (the page adds the
+ *  time since then to the waits it shows). */
+function removeFromListings(client: QueryClient, runIds: readonly string[]): void {
+  for (const [key, old] of client.getQueriesData<QueueListing>({ queryKey: ['queue'] })) {
+    if (!old) continue;
+    const next = withoutRuns(old, runIds);
+    if (next !== old) client.setQueryData(key, next, { updatedAt: client.getQueryState(key)?.dataUpdatedAt });
+  }
+}
+
+/**
+ * Before a cancel: the runs leave every cached queue listing at once, so the operator sees the effect without
+ * waiting for the server. Returns the listings as they were, to put back when the request itself fails.
+ */
+export async function hideWaitingRuns(client: QueryClient, runIds: readonly string[]) {
+  await client.cancelQueries({ queryKey: ['queue'] });
+  const snapshot = client.getQueriesData<QueueListing>({ queryKey: ['queue'] });
+  removeFromListings(client, runIds);
+  return snapshot;
+}
+
+/** Puts back listings saved by hideWaitingRuns. */
+export function restoreWaitingRuns(
+  client: QueryClient,
+  snapshot: ReadonlyArray<[readonly unknown[], QueueListing | undefined]>,
+): void {
+  for (const [key, data] of snapshot) {
+    client.setQueryData(key, data, { updatedAt: client.getQueryState(key)?.dataUpdatedAt });
+  }
+}
+
+/**
+ * Cancels waiting runs; the answer says, per run, whether it was cancelled. The cancelled ones are dropped
+ * again (a poll may have brought them back while the request ran); the refetch that follows brings back
+ * any run the server refused, still waiting.
+ */
+export async function cancelWaitingRuns(
+  client: QueryClient,
+  runIds: readonly string[],
+): Promise<CancelResult> {
+  const result = await postJson<CancelResult>('/api/v1/queue/cancel', { run_ids: runIds });
+  removeFromListings(
+    client,
+    result.results.filter((r) => r.ok).map((r) => r.run_id),
+  );
+  // Not awaited: the answer is shown now; fresh data follows on its own.
+  void invalidateRuns(client);
+  for (const r of result.results) void client.invalidateQueries({ queryKey: ['run', r.run_id] });
+  return result;
 }

@@ -1,16 +1,20 @@
-// /queue: queued runs per queue, with why they wait and a dequeue button.
+// /queue?queue=&dag=&selector=&reason=: every run that waits, why, and for how long; the filter lives in the URL.
 
 import type { Metadata } from 'next';
 import { PageHeader } from '@/components/Panels';
-import { QueueList } from '@/components/queue/QueueList';
+import { QueueView } from '@/components/queue/QueueView';
+import { readQueueFilter } from '@/components/queue/queueFilterUrl';
 
 export const metadata: Metadata = { title: 'Queue' };
 
-export default function QueuePage() {
+type SearchParams = Record<string, string | string[] | undefined>;
+
+export default async function QueuePage({ searchParams }: { searchParams: Promise<SearchParams> }) {
+  const filter = readQueueFilter(await searchParams);
   return (
     <>
       <PageHeader title="Queue" />
-      <QueueList />
+      <QueueView filter={filter} />
     </>
   );
 }

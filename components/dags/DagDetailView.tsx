@@ -3,7 +3,7 @@
 
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
-import type { DagDetail } from '@/server/api/operations';
+import type { DagDefinition, DagDetail, StepSpec } from '@/components/apiTypes';
 import { EmptyState, ErrorPanel, Field, PageHeader, linkClass } from '../Panels';
 import { StatusBadge } from '../StatusBadge';
 import { errorText } from '../errorText';
@@ -11,7 +11,9 @@ import { formatRelative, formatTime } from '../format';
 import { dagQuery } from '../queries';
 import { RunTable } from '../runs/RunTable';
 import { useNow } from '../useNow';
+import { StepGraph } from '../graph/StepGraph';
 import { RunNowButton } from './RunNowButton';
+import { StartDagButton } from './StartDagButton';
 
 export function DagDetailView({ name, initial }: { name: string; initial: DagDetail }) {
   const { data = initial, error, refetch } = useQuery({ ...dagQuery(name), initialData: initial });
@@ -20,6 +22,7 @@ export function DagDetailView({ name, initial }: { name: string; initial: DagDet
   return (
     <div className="flex flex-col gap-6">
       <PageHeader inStack title={<span data-testid="dag-name">{data.name}</span>}>
+        <StartDagButton dag={data.name} params={dag?.params} disabled={data.errors.length > 0} />
         <RunNowButton dag={data.name} disabled={data.errors.length > 0} />
       </PageHeader>
       {error && (
@@ -56,14 +59,28 @@ export function DagDetailView({ name, initial }: { name: string; initial: DagDet
               ))
             : '—'}
         </Field>
-        <Field label="Next run">
+        <Field label="Next slot">
           {data.next_run ? `${formatTime(data.next_run)} ${formatRelative(data.next_run, now)}` : '—'}
         </Field>
+        <Field label="Last status">
+          {data.last_run ? (
+            <Link
+              href={`/runs/${encodeURIComponent(data.last_run.run_id)}`}
+              className="inline-flex items-center gap-2 focus-visible:outline-2 focus-visible:outline-blue-500"
+            >
+              <StatusBadge status={data.last_run.status} />
+              <span className="font-mono text-xs">{data.last_run.run_id}</span>
+            </Link>
+          ) : (
+            'never run'
+          )}
+        </Field>
+        <Field label="Queue">{data.queue ?? '—'}</Field>
         {dag && (
           <>
-            <Field label="Queue">{dag.queue}</Field>
             <Field label="Max active runs">{dag.max_active_runs}</Field>
             <Field label="Overlap policy">{dag.overlap_policy}</Field>
+            <Field label="Worker selector">{selectorText(dag.worker_selector)}</Field>
           </>
         )}
       </dl>
@@ -72,7 +89,15 @@ export function DagDetailView({ name, initial }: { name: string; initial: DagDet
           <h2 id="steps-heading" className="mb-2 text-lg font-semibold">
             Steps
           </h2>
-          <ol className="flex flex-col gap-2">
+          <StepGraph
+            label={`Steps of ${data.name}`}
+            steps={dag.steps.map((st) => ({
+              name: st.name,
+              status: 'not_started',
+              depends: st.depends ?? [],
+            }))}
+          />
+          <ol className="mt-3 flex flex-col gap-2">
             {dag.steps.map((step) => (
               <li key={step.name} className="rounded-md border border-zinc-200 p-3 dark:border-zinc-800">
                 <p className="font-medium">{step.name}</p>
@@ -80,7 +105,7 @@ export function DagDetailView({ name, initial }: { name: string; initial: DagDet
                   <p className="text-xs text-zinc-500 dark:text-zinc-400">after {step.depends.join(', ')}</p>
                 )}
                 <pre className="mt-1 overflow-x-auto text-xs whitespace-pre-wrap text-zinc-700 dark:text-zinc-300">
-                  {step.script ?? step.command?.join('\n') ?? (step.call ? `call ${step.call}` : '')}
+                  {stepText(step)}
                 </pre>
               </li>
             ))}
@@ -99,9 +124,22 @@ export function DagDetailView({ name, initial }: { name: string; initial: DagDet
         {data.recent_runs.length > 0 ? (
           <RunTable runs={data.recent_runs} now={now} showDag={false} />
         ) : (
-          <EmptyState title="No runs yet">Use “Run now” to start one.</EmptyState>
+          <EmptyState title="No runs yet">
+            Use “Run now”, or “Run with parameters…” to pass parameters.
+          </EmptyState>
         )}
       </section>
     </div>
   );
+}
+
+function selectorText(selector: DagDefinition['worker_selector']): string {
+  if (!selector) return '— (runs here)';
+  const pairs = Object.entries(selector).map(([k, v]) => `${k}: ${v}`);
+  return pairs.length ? `{${pairs.join(', ')}}` : '{} (any worker)';
+}
+
+/** What a step runs: its script, its command lines, or the DAG it calls. */
+function stepText(step: StepSpec): string {
+  return step.script ?? step.command?.join('\n') ?? (step.call ? `call ${step.call}` : '');
 }

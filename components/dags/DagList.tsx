@@ -4,7 +4,7 @@
 
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
-import type { DagSummary } from '@/server/api/operations';
+import type { DagSummary } from '@/components/apiTypes';
 import {
   EmptyState,
   ErrorPanel,
@@ -50,7 +50,7 @@ export function DagList() {
                 Schedule
               </th>
               <th scope="col" className={thClass}>
-                Next run
+                Next slot
               </th>
               <th scope="col" className={thClass}>
                 Last run

@@ -1,41 +1,110 @@
 'use client';
-// Stop (a running run), dequeue (a queued run) or cancel (a run waiting for a worker), with the server's
-// refusal shown when it says no.
+// Stop a run that runs or waits (after a confirmation), or retry one that ended; the server's answer or
+// refusal is shown next to the buttons.
 
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import type { RunStatus } from '@/server/core/types';
+import { useState } from 'react';
+import type { RetryResult, RunStatus } from '@/components/apiTypes';
 import { buttonClass } from '../Panels';
+import { ConfirmDialog } from '../dialog/ConfirmDialog';
 import { errorText } from '../errorText';
-import { dequeueRun, stopRun } from '../queries';
+import { isTerminal, retryRun, stopRun } from '../queries';
 
-export function RunActions({ run }: { run: RunStatus }) {
+/**
+ * What the stop did, read from the run it answers with: ended now, or still running because its process was
+ * signalled here or (the 202 answer) the worker running it was asked to stop it on its next heartbeat.
+ */
+function stopOutcome(after: RunStatus): string {
+  if (after.status !== 'running') return `Stopped: the run is ${after.status} now.`;
+  if (after.worker_id) return `Worker ${after.worker_id} was asked to stop it; it ends aborted shortly.`;
+  return 'Stop signal sent; the run ends aborted shortly.';
+}
+
+export function RunActions({
+  run,
+  awaitingAttempt,
+  onRetried,
+}: {
+  run: RunStatus;
+  /** A retry was requested and its attempt has not shown up yet: no second retry meanwhile. */
+  awaitingAttempt: boolean;
+  onRetried: (result: RetryResult) => void;
+}) {
   const client = useQueryClient();
-  const queued = run.status === 'queued';
-  const action = useMutation({
-    mutationFn: () => (queued ? dequeueRun(client, run.run_id) : stopRun(client, run.run_id)),
+  const [confirming, setConfirming] = useState(false);
+  const stop = useMutation({
+    mutationFn: () => stopRun(client, run.run_id),
+    onSuccess: () => setConfirming(false),
   });
-  if (run.status !== 'running' && !queued) return null;
-  // A queued run with a selector waits for a worker, not in a queue: cancelling drops its dispatch task.
-  const [label, busy] = !queued
-    ? ['Stop', 'Stopping…']
-    : run.worker_selector
-      ? ['Cancel', 'Cancelling…']
-      : ['Dequeue', 'Dequeuing…'];
+  const retry = useMutation({ mutationFn: () => retryRun(client, run.run_id), onSuccess: onRetried });
+  const queued = run.status === 'queued';
+  const canStop = run.status === 'running' || queued;
+  const canRetry = isTerminal(run.status) && !awaitingAttempt;
+
   return (
     <div className="flex flex-col items-end gap-1">
-      <button
-        type="button"
-        className={buttonClass('danger')}
-        disabled={action.isPending}
-        onClick={() => action.mutate()}
-        data-testid={queued ? 'dequeue-run' : 'stop-run'}
-      >
-        {action.isPending ? busy : label}
-      </button>
-      {action.isError && (
-        <p role="alert" className="max-w-xs text-right text-xs text-red-700 dark:text-red-300">
-          {errorText(action.error)}
+      <div className="flex gap-2">
+        {canStop && (
+          <button
+            type="button"
+            className={buttonClass('danger')}
+            disabled={stop.isPending}
+            onClick={() => {
+              stop.reset();
+              setConfirming(true);
+            }}
+            data-testid="stop-run"
+          >
+            {queued ? 'Cancel run' : 'Stop'}
+          </button>
+        )}
+        {canRetry && (
+          <button
+            type="button"
+            className={buttonClass('secondary')}
+            disabled={retry.isPending}
+            onClick={() => retry.mutate()}
+            data-testid="retry-run"
+          >
+            {retry.isPending ? 'Retrying…' : 'Retry'}
+          </button>
+        )}
+      </div>
+      {stop.isSuccess && !isTerminal(run.status) && (
+        <p
+          role="status"
+          className="max-w-xs text-right text-xs text-zinc-600 dark:text-zinc-300"
+          data-testid="stop-outcome"
+        >
+          {stopOutcome(stop.data)}
         </p>
+      )}
+      {retry.isError && (
+        <p role="alert" className="max-w-xs text-right text-xs text-red-700 dark:text-red-300">
+          Cannot retry: {errorText(retry.error)}
+        </p>
+      )}
+      {confirming && (
+        <ConfirmDialog
+          title={queued ? `Cancel run ${run.run_id}?` : `Stop run ${run.run_id}?`}
+          confirmLabel={queued ? 'Cancel run' : 'Stop run'}
+          dismissLabel={queued ? 'Keep' : 'Keep running'}
+          tone="danger"
+          busy={stop.isPending}
+          error={stop.isError ? errorText(stop.error) : null}
+          onConfirm={() => stop.mutate()}
+          onDismiss={() => setConfirming(false)}
+          testId="stop-dialog"
+        >
+          {queued ? (
+            <p>It leaves the queue without running and ends aborted.</p>
+          ) : (
+            <p>
+              Its steps are sent a stop signal{run.worker_id ? ` by worker ${run.worker_id}` : ''}; the run
+              ends aborted. Steps that finished keep their results.
+            </p>
+          )}
+        </ConfirmDialog>
       )}
     </div>
   );

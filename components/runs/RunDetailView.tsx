@@ -1,31 +1,37 @@
 'use client';
-// One run: state, trigger, slot time, params, times, each step's state and log; refreshes until it ends.
+// One run: state, how and for which slot it was triggered, where it runs, why it waits, its steps as a graph
+// and the live log of the selected step; refreshes every second until it ends (or until a retry shows up).
 
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
-import type { RunStatus, StepStatus } from '@/server/core/types';
+import { useState } from 'react';
+import type { RetryResult, RunStatus, StepStatus } from '@/components/apiTypes';
 import { isNotFound } from '../api';
-import {
-  EmptyState,
-  ErrorPanel,
-  Field,
-  LoadingPanel,
-  PageHeader,
-  linkClass,
-  tableClass,
-  tdClass,
-  thClass,
-} from '../Panels';
+import { EmptyState, ErrorPanel, LoadingPanel, PageHeader, linkClass } from '../Panels';
 import { StatusBadge } from '../StatusBadge';
 import { errorText } from '../errorText';
-import { formatSpan, formatTime } from '../format';
-import { isTerminal, runQuery } from '../queries';
+import { formatSpan } from '../format';
+import { StepGraph } from '../graph/StepGraph';
+import { RUN_REFRESH_MS, isTerminal, runQuery } from '../queries';
 import { useNow } from '../useNow';
 import { RunActions } from './RunActions';
-import { StepLogPanel } from './StepLogPanel';
+import { RunFacts } from './RunFacts';
+import { StepLogTail } from './StepLogTail';
+import { StepTable, type StepRowData } from './StepTable';
 
 export function RunDetailView({ runId, initial }: { runId: string; initial: RunStatus | null }) {
-  const query = useQuery({ ...runQuery(runId), initialData: initial ?? undefined });
+  const [retried, setRetried] = useState<RetryResult | null>(null);
+  const [picked, setPicked] = useState<string | null>(null);
+  const query = useQuery({
+    ...runQuery(runId),
+    initialData: initial ?? undefined,
+    // After a retry the record still shows the old, finished attempt for a moment: keep asking.
+    refetchInterval: (q) => {
+      const data = q.state.data;
+      if (retried && (data?.attempt ?? 0) < retried.attempt) return RUN_REFRESH_MS;
+      return isTerminal(data?.status) ? false : RUN_REFRESH_MS;
+    },
+  });
   const now = useNow();
   const { data: run, error, refetch } = query;
 
@@ -33,6 +39,7 @@ export function RunDetailView({ runId, initial }: { runId: string; initial: RunS
     if (error && isNotFound(error)) {
       return (
         <EmptyState title={`Run ${runId} not found`} testId="run-not-found">
+          No run with this ID is recorded.{' '}
           <Link href="/runs" className="underline">
             Back to all runs
           </Link>
@@ -47,8 +54,13 @@ export function RunDetailView({ runId, initial }: { runId: string; initial: RunS
   }
 
   const live = !isTerminal(run.status);
-  const handlers = Object.entries(run.handlers).filter((e): e is [string, StepStatus] => e[1] !== undefined);
-  const allSteps = [...run.steps, ...handlers.map(([, h]) => h)];
+  const awaitingAttempt = retried !== null && run.attempt < retried.attempt;
+  const handlerRows: StepRowData[] = Object.entries(run.handlers).flatMap(([kind, h]) =>
+    h ? [{ step: h, label: `on ${kind}: ${h.name}` }] : [],
+  );
+  const rows: StepRowData[] = [...run.steps.map((step) => ({ step })), ...handlerRows];
+  const all = rows.map((r) => r.step);
+  const selectedStep = all.find((s) => s.name === picked) ?? defaultStep(run.steps) ?? all[0] ?? null;
 
   return (
     <div className="flex flex-col gap-6" data-testid="run-detail">
@@ -66,7 +78,7 @@ export function RunDetailView({ runId, initial }: { runId: string; initial: RunS
           </span>
         }
       >
-        <RunActions run={run} />
+        <RunActions run={run} awaitingAttempt={awaitingAttempt} onRetried={setRetried} />
       </PageHeader>
       {error && (
         <ErrorPanel
@@ -75,117 +87,68 @@ export function RunDetailView({ runId, initial }: { runId: string; initial: RunS
           onRetry={() => void refetch()}
         />
       )}
-      {run.error && (
+      {retried && (
         <p
           role="status"
-          className="rounded-md bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200"
+          data-testid="retry-outcome"
+          className="rounded-md bg-blue-50 px-3 py-2 text-sm text-blue-900 dark:bg-blue-950 dark:text-blue-100"
         >
-          {run.error}
+          {awaitingAttempt
+            ? `Attempt ${retried.attempt} requested (${retried.outcome}); waiting for it to be recorded…`
+            : `Showing attempt ${run.attempt}, started by the retry (${retried.outcome}).`}
         </p>
       )}
-      <dl className="grid grid-cols-2 gap-x-6 gap-y-3 text-sm sm:grid-cols-4">
-        <Field label="Trigger">{run.trigger_type}</Field>
-        <Field label="Slot time">{formatTime(run.schedule_time)}</Field>
-        <Field label="Attempt">{run.attempt}</Field>
-        <Field label="Queue">{run.queue}</Field>
-        <Field label="Created">{formatTime(run.created_at)}</Field>
-        <Field label="Started">{formatTime(run.started_at)}</Field>
-        <Field label="Finished">{formatTime(run.finished_at)}</Field>
-        <Field label="Duration">{formatSpan(run.started_at, run.finished_at, now)}</Field>
-        <Field label="Params">
-          {run.params.length > 0 ? (
-            <code className="break-all" data-testid="run-params">
-              {run.params.join(' ')}
-            </code>
-          ) : (
-            '—'
-          )}
-        </Field>
-        <Field label="Host">{run.host ? `${run.host}${run.pid ? ` (pid ${run.pid})` : ''}` : '—'}</Field>
-        {run.worker_id && <Field label="Worker">{run.worker_id}</Field>}
-      </dl>
-      {run.conditions.length > 0 && (
-        <section aria-labelledby="conditions-heading">
-          <h2 id="conditions-heading" className="mb-2 text-lg font-semibold">
-            Why it waits
-          </h2>
-          <ul className="text-sm">
-            {run.conditions.map((c) => (
-              <li key={c.type}>
-                <span className="font-mono">
-                  {c.type}={c.status}
-                </span>{' '}
-                {c.reason}: {c.message}
-              </li>
-            ))}
-          </ul>
-        </section>
+      {run.error && (
+        <div
+          role="status"
+          data-testid="run-error"
+          className="rounded-md border border-red-200 bg-red-50 px-3 py-2 text-sm break-words whitespace-pre-wrap text-red-800 dark:border-red-900 dark:bg-red-950 dark:text-red-200"
+        >
+          {run.error}
+        </div>
       )}
-      <section aria-labelledby="steps-heading">
-        <h2 id="steps-heading" className="mb-2 text-lg font-semibold">
+      <RunFacts run={run} now={now} />
+      <section aria-labelledby="graph-heading" className="flex flex-col gap-3">
+        <h2 id="graph-heading" className="text-lg font-semibold">
           Steps
         </h2>
-        <div className="overflow-x-auto rounded-lg border border-zinc-200 dark:border-zinc-800">
-          <table className={tableClass} data-testid="step-table">
-            <thead className="bg-zinc-50 dark:bg-zinc-900">
-              <tr>
-                <th scope="col" className={thClass}>
-                  Step
-                </th>
-                <th scope="col" className={thClass}>
-                  Status
-                </th>
-                <th scope="col" className={thClass}>
-                  Exit code
-                </th>
-                <th scope="col" className={thClass}>
-                  Retries
-                </th>
-                <th scope="col" className={thClass}>
-                  Started
-                </th>
-                <th scope="col" className={thClass}>
-                  Duration
-                </th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-zinc-200 dark:divide-zinc-800">
-              {run.steps.map((s) => (
-                <StepRow key={s.name} step={s} now={now} />
-              ))}
-              {handlers.map(([kind, h]) => (
-                <StepRow key={`handler-${kind}`} step={h} now={now} label={`on ${kind}: ${h.name}`} />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <StepGraph
+          label={`Steps of run ${run.run_id}`}
+          steps={run.steps.map((s) => ({
+            name: s.name,
+            status: s.status,
+            depends: s.depends,
+            detail: stepDetail(s, now),
+          }))}
+          selected={selectedStep?.name ?? null}
+          onSelect={setPicked}
+        />
       </section>
-      <section aria-labelledby="logs-heading" className="flex flex-col gap-3">
-        <h2 id="logs-heading" className="text-lg font-semibold">
-          Logs
-        </h2>
-        {allSteps.map((s) => (
-          <StepLogPanel key={s.name} runId={run.run_id} step={s} runLive={live} />
-        ))}
-      </section>
+      {selectedStep && (
+        <StepLogTail
+          key={selectedStep.name}
+          runId={run.run_id}
+          attempt={run.attempt}
+          step={selectedStep}
+          runLive={live}
+        />
+      )}
+      <StepTable rows={rows} now={now} selected={selectedStep?.name ?? null} onSelect={setPicked} />
     </div>
   );
 }
 
-function StepRow({ step, now, label }: { step: StepStatus; now: number | null; label?: string }) {
+/** The step worth looking at first: the one running, else the one that failed, else the last that ran. */
+function defaultStep(steps: StepStatus[]): StepStatus | undefined {
   return (
-    <tr data-testid={`step-row-${step.name}`}>
-      <td className={tdClass}>
-        <span className="font-medium">{label ?? step.name}</span>
-        {step.error && <p className="mt-1 text-xs text-red-700 dark:text-red-300">{step.error}</p>}
-      </td>
-      <td className={tdClass}>
-        <StatusBadge status={step.status} testId={`step-status-${step.name}`} />
-      </td>
-      <td className={`${tdClass} font-mono`}>{step.exit_code ?? '—'}</td>
-      <td className={tdClass}>{step.retry_count}</td>
-      <td className={`${tdClass} whitespace-nowrap`}>{formatTime(step.started_at)}</td>
-      <td className={`${tdClass} whitespace-nowrap`}>{formatSpan(step.started_at, step.finished_at, now)}</td>
-    </tr>
+    steps.find((s) => s.status === 'running' || s.status === 'retrying') ??
+    steps.find((s) => s.status === 'failed') ??
+    steps.findLast((s) => s.status !== 'not_started')
   );
+}
+
+function stepDetail(s: StepStatus, now: number | null): string | undefined {
+  if (s.retry_count > 0 && s.status === 'retrying') return `retry ${s.retry_count}`;
+  if (!s.started_at) return undefined;
+  return formatSpan(s.started_at, s.finished_at, now);
 }

@@ -1,7 +1,7 @@
 // A table of run summaries, newest first; each row links to the run.
 
 import Link from 'next/link';
-import type { RunSummary } from '@/server/store/types';
+import type { RunSummary } from '@/components/apiTypes';
 import { StatusBadge } from '../StatusBadge';
 import { linkClass, tableClass, tdClass, thClass } from '../Panels';
 import { formatSpan, formatTime } from '../format';

@@ -8,7 +8,7 @@ import { getServices } from '@/server/api/context';
 import { NotFoundError } from '@/server/api/errors';
 import { getRun } from '@/server/api/operations';
 import { isValidRunId } from '@/server/core/names';
-import type { RunStatus } from '@/server/core/types';
+import type { RunStatus } from '@/components/apiTypes';
 
 export const dynamic = 'force-dynamic';
 

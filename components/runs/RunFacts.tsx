@@ -1,0 +1,94 @@
+// What a run is: why it ran (trigger and slot, first and large), where (worker, host), its times and params,
+// and, while it waits, the conditions that hold it.
+
+import type { RunStatus } from '@/components/apiTypes';
+import { Field } from '../Panels';
+import { formatRelative, formatSpan, formatTime } from '../format';
+import { ConditionList } from './ConditionList';
+
+const TRIGGER_TEXT: Record<RunStatus['trigger_type'], string> = {
+  scheduler: 'the scheduler, for its slot',
+  manual: 'an operator',
+  catchup: 'catch-up of a missed slot',
+  retry: 'a retry',
+  subdag: 'a parent run',
+  queue: 'its queue',
+};
+
+export function RunFacts({ run, now }: { run: RunStatus; now: number | null }) {
+  const selector = run.worker_selector
+    ? Object.entries(run.worker_selector)
+        .map(([k, v]) => `${k}: ${v}`)
+        .join(', ')
+    : null;
+  return (
+    <>
+      <div className="grid grid-cols-1 gap-3 sm:grid-cols-2">
+        <div className="rounded-lg border border-zinc-200 px-4 py-3 dark:border-zinc-800">
+          <p className="text-xs font-semibold tracking-wide text-zinc-500 uppercase dark:text-zinc-400">
+            Trigger
+          </p>
+          <p className="mt-1 text-xl font-semibold" data-testid="run-trigger">
+            {run.trigger_type}
+          </p>
+          <p className="text-sm text-zinc-600 dark:text-zinc-300">
+            started by {TRIGGER_TEXT[run.trigger_type] ?? run.trigger_type}
+            {run.dispatched_by ? ` (scheduler ${run.dispatched_by})` : ''}
+          </p>
+        </div>
+        <div className="rounded-lg border border-zinc-200 px-4 py-3 dark:border-zinc-800">
+          <p className="text-xs font-semibold tracking-wide text-zinc-500 uppercase dark:text-zinc-400">
+            Slot time
+          </p>
+          <p className="mt-1 font-mono text-xl font-semibold" data-testid="run-slot">
+            {formatTime(run.schedule_time)}
+          </p>
+          <p className="text-sm text-zinc-600 dark:text-zinc-300">
+            {run.schedule_time ? formatRelative(run.schedule_time, now) : 'not a scheduled slot'}
+          </p>
+        </div>
+      </div>
+      <dl className="grid grid-cols-2 gap-x-6 gap-y-3 text-sm sm:grid-cols-4">
+        <Field label="Attempt">{run.attempt}</Field>
+        <Field label="Queue">{run.queue}</Field>
+        <Field label="Worker">
+          <span data-testid="run-worker">
+            {run.worker_id ?? (selector !== null ? 'not claimed yet' : 'local')}
+          </span>
+        </Field>
+        <Field label="Host">{run.host ? `${run.host}${run.pid ? ` (pid ${run.pid})` : ''}` : '—'}</Field>
+        <Field label="Created">{formatTime(run.created_at)}</Field>
+        <Field label="Started">{formatTime(run.started_at)}</Field>
+        <Field label="Finished">{formatTime(run.finished_at)}</Field>
+        <Field label="Duration">{formatSpan(run.started_at, run.finished_at, now)}</Field>
+        <Field label="Params">
+          {run.params.length > 0 ? (
+            <code className="break-all" data-testid="run-params">
+              {run.params.join(' ')}
+            </code>
+          ) : (
+            '—'
+          )}
+        </Field>
+        <Field label="Worker selector">
+          {selector === null ? '—' : <code>{selector === '' ? 'any worker' : `{${selector}}`}</code>}
+        </Field>
+        {run.queued_at && <Field label="Queued">{formatTime(run.queued_at)}</Field>}
+      </dl>
+      {run.conditions.length > 0 && (
+        <section
+          aria-labelledby="conditions-heading"
+          className="rounded-lg border border-amber-300 bg-amber-50 px-4 py-3 dark:border-amber-800 dark:bg-amber-950/50"
+          data-testid="run-conditions"
+        >
+          <h2 id="conditions-heading" className="mb-1 text-sm font-semibold">
+            {run.status === 'queued' ? 'Why it waits' : 'Conditions'}
+          </h2>
+          <div className="text-sm">
+            <ConditionList conditions={run.conditions} />
+          </div>
+        </section>
+      )}
+    </>
+  );
+}

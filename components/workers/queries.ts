@@ -1,0 +1,14 @@
+// The workers page's data: GET /api/v1/workers, polled like every live view.
+
+import { queryOptions } from '@tanstack/react-query';
+import type { WorkerListing } from '../apiTypes';
+import { getJson } from '../api';
+
+export const WORKERS_REFRESH_MS = 2000;
+
+export const workersQuery = () =>
+  queryOptions({
+    queryKey: ['workers'],
+    queryFn: ({ signal }) => getJson<WorkerListing>('/api/v1/workers', signal),
+    refetchInterval: WORKERS_REFRESH_MS,
+  });
