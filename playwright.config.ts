@@ -1,20 +1,20 @@
-// Playwright: the console in Debian's Chromium (/usr/bin/chromium; never a downloaded browser), against the
-// real `bin/dagu server` that e2e/globalSetup.ts starts on a free port with a temporary DAGU_HOME.
+// Playwright: the console in Debian's Chromium (/usr/bin/chromium; never a downloaded browser), against real
+// `bin/dagu` processes. Each test starts its own cluster (schedulers, server, coordinator, workers) on a
+// temporary DAGU_HOME through the `cluster` fixture of e2e/clusterTest.ts; process logs, screenshots and
+// failure output land in test-results/.
 
 import { defineConfig, devices } from '@playwright/test';
 
 export default defineConfig({
   testDir: './e2e',
   outputDir: './test-results',
-  globalSetup: './e2e/globalSetup.ts',
   timeout: 60_000,
   expect: { timeout: 15_000 },
   workers: 1,
   forbidOnly: true,
   reporter: [['list']],
   use: {
-    // Set by the global setup, which runs before the workers load this file.
-    baseURL: process.env.DAGU_E2E_BASE_URL,
+    // Every test navigates to its own server's URL (ports are picked per test).
     trace: 'off',
   },
   projects: [

@@ -1,12 +1,18 @@
 // The console starts a DAG with "Run now" and shows the run succeed with its step's log.
 
-import { expect, test } from '@playwright/test';
-import { HELLO_DAG_NAME, HELLO_LINE } from './fixtures';
+import { HELLO_DAG, HELLO_DAG_NAME, HELLO_LINE } from './fixtures';
+import { expect, screenshot, test } from './clusterTest';
 
 test('a DAG started with "Run now" succeeds, its run page shows the step log, and the run list finds it', async ({
+  cluster,
   page,
-}) => {
-  await page.goto('/');
+}, testInfo) => {
+  await cluster.writeDag(HELLO_DAG_NAME, HELLO_DAG);
+  const server = await cluster.startServer();
+
+  // The home is the overview; the DAG list is one click away.
+  await page.goto(`${server.url}/`);
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'DAGs' }).click();
   await expect(page).toHaveURL(/\/dags$/);
   const row = page.getByTestId(`dag-row-${HELLO_DAG_NAME}`);
   await expect(row).toBeVisible();
@@ -16,17 +22,19 @@ test('a DAG started with "Run now" succeeds, its run page shows the step log, an
 
   await expect(page).toHaveURL(/\/runs\/[A-Za-z0-9_-]+$/);
   await expect(page.getByTestId('run-status')).toHaveText('succeeded');
-  await expect(page.getByTestId('step-status-greet')).toHaveText('succeeded');
-  await expect(page.getByTestId('log-greet')).toContainText(HELLO_LINE);
-  await page.screenshot({ path: 'test-results/run-now.png', fullPage: true });
+  const step = page.locator('[data-testid="step-node"][data-step="greet"]');
+  await expect(step).toHaveAttribute('data-state', 'succeeded');
+  await step.click();
+  await expect(page.getByTestId('log-tail')).toContainText(HELLO_LINE);
+  await screenshot(page, testInfo, 'run-now');
 
   const runId = page.url().split('/').pop()!;
 
-  await page.getByTestId('nav-dags').click();
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'DAGs' }).click();
   await expect(page.getByTestId(`dag-last-status-${HELLO_DAG_NAME}`)).toHaveText('succeeded');
 
   // The run list keeps its filter in the URL.
-  await page.getByTestId('nav-runs').click();
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Runs' }).click();
   await page.getByTestId('filter-status').selectOption('failed');
   await expect(page).toHaveURL(/\/runs\?status=failed$/);
   await expect(page.getByTestId('runs-empty')).toBeVisible();
