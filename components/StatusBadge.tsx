@@ -34,7 +34,7 @@ export function StatusBadge({ status, testId }: { status: string; testId?: strin
       {(status === 'running' || status === 'retrying') && (
         <span aria-hidden className="size-1.5 animate-pulse rounded-full bg-current" />
       )}
-      {status.replace('_', ' ')}
+      {status}
     </span>
   );
 }
