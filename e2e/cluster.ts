@@ -128,8 +128,10 @@ export class Server extends DaguProcess {
     readonly port: number,
     logFile: string,
     env: NodeJS.ProcessEnv,
+    /** The address it listens on; tests reach it through 127.0.0.1 either way. */
+    host = '127.0.0.1',
   ) {
-    super(name, 'server', ['server', '--host', '127.0.0.1', '--port', String(port)], logFile, env);
+    super(name, 'server', ['server', '--host', host, '--port', String(port)], logFile, env);
   }
 
   get url(): string {
@@ -270,9 +272,16 @@ export class DaguCluster {
     return this.startScheduler(old.name, old.port);
   }
 
-  /** `dagu server` on a free port; resolves once /api/v1/health answers 200. */
-  async startServer(name = 'server'): Promise<Server> {
-    const s = this.track(new Server(name, await freePort(), this.logFile(name), this.env));
+  /**
+   * `dagu server` on a free port; resolves once /api/v1/health answers 200. `host` is the listen address,
+   * `env` adds settings for this server only (auth, say).
+   */
+  async startServer(
+    name = 'server',
+    opts: { host?: string; env?: Record<string, string> } = {},
+  ): Promise<Server> {
+    const env = { ...this.env, ...opts.env };
+    const s = this.track(new Server(name, await freePort(), this.logFile(name), env, opts.host));
     await waitReady(s, async () => {
       const r = await fetch(`${s.url}/api/v1/health`, { signal: AbortSignal.timeout(2000) });
       return r.ok;
