@@ -74,7 +74,7 @@ test('with auth.basic every page and the API need the password, which the browse
   cluster,
   browser,
   request,
-}) => {
+}, testInfo) => {
   await cluster.writeDag(HELLO_DAG_NAME, HELLO_DAG);
   const server = await cluster.startServer('server', {
     env: { DAGU_AUTH_BASIC_USERNAME: 'ops', DAGU_AUTH_BASIC_PASSWORD: 'e2e-secret' },
@@ -95,5 +95,6 @@ test('with auth.basic every page and the API need the password, which the browse
   await expect(signedIn.getByTestId('active-instance')).toHaveText('none');
   await signedIn.goto(`${server.url}/dags`);
   await expect(signedIn.getByRole('link', { name: HELLO_DAG_NAME }).first()).toBeVisible();
+  await screenshot(signedIn, testInfo, 'basic-auth');
   await context.close();
 });
