@@ -4,7 +4,7 @@
 
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { isDistributed, resolveSelector } from '../coordinator/dispatcherApi';
+import { isDistributed, nextAttemptDispatch } from '../coordinator/dispatcherApi';
 import { TERMINAL_RUN_STATES } from '../core/types';
 import { spawnDetachedRun } from '../runner/spawnDetached';
 import { ConflictError } from './errors';
@@ -32,18 +32,7 @@ export async function retryRun(svc: Services, runId: string): Promise<RetryResul
   const attempt = previous.attempt + 1;
   if (isDistributed(dag, svc.config.default_execution_mode)) {
     const result = await svc.dispatcher
-      .dispatch({
-        dag,
-        runId,
-        operation: 'retry',
-        triggerType: 'retry',
-        params: previous.params,
-        scheduleTime: previous.schedule_time,
-        selector: resolveSelector(dag),
-        previous,
-        parent: null,
-        fromQueue: false,
-      })
+      .dispatch(nextAttemptDispatch(dag, previous, 'retry'))
       .catch(dispatchError);
     if (result.outcome === 'refused') throw new NoWorkerError(result.error);
     svc.logger.info('Retry handed to the workers', {

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DispatchParams } from '../coordinator/dispatcherApi';
@@ -7,41 +7,24 @@ import { NotFoundError, toErrorResponse } from './errors';
 import { getDag } from './dags';
 import { getRun } from './runs';
 import { NoWorkerError, startDag } from './startDag';
+import { installFakeDagu, type FakeDagu } from './testFakeDagu';
 import { T0, testServices, type TestServices } from './testServices';
 
 let svc: TestServices;
-let argsFile: string;
-const savedExecutable = process.env.DAGU_EXECUTABLE;
+let fakeDagu: FakeDagu;
 
 beforeEach(() => {
   svc = testServices();
   svc.writeDag('hello', 'steps:\n  - name: greet\n    command: echo hi\n');
   svc.runs.logDir = (dag, runId, attempt) => path.join(svc.config.paths.log_dir, dag, runId, String(attempt));
-  // A stand-in for bin/dagu that records how it was called.
-  argsFile = path.join(svc.config.home, 'args.json');
-  const fake = path.join(svc.config.home, 'fake-dagu.mjs');
-  writeFileSync(
-    fake,
-    `import { writeFileSync } from 'node:fs';\n` +
-      `writeFileSync(${JSON.stringify(argsFile)}, JSON.stringify({ argv: process.argv.slice(2), home: process.env.DAGU_HOME }));\n`,
-  );
-  process.env.DAGU_EXECUTABLE = fake;
+  fakeDagu = installFakeDagu(svc.config.home);
 });
 afterEach(() => {
-  process.env.DAGU_EXECUTABLE = savedExecutable;
-  if (savedExecutable === undefined) delete process.env.DAGU_EXECUTABLE;
+  fakeDagu.restore();
   svc.cleanup();
 });
 
-async function recordedCall(): Promise<{ argv: string[]; home: string }> {
-  for (;;) {
-    try {
-      return JSON.parse(readFileSync(argsFile, 'utf8')) as { argv: string[]; home: string };
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  }
-}
+const recordedCall = () => fakeDagu.recordedCall();
 
 describe('startDag', () => {
   it('spawns `dagu start` with a new run ID, the manual trigger and the params after --', async () => {

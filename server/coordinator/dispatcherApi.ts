@@ -63,3 +63,23 @@ export function isDistributed(
 export function resolveSelector(dag: DagSpec, stepSelector: Labels | null = null): Labels {
   return { ...(stepSelector ?? dag.worker_selector ?? {}) };
 }
+
+/** A retry or resume of the finished run `previous` for the workers: same run ID, params and slot, next attempt. */
+export function nextAttemptDispatch(
+  dag: DagSpec,
+  previous: RunStatus,
+  operation: 'retry' | 'resume',
+): DispatchParams {
+  return {
+    dag,
+    runId: previous.run_id,
+    operation,
+    triggerType: 'retry',
+    params: previous.params,
+    scheduleTime: previous.schedule_time,
+    selector: resolveSelector(dag),
+    previous,
+    parent: null,
+    fromQueue: false,
+  };
+}

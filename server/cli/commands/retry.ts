@@ -11,7 +11,7 @@ import { resolveParams } from '../../core/params';
 import { newRunId } from '../../core/runId';
 import { TERMINAL_RUN_STATES, type DagSpec, type RunStatus } from '../../core/types';
 import { SECOND } from '../../core/units';
-import { isDistributed, resolveSelector } from '../../coordinator/dispatcherApi';
+import { isDistributed, nextAttemptDispatch, resolveSelector } from '../../coordinator/dispatcherApi';
 import { resumeRun } from '../../runner/resumeRun';
 import { retryRun } from '../../runner/retryRun';
 import { startRun } from '../../runner/startRun';
@@ -103,18 +103,7 @@ export async function nextAttempt(
       stores,
       detach: opts.detach,
       quiet: opts.quiet,
-      params: {
-        dag,
-        runId: previous.run_id,
-        operation,
-        triggerType: 'retry',
-        params: previous.params,
-        scheduleTime: previous.schedule_time,
-        selector: resolveSelector(dag),
-        previous,
-        parent: null,
-        fromQueue: false,
-      },
+      params: nextAttemptDispatch(dag, previous, operation),
     });
   }
   const run = operation === 'resume' ? resumeRun : retryRun;
