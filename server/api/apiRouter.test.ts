@@ -57,12 +57,19 @@ describe('createApiRouter', () => {
     expect(await r.json()).toEqual({ id: 'x', body: '{"a":1}', origin: base });
   });
 
-  it('answers an unknown API path or method with the not-found handler and leaves other paths alone', async () => {
+  it('answers an unknown API path with the not-found handler and leaves other paths alone', async () => {
     const base = await serve(router);
-    expect((await fetch(`${base}/api/v1/nope`)).status).toBe(404);
-    expect(await (await fetch(`${base}/api/v1/runs/x`, { method: 'POST' })).json()).toEqual({
-      missing: 'POST /api/v1/runs/x',
-    });
+    expect(await (await fetch(`${base}/api/v1/nope`)).json()).toEqual({ missing: 'GET /api/v1/nope' });
     expect(await (await fetch(`${base}/runs`)).text()).toBe('page');
+  });
+
+  it('answers a known path asked with another method with 405 and the methods it serves', async () => {
+    const base = await serve(router);
+    const r = await fetch(`${base}/api/v1/runs/x`, { method: 'POST' });
+    expect(r.status).toBe(405);
+    expect(r.headers.get('allow')).toBe('GET');
+    expect(await r.json()).toEqual({
+      error: { code: 'method_not_allowed', message: 'POST is not allowed on /api/v1/runs/x; use GET' },
+    });
   });
 });

@@ -44,6 +44,8 @@ export function createApiRouter(routes: readonly RouteEntry[], notFound: Handler
       if (h) {
         handler = h;
         params = Object.fromEntries(c.names.map((n, i) => [n, decodeURIComponent(m[i + 1])]));
+      } else {
+        handler = methodNotAllowed(Object.keys(c.handlers), url.pathname);
       }
       break;
     }
@@ -65,4 +67,18 @@ export function createApiRouter(routes: readonly RouteEntry[], notFound: Handler
     res.end(req.method === 'HEAD' ? undefined : Buffer.from(await response.arrayBuffer()));
     return true;
   };
+}
+
+/** The answer to a known path asked with a method it does not serve: 405 naming the ones it does. */
+function methodNotAllowed(allowed: string[], pathname: string): Handler {
+  return (req) =>
+    Response.json(
+      {
+        error: {
+          code: 'method_not_allowed',
+          message: `${req.method} is not allowed on ${pathname}; use ${allowed.join(' or ')}`,
+        },
+      },
+      { status: 405, headers: { Allow: allowed.join(', '), 'Cache-Control': 'no-store' } },
+    );
 }

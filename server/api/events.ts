@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { EVENT_ID_PATTERN, MAX_EVENT_LIMIT } from '../store/eventRecord';
 import type { EventRecord } from '../store/types';
+import { describeIssues } from './http';
 import { BadRequestError } from './errors';
 import type { Services } from './services';
 
@@ -65,13 +66,7 @@ export function parseEventsQuery(params: URLSearchParams): EventsQuery {
     raw[key] = key === 'type' || values.length > 1 ? values : values[0];
   }
   const parsed = querySchema.safeParse(raw);
-  if (!parsed.success) {
-    throw new BadRequestError(
-      parsed.error.issues
-        .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : 'query'}: ${issue.message}`)
-        .join('; '),
-    );
-  }
+  if (!parsed.success) throw new BadRequestError(describeIssues(parsed.error, 'query'));
   const q = parsed.data;
   const follow = q.follow === '1' || q.follow === 'true';
   if (q.wait !== undefined && !follow) throw new BadRequestError('wait: only allowed with follow=1');

@@ -122,10 +122,10 @@ async function readCapped(req: Request, limit: number): Promise<string> {
 }
 
 /** "params.2: expected string, received number" — the field first, as operators grep for it. */
-export function describeIssues(error: z.ZodError): string {
+export function describeIssues(error: z.ZodError, whole = 'body'): string {
   return error.issues
     .map((issue) => {
-      const field = issue.path.length > 0 ? issue.path.join('.') : 'body';
+      const field = issue.path.length > 0 ? issue.path.join('.') : whole;
       return `${field}: ${issue.message}`;
     })
     .join('; ');

@@ -111,7 +111,7 @@ export function parseQueueQuery(params: URLSearchParams): QueueFilter {
     raw[key] = value;
   }
   const parsed = querySchema.safeParse(raw);
-  if (!parsed.success) throw new BadRequestError(describeIssues(parsed.error));
+  if (!parsed.success) throw new BadRequestError(describeIssues(parsed.error, 'query'));
   return parsed.data;
 }
 
