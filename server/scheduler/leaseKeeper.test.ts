@@ -125,6 +125,16 @@ describe('LeaseKeeper', () => {
     expect(a.keeper.canDispatch()).toBe(true);
   });
 
+  it('reports its own latest renewal as the lock it last saw, from the moment it is active', async () => {
+    const h = harness();
+    const a = h.add('a');
+    await started(h, a);
+    expect(a.keeper.lastSeen().record?.instance_id).toBe('a');
+    await h.world.runUntil(5 * T);
+    const rec = h.disk.current();
+    expect(rec.kind === 'record' && rec.record.counter).toBe(a.keeper.lastSeen().record?.counter);
+  });
+
   it('a standby that saw the lock renewed keeps waiting through storage errors', async () => {
     const h = harness();
     const a = h.add('a');

@@ -205,6 +205,8 @@ export class LeaseKeeper {
   ) {
     this.current = 'active';
     this.mine = record;
+    // What we wrote is the lock as it stands: the registry shows the holder's own latest renewal.
+    this.seen = { record, seenMono: this.mono() };
     this.highestCounter = record.counter;
     this.highestEpochSeen = Math.max(this.highestEpochSeen, record.epoch);
     this.lastRenewStartMono = startMono;
@@ -295,6 +297,7 @@ export class LeaseKeeper {
         });
       }
       this.mine = record;
+      this.seen = { record, seenMono: this.mono() };
       this.lastRenewStartMono = Math.max(this.lastRenewStartMono ?? startMono, startMono);
       this.armFence();
     }
