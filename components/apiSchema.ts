@@ -1359,7 +1359,7 @@ export interface operations {
         selector?: components['schemas']['FilterText'];
         /** @description Only runs whose `reason` is this (e.g. `NoMatchingWorker`). */
         reason?: components['schemas']['FilterText'];
-        /** @description At most this many items (default 500); `total` still counts all that passed the filter. */
+        /** @description At most this many items (default 200); `total` still counts all that passed the filter. */
         limit?: number;
       };
       header?: never;
