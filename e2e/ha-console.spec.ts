@@ -90,11 +90,14 @@ test('the overview shows active and standby, the failover after kill -9 with the
   await screenshot(page, testInfo, 'overview-after-failover');
 
   // The same scheduler started again (same health port). Its instance id names its pid, so the restarted
-  // process is a new instance: it is the one that reports a's port, and it must stand by behind b.
+  // process is a new instance: it is the one that reports a's port, and it must stand by behind b. It
+  // replaces its dead predecessor on this host, which leaves the list instead of lingering as lost.
   const a2 = await cluster.restartScheduler(a);
   const idA2 = await cluster.instanceId(a2);
   expect(idA2).not.toBe(idA);
   await expect(instance(idA2)).toHaveAttribute('data-role', 'standby', { timeout: 10_000 });
+  await expect(instance(idA)).toHaveCount(0);
+  await expect(page.getByTestId('scheduler-instance')).toHaveCount(2);
   await expect(instance(idA2)).toContainText(String(a.port));
   await expect(instance(idB)).toHaveAttribute('data-role', 'active');
   await expect(page.getByTestId('active-instance')).toHaveText(idB);

@@ -6,7 +6,11 @@ import { formatDuration } from '../core/duration';
 import type { LockStorage } from '../core/lease/types';
 import type { Clock, Logger, Timers, TimerHandle } from '../core/ports';
 import { isoUtc } from '../core/runStatus';
-import type { InstanceRecord, InstanceRegistry } from '../store/instanceRegistry';
+import {
+  forgetDeadPredecessors,
+  type InstanceRecord,
+  type InstanceRegistry,
+} from '../store/instanceRegistry';
 import type { EventLog, QueueStore, RunStore } from '../store/types';
 import { startHealthServer, type HealthServer } from './healthServer';
 import type { Launcher } from './launcher';
@@ -30,6 +34,8 @@ export interface SchedulerServiceDeps {
   distributed?: SchedulerDistributed;
   /** Called once when the instance stops being active by losing the lock; the process must exit non-zero. */
   onLost: (reason: string) => void;
+  /** Whether a process of this host is still running; lets a restarted instance drop its dead predecessor's record. */
+  isProcessAlive?: (pid: number) => boolean;
 }
 
 /** Event types of role changes, read by the console's failover history. */
@@ -105,7 +111,23 @@ export class SchedulerService {
       throw err;
     }
     void this.publish();
+    void this.forgetPredecessors();
     this.armRegistry();
+  }
+
+  private async forgetPredecessors(): Promise<void> {
+    if (!this.d.isProcessAlive) return;
+    const { instance_id: id, host, pid } = this.d.identity;
+    try {
+      const gone = await forgetDeadPredecessors(this.d.registry, { id, host, pid }, this.d.isProcessAlive);
+      if (gone.length > 0) {
+        this.d.logger.info('Removed the records of earlier instances on this host that are gone', {
+          instances: gone,
+        });
+      }
+    } catch (err) {
+      this.d.logger.warn('Could not tidy the instance registry', { error: (err as Error).message });
+    }
   }
 
   private armRegistry() {

@@ -29,7 +29,7 @@ export interface ZombieReaperDeps {
 }
 
 /** True when `pid` names a live process on this host. */
-function isLocalProcessAlive(pid: number): boolean {
+export function isLocalProcessAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

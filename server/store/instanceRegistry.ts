@@ -90,3 +90,25 @@ export class InstanceRegistry {
 export function isLive(r: InstanceRecord, nowMs: number, freshForMs: number): boolean {
   return r.role !== 'stopped' && nowMs - Date.parse(r.updated_at) <= freshForMs;
 }
+
+/**
+ * Removes the records of earlier instances on `me.host` whose process is gone: a scheduler restarted after a
+ * crash replaces its dead predecessor in the console at once instead of showing beside it as `lost` until
+ * the active instance prunes it. A record with our own pid but another id is a predecessor by definition.
+ * Should two hosts share a host name (containers), a live instance whose record was removed this way simply
+ * publishes it again within its retry interval.
+ */
+export async function forgetDeadPredecessors(
+  registry: Pick<InstanceRegistry, 'list' | 'remove'>,
+  me: { id: string; host: string; pid: number },
+  isProcessAlive: (pid: number) => boolean,
+): Promise<string[]> {
+  const gone: string[] = [];
+  for (const r of await registry.list()) {
+    if (r.id === me.id || r.host !== me.host) continue;
+    if (r.pid !== me.pid && isProcessAlive(r.pid)) continue;
+    await registry.remove(r.id);
+    gone.push(r.id);
+  }
+  return gone;
+}

@@ -6,6 +6,7 @@ import type { Logger } from '../../core/ports';
 import { SECOND } from '../../core/units';
 import { processLauncher } from '../../scheduler/launcher';
 import { SchedulerService } from '../../scheduler/schedulerService';
+import { isLocalProcessAlive } from '../../scheduler/zombieReaper';
 import { FileSchedulerLock } from '../../store/fileSchedulerLock';
 import { InstanceRegistry } from '../../store/instanceRegistry';
 import { randomHex } from '../../store/randomHex';
@@ -53,6 +54,7 @@ function buildScheduler(config: Config, logger: Logger, onLost: (reason: string)
     },
     newToken: () => randomHex(16),
     onLost,
+    isProcessAlive: isLocalProcessAlive,
   });
 }
 
