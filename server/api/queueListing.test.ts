@@ -218,6 +218,7 @@ describe('parseQueueQuery', () => {
   });
 
   it('refuses unknown parameters, a bad limit and a repeated filter, naming them', () => {
+    expect(() => parse('zone=b')).toThrow(BadRequestError);
     expect(() => parse('zone=b')).toThrow('query: Unrecognized key: "zone"');
     expect(() => parse('limit=0')).toThrow(/limit/);
     expect(() => parse('limit=abc')).toThrow('limit: must be a whole number');
