@@ -72,6 +72,9 @@ test('the overview shows active and standby, the failover after kill -9 with the
   await expect(instance(idB)).toHaveAttribute('data-role', 'active', { timeout: left() });
   await expect(page.getByTestId('active-instance')).toHaveText(idB, { timeout: left() });
   const shownAt = Date.now();
+  // Never two active cards: the killed holder's record is still fresh, but it no longer holds the lock.
+  // (Checked at once, not retried: right now the old record would still count as live.)
+  expect(await page.locator('[data-testid="scheduler-instance"][data-role="active"]').count()).toBe(1);
   const entry = page.locator(`[data-testid="failover-entry"][data-to="${idB}"][data-cause="stale"]`);
   await expect(entry).toHaveCount(1, { timeout: left() });
   await expect(entry).toHaveAttribute('data-from', idA);

@@ -76,10 +76,16 @@ describe('getOverview', () => {
     expect(o.instances.find((i) => i.id === 'sched-a')?.role).toBe('lost');
   });
 
-  it('prefers the instance that became active last while two records say active', async () => {
+  it('prefers the instance that became active last while two records say active, and shows the other lost', async () => {
     await instance('sched-a', 'active', 1 * SECOND, { since: isoUtc(T0 - 600 * SECOND) });
     await instance('sched-b', 'active', 1 * SECOND, { since: isoUtc(T0 - 5 * SECOND) });
-    expect((await getOverview(svc)).active_instance).toBe('sched-b');
+    const o = await getOverview(svc);
+    expect(o.active_instance).toBe('sched-b');
+    // Right after a takeover the dead holder's record is still fresh; it no longer holds the lock.
+    expect(o.instances.map((i) => [i.id, i.role])).toEqual([
+      ['sched-b', 'active'],
+      ['sched-a', 'lost'],
+    ]);
   });
 
   it('shows the failover settings in force as Go durations', async () => {

@@ -74,14 +74,16 @@ export async function getOverview(svc: Services): Promise<Overview> {
   ]);
   const nowMs = svc.clock.nowMs();
   const settings = failoverSettings(svc);
-  const instances = records
-    .map((r) => instanceView(r, nowMs, settings.takeover_bound_ms))
-    .sort((a, b) => ROLE_ORDER.indexOf(a.role) - ROLE_ORDER.indexOf(b.role) || a.id.localeCompare(b.id));
-  // Two live records saying active happen for a moment around a takeover: the one that became active last
-  // is the holder.
-  const active = instances
+  const views = records.map((r) => instanceView(r, nowMs, settings.takeover_bound_ms));
+  // Two live records saying active happen for a moment around a takeover (the dead holder's record is still
+  // fresh): the one that became active last holds the lock, and the other is shown as lost, not as a second
+  // active scheduler.
+  const active = views
     .filter((i) => i.role === 'active')
     .sort((a, b) => Date.parse(b.since) - Date.parse(a.since))[0];
+  const instances = views
+    .map((i) => (i.role === 'active' && i !== active ? { ...i, role: 'lost' as const } : i))
+    .sort((a, b) => ROLE_ORDER.indexOf(a.role) - ROLE_ORDER.indexOf(b.role) || a.id.localeCompare(b.id));
   const counts = countWaiting(snap);
   const byState = { healthy: 0, late: 0, lost: 0 };
   const staleMs = svc.config.coordinator.worker_stale_threshold_ms;
