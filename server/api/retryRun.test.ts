@@ -1,28 +1,21 @@
-import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DispatchParams } from '../coordinator/dispatcherApi';
 import { testRunStatus } from '../store/testRunStatus';
 import { ConflictError, NotFoundError, toErrorResponse } from './errors';
 import { retryRun } from './retryRun';
 import { NoWorkerError } from './startDag';
-import { installFakeDagu, type FakeDagu } from './testFakeDagu';
-import { testServices, type TestServices } from './testServices';
+import { spawnTest, type SpawnTest } from './testFakeDagu';
+import type { TestServices } from './testServices';
 
+let t: SpawnTest;
 let svc: TestServices;
-let fakeDagu: FakeDagu;
-
 beforeEach(() => {
-  svc = testServices();
-  svc.writeDag('hello', 'steps:\n  - name: greet\n    command: echo hi\n');
-  svc.runs.logDir = (dag, runId, attempt) => path.join(svc.config.paths.log_dir, dag, runId, String(attempt));
-  fakeDagu = installFakeDagu(svc.config.home);
+  t = spawnTest();
+  svc = t.svc;
 });
-afterEach(() => {
-  fakeDagu.restore();
-  svc.cleanup();
-});
+afterEach(() => t.done());
 
-const recordedCall = () => fakeDagu.recordedCall();
+const recordedCall = () => t.fakeDagu.recordedCall();
 
 describe('retryRun of a local DAG', () => {
   it('spawns `dagu retry <run-id>` for the same home and reports the next attempt', async () => {

@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DispatchParams } from '../coordinator/dispatcherApi';
 import { newRunStatus } from '../core/runStatus';
@@ -7,24 +6,18 @@ import { NotFoundError, toErrorResponse } from './errors';
 import { getDag } from './dags';
 import { getRun } from './runs';
 import { NoWorkerError, startDag } from './startDag';
-import { installFakeDagu, type FakeDagu } from './testFakeDagu';
-import { T0, testServices, type TestServices } from './testServices';
+import { spawnTest, type SpawnTest } from './testFakeDagu';
+import { T0, type TestServices } from './testServices';
 
+let t: SpawnTest;
 let svc: TestServices;
-let fakeDagu: FakeDagu;
-
 beforeEach(() => {
-  svc = testServices();
-  svc.writeDag('hello', 'steps:\n  - name: greet\n    command: echo hi\n');
-  svc.runs.logDir = (dag, runId, attempt) => path.join(svc.config.paths.log_dir, dag, runId, String(attempt));
-  fakeDagu = installFakeDagu(svc.config.home);
+  t = spawnTest();
+  svc = t.svc;
 });
-afterEach(() => {
-  fakeDagu.restore();
-  svc.cleanup();
-});
+afterEach(() => t.done());
 
-const recordedCall = () => fakeDagu.recordedCall();
+const recordedCall = () => t.fakeDagu.recordedCall();
 
 describe('startDag', () => {
   it('spawns `dagu start` with a new run ID, the manual trigger and the params after --', async () => {

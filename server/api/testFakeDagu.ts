@@ -3,6 +3,7 @@
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { testServices, type TestServices } from './testServices';
 
 export interface RecordedCall {
   argv: string[];
@@ -40,6 +41,29 @@ export function installFakeDagu(dir: string): FakeDagu {
     restore() {
       if (saved === undefined) delete process.env.DAGU_EXECUTABLE;
       else process.env.DAGU_EXECUTABLE = saved;
+    },
+  };
+}
+
+/** What a test of a spawning operation works with: services holding the DAG `hello`, and the stand-in. */
+export interface SpawnTest {
+  svc: TestServices;
+  fakeDagu: FakeDagu;
+  /** Restores DAGU_EXECUTABLE and removes the services' home. */
+  done(): void;
+}
+
+export function spawnTest(): SpawnTest {
+  const svc = testServices();
+  svc.writeDag('hello', 'steps:\n  - name: greet\n    command: echo hi\n');
+  svc.runs.logDir = (dag, runId, attempt) => path.join(svc.config.paths.log_dir, dag, runId, String(attempt));
+  const fakeDagu = installFakeDagu(svc.config.home);
+  return {
+    svc,
+    fakeDagu,
+    done() {
+      fakeDagu.restore();
+      svc.cleanup();
     },
   };
 }
