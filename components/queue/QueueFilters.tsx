@@ -6,12 +6,9 @@
 import { useRouter } from 'next/navigation';
 import type { ChangeEvent } from 'react';
 import type { QueueListing } from '@/components/apiTypes';
-import { buttonClass } from '../Panels';
+import { FilterFormActions, FilterSelect } from '../FilterControls';
 import { QUEUE_FILTER_KEYS, type QueueFilter } from '../queries';
 import { isFiltered, queueHref } from './queueFilterUrl';
-
-const selectClass =
-  'max-w-[16rem] rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-900 focus-visible:outline-2 focus-visible:outline-blue-500';
 
 const CONTROLS: Array<{
   key: keyof QueueFilter;
@@ -56,38 +53,19 @@ export function QueueFilters({
         const current = filter[c.key];
         if (current) options.add(current);
         return (
-          <label
+          <FilterSelect
             key={c.key}
-            className="flex flex-col gap-1 text-xs font-medium text-zinc-600 dark:text-zinc-300"
-          >
-            {c.label}
-            <select
-              name={c.key}
-              className={selectClass}
-              defaultValue={current ?? ''}
-              onChange={onChange}
-              data-testid={`queue-filter-${c.key}`}
-            >
-              <option value="">{c.any}</option>
-              {[...options].sort().map((v) => (
-                <option key={v} value={v}>
-                  {v}
-                </option>
-              ))}
-            </select>
-          </label>
+            label={c.label}
+            name={c.key}
+            anyLabel={c.any}
+            value={current}
+            options={[...options].sort()}
+            onChange={onChange}
+            testId={`queue-filter-${c.key}`}
+          />
         );
       })}
-      <noscript>
-        <button type="submit" className={buttonClass('secondary')}>
-          Apply
-        </button>
-      </noscript>
-      {isFiltered(filter) && (
-        <button type="button" className={buttonClass('secondary')} onClick={() => go({})}>
-          Clear filters
-        </button>
-      )}
+      <FilterFormActions filtered={isFiltered(filter)} onClear={() => go({})} />
     </form>
   );
 }

@@ -8,12 +8,9 @@ import { useQuery } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import type { ChangeEvent } from 'react';
 import { RUN_STATES } from '@/server/api/runStates';
-import { buttonClass } from '../Panels';
+import { FilterFormActions, FilterSelect } from '../FilterControls';
 import { dagsQuery, type RunFilter } from '../queries';
 import { runListHref } from './runFilterUrl';
-
-const selectClass =
-  'rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-900 focus-visible:outline-2 focus-visible:outline-blue-500';
 
 export function RunFilters({ filter }: { filter: RunFilter }) {
   const router = useRouter();
@@ -36,50 +33,26 @@ export function RunFilters({ filter }: { filter: RunFilter }) {
       className="mb-4 flex flex-wrap items-end gap-3"
       data-testid="run-filters"
     >
-      <label className="flex flex-col gap-1 text-xs font-medium text-zinc-600 dark:text-zinc-300">
-        DAG
-        <select
-          name="dag"
-          className={selectClass}
-          defaultValue={filter.dag ?? ''}
-          onChange={onChange}
-          data-testid="filter-dag"
-        >
-          <option value="">All DAGs</option>
-          {[...names].sort().map((n) => (
-            <option key={n} value={n}>
-              {n}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label className="flex flex-col gap-1 text-xs font-medium text-zinc-600 dark:text-zinc-300">
-        Status
-        <select
-          name="status"
-          className={selectClass}
-          defaultValue={filter.status ?? ''}
-          onChange={onChange}
-          data-testid="filter-status"
-        >
-          <option value="">Any status</option>
-          {RUN_STATES.map((s) => (
-            <option key={s} value={s}>
-              {s.replace('_', ' ')}
-            </option>
-          ))}
-        </select>
-      </label>
-      <noscript>
-        <button type="submit" className={buttonClass('secondary')}>
-          Apply
-        </button>
-      </noscript>
-      {(filter.dag || filter.status) && (
-        <button type="button" className={buttonClass('secondary')} onClick={() => go({})}>
-          Clear filters
-        </button>
-      )}
+      <FilterSelect
+        label="DAG"
+        name="dag"
+        anyLabel="All DAGs"
+        value={filter.dag}
+        options={[...names].sort()}
+        onChange={onChange}
+        testId="filter-dag"
+      />
+      <FilterSelect
+        label="Status"
+        name="status"
+        anyLabel="Any status"
+        value={filter.status}
+        options={RUN_STATES}
+        optionLabel={(s) => s.replace('_', ' ')}
+        onChange={onChange}
+        testId="filter-status"
+      />
+      <FilterFormActions filtered={Boolean(filter.dag || filter.status)} onClear={() => go({})} />
     </form>
   );
 }
