@@ -124,3 +124,25 @@ export const thClass =
 export const tdClass = 'px-3 py-2 align-top';
 export const linkClass =
   'font-medium text-blue-700 hover:underline focus-visible:outline-2 focus-visible:outline-blue-500 dark:text-blue-300';
+
+/** A column heading: plain text, or a label with an extra class (alignment, width). */
+export type TableColumn = string | { label: ReactNode; className?: string };
+
+/** The heading row of a table; a `false` entry is a column left out (e.g. the DAG column inside a DAG). */
+export function TableHead({ columns }: { columns: ReadonlyArray<TableColumn | false> }) {
+  return (
+    <thead className="bg-zinc-50 dark:bg-zinc-900">
+      <tr>
+        {columns.map((c, i) => {
+          if (c === false) return null;
+          const { label, className } = typeof c === 'string' ? { label: c, className: undefined } : c;
+          return (
+            <th key={i} scope="col" className={className ? `${thClass} ${className}` : thClass}>
+              {label}
+            </th>
+          );
+        })}
+      </tr>
+    </thead>
+  );
+}

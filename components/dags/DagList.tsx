@@ -8,12 +8,12 @@ import type { DagSummary } from '@/components/apiTypes';
 import {
   EmptyState,
   ErrorPanel,
+  linkClass,
   LoadingPanel,
   StaleNotice,
-  linkClass,
   tableClass,
+  TableHead,
   tdClass,
-  thClass,
 } from '../Panels';
 import { StatusBadge } from '../StatusBadge';
 import { errorText } from '../errorText';
@@ -41,25 +41,15 @@ export function DagList() {
       {error && <StaleNotice message={errorText(error)} />}
       <div className="overflow-x-auto rounded-lg border border-zinc-200 dark:border-zinc-800">
         <table className={tableClass} data-testid="dag-table">
-          <thead className="bg-zinc-50 dark:bg-zinc-900">
-            <tr>
-              <th scope="col" className={thClass}>
-                Name
-              </th>
-              <th scope="col" className={thClass}>
-                Schedule
-              </th>
-              <th scope="col" className={thClass}>
-                Next slot
-              </th>
-              <th scope="col" className={thClass}>
-                Last run
-              </th>
-              <th scope="col" className={thClass}>
-                <span className="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
+          <TableHead
+            columns={[
+              'Name',
+              'Schedule',
+              'Next slot',
+              'Last run',
+              { label: <span className="sr-only">Actions</span> },
+            ]}
+          />
           <tbody className="divide-y divide-zinc-200 dark:divide-zinc-800">
             {data.dags.map((dag) => (
               <DagRow key={dag.file} dag={dag} now={now} />

@@ -1,7 +1,7 @@
 // The failover history, newest first: when, from which instance to which, why, and the measured gap.
 
 import type { FailoverView } from '../apiTypes';
-import { EmptyState, tableClass, tdClass, thClass } from '../Panels';
+import { EmptyState, tableClass, TableHead, tdClass } from '../Panels';
 import { ToneBadge } from '../StatusBadge';
 import { formatTime } from '../format';
 import { formatGap } from '@/server/console/durationText';
@@ -23,22 +23,7 @@ export function FailoverHistory({ failovers, clock }: { failovers: FailoverView[
         <div className="overflow-x-auto rounded-lg border border-zinc-200 dark:border-zinc-800">
           <table className={tableClass}>
             <caption className="sr-only">Failovers, newest first</caption>
-            <thead className="bg-zinc-50 dark:bg-zinc-900">
-              <tr>
-                <th scope="col" className={thClass}>
-                  When
-                </th>
-                <th scope="col" className={thClass}>
-                  From → to
-                </th>
-                <th scope="col" className={thClass}>
-                  Cause
-                </th>
-                <th scope="col" className={`${thClass} text-right`}>
-                  Gap
-                </th>
-              </tr>
-            </thead>
+            <TableHead columns={['When', 'From → to', 'Cause', { label: 'Gap', className: 'text-right' }]} />
             <tbody className="divide-y divide-zinc-200 dark:divide-zinc-800">
               {failovers.map((f) => (
                 <FailoverRow key={f.event_id} failover={f} clock={clock} />

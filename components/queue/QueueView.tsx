@@ -7,13 +7,13 @@ import Link from 'next/link';
 import { useState } from 'react';
 import type { CancelResult, WaitingRun } from '@/components/apiTypes';
 import {
+  buttonClass,
   EmptyState,
   ErrorPanel,
   LoadingPanel,
   StaleNotice,
-  buttonClass,
   tableClass,
-  thClass,
+  TableHead,
 } from '../Panels';
 import { ConfirmDialog } from '../dialog/ConfirmDialog';
 import { errorText } from '../errorText';
@@ -122,30 +122,33 @@ export function QueueView({ filter }: { filter: QueueFilter }) {
           </div>
           <div className="overflow-x-auto rounded-lg border border-zinc-200 dark:border-zinc-800">
             <table className={tableClass} data-testid="waiting-table">
-              <thead className="bg-zinc-50 dark:bg-zinc-900">
-                <tr>
-                  <th scope="col" className={`${thClass} w-8`}>
-                    <input
-                      type="checkbox"
-                      checked={allChosen}
-                      ref={(el) => {
-                        if (el) el.indeterminate = chosen.length > 0 && !allChosen;
-                      }}
-                      onChange={(e) => select(shownIds, e.currentTarget.checked)}
-                      aria-label="Select all shown runs"
-                      className="size-4 accent-blue-600 focus-visible:outline-2 focus-visible:outline-blue-500"
-                    />
-                  </th>
-                  {['Run', 'DAG', 'Queue', 'Selector', 'Why it waits', 'Waited', 'Hold expires'].map((h) => (
-                    <th key={h} scope="col" className={thClass}>
-                      {h}
-                    </th>
-                  ))}
-                  <th scope="col" className={thClass}>
-                    <span className="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
+              <TableHead
+                columns={[
+                  {
+                    label: (
+                      <input
+                        type="checkbox"
+                        checked={allChosen}
+                        ref={(el) => {
+                          if (el) el.indeterminate = chosen.length > 0 && !allChosen;
+                        }}
+                        onChange={(e) => select(shownIds, e.currentTarget.checked)}
+                        aria-label="Select all shown runs"
+                        className="size-4 accent-blue-600 focus-visible:outline-2 focus-visible:outline-blue-500"
+                      />
+                    ),
+                    className: 'w-8',
+                  },
+                  'Run',
+                  'DAG',
+                  'Queue',
+                  'Selector',
+                  'Why it waits',
+                  'Waited',
+                  'Hold expires',
+                  { label: <span className="sr-only">Actions</span> },
+                ]}
+              />
               <tbody className="divide-y divide-zinc-200 dark:divide-zinc-800">
                 {items.map((item: WaitingRun) => (
                   <WaitingRunRow

@@ -3,7 +3,7 @@
 import Link from 'next/link';
 import type { RunSummary } from '@/components/apiTypes';
 import { StatusBadge } from '../StatusBadge';
-import { linkClass, tableClass, tdClass, thClass } from '../Panels';
+import { linkClass, tableClass, TableHead, tdClass } from '../Panels';
 import { formatSpan, formatTime } from '../format';
 
 export function RunTable({
@@ -18,30 +18,7 @@ export function RunTable({
   return (
     <div className="overflow-x-auto rounded-lg border border-zinc-200 dark:border-zinc-800">
       <table className={tableClass} data-testid="run-table">
-        <thead className="bg-zinc-50 dark:bg-zinc-900">
-          <tr>
-            <th scope="col" className={thClass}>
-              Run
-            </th>
-            {showDag && (
-              <th scope="col" className={thClass}>
-                DAG
-              </th>
-            )}
-            <th scope="col" className={thClass}>
-              Status
-            </th>
-            <th scope="col" className={thClass}>
-              Trigger
-            </th>
-            <th scope="col" className={thClass}>
-              Started
-            </th>
-            <th scope="col" className={thClass}>
-              Duration
-            </th>
-          </tr>
-        </thead>
+        <TableHead columns={['Run', showDag && 'DAG', 'Status', 'Trigger', 'Started', 'Duration']} />
         <tbody className="divide-y divide-zinc-200 dark:divide-zinc-800">
           {runs.map((run) => (
             <tr key={run.run_id} data-testid={`run-row-${run.run_id}`}>

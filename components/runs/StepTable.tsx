@@ -2,7 +2,7 @@
 
 import type { StepStatus } from '@/components/apiTypes';
 import { StatusBadge } from '../StatusBadge';
-import { tableClass, tdClass, thClass } from '../Panels';
+import { tableClass, TableHead, tdClass } from '../Panels';
 import { formatSpan, formatTime } from '../format';
 
 export interface StepRowData {
@@ -25,15 +25,7 @@ export function StepTable({
   return (
     <div className="overflow-x-auto rounded-lg border border-zinc-200 dark:border-zinc-800">
       <table className={tableClass} data-testid="step-table">
-        <thead className="bg-zinc-50 dark:bg-zinc-900">
-          <tr>
-            {['Step', 'Status', 'Exit code', 'Retries', 'Started', 'Duration'].map((h) => (
-              <th key={h} scope="col" className={thClass}>
-                {h}
-              </th>
-            ))}
-          </tr>
-        </thead>
+        <TableHead columns={['Step', 'Status', 'Exit code', 'Retries', 'Started', 'Duration']} />
         <tbody className="divide-y divide-zinc-200 dark:divide-zinc-800">
           {rows.map(({ step, label }) => (
             <tr

@@ -4,7 +4,7 @@
 
 import { useQuery } from '@tanstack/react-query';
 import type { WorkerSummary } from '../apiTypes';
-import { EmptyState, ErrorPanel, LoadingPanel, StaleNotice, tableClass, thClass } from '../Panels';
+import { EmptyState, ErrorPanel, LoadingPanel, StaleNotice, tableClass, TableHead } from '../Panels';
 import { errorText } from '../errorText';
 import { useNow } from '../useNow';
 import { formatAge } from '@/server/console/durationText';
@@ -41,25 +41,7 @@ export function WorkerList() {
           <div className="overflow-x-auto rounded-lg border border-zinc-200 dark:border-zinc-800">
             <table className={tableClass}>
               <caption className="sr-only">Registered workers, healthy ones first</caption>
-              <thead className="bg-zinc-50 dark:bg-zinc-900">
-                <tr>
-                  <th scope="col" className={thClass}>
-                    Worker
-                  </th>
-                  <th scope="col" className={thClass}>
-                    Labels
-                  </th>
-                  <th scope="col" className={thClass}>
-                    In use
-                  </th>
-                  <th scope="col" className={thClass}>
-                    Running tasks
-                  </th>
-                  <th scope="col" className={thClass}>
-                    Heartbeat
-                  </th>
-                </tr>
-              </thead>
+              <TableHead columns={['Worker', 'Labels', 'In use', 'Running tasks', 'Heartbeat']} />
               <tbody className="divide-y divide-zinc-200 dark:divide-zinc-800">
                 {data.workers.map((w) => (
                   <WorkerRow
