@@ -14,6 +14,7 @@ import { loadConfig } from '../server/config/loadConfig';
 import type { Labels } from '../server/core/distributed';
 import type { DagSpec } from '../server/core/types';
 import { COORDINATOR_PATHS } from '../server/coordinator/protocol';
+import { newRunDispatch } from '../server/coordinator/dispatcherApi';
 import { loadDag } from '../server/store/dagCatalog';
 import type { WorkerRecord } from '../server/store/dispatchTypes';
 import {
@@ -149,18 +150,7 @@ class Cluster {
 
   /** Dispatches a run of the cluster's DAG with `selector` (held while no worker matches it). */
   async dispatch(runId: string, selector: Labels) {
-    const r = await this.services.dispatcher.dispatch({
-      dag: this.dag,
-      runId,
-      operation: 'start',
-      triggerType: 'manual',
-      params: [],
-      scheduleTime: null,
-      selector,
-      previous: null,
-      parent: null,
-      fromQueue: false,
-    });
+    const r = await this.services.dispatcher.dispatch(newRunDispatch(this.dag, runId, { selector }));
     if (r.outcome === 'refused') throw new Error(`dispatch of ${runId} refused: ${r.error}`);
     return r;
   }

@@ -5,7 +5,7 @@
 import { randomHex } from '../store/randomHex';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { isDistributed, resolveSelector } from '../coordinator/dispatcherApi';
+import { isDistributed, newRunDispatch } from '../coordinator/dispatcherApi';
 import { newRunId } from '../core/runId';
 import type { RunStatus } from '../core/types';
 import { SECOND } from '../core/units';
@@ -55,20 +55,7 @@ export async function startDag(
   const dag = await requireDag(svc, dagName);
   const runId = newRunId(svc.clock.nowMs(), randomHex(4));
   if (isDistributed(dag, svc.config.default_execution_mode)) {
-    const result = await svc.dispatcher
-      .dispatch({
-        dag,
-        runId,
-        operation: 'start',
-        triggerType: 'manual',
-        params,
-        scheduleTime: null,
-        selector: resolveSelector(dag),
-        previous: null,
-        parent: null,
-        fromQueue: false,
-      })
-      .catch(dispatchError);
+    const result = await svc.dispatcher.dispatch(newRunDispatch(dag, runId, { params })).catch(dispatchError);
     if (result.outcome === 'refused') throw new NoWorkerError(result.error);
     svc.logger.info('Run handed to the workers', { dag: dag.name, run_id: runId, outcome: result.outcome });
     return {

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock, systemTimers } from '../core/clock';
 import type { Labels } from '../core/distributed';
 import { dagFromYaml, RecordingLogger } from '../scheduler/testing/loopFixtures';
+import { newRunDispatch } from './dispatcherApi';
 import type { DispatchTask } from '../store/dispatchTypes';
 import { MemoryCancelRequests } from '../store/memoryCancelRequests';
 import { MemoryDispatchStore } from '../store/memoryDispatchStore';
@@ -145,18 +146,7 @@ async function startCoordinator(
 }
 
 function dispatchEtl(s: Started, runId: string, selector: Labels) {
-  return s.dispatcher.dispatch({
-    dag: etl,
-    runId,
-    operation: 'start',
-    triggerType: 'manual',
-    params: [],
-    scheduleTime: null,
-    selector,
-    previous: null,
-    parent: null,
-    fromQueue: false,
-  });
+  return s.dispatcher.dispatch(newRunDispatch(etl, runId, { selector }));
 }
 
 /** Polls and acknowledges for `workerId`; returns the task. */

@@ -13,7 +13,7 @@ import type { LoadDagResult } from '../store/dagCatalog';
 import type { WorkerRegistry } from '../store/dispatchTypes';
 import type { RunStore } from '../store/types';
 import { hasBearerToken } from './auth';
-import { resolveSelector, type DispatcherApi } from './dispatcherApi';
+import { resolveSelector, type DispatcherApi, newRunDispatch } from './dispatcherApi';
 import { DispatchConflictError, DispatchFailedError, RunUnreadableError } from './errors';
 import { HttpError, readJson, sendError, sendJson, sendNoContent } from './httpIo';
 import type { LogChunks } from './logChunks';
@@ -337,18 +337,14 @@ export class CoordinatorServer {
     }
     let reply: DispatchReply;
     try {
-      const result = await this.d.dispatcher.dispatch({
-        dag: loaded.dag,
-        runId: body.run_id,
-        operation: 'start',
-        triggerType: 'subdag',
-        params: body.params,
-        scheduleTime: null,
-        selector: resolveSelector(loaded.dag, body.worker_selector),
-        previous: null,
-        parent: body.parent,
-        fromQueue: false,
-      });
+      const result = await this.d.dispatcher.dispatch(
+        newRunDispatch(loaded.dag, body.run_id, {
+          triggerType: 'subdag',
+          params: body.params,
+          selector: resolveSelector(loaded.dag, body.worker_selector),
+          parent: body.parent,
+        }),
+      );
       reply =
         result.outcome === 'refused'
           ? {

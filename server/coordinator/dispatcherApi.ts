@@ -64,6 +64,30 @@ export function resolveSelector(dag: DagSpec, stepSelector: Labels | null = null
   return { ...(stepSelector ?? dag.worker_selector ?? {}) };
 }
 
+/**
+ * A new run of `dag` for the workers: a manual start with no params and the DAG's own selector unless `over`
+ * says otherwise (a sub-DAG's trigger and parent, the queue's slot time, a step's selector, ...).
+ */
+export function newRunDispatch(
+  dag: DagSpec,
+  runId: string,
+  over: Partial<DispatchParams> = {},
+): DispatchParams {
+  return {
+    dag,
+    runId,
+    operation: 'start',
+    triggerType: 'manual',
+    params: [],
+    scheduleTime: null,
+    selector: resolveSelector(dag),
+    previous: null,
+    parent: null,
+    fromQueue: false,
+    ...over,
+  };
+}
+
 /** A retry or resume of the finished run `previous` for the workers: same run ID, params and slot, next attempt. */
 export function nextAttemptDispatch(
   dag: DagSpec,

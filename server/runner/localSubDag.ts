@@ -14,7 +14,12 @@ import { resolveParams } from '../core/params';
 import type { Clock, Logger } from '../core/ports';
 import { TERMINAL_RUN_STATES, type DagSpec, type RunStatus } from '../core/types';
 import { SECOND } from '../core/units';
-import { isDistributed, resolveSelector, type DispatcherApi } from '../coordinator/dispatcherApi';
+import {
+  isDistributed,
+  resolveSelector,
+  type DispatcherApi,
+  newRunDispatch,
+} from '../coordinator/dispatcherApi';
 import { loadDag, type LoadDagResult } from '../store/dagCatalog';
 import type { RunStore } from '../store/types';
 import { signalGroup } from './processGroup';
@@ -116,18 +121,14 @@ async function dispatchChild(
   const selector = resolveSelector(dag, req.workerSelector);
   let outcome: Awaited<ReturnType<DispatcherApi['dispatch']>>;
   try {
-    outcome = await dispatcher.dispatch({
-      dag,
-      runId: req.runId,
-      operation: 'start',
-      triggerType: 'subdag',
-      params: resolveChildParams(dag, req.params),
-      scheduleTime: null,
-      selector,
-      previous: null,
-      parent: req.parent,
-      fromQueue: false,
-    });
+    outcome = await dispatcher.dispatch(
+      newRunDispatch(dag, req.runId, {
+        triggerType: 'subdag',
+        params: resolveChildParams(dag, req.params),
+        selector,
+        parent: req.parent,
+      }),
+    );
   } catch (err) {
     throw new SubDagStartError(dag.name, errorText(err));
   }

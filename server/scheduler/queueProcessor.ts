@@ -8,7 +8,7 @@ import type { DagSpec, RunStatus } from '../core/types';
 import { SECOND } from '../core/units';
 import type { QueueConfig } from '../config/types';
 import type { QueueItem, QueueStore, RunStore } from '../store/types';
-import { isDistributed, resolveSelector, type DispatcherApi } from '../coordinator/dispatcherApi';
+import { isDistributed, type DispatcherApi, newRunDispatch } from '../coordinator/dispatcherApi';
 import type { DispatchStore } from '../store/dispatchTypes';
 import type { DagSource } from './dagCatalogCache';
 import type { Launcher } from './launcher';
@@ -252,18 +252,14 @@ export class QueueProcessor {
     if (!this.d.canDispatch()) return false;
     let result;
     try {
-      result = await dispatcher.dispatch({
-        dag,
-        runId: status.run_id,
-        operation: 'start',
-        triggerType: status.trigger_type,
-        params: status.params,
-        scheduleTime: status.schedule_time,
-        selector: resolveSelector(dag),
-        previous: null,
-        parent: null,
-        fromQueue: true,
-      });
+      result = await dispatcher.dispatch(
+        newRunDispatch(dag, status.run_id, {
+          triggerType: status.trigger_type,
+          params: status.params,
+          scheduleTime: status.schedule_time,
+          fromQueue: true,
+        }),
+      );
     } catch (err) {
       // The item stays and a later pass tries again.
       const message = (err as Error).message;

@@ -11,7 +11,7 @@ import { resolveParams } from '../../core/params';
 import { newRunId } from '../../core/runId';
 import { TERMINAL_RUN_STATES, type DagSpec, type RunStatus } from '../../core/types';
 import { SECOND } from '../../core/units';
-import { isDistributed, nextAttemptDispatch, resolveSelector } from '../../coordinator/dispatcherApi';
+import { isDistributed, nextAttemptDispatch, newRunDispatch } from '../../coordinator/dispatcherApi';
 import { resumeRun } from '../../runner/resumeRun';
 import { retryRun } from '../../runner/retryRun';
 import { startRun } from '../../runner/startRun';
@@ -133,18 +133,7 @@ export async function restartCommand(runId: string, opts: Opts): Promise<number>
       stores,
       detach: opts.detach,
       quiet: opts.quiet,
-      params: {
-        dag,
-        runId: newId(),
-        operation: 'start',
-        triggerType: 'manual',
-        params: resolveParams(dag.params, previous.params).list,
-        scheduleTime: null,
-        selector: resolveSelector(dag),
-        previous: null,
-        parent: null,
-        fromQueue: false,
-      },
+      params: newRunDispatch(dag, newId(), { params: resolveParams(dag.params, previous.params).list }),
     });
   }
   return foreground(

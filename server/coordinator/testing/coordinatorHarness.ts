@@ -22,7 +22,7 @@ import { MemoryWorkerRegistry } from '../../store/memoryWorkerRegistry';
 import type { RunStore } from '../../store/types';
 import { CoordinatorDetector } from '../detector';
 import { Dispatcher } from '../dispatcher';
-import type { DispatchParams } from '../dispatcherApi';
+import { newRunDispatch, type DispatchParams } from '../dispatcherApi';
 import { RunLocks } from '../runLocks';
 import { WorkerReports } from '../workerReports';
 import { FaultyDispatchStore } from './faultyDispatchStore';
@@ -154,19 +154,7 @@ export async function coordinatorHarness(kit: StoreKit, opts: HarnessOptions = {
     },
     /** A direct dispatch of `etl` (like `dagu start`). */
     dispatch(runId: string, selector: Labels, extra: Partial<DispatchParams> = {}) {
-      return dispatcher.dispatch({
-        dag: etl,
-        runId,
-        operation: 'start',
-        triggerType: 'manual',
-        params: [],
-        scheduleTime: null,
-        selector,
-        previous: null,
-        parent: null,
-        fromQueue: false,
-        ...extra,
-      });
+      return dispatcher.dispatch(newRunDispatch(etl, runId, { selector, ...extra }));
     },
     /** A queued run of `etl` as the scheduler's queue records it, marked active. */
     async queuedRun(runId: string): Promise<RunStatus> {
