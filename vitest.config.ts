@@ -13,6 +13,9 @@ export default defineConfig({
           name: 'unit',
           include: ['server/**/*.test.ts'],
           environment: 'node',
+          // Unit files first, in parallel; the integration files after them, so that the lease simulations
+          // do not compete for the 2 cores with real schedulers whose timing the integration tests measure.
+          sequence: { groupOrder: 0 },
         },
       },
       {
@@ -25,6 +28,7 @@ export default defineConfig({
           hookTimeout: 60_000,
           // Real processes and real timings: keep files sequential so the 2 cores are not oversubscribed.
           fileParallelism: false,
+          sequence: { groupOrder: 1 },
         },
       },
     ],

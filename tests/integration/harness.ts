@@ -118,13 +118,23 @@ export function watchOutput(child: ChildProcess): Pick<Service, 'output' | 'wait
         };
         const timer = setTimeout(() => {
           listeners.delete(check);
-          reject(new Error(`timed out waiting for ${pattern}; output:\n${out}`));
+          reject(new Error(`timed out waiting for ${pattern}; ${describeOutput(out)}`));
         }, timeoutMs);
         listeners.add(check);
         check();
       });
     },
   };
+}
+
+/**
+ * A long output shown in a failure message: its last lines matter most (CI logs keep only the head of a
+ * long message), so they come first, followed by the whole text.
+ */
+function describeOutput(out: string): string {
+  const lines = out.trimEnd().split('\n');
+  if (lines.length <= 30) return `output:\n${out}`;
+  return `last 30 of ${lines.length} output lines:\n${lines.slice(-30).join('\n')}\n-- whole output:\n${out}`;
 }
 
 /** Sends `signal`, then SIGKILL after 12 s, and resolves with the exit code. */
