@@ -28,6 +28,7 @@ function ensureSystemPackages() {
     need.push('python3-fusepy');
   if (!has('command -v faketime')) need.push('faketime');
   if (!has('command -v openssl')) need.push('openssl'); // self-signed certificates for the TLS tests
+  if (!has('command -v systemd-analyze')) need.push('systemd'); // `systemd-analyze verify` of deploy/systemd
   if (need.length === 0) return;
   if (process.getuid?.() !== 0) {
     problems.push(`missing Debian packages (install as root): apt-get install -y ${need.join(' ')}`);
