@@ -22,7 +22,11 @@ export default defineConfig({
         resolve: { alias },
         test: {
           name: 'integration',
-          include: ['tests/integration/**/*.test.ts', 'conformance/**/*.test.ts'],
+          include: [
+            'tests/integration/**/*.test.ts',
+            'tests/hostile/**/*.test.ts',
+            'conformance/**/*.test.ts',
+          ],
           environment: 'node',
           testTimeout: 60_000,
           hookTimeout: 60_000,

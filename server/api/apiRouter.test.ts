@@ -72,4 +72,23 @@ describe('createApiRouter', () => {
       error: { code: 'method_not_allowed', message: 'POST is not allowed on /api/v1/runs/x; use GET' },
     });
   });
+
+  it('answers a path parameter that is not valid percent-encoding 400, not 500', async () => {
+    const base = await serve(router);
+    const r = await fetch(`${base}/api/v1/runs/%E0%A4%A`);
+    expect(r.status).toBe(400);
+    expect(await r.json()).toEqual({
+      error: {
+        code: 'bad_request',
+        message: 'the path "/api/v1/runs/%E0%A4%A" is not valid percent-encoding',
+      },
+    });
+  });
+
+  it('answers HEAD like GET without the body', async () => {
+    const base = await serve(router);
+    const r = await fetch(`${base}/api/v1/runs/x`, { method: 'HEAD' });
+    expect(r.status).toBe(200);
+    expect(await r.text()).toBe('');
+  });
 });

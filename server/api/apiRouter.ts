@@ -40,10 +40,14 @@ export function createApiRouter(routes: readonly RouteEntry[], notFound: Handler
     for (const c of compiled) {
       const m = c.regex.exec(url.pathname);
       if (!m) continue;
-      const h = c.handlers[req.method as 'GET' | 'POST'];
-      if (h) {
+      // HEAD is a GET without the body (dropped below), as Next answers it for the same route files.
+      const h = c.handlers[(req.method === 'HEAD' ? 'GET' : req.method) as 'GET' | 'POST'];
+      const decoded = h ? decodeParams(c.names, m) : null;
+      if (h && decoded) {
         handler = h;
-        params = Object.fromEntries(c.names.map((n, i) => [n, decodeURIComponent(m[i + 1])]));
+        params = decoded;
+      } else if (h) {
+        handler = badEncoding(url.pathname);
       } else {
         handler = methodNotAllowed(Object.keys(c.handlers), url.pathname);
       }
@@ -67,6 +71,29 @@ export function createApiRouter(routes: readonly RouteEntry[], notFound: Handler
     res.end(req.method === 'HEAD' ? undefined : Buffer.from(await response.arrayBuffer()));
     return true;
   };
+}
+
+/** The path parameters, percent-decoded; null when one is not valid percent-encoding (`%E0%A4%A`). */
+function decodeParams(names: string[], m: RegExpExecArray): Params | null {
+  try {
+    return Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(m[i + 1])]));
+  } catch {
+    return null;
+  }
+}
+
+/** The answer to a path whose parameters cannot be decoded: the caller's mistake, so 400 rather than 500. */
+function badEncoding(pathname: string): Handler {
+  return () =>
+    Response.json(
+      {
+        error: {
+          code: 'bad_request',
+          message: `the path ${JSON.stringify(pathname)} is not valid percent-encoding`,
+        },
+      },
+      { status: 400, headers: { 'Cache-Control': 'no-store' } },
+    );
 }
 
 /** The answer to a known path asked with a method it does not serve: 405 naming the ones it does. */

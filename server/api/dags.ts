@@ -6,7 +6,7 @@ import { assertDagName, isValidDagName } from '../core/names';
 import { isoUtc } from '../core/runStatus';
 import { nextSlot } from '../core/schedule';
 import type { DagSpec, ScheduleSpec } from '../core/types';
-import { listDagFiles, loadDag } from '../store/dagCatalog';
+import { listDagFiles, loadDag, loadDagByName } from '../store/dagCatalog';
 import type { RunSummary } from '../store/types';
 import { NotFoundError } from './errors';
 import type { Services } from './services';
@@ -60,7 +60,10 @@ export async function getDag(svc: Services, name: string): Promise<DagDetail> {
 /** Loads one DAG (by name or file) with its run history; null when it does not exist (any more). */
 async function describe(svc: Services, nameOrFile: string, runs: number): Promise<DagDetail | null> {
   const dagsDir = svc.config.paths.dags_dir;
-  const loaded = await loadDag(dagsDir, nameOrFile);
+  // Files come from the listing (absolute); a name from a request is looked up in the DAGs directory only.
+  const loaded = path.isAbsolute(nameOrFile)
+    ? await loadDag(dagsDir, nameOrFile)
+    : await loadDagByName(dagsDir, nameOrFile);
   if (!loaded.ok && 'notFound' in loaded) return null;
   const dag = loaded.ok ? loaded.dag : null;
   const file = dag?.file ?? (path.isAbsolute(nameOrFile) ? nameOrFile : null);

@@ -132,7 +132,15 @@ export function describeIssues(error: z.ZodError, whole = 'body'): string {
 }
 
 /** Parameters after `--` on the command line: positional values or KEY=value. */
-export const paramsSchema = z.array(z.string().max(4096, 'a parameter is at most 4096 characters')).max(100);
+export const paramsSchema = z
+  .array(
+    z
+      .string()
+      .max(4096, 'a parameter is at most 4096 characters')
+      // Parameters become arguments of the run process, which cannot carry a NUL (spawn would throw: a 500).
+      .refine((p) => !p.includes('\0'), 'a parameter cannot contain a NUL character'),
+  )
+  .max(100);
 
 export const startBodySchema = z.strictObject({ params: paramsSchema.optional() });
 

@@ -3,13 +3,14 @@
 import { assertDagName } from '../core/names';
 import { formatDagError } from '../core/dag/parseDag';
 import type { DagSpec } from '../core/types';
-import { loadDag } from '../store/dagCatalog';
+import { loadDagByName } from '../store/dagCatalog';
 import { BadRequestError, NotFoundError } from './errors';
 import type { Services } from './services';
 
 export async function requireDag(svc: Services, name: string): Promise<DagSpec> {
   assertDagName(name);
-  const result = await loadDag(svc.config.paths.dags_dir, name);
+  // By name only: `x.yaml` from a request must not read a file of the server's working directory.
+  const result = await loadDagByName(svc.config.paths.dags_dir, name);
   if (result.ok) return result.dag;
   if ('notFound' in result) throw new NotFoundError(`DAG ${JSON.stringify(name)} not found`);
   const [first, ...rest] = result.errors;

@@ -178,3 +178,49 @@ describe('auth settings', () => {
     );
   });
 });
+
+describe('values the rest of the system could not use', () => {
+  it('refuses a DAGU_ variable one typo away from a setting and ignores other DAGU_ names', () => {
+    expect(() => load({ DAGU_RUN_KILL_GRACEE: '1s' })).toThrow(
+      'DAGU_RUN_KILL_GRACEE is not a setting (did you mean DAGU_RUN_KILL_GRACE?)',
+    );
+    expect(() => load({ DAGU_HOSTT: 'x' })).toThrow('DAGU_HOSTT is not a setting (did you mean DAGU_HOST?)');
+    // DAGU_HOME is one letter from DAGU_HOST, and tools around dagu use the prefix for their own variables.
+    expect(load({ DAGU_DEBUG: '1', DAGU_CHAOS_SEED: '7', DAGU_EXECUTABLE: '/bin/dagu' }).home).toBe(home);
+  });
+
+  it('takes an empty section as no settings, and refuses a section that is not a map', () => {
+    writeFileSync(path.join(home, 'config.yaml'), 'scheduler:\nport: 9000\n');
+    expect(load().scheduler.lock_stale_threshold_ms).toBe(30_000);
+    writeFileSync(path.join(home, 'config.yaml'), 'run: [5s]\n');
+    expect(() => load()).toThrow(
+      /: run must be a mapping of keys \(such as run\.heartbeat_interval\), got \["5s"\]$/,
+    );
+  });
+
+  it('refuses durations a timer cannot keep: below 1ms or above 24 days', () => {
+    expect(() => load({ DAGU_RUN_KILL_GRACE: '0.5ms' })).toThrow(/"0\.5ms" is below 1ms/);
+    expect(() => load({ DAGU_RUN_KILL_GRACE: '25d' })).toThrow(/"25d" is too long \(at most 576h0m0s\)/);
+    expect(load({ DAGU_RUN_KILL_GRACE: '24d' }).run.kill_grace_ms).toBe(24 * 24 * 3600_000);
+  });
+
+  it('refuses worker settings the coordinator would refuse at every heartbeat', () => {
+    expect(() => load({ DAGU_WORKER_ID: 'w 1' })).toThrow(
+      /DAGU_WORKER_ID \(worker\.id\): "w 1" is not valid/,
+    );
+    expect(() => load({ DAGU_WORKER_MAX_ACTIVE_RUNS: '100001' })).toThrow(/must be at most 100000/);
+    expect(() => load({ DAGU_WORKER_LABELS: `zone=${'z'.repeat(201)}` })).toThrow(
+      /the value of label "zone" has 201 characters \(at most 200\)/,
+    );
+    expect(load({ DAGU_WORKER_LABELS: `zone=${'z'.repeat(200)}` }).worker.labels.zone).toHaveLength(200);
+  });
+
+  it('names the line and column of bad YAML once, and refuses an alias bomb', () => {
+    writeFileSync(path.join(home, 'config.yaml'), 'port: 1\nhost: [\n');
+    expect(() => load()).toThrow(/config\.yaml:3:1: invalid YAML: Flow sequence in block collection/);
+    const bomb = ['a: &a [x,x,x,x,x,x,x,x,x,x]', 'b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]'];
+    bomb.push('c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]', 'd: [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]');
+    writeFileSync(path.join(home, 'config.yaml'), `${bomb.join('\n')}\n`);
+    expect(() => load()).toThrow(/config\.yaml: invalid YAML: Excessive alias count/);
+  });
+});

@@ -3,9 +3,11 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { parseDocument } from 'yaml';
-import { parseDuration } from '../core/duration';
+import { LineCounter, parseDocument } from 'yaml';
+import { editDistance } from '../core/dag/keyHints';
+import { formatDuration, parseDuration } from '../core/duration';
 import { isValidDagName } from '../core/names';
+import { DAY, MILLISECOND } from '../core/units';
 import { SETTINGS, STRUCTURED_KEYS, type Setting } from './settings';
 import type { AuthConfig, Config, QueueConfig } from './types';
 
@@ -38,6 +40,7 @@ export function loadConfig(opts: LoadConfigOptions = {}): Config {
   const configFile = env.DAGU_CONFIG ? path.resolve(env.DAGU_CONFIG) : path.join(home, 'config.yaml');
   const fromFile = readConfigFile(configFile);
 
+  refuseMisspelledVariables(env);
   const raw = new Map<string, Raw>();
   for (const s of SETTINGS) {
     const fileValue = fromFile.values.get(s.key);
@@ -188,6 +191,9 @@ function compileCoordinator(v: (key: string) => unknown, raw: Map<string, Raw>):
   };
 }
 
+const MAX_LABEL_VALUE = 200;
+const MAX_LABELS = 64;
+
 /** `zone=b,gpu=true` as a map; a pair without `=` or with an empty key is a configuration error. */
 export function parseLabelsSetting(text: string | null, origin: string): Record<string, string> {
   const out: Record<string, string> = {};
@@ -202,8 +208,16 @@ export function parseLabelsSetting(text: string | null, origin: string): Record<
       throw new ConfigError(
         `${origin}: ${JSON.stringify(part)} is not a label (use key=value, keys of letters, digits, _ . / -)`,
       );
-    out[k] = part.slice(eq + 1).trim();
+    const value = part.slice(eq + 1).trim();
+    // The coordinator refuses heartbeats beyond these bounds: a worker started with them could never register.
+    if (value.length > MAX_LABEL_VALUE)
+      throw new ConfigError(
+        `${origin}: the value of label ${JSON.stringify(k)} has ${value.length} characters (at most ${MAX_LABEL_VALUE})`,
+      );
+    out[k] = value;
   }
+  if (Object.keys(out).length > MAX_LABELS)
+    throw new ConfigError(`${origin}: ${Object.keys(out).length} labels (at most ${MAX_LABELS})`);
   return out;
 }
 
@@ -215,14 +229,21 @@ function readConfigFile(file: string): { values: Map<string, unknown>; queues: Q
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { values: new Map(), queues: [] };
     throw new ConfigError(`cannot read ${file}: ${(err as Error).message}`);
   }
-  const doc = parseDocument(text, { uniqueKeys: true });
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { uniqueKeys: true, lineCounter: lines, prettyErrors: false });
   if (doc.errors.length > 0) {
     const e = doc.errors[0];
-    throw new ConfigError(
-      `${file}:${e.linePos?.[0]?.line ?? '?'}: invalid YAML: ${e.message.split('\n')[0]}`,
-    );
+    const pos = lines.linePos(e.pos[0]);
+    const message = e.code === 'RESOURCE_EXHAUSTION' ? 'the document is nested too deeply' : e.message;
+    throw new ConfigError(`${file}:${pos.line}:${pos.col}: invalid YAML: ${message}`);
   }
-  const root: unknown = doc.toJS();
+  let root: unknown;
+  try {
+    root = doc.toJS();
+  } catch (err) {
+    // The yaml library refuses aliases that would expand without bound ("billion laughs").
+    throw new ConfigError(`${file}: invalid YAML: ${(err as Error).message}`);
+  }
   if (root === null || root === undefined) return { values: new Map(), queues: [] };
   if (typeof root !== 'object' || Array.isArray(root))
     throw new ConfigError(`${file}: must be a mapping of keys`);
@@ -241,9 +262,14 @@ function readConfigFile(file: string): { values: Map<string, unknown>; queues: Q
     for (const [k, val] of Object.entries(obj)) {
       const key = prefix ? `${prefix}.${k}` : k;
       if (known.has(key)) values.set(key, val);
-      else if (prefixes.has(key) && val !== null && typeof val === 'object' && !Array.isArray(val))
-        walk(val as Record<string, unknown>, key);
-      else throw new ConfigError(`${file}: unknown key ${JSON.stringify(key)}`);
+      else if (!prefixes.has(key)) throw new ConfigError(`${file}: unknown key ${JSON.stringify(key)}`);
+      // `scheduler:` with nothing under it is an empty section, as in YAML's own reading.
+      else if (val === null) continue;
+      else if (typeof val === 'object' && !Array.isArray(val)) walk(val as Record<string, unknown>, key);
+      else
+        throw new ConfigError(
+          `${file}: ${key} must be a mapping of keys (such as ${[...known].find((k) => k.startsWith(`${key}.`))}), got ${JSON.stringify(val)}`,
+        );
     }
   };
   walk(root as Record<string, unknown>, '');
@@ -276,6 +302,30 @@ function compileQueues(value: unknown, file: string): QueueConfig[] {
   });
 }
 
+/** `DAGU_*` variables dagu reads that are not settings (bin/dagu sets the last two). */
+const OTHER_VARIABLES = ['DAGU_HOME', 'DAGU_CONFIG', 'DAGU_DEBUG', 'DAGU_EXECUTABLE', 'DAGU_PROJECT_ROOT'];
+
+/**
+ * A `DAGU_*` variable one or two letters away from a setting's is almost surely a typo, which would otherwise
+ * leave the setting at its default without a word (a 30s lock threshold where 3s was meant). Other unknown
+ * `DAGU_*` names are left alone: tools and tests around dagu use the prefix too.
+ */
+function refuseMisspelledVariables(env: NodeJS.ProcessEnv): void {
+  const known = SETTINGS.flatMap((s) => [s.env, ...(s.envAliases ?? [])]);
+  for (const name of Object.keys(env)) {
+    if (!name.startsWith('DAGU_') || known.includes(name) || OTHER_VARIABLES.includes(name)) continue;
+    // One edit on a short name already makes another word (DAGU_HOME, DAGU_HOST).
+    const near = known
+      .map((k) => ({ k, d: editDistance(k, name) }))
+      .filter(({ k, d }) => d <= (k.length < 14 ? 1 : 2))
+      .sort((a, b) => a.d - b.d)[0]?.k;
+    if (near) throw new ConfigError(`${name} is not a setting (did you mean ${near}?)`);
+  }
+}
+
+/** The longest duration setting: timers of Node fire at once beyond 2^31-1 ms (about 24.8 days). */
+const MAX_DURATION_MS = 24 * DAY;
+
 function compile(s: Setting, raw: Raw | undefined): unknown {
   const value = raw === undefined ? s.default : raw.value;
   const origin = raw?.origin ?? s.key;
@@ -289,6 +339,11 @@ function compile(s: Setting, raw: Raw | undefined): unknown {
       if (!d.ok) throw new ConfigError(`${origin}: ${shown} is not a duration (use e.g. 30s, 2m, 1h30m)`);
       if (d.ms < 0) throw new ConfigError(`${origin}: ${shown} is negative`);
       if (d.ms === 0 && !s.allowZero) throw new ConfigError(`${origin}: ${shown} must be greater than 0s`);
+      // Timers take whole milliseconds below 2^31; a longer delay fires at once, a shorter one spins.
+      if (d.ms > 0 && d.ms < MILLISECOND)
+        throw new ConfigError(`${origin}: ${shown} is below 1ms, the smallest interval timers keep`);
+      if (d.ms > MAX_DURATION_MS)
+        throw new ConfigError(`${origin}: ${shown} is too long (at most ${formatDuration(MAX_DURATION_MS)})`);
       return d.ms;
     }
     case 'port': {
@@ -305,6 +360,8 @@ function compile(s: Setting, raw: Raw | undefined): unknown {
       if (!Number.isInteger(n)) throw new ConfigError(`${origin}: ${shown} must be a whole number`);
       if (s.min !== undefined && n < s.min)
         throw new ConfigError(`${origin}: ${shown} must be at least ${s.min}`);
+      if (s.max !== undefined && n > s.max)
+        throw new ConfigError(`${origin}: ${shown} must be at most ${s.max}`);
       return n;
     }
     case 'bool': {
@@ -322,6 +379,8 @@ function compile(s: Setting, raw: Raw | undefined): unknown {
     case 'string': {
       if (typeof value !== 'string' || value === '')
         throw new ConfigError(`${origin}: ${shown} must be a non-empty string`);
+      if (s.pattern && !s.pattern.regex.test(value))
+        throw new ConfigError(`${origin}: ${shown} is not valid (${s.pattern.what})`);
       return value;
     }
   }

@@ -1,6 +1,8 @@
 // The table of every scalar setting: its key, environment variable, default and kind.
 // The loader, the validator and the generated configuration reference all read this one table.
 
+import { WORKER_ID_PATTERN } from '../store/distributedDir';
+
 export type SettingKind = 'duration' | 'port' | 'bool' | 'string' | 'int' | 'enum';
 
 export interface Setting {
@@ -20,6 +22,10 @@ export interface Setting {
   flag?: string;
   /** For `int`: the smallest value allowed. */
   min?: number;
+  /** For `int`: the largest value allowed. */
+  max?: number;
+  /** For `string`: a pattern the value must match (it becomes part of a path or a protocol field). */
+  pattern?: { regex: RegExp; what: string };
   /** For `port`: whether 0 (disabled) is allowed. */
   portZeroDisables?: boolean;
   doc: string;
@@ -182,6 +188,7 @@ export const SETTINGS: readonly Setting[] = [
   },
   {
     key: 'coordinator.host',
+    flag: 'coordinator-host',
     env: 'DAGU_COORDINATOR_HOST',
     kind: 'string',
     default: '127.0.0.1',
@@ -189,6 +196,7 @@ export const SETTINGS: readonly Setting[] = [
   },
   {
     key: 'coordinator.port',
+    flag: 'coordinator-port',
     env: 'DAGU_COORDINATOR_PORT',
     kind: 'port',
     default: 50055,
@@ -265,6 +273,7 @@ export const SETTINGS: readonly Setting[] = [
     env: 'DAGU_WORKER_ID',
     kind: 'string',
     default: null,
+    pattern: { regex: WORKER_ID_PATTERN, what: 'use 1 to 128 letters, digits, "_", ".", "@" or "-"' },
     doc: 'Worker ID (default: <hostname>-<pid>)',
   },
   {
@@ -281,6 +290,8 @@ export const SETTINGS: readonly Setting[] = [
     env: 'DAGU_WORKER_MAX_ACTIVE_RUNS',
     kind: 'int',
     min: 1,
+    // The coordinator refuses heartbeats announcing more.
+    max: 100_000,
     default: 4,
     doc: 'How many runs the worker executes at once',
   },

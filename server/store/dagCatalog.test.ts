@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InvalidNameError } from '../core/names';
-import { listDagFiles, loadAllDags, loadDag } from './dagCatalog';
+import { listDagFiles, loadAllDags, loadDag, loadDagByName, MAX_DAG_FILE_BYTES } from './dagCatalog';
 
 const ONE_STEP = 'steps:\n  - name: hello\n    command: echo hi\n';
 
@@ -78,5 +78,31 @@ describe('dagCatalog', () => {
       ['bad', false],
       ['good', true],
     ]);
+  });
+
+  it('refuses a file over 1 MiB with its size, without parsing it', async () => {
+    const text = `description: "${'x'.repeat(MAX_DAG_FILE_BYTES)}"\n${ONE_STEP}`;
+    await write('huge.yaml', text);
+    expect(await loadDag(dagsDir, 'huge')).toEqual({
+      ok: false,
+      errors: [
+        {
+          file: path.join(dagsDir, 'huge.yaml'),
+          line: null,
+          column: null,
+          field: '',
+          message: `the file has ${Buffer.byteLength(text)} bytes; a DAG file has at most 1048576 bytes`,
+        },
+      ],
+    });
+  });
+
+  it('looks a name ending in .yaml up by name only, never in the working directory', async () => {
+    // The test's working directory is the project, which holds no `package.yaml`; loadDag would try it there.
+    await write('package.yaml.yaml', ONE_STEP);
+    const r = await loadDagByName(dagsDir, 'package.yaml');
+    expect(r.ok && r.dag.file).toBe(path.join(dagsDir, 'package.yaml.yaml'));
+    expect(await loadDagByName(dagsDir, 'other.yml')).toEqual({ ok: false, notFound: true });
+    await expect(loadDagByName(dagsDir, '../x')).rejects.toBeInstanceOf(InvalidNameError);
   });
 });

@@ -27,6 +27,12 @@ export interface DagFileResult extends DagFile {
 
 const DAG_FILE_PATTERN = /\.ya?ml$/i;
 
+/**
+ * The largest DAG file read. Far above any real DAG (20,000 steps take about 800 KB), and low enough that a
+ * stray log or dump saved as `.yaml` cannot make every scheduler pass parse megabytes.
+ */
+export const MAX_DAG_FILE_BYTES = 1024 * 1024;
+
 /** DAG files of `dagsDir`, sorted by name; [] if the directory does not exist. */
 export async function listDagFiles(dagsDir: string): Promise<DagFile[]> {
   const dir = path.resolve(dagsDir);
@@ -56,7 +62,16 @@ export async function loadDag(dagsDir: string, nameOrPath: string): Promise<Load
     const bareFileName = !nameOrPath.includes('/');
     return 'notFound' in result && bareFileName ? loadDagFile(path.resolve(dagsDir, nameOrPath)) : result;
   }
-  const name = assertDagName(nameOrPath);
+  return loadDagByName(dagsDir, nameOrPath);
+}
+
+/**
+ * Loads a DAG by name only (`etl`: `<dagsDir>/etl.yaml` or `.yml`, else the file whose `name:` is `etl`), for
+ * names that come from a request or another host: unlike `loadDag`, `etl.yaml` is a name here, never a file of
+ * the process's working directory. Throws InvalidNameError for a name that is not valid.
+ */
+export async function loadDagByName(dagsDir: string, dagName: string): Promise<LoadDagResult> {
+  const name = assertDagName(dagName);
   for (const ext of ['.yaml', '.yml']) {
     const result = await loadDagFile(path.resolve(dagsDir, name + ext));
     if (!('notFound' in result)) return result;
@@ -85,6 +100,14 @@ export async function loadAllDags(dagsDir: string): Promise<DagFileResult[]> {
 async function loadDagFile(file: string): Promise<LoadDagResult> {
   let text: string;
   try {
+    const size = (await fs.stat(file)).size;
+    if (size > MAX_DAG_FILE_BYTES) {
+      const limit = `${MAX_DAG_FILE_BYTES} bytes`;
+      return {
+        ok: false,
+        errors: [readError(file, `the file has ${size} bytes; a DAG file has at most ${limit}`)],
+      };
+    }
     text = await readTextFile(file);
   } catch (err) {
     const code = errorCode(err);

@@ -90,6 +90,15 @@ describe('FileRunStore on disk', () => {
     expect(await store.readStatus('r1')).toMatchObject({ kind: 'corrupt' });
   });
 
+  it('treats a status of another version as corrupt rather than reading it as its own', async () => {
+    await store.createRun(testRunStatus({ run_id: 'r1' }));
+    await fs.writeFile(statusFile('r1'), JSON.stringify({ ...testRunStatus({ run_id: 'r1' }), version: 2 }));
+    expect(await store.readStatus('r1')).toMatchObject({
+      kind: 'corrupt',
+      error: 'not a run status: unsupported version 2 (this dagu reads version 1)',
+    });
+  });
+
   it('reads a run directory without a status as missing while young and as corrupt once abandoned', async () => {
     const runDir = path.join(dataDir, 'runs', 'half-made');
     await fs.mkdir(runDir, { recursive: true });

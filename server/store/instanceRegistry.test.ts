@@ -68,3 +68,24 @@ describe('forgetDeadPredecessors', () => {
     expect((await reg.list()).map((r) => r.id)).toEqual(['alive', 'me', 'other-host']);
   });
 });
+
+describe('InstanceRegistry with damaged records', () => {
+  it('skips a corrupt or foreign-version record and reports each once, however often it lists', async () => {
+    const reports: Array<{ path: string; error: string }> = [];
+    const reg = new InstanceRegistry(dir, (r) => reports.push(r));
+    await reg.publish(record('good', 'a', 1));
+    const instances = path.join(dir, 'scheduler', 'instances');
+    writeFileSync(path.join(instances, 'torn.json'), '{"version":1,"id":"to');
+    writeFileSync(
+      path.join(instances, 'future.json'),
+      JSON.stringify({ ...record('future', 'b', 2), version: 2 }),
+    );
+
+    for (let i = 0; i < 3; i++) expect((await reg.list()).map((r) => r.id)).toEqual(['good']);
+
+    expect(reports.map((r) => [path.basename(r.path), r.error.replace(/:.*/, '')]).sort()).toEqual([
+      ['future.json', 'unsupported version 2 (this dagu reads version 1)'],
+      ['torn.json', 'invalid JSON'],
+    ]);
+  });
+});

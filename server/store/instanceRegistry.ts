@@ -3,6 +3,7 @@
 
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { onceReporter } from './corruptReporter';
 import {
   errorCode,
   isTempName,
@@ -34,11 +35,11 @@ const ID_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
 
 export class InstanceRegistry {
   private readonly dir: string;
-  constructor(
-    dataDir: string,
-    private readonly onCorrupt: (r: CorruptFileReport) => void = () => {},
-  ) {
+  private readonly onCorrupt: (r: CorruptFileReport) => void;
+  constructor(dataDir: string, onCorrupt?: (r: CorruptFileReport) => void) {
     this.dir = path.join(dataDir, 'scheduler', 'instances');
+    // Every instance lists the registry at each lock retry: a broken record would be logged every few seconds.
+    this.onCorrupt = onceReporter(onCorrupt);
   }
 
   private file(id: string): string {
@@ -63,8 +64,8 @@ export class InstanceRegistry {
     const names = (await readdirOrEmpty(this.dir)).filter((n) => n.endsWith('.json') && !isTempName(n));
     const out: InstanceRecord[] = [];
     for (const name of names) {
-      const r = await readJsonFile<InstanceRecord>(path.join(this.dir, name));
-      if (r.kind === 'ok' && r.value?.version === 1 && typeof r.value.id === 'string') out.push(r.value);
+      const r = await readJsonFile<InstanceRecord>(path.join(this.dir, name), instanceShapeError);
+      if (r.kind === 'ok') out.push(r.value);
       else if (r.kind === 'corrupt') this.onCorrupt({ path: r.path, error: r.error });
     }
     return out.sort((a, b) => a.id.localeCompare(b.id));
@@ -84,6 +85,17 @@ export class InstanceRegistry {
     }
     return gone;
   }
+}
+
+/** What is wrong with a parsed instance record, or null; a record of another version is not read as ours. */
+function instanceShapeError(value: unknown): string | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'not a JSON object';
+  const v = value as Record<string, unknown>;
+  if (v.version !== 1) return `unsupported version ${JSON.stringify(v.version)} (this dagu reads version 1)`;
+  for (const field of ['id', 'host', 'role', 'updated_at'] as const) {
+    if (typeof v[field] !== 'string') return `field ${field} is missing or not a string`;
+  }
+  return null;
 }
 
 /** Whether a record is fresh enough to count as a live instance. */

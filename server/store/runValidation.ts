@@ -18,6 +18,8 @@ export function isAttemptNumber(attempt: number): boolean {
 export function statusShapeError(value: unknown): string | null {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'not a JSON object';
   const v = value as Record<string, unknown>;
+  // A record another (newer) dagu wrote may mean something else under the same field names: not read as ours.
+  if (v.version !== 1) return `unsupported version ${JSON.stringify(v.version)} (this dagu reads version 1)`;
   for (const field of ['run_id', 'dag_name', 'status', 'created_at'] as const) {
     if (typeof v[field] !== 'string') return `field ${field} is missing or not a string`;
   }

@@ -35,8 +35,9 @@ type Opts = GlobalOptions & { quiet?: boolean; detach?: boolean };
 export async function readRun(store: Pick<RunStore, 'readStatus'>, runId: string): Promise<RunStatus> {
   const r = await store.readStatus(assertRunId(runId));
   if (r.kind === 'missing') throw new UsageError(`run ${JSON.stringify(runId)} not found`);
+  // Like `dagu status`: a damaged record is a failure to report, not a mistake in the command line.
   if (r.kind === 'corrupt')
-    throw new UsageError(`status of run ${runId} is unreadable (${r.path}): ${r.error}`);
+    throw new UsageError(`status of run ${runId} is unreadable (${r.path}): ${r.error}`, EXIT_RUN_FAILED);
   return r.status;
 }
 

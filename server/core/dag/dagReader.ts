@@ -2,7 +2,7 @@
 // that one pass over a DAG file reports all of its errors at once.
 
 import { isAlias, isMap, isScalar, isSeq } from 'yaml';
-import type { Document, LineCounter, Node, YAMLMap } from 'yaml';
+import type { Document, LineCounter, Node, Scalar, YAMLMap } from 'yaml';
 import type { DagError } from './dagError';
 import { unknownKeyMessage } from './keyHints';
 
@@ -134,8 +134,18 @@ export class DagReader {
   /** A string value; undefined when absent or null, or (after reporting) not a string. */
   string(entry: Entry | undefined, what = 'a string'): string | undefined {
     if (!entry || isNull(entry.value)) return undefined;
-    if (isScalar(entry.value) && typeof entry.value.value === 'string') return entry.value.value;
+    if (isScalar(entry.value) && typeof entry.value.value === 'string') return this.withoutNul(entry);
     return this.errorAt(entry, `must be ${what}, got ${describe(entry.value)}`);
+  }
+
+  /**
+   * A string value that holds no NUL character: every string of a DAG ends up in a command line, an
+   * environment variable or a path, none of which can carry one (the run would fail only when it starts).
+   */
+  private withoutNul(entry: Entry): string | undefined {
+    const text = (entry.value as Scalar<string>).value;
+    if (!text.includes('\0')) return text;
+    return this.errorAt(entry, `must not contain a NUL character, got ${describe(entry.value)}`);
   }
 
   /** A string, number or boolean value as a string (labels, env values, params). */
@@ -143,7 +153,7 @@ export class DagReader {
     if (!entry || isNull(entry.value)) return undefined;
     if (isScalar(entry.value)) {
       const v = entry.value.value;
-      if (typeof v === 'string') return v;
+      if (typeof v === 'string') return this.withoutNul(entry);
       if ((typeof v === 'number' && Number.isFinite(v)) || typeof v === 'boolean') return String(v);
     }
     return this.errorAt(entry, `must be ${what}, got ${describe(entry.value)}`);

@@ -24,7 +24,8 @@ export function unknownKeyMessage(key: string, allowed: readonly string[]): stri
   return `unknown key "${key}" (allowed: ${allowed.join(', ')})`;
 }
 
-function editDistance(a: string, b: string): number {
+/** Levenshtein distance: how many single-character edits turn `a` into `b`. */
+export function editDistance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const cur = [i];

@@ -302,6 +302,21 @@ describe('parseDag: errors name the file, line, column and field', () => {
     ]);
   });
 
+  it('refuses a NUL character in any string, which no command line, variable or path can carry', () => {
+    expect(errors(yaml('steps:', '  - name: a', '    command: "echo \\0"'))).toEqual([
+      'dags/etl.yaml:3:14: steps[0].command: must not contain a NUL character, got a string "echo \\u0000"',
+    ]);
+    expect(errors(yaml('env:', '  X: "a\\0"', ...oneStep))).toEqual([
+      'dags/etl.yaml:2:6: env.X: must not contain a NUL character, got a string "a\\u0000"',
+    ]);
+  });
+
+  it('says a document nested too deeply for the parser is nested too deeply', () => {
+    const [only, ...rest] = errors(yaml(...oneStep, `    env: ${'['.repeat(20_000)}${']'.repeat(20_000)}`));
+    expect(rest).toEqual([]);
+    expect(only).toMatch(/^dags\/etl\.yaml:4:\d+: invalid YAML: the document is nested too deeply$/);
+  });
+
   it('reports an unterminated quote where the file ends, as the YAML parser finds it there', () => {
     expect(errors(yaml('steps:', '  - name: a', '    command: "unterminated', 'name: x'))).toEqual([
       'dags/etl.yaml:5:1: invalid YAML: Missing closing "quote',

@@ -62,7 +62,9 @@ export function parseDag(text: string, opts: ParseDagOptions): ParseDagResult {
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: false });
   const r = new DagReader(doc, lines, opts.file);
   if (doc.errors.length > 0) {
-    for (const e of doc.errors) {
+    // Running out of stack is reported by every level it unwinds through: once is enough.
+    const exhausted = doc.errors.find((e) => e.code === 'RESOURCE_EXHAUSTION');
+    for (const e of exhausted ? [exhausted] : doc.errors) {
       const pos = lines.linePos(e.pos[0]);
       r.errors.push({ file: opts.file, line: pos.line, column: pos.col, field: '', message: yamlMessage(e) });
     }
@@ -229,6 +231,8 @@ function readSignalHandling(r: DagReader, entry: Entry | undefined): { enable_pr
 /** The yaml library's message without its own position (ours is in the error's fields). */
 function yamlMessage(e: { code: string; message: string }): string {
   if (e.code === 'MULTIPLE_DOCS') return 'a DAG file holds one YAML document (found another after "---")';
+  // The parser ran out of stack: its own message ("Maximum call stack size exceeded") says nothing to a user.
+  if (e.code === 'RESOURCE_EXHAUSTION') return 'invalid YAML: the document is nested too deeply';
   return `invalid YAML: ${e.message}`;
 }
 
