@@ -44,6 +44,8 @@ interface Started extends CoordinatorParts {
   dir: string;
   logsRoot: string;
   runs: TmpLogRunStore;
+  /** The dispatch store the coordinator works on. */
+  tasks: FaultyDispatchStore;
   logger: RecordingLogger;
   call(method: string, urlPath: string, body?: unknown, headers?: Record<string, string>): Promise<Reply>;
   heartbeat(workerId: string, labels: Labels): Promise<Reply>;
@@ -87,10 +89,11 @@ async function startCoordinator(
   const logsRoot = path.join(dir, 'logs');
   const runs = new TmpLogRunStore(logsRoot);
   const logger = new RecordingLogger();
+  const tasks = new FaultyDispatchStore(new MemoryDispatchStore(), { durable: true });
   const parts = assembleCoordinator({
     stores: {
       runs,
-      tasks: new FaultyDispatchStore(new MemoryDispatchStore(), { durable: true }),
+      tasks,
       workers: new MemoryWorkerRegistry(),
       cancels: new MemoryCancelRequests(),
     },
@@ -118,6 +121,7 @@ async function startCoordinator(
     dir,
     logsRoot,
     runs,
+    tasks,
     logger,
     call: (method, urlPath, body, headers = {}) =>
       request(
@@ -424,19 +428,21 @@ describe('CoordinatorServer', () => {
     expect(missing.status).toBe(404);
   });
 
-  it('ends a waiting poll when it stops', async () => {
+  it('ends a waiting poll with nothing to do when it stops, and claims nothing for it afterwards', async () => {
     const s = await startCoordinator();
     await s.heartbeat('w1', {});
-    const polling = s
-      .call('POST', COORDINATOR_PATHS.poll, { worker_id: 'w1', labels: {}, wait_ms: 30_000 })
-      .catch((e: Error) => e);
+    const polling = s.call('POST', COORDINATOR_PATHS.poll, { worker_id: 'w1', labels: {}, wait_ms: 30_000 });
     await new Promise((r) => setTimeout(r, 50));
 
     const before = Date.now();
-    await s.server.stop();
+    const stopped = s.server.stop();
+    // A run dispatched as the coordinator stops waits for the next coordinator, not for this poll.
+    await dispatchEtl(s, 'run-1', {});
+    await stopped;
 
-    expect(await polling).toBeInstanceOf(Error);
+    expect((await polling).status).toBe(204);
     expect(Date.now() - before).toBeLessThan(2_000);
+    expect((await s.tasks.listPending()).map((t) => t.run_id)).toEqual(['run-1']);
   });
 
   it('names the unreadable file when its TLS certificate cannot be read', async () => {

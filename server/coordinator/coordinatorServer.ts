@@ -73,10 +73,15 @@ interface Route {
   handle: Handler;
 }
 
+/** How long a stopping coordinator lets the requests it is handling finish before it closes their connections. */
+const STOP_GRACE_MS = 3_000;
+
 export class CoordinatorServer {
   private server: http.Server | null = null;
   private readonly routes: Route[];
   private readonly inFlight = new Set<Promise<void>>();
+  /** Aborted when `stop` begins: waiting polls return at once and claim nothing more. */
+  private readonly stopping = new AbortController();
   private listeningPort = 0;
   private scheme: 'http' | 'https' = 'http';
 
@@ -164,15 +169,27 @@ export class CoordinatorServer {
     this.listeningPort = (server.address() as AddressInfo).port;
   }
 
-  /** Stops listening, ends open connections (waiting polls return) and waits for handlers to finish. */
+  /**
+   * Stops listening. Waiting polls end at once (204, nothing more is claimed); the requests already being
+   * handled, an acknowledgement above all, finish and are answered (for at most STOP_GRACE_MS): a worker
+   * whose acknowledgement went unanswered would never run the task the coordinator recorded as its own.
+   * Then every connection is closed.
+   */
   async stop(): Promise<void> {
     const server = this.server;
     if (!server) return;
     this.server = null;
+    this.stopping.abort();
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.inFlight]),
+      new Promise((resolve) => (timer = setTimeout(resolve, STOP_GRACE_MS))),
+    ]);
+    clearTimeout(timer);
     server.closeAllConnections();
     await closed;
-    await Promise.allSettled([...this.inFlight]);
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -257,14 +274,15 @@ export class CoordinatorServer {
         `worker ${body.worker_id} must register first (send a heartbeat)`,
       );
     }
-    // The client leaving ends the wait: a task claimed for nobody would sit out the reservation TTL.
+    // The client leaving ends the wait: a task claimed for nobody would sit out the reservation TTL. So does
+    // the coordinator stopping: a task claimed now might be answered on a connection about to be closed.
     const gone = new AbortController();
     res.once('close', () => gone.abort());
     const wait = Math.min(body.wait_ms, MAX_POLL_WAIT_MS);
     const task = await this.d.poller.poll(
       { worker_id: body.worker_id, labels: body.labels },
       wait,
-      gone.signal,
+      AbortSignal.any([gone.signal, this.stopping.signal]),
     );
     if (!task) return sendNoContent(res);
     if (res.destroyed) {

@@ -93,13 +93,17 @@ export class CoordinatorService {
     });
   }
 
-  /** Stops serving (waiting polls end) and stops the detector after its current pass. */
+  /**
+   * Stops the detector after its current pass, then serving (waiting polls end, handled requests finish). The
+   * detector goes first: once the server stops, no worker can heartbeat, and a detector still judging them
+   * would fail the runs of every healthy worker as silent.
+   */
   async stop(): Promise<void> {
     if (!this.started) return;
     this.started = false;
     this.parts.retries.stop();
-    await this.parts.server.stop();
     await this.parts.detector.stop();
+    await this.parts.server.stop();
   }
 }
 

@@ -11,12 +11,18 @@ export interface SpawnDetachedOptions {
   args: string[];
   env: NodeJS.ProcessEnv;
   logFile?: string | null;
+  /**
+   * An already open descriptor for stdout and stderr, instead of `logFile`: lets a caller open the file
+   * asynchronously first, so a slow or stalled disk never blocks its event loop here. The caller closes it.
+   */
+  logFd?: number;
   cwd?: string;
 }
 
 export function spawnDetachedRun(o: SpawnDetachedOptions): { pid: number } {
   // The child gets its own copy of the descriptor; ours is closed right after the spawn either way.
-  const fd = o.logFile ? openSync(o.logFile, 'a') : null;
+  const opened = o.logFd === undefined && o.logFile ? openSync(o.logFile, 'a') : null;
+  const fd = o.logFd ?? opened;
   try {
     const child = spawn(process.execPath, [o.executable, ...o.args], {
       env: o.env,
@@ -34,6 +40,6 @@ export function spawnDetachedRun(o: SpawnDetachedOptions): { pid: number } {
     child.unref();
     return { pid: child.pid };
   } finally {
-    if (fd !== null) closeSync(fd);
+    if (opened !== null) closeSync(opened);
   }
 }

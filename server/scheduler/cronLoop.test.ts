@@ -40,7 +40,7 @@ function harness(o: HarnessOptions) {
     logger,
     stateFile,
     launcher,
-    dags: o.dags,
+    dags: o.dags as DagSpec[] | null,
     canDispatch: () => true,
     loop: null as unknown as CronLoop,
     /** Starts the loop as an instance that just became active, and runs its first tick. */
@@ -74,7 +74,8 @@ interface World {
   logger: RecordingLogger;
   stateFile: MemoryStateStore;
   launcher: FakeLauncher;
-  dags: DagSpec[];
+  /** null: the DAG catalog cannot be read. */
+  dags: DagSpec[] | null;
   canDispatch: () => boolean;
 }
 
@@ -88,7 +89,12 @@ function newLoop(h: World, instanceId: string, queuesEnabled = true): CronLoop {
     logger: h.logger,
     runs: h.runs,
     queue: h.queue,
-    catalog: { load: async () => h.dags },
+    catalog: {
+      load: async () => {
+        if (h.dags === null) throw new Error("EIO: i/o error, scandir '/dags'");
+        return h.dags;
+      },
+    },
     stateFile: h.stateFile,
     launch: h.launcher.launch,
     queuesEnabled,
@@ -207,6 +213,26 @@ describe('CronLoop: live slots', () => {
     expect(h.launcher.runIds()).toEqual([runId]);
   });
 
+  it('runs a seconds slot whose tick could not read the active runs on the next tick, not dropping it for the newer slot', async () => {
+    const h = harness({ now: '01:15:30', dags: [dagFromYaml('tick', 'schedule: "*/2 * * * * *"')] });
+    h.launcher.script = { startAfterMs: 20, runForMs: 300, outcome: 'succeeded' };
+    await h.start();
+    h.runs.failListActive = 1;
+    await h.time.advanceToWall(at('01:15:34') + 500);
+    expect(h.logger.find('Scheduler tick failed')).toHaveLength(1);
+    expect(h.launcher.runIds()).toEqual(['01:15:30', '01:15:32', '01:15:34'].map((t) => slotId('tick', t)));
+  });
+
+  it('plans with the DAGs it loaded last while the DAG catalog cannot be read', async () => {
+    const h = harness({ now: '01:15:30', dags: [everyMinute('etl')] });
+    h.launcher.script = { startAfterMs: 20, runForMs: SECOND, outcome: 'succeeded' };
+    await h.start();
+    h.dags = null;
+    await h.time.advanceToWall(at('01:16:01'));
+    expect(h.launcher.runIds()).toEqual([slotId('etl', '01:15:00'), slotId('etl', '01:16:00')]);
+    expect(h.logger.find('Could not reload the DAGs')).toHaveLength(1);
+  });
+
   it('gives up on a slot whose record still cannot be created two minutes after the slot', async () => {
     const h = harness({ now: '01:15:30', dags: [dagFromYaml('daily', 'schedule: "15 1 * * *"')] });
     const runId = slotId('daily', '01:15:00');
@@ -260,6 +286,52 @@ describe('CronLoop: live slots', () => {
     expect(await h.queued('etl')).toEqual([runId]);
     expect(h.launcher.launches).toHaveLength(0);
     expect(h.logger.find('Adopted a slot the failed instance planned')).toHaveLength(1);
+  });
+});
+
+describe('CronLoop: launches that fail or are fenced', () => {
+  it('queues a slot whose run process could not be started on the next tick, and still starts the other DAGs’ slots of the tick', async () => {
+    const h = harness({ now: '01:15:30', dags: [everyMinute('etl'), everyMinute('report')] });
+    const etl = slotId('etl', '01:15:00');
+    h.launcher.failing.add(etl);
+    await h.start();
+    expect(h.logger.find('Could not start the run process of a slot')).toHaveLength(1);
+    expect(h.launcher.runIds()).toEqual([slotId('report', '01:15:00')]);
+    expect((await h.status(etl)).status).toBe('queued');
+
+    h.launcher.failing.delete(etl);
+    await h.time.advance(SECOND);
+    expect(await h.queued('etl')).toEqual([etl]);
+    expect(h.logger.find('Queued a slot whose run process could not be started')).toHaveLength(1);
+  });
+
+  it('reports slot adoption done only after a tick that left nothing to retry', async () => {
+    const h = harness({ now: '01:15:30', dags: [everyMinute('etl')] });
+    const runId = slotId('etl', '01:15:00');
+    h.runs.failCreate.add(runId);
+    await h.loop.start({});
+    expect(h.loop.slotAdoptionDone()).toBe(false);
+    await h.time.advance(0);
+    expect(h.loop.slotAdoptionDone()).toBe(false); // the slot waits for a retry
+
+    h.runs.failCreate.delete(runId);
+    await h.time.advance(SECOND);
+    expect(h.loop.slotAdoptionDone()).toBe(true);
+  });
+
+  it('starts nothing when the fence closes while the launch is prepared, and leaves the record for a successor', async () => {
+    const dag = everyMinute('etl');
+    const h = harness({ now: '01:15:30', dags: [dag] });
+    const runId = slotId('etl', '01:15:00');
+    let calls = 0;
+    h.canDispatch = () => calls++ < 2; // open before and after the record is created, closed at the launch
+    expect(await h.loop.dispatchSlot(dag, at('01:15:00'), new Map())).toBe('fenced');
+    expect(h.launcher.launches).toHaveLength(0);
+    expect(h.launcher.fenced.map((l) => l.runId)).toEqual([runId]);
+
+    h.canDispatch = () => true;
+    expect(await newLoop(h, 'sched-c').dispatchSlot(dag, at('01:15:00'), new Map())).toBe('queued');
+    expect(await h.queued('etl')).toEqual([runId]);
   });
 });
 

@@ -54,6 +54,13 @@ export class CronLoop {
   private ticking: Promise<void> | null = null;
   /** Slots whose dispatch failed on storage errors; retried on the next tick. */
   private retry: PlannedSlot[] = [];
+  /** Run IDs of slots whose record this instance created but whose process failed to start. */
+  private readonly unlaunched = new Set<string>();
+  private firstTickDone = false;
+  /** The DAGs of the last successful catalog load, planned with while the catalog cannot be read. */
+  private lastDags: DagSpec[] = [];
+  private lastDagsLoaded = false;
+  private catalogFailing = false;
 
   constructor(private readonly d: CronLoopDeps) {}
 
@@ -71,6 +78,14 @@ export class CronLoop {
     this.schedule(0);
   }
 
+  /**
+   * True once a tick has completed with nothing left to retry: every slot record a failed instance left
+   * queued in the replayed window or the live slot has been adopted (or found started) by then.
+   */
+  slotAdoptionDone(): boolean {
+    return this.firstTickDone && this.retry.length === 0;
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) this.d.timers.clearTimeout(this.timer);
@@ -86,13 +101,10 @@ export class CronLoop {
 
   /** One tick: plan slots since the last tick, dispatch them, persist progress, arm the next wake-up. */
   async tick(): Promise<void> {
-    let dags: DagSpec[] = [];
+    let dags: DagSpec[] = this.lastDags;
     const now = this.d.clock.nowMs();
     try {
-      dags = await this.d.catalog.load();
-      // Read what is active before consuming the window: if it cannot be read, nothing is created and
-      // the same slots are planned again on the next tick.
-      const activeRuns = await this.activeRunsByDag();
+      dags = await this.loadDags();
       const due = [
         ...this.retry.filter((p) => now - p.slotMs <= RETRY_HORIZON_MS),
         ...newestPerDag(planTick(dags, this.lastTickMs, now), this.d.logger),
@@ -105,6 +117,16 @@ export class CronLoop {
           });
       this.retry = [];
       this.lastTickMs = Math.max(this.lastTickMs, now);
+      // Read what is active before creating anything. If it cannot be read, nothing is created and this
+      // tick's slots are retried next tick (as a failed record creation is): left to be planned again, a
+      // slot of a seconds schedule would be dropped as superseded by the newer slot of that next tick.
+      let activeRuns: ActiveRuns;
+      try {
+        activeRuns = await this.activeRunsByDag();
+      } catch (err) {
+        this.retry = due;
+        throw err;
+      }
       const byName = new Map(dags.map((g) => [g.name, g]));
       for (const p of due) {
         const dag = byName.get(p.dag);
@@ -117,6 +139,7 @@ export class CronLoop {
         this.state.last_tick_ms = now;
         await this.d.stateFile.write(this.state);
       }
+      this.firstTickDone = true;
     } catch (err) {
       this.d.logger.error('Scheduler tick failed; retrying', { error: (err as Error).message });
     }
@@ -124,6 +147,28 @@ export class CronLoop {
     const wake = nextWake(dags, Math.max(after, this.lastTickMs));
     const delay = wake === null ? MAX_IDLE_MS : Math.min(MAX_IDLE_MS, wake - after);
     this.schedule(this.retry.length > 0 ? Math.min(delay, SECOND) : delay);
+  }
+
+  /**
+   * The DAGs as the catalog has them now; when it cannot be read (a storage error), the last ones loaded, as
+   * a cron daemon keeps its table in memory: the slots due meanwhile are still planned, and retried if their
+   * records cannot be created either. Throws only when no DAGs were ever loaded.
+   */
+  private async loadDags(): Promise<DagSpec[]> {
+    try {
+      this.lastDags = await this.d.catalog.load();
+      this.catalogFailing = false;
+    } catch (err) {
+      if (!this.lastDagsLoaded) throw err;
+      if (!this.catalogFailing)
+        this.d.logger.warn('Could not reload the DAGs; planning with the ones loaded last', {
+          error: (err as Error).message,
+        });
+      this.catalogFailing = true;
+      return this.lastDags;
+    }
+    this.lastDagsLoaded = true;
+    return this.lastDags;
   }
 
   /**
@@ -180,17 +225,30 @@ export class CronLoop {
       log.info('Queued a scheduled run for the workers', { slot: status.schedule_time });
       return 'queued';
     }
-    const { pid } = this.d.launch({
-      dagName: dag.name,
-      dagFile: dag.file,
-      runId,
-      triggerType: 'scheduler',
-      scheduleTime: status.schedule_time,
-      processLog: `${this.d.runs.logDir(dag.name, runId, 1)}/process.log`,
-      propagateSignals: dag.signal_handling.enable_propagation,
-    });
+    let started;
+    try {
+      started = await this.d.launch({
+        dagName: dag.name,
+        dagFile: dag.file,
+        runId,
+        triggerType: 'scheduler',
+        scheduleTime: status.schedule_time,
+        processLog: `${this.d.runs.logDir(dag.name, runId, 1)}/process.log`,
+        propagateSignals: dag.signal_handling.enable_propagation,
+        stillAllowed: this.d.canDispatch,
+      });
+    } catch (err) {
+      // The record exists and nothing runs it: the retry hands it to the queue, whose consumer keeps trying.
+      this.unlaunched.add(runId);
+      log.error('Could not start the run process of a slot; will retry through the queue', {
+        slot: status.schedule_time,
+        error: (err as Error).message,
+      });
+      return 'failed';
+    }
     activeRuns.set(dag.name, new Set([...(activeRuns.get(dag.name) ?? []), runId]));
-    log.info('Started a scheduled run', { slot: status.schedule_time, pid });
+    if (started.fenced) return 'fenced';
+    log.info('Started a scheduled run', { slot: status.schedule_time, pid: started.pid });
     return 'started';
   }
 
@@ -269,9 +327,19 @@ export class CronLoop {
     const r = await this.d.runs.readStatus(runId);
     if (r.kind === 'missing') return this.completeHalfCreated(dag, runId, slotMs);
     if (r.kind !== 'ok' || r.status.status !== 'queued' || r.status.worker_id !== null) return 'exists';
-    if (r.status.dispatched_by === this.d.instanceId) return 'exists'; // ours, and already launched
+    // Ours, and already launched; unless the launch failed, and then the queue's consumer starts it.
+    if (r.status.dispatched_by === this.d.instanceId && !this.unlaunched.has(runId)) return 'exists';
     if (await this.d.queue.find(runId)) return 'exists';
+    if (!this.d.canDispatch()) return 'fenced';
     await this.putInQueue(dag, runId, r.status.queue, r.status.created_at);
+    if (this.unlaunched.delete(runId)) {
+      this.d.logger.info('Queued a slot whose run process could not be started', {
+        dag: dag.name,
+        run_id: runId,
+        slot: r.status.schedule_time,
+      });
+      return 'queued';
+    }
     this.d.logger.info('Adopted a slot the failed instance planned but did not start', {
       dag: dag.name,
       run_id: runId,

@@ -1,7 +1,7 @@
 // Starts run processes for the scheduler: detached `dagu start --run-id …`, in their own session, so that a
 // run outlives the scheduler that started it.
 
-import { mkdirSync } from 'node:fs';
+import { mkdir, open } from 'node:fs/promises';
 import path from 'node:path';
 import { SparePool } from '../runner/spareRun';
 import { runProcessEnv } from '../runner/runProcessEnv';
@@ -18,9 +18,17 @@ export interface LaunchRequest {
   processLog: string;
   /** The DAG asks for SIGINT/SIGTERM of a stopping scheduler to reach this run (signal_handling). */
   propagateSignals?: boolean;
+  /**
+   * The fencing check, asked again right before the process starts: preparing its log file is storage work
+   * that can take any time (a stalled volume), and the lease may have run out meanwhile.
+   */
+  stillAllowed?: () => boolean;
 }
 
-export type Launcher = ((req: LaunchRequest) => { pid: number | undefined }) & {
+/** A started run process, or `fenced`: the fence closed while the launch was being prepared; nothing started. */
+export type LaunchResult = { pid: number | undefined; fenced?: false } | { pid: undefined; fenced: true };
+
+export type Launcher = ((req: LaunchRequest) => LaunchResult | Promise<LaunchResult>) & {
   /** Gets ready to launch soon (starts a spare process); called when the scheduler becomes active. */
   prepare?: () => void;
   /** Lets any spare process go; called when the scheduler stops. */
@@ -29,7 +37,9 @@ export type Launcher = ((req: LaunchRequest) => { pid: number | undefined }) & {
 
 /**
  * Starts each run as a detached `dagu start` process. With `spares`, a pre-started process takes the run
- * when one is waiting, and the next spare is started right after.
+ * when one is waiting, and the next spare is started right after. The process log is created with async
+ * file calls: a synchronous call on a stalled disk would freeze the scheduler's event loop, and with it the
+ * fencing timer and the health endpoint.
  */
 export function processLauncher(opts: {
   executable: string;
@@ -38,16 +48,22 @@ export function processLauncher(opts: {
 }): Launcher {
   const env = runProcessEnv(opts.env);
   const pool = opts.spares ? new SparePool({ executable: opts.executable, env }) : null;
-  const launch: Launcher = (req) => {
-    mkdirSync(path.dirname(req.processLog), { recursive: true });
-    const args = ['start', '--quiet', '--run-id', req.runId, '--trigger-type', req.triggerType];
-    if (req.scheduleTime) args.push('--schedule-time', req.scheduleTime);
-    args.push(req.dagFile ?? req.dagName);
-    const viaSpare = pool?.assign({ args, log: req.processLog }) ?? null;
-    const started =
-      viaSpare ?? spawnDetachedRun({ executable: opts.executable, args, env, logFile: req.processLog });
-    if (pool) setImmediate(() => pool.fill());
-    return started;
+  const launch: Launcher = async (req) => {
+    await mkdir(path.dirname(req.processLog), { recursive: true });
+    const log = await open(req.processLog, 'a');
+    try {
+      if (req.stillAllowed && !req.stillAllowed()) return { pid: undefined, fenced: true };
+      const args = ['start', '--quiet', '--run-id', req.runId, '--trigger-type', req.triggerType];
+      if (req.scheduleTime) args.push('--schedule-time', req.scheduleTime);
+      args.push(req.dagFile ?? req.dagName);
+      const viaSpare = pool?.assign({ args, log: req.processLog }) ?? null;
+      const started = viaSpare ?? spawnDetachedRun({ executable: opts.executable, args, env, logFd: log.fd });
+      if (pool) setImmediate(() => pool.fill());
+      return started;
+    } finally {
+      // The child holds its own copy of the descriptor; closing ours may wait on the disk, so it is not awaited.
+      void log.close().catch(() => undefined);
+    }
   };
   launch.prepare = () => pool?.fill();
   launch.close = () => pool?.close();

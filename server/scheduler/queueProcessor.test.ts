@@ -384,10 +384,44 @@ describe('QueueProcessor', () => {
     const h = harness({ dags: [etl] });
     for (let i = 0; i < 3; i++) await h.enqueue(etl);
     let checks = 0;
-    h.canDispatch = () => checks++ < 2; // fenced after the pass began and the first launch
+    // Fenced after the pass began and the first launch (checked before it and again as the process starts).
+    h.canDispatch = () => checks++ < 3;
     h.processor.start();
     await h.time.advance(0);
     expect(h.launcher.launches).toHaveLength(1);
+  });
+});
+
+describe('QueueProcessor: launches that fail or are fenced', () => {
+  it('keeps a queued run whose process could not be started, starts the next queue’s run, and retries it', async () => {
+    const etl = dagFromYaml('etl');
+    const report = dagFromYaml('report');
+    const h = harness({ dags: [etl, report] });
+    const broken = await h.enqueue(etl);
+    const fine = await h.enqueue(report);
+    h.launcher.failing.add(broken);
+    h.processor.start();
+    await h.time.advance(2 * SECOND);
+    expect(h.launcher.runIds()).toEqual([fine]);
+    expect(await h.queued('etl')).toEqual([broken]);
+    expect(h.logger.find('Could not start the run process of a queued run')).not.toHaveLength(0);
+
+    h.launcher.failing.delete(broken);
+    await h.time.advance(5 * SECOND);
+    expect(h.launcher.runIds()).toEqual([fine, broken]);
+    expect((await h.status(broken)).status).toBe('running');
+  });
+
+  it('starts nothing and keeps the item when the fence closes while the launch is prepared', async () => {
+    const etl = dagFromYaml('etl');
+    const h = harness({ dags: [etl] });
+    const id = await h.enqueue(etl);
+    let calls = 0;
+    h.canDispatch = () => calls++ < 2; // open for the pass and the item, closed at the launch
+    await h.processor.pass();
+    expect(h.launcher.launches).toHaveLength(0);
+    expect(h.launcher.fenced.map((l) => l.runId)).toEqual([id]);
+    expect(await h.queued('etl')).toEqual([id]);
   });
 });
 

@@ -58,6 +58,8 @@ export class QueueProcessor {
   private readonly refused = new Map<string, { atMono: number; reason: string }>();
   /** Runs of distributed DAGs left queued for want of a dispatcher, already warned about. */
   private readonly undispatchable = new Set<string>();
+  /** The last launch error of each queued run, so a failing launch is logged once, not at every pass. */
+  private readonly launchErrors = new Map<string, string>();
 
   constructor(private readonly d: QueueProcessorDeps) {}
 
@@ -199,15 +201,28 @@ export class QueueProcessor {
     }
     if (opts.onlySkip || !this.d.canDispatch()) return false;
     if (isDistributed(dag, this.d.executionMode ?? 'local')) return this.dispatchItem(item, dag, status, log);
-    const { pid } = this.d.launch({
-      dagName: dag.name,
-      dagFile: dag.file,
-      runId: status.run_id,
-      triggerType: status.trigger_type,
-      scheduleTime: status.schedule_time,
-      processLog: `${this.d.runs.logDir(dag.name, status.run_id, status.attempt)}/process.log`,
-      propagateSignals: dag.signal_handling.enable_propagation,
-    });
+    let started;
+    try {
+      started = await this.d.launch({
+        dagName: dag.name,
+        dagFile: dag.file,
+        runId: status.run_id,
+        triggerType: status.trigger_type,
+        scheduleTime: status.schedule_time,
+        processLog: `${this.d.runs.logDir(dag.name, status.run_id, status.attempt)}/process.log`,
+        propagateSignals: dag.signal_handling.enable_propagation,
+        stillAllowed: this.d.canDispatch,
+      });
+    } catch (err) {
+      // The item stays: a later pass offers the run again.
+      const message = (err as Error).message;
+      if (this.launchErrors.get(status.run_id) !== message)
+        log.error('Could not start the run process of a queued run; it stays queued', { error: message });
+      this.launchErrors.set(status.run_id, message);
+      return false;
+    }
+    if (started.fenced) return false;
+    const pid = started.pid;
     log.info('Started a queued run', { pid, trigger_type: status.trigger_type });
     this.inFlight.set(status.run_id, { queue: item.queue, sinceMono: this.d.clock.monoMs() });
     void this.watchStart(item).catch((err: Error) =>
@@ -290,6 +305,7 @@ export class QueueProcessor {
   private forgetGone(queuedIds: Set<string>) {
     for (const id of this.refused.keys()) if (!queuedIds.has(id)) this.refused.delete(id);
     for (const id of this.undispatchable) if (!queuedIds.has(id)) this.undispatchable.delete(id);
+    for (const id of this.launchErrors.keys()) if (!queuedIds.has(id)) this.launchErrors.delete(id);
   }
 
   /** Dequeues the item once the run has left `queued`; gives the slot back if it never does. */

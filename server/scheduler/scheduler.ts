@@ -17,6 +17,7 @@ import { CronLoop } from './cronLoop';
 import { DagCatalogCache } from './dagCatalogCache';
 import type { Launcher } from './launcher';
 import { QueueProcessor } from './queueProcessor';
+import { RecentLaunches } from './recentLaunches';
 import { SchedulerStateFile } from './schedulerState';
 import { ZombieReaper } from './zombieReaper';
 
@@ -72,10 +73,16 @@ export class Scheduler {
 
   constructor(private readonly d: SchedulerDeps) {
     const canDispatch = d.canDispatch ?? (() => true);
-    const launch: Launcher = (req) => {
-      const started = d.launch(req);
-      if (req.propagateSignals && started.pid !== undefined) this.propagating.set(req.runId, started.pid);
-      return started;
+    const recent = new RecentLaunches(d.clock, d.config.run.heartbeat_stale_threshold_ms);
+    const launch: Launcher = async (req) => {
+      recent.begin(req.runId);
+      try {
+        const started = await d.launch(req);
+        if (req.propagateSignals && started.pid !== undefined) this.propagating.set(req.runId, started.pid);
+        return started;
+      } finally {
+        recent.end(req.runId);
+      }
     };
     launch.prepare = d.launch.prepare;
     launch.close = d.launch.close;
@@ -121,6 +128,8 @@ export class Scheduler {
       heartbeatStaleMs: d.config.run.heartbeat_stale_threshold_ms,
       canDispatch,
       tasks: distributed.tasks,
+      slotAdoptionDone: () => this.cron.slotAdoptionDone(),
+      launching: (runId) => recent.has(runId),
     });
   }
 

@@ -57,6 +57,10 @@ function harness() {
     logger,
     alivePids,
     canDispatch: () => true,
+    slotAdoptionDone: () => true,
+    launching: new Set<string>(),
+    /** Called when the reaper looks up a run's dispatch task (to race it with another writer). */
+    onFindTask: async (_runId: string) => {},
     pidChecks: [] as number[],
     reaper: null as unknown as ZombieReaper,
     /** A queued run of `etl` created now, marked active. */
@@ -112,7 +116,14 @@ function harness() {
       h.pidChecks.push(pid);
       return alivePids.has(pid);
     },
-    tasks: { findByRun: async (runId) => (tasks.has(runId) ? dispatchTask(runId) : null) },
+    tasks: {
+      findByRun: async (runId) => {
+        await h.onFindTask(runId);
+        return tasks.has(runId) ? dispatchTask(runId) : null;
+      },
+    },
+    slotAdoptionDone: () => h.slotAdoptionDone(),
+    launching: (runId) => h.launching.has(runId),
   });
   return h;
 }
@@ -208,6 +219,43 @@ describe('ZombieReaper', () => {
     expect(await h.reaper.sweep()).toEqual([]);
     expect((await h.status('waiting')).status).toBe('queued');
     expect((await h.status('starting')).status).toBe('queued');
+  });
+
+  it('leaves a queued slot run with no queue item to the scheduling loop until its first tick has adopted such runs', async () => {
+    const h = harness();
+    await h.queuedRun('left-by-a-failed-instance');
+    await h.time.advance(STALE_MS + SECOND);
+    h.slotAdoptionDone = () => false;
+    expect(await h.reaper.sweep()).toEqual([]);
+    expect((await h.status('left-by-a-failed-instance')).status).toBe('queued');
+
+    h.slotAdoptionDone = () => true;
+    expect(await h.reaper.sweep()).toEqual(['left-by-a-failed-instance']);
+  });
+
+  it('leaves a queued run alone while this instance is still starting its process (a slow disk)', async () => {
+    const h = harness();
+    await h.queuedRun('starting-slowly');
+    await h.time.advance(STALE_MS + SECOND);
+    h.launching.add('starting-slowly');
+    expect(await h.reaper.sweep()).toEqual([]);
+
+    h.launching.delete('starting-slowly');
+    expect(await h.reaper.sweep()).toEqual(['starting-slowly']);
+  });
+
+  it('does not fail a queued run that was put in the queue while the reaper looked at it', async () => {
+    const h = harness();
+    await h.queuedRun('adopted');
+    await h.time.advance(STALE_MS + SECOND);
+    // The scheduling loop adopts the run (queue item) between the reaper's check and its write.
+    h.onFindTask = async (runId) => {
+      if (!(await h.queue.find(runId)))
+        await h.queue.enqueue({ queue: 'etl', run_id: runId, dag_name: 'etl', enqueued_at: isoUtc(START) });
+    };
+
+    expect(await h.reaper.sweep()).toEqual([]);
+    expect((await h.status('adopted')).status).toBe('queued');
   });
 
   it('does not overwrite a run that finished between its two reads', async () => {

@@ -22,6 +22,14 @@ export interface ZombieReaperDeps {
    * Without it, only queue items and `worker_id` keep a queued run from being reaped.
    */
   tasks?: Pick<DispatchStore, 'findByRun'>;
+  /**
+   * Whether this instance's scheduling loop has had its chance to adopt the slots a failed instance created
+   * and never started (its first tick after becoming active). Until then a queued slot run with no queue item
+   * is the loop's to adopt, not a run to fail: failing it first would lose a slot the design replays.
+   */
+  slotAdoptionDone?: () => boolean;
+  /** Whether this instance is starting the run's process, or started it a moment ago (RecentLaunches). */
+  launching?: (runId: string) => boolean;
   /** This host's name, compared with a run's `host` (default: os.hostname()). */
   host?: string;
   /** Whether a local pid is alive (default: signal 0); tests pass their own. */
@@ -73,10 +81,11 @@ export class ZombieReaper {
       const reason =
         s.status === 'running' ? await this.deadRunReason(s) : await this.strandedQueuedReason(s);
       if (reason === null) continue;
-      // Read again right before writing: the run may have finished while we looked.
+      // Read again right before writing: the run may have finished, or been queued, while we looked.
       const again = await this.d.runs.readStatus(a.run_id);
       if (again.kind !== 'ok' || again.status.status !== s.status || again.status.attempt !== s.attempt)
         continue;
+      if (s.status === 'queued' && (await this.strandedQueuedReason(again.status)) === null) continue;
       await this.markFailed(again.status, reason);
       reaped.push(a.run_id);
     }
@@ -102,6 +111,9 @@ export class ZombieReaper {
   }
 
   private async strandedQueuedReason(s: RunStatus): Promise<string | null> {
+    const slotRun = s.trigger_type === 'scheduler' || s.trigger_type === 'catchup';
+    if (slotRun && this.d.slotAdoptionDone && !this.d.slotAdoptionDone()) return null;
+    if (this.d.launching?.(s.run_id)) return null;
     if (await this.d.queue.find(s.run_id)) return null;
     // Acknowledged by a worker (still `queued` until it reports `running`), or waiting in the dispatch
     // store for one: the coordinator fails these itself when the worker falls silent or the hold runs out.

@@ -30,7 +30,18 @@ export class FakeLauncher {
     private readonly timers: Timers,
   ) {}
 
-  readonly launch: Launcher = (req) => {
+  /** Runs whose launch throws, as when the process log cannot be created (EIO on the log volume). */
+  readonly failing = new Set<string>();
+  /** Launches refused because the fence had closed by the time the process would start. */
+  readonly fenced: LaunchRequest[] = [];
+
+  readonly launch: Launcher = async (req) => {
+    if (this.failing.has(req.runId)) throw new Error(`EIO: i/o error, open '${req.processLog}'`);
+    // As the real launcher: the fence is asked again after the (here instant) preparation.
+    if (req.stillAllowed && !req.stillAllowed()) {
+      this.fenced.push(req);
+      return { pid: undefined, fenced: true };
+    }
     this.launches.push(req);
     const pid = 4000 + this.launches.length;
     const script = this.script;

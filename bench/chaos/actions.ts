@@ -1,0 +1,164 @@
+// The faults the chaos driver picks from, each one an async function on the running cluster that returns what
+// it did. They act on whoever holds the role at that moment (the active scheduler, a busy worker), as read
+// from the cluster itself.
+
+import type { Prng } from '../../server/scheduler/sim/prng';
+import { COORDINATOR, SCHEDULERS, STALE_THRESHOLD_MS, WORKERS, type ChaosCluster } from './chaosCluster';
+
+export type ActionKind =
+  | 'kill-9 active'
+  | 'kill-9 standby'
+  | 'SIGSTOP active past T'
+  | 'clean stop of active'
+  | 'storage stall'
+  | 'storage EIO burst'
+  | 'kill-9 worker mid-run'
+  | 'coordinator restart';
+
+export const ACTION_KINDS: readonly ActionKind[] = [
+  'kill-9 active',
+  'kill-9 standby',
+  'SIGSTOP active past T',
+  'clean stop of active',
+  'storage stall',
+  'storage EIO burst',
+  'kill-9 worker mid-run',
+  'coordinator restart',
+];
+
+/** Which part of a host's storage a stall or an EIO burst hits (a faultfs path filter). */
+const STORAGE_SCOPES = [
+  { what: 'all', filter: null },
+  { what: 'the data directory', filter: 'path=/data' },
+  { what: 'the run logs', filter: 'path=/logs' },
+] as const;
+
+/** What one action did, for the timeline and the figures. */
+export interface ActionRecord {
+  kind: ActionKind;
+  target: string | null;
+  atMs: number;
+  detail: string;
+  /** For a fault on the active scheduler: the PID that held the role. */
+  victimPid?: number;
+  /** For SIGSTOP: when the process was resumed (SIGCONT). */
+  resumedAtMs?: number;
+  /** Exit code of the process the action stopped, when it exited during the action. */
+  exitCode?: number | null;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Waits for the member's current process to exit, at most `ms`; true when it did. */
+async function exitWithin(c: ChaosCluster, name: string, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((r) => (timer = setTimeout(() => r(false), ms)));
+  const done = await Promise.race([c.supervisor.exited(name).then(() => true as const), timeout]);
+  clearTimeout(timer);
+  return done;
+}
+
+function lastExitCode(c: ChaosCluster, name: string): number | null {
+  const incs = c.supervisor.incarnations.filter((i) => i.member === name && i.exitedAtMs !== null);
+  return incs[incs.length - 1]?.exitCode ?? null;
+}
+
+export async function runAction(c: ChaosCluster, kind: ActionKind, rng: Prng): Promise<ActionRecord> {
+  const atMs = Date.now();
+  const rec = (target: string | null, detail: string, extra: Partial<ActionRecord> = {}): ActionRecord => ({
+    kind,
+    target,
+    atMs,
+    detail,
+    ...extra,
+  });
+  switch (kind) {
+    case 'kill-9 active': {
+      const a = await c.active();
+      if (!a) return rec(null, 'no active scheduler to kill');
+      const pid = c.supervisor.current(a)?.pid;
+      c.supervisor.signal(a, 'SIGKILL');
+      await exitWithin(c, a, 10_000);
+      return rec(a, 'SIGKILL', { victimPid: pid });
+    }
+    case 'kill-9 standby': {
+      const roles = await c.roles();
+      const standbys = SCHEDULERS.filter((n) => roles.get(n) === 'standby');
+      if (standbys.length === 0) return rec(null, 'no standby to kill');
+      const s = rng.pick(standbys);
+      c.supervisor.signal(s, 'SIGKILL');
+      await exitWithin(c, s, 10_000);
+      return rec(s, 'SIGKILL');
+    }
+    case 'SIGSTOP active past T': {
+      const a = await c.active();
+      if (!a) return rec(null, 'no active scheduler to stop');
+      const pid = c.supervisor.current(a)?.pid;
+      const pausedMs = STALE_THRESHOLD_MS + rng.int(300, 2500);
+      c.supervisor.signal(a, 'SIGSTOP');
+      await sleep(pausedMs);
+      c.supervisor.signal(a, 'SIGCONT');
+      const resumedAtMs = Date.now();
+      // Past its fence on resuming, it must notice and exit non-zero by itself.
+      const exited = await exitWithin(c, a, 15_000);
+      return rec(
+        a,
+        `SIGSTOP for ${pausedMs} ms, then SIGCONT; ${exited ? 'it exited' : 'still running 15 s later'}`,
+        {
+          victimPid: pid,
+          resumedAtMs,
+          exitCode: exited ? lastExitCode(c, a) : undefined,
+        },
+      );
+    }
+    case 'clean stop of active': {
+      const a = await c.active();
+      if (!a) return rec(null, 'no active scheduler to stop');
+      const pid = c.supervisor.current(a)?.pid;
+      c.supervisor.signal(a, 'SIGTERM');
+      const exited = await exitWithin(c, a, 15_000);
+      return rec(a, exited ? 'SIGTERM' : 'SIGTERM; still running 15 s later', {
+        victimPid: pid,
+        exitCode: exited ? lastExitCode(c, a) : undefined,
+      });
+    }
+    case 'storage stall':
+    case 'storage EIO burst': {
+      // The active's host more often than not: that is where a fault can cost slots or split the brain.
+      const a = await c.active();
+      const host = a && rng.chance(0.6) ? a : rng.pick(SCHEDULERS);
+      const mode = kind === 'storage stall' ? 'stall' : 'eio';
+      // The whole home, or one part of it: the run logs often live on a volume of their own, and a fault
+      // there meets different code (the run launch) than one on the data directory.
+      const scope = rng.pick(STORAGE_SCOPES);
+      const ms = rng.int(1000, 5000);
+      const fs = c.hosts.get(host)!.fs;
+      const victimPid = host === a ? c.supervisor.current(host)?.pid : undefined;
+      await fs.set(scope.filter ? `${mode} ${scope.filter}` : mode);
+      await sleep(ms);
+      await fs.set('normal');
+      const whose = host === a ? 'the active' : 'a standby';
+      return rec(host, `${mode} for ${ms} ms on ${scope.what} of ${whose}'s storage`, { victimPid });
+    }
+    case 'kill-9 worker mid-run': {
+      // Wait (a while) for a worker that is executing a run, so the kill lands mid-run.
+      const until = Date.now() + 8000;
+      let busy = WORKERS.filter((w) => c.supervisor.current(w) && c.workerRuns(w).length > 0);
+      while (busy.length === 0 && Date.now() < until) {
+        await sleep(100);
+        busy = WORKERS.filter((w) => c.supervisor.current(w) && c.workerRuns(w).length > 0);
+      }
+      const w = busy.length > 0 ? rng.pick(busy) : rng.pick(WORKERS);
+      const runs = c.workerRuns(w);
+      c.supervisor.signal(w, 'SIGKILL');
+      await exitWithin(c, w, 10_000);
+      return rec(w, runs.length > 0 ? `SIGKILL while running ${runs.join(', ')}` : 'SIGKILL while idle');
+    }
+    case 'coordinator restart': {
+      const sig = rng.chance(0.5) ? 'SIGTERM' : 'SIGKILL';
+      c.supervisor.signal(COORDINATOR, sig);
+      await exitWithin(c, COORDINATOR, 15_000);
+      return rec(COORDINATOR, sig);
+    }
+  }
+}

@@ -1,0 +1,167 @@
+// One chaos soak from start to end: the cluster up, N seeded cycles of faults, a bounded settle, the owner
+// check on the live cluster, then the analysis of the run store, the markers, the logs and the events.
+
+import { mulberry32 } from '../../server/scheduler/sim/prng';
+import { analyseFailovers } from './analysis/failovers';
+import { checkActs } from './analysis/acts';
+import { acquisitions, checkLeases, epochsOutOfOrder, missingEpochs } from './analysis/leases';
+import { findOwnerless } from './analysis/owners';
+import { analyseSlots } from './analysis/slots';
+import { readExecutions, readRoleEvents, readRuns, readSchedulerLogs } from './analysis/soakData';
+import { ChaosCluster } from './chaosCluster';
+import { CHAOS_DAGS } from './dags';
+import { driveChaos, type CycleRecord } from './driver';
+import { formatFigures, type SoakFigures } from './figures';
+
+export interface SoakOptions {
+  cycles: number;
+  seed: number;
+  /** Progress lines (cycle by cycle). */
+  log: (line: string) => void;
+  /** Keep the temp tree (logs, data) for a post-mortem; its path is logged. */
+  keep?: boolean;
+}
+
+export interface SoakResult {
+  figures: SoakFigures;
+  lines: string[];
+  failures: string[];
+  /** The slots not run for a reason the design allows, one line each. */
+  skips: string[];
+}
+
+const SETTLE_BOUND_MS = 60_000;
+/**
+ * The cluster runs on, fault-free, at least this long after the last fault: the slots due just before the
+ * window closed get dispatched (after a failover, replayed) before the run store is read.
+ */
+const SETTLE_MIN_MS = 10_000;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Clusters of soaks still running, for a caller that gives up on a soak (a test timeout) to stop them. */
+const running = new Set<ChaosCluster>();
+
+/** Stops the cluster of every soak still running (storage back to normal, processes killed, mounts removed). */
+export async function stopRunningSoaks(): Promise<void> {
+  await Promise.all([...running].map((c) => c.cleanup()));
+  running.clear();
+}
+
+/** Waits (bounded) until no run of a slot up to `toMs` is still queued or running. */
+async function settle(c: ChaosCluster, toMs: number): Promise<void> {
+  await sleep(Math.max(0, toMs + SETTLE_MIN_MS - Date.now()));
+  const until = Date.now() + SETTLE_BOUND_MS;
+  while (Date.now() < until) {
+    const open = (await readRuns(c.home)).filter(
+      (r) =>
+        (r.status === 'queued' || r.status === 'running') &&
+        r.schedule_time &&
+        Date.parse(r.schedule_time) <= toMs,
+    );
+    if (open.length === 0) return;
+    await sleep(500);
+  }
+}
+
+/** How long the first active runs before the soak window opens: its replay and first ticks are done. */
+const WARM_UP_MS = 8000;
+
+/**
+ * Waits until every member is up and one scheduler has been active for WARM_UP_MS, and until the catch-ups
+ * that the first acquisition replays (slots before the soak, under each DAG's catchup_window) have run: the
+ * soak window opens on a quiet cluster whose active has recorded its last tick.
+ */
+async function untilReady(c: ChaosCluster): Promise<void> {
+  const until = Date.now() + 120_000;
+  const check = (what: string) => {
+    if (Date.now() > until) throw new Error(`the soak cluster did not ${what} within 120 s`);
+  };
+  while (!(c.supervisor.allUp() && (await c.active()))) {
+    check('come up');
+    await sleep(100);
+  }
+  await sleep(WARM_UP_MS);
+  const catchingUp = async () =>
+    (await readRuns(c.home)).some(
+      (r) => r.trigger_type === 'catchup' && (r.status === 'queued' || r.status === 'running'),
+    );
+  while (!(c.supervisor.allUp() && (await c.active())) || (await catchingUp())) {
+    check('catch up');
+    await sleep(250);
+  }
+}
+
+function badExits(cycles: readonly CycleRecord[]): string[] {
+  const out: string[] = [];
+  for (const c of cycles) {
+    if (c.kind === 'clean stop of active' && c.target && c.exitCode !== 0)
+      out.push(`cycle ${c.cycle}: the clean stop of ${c.target} exited ${c.exitCode ?? 'not at all'}`);
+    if (c.kind === 'SIGSTOP active past T' && c.target && (c.exitCode === 0 || c.exitCode === undefined))
+      out.push(`cycle ${c.cycle}: ${c.target}, resumed past its fence, exited ${c.exitCode ?? 'not at all'}`);
+  }
+  return out;
+}
+
+export async function runSoak(o: SoakOptions): Promise<SoakResult> {
+  const rng = mulberry32(o.seed);
+  const c = await ChaosCluster.start();
+  running.add(c);
+  o.log(`chaos soak: seed ${o.seed}, ${o.cycles} cycles, home ${c.home}`);
+  const stopOnSignal = () => {
+    void c.cleanup(o.keep).finally(() => process.exit(130));
+  };
+  process.once('SIGINT', stopOnSignal);
+  try {
+    await untilReady(c);
+    const fromMs = Date.now();
+    const cycles = await driveChaos(c, rng, o.cycles, (r) =>
+      o.log(
+        `cycle ${r.cycle}: ${r.kind}${r.target ? ` (${r.target})` : ''}: ${r.detail}; whole again after ${r.recoveredMs ?? '>60000'} ms`,
+      ),
+    );
+    const toMs = Date.now();
+    o.log('chaos stopped; settling');
+    await settle(c, toMs);
+    const ownerless = await findOwnerless(c);
+    const runs = await readRuns(c.home);
+    const logs = readSchedulerLogs(c.supervisor.incarnations);
+    const acqs = acquisitions(logs, readRoleEvents(c.dataDir));
+    const figures: SoakFigures = {
+      seed: o.seed,
+      cycles,
+      windowMs: toMs - fromMs,
+      slots: analyseSlots(
+        CHAOS_DAGS,
+        fromMs,
+        toMs,
+        readExecutions(c.markerFile),
+        runs,
+        logs,
+        cycles.flatMap((x) =>
+          x.kind === 'kill-9 worker mid-run' && x.target ? [{ worker: x.target, atMs: x.atMs }] : [],
+        ),
+      ),
+      leases: checkLeases(runs, acqs),
+      acts: checkActs(
+        logs,
+        acqs,
+        cycles.flatMap((x) =>
+          x.victimPid !== undefined && x.resumedAtMs !== undefined
+            ? [{ pid: x.victimPid, resumedAtMs: x.resumedAtMs }]
+            : [],
+        ),
+      ),
+      missingEpochs: missingEpochs(acqs),
+      epochsOutOfOrder: epochsOutOfOrder(acqs),
+      ownerless,
+      failovers: analyseFailovers(acqs, cycles),
+      badExits: badExits(cycles),
+    };
+    return { figures, ...formatFigures(figures) };
+  } finally {
+    process.off('SIGINT', stopOnSignal);
+    running.delete(c);
+    await c.cleanup(o.keep);
+    if (o.keep) o.log(`kept ${c.root}`);
+  }
+}
