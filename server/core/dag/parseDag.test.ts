@@ -126,7 +126,6 @@ describe('parseDag: a valid DAG', () => {
         '    retry_policy: {limit: 3, interval_sec: 5, backoff: true, max_interval_sec: 40}',
         '    continue_on: {failure: true}',
         '    output: ROWS',
-        '    worker_selector: {zone: a}',
         '  - name: load',
         '    script: |',
         '      set -e',
@@ -135,6 +134,7 @@ describe('parseDag: a valid DAG', () => {
         '  - name: report',
         '    call: reporting',
         '    params: "DAY=1 verbose"',
+        '    worker_selector: {zone: a}',
         '    depends: [load]',
       ),
     );
@@ -148,7 +148,7 @@ describe('parseDag: a valid DAG', () => {
       retry_policy: { limit: 3, interval_sec: 5, backoff: 2, max_interval_sec: 40 },
       continue_on: { failure: true },
       output: 'ROWS',
-      worker_selector: { zone: 'a' },
+      worker_selector: null,
       depends: [],
     });
     expect(load).toMatchObject({ command: null, script: 'set -e\n./load.sh\n', depends: ['extract'] });
@@ -158,6 +158,7 @@ describe('parseDag: a valid DAG', () => {
         { name: 'DAY', value: '1' },
         { name: null, value: 'verbose' },
       ],
+      worker_selector: { zone: 'a' },
       depends: ['load'],
     });
   });
@@ -511,12 +512,16 @@ describe('parseDag: errors name the file, line, column and field', () => {
           '  - name: c',
           '    command: x',
           '    params: A=1',
+          '  - name: d',
+          '    command: x',
+          '    worker_selector: {zone: a}',
         ),
       ),
     ).toEqual([
       'dags/etl.yaml:4:13: steps[0].script: use either command or script, not both',
       'dags/etl.yaml:6:11: steps[1].call: a call step runs another DAG and has no command or script',
       'dags/etl.yaml:10:13: steps[2].params: params are only for call steps',
+      'dags/etl.yaml:13:22: steps[3].worker_selector: worker_selector on a step is only for call steps (use the DAG-level key)',
     ]);
   });
 

@@ -77,6 +77,13 @@ export function readStep(r: DagReader, entry: Entry, defaultName: string | null 
     r.error(node, entry.field, 'a step needs a command, a script or a call');
   }
   if (has('params') && !has('call')) r.errorAt(map.get('params')!, 'params are only for call steps');
+  // A step's selector picks the worker of the sub-DAG it calls; anywhere else it would be silently ignored.
+  if (has('worker_selector') && !has('call')) {
+    r.errorAt(
+      map.get('worker_selector')!,
+      'worker_selector on a step is only for call steps (use the DAG-level key)',
+    );
+  }
 
   const dependsEntry = map.get('depends');
   if (defaultName !== null && dependsEntry) {
