@@ -82,7 +82,7 @@ export class FileDispatchStore implements DispatchStore {
     this.claimsDir = dirs.claims;
     const logger = opts.logger ?? silentLogger;
     this.report = onceReporter((r) =>
-      logger.warn('skipping a corrupt dispatch task file', { path: r.path, error: r.error }),
+      logger.warn('Skipping a corrupt dispatch task file', { path: r.path, error: r.error }),
     );
   }
 

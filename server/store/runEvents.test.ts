@@ -113,7 +113,7 @@ describe('withRunEvents', () => {
     await store.createRun(testRunStatus({ run_id: 'r1' }));
     await store.writeStatus(testRunStatus({ run_id: 'r1', status: 'running' }));
     expect(await inner.readStatus('r1')).toMatchObject({ kind: 'ok', status: { status: 'running' } });
-    expect(logger.find('could not append a run event')).toEqual([
+    expect(logger.find('Could not append a run event')).toEqual([
       expect.objectContaining({
         fields: expect.objectContaining({ type: 'dag.run.queued', error: 'disk full' }),
       }),

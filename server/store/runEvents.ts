@@ -152,7 +152,7 @@ export function withRunEvents(store: RunStore, events: EventLog, opts: { logger?
     try {
       await events.append(type, runEventData(status) as unknown as Record<string, unknown>);
     } catch (err) {
-      logger.warn('could not append a run event', {
+      logger.warn('Could not append a run event', {
         type,
         run_id: status.run_id,
         attempt: status.attempt,

@@ -472,7 +472,7 @@ describe('a damaged dispatch task file', () => {
       expect(again.status).toBe(204);
 
       const warnings = logger.lines.filter(
-        (l) => l.msg === 'skipping a corrupt dispatch task file' && l.fields.path === pending,
+        (l) => l.msg === 'Skipping a corrupt dispatch task file' && l.fields.path === pending,
       );
       expect(warnings.map((w) => w.fields)).toEqual([{ path: pending, error: c.error }]);
       expect(readFileSync(pending, 'utf8')).toBe(c.content);
