@@ -188,6 +188,7 @@ function compileCoordinator(v: (key: string) => unknown, raw: Map<string, Raw>):
     detection_interval_ms: v('coordinator.detection_interval') as number,
     worker_stale_threshold_ms: stale,
     reservation_ttl_ms: v('coordinator.reservation_ttl') as number,
+    worker_retention_ms: v('coordinator.worker_retention') as number,
   };
 }
 

@@ -268,6 +268,14 @@ export const SETTINGS: readonly Setting[] = [
     doc: 'A claimed task not acknowledged within this goes back to pending; an unheld task nobody claims within it fails its run',
   },
   {
+    key: 'coordinator.worker_retention',
+    env: 'DAGU_COORDINATOR_WORKER_RETENTION',
+    kind: 'duration',
+    default: '24h',
+    allowZero: true,
+    doc: 'The record of a worker silent for longer than this (and owning no runs) is removed from the worker list; 0s keeps records forever',
+  },
+  {
     key: 'worker.id',
     flag: 'id',
     env: 'DAGU_WORKER_ID',

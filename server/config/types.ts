@@ -63,6 +63,8 @@ export interface Config {
     worker_stale_threshold_ms: number;
     /** A claim not acknowledged within this goes back to pending. */
     reservation_ttl_ms: number;
+    /** A worker record silent for longer than this (and owning no runs) is removed; 0 keeps it. */
+    worker_retention_ms: number;
   };
   worker: {
     /** Null: `<hostname>-<pid>`. */

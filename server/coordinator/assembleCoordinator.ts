@@ -33,6 +33,8 @@ export interface CoordinatorSettings {
   staleMs: number;
   detectionIntervalMs: number;
   reservationTtlMs: number;
+  /** `coordinator.worker_retention`; 0 or unset keeps the records of silent workers for ever. */
+  workerRetentionMs?: number;
   /** `paths.log_dir`. */
   logsRoot: string;
   /** How often a waiting poll looks at the store (default POLL_TICK_MS). */
@@ -86,6 +88,7 @@ export function assembleCoordinator(d: AssembleCoordinatorDeps): CoordinatorPart
     intervalMs: s.detectionIntervalMs,
     staleMs: s.staleMs,
     reservationTtlMs: s.reservationTtlMs,
+    workerRetentionMs: s.workerRetentionMs ?? 0,
     locks,
   });
   const retries = new DagRetries({ dispatcher, loadDag: d.loadDag, timers: d.timers, logger: d.logger });

@@ -428,6 +428,45 @@ describe('CoordinatorServer', () => {
     expect(missing.status).toBe(404);
   });
 
+  it('removes a leaving worker from the worker list, and refuses a leave without a valid worker ID', async () => {
+    const s = await startCoordinator();
+    await s.heartbeat('worker-a', { zone: 'a' });
+    await s.heartbeat('worker-b', { zone: 'b' });
+
+    const left = await s.call('POST', COORDINATOR_PATHS.leave, { worker_id: 'worker-a' });
+    const workers = await s.call('GET', COORDINATOR_PATHS.workers);
+    const bad = await s.call('POST', COORDINATOR_PATHS.leave, { worker_id: '../etc' });
+    const noToken = await s.call(
+      'POST',
+      COORDINATOR_PATHS.leave,
+      { worker_id: 'worker-b' },
+      {
+        Authorization: 'Bearer wrong',
+      },
+    );
+
+    expect(left).toMatchObject({ status: 200, body: { removed: true, run_ids: [] } });
+    expect(workers.body.workers.map((w: { worker_id: string }) => w.worker_id)).toEqual(['worker-b']);
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toMatch(/^worker_id: not a valid worker ID/);
+    expect(noToken.status).toBe(401);
+    expect((await s.call('GET', COORDINATOR_PATHS.workers)).body.workers).toHaveLength(1);
+  });
+
+  it('refuses a sub-DAG dispatch whose parameter contains a NUL character', async () => {
+    const s = await startCoordinator();
+    const reply = await s.call('POST', COORDINATOR_PATHS.dispatch, {
+      dag_name: 'child',
+      run_id: 'child-1',
+      params: ['A=x\u0000y'],
+      worker_selector: null,
+      parent: null,
+    });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.message).toBe('params.0: a parameter cannot contain a NUL character');
+    expect(await s.runs.readStatus('child-1')).toMatchObject({ kind: 'missing' });
+  });
+
   it('ends a waiting poll with nothing to do when it stops, and claims nothing for it afterwards', async () => {
     const s = await startCoordinator();
     await s.heartbeat('w1', {});

@@ -29,6 +29,7 @@ import {
   ackSchema,
   dispatchRequestSchema,
   heartbeatSchema,
+  leaveSchema,
   logChunkSchema,
   pollSchema,
   statusReportSchema,
@@ -94,6 +95,7 @@ export class CoordinatorServer {
         handle: async (_q, res) => sendJson(res, 200, { status: 'healthy' }),
       },
       { method: 'POST', pattern: /^\/api\/v1\/workers\/heartbeat$/, handle: (q, s) => this.heartbeat(q, s) },
+      { method: 'POST', pattern: /^\/api\/v1\/workers\/leave$/, handle: (q, s) => this.leave(q, s) },
       { method: 'GET', pattern: /^\/api\/v1\/workers$/, handle: (_q, s) => this.listWorkers(s) },
       { method: 'POST', pattern: /^\/api\/v1\/tasks\/poll$/, handle: (q, s) => this.poll(q, s) },
       {
@@ -248,6 +250,11 @@ export class CoordinatorServer {
   private async heartbeat(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = await readJson(req, heartbeatSchema, MAX_BODY_BYTES);
     sendJson(res, 200, await this.d.reports.heartbeat(body));
+  }
+
+  private async leave(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const body = await readJson(req, leaveSchema, MAX_BODY_BYTES);
+    sendJson(res, 200, await this.d.reports.leave(body));
   }
 
   private async listWorkers(res: ServerResponse): Promise<void> {

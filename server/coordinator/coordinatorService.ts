@@ -53,6 +53,7 @@ export class CoordinatorService {
         staleMs: c.worker_stale_threshold_ms,
         detectionIntervalMs: c.detection_interval_ms,
         reservationTtlMs: c.reservation_ttl_ms,
+        workerRetentionMs: c.worker_retention_ms,
         logsRoot: d.config.paths.log_dir,
       },
       clock: d.clock,

@@ -1,5 +1,6 @@
 // The coordinator's periodic detector: fails runs no worker took (an ordinary task nobody claimed, a hold
-// whose wait ran out), fails the runs of workers that stopped heartbeating, and clears spent cancel requests.
+// whose wait ran out), fails the runs of workers that stopped heartbeating, clears spent cancel requests, and
+// removes the records of workers silent for longer than the retention (retired pods never come back).
 
 import { formatSelector, holdExpiredError, isWorkerHealthy, selectorMatches } from '../core/distributed';
 import { formatDuration } from '../core/duration';
@@ -18,6 +19,7 @@ import type { RunStore } from '../store/types';
 import { CANCELLED_BEFORE_WORKER } from './dispatcher';
 import { endedStatus } from './endedStatus';
 import { RunLocks } from './runLocks';
+import { onWorker, runsOwnedBy } from './workerRuns';
 
 export interface CoordinatorDetectorDeps {
   runs: RunStore;
@@ -33,6 +35,8 @@ export interface CoordinatorDetectorDeps {
   staleMs: number;
   /** `coordinator.reservation_ttl`. */
   reservationTtlMs: number;
+  /** `coordinator.worker_retention`: records silent for longer are removed; 0 keeps them for ever. */
+  workerRetentionMs: number;
   /** Shared with the other parts of this coordinator that write runs. */
   locks?: RunLocks;
 }
@@ -51,6 +55,8 @@ export interface SweepResult {
   workerRunsFailed: string[];
   /** Cancel requests of runs that ended. */
   cancelsCleared: string[];
+  /** Workers silent for longer than the retention whose records were removed. */
+  workersRemoved: string[];
 }
 
 export class CoordinatorDetector {
@@ -107,12 +113,14 @@ export class CoordinatorDetector {
       tasksDropped: [],
       workerRunsFailed: [],
       cancelsCleared: [],
+      workersRemoved: [],
     };
     const parts: Array<[string, () => Promise<void>]> = [
       ['recycle', () => this.recycle(result)],
       ['holds', () => this.expireHolds(result)],
       ['workers', () => this.failSilentWorkerRuns(result)],
       ['cancels', () => this.clearSpentCancels(result)],
+      ['retention', () => this.pruneRetiredWorkers(result)],
     ];
     for (const [part, run] of parts) {
       try {
@@ -271,6 +279,35 @@ export class CoordinatorDetector {
   }
 
   /**
+   * Removes the records of workers silent for longer than the retention, so retired workers (every new pod
+   * has a new ID) leave the worker list and the unhealthy count. Runs last: the silent-worker step above has
+   * settled their runs by now. A worker that still owns a run (unreadable, or settled later) keeps its record.
+   */
+  private async pruneRetiredWorkers(result: SweepResult): Promise<void> {
+    const retention = this.d.workerRetentionMs;
+    if (retention <= 0) return;
+    const now = this.d.clock.nowMs();
+    const retired = (await this.d.workers.list()).filter((w) => now - w.last_heartbeat_ms > retention);
+    if (retired.length === 0) return;
+    const owned = await runsOwnedBy(this.d.runs, this.d.tasks, new Set(retired.map((w) => w.worker_id)));
+    for (const w of retired) {
+      if (owned.has(w.worker_id)) continue;
+      // Read again: a heartbeat that landed since the list brought the worker back.
+      const again = await this.d.workers.get(w.worker_id);
+      if (!again || now - again.last_heartbeat_ms <= retention) continue;
+      await this.d.workers.remove(w.worker_id);
+      result.workersRemoved.push(w.worker_id);
+      this.d.logger.info(
+        'Removed the record of a worker silent for longer than coordinator.worker_retention',
+        {
+          worker_id: w.worker_id,
+          last_heartbeat: isoUtc(again.last_heartbeat_ms),
+        },
+      );
+    }
+  }
+
+  /**
    * Cancel requests of runs that ended are cleared. A run cancelled while a worker held its claim, whose
    * claim then went back to pending unacknowledged, is aborted here and its task dropped.
    */
@@ -324,11 +361,6 @@ function runIdOf(item: unknown): string | null {
 /** The run of `t` still waits for a worker: queued, the same attempt, no worker has it. */
 function isWaiting(s: RunStatus, t: DispatchTask): boolean {
   return s.status === 'queued' && s.attempt === t.attempt && s.worker_id === null;
-}
-
-/** A run a worker took and has not finished. */
-function onWorker(s: RunStatus): boolean {
-  return s.worker_id !== null && (s.status === 'queued' || s.status === 'running');
 }
 
 /** Why the runs of `workerId` count as abandoned, or null while its heartbeats are fresh. */

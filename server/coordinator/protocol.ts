@@ -11,6 +11,11 @@ export const COORDINATOR_PATHS = {
   health: '/health',
   /** POST HeartbeatRequest → HeartbeatResponse. The first heartbeat registers the worker. */
   heartbeat: '/api/v1/workers/heartbeat',
+  /**
+   * POST LeaveRequest → LeaveReply: a worker stopping cleanly. Its record is removed unless runs are still
+   * its own; those are settled by the silent-worker detection and the record is pruned after the retention.
+   */
+  leave: '/api/v1/workers/leave',
   /** GET → { workers: WorkerView[] }. */
   workers: '/api/v1/workers',
   /** POST PollRequest → 200 { task } or 204 when the wait passed with nothing to do. */
@@ -44,6 +49,17 @@ export interface HeartbeatRequest {
 export interface HeartbeatResponse {
   /** Runs the worker must stop: cancelled by an operator, or no longer the worker's. */
   cancel: string[];
+}
+
+export interface LeaveRequest {
+  worker_id: string;
+}
+
+export interface LeaveReply {
+  /** False when the record is kept (runs still the worker's) or there was none. */
+  removed: boolean;
+  /** Runs the coordinator still counts as the worker's (the reason a record is kept). */
+  run_ids: string[];
 }
 
 export interface PollRequest {

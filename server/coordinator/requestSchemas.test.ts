@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { testRunStatus } from '../store/testRunStatus';
-import { statusReportSchema } from './requestSchemas';
+import { dispatchRequestSchema, leaveSchema, statusReportSchema } from './requestSchemas';
 
 const step = {
   name: 'b',
@@ -27,5 +27,33 @@ describe('statusReportSchema', () => {
     expect(
       statusReportSchema.parse({ worker_id: 'w1', token: 't', status }).status.steps[0].depends,
     ).toBeUndefined();
+  });
+});
+
+describe('dispatchRequestSchema', () => {
+  const request = { dag_name: 'child', run_id: 'r1', worker_selector: null, parent: null };
+
+  it('refuses a parameter that contains a NUL character', () => {
+    const parsed = dispatchRequestSchema.safeParse({ ...request, params: ['A=1', 'B=x\0y'] });
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues[0]).toMatchObject({
+      path: ['params', 1],
+      message: 'a parameter cannot contain a NUL character',
+    });
+  });
+
+  it('accepts ordinary parameters', () => {
+    expect(dispatchRequestSchema.parse({ ...request, params: ['A=1', 'B=two words'] }).params).toEqual([
+      'A=1',
+      'B=two words',
+    ]);
+  });
+});
+
+describe('leaveSchema', () => {
+  it('takes a worker ID and refuses one that is not valid', () => {
+    expect(leaveSchema.parse({ worker_id: 'w1@host-a' })).toEqual({ worker_id: 'w1@host-a' });
+    expect(leaveSchema.safeParse({ worker_id: '../w1' }).success).toBe(false);
+    expect(leaveSchema.safeParse({}).success).toBe(false);
   });
 });

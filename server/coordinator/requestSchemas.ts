@@ -9,6 +9,7 @@ import type {
   AckRequest,
   DispatchRequest,
   HeartbeatRequest,
+  LeaveRequest,
   LogChunk,
   PollRequest,
   StatusReport,
@@ -39,6 +40,8 @@ export const heartbeatSchema: z.ZodType<HeartbeatRequest> = z.object({
   host: z.string().max(255),
   pid: z.number().int().min(0),
 });
+
+export const leaveSchema: z.ZodType<LeaveRequest> = z.object({ worker_id: workerId });
 
 export const pollSchema: z.ZodType<PollRequest> = z.object({
   worker_id: workerId,
@@ -124,7 +127,15 @@ export const logChunkSchema: z.ZodType<LogChunk> = z.object({
 export const dispatchRequestSchema: z.ZodType<DispatchRequest> = z.object({
   dag_name: dagName,
   run_id: runId,
-  params: z.array(z.string().max(4096)).max(100),
+  // Parameters become arguments of the run process, which cannot carry a NUL (spawn would throw).
+  params: z
+    .array(
+      z
+        .string()
+        .max(4096)
+        .refine((v) => !v.includes('\0'), 'a parameter cannot contain a NUL character'),
+    )
+    .max(100),
   worker_selector: labels.nullable(),
   parent: z.object({ run_id: runId, dag_name: dagName, step: z.string().min(1).max(1000) }).nullable(),
 });

@@ -1,5 +1,6 @@
 // What the coordinator does with what workers send: heartbeats (worker presence, run liveness, cancels back),
-// acknowledgements of claims, and run statuses, accepted only from the worker that holds the current attempt.
+// acknowledgements of claims, run statuses, accepted only from the worker that holds the current attempt, and
+// the leave of a worker that stops cleanly.
 
 import { relative, isAbsolute, sep } from 'node:path';
 import type { Clock, Logger } from '../core/ports';
@@ -11,9 +12,18 @@ import { parseTaskId } from '../store/distributedDir';
 import type { RunStore } from '../store/types';
 import { CANCELLED_BEFORE_WORKER } from './dispatcher';
 import { endedStatus } from './endedStatus';
-import type { AckRequest, HeartbeatRequest, HeartbeatResponse, StatusReply, StatusReport } from './protocol';
+import type {
+  AckRequest,
+  HeartbeatRequest,
+  HeartbeatResponse,
+  LeaveReply,
+  LeaveRequest,
+  StatusReply,
+  StatusReport,
+} from './protocol';
 import { LOG_FILE_PATTERN } from './requestSchemas';
 import { RunLocks } from './runLocks';
+import { runsOwnedBy } from './workerRuns';
 
 /** A run heartbeat is written at most this often per run, however often its worker heartbeats. */
 const RUN_HEARTBEAT_MIN_GAP_MS = 1 * SECOND;
@@ -88,6 +98,28 @@ export class WorkerReports {
     }
     if (this.lastRunHeartbeat.size > 10_000) this.lastRunHeartbeat.clear();
     return { cancel };
+  }
+
+  /**
+   * A worker stopping cleanly: its record is removed so it leaves the worker list at once. While runs are
+   * still its own the record stays: without it the detector would fail them at once as "not registered"
+   * rather than after the stale threshold, and the retention removes the record once they are settled.
+   */
+  async leave(req: LeaveRequest): Promise<LeaveReply> {
+    const record = await this.d.workers.get(req.worker_id);
+    if (!record) return { removed: false, run_ids: [] };
+    const runIds =
+      (await runsOwnedBy(this.d.runs, this.d.tasks, new Set([req.worker_id]))).get(req.worker_id) ?? [];
+    if (runIds.length > 0) {
+      this.d.logger.info('A worker left with runs still its own; its record stays until they are settled', {
+        worker_id: req.worker_id,
+        run_ids: runIds,
+      });
+      return { removed: false, run_ids: runIds };
+    }
+    await this.d.workers.remove(req.worker_id);
+    this.d.logger.info('A worker left; removed its record', { worker_id: req.worker_id, host: record.host });
+    return { removed: true, run_ids: [] };
   }
 
   /** Turns a claim into the worker's run: the run records the worker; a cancelled run is aborted instead. */

@@ -48,6 +48,20 @@ describe('FileWorkerRegistry on disk', () => {
     });
   });
 
+  it('deletes the file of a removed worker and nothing else, and removing it again is no error', async () => {
+    await registry.put(testWorkerRecord({ worker_id: 'w1' }));
+    await registry.put(testWorkerRecord({ worker_id: 'w2' }));
+    await fs.writeFile(path.join(dir, 'w3.json'), '{"worker_id": "w3", "lab');
+
+    await registry.remove('w1');
+    await registry.remove('w1');
+
+    expect((await fs.readdir(dir)).sort()).toEqual(['w2.json', 'w3.json']);
+    expect(await new FileWorkerRegistry({ dataDir }).get('w1')).toBeNull();
+    await expect(registry.remove('../w2')).rejects.toThrow();
+    expect((await fs.readdir(dir)).sort()).toEqual(['w2.json', 'w3.json']);
+  });
+
   it('skips and logs a corrupt worker file once, keeps it, and lists the others', async () => {
     await registry.put(testWorkerRecord({ worker_id: 'w1' }));
     await registry.put(testWorkerRecord({ worker_id: 'w3' }));

@@ -30,7 +30,7 @@ export class FileWorkerRegistry implements WorkerRegistry {
     this.dir = distributedDirs(opts.dataDir).workers;
     const logger = opts.logger ?? silentLogger;
     this.report = onceReporter((r) =>
-      logger.warn('skipping a corrupt worker record', { path: r.path, error: r.error }),
+      logger.warn('Skipping a corrupt worker record', { path: r.path, error: r.error }),
     );
   }
 

@@ -68,6 +68,24 @@ describe('CoordinatorClient', () => {
     ]);
   });
 
+  it('sends the leave to its path and gives up on an unanswered one after the timeout it is given', async () => {
+    const client = new CoordinatorClient({ url, token: 's3cret' });
+    handler = (_req, _body, res) => json(res, 200, { removed: false, run_ids: ['r1'] });
+    expect(await client.leave({ worker_id: 'w1' })).toEqual({ removed: false, run_ids: ['r1'] });
+    expect(seen[0]).toEqual({
+      method: 'POST',
+      path: COORDINATOR_PATHS.leave,
+      auth: 'Bearer s3cret',
+      body: { worker_id: 'w1' },
+    });
+
+    handler = () => {}; // never answers
+    const t0 = Date.now();
+    await expect(client.leave({ worker_id: 'w1' }, 300)).rejects.toBeInstanceOf(CoordinatorUnreachableError);
+    expect(Date.now() - t0).toBeLessThan(5000);
+    client.close();
+  });
+
   it('sends no authorization header when no token is configured', async () => {
     const client = new CoordinatorClient({ url, token: null });
     handler = (_req, _body, res) => json(res, 200, { status: 'healthy' });

@@ -23,6 +23,8 @@ import {
   type DispatchRequest,
   type HeartbeatRequest,
   type HeartbeatResponse,
+  type LeaveReply,
+  type LeaveRequest,
   type LogChunk,
   type LogReply,
   type PollRequest,
@@ -94,6 +96,7 @@ export type CoordinatorApi = Pick<
   | 'url'
   | 'health'
   | 'heartbeat'
+  | 'leave'
   | 'poll'
   | 'ack'
   | 'reportStatus'
@@ -142,10 +145,22 @@ export class CoordinatorClient {
     return r as { status: string };
   }
 
-  async heartbeat(req: HeartbeatRequest): Promise<HeartbeatResponse> {
-    const body = await this.expectOk(await this.send('POST', COORDINATOR_PATHS.heartbeat, { body: req }));
+  /** `timeoutMs` overrides the request timeout (a stopping worker waits less). */
+  async heartbeat(req: HeartbeatRequest, timeoutMs?: number): Promise<HeartbeatResponse> {
+    const body = await this.expectOk(
+      await this.send('POST', COORDINATOR_PATHS.heartbeat, { body: req, timeoutMs }),
+    );
     const cancel = (body as Partial<HeartbeatResponse>).cancel;
     return { cancel: Array.isArray(cancel) ? cancel.filter((c) => typeof c === 'string') : [] };
+  }
+
+  /** Tells the coordinator this worker is stopping for good; `timeoutMs` overrides the request timeout. */
+  async leave(req: LeaveRequest, timeoutMs?: number): Promise<LeaveReply> {
+    const body = (await this.expectOk(
+      await this.send('POST', COORDINATOR_PATHS.leave, { body: req, timeoutMs }),
+    )) as Partial<LeaveReply>;
+    const runIds = Array.isArray(body.run_ids) ? body.run_ids.filter((r) => typeof r === 'string') : [];
+    return { removed: body.removed === true, run_ids: runIds };
   }
 
   /**

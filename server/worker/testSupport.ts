@@ -11,6 +11,8 @@ import type {
   DispatchRequest,
   HeartbeatRequest,
   HeartbeatResponse,
+  LeaveReply,
+  LeaveRequest,
   LogChunk,
   LogReply,
   PollRequest,
@@ -37,6 +39,10 @@ export class FakeCoordinator implements CoordinatorApi {
   readonly cancels: string[] = [];
   /** While true every operation fails as a network error would. */
   unreachable = false;
+  /** While true every operation waits for ever, as a coordinator behind a dropped route would. */
+  silent = false;
+  readonly leaves: LeaveRequest[] = [];
+  leaveReply: (req: LeaveRequest) => LeaveReply = () => ({ removed: true, run_ids: [] });
   /** Run IDs the next heartbeat replies tell the worker to stop. */
   cancelOnHeartbeat: string[] = [];
   ackReply: (taskId: string, req: AckRequest) => AckResponse = () => ({ accepted: true });
@@ -88,11 +94,17 @@ export class FakeCoordinator implements CoordinatorApi {
   }
 
   async heartbeat(req: HeartbeatRequest): Promise<HeartbeatResponse> {
-    this.record('heartbeat');
+    await this.answer('heartbeat');
     this.heartbeats.push(structuredClone(req));
     const cancel = this.cancelOnHeartbeat;
     this.cancelOnHeartbeat = [];
     return { cancel };
+  }
+
+  async leave(req: LeaveRequest): Promise<LeaveReply> {
+    await this.answer('leave');
+    this.leaves.push(structuredClone(req));
+    return this.leaveReply(req);
   }
 
   poll(_req: PollRequest, signal?: AbortSignal): Promise<DispatchTask | null> {
@@ -164,6 +176,17 @@ export class FakeCoordinator implements CoordinatorApi {
   async listWorkers(): Promise<WorkerView[]> {
     this.record('listWorkers');
     return [];
+  }
+
+  /** Records the call; while `silent`, never answers it. */
+  private answer(call: string): Promise<void> {
+    if (!this.silent) {
+      this.record(call);
+      return Promise.resolve();
+    }
+    this.calls.push(`${call}…`);
+    this.changed();
+    return new Promise(() => {});
   }
 
   private record(call: string): void {

@@ -11,7 +11,7 @@ import { RecordingLogger } from '../scheduler/testing/loopFixtures';
 import type { DispatchTask } from '../store/dispatchTypes';
 import { executeTask, type TaskContext, type TaskOutcome } from './taskExecutor';
 import { FakeCoordinator, taskOf, workerConfig } from './testSupport';
-import { WorkerService, type ExecuteTaskFn } from './workerService';
+import { LEAVE_TIMEOUT_MS, WorkerService, type ExecuteTaskFn } from './workerService';
 
 const HOME = join(tmpdir(), 'dagu-worker-service-test');
 const dag = dagOf([stepOf('a', 'true')]);
@@ -165,6 +165,92 @@ describe('WorkerService', () => {
     expect(coordinator.openPolls).toBe(0);
     expect(service.state).toBe('stopped');
     expect(logger.find('Task finished')[0].fields).toMatchObject({ run_id: 'r1', state: 'aborted' });
+  });
+
+  it('on stop, after its last heartbeat, tells the coordinator it is leaving', async () => {
+    const { coordinator, service, logger } = setup();
+    service.start();
+    await settle();
+
+    await service.stop();
+    expect(coordinator.calls.slice(-2)).toEqual(['heartbeat', 'leave']);
+    expect(coordinator.leaves).toEqual([{ worker_id: 'w1' }]);
+    expect(logger.lines.filter((l) => l.level === 'warn')).toEqual([]);
+    expect(logger.find('Worker stopped')).toHaveLength(1);
+  });
+
+  it('on stop, logs the runs the coordinator still counts as its own when it keeps the record', async () => {
+    const { coordinator, service, logger } = setup();
+    coordinator.leaveReply = () => ({ removed: false, run_ids: ['r9'] });
+    service.start();
+    await settle();
+
+    await service.stop();
+    expect(
+      logger.find('The coordinator keeps this worker listed until its runs are settled')[0].fields,
+    ).toEqual({ worker_id: 'w1', run_ids: ['r9'] });
+  });
+
+  it('on stop, waits at most LEAVE_TIMEOUT_MS for a coordinator that does not answer', async () => {
+    const { time, coordinator, service, logger } = setup();
+    service.start();
+    await settle();
+    coordinator.silent = true;
+
+    let stopped = false;
+    const stopping = service.stop().then(() => (stopped = true));
+    await time.advance(LEAVE_TIMEOUT_MS - 1);
+    expect(stopped).toBe(false);
+    await time.advance(1);
+    await stopping;
+    expect(service.state).toBe('stopped');
+    expect(logger.find('The coordinator did not answer the leave in time')[0]).toMatchObject({
+      level: 'warn',
+      fields: { worker_id: 'w1', timeout: '2s' },
+    });
+  });
+
+  it('on stop, counts a heartbeat still waiting for an answer within the same LEAVE_TIMEOUT_MS', async () => {
+    const { time, coordinator, service } = setup();
+    service.start();
+    await settle();
+    coordinator.silent = true;
+    await time.advance(1000); // the next heartbeat goes out and is never answered
+
+    let stopped = false;
+    const stopping = service.stop().then(() => (stopped = true));
+    await time.advance(LEAVE_TIMEOUT_MS - 1);
+    expect(stopped).toBe(false);
+    await time.advance(1);
+    await stopping;
+    expect(coordinator.calls.filter((c) => c.endsWith('…'))).toEqual(['heartbeat…']);
+  });
+
+  it('on stop, does not ask an unreachable coordinator a second time', async () => {
+    const { coordinator, service, logger } = setup();
+    service.start();
+    await settle();
+    coordinator.unreachable = true;
+
+    await service.stop();
+    expect(coordinator.calls.at(-1)).toBe('heartbeat!');
+    expect(coordinator.calls).not.toContain('leave!');
+    expect(logger.find('Last heartbeat failed')).toHaveLength(1);
+    expect(logger.find('Could not tell the coordinator')).toEqual([]);
+  });
+
+  it('on stop, warns when the coordinator refuses the leave and stops all the same', async () => {
+    const { coordinator, service, logger } = setup();
+    coordinator.leave = () => Promise.reject(new Error('coordinator answered 500: disk full'));
+    service.start();
+    await settle();
+
+    await service.stop();
+    expect(service.state).toBe('stopped');
+    expect(logger.find('Could not tell the coordinator this worker is leaving')[0]).toMatchObject({
+      level: 'warn',
+      fields: { error: 'coordinator answered 500: disk full' },
+    });
   });
 
   it('on stop, gives a run that does not end the kill grace plus 5 s, then leaves anyway', async () => {

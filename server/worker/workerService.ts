@@ -1,5 +1,6 @@
 // `dagu worker`: registers with the coordinator through its heartbeats, long-polls for tasks while it has
-// free slots, runs each task it gets, stops the runs the coordinator cancels, and drains on shutdown.
+// free slots, runs each task it gets, stops the runs the coordinator cancels, and drains on shutdown, then
+// tells the coordinator it is leaving so its record leaves the worker list.
 
 import { hostname } from 'node:os';
 import type { Config } from '../config/types';
@@ -17,7 +18,7 @@ export type ExecuteTaskFn = (task: DispatchTask, ctx: TaskContext) => Promise<Ta
 
 export interface WorkerServiceDeps {
   config: Config;
-  client: Pick<CoordinatorApi, 'url' | 'heartbeat' | 'poll'>;
+  client: Pick<CoordinatorApi, 'url' | 'heartbeat' | 'leave' | 'poll'>;
   clock: Clock;
   timers?: Timers;
   /** Carries `component: 'worker'`. */
@@ -40,6 +41,8 @@ const RETRY_MAX_MS = 15 * SECOND;
 const MIN_EMPTY_POLL_MS = 250;
 /** Runs get the kill grace plus this to report their end on shutdown. */
 const DRAIN_EXTRA_MS = 5 * SECOND;
+/** The last heartbeat and the leave together hold up a stopping worker at most this long. */
+export const LEAVE_TIMEOUT_MS = 2 * SECOND;
 
 interface RunningTask {
   task: DispatchTask;
@@ -92,7 +95,8 @@ export class WorkerService {
 
   /**
    * Stops polling, aborts the running runs (they report `aborted`), waits for them up to the kill grace plus
-   * 5 s, then sends a last heartbeat listing no runs.
+   * 5 s, then sends a last heartbeat listing no runs and tells the coordinator it is leaving (both best
+   * effort, within LEAVE_TIMEOUT_MS).
    */
   stop(): Promise<void> {
     this.stopping ??= this.drain();
@@ -118,15 +122,53 @@ export class WorkerService {
 
     this.heartbeatsStopped = true;
     if (this.heartbeatTimer) this.timers.clearTimeout(this.heartbeatTimer);
-    await this.heartbeatInFlight;
     await this.pollLoop;
-    try {
-      await this.deps.client.heartbeat({ ...this.heartbeatBody(), running: [] });
-    } catch (err) {
-      log.warn('Last heartbeat failed', { error: errorText(err) });
+    const over = new AbortController();
+    const answered = await Promise.race([
+      this.farewell(over.signal).then(() => true),
+      sleep(this.timers, LEAVE_TIMEOUT_MS, over.signal).then(() => false),
+    ]);
+    over.abort(); // ends the wait, or tells the farewell still under way that nobody listens any more
+    if (!answered) {
+      log.warn('The coordinator did not answer the leave in time; stopping anyway', {
+        worker_id: this.id,
+        timeout: `${LEAVE_TIMEOUT_MS / SECOND}s`,
+      });
     }
     this.stateNow = 'stopped';
     log.info('Worker stopped', { worker_id: this.id });
+  }
+
+  /**
+   * The last heartbeat (listing no runs), then the leave: the coordinator removes this worker's record
+   * unless runs are still its own. A coordinator that cannot be reached is not asked twice; once `over`
+   * aborted (the stop went on without it) nothing more is sent or logged. Never rejects.
+   */
+  private async farewell(over: AbortSignal): Promise<void> {
+    const log = this.deps.logger;
+    const client = this.deps.client;
+    // Inside the deadline: a heartbeat in flight to a coordinator that does not answer waits its full timeout.
+    await this.heartbeatInFlight;
+    if (over.aborted) return;
+    try {
+      try {
+        await client.heartbeat({ ...this.heartbeatBody(), running: [] }, LEAVE_TIMEOUT_MS);
+      } catch (err) {
+        if (over.aborted) return;
+        log.warn('Last heartbeat failed', { error: errorText(err) });
+        if (err instanceof CoordinatorUnreachableError) return;
+      }
+      if (over.aborted) return;
+      const reply = await client.leave({ worker_id: this.id }, LEAVE_TIMEOUT_MS);
+      if (!reply.removed && reply.run_ids.length > 0)
+        log.info('The coordinator keeps this worker listed until its runs are settled', {
+          worker_id: this.id,
+          run_ids: reply.run_ids,
+        });
+    } catch (err) {
+      if (over.aborted) return;
+      log.warn('Could not tell the coordinator this worker is leaving', { error: errorText(err) });
+    }
   }
 
   private heartbeatBody() {

@@ -176,6 +176,38 @@ describe('distributed dispatch', () => {
     expect(c.taskFiles('claims')).toEqual([]);
   });
 
+  it('a worker stopped with SIGTERM leaves the worker list at once; a killed one after coordinator.worker_retention', async () => {
+    const c = await newCluster({ DAGU_COORDINATOR_WORKER_RETENTION: '3s' });
+    await c.startCoordinator();
+    await c.startWorker('leaving', { zone: 'a' });
+    await c.startWorker('killed', { zone: 'a' });
+    await c.startWorker('staying', { zone: 'a' });
+    const listed = async () => {
+      const r = await fetch(`${c.url}/api/v1/workers`);
+      const body = (await r.json()) as { workers: Array<{ worker_id: string }> };
+      return body.workers.map((w) => w.worker_id);
+    };
+    expect(await listed()).toEqual(['killed', 'leaving', 'staying']);
+
+    const t0 = Date.now();
+    expect(await c.worker('leaving').stop('SIGTERM')).toBe(0);
+    expect(Date.now() - t0).toBeLessThan(5000);
+    expect(c.workerRecord('leaving')).toBeNull();
+    expect(await listed()).toEqual(['killed', 'staying']);
+    await c.coordinator!.waitFor(/A worker left; removed its record/, 5000);
+
+    const killedAt = Date.now();
+    await c.killWorker('killed');
+    await eventually(async () => !(await listed()).includes('killed'), 15_000);
+    // Not before the retention: the record stays listed (as unhealthy) until its last heartbeat is 3s old.
+    expect(Date.now() - killedAt).toBeGreaterThanOrEqual(3000 - TIMINGS.heartbeatMs);
+    expect(await listed()).toEqual(['staying']);
+    await c.coordinator!.waitFor(
+      /Removed the record of a worker silent for longer than coordinator.worker_retention/,
+      5000,
+    );
+  });
+
   it('refuses requests without the token with a 401 JSON body, answers /health without it, and registers only a worker with the token', async () => {
     const c = await newCluster({ DAGU_COORDINATOR_TOKEN: 's3cret-token' });
     await c.startCoordinator();

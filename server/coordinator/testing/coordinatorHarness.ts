@@ -32,6 +32,7 @@ export const WAIT_MS = 2 * MINUTE;
 export const STALE_MS = 10 * SECOND;
 export const TTL_MS = 30 * SECOND;
 export const INTERVAL_MS = 5 * SECOND;
+export const RETENTION_MS = 60 * MINUTE;
 
 /** One set of the stores a coordinator works on. */
 export interface StoreKit {
@@ -82,6 +83,8 @@ export const etl: DagSpec = dagFromYaml(
 export interface HarnessOptions {
   waitMs?: number;
   durable?: boolean;
+  /** `coordinator.worker_retention` (default RETENTION_MS). */
+  retentionMs?: number;
 }
 
 export type CoordinatorHarness = Awaited<ReturnType<typeof coordinatorHarness>>;
@@ -114,6 +117,7 @@ export async function coordinatorHarness(kit: StoreKit, opts: HarnessOptions = {
     intervalMs: INTERVAL_MS,
     staleMs: STALE_MS,
     reservationTtlMs: TTL_MS,
+    workerRetentionMs: opts.retentionMs ?? RETENTION_MS,
     locks,
   });
   const reports = new WorkerReports({
