@@ -4,9 +4,10 @@
 //  or: node --import tsx bench/ha.bench.ts [takeoverFast|takeoverSlow|handover|lateness] [--quick] [--verbose]
 
 import { spawnSync, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { readFileSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import path from 'node:path';
+import { readRoleEvents } from './chaos/analysis/soakData';
 import { FileRunStore } from '../server/store/fileRunStore';
 import { bucketPath, markerName } from '../server/store/runIndex';
 import {
@@ -102,34 +103,10 @@ async function untilStandby(s: Scheduler, timeoutMs = 20_000) {
 
 // ---- what the data directory says about each trial (same host, so wall clocks agree) ----
 
-interface RoleEvent {
-  type: string;
-  timeMs: number;
-}
-
-function roleEvents(dataDir: string, sinceMs: number): RoleEvent[] {
-  const dir = path.join(dataDir, 'events');
-  const out: RoleEvent[] = [];
-  let files: string[];
-  try {
-    files = readdirSync(dir).filter((f) => f.endsWith('.jsonl'));
-  } catch {
-    return out;
-  }
-  for (const f of files)
-    for (const line of readFileSync(path.join(dir, f), 'utf8').split('\n')) {
-      if (!line.startsWith('{')) continue;
-      const e = JSON.parse(line) as { type: string; time: string };
-      const timeMs = Date.parse(e.time);
-      if (e.type.startsWith('scheduler.lock.') && timeMs >= sinceMs) out.push({ type: e.type, timeMs });
-    }
-  return out.sort((a, b) => a.timeMs - b.timeMs);
-}
-
 /** Waits (briefly) for the event of `type` after `sinceMs`: appends are asynchronous. */
 async function eventTime(dataDir: string, type: string, sinceMs: number): Promise<number> {
   for (let i = 0; i < 50; i++) {
-    const e = roleEvents(dataDir, sinceMs).find((x) => x.type === type);
+    const e = readRoleEvents(dataDir).find((x) => x.timeMs >= sinceMs && x.type === type);
     if (e) return e.timeMs;
     await sleep(POLL_MS);
   }

@@ -14,6 +14,7 @@ import {
   type TempHome,
 } from '../integration/harness';
 import { GOOD_DAG, otherHolderLock } from './seededHome';
+import { jsonError } from './jsonError';
 
 const SHORT = { DAGU_SCHEDULER_LOCK_STALE_THRESHOLD: '3s', DAGU_SCHEDULER_LOCK_RETRY_INTERVAL: '500ms' };
 const THRESHOLD_MS = 3000;
@@ -43,16 +44,6 @@ function logLines(s: Service, msg: string): Array<Record<string, unknown>> {
     .filter((line) => line.startsWith('{'))
     .map((line) => JSON.parse(line) as Record<string, unknown>)
     .filter((line) => line.msg === msg);
-}
-
-/** The message JSON.parse gives for `text`, as the stores quote it after "invalid JSON: ". */
-function jsonError(text: string): string {
-  try {
-    JSON.parse(text);
-  } catch (err) {
-    return `invalid JSON: ${(err as Error).message}`;
-  }
-  throw new Error(`${text} parses`);
 }
 
 function lockPath(home: TempHome): string {

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dagu } from '../integration/harness';
 import { snapshotTree } from './dataDirSnapshot';
 import { seededHome, type SeededHome } from './seededHome';
+import { jsonError } from './jsonError';
 
 const CRASHED = 'the process that created it probably crashed before writing its status';
 
@@ -35,15 +36,6 @@ function ageDir(dir: string): string {
   const past = new Date(Date.now() - 2 * 60_000);
   utimesSync(dir, past, past);
   return dir;
-}
-
-function jsonError(text: string): string {
-  try {
-    JSON.parse(text);
-  } catch (err) {
-    return `invalid JSON: ${(err as Error).message}`;
-  }
-  throw new Error(`${text} parses`);
 }
 
 const truncated = (good: Record<string, unknown>, runId: string) =>

@@ -20,6 +20,7 @@ import type { DispatchStore, DispatchTask } from '../../server/store/dispatchTyp
 import type { RunStore } from '../../server/store/types';
 import { snapshotTree } from './dataDirSnapshot';
 import { seededHome, type SeededHome } from './seededHome';
+import { jsonError } from './jsonError';
 
 const TOKEN = 'worker-suite-token';
 const ZONE_B = { zone: 'b' };
@@ -410,15 +411,6 @@ describe('a hostile or broken worker API request', () => {
     expect(logger.lines.filter((l) => l.level === 'error')).toEqual([]);
   });
 });
-
-function jsonError(text: string): string {
-  try {
-    JSON.parse(text);
-  } catch (err) {
-    return `invalid JSON: ${(err as Error).message}`;
-  }
-  throw new Error(`${text} parses`);
-}
 
 /** The head of a pending task file of run `lost-<n>`: the fields the store checks first. */
 function lostTask(n: number) {
