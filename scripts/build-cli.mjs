@@ -2,7 +2,7 @@
 // `dagu start` spends its time running steps rather than parsing JavaScript.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -23,6 +23,8 @@ await build({
   keepNames: true,
   sourcemap: 'linked',
   logLevel: 'warning',
+  // server/log/loadPino.ts and server/core/cronLibrary.ts read import.meta.url only outside the bundle.
+  logOverride: { 'empty-import-meta': 'silent' },
 });
 
 // The console's server and API router: a separate bundle that only `dagu server` and `start-all` load.
@@ -37,7 +39,19 @@ await build({
   keepNames: true,
   sourcemap: 'linked',
   logLevel: 'warning',
+  logOverride: { 'empty-import-meta': 'silent' },
 });
+
+// bin/dagu reads the bundle as latin1, which is only the same text when every byte is ASCII (esbuild escapes
+// non-ASCII characters in strings; a literal one in a regular expression or template stays as it is).
+const bundle = readFileSync('dist/cli.cjs');
+const nonAscii = bundle.findIndex((byte) => byte > 0x7f);
+if (nonAscii !== -1) {
+  const at = bundle.subarray(Math.max(0, nonAscii - 60), nonAscii + 20).toString('utf8');
+  throw new Error(
+    `dist/cli.cjs has a non-ASCII byte at offset ${nonAscii}: …${at}… (escape it in the source)`,
+  );
+}
 
 // Warm the code cache with the commands whose start-up time matters (a one-step run, the version).
 const home = mkdtempSync(path.join(tmpdir(), 'dagu-build-'));

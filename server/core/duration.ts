@@ -13,7 +13,8 @@ const UNIT_MS: Record<string, number> = {
   d: DAY,
 };
 
-const TOKEN = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h|d)/y;
+// `\u00b5` rather than the character itself keeps the bundled CLI pure ASCII (see scripts/build-cli.mjs).
+const TOKEN = /(\d+(?:\.\d*)?|\.\d+)(ns|us|\u00b5s|ms|s|m|h|d)/y;
 
 export type DurationParse = { ok: true; ms: number } | { ok: false; error: string };
 

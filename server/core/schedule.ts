@@ -1,7 +1,7 @@
 // Cron schedules: validating expressions with messages that name the bad field, and computing slot times.
 // Slot times are absolute instants (ms since the epoch); 5- and 6-field schedules run in UTC unless CRON_TZ says.
 
-import { CronExpressionParser } from 'cron-parser';
+import { cronExpressionParser } from './cronLibrary';
 import type { ScheduleSpec } from './types';
 import { MINUTE, SECOND } from './units';
 
@@ -182,7 +182,7 @@ export function slotGranularityMs(s: ScheduleSpec): number {
 function parseCron(s: ScheduleSpec, currentDateMs: number) {
   // A 5-field expression gets an explicit `0` seconds field so that both forms are read the same way.
   const cron = s.has_seconds ? s.cron : `0 ${s.cron}`;
-  return CronExpressionParser.parse(cron, { currentDate: currentDateMs, tz: s.timezone ?? 'UTC' });
+  return cronExpressionParser().parse(cron, { currentDate: currentDateMs, tz: s.timezone ?? 'UTC' });
 }
 
 function checkField(field: string, rule: FieldRule): string | null {

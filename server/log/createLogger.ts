@@ -1,7 +1,12 @@
 // Builds the real Logger: one JSON object per line (pino), or a readable line on a terminal.
+//
+// pino is loaded and set up on the first message the level lets through, not before: a quiet `dagu start`
+// that succeeds logs nothing, and loading pino (with the worker-thread transport code it pulls in) would
+// otherwise cost every run process a few milliseconds at start.
 
-import pino from 'pino';
+import type pino from 'pino';
 import type { Logger, LogFields } from '../core/ports';
+import { loadPino } from './loadPino';
 
 export interface CreateLoggerOptions {
   level: 'debug' | 'info' | 'warn' | 'error';
@@ -11,6 +16,10 @@ export interface CreateLoggerOptions {
   base?: LogFields;
 }
 
+type Level = CreateLoggerOptions['level'];
+
+const RANK: Record<Level, number> = { debug: 0, info: 1, warn: 2, error: 3 };
+
 let logFd: number | null = null;
 
 /** Sends every logger created afterwards to this descriptor (a pre-started run writing to its run's log). */
@@ -19,37 +28,59 @@ export function setLogFd(fd: number): void {
 }
 
 export function createLogger(opts: CreateLoggerOptions): Logger {
+  const fd = logFd;
+  let root: pino.Logger | null = null;
+  const getRoot = (): pino.Logger => {
+    root ??= buildPino(opts, fd);
+    return root;
+  };
+  return wrap(getRoot, RANK[opts.level], opts.base ?? {});
+}
+
+function buildPino(opts: CreateLoggerOptions, fd: number | null): pino.Logger {
+  const pinoLib = loadPino();
   const stream = opts.stream ?? process.stderr;
-  const text =
-    logFd === null && (opts.format === 'text' || (opts.format === 'auto' && Boolean(stream.isTTY)));
+  const text = fd === null && (opts.format === 'text' || (opts.format === 'auto' && Boolean(stream.isTTY)));
   const destination = text
     ? textStream(stream)
-    : pino.destination({ fd: logFd ?? (stream as { fd?: number }).fd ?? 2, sync: true });
-  const p = pino(
+    : pinoLib.destination({ fd: fd ?? (stream as { fd?: number }).fd ?? 2, sync: true });
+  return pinoLib(
     {
       level: opts.level,
       base: {},
-      timestamp: pino.stdTimeFunctions.isoTime,
+      timestamp: pinoLib.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
       messageKey: 'msg',
     },
     destination,
   );
-  return wrap(p, opts.base ?? {});
 }
 
 // Children are made from the root with merged bindings, so a field set twice (`component`) appears once.
-function wrap(root: pino.Logger, bindings: LogFields = {}): Logger {
-  const p = Object.keys(bindings).length > 0 ? root.child(bindings) : root;
+// A child's pino logger is made on its first message, like the root.
+function wrap(getRoot: () => pino.Logger, minRank: number, bindings: LogFields): Logger {
+  let p: pino.Logger | null = null;
+  const get = (): pino.Logger => {
+    if (p === null) {
+      const root = getRoot();
+      p = Object.keys(bindings).length > 0 ? root.child(bindings) : root;
+    }
+    return p;
+  };
   return {
-    debug: (msg, fields) => p.debug(fields ?? {}, msg),
-    info: (msg, fields) => p.info(fields ?? {}, msg),
-    warn: (msg, fields) => p.warn(fields ?? {}, msg),
-    error: (msg, fields) => p.error(fields ?? {}, msg),
-    child: (fields) => wrap(root, { ...bindings, ...fields }),
+    debug: (msg, fields) => {
+      if (minRank <= RANK.debug) get().debug(fields ?? {}, msg);
+    },
+    info: (msg, fields) => {
+      if (minRank <= RANK.info) get().info(fields ?? {}, msg);
+    },
+    warn: (msg, fields) => {
+      if (minRank <= RANK.warn) get().warn(fields ?? {}, msg);
+    },
+    error: (msg, fields) => get().error(fields ?? {}, msg),
+    child: (fields) => wrap(getRoot, minRank, { ...bindings, ...fields }),
   };
 }
-
 // A tiny pretty-printer for terminals: "12:00:01 INFO  scheduler  message  key=value".
 function textStream(out: NodeJS.WritableStream): { write(line: string): void } {
   return {

@@ -1,7 +1,6 @@
 // Sub-DAG steps (`call: <dag>`) as the engine sees them: the runner port that starts a child run and waits
 // for its end, the child's deterministic run ID, and executing a call step through that port.
 
-import { createHash } from 'node:crypto';
 import { appendFile, writeFile } from 'node:fs/promises';
 import type { Labels } from '../core/distributed';
 import { formatDuration } from '../core/duration';
@@ -74,7 +73,10 @@ const MAX_RUN_ID = 64;
  * the parent (retry, resume) starts a new child. Always matches RUN_ID_PATTERN.
  */
 export function subRunId(parentRunId: string, stepName: string, attempt = 1): string {
-  const hash = createHash('sha256')
+  // Loaded on use: a run without call steps never needs node:crypto.
+  const hash = process
+    .getBuiltinModule('node:crypto')
+    .createHash('sha256')
     .update(`${parentRunId}\n${stepName}\n${attempt}`)
     .digest('hex')
     .slice(0, HASH_HEX);

@@ -1,7 +1,6 @@
 // Names and paths of the distributed stores under DAGU_HOME/data/distributed: task IDs, worker IDs and the
 // directory of each store. Every name is checked against its pattern before it becomes part of a path.
 
-import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { assertDagName, assertRunId, isValidRunId } from '../core/names';
 import { formatMs13 } from './runList';
@@ -118,5 +117,6 @@ export function isLabels(value: unknown): value is Record<string, string> {
 
 /** A new claim token: unguessable, so only the worker that claimed a task can acknowledge it. */
 export function newClaimToken(): string {
-  return randomBytes(16).toString('hex');
+  // node:crypto is loaded here rather than at import: every command imports this module, few need it.
+  return process.getBuiltinModule('node:crypto').randomBytes(16).toString('hex');
 }
