@@ -38,7 +38,7 @@ type TryResult =
   | { kind: 'stopped'; exitCode: number | null; reason: StopReason };
 
 export async function runStep(run: StepRun): Promise<StepStatus['status']> {
-  const { status, step, clock } = run;
+  const { status, clock } = run;
   Object.assign(status, {
     status: 'running',
     started_at: isoNow(clock),
@@ -52,42 +52,74 @@ export async function runStep(run: StepRun): Promise<StepStatus['status']> {
 
   let out: FileHandle | null = null;
   let err: FileHandle | null = null;
+  // The step's end is reported after its log files are closed: then the report, the run's end and the
+  // final status go out in one turn of the event loop, which the reporter coalesces into one write.
+  let end: () => StepStatus['status'];
   try {
-    const problem = await prepare(run);
-    if (problem) return finish(run, 'failed', problem);
-    out = await open(run.files.stdout, 'a+'); // readable too: the output capture reads it back
-    err = await open(run.files.stderr, 'a');
-    const maxTries = 1 + Math.max(0, step.retry_policy?.limit ?? 0);
-    for (let tryIndex = 0; ; tryIndex++) {
-      if (run.stop.aborted) return finishStopped(run, run.stop.reason as StopReason);
-      const outOffset = (await out.stat()).size;
-      const result = await runTry(run, out.fd, err.fd);
-      if (result.kind === 'ok') {
-        status.exit_code = 0;
-        if (step.output) status.output = { [step.output]: await readOutput(out, outOffset) };
-        return finish(run, 'succeeded', null);
-      }
-      status.exit_code = result.exitCode;
-      if (result.kind === 'stopped') return finishStopped(run, result.reason);
-      if (tryIndex + 1 >= maxTries) return finish(run, 'failed', result.error);
-
-      status.status = 'retrying';
-      status.error = result.error;
-      run.onChange();
-      await sleep(retryDelayMs(step, tryIndex), run.stop);
-      if (run.stop.aborted) return finishStopped(run, run.stop.reason as StopReason);
-      status.retry_count += 1;
-      status.status = 'running';
-      status.error = null;
-      status.exit_code = null;
-      run.onChange();
-    }
+    end = await execute(run, (o, e) => {
+      out = o;
+      err = e;
+    });
   } catch (e) {
-    return finish(run, 'failed', `runner error: ${e instanceof Error ? e.message : String(e)}`);
+    const message = `runner error: ${e instanceof Error ? e.message : String(e)}`;
+    end = () => finish(run, 'failed', message);
   } finally {
-    await out?.close().catch(() => {});
-    await err?.close().catch(() => {});
+    await Promise.all([
+      (out as FileHandle | null)?.close().catch(() => {}),
+      (err as FileHandle | null)?.close().catch(() => {}),
+    ]);
   }
+  return end();
+}
+
+/** Runs the step's tries; returns how to end it. `opened` receives the log files to close afterwards. */
+async function execute(
+  run: StepRun,
+  opened: (out: FileHandle | null, err: FileHandle | null) => void,
+): Promise<() => StepStatus['status']> {
+  const { status, step } = run;
+  const [prepared, stdout, stderr] = await Promise.allSettled([
+    prepare(run),
+    open(run.files.stdout, 'a+'), // readable too: the output capture reads it back
+    open(run.files.stderr, 'a'),
+  ]);
+  const out = stdout.status === 'fulfilled' ? stdout.value : null;
+  const err = stderr.status === 'fulfilled' ? stderr.value : null;
+  opened(out, err);
+  for (const r of [prepared, stdout, stderr]) if (r.status === 'rejected') throw r.reason;
+  const problem = (prepared as PromiseFulfilledResult<string | null>).value;
+  if (out === null || err === null) throw new Error('log files not open');
+  if (problem) return () => finish(run, 'failed', problem);
+  const maxTries = 1 + Math.max(0, step.retry_policy?.limit ?? 0);
+  for (let tryIndex = 0; ; tryIndex++) {
+    if (run.stop.aborted) return stopped(run);
+    const outOffset = (await out.stat()).size;
+    const result = await runTry(run, out.fd, err.fd);
+    if (result.kind === 'ok') {
+      status.exit_code = 0;
+      if (step.output) status.output = { [step.output]: await readOutput(out, outOffset) };
+      return () => finish(run, 'succeeded', null);
+    }
+    status.exit_code = result.exitCode;
+    if (result.kind === 'stopped') return () => finishStopped(run, result.reason);
+    if (tryIndex + 1 >= maxTries) return () => finish(run, 'failed', result.error);
+
+    status.status = 'retrying';
+    status.error = result.error;
+    run.onChange();
+    await sleep(retryDelayMs(step, tryIndex), run.stop);
+    if (run.stop.aborted) return stopped(run);
+    status.retry_count += 1;
+    status.status = 'running';
+    status.error = null;
+    status.exit_code = null;
+    run.onChange();
+  }
+}
+
+function stopped(run: StepRun): () => StepStatus['status'] {
+  const reason = run.stop.reason as StopReason;
+  return () => finishStopped(run, reason);
 }
 
 /**

@@ -66,11 +66,27 @@ function warnings(): Logger & { messages: string[] } {
 }
 
 describe('storeReporter', () => {
+  it('writes the changes of one burst once, even when they come in separate microtasks', async () => {
+    const store = slowStore();
+    const reporter = storeReporter(store);
+    const first = reporter.write(statusWith('1'));
+    await Promise.resolve();
+    void reporter.write(statusWith('2'));
+    await Promise.resolve();
+    const last = reporter.write(statusWith('3'));
+    await drain(
+      store,
+      Promise.all([first, last]).then(() => {}),
+    );
+
+    expect(store.written).toEqual(['3']);
+  });
+
   it('never writes two statuses at once and skips snapshots superseded while a write was in flight', async () => {
     const store = slowStore();
     const reporter = storeReporter(store);
     const first = reporter.write(statusWith('1'));
-    await new Promise((r) => setImmediate(r)); // '1' is now in flight
+    while (store.maxInFlight === 0) await new Promise((r) => setImmediate(r)); // '1' is now in flight
     void reporter.write(statusWith('2'));
     const last = reporter.write(statusWith('3'));
     await drain(

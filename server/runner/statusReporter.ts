@@ -47,11 +47,19 @@ export function storeReporter(
       });
     }
   };
-  // Each call appends one flush to the chain; flushes that find nothing newer are no-ops, which is what
-  // coalesces a burst of changes into one or two writes.
+  // One flush waits on the chain at a time, and it starts one turn of the event loop after it was asked
+  // for: the changes of one burst (a step ends, so does the run, and its final status is written) go out
+  // as one write. A change made while a write is in flight schedules the next flush after it.
+  let scheduled: Promise<void> | null = null;
   const enqueueFlush = (): Promise<void> => {
-    chain = chain.then(flush);
-    return chain;
+    if (scheduled !== null) return scheduled;
+    const next = chain.then(nextTurn).then(() => {
+      scheduled = null;
+      return flush();
+    });
+    scheduled = next;
+    chain = next;
+    return next;
   };
 
   return {
@@ -75,6 +83,10 @@ export function storeReporter(
       await retry;
     },
   };
+}
+
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 export function errorText(err: unknown): string {

@@ -52,8 +52,7 @@ export class FileEventLog implements EventLog {
   async append(type: string, data: Record<string, unknown>): Promise<EventRecord> {
     const { record, line } = makeEventRecord(this.ids, type, data);
     const file = path.join(this.eventsDir, `${dayOfId(record.id)}.jsonl`);
-    await ensureDir(this.eventsDir);
-    const handle = await fs.open(file, 'a', 0o644);
+    const handle = await this.openForAppend(file);
     try {
       const buffer = Buffer.from(line);
       // One write call: a retry loop here could interleave the rest of the line with another writer's.
@@ -66,6 +65,17 @@ export class FileEventLog implements EventLog {
       await handle.close();
     }
     return record;
+  }
+
+  // The folder exists but for the very first event: opening first saves a mkdir on every append.
+  private async openForAppend(file: string): Promise<fs.FileHandle> {
+    try {
+      return await fs.open(file, 'a', 0o644);
+    } catch (err) {
+      if (errorCode(err) !== 'ENOENT') throw err;
+      await ensureDir(this.eventsDir);
+      return fs.open(file, 'a', 0o644);
+    }
   }
 
   async list(query: { afterId?: string; types?: string[]; limit?: number }): Promise<EventRecord[]> {

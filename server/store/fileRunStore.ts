@@ -227,9 +227,14 @@ export class FileRunStore implements RunStore {
     assertRunId(run.run_id);
     assertDagName(run.dag_name);
     assertDagName(run.queue, 'queue name');
-    await ensureDir(this.activeDir);
     const record: ActiveRun = { run_id: run.run_id, dag_name: run.dag_name, queue: run.queue };
-    await writeFileAtomic(path.join(this.activeDir, `${run.run_id}.json`), JSON.stringify(record) + '\n');
+    const file = path.join(this.activeDir, `${run.run_id}.json`);
+    // The folder exists but for the very first run: writing first saves a mkdir on every run.
+    await writeFileAtomic(file, JSON.stringify(record) + '\n').catch(async (err: unknown) => {
+      if (errorCode(err) !== 'ENOENT') throw err;
+      await ensureDir(this.activeDir);
+      await writeFileAtomic(file, JSON.stringify(record) + '\n');
+    });
   }
 
   async unmarkActive(runId: string): Promise<void> {
