@@ -5,15 +5,10 @@ import { Command, CommanderError, Option } from 'commander';
 import { restoreStashedEnv } from '../runner/runProcessEnv';
 import { SPARE_COMMAND } from '../runner/spareRun';
 import { VERSION } from './version';
+import { exitQuietlyOnClosedPipe } from './closedPipe';
 import { EXIT_USAGE, fail } from './exit';
 
-// A closed pipe (`dagu status … | head`) is the reader's choice, not an error.
-for (const stream of [process.stdout, process.stderr]) {
-  stream.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    throw err;
-  });
-}
+exitQuietlyOnClosedPipe();
 
 const program = new Command()
   .name('dagu')

@@ -1,9 +1,10 @@
 // `dagu start` on fixture DAGs, through the real binary: outcomes, exit codes, logs and status records.
 
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { dagu, eventually, tempHome, type TempHome } from './harness';
+import { DAGU, dagu, eventually, tempHome, type TempHome } from './harness';
 
 let h: TempHome;
 beforeEach(() => {
@@ -208,5 +209,31 @@ describe('bad input gets one clear line, exit 2 and no run record', () => {
     expect(v.stderr).toMatch(/depends/);
     expect(v.stderr).toMatch(/bogus_key/);
     expect(existsSync(path.join(h.home, 'data', 'runs'))).toBe(false);
+  });
+});
+
+describe("a closed pipe is the reader's choice", () => {
+  // The reader's end is closed before the command writes (node takes tens of milliseconds to start), so
+  // the write meets EPIPE: the command ends with the code it had, without a stack trace.
+  async function withClosedPipe(args: string[], closed: 'stdout' | 'stderr') {
+    const child = spawn(process.execPath, [DAGU, ...args], { env: h.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const other = closed === 'stdout' ? child.stderr : child.stdout;
+    child[closed].destroy();
+    let text = '';
+    other.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    return { code, text };
+  }
+
+  it('on stdout: `dagu version` exits 0 and prints nothing on stderr', async () => {
+    const r = await withClosedPipe(['version'], 'stdout');
+    expect(r.text).toBe('');
+    expect(r.code).toBe(0);
+  });
+
+  it('on stderr: a missing DAG still exits 2, and stdout stays empty', async () => {
+    const r = await withClosedPipe(['start', 'no-such-dag'], 'stderr');
+    expect(r.text).toBe('');
+    expect(r.code).toBe(2);
   });
 });
