@@ -177,6 +177,30 @@ describe('FileRunStore on disk', () => {
     await expect(fs.readFile(marker, 'utf8')).resolves.toBe('{"run_id":');
   });
 
+  it('does not read an ended attempt again for the list, and shows a newer attempt as soon as it exists', async () => {
+    await store.createRun(testRunStatus({ run_id: 'r1', status: 'failed', error: 'first' }));
+    const entry = async () => (await store.listRuns({})).items[0];
+    expect(await entry()).toMatchObject({ attempt: 1, status: 'failed', error: 'first' });
+    // An ended attempt is never written again; this rewrite behind the store's back shows it is not read.
+    const text = await fs.readFile(statusFile('r1'), 'utf8');
+    await fs.writeFile(statusFile('r1'), text.replace('"first"', '"rewritten"'));
+    expect(await entry()).toMatchObject({ attempt: 1, status: 'failed', error: 'first' });
+    // A fresh store (another process) reads it.
+    expect((await open().listRuns({})).items[0]).toMatchObject({ error: 'rewritten' });
+
+    await store.createAttempt(testRunStatus({ run_id: 'r1', attempt: 2, status: 'running' }));
+    expect(await entry()).toMatchObject({ attempt: 2, status: 'running' });
+    await store.writeStatus(testRunStatus({ run_id: 'r1', attempt: 2, status: 'succeeded' }));
+    expect(await entry()).toMatchObject({ attempt: 2, status: 'succeeded' });
+  });
+
+  it('reads a run that has not ended each time it lists it', async () => {
+    await store.createRun(testRunStatus({ run_id: 'r1', status: 'running' }));
+    expect((await store.listRuns({})).items[0].status).toBe('running');
+    await open().writeStatus(testRunStatus({ run_id: 'r1', status: 'succeeded' }));
+    expect((await store.listRuns({})).items[0].status).toBe('succeeded');
+  });
+
   it('lists runs created by another store instance (another process) without any cache', async () => {
     await store.createRun(testRunStatus({ run_id: 'r1', created_at: '2026-03-01T10:00:00Z' }));
     expect((await store.listRuns({})).items).toHaveLength(1);

@@ -15,7 +15,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { assertDagName, assertRunId } from '../core/names';
-import type { RunStatus } from '../core/types';
+import { TERMINAL_RUN_STATES, type RunStatus } from '../core/types';
 import { MINUTE } from '../core/units';
 import { AttemptConflictError, RunNotFoundError } from './errors';
 import { onceReporter } from './corruptReporter';
@@ -64,6 +64,9 @@ const ACTIVE_FILE_PATTERN = /^([A-Za-z0-9_-]{1,64})\.json$/;
 
 type LatestStatus = ReadStatusResult & { attempt: number };
 
+/** Ended runs whose list entries are kept (about 0.5 KiB each): several pages of any run list. */
+const MAX_ENDED_SUMMARIES = 5000;
+
 /** RunStore backed by files under `DAGU_HOME/data`; safe for several processes and hosts. */
 export class FileRunStore implements RunStore {
   private readonly runsDir: string;
@@ -73,6 +76,8 @@ export class FileRunStore implements RunStore {
   private readonly onCorrupt: (report: CorruptFileReport) => void;
   /** Active markers already read, by file name (see listActive). */
   private readonly activeCache = new Map<string, ActiveRun>();
+  /** List entries of ended attempts, by run ID, least recently used first (see summarize). */
+  private readonly endedSummaries = new Map<string, RunSummary>();
   private readonly maxScannedPerPage: number;
 
   constructor(opts: FileRunStoreOptions) {
@@ -322,7 +327,11 @@ export class FileRunStore implements RunStore {
   }
 
   private async readLatest(runId: string): Promise<LatestStatus> {
-    const attempts = await this.attemptNumbers(runId);
+    return this.readLatestOf(runId, await this.attemptNumbers(runId));
+  }
+
+  /** readLatest with the run's attempt numbers (newest first) already listed. */
+  private async readLatestOf(runId: string, attempts: number[] | null): Promise<LatestStatus> {
     if (attempts === null) return { kind: 'missing', attempt: 0 };
     if (attempts.length === 0) {
       return this.incomplete(this.runDir(runId), 0, 'the run directory has no attempt');
@@ -362,10 +371,33 @@ export class FileRunStore implements RunStore {
     return Date.now() - stat.mtimeMs < CREATION_GRACE_MS ? 'young' : 'old';
   }
 
+  /**
+   * A run's list entry. The status of an attempt that has ended is never written again (a retry or resume
+   * makes a new attempt), so the entry of an ended latest attempt is kept and served again while the
+   * attempt list shows no newer one: a page of the run list then costs one directory listing per ended run
+   * instead of reading its status file each time.
+   */
   private async summarize(entry: RunIndexEntry, dagName: string): Promise<RunSummary> {
-    const latest = await this.readLatest(entry.runId);
+    const attempts = await this.attemptNumbers(entry.runId);
+    const cached = this.endedSummaries.get(entry.runId);
+    if (cached !== undefined && attempts !== null && attempts[0] === cached.attempt) {
+      this.endedSummaries.delete(entry.runId);
+      this.endedSummaries.set(entry.runId, cached);
+      return { ...cached };
+    }
+    const latest = await this.readLatestOf(entry.runId, attempts);
     const known = { dagName, runId: entry.runId, createdMs: entry.createdMs, attempt: latest.attempt };
-    if (latest.kind === 'ok') return summarizeRun(latest.status);
+    if (latest.kind === 'ok') {
+      const summary = summarizeRun(latest.status);
+      if (TERMINAL_RUN_STATES.includes(latest.status.status) && latest.attempt === attempts?.[0]) {
+        this.endedSummaries.delete(entry.runId);
+        this.endedSummaries.set(entry.runId, { ...summary });
+        if (this.endedSummaries.size > MAX_ENDED_SUMMARIES) {
+          this.endedSummaries.delete(this.endedSummaries.keys().next().value!);
+        }
+      }
+      return summary;
+    }
     if (latest.kind === 'corrupt') return corruptRunSummary(known, `${latest.path}: ${latest.error}`);
     return corruptRunSummary(known, 'the run is in the index but its run directory is missing');
   }
