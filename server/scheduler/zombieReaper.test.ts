@@ -196,11 +196,21 @@ describe('ZombieReaper', () => {
     expect(h.logger.find('unreadable status file')).toHaveLength(1);
   });
 
-  it('fails a queued run with no queue item, older than the threshold, as never started', async () => {
+  it('puts a queued run with no queue item, older than the threshold, back in its queue once, then fails it as never started', async () => {
     const h = harness();
     await h.queuedRun('stranded');
     await h.time.advance(STALE_MS + SECOND);
 
+    // Its run process died before taking it over, or a worker's claim was lost: it gets one more go.
+    expect(await h.reaper.sweep()).toEqual([]);
+    expect((await h.status('stranded')).status).toBe('queued');
+    const item = await h.queue.find('stranded');
+    expect(item).toMatchObject({ queue: 'etl', run_id: 'stranded', dag_name: 'etl' });
+    expect(h.logger.find('back in its queue')).toHaveLength(1);
+    expect(await h.reaper.sweep()).toEqual([]);
+
+    // Stranded again (its item went, and still nobody started it): it fails rather than wait for ever.
+    await h.queue.dequeue(item!.queue, 'stranded');
     expect(await h.reaper.sweep()).toEqual(['stranded']);
     const s = await h.status('stranded');
     expect(s.status).toBe('failed');
@@ -229,8 +239,10 @@ describe('ZombieReaper', () => {
     expect(await h.reaper.sweep()).toEqual([]);
     expect((await h.status('left-by-a-failed-instance')).status).toBe('queued');
 
+    // Then it is a stranded run like any other: back in its queue.
     h.slotAdoptionDone = () => true;
-    expect(await h.reaper.sweep()).toEqual(['left-by-a-failed-instance']);
+    expect(await h.reaper.sweep()).toEqual([]);
+    expect(await h.queue.find('left-by-a-failed-instance')).not.toBeNull();
   });
 
   it('leaves a queued run alone while this instance is still starting its process (a slow disk)', async () => {
@@ -241,7 +253,8 @@ describe('ZombieReaper', () => {
     expect(await h.reaper.sweep()).toEqual([]);
 
     h.launching.delete('starting-slowly');
-    expect(await h.reaper.sweep()).toEqual(['starting-slowly']);
+    expect(await h.reaper.sweep()).toEqual([]);
+    expect(await h.queue.find('starting-slowly')).not.toBeNull();
   });
 
   it('does not fail a queued run that was put in the queue while the reaper looked at it', async () => {
@@ -314,14 +327,16 @@ describe('ZombieReaper and runs handed to workers', () => {
     expect((await h.status('acked')).status).toBe('queued');
   });
 
-  it('still fails a queued run that has neither a queue item, a task nor a worker', async () => {
+  it('still acts on a queued run that has neither a queue item, a task nor a worker', async () => {
     const h = harness();
     await h.queuedRun('orphan');
     await h.queuedRun('held');
     h.tasks.add('held');
     await h.time.advance(STALE_MS + SECOND);
 
-    expect(await h.reaper.sweep()).toEqual(['orphan']);
+    expect(await h.reaper.sweep()).toEqual([]);
+    expect(await h.queue.find('orphan')).not.toBeNull();
+    expect(await h.queue.find('held')).toBeNull();
     expect((await h.status('held')).status).toBe('queued');
   });
 

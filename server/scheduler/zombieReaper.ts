@@ -10,6 +10,9 @@ import { formatDuration } from '../core/duration';
 import type { DispatchStore } from '../store/dispatchTypes';
 import type { QueueStore, RunStore } from '../store/types';
 
+/** Requeued runs remembered; far more than can be stranded between two sweeps. */
+const MAX_REMEMBERED_REQUEUES = 10_000;
+
 export interface ZombieReaperDeps {
   clock: Clock;
   logger: Logger;
@@ -49,6 +52,8 @@ export function isLocalProcessAlive(pid: number): boolean {
 export class ZombieReaper {
   private readonly host: string;
   private readonly processAlive: (pid: number) => boolean;
+  /** Stranded queued runs this instance put back in their queue: a second stranding fails them. */
+  private readonly requeued = new Set<string>();
 
   constructor(private readonly d: ZombieReaperDeps) {
     this.host = d.host ?? hostname();
@@ -86,6 +91,10 @@ export class ZombieReaper {
       if (again.kind !== 'ok' || again.status.status !== s.status || again.status.attempt !== s.attempt)
         continue;
       if (s.status === 'queued' && (await this.strandedQueuedReason(again.status)) === null) continue;
+      if (s.status === 'queued' && !this.requeued.has(s.run_id)) {
+        await this.requeue(again.status, reason);
+        continue;
+      }
       await this.markFailed(again.status, reason);
       reaped.push(a.run_id);
     }
@@ -122,6 +131,29 @@ export class ZombieReaper {
     const age = this.d.clock.nowMs() - Date.parse(s.created_at);
     if (age <= this.d.heartbeatStaleMs) return null; // a scheduled run that is just starting
     return `run was never started: queued ${formatDuration(Math.round(age / 1000) * 1000)} ago with no queue item and no run process`;
+  }
+
+  /**
+   * A queued run nobody holds was never started anywhere: its run process died before taking it over (a
+   * storage error), or the coordinator stopped between a worker's claim and recording the worker (the
+   * worker, without a reply, does not run it). It goes back in its queue once, so the slot still runs; a
+   * run stranded again is failed, so that nothing waits for ever.
+   */
+  private async requeue(s: RunStatus, reason: string) {
+    await this.d.queue.enqueue({
+      queue: s.queue,
+      run_id: s.run_id,
+      dag_name: s.dag_name,
+      enqueued_at: s.queued_at ?? s.created_at,
+    });
+    this.requeued.add(s.run_id);
+    if (this.requeued.size > MAX_REMEMBERED_REQUEUES)
+      this.requeued.delete(this.requeued.values().next().value!);
+    this.d.logger.warn('Put a queued run nobody started back in its queue', {
+      dag: s.dag_name,
+      run_id: s.run_id,
+      reason,
+    });
   }
 
   private async markFailed(s: RunStatus, reason: string) {
