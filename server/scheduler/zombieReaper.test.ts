@@ -218,6 +218,17 @@ describe('ZombieReaper', () => {
     expect(await h.activeIds()).toEqual([]);
   });
 
+  it('fails a stranded queued run at once when a process claimed its attempt (the queue could never start it)', async () => {
+    const h = harness();
+    await h.queuedRun('claimed-then-died');
+    expect(await h.runs.claimAttempt('claimed-then-died', 1, 'host:4242')).toBe(true);
+    await h.time.advance(STALE_MS + SECOND);
+
+    expect(await h.reaper.sweep()).toEqual(['claimed-then-died']);
+    expect(await h.queue.find('claimed-then-died')).toBeNull();
+    expect((await h.status('claimed-then-died')).error).toMatch(/^run was never started/);
+  });
+
   it('leaves a queued run alone while it is young or has a queue item', async () => {
     const h = harness();
     await h.queuedRun('waiting');

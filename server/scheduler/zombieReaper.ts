@@ -91,7 +91,7 @@ export class ZombieReaper {
       if (again.kind !== 'ok' || again.status.status !== s.status || again.status.attempt !== s.attempt)
         continue;
       if (s.status === 'queued' && (await this.strandedQueuedReason(again.status)) === null) continue;
-      if (s.status === 'queued' && !this.requeued.has(s.run_id)) {
+      if (s.status === 'queued' && (await this.mayRequeue(again.status))) {
         await this.requeue(again.status, reason);
         continue;
       }
@@ -139,6 +139,15 @@ export class ZombieReaper {
    * worker, without a reply, does not run it). It goes back in its queue once, so the slot still runs; a
    * run stranded again is failed, so that nothing waits for ever.
    */
+  /**
+   * Once per run, and only while no process has claimed the attempt: a claimed attempt would refuse every
+   * process the queue starts for it, and the run would wait for ever instead of failing.
+   */
+  private async mayRequeue(s: RunStatus): Promise<boolean> {
+    if (this.requeued.has(s.run_id)) return false;
+    return !(await this.d.runs.isClaimed(s.run_id, s.attempt));
+  }
+
   private async requeue(s: RunStatus, reason: string) {
     await this.d.queue.enqueue({
       queue: s.queue,

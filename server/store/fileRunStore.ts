@@ -260,6 +260,18 @@ export class FileRunStore implements RunStore {
     }
   }
 
+  async isClaimed(runId: string, attempt: number): Promise<boolean> {
+    assertRunId(runId);
+    if (!isAttemptNumber(attempt)) return false;
+    return fs.stat(path.join(this.attemptDir(runId, attempt), 'claim')).then(
+      () => true,
+      (err: unknown) => {
+        if (errorCode(err) === 'ENOENT' || errorCode(err) === 'ENOTDIR') return false;
+        throw err;
+      },
+    );
+  }
+
   async writeHeartbeat(runId: string, attempt: number, nowMs: number): Promise<void> {
     assertRunId(runId);
     await this.writeInAttempt(runId, attempt, 'heartbeat', String(Math.floor(nowMs)));

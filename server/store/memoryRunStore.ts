@@ -115,6 +115,11 @@ export class MemoryRunStore implements RunStore {
     return true;
   }
 
+  async isClaimed(runId: string, attempt: number): Promise<boolean> {
+    assertRunId(runId);
+    return this.runs.get(runId)?.claims.has(attempt) ?? false;
+  }
+
   async writeHeartbeat(runId: string, attempt: number, nowMs: number): Promise<void> {
     assertRunId(runId);
     this.existingAttempt(runId, attempt).heartbeats.set(attempt, nowMs);

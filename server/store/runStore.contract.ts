@@ -123,6 +123,15 @@ export function describeRunStoreContract(
       await expect(store.claimAttempt('ghost', 1, 'p')).rejects.toThrow();
     });
 
+    it('tells whether an attempt is claimed', async () => {
+      await store.createRun(testRunStatus({ run_id: 'r1' }));
+      expect(await store.isClaimed('r1', 1)).toBe(false);
+      expect(await store.claimAttempt('r1', 1, 'p1')).toBe(true);
+      expect(await store.isClaimed('r1', 1)).toBe(true);
+      expect(await store.isClaimed('r1', 2)).toBe(false);
+      expect(await store.isClaimed('ghost', 1)).toBe(false);
+    });
+
     it('refuses writes to a run or attempt that was never created', async () => {
       await expect(store.writeStatus(testRunStatus({ run_id: 'ghost' }))).rejects.toBeInstanceOf(
         RunNotFoundError,

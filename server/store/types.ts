@@ -69,6 +69,8 @@ export interface RunStore {
    * told to start the same queued run, exactly one gets true.
    */
   claimAttempt(runId: string, attempt: number, owner: string): Promise<boolean>;
+  /** Whether a process has claimed the attempt (claimAttempt returned true to someone). */
+  isClaimed(runId: string, attempt: number): Promise<boolean>;
   /** Writes the run process's heartbeat (wall-clock ms) for the attempt. */
   writeHeartbeat(runId: string, attempt: number, nowMs: number): Promise<void>;
   /** Last heartbeat time in wall-clock ms, or null if none was written. */
