@@ -50,45 +50,34 @@ export async function runStep(run: StepRun): Promise<StepStatus['status']> {
   } satisfies Partial<StepStatus>);
   run.onChange();
 
-  let out: FileHandle | null = null;
-  let err: FileHandle | null = null;
   // The step's end is reported after its log files are closed: then the report, the run's end and the
   // final status go out in one turn of the event loop, which the reporter coalesces into one write.
+  const opened: FileHandle[] = [];
   let end: () => StepStatus['status'];
   try {
-    end = await execute(run, (o, e) => {
-      out = o;
-      err = e;
-    });
+    end = await execute(run, opened);
   } catch (e) {
     const message = `runner error: ${e instanceof Error ? e.message : String(e)}`;
     end = () => finish(run, 'failed', message);
   } finally {
-    await Promise.all([
-      (out as FileHandle | null)?.close().catch(() => {}),
-      (err as FileHandle | null)?.close().catch(() => {}),
-    ]);
+    await Promise.all(opened.map((file) => file.close().catch(() => {})));
   }
   return end();
 }
 
-/** Runs the step's tries; returns how to end it. `opened` receives the log files to close afterwards. */
-async function execute(
-  run: StepRun,
-  opened: (out: FileHandle | null, err: FileHandle | null) => void,
-): Promise<() => StepStatus['status']> {
+/** Runs the step's tries; returns how to end it. The log files it opens go into `opened`, for the caller to close. */
+async function execute(run: StepRun, opened: FileHandle[]): Promise<() => StepStatus['status']> {
   const { status, step } = run;
   const [prepared, stdout, stderr] = await Promise.allSettled([
     prepare(run),
     open(run.files.stdout, 'a+'), // readable too: the output capture reads it back
     open(run.files.stderr, 'a'),
   ]);
-  const out = stdout.status === 'fulfilled' ? stdout.value : null;
-  const err = stderr.status === 'fulfilled' ? stderr.value : null;
-  opened(out, err);
+  for (const r of [stdout, stderr]) if (r.status === 'fulfilled') opened.push(r.value);
   for (const r of [prepared, stdout, stderr]) if (r.status === 'rejected') throw r.reason;
   const problem = (prepared as PromiseFulfilledResult<string | null>).value;
-  if (out === null || err === null) throw new Error('log files not open');
+  const out = (stdout as PromiseFulfilledResult<FileHandle>).value;
+  const err = (stderr as PromiseFulfilledResult<FileHandle>).value;
   if (problem) return () => finish(run, 'failed', problem);
   const maxTries = 1 + Math.max(0, step.retry_policy?.limit ?? 0);
   for (let tryIndex = 0; ; tryIndex++) {

@@ -134,12 +134,6 @@ export class ZombieReaper {
   }
 
   /**
-   * A queued run nobody holds was never started anywhere: its run process died before taking it over (a
-   * storage error), or the coordinator stopped between a worker's claim and recording the worker (the
-   * worker, without a reply, does not run it). It goes back in its queue once, so the slot still runs; a
-   * run stranded again is failed, so that nothing waits for ever.
-   */
-  /**
    * Once per run, and only while no process has claimed the attempt: a claimed attempt would refuse every
    * process the queue starts for it, and the run would wait for ever instead of failing.
    */
@@ -148,6 +142,12 @@ export class ZombieReaper {
     return !(await this.d.runs.isClaimed(s.run_id, s.attempt));
   }
 
+  /**
+   * A queued run nobody holds was never started anywhere: its run process died before taking it over (a
+   * storage error), or the coordinator stopped between a worker's claim and recording the worker (the
+   * worker, without a reply, does not run it). It goes back in its queue once, so the slot still runs; a
+   * run stranded again is failed, so that nothing waits for ever.
+   */
   private async requeue(s: RunStatus, reason: string) {
     await this.d.queue.enqueue({
       queue: s.queue,

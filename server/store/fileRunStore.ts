@@ -234,11 +234,12 @@ export class FileRunStore implements RunStore {
     assertDagName(run.queue, 'queue name');
     const record: ActiveRun = { run_id: run.run_id, dag_name: run.dag_name, queue: run.queue };
     const file = path.join(this.activeDir, `${run.run_id}.json`);
+    const text = JSON.stringify(record) + '\n';
     // The folder exists but for the very first run: writing first saves a mkdir on every run.
-    await writeFileAtomic(file, JSON.stringify(record) + '\n').catch(async (err: unknown) => {
+    await writeFileAtomic(file, text).catch(async (err: unknown) => {
       if (errorCode(err) !== 'ENOENT') throw err;
       await ensureDir(this.activeDir);
-      await writeFileAtomic(file, JSON.stringify(record) + '\n');
+      await writeFileAtomic(file, text);
     });
   }
 

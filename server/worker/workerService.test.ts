@@ -51,6 +51,20 @@ function fakeExecutor(opts: { ignoreAbort?: boolean } = {}) {
   };
 }
 
+/** Stops the service and checks that the stop ends exactly `ms` of fake time later, not before. */
+async function expectStopToTake(
+  service: { stop(): Promise<void> },
+  time: { advance(ms: number): Promise<void> },
+  ms: number,
+) {
+  let stopped = false;
+  const stopping = service.stop().then(() => (stopped = true));
+  await time.advance(ms - 1);
+  expect(stopped).toBe(false);
+  await time.advance(1);
+  await stopping;
+}
+
 function setup(worker: Partial<Config['worker']> = {}, executor = fakeExecutor()) {
   const time = new FakeTime(1_700_000_000_000);
   const coordinator = new FakeCoordinator();
@@ -197,12 +211,7 @@ describe('WorkerService', () => {
     await settle();
     coordinator.silent = true;
 
-    let stopped = false;
-    const stopping = service.stop().then(() => (stopped = true));
-    await time.advance(LEAVE_TIMEOUT_MS - 1);
-    expect(stopped).toBe(false);
-    await time.advance(1);
-    await stopping;
+    await expectStopToTake(service, time, LEAVE_TIMEOUT_MS);
     expect(service.state).toBe('stopped');
     expect(logger.find('The coordinator did not answer the leave in time')[0]).toMatchObject({
       level: 'warn',
@@ -217,12 +226,7 @@ describe('WorkerService', () => {
     coordinator.silent = true;
     await time.advance(1000); // the next heartbeat goes out and is never answered
 
-    let stopped = false;
-    const stopping = service.stop().then(() => (stopped = true));
-    await time.advance(LEAVE_TIMEOUT_MS - 1);
-    expect(stopped).toBe(false);
-    await time.advance(1);
-    await stopping;
+    await expectStopToTake(service, time, LEAVE_TIMEOUT_MS);
     expect(coordinator.calls.filter((c) => c.endsWith('…'))).toEqual(['heartbeat…']);
   });
 
