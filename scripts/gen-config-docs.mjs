@@ -65,7 +65,7 @@ Other environment variables the program reads:
 | \`DAGU_HOME\` | The home directory: \`config.yaml\`, \`dags/\`, \`data/\` and \`logs/\` (default \`~/.dagu\`) |
 | \`DAGU_CONFIG\` | Another configuration file than \`DAGU_HOME/config.yaml\` |
 | \`DAGU_DEBUG\` | Set to anything: an unexpected error prints its stack trace after the one-line message |
-| \`UV_THREADPOOL_SIZE\` | \`bin/dagu\` sets it to 16 for the long-running commands (\`scheduler\`, \`server\`, \`start-all\`, \`coordinator\`, \`worker\`) unless it is set, so that file calls stuck on a hung mount do not hold up the rest; short commands keep libuv's 4 |
+| \`UV_THREADPOOL_SIZE\` | \`bin/dagu\` sets it to 16 for the long-running commands (\`scheduler\`, \`server\`, \`start-all\`, \`coordinator\`, \`worker\`) unless it is set, so that file calls stuck on a hung mount do not hold up the rest; short commands keep libuv's 4, and make their file calls synchronously while they run no step (a run between its steps waits on nothing else) |
 `;
 
 /** The text docs/configuration.md should have for this settings table. */

@@ -2,8 +2,10 @@
 // so that `dagu start` never loads Next.js or React.
 
 import { Command, CommanderError, Option } from 'commander';
+import { supervisedChildren } from '../runner/children';
 import { restoreStashedEnv } from '../runner/runProcessEnv';
 import { SPARE_COMMAND } from '../runner/spareRun';
+import { blockFileCallsWhile } from '../store/fileCalls';
 import { VERSION } from './version';
 import { exitQuietlyOnClosedPipe } from './closedPipe';
 import { EXIT_USAGE, fail } from './exit';
@@ -146,12 +148,18 @@ program
 
 type Handler = (...args: unknown[]) => Promise<number | void>;
 
+/** The long-running commands; every other command does one job and exits. */
+const SERVICES = new Set(['scheduler', 'server', 'start-all', 'coordinator', 'worker']);
+
 /** Wraps a command module loaded on demand; the handler's number is the exit code. */
 function lazy(load: () => Promise<Record<string, unknown>>, name: string) {
   return async (...args: unknown[]) => {
     const mod = await load();
     const handler = mod[name] as Handler;
     const cmd = args[args.length - 1] as Command;
+    // A one-shot command waits on nothing else while a file call is in flight, unless it supervises a step
+    // or a sub-DAG run: blocking calls then save it a thread-pool round trip each (see store/fileCalls.ts).
+    if (!SERVICES.has(cmd.name())) blockFileCallsWhile(() => supervisedChildren() === 0);
     const code = await handler(...args.slice(0, -1), { ...program.opts(), ...cmd.opts() });
     process.exitCode = typeof code === 'number' ? code : 0;
   };

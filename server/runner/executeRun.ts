@@ -1,13 +1,13 @@
 // The engine of one run attempt: starts steps as the graph allows, stops them on abort or DAG timeout,
 // runs the handlers and reports every change. It knows nothing about where the status is stored.
 
-import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { formatDuration } from '../core/duration';
 import type { Clock, Logger } from '../core/ports';
 import type { DagSpec, RunState, RunStatus, StepSpec, StepStatus } from '../core/types';
 import { SECOND } from '../core/units';
+import { mkdir } from '../store/fileCalls';
 import { LogFileNames } from './logFiles';
 import { blockedSteps, nextRunnable } from '../core/graph';
 import { finalRunState } from './runOutcome';
@@ -159,7 +159,7 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
   };
 
   let logDirError: string | null = null;
-  await mkdir(opts.logDir, { recursive: true }).catch((err) => {
+  await mkdir(opts.logDir, true).catch((err) => {
     logDirError = `cannot create log directory ${JSON.stringify(opts.logDir)}: ${errorText(err)}`;
   });
 

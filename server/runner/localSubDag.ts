@@ -5,7 +5,6 @@
 import { runProcessEnv } from './runProcessEnv';
 import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
-import { appendFile, open } from 'node:fs/promises';
 import type { Config } from '../config/types';
 import { formatDagError } from '../core/dag/dagError';
 import { formatSelector } from '../core/distributed';
@@ -25,6 +24,8 @@ import type { RunStore } from '../store/types';
 import { signalGroup } from './processGroup';
 import { errorText } from './statusReporter';
 import { SubDagStartError, type SubDagRequest, type SubDagResult, type SubDagRunner } from './subDag';
+import { superviseChild } from './children';
+import * as files from '../store/fileCalls';
 
 /** How a child `dagu start` process ended. */
 export interface ChildExit {
@@ -134,12 +135,14 @@ async function dispatchChild(
   }
   if (outcome.outcome === 'refused') throw new SubDagStartError(dag.name, outcome.error);
   const waitMs = deps.config.coordinator.worker_wait_timeout_ms;
-  await appendFile(
-    req.logFiles.stdout,
-    outcome.outcome === 'held'
-      ? `holding sub-DAG run ${req.runId}: no healthy worker matches ${formatSelector(selector)}; waiting up to ${formatDuration(waitMs)}\n`
-      : `dispatched sub-DAG run ${req.runId} to a worker matching ${formatSelector(selector)}\n`,
-  ).catch(() => {});
+  await files
+    .appendFile(
+      req.logFiles.stdout,
+      outcome.outcome === 'held'
+        ? `holding sub-DAG run ${req.runId}: no healthy worker matches ${formatSelector(selector)}; waiting up to ${formatDuration(waitMs)}\n`
+        : `dispatched sub-DAG run ${req.runId} to a worker matching ${formatSelector(selector)}\n`,
+    )
+    .catch(() => {});
   logger.info('Dispatched a sub-DAG run', { outcome: outcome.outcome, selector: formatSelector(selector) });
 
   const end = await waitForRunEnd({
@@ -303,24 +306,24 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 async function fileSize(file: string): Promise<number> {
-  const h = await open(file, 'a+').catch(() => null);
-  if (!h) return 0;
+  const fd = await files.open(file, 'a+').catch(() => null);
+  if (fd === null) return 0;
   try {
-    return (await h.stat()).size;
+    return (await files.fstat(fd)).size;
   } finally {
-    await h.close();
+    await files.close(fd);
   }
 }
 
 /** The last non-empty line written to `file` after `offset` (at most 4 KiB of it), or null. */
 async function lastLine(file: string, offset: number): Promise<string | null> {
-  const h = await open(file, 'r').catch(() => null);
-  if (!h) return null;
+  const fd = await files.open(file, 'r').catch(() => null);
+  if (fd === null) return null;
   try {
-    const size = (await h.stat()).size;
+    const size = (await files.fstat(fd)).size;
     const start = Math.max(offset, size - 4096);
     const buf = Buffer.alloc(Math.max(0, size - start));
-    await h.read(buf, 0, buf.length, start);
+    await files.readAt(fd, buf, start);
     const lines = buf
       .toString('utf8')
       .split('\n')
@@ -328,7 +331,7 @@ async function lastLine(file: string, offset: number): Promise<string | null> {
       .filter(Boolean);
     return lines.at(-1) ?? null;
   } finally {
-    await h.close();
+    await files.close(fd);
   }
 }
 
@@ -347,6 +350,7 @@ export const spawnChildProcess: ChildSpawner = (o) => {
       child.once('exit', (code, signal) => resolve({ code, signal }));
     });
     if (child.pid === undefined) throw new Error(`could not start ${process.execPath} ${o.executable}`);
+    superviseChild(exited);
     return { pid: child.pid, exited };
   } finally {
     closeSync(out);

@@ -1,12 +1,12 @@
 // Executes one step (or handler) to its end: each command entry or the script through the shell, the
 // step timeout, retries with backoff, output capture, and stopping when the run is aborted or times out.
 
-import { open, stat, writeFile, type FileHandle } from 'node:fs/promises';
 import { formatDuration } from '../core/duration';
 import { backoffDelayMs } from '../core/backoff';
 import type { Clock } from '../core/ports';
 import type { StepSpec, StepStatus } from '../core/types';
 import { SECOND } from '../core/units';
+import * as files from '../store/fileCalls';
 import { spawnShell, type ShellHandle } from './spawnShell';
 
 /** Why the whole run is stopping; carried as the `reason` of the run's stop signal. */
@@ -52,7 +52,7 @@ export async function runStep(run: StepRun): Promise<StepStatus['status']> {
 
   // The step's end is reported after its log files are closed: then the report, the run's end and the
   // final status go out in one turn of the event loop, which the reporter coalesces into one write.
-  const opened: FileHandle[] = [];
+  const opened: number[] = [];
   let end: () => StepStatus['status'];
   try {
     end = await execute(run, opened);
@@ -60,30 +60,30 @@ export async function runStep(run: StepRun): Promise<StepStatus['status']> {
     const message = `runner error: ${e instanceof Error ? e.message : String(e)}`;
     end = () => finish(run, 'failed', message);
   } finally {
-    await Promise.all(opened.map((file) => file.close().catch(() => {})));
+    await Promise.all(opened.map((fd) => files.close(fd).catch(() => {})));
   }
   return end();
 }
 
 /** Runs the step's tries; returns how to end it. The log files it opens go into `opened`, for the caller to close. */
-async function execute(run: StepRun, opened: FileHandle[]): Promise<() => StepStatus['status']> {
+async function execute(run: StepRun, opened: number[]): Promise<() => StepStatus['status']> {
   const { status, step } = run;
   const [prepared, stdout, stderr] = await Promise.allSettled([
     prepare(run),
-    open(run.files.stdout, 'a+'), // readable too: the output capture reads it back
-    open(run.files.stderr, 'a'),
+    files.open(run.files.stdout, 'a+'), // readable too: the output capture reads it back
+    files.open(run.files.stderr, 'a'),
   ]);
   for (const r of [stdout, stderr]) if (r.status === 'fulfilled') opened.push(r.value);
   for (const r of [prepared, stdout, stderr]) if (r.status === 'rejected') throw r.reason;
   const problem = (prepared as PromiseFulfilledResult<string | null>).value;
-  const out = (stdout as PromiseFulfilledResult<FileHandle>).value;
-  const err = (stderr as PromiseFulfilledResult<FileHandle>).value;
+  const out = (stdout as PromiseFulfilledResult<number>).value;
+  const err = (stderr as PromiseFulfilledResult<number>).value;
   if (problem) return () => finish(run, 'failed', problem);
   const maxTries = 1 + Math.max(0, step.retry_policy?.limit ?? 0);
   for (let tryIndex = 0; ; tryIndex++) {
     if (run.stop.aborted) return stopped(run);
-    const outOffset = (await out.stat()).size;
-    const result = await runTry(run, out.fd, err.fd);
+    const outOffset = (await files.fstat(out)).size;
+    const result = await runTry(run, out, err);
     if (result.kind === 'ok') {
       status.exit_code = 0;
       if (step.output) status.output = { [step.output]: await readOutput(out, outOffset) };
@@ -118,12 +118,12 @@ function stopped(run: StepRun): () => StepStatus['status'] {
  * text that ran stays beside the step's logs.
  */
 async function prepare(run: StepRun): Promise<string | null> {
-  const isDir = await stat(run.cwd).then(
+  const isDir = await files.stat(run.cwd).then(
     (s) => s.isDirectory(),
     () => false,
   );
   if (!isDir) return `working directory ${JSON.stringify(run.cwd)} does not exist`;
-  if (run.step.script !== null) await writeFile(run.files.script, run.step.script, { mode: 0o600 });
+  if (run.step.script !== null) await files.writeFile(run.files.script, run.step.script, 0o600);
   if (run.step.script === null && (run.step.command ?? []).length === 0)
     return 'step has no command or script';
   return null;
@@ -191,9 +191,9 @@ export function retryDelayMs(step: StepSpec, tryIndex: number): number {
   return step.retry_policy ? backoffDelayMs(step.retry_policy, tryIndex) : 0;
 }
 
-async function readOutput(file: FileHandle, offset: number): Promise<string> {
+async function readOutput(fd: number, offset: number): Promise<string> {
   const buf = Buffer.alloc(OUTPUT_CAP_BYTES);
-  const { bytesRead } = await file.read(buf, 0, OUTPUT_CAP_BYTES, offset);
+  const bytesRead = await files.readAt(fd, buf, offset);
   return buf.subarray(0, bytesRead).toString('utf8').trim();
 }
 

@@ -2,6 +2,7 @@
 // step's log files, and stops it (signal to the group, SIGKILL after a grace period) on request.
 
 import { spawn } from 'node:child_process';
+import { superviseChild } from './children';
 import { groupAlive, signalGroup, waitGroupGone } from './processGroup';
 
 /** How one shell invocation ended. `exitCode` is null when the shell was killed by a signal. */
@@ -60,6 +61,7 @@ export function spawnShell(inv: ShellInvocation): ShellHandle {
     if (killTimer) clearTimeout(killTimer);
     return result;
   });
+  superviseChild(exited);
 
   return {
     pid,

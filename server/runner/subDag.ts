@@ -1,7 +1,6 @@
 // Sub-DAG steps (`call: <dag>`) as the engine sees them: the runner port that starts a child run and waits
 // for its end, the child's deterministic run ID, and executing a call step through that port.
 
-import { appendFile, writeFile } from 'node:fs/promises';
 import type { Labels } from '../core/distributed';
 import { formatDuration } from '../core/duration';
 import { formatParam } from '../core/params';
@@ -9,6 +8,7 @@ import type { Clock } from '../core/ports';
 import type { RunState, StepSpec, StepStatus } from '../core/types';
 import { SECOND } from '../core/units';
 import { finish, finishStopped, isoNow, type StopReason } from './runStep';
+import { appendFile } from '../store/fileCalls';
 
 /** The run and step that call a sub-DAG. */
 export interface SubDagParent {
@@ -122,8 +122,8 @@ export async function runCallStep(run: CallStepRun): Promise<StepStatus['status'
   const runId = subRunId(run.parent.run_id, step.name, run.attempt);
   try {
     // Both log files exist from the start, as for a command step, so the logs view always finds them.
-    await writeFile(run.files.stdout, '', { flag: 'a' });
-    await writeFile(run.files.stderr, '', { flag: 'a' });
+    await appendFile(run.files.stdout, '');
+    await appendFile(run.files.stderr, '');
     if (!run.runner) return finish(run, 'failed', NO_SUB_DAG_RUNNER);
     if (run.stop.aborted) return finishStopped(run, run.stop.reason as StopReason);
     await appendFile(run.files.stdout, `started sub-DAG ${dagName} run ${runId}\n`);

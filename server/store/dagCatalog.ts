@@ -1,11 +1,11 @@
 // Finds and loads DAG files: `<dagsDir>/*.yaml|*.yml`, by DAG name or by path. Parsing is core's
 // `parseDag`; this module only turns names into paths (validated first) and reads files.
 
-import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { assertDagName } from '../core/names';
 import type { DagSpec } from '../core/types';
 import { dagNameFromFile, parseDag, type DagError, type ParseDagResult } from '../core/dag/parseDag';
+import * as fs from './fileCalls';
 import { errorCode, errorMessage, readTextFile, readdirOrEmpty } from './fsutil';
 
 /** A DAG file in the DAGs directory; `name` is the file's stem, `file` its absolute path. */

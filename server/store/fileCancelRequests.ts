@@ -1,12 +1,12 @@
 // CancelRequests on the shared data directory: one file per run, data/distributed/cancels/<run_id>,
 // created whole and exclusively (a second request for the run keeps the first), removed by clear.
 
-import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { assertRunId, isValidRunId } from '../core/names';
 import { distributedDirs } from './distributedDir';
 import type { CancelRequests } from './dispatchTypes';
 import { createFileExclusive, ensureDir, errorCode, isTempName, readdirOrEmpty } from './fsutil';
+import * as fs from './fileCalls';
 
 /** CancelRequests backed by files under `DAGU_HOME/data/distributed/cancels`. */
 export class FileCancelRequests implements CancelRequests {

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { describeEventLogContract, ManualClock } from './eventLog.contract';
+import { blockFileCallsWhile } from './fileCalls';
 import { FileEventLog } from './fileEventLog';
 import type { CorruptFileReport } from './fsutil';
 
@@ -15,6 +16,18 @@ describeEventLogContract('FileEventLog', async (clock) => {
   return {
     store: new FileEventLog({ dataDir, clock }),
     cleanup: () => fs.rm(dataDir, { recursive: true, force: true }),
+  };
+});
+
+describeEventLogContract('FileEventLog, blocking file calls', async (clock) => {
+  const dataDir = await tempDataDir();
+  blockFileCallsWhile(() => true);
+  return {
+    store: new FileEventLog({ dataDir, clock }),
+    cleanup: async () => {
+      blockFileCallsWhile(() => false);
+      await fs.rm(dataDir, { recursive: true, force: true });
+    },
   };
 });
 

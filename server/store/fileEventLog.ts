@@ -4,11 +4,11 @@
 // instant can overwrite each other's line; events are infrequent (failovers, holds), and a damaged line is
 // skipped and reported rather than breaking the log.
 
-import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { systemClock } from '../core/clock';
 import type { Clock } from '../core/ports';
 import { onceReporter } from './corruptReporter';
+import * as fs from './fileCalls';
 import { InvalidCursorError } from './errors';
 import {
   EVENT_ID_PATTERN,
@@ -52,23 +52,23 @@ export class FileEventLog implements EventLog {
   async append(type: string, data: Record<string, unknown>): Promise<EventRecord> {
     const { record, line } = makeEventRecord(this.ids, type, data);
     const file = path.join(this.eventsDir, `${dayOfId(record.id)}.jsonl`);
-    const handle = await this.openForAppend(file);
+    const fd = await this.openForAppend(file);
     try {
       const buffer = Buffer.from(line);
       // One write call: a retry loop here could interleave the rest of the line with another writer's.
-      const { bytesWritten } = await handle.write(buffer, 0, buffer.length);
+      const bytesWritten = await fs.writeOnce(fd, buffer);
       if (bytesWritten !== buffer.length) {
         throw new Error(`short write to ${file}: ${bytesWritten} of ${buffer.length} bytes`);
       }
-      await handle.sync();
+      await fs.fsync(fd);
     } finally {
-      await handle.close();
+      await fs.close(fd);
     }
     return record;
   }
 
   // The folder exists but for the very first event: opening first saves a mkdir on every append.
-  private async openForAppend(file: string): Promise<fs.FileHandle> {
+  private async openForAppend(file: string): Promise<number> {
     try {
       return await fs.open(file, 'a', 0o644);
     } catch (err) {

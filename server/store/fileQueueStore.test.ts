@@ -2,6 +2,7 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { blockFileCallsWhile } from './fileCalls';
 import { FileQueueStore } from './fileQueueStore';
 import type { CorruptFileReport } from './fsutil';
 import { describeQueueStoreContract } from './queueStore.contract';
@@ -15,6 +16,18 @@ describeQueueStoreContract('FileQueueStore', async () => {
   return {
     store: new FileQueueStore({ dataDir }),
     cleanup: () => fs.rm(dataDir, { recursive: true, force: true }),
+  };
+});
+
+describeQueueStoreContract('FileQueueStore, blocking file calls', async () => {
+  const dataDir = await tempDataDir();
+  blockFileCallsWhile(() => true);
+  return {
+    store: new FileQueueStore({ dataDir }),
+    cleanup: async () => {
+      blockFileCallsWhile(() => false);
+      await fs.rm(dataDir, { recursive: true, force: true });
+    },
   };
 });
 

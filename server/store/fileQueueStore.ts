@@ -4,7 +4,6 @@
 // of two processes dequeuing the same run, exactly one gets `true`). Corrupt items are skipped and
 // reported, never deleted.
 
-import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { assertDagName, assertRunId, isValidDagName } from '../core/names';
 import { onceReporter } from './corruptReporter';
@@ -19,6 +18,7 @@ import {
 } from './fsutil';
 import { newQueueItemId, runIdOfItem } from './queueItemName';
 import type { QueueItem, QueueStore } from './types';
+import * as fs from './fileCalls';
 
 /** Options of FileQueueStore. */
 export interface FileQueueStoreOptions {

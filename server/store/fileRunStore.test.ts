@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InvalidNameError } from '../core/names';
+import { blockFileCallsWhile } from './fileCalls';
 import { FileRunStore } from './fileRunStore';
 import type { CorruptFileReport } from './fsutil';
 import { describeRunStoreContract } from './runStore.contract';
@@ -17,6 +18,19 @@ describeRunStoreContract('FileRunStore', async () => {
   return {
     store: new FileRunStore({ dataDir: path.join(home, 'data'), logDir: path.join(home, 'logs') }),
     cleanup: () => fs.rm(home, { recursive: true, force: true }),
+  };
+});
+
+// What `dagu start` uses between its steps (see fileCalls.ts): the same store, every call synchronous.
+describeRunStoreContract('FileRunStore, blocking file calls', async () => {
+  const home = await tempHome();
+  blockFileCallsWhile(() => true);
+  return {
+    store: new FileRunStore({ dataDir: path.join(home, 'data'), logDir: path.join(home, 'logs') }),
+    cleanup: async () => {
+      blockFileCallsWhile(() => false);
+      await fs.rm(home, { recursive: true, force: true });
+    },
   };
 });
 

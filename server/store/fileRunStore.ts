@@ -12,13 +12,13 @@
 // run without a status. A run (or attempt) directory without a status reads as `missing` while it is young
 // (being created) and as `corrupt` afterwards (its creator crashed); nothing here ever deletes it.
 
-import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { assertDagName, assertRunId } from '../core/names';
 import { TERMINAL_RUN_STATES, type RunStatus } from '../core/types';
 import { MINUTE } from '../core/units';
 import { AttemptConflictError, RunNotFoundError } from './errors';
 import { onceReporter } from './corruptReporter';
+import * as fs from './fileCalls';
 import type { CorruptFileReport } from './fsutil';
 import {
   createFileExclusive,
@@ -94,8 +94,10 @@ export class FileRunStore implements RunStore {
     assertStatusNames(initial);
     if (initial.attempt !== 1) throw new AttemptConflictError(initial.run_id, initial.attempt, 0);
     if (!(await mkdirExclusive(this.runDir(initial.run_id)))) return { created: false, reason: 'exists' };
+    // The run directory was just made by this call, so it is empty: two plain mkdirs, no lookups.
     const attemptDir = this.attemptDir(initial.run_id, 1);
-    await ensureDir(attemptDir);
+    await fs.mkdir(path.dirname(attemptDir));
+    await fs.mkdir(attemptDir);
     await writeFileAtomic(path.join(attemptDir, 'status.json'), serialize(initial));
     await this.index(initial);
     return { created: true };

@@ -1,14 +1,9 @@
 // File primitives that stay correct on shared storage (NFS): atomic replace, exclusive create with full
 // content, exclusive mkdir, and JSON reads that report a corrupt file instead of throwing.
 
-import { randomHex } from './randomHex';
-import { promises as fs, readFile } from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
-
-// The callback readFile reads a small file in one pass; fs.promises.readFile is several times slower on
-// Node 20, which matters when a page of the run list reads 50 status files.
-const readFileFast = promisify(readFile);
+import * as fs from './fileCalls';
+import { randomHex } from './randomHex';
 
 /** What a reader found wrong with a file it skipped. */
 export interface CorruptFileReport {
@@ -32,16 +27,16 @@ function tempPathFor(target: string): string {
 
 async function writeTempFile(target: string, data: string | Uint8Array): Promise<string> {
   const temp = tempPathFor(target);
-  const handle = await fs.open(temp, 'wx', 0o644);
+  const fd = await fs.open(temp, 'wx', 0o644);
   try {
-    await handle.writeFile(data);
-    await handle.sync();
+    await fs.writeAll(fd, data);
+    await fs.fsync(fd);
   } catch (err) {
-    await handle.close().catch(() => {});
+    await fs.close(fd).catch(() => {});
     await fs.unlink(temp).catch(() => {});
     throw err;
   }
-  await handle.close();
+  await fs.close(fd);
   return temp;
 }
 
@@ -97,7 +92,7 @@ export async function mkdirExclusive(dir: string): Promise<boolean> {
 
 /** Creates a directory and its parents if absent; idempotent. */
 export async function ensureDir(dir: string): Promise<void> {
-  await fs.mkdir(dir, { recursive: true });
+  await fs.mkdir(dir, true);
 }
 
 /**
@@ -131,7 +126,7 @@ export async function readJsonFile<T>(
 
 /** Reads a whole text file (UTF-8). */
 export function readTextFile(file: string): Promise<string> {
-  return readFileFast(file, 'utf8');
+  return fs.readText(file);
 }
 
 /** Directory entries, or [] if the directory does not exist. */

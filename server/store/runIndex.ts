@@ -5,10 +5,10 @@
 // Second-sized leaves keep a burst of runs small per directory; an hour holds at most 3,600 leaves; and
 // reading sibling subtrees in parallel batches keeps a sparse history (one leaf per run) fast too.
 
-import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { isValidDagName, isValidRunId } from '../core/names';
-import { ensureDir, readdirOrEmpty } from './fsutil';
+import * as fs from './fileCalls';
+import { ensureDir, errorCode, readdirOrEmpty } from './fsutil';
 import { compareKeysDesc, runListKey } from './runList';
 
 /** One marker in the index. `dagName` is null in per-DAG indexes, whose markers omit it. */
@@ -54,8 +54,13 @@ export async function addIndexMarker(
   dagName: string | null,
 ): Promise<void> {
   const dir = path.join(root, ...bucketPath(createdMs));
-  await ensureDir(dir);
-  await fs.writeFile(path.join(dir, markerName(createdMs, runId, dagName)), '');
+  const marker = path.join(dir, markerName(createdMs, runId, dagName));
+  // Runs started within the same second share the bucket; writing first saves a mkdir for all but the first.
+  await fs.writeFile(marker, '').catch(async (err: unknown) => {
+    if (errorCode(err) !== 'ENOENT') throw err;
+    await ensureDir(dir);
+    await fs.writeFile(marker, '');
+  });
 }
 
 /** Up to `need` entries under `root` with a key below `before` (all if null), newest first. */
