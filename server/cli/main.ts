@@ -25,126 +25,164 @@ program.addHelpText(
   '\nExit codes: 0 success, 1 the run failed (or was aborted), 2 usage or configuration error.',
 );
 
-program
-  .command('start')
-  .description('Run a DAG now, in the foreground, in this process')
-  .argument('<dag>', 'DAG name (file stem in the DAGs directory) or path to a DAG file')
-  .argument('[params...]', 'parameters after --: positional values or KEY=value')
-  .option('--run-id <id>', 'run ID to use (an existing queued run is taken over)')
-  .addOption(
-    new Option('--trigger-type <type>', 'why the run starts')
-      .choices(['manual', 'scheduler', 'catchup', 'retry', 'subdag', 'queue'])
-      .default('manual'),
-  )
-  .option('--schedule-time <time>', 'slot time of a scheduled run (RFC 3339)')
-  .option('-q, --quiet', 'print nothing but errors')
-  .option('--detach', 'for a DAG that runs on workers: return once the run is handed over')
-  .action(lazy(() => import('./commands/start'), 'startCommand'));
+/**
+ * The commands, in the order help lists them. Only the command being run is defined (defining all of them
+ * costs every `dagu start` a few milliseconds); help, a bare `dagu` and an unknown word get all of them.
+ */
+const COMMANDS: Record<string, (program: Command) => unknown> = {
+  start: (program) =>
+    program
+      .command('start')
+      .description('Run a DAG now, in the foreground, in this process')
+      .argument('<dag>', 'DAG name (file stem in the DAGs directory) or path to a DAG file')
+      .argument('[params...]', 'parameters after --: positional values or KEY=value')
+      .option('--run-id <id>', 'run ID to use (an existing queued run is taken over)')
+      .addOption(
+        new Option('--trigger-type <type>', 'why the run starts')
+          .choices(['manual', 'scheduler', 'catchup', 'retry', 'subdag', 'queue'])
+          .default('manual'),
+      )
+      .option('--schedule-time <time>', 'slot time of a scheduled run (RFC 3339)')
+      .option('-q, --quiet', 'print nothing but errors')
+      .option('--detach', 'for a DAG that runs on workers: return once the run is handed over')
+      .action(lazy(() => import('./commands/start'), 'startCommand')),
 
-program
-  .command('enqueue')
-  .description('Queue a run of a DAG; the active scheduler starts it when its queue has room')
-  .argument('<dag>', 'DAG name or file')
-  .argument('[params...]', 'parameters after --')
-  .option('--run-id <id>', 'run ID to use')
-  .action(lazy(() => import('./commands/queue'), 'enqueueCommand'));
+  enqueue: (program) =>
+    program
+      .command('enqueue')
+      .description('Queue a run of a DAG; the active scheduler starts it when its queue has room')
+      .argument('<dag>', 'DAG name or file')
+      .argument('[params...]', 'parameters after --')
+      .option('--run-id <id>', 'run ID to use')
+      .action(lazy(() => import('./commands/queue'), 'enqueueCommand')),
 
-program
-  .command('dequeue')
-  .description('Remove a queued run from its queue (it ends aborted)')
-  .argument('<run-id>')
-  .action(lazy(() => import('./commands/queue'), 'dequeueCommand'));
+  dequeue: (program) =>
+    program
+      .command('dequeue')
+      .description('Remove a queued run from its queue (it ends aborted)')
+      .argument('<run-id>')
+      .action(lazy(() => import('./commands/queue'), 'dequeueCommand')),
 
-program
-  .command('stop')
-  .description('Stop a running run (SIGTERM to its steps) or remove a queued one')
-  .argument('<run-id>')
-  .action(lazy(() => import('./commands/stop'), 'stopCommand'));
+  stop: (program) =>
+    program
+      .command('stop')
+      .description('Stop a running run (SIGTERM to its steps) or remove a queued one')
+      .argument('<run-id>')
+      .action(lazy(() => import('./commands/stop'), 'stopCommand')),
 
-program
-  .command('status')
-  .description('Show the status of a run')
-  .argument('<run-id>')
-  .option('--json', 'print the status record as JSON')
-  .action(lazy(() => import('./commands/status'), 'statusCommand'));
+  status: (program) =>
+    program
+      .command('status')
+      .description('Show the status of a run')
+      .argument('<run-id>')
+      .option('--json', 'print the status record as JSON')
+      .action(lazy(() => import('./commands/status'), 'statusCommand')),
 
-program
-  .command('retry')
-  .description('Run a finished run again as a new attempt with the same parameters, in the foreground')
-  .argument('<run-id>')
-  .option('-q, --quiet', 'print nothing but errors')
-  .option('--detach', 'for a DAG that runs on workers: return once the run is handed over')
-  .action(lazy(() => import('./commands/retry'), 'retryCommand'));
+  retry: (program) =>
+    program
+      .command('retry')
+      .description('Run a finished run again as a new attempt with the same parameters, in the foreground')
+      .argument('<run-id>')
+      .option('-q, --quiet', 'print nothing but errors')
+      .option('--detach', 'for a DAG that runs on workers: return once the run is handed over')
+      .action(lazy(() => import('./commands/retry'), 'retryCommand')),
 
-program
-  .command('resume')
-  .description('Run a finished run again as a new attempt that re-runs only the steps that did not succeed')
-  .argument('<run-id>')
-  .option('-q, --quiet', 'print nothing but errors')
-  .option('--detach', 'for a DAG that runs on workers: return once the run is handed over')
-  .action(lazy(() => import('./commands/resume'), 'resumeCommand'));
+  resume: (program) =>
+    program
+      .command('resume')
+      .description(
+        'Run a finished run again as a new attempt that re-runs only the steps that did not succeed',
+      )
+      .argument('<run-id>')
+      .option('-q, --quiet', 'print nothing but errors')
+      .option('--detach', 'for a DAG that runs on workers: return once the run is handed over')
+      .action(lazy(() => import('./commands/resume'), 'resumeCommand')),
 
-program
-  .command('restart')
-  .description('Stop a run if it is running, then start its DAG again with the same parameters')
-  .argument('<run-id>')
-  .option('-q, --quiet', 'print nothing but errors')
-  .option('--detach', 'for a DAG that runs on workers: return once the run is handed over')
-  .action(lazy(() => import('./commands/retry'), 'restartCommand'));
+  restart: (program) =>
+    program
+      .command('restart')
+      .description('Stop a run if it is running, then start its DAG again with the same parameters')
+      .argument('<run-id>')
+      .option('-q, --quiet', 'print nothing but errors')
+      .option('--detach', 'for a DAG that runs on workers: return once the run is handed over')
+      .action(lazy(() => import('./commands/retry'), 'restartCommand')),
 
-program
-  .command('validate')
-  .description('Check DAG files and print every error found')
-  .argument('[dags...]', 'DAG names or files (default: every file in the DAGs directory)')
-  .action(lazy(() => import('./commands/validate'), 'validateCommand'));
+  validate: (program) =>
+    program
+      .command('validate')
+      .description('Check DAG files and print every error found')
+      .argument('[dags...]', 'DAG names or files (default: every file in the DAGs directory)')
+      .action(lazy(() => import('./commands/validate'), 'validateCommand')),
 
-program
-  .command('scheduler')
-  .description('Run the scheduler (with its health endpoint)')
-  .option('--scheduler-port <port>', 'health endpoint port (0 disables it)')
-  .action(lazy(() => import('./commands/services'), 'schedulerCommand'));
+  scheduler: (program) =>
+    program
+      .command('scheduler')
+      .description('Run the scheduler (with its health endpoint)')
+      .option('--scheduler-port <port>', 'health endpoint port (0 disables it)')
+      .action(lazy(() => import('./commands/services'), 'schedulerCommand')),
 
-program
-  .command('server')
-  .description('Run the web console, REST API and /metrics')
-  .option('--host <host>', 'bind address')
-  .option('--port <port>', 'port')
-  .action(lazy(() => import('./commands/services'), 'serverCommand'));
+  server: (program) =>
+    program
+      .command('server')
+      .description('Run the web console, REST API and /metrics')
+      .option('--host <host>', 'bind address')
+      .option('--port <port>', 'port')
+      .action(lazy(() => import('./commands/services'), 'serverCommand')),
 
-program
-  .command('start-all')
-  .description('Run the web server and the scheduler in one process')
-  .option('--host <host>', 'bind address')
-  .option('--port <port>', 'port')
-  .option('--scheduler-port <port>', 'health endpoint port (0 disables it)')
-  .option('--coordinator', 'also run the coordinator in this process')
-  .action(lazy(() => import('./commands/services'), 'startAllCommand'));
+  'start-all': (program) =>
+    program
+      .command('start-all')
+      .description('Run the web server and the scheduler in one process')
+      .option('--host <host>', 'bind address')
+      .option('--port <port>', 'port')
+      .option('--scheduler-port <port>', 'health endpoint port (0 disables it)')
+      .option('--coordinator', 'also run the coordinator in this process')
+      .action(lazy(() => import('./commands/services'), 'startAllCommand')),
 
-program
-  .command('coordinator')
-  .description(
-    'Run the coordinator: hands runs to labelled workers and holds runs until a matching one arrives',
-  )
-  .option('--coordinator-host <host>', 'bind address (coordinator.host)')
-  .option('--coordinator-port <port>', 'port of the worker API and /health (coordinator.port)')
-  .action(lazy(() => import('./commands/coordinator'), 'coordinatorCommand'));
+  coordinator: (program) =>
+    program
+      .command('coordinator')
+      .description(
+        'Run the coordinator: hands runs to labelled workers and holds runs until a matching one arrives',
+      )
+      .option('--coordinator-host <host>', 'bind address (coordinator.host)')
+      .option('--coordinator-port <port>', 'port of the worker API and /health (coordinator.port)')
+      .action(lazy(() => import('./commands/coordinator'), 'coordinatorCommand')),
 
-program
-  .command('worker')
-  .description('Run a worker: registers with the coordinator and executes the runs it hands out')
-  .option('--labels <labels>', 'labels as key=value,key2=value2 (selectors match them exactly)')
-  .option('--max-active-runs <n>', 'how many runs to execute at once')
-  .option('--coordinator <url>', 'coordinator URL (coordinator.url)')
-  .option('--token <token>', 'bearer token the coordinator requires (coordinator.token)')
-  .option('--id <id>', 'worker ID (default: <hostname>-<pid>)')
-  .action(lazy(() => import('./commands/worker'), 'workerCommand'));
+  worker: (program) =>
+    program
+      .command('worker')
+      .description('Run a worker: registers with the coordinator and executes the runs it hands out')
+      .option('--labels <labels>', 'labels as key=value,key2=value2 (selectors match them exactly)')
+      .option('--max-active-runs <n>', 'how many runs to execute at once')
+      .option('--coordinator <url>', 'coordinator URL (coordinator.url)')
+      .option('--token <token>', 'bearer token the coordinator requires (coordinator.token)')
+      .option('--id <id>', 'worker ID (default: <hostname>-<pid>)')
+      .action(lazy(() => import('./commands/worker'), 'workerCommand')),
 
-program
-  .command('version')
-  .description('Print the version')
-  .action(() => {
-    process.stdout.write(`${VERSION}\n`);
-  });
+  version: (program) =>
+    program
+      .command('version')
+      .description('Print the version')
+      .action(() => {
+        process.stdout.write(`${VERSION}\n`);
+      }),
+};
+
+/** The command word: the first argument that is not a global option (`--home <dir>` takes a value). */
+function commandWord(args: string[]): string {
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--home') i++;
+    else if (!args[i].startsWith('-')) return args[i];
+  }
+  return '';
+}
+
+function defineCommands(args: string[]): void {
+  const only = Object.hasOwn(COMMANDS, commandWord(args)) ? COMMANDS[commandWord(args)] : null;
+  if (only) only(program);
+  else for (const define of Object.values(COMMANDS)) define(program);
+}
 
 type Handler = (...args: unknown[]) => Promise<number | void>;
 
@@ -175,6 +213,7 @@ async function main() {
       redirectOutput(assignment.log);
       process.argv = [process.argv[0], process.argv[1], ...assignment.args];
     }
+    defineCommands(process.argv.slice(2));
     await program.parseAsync(process.argv);
   } catch (err) {
     if (err instanceof CommanderError) {

@@ -277,7 +277,8 @@ export class FileRunStore implements RunStore {
 
   async writeHeartbeat(runId: string, attempt: number, nowMs: number): Promise<void> {
     assertRunId(runId);
-    await this.writeInAttempt(runId, attempt, 'heartbeat', String(Math.floor(nowMs)));
+    // Not fsynced: a heartbeat lost in a crash only makes the run look stale sooner, and its writer died too.
+    await this.writeInAttempt(runId, attempt, 'heartbeat', String(Math.floor(nowMs)), false);
   }
 
   async readHeartbeat(runId: string, attempt: number): Promise<number | null> {
@@ -330,11 +331,17 @@ export class FileRunStore implements RunStore {
     return (await this.isYoungOrMissing(this.runDir(runId))) === 'missing' ? null : [];
   }
 
-  private async writeInAttempt(runId: string, attempt: number, name: string, data: string): Promise<void> {
+  private async writeInAttempt(
+    runId: string,
+    attempt: number,
+    name: string,
+    data: string,
+    durable = true,
+  ): Promise<void> {
     if (!isAttemptNumber(attempt)) throw new RunNotFoundError(runId, attempt);
     try {
       // Never creates the attempt directory: only createRun/createAttempt may, exclusively.
-      await writeFileAtomic(path.join(this.attemptDir(runId, attempt), name), data);
+      await writeFileAtomic(path.join(this.attemptDir(runId, attempt), name), data, { durable });
     } catch (err) {
       const code = errorCode(err);
       throw code === 'ENOENT' || code === 'ENOTDIR' ? new RunNotFoundError(runId, attempt) : err;

@@ -25,12 +25,12 @@ function tempPathFor(target: string): string {
   return path.join(path.dirname(target), `.${path.basename(target)}.tmp-${suffix}`);
 }
 
-async function writeTempFile(target: string, data: string | Uint8Array): Promise<string> {
+async function writeTempFile(target: string, data: string | Uint8Array, durable = true): Promise<string> {
   const temp = tempPathFor(target);
   const fd = await fs.open(temp, 'wx', 0o644);
   try {
     await fs.writeAll(fd, data);
-    await fs.fsync(fd);
+    if (durable) await fs.fsync(fd);
   } catch (err) {
     await fs.close(fd).catch(() => {});
     await fs.unlink(temp).catch(() => {});
@@ -40,9 +40,17 @@ async function writeTempFile(target: string, data: string | Uint8Array): Promise
   return temp;
 }
 
-/** Replaces `target` with `data` so that a reader sees either the old or the new content, never a mix. */
-export async function writeFileAtomic(target: string, data: string | Uint8Array): Promise<void> {
-  const temp = await writeTempFile(target, data);
+/**
+ * Replaces `target` with `data` so that a reader sees either the old or the new content, never a mix.
+ * `durable: false` skips the fsync, for content whose loss in a crash is harmless (a heartbeat: losing the
+ * newest one only makes a dead run look dead sooner).
+ */
+export async function writeFileAtomic(
+  target: string,
+  data: string | Uint8Array,
+  opts: { durable?: boolean } = {},
+): Promise<void> {
+  const temp = await writeTempFile(target, data, opts.durable ?? true);
   try {
     await fs.rename(temp, target);
   } catch (err) {
