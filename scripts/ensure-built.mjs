@@ -15,7 +15,10 @@ const newest = (dir) => {
 };
 const mtime = (p) => (existsSync(p) ? statSync(p).mtimeMs : 0);
 const sources = Math.max(newest('server'), newest('app'), newest('components'));
+// The CLI is its main bundle and the parts some commands load (scripts/bundle-parts/).
+const cliBuilt = Math.min(...['cli', 'cron', 'pino'].map((name) => mtime(`dist/${name}.cjs`)));
+const cliSources = Math.max(sources, newest('scripts/bundle-parts'), mtime('scripts/build-cli.mjs'));
 const run = (script) => execFileSync('npm', ['run', '--silent', script], { stdio: 'inherit' });
 
-if (mtime('dist/cli.cjs') < sources) run('build:cli');
+if (cliBuilt < cliSources) run('build:cli');
 if (mtime('.next/BUILD_ID') < sources) run('build:web');
