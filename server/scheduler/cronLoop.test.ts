@@ -287,6 +287,19 @@ describe('CronLoop: live slots', () => {
     expect(h.launcher.launches).toHaveLength(0);
     expect(h.logger.find('Adopted a slot the failed instance planned')).toHaveLength(1);
   });
+
+  it('lists an adopted slot whose creator died before adding it to the run list', async () => {
+    const dag = everyMinute('etl');
+    const h = harness({ now: '01:15:30', dags: [dag] });
+    const runId = slotId('etl', '01:15:00');
+    await strandedRecord(h, dag, '01:15:00', FAILED_INSTANCE);
+    h.runs.unindexed.add(runId);
+    expect((await h.runs.listRuns({})).items.map((r) => r.run_id)).toEqual([]);
+
+    await h.start();
+    expect(await h.queued('etl')).toEqual([runId]);
+    expect((await h.runs.listRuns({})).items.map((r) => r.run_id)).toEqual([runId]);
+  });
 });
 
 describe('CronLoop: launches that fail or are fenced', () => {

@@ -331,6 +331,9 @@ export class CronLoop {
     if (r.status.dispatched_by === this.d.instanceId && !this.unlaunched.has(runId)) return 'exists';
     if (await this.d.queue.find(runId)) return 'exists';
     if (!this.d.canDispatch()) return 'fenced';
+    // Its creator may have died between the status and the run list's entries: list it, or the run would
+    // execute without ever showing in the console.
+    await this.d.runs.ensureIndexed(r.status);
     await this.putInQueue(dag, runId, r.status.queue, r.status.created_at);
     if (this.unlaunched.delete(runId)) {
       this.d.logger.info('Queued a slot whose run process could not be started', {

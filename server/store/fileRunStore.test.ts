@@ -67,6 +67,17 @@ describe('FileRunStore on disk', () => {
     expect((await store.listRuns({})).items.map((r) => r.run_id)).toContain('half-made');
   });
 
+  it('lists a run again whose creator died after its status and before its list entries', async () => {
+    const status = testRunStatus({ run_id: 'unlisted', created_at: '2026-03-01T10:00:00Z' });
+    await store.createRun(status);
+    await fs.rm(path.join(dataDir, 'index'), { recursive: true });
+    expect((await store.listRuns({})).items).toEqual([]);
+    await store.ensureIndexed(status);
+    await store.ensureIndexed(status);
+    expect((await store.listRuns({})).items.map((r) => r.run_id)).toEqual(['unlisted']);
+    expect((await store.listRuns({ dag: 'etl' })).items.map((r) => r.run_id)).toEqual(['unlisted']);
+  });
+
   it('shows a corrupt status file as corrupt in readStatus and the list, and still lists the other runs', async () => {
     await store.createRun(testRunStatus({ run_id: 'good-1', created_at: '2026-03-01T10:00:00Z' }));
     await store.createRun(testRunStatus({ run_id: 'broken', created_at: '2026-03-01T10:00:01Z' }));

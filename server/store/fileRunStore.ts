@@ -8,9 +8,10 @@
 //   data/index/dag/<dag>/<YYYYMMDD>/<HH>/<MMSS>/<created_ms13>~<run_id>
 //   data/active/<run_id>.json                    {run_id, dag_name, queue} while queued or running
 //
-// createRun writes the run directory, then attempt 1's status, then the markers, so the list never shows a
-// run without a status. A run (or attempt) directory without a status reads as `missing` while it is young
-// (being created) and as `corrupt` afterwards (its creator crashed); nothing here ever deletes it.
+// createRun writes the run directory, then attempt 1's status, then the active marker (of a queued or running
+// run), then the index markers, so the list never shows a run without a status, nor one the reaper cannot
+// find. A run (or attempt) directory without a status reads as `missing` while it is young (being created)
+// and as `corrupt` afterwards (its creator crashed); nothing here ever deletes it.
 
 import path from 'node:path';
 import { assertDagName, assertRunId } from '../core/names';
@@ -99,6 +100,7 @@ export class FileRunStore implements RunStore {
     await fs.mkdir(path.dirname(attemptDir));
     await fs.mkdir(attemptDir);
     await writeFileAtomic(path.join(attemptDir, 'status.json'), serialize(initial));
+    await this.markActiveIfLive(initial);
     await this.index(initial);
     return { created: true };
   }
@@ -115,8 +117,23 @@ export class FileRunStore implements RunStore {
     await ensureDir(attemptDir);
     // Exclusive: of a late write by the crashed creator and this repair, the first one stays.
     if (!(await createFileExclusive(path.join(attemptDir, 'status.json'), serialize(initial)))) return false;
+    await this.markActiveIfLive(initial);
     await this.index(initial);
     return true;
+  }
+
+  /**
+   * A new run that is queued or running is marked active before it is listed: a run anyone can see is one
+   * the reaper can find, even if its creator dies right after (unmarked, it would stay so for ever).
+   */
+  private async markActiveIfLive(initial: RunStatus): Promise<void> {
+    if (initial.status !== 'queued' && initial.status !== 'running') return;
+    await this.markActive({ run_id: initial.run_id, dag_name: initial.dag_name, queue: initial.queue });
+  }
+
+  async ensureIndexed(status: RunStatus): Promise<void> {
+    assertStatusNames(status);
+    await this.index(status);
   }
 
   private async dirExists(dir: string): Promise<boolean> {

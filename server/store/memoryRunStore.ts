@@ -41,6 +41,14 @@ export class MemoryRunStore implements RunStore {
       heartbeats: new Map(),
       claims: new Set(),
     });
+    // As the file store does: a new queued or running run is marked active as it is created.
+    if (initial.status === 'queued' || initial.status === 'running') {
+      this.active.set(initial.run_id, {
+        run_id: initial.run_id,
+        dag_name: initial.dag_name,
+        queue: initial.queue,
+      });
+    }
     return { created: true };
   }
 
@@ -48,6 +56,11 @@ export class MemoryRunStore implements RunStore {
   async completeRun(initial: RunStatus): Promise<boolean> {
     assertStatusNames(initial);
     return false;
+  }
+
+  /** Creation is atomic here, so every run is always listed. */
+  async ensureIndexed(status: RunStatus): Promise<void> {
+    assertStatusNames(status);
   }
 
   async createAttempt(status: RunStatus): Promise<void> {

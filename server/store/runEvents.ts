@@ -186,6 +186,7 @@ export function withRunEvents(store: RunStore, events: EventLog, opts: { logger?
       await store.writeStatus(status);
       await emit(status);
     },
+    ensureIndexed: (status) => store.ensureIndexed(status),
     readStatus: (runId) => store.readStatus(runId),
     listRuns: (query) => store.listRuns(query),
     listActive: () => store.listActive(),

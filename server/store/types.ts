@@ -44,13 +44,22 @@ export type CreateRunResult = { created: true } | { created: false; reason: 'exi
  * every status write replaces the attempt's status file atomically.
  */
 export interface RunStore {
-  /** Creates the run and its first attempt with `initial` (attempt 1). Fails with `exists` if the ID is taken. */
+  /**
+   * Creates the run and its first attempt with `initial` (attempt 1), marked active if it is queued or
+   * running. Fails with `exists` if the ID is taken.
+   */
   createRun(initial: RunStatus): Promise<CreateRunResult>;
   /**
    * Finishes creating a run whose directory exists without a status (its creator died between the two):
-   * writes `initial` as attempt 1 unless a status appeared meanwhile. False when there was nothing to do.
+   * writes `initial` as attempt 1 (marked active as createRun does) unless a status appeared meanwhile. False
+   * when there was nothing to do.
    */
   completeRun(initial: RunStatus): Promise<boolean>;
+  /**
+   * Writes the run's entries in the run list again; idempotent. For a run found by its ID whose creator may
+   * have died after writing its status and before listing it (the list would never show it otherwise).
+   */
+  ensureIndexed(status: RunStatus): Promise<void>;
   /** Starts attempt `status.attempt` (must be latest+1) of an existing run. */
   createAttempt(status: RunStatus): Promise<void>;
   /** Atomically replaces the status of the attempt `status.attempt`. */

@@ -3,7 +3,7 @@
 
 import type { RunStatus } from '../../core/types';
 import { MemoryRunStore } from '../../store/memoryRunStore';
-import type { CreateRunResult, ReadStatusResult } from '../../store/types';
+import type { CreateRunResult, ReadStatusResult, RunListPage, RunListQuery } from '../../store/types';
 
 export class FaultyRunStore extends MemoryRunStore {
   /** Every createRun call, by run ID, including those that failed or found the run existing. */
@@ -14,6 +14,8 @@ export class FaultyRunStore extends MemoryRunStore {
   readonly halfCreated = new Set<string>();
   /** Runs whose status file cannot be parsed. */
   readonly corrupt = new Set<string>();
+  /** Runs missing from the run list: their creator died after the status, before the list entries. */
+  readonly unindexed = new Set<string>();
   /** How many of the next listActive calls throw (the active markers cannot be read). */
   failListActive = 0;
   /** Runs before each heartbeat read: where another process can change the run meanwhile. */
@@ -30,6 +32,16 @@ export class FaultyRunStore extends MemoryRunStore {
     if (!this.halfCreated.delete(initial.run_id)) return super.completeRun(initial);
     const created = await super.createRun(initial);
     return created.created;
+  }
+
+  override async ensureIndexed(status: RunStatus): Promise<void> {
+    await super.ensureIndexed(status);
+    this.unindexed.delete(status.run_id);
+  }
+
+  override async listRuns(query: RunListQuery): Promise<RunListPage> {
+    const page = await super.listRuns(query);
+    return { ...page, items: page.items.filter((r) => !this.unindexed.has(r.run_id)) };
   }
 
   override async listActive(): Promise<Array<{ run_id: string; dag_name: string; queue: string }>> {
