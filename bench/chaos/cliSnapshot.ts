@@ -3,13 +3,16 @@
 // fail for reasons that have nothing to do with the product, so every process of the soak uses the copy.
 
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, symlinkSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT } from '../../tests/integration/harness';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Copies bin/dagu and the CLI bundle under `dir`; returns the copied launcher once it answers `--version`. */
+/**
+ * Copies bin/dagu and the CLI's bundles (the main one, the parts some commands load, their code caches) under
+ * `dir`; returns the copied launcher once it answers `--version`.
+ */
 export async function snapshotCli(dir: string): Promise<string> {
   mkdirSync(path.join(dir, 'bin'), { recursive: true });
   mkdirSync(path.join(dir, 'dist'), { recursive: true });
@@ -21,7 +24,10 @@ export async function snapshotCli(dir: string): Promise<string> {
   for (let i = 0; i < 60; i++) {
     try {
       copyFileSync(path.join(ROOT, 'bin', 'dagu'), launcher);
-      copyFileSync(path.join(ROOT, 'dist', 'cli.cjs'), path.join(dir, 'dist', 'cli.cjs'));
+      for (const name of readdirSync(path.join(ROOT, 'dist'))) {
+        if (/\.(cjs|cache)$/.test(name) && !name.startsWith('web.'))
+          copyFileSync(path.join(ROOT, 'dist', name), path.join(dir, 'dist', name));
+      }
       const r = spawnSync(process.execPath, [launcher, '--version'], { encoding: 'utf8' });
       if (r.status === 0) return launcher;
       last = r.stderr;

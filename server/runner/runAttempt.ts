@@ -44,18 +44,22 @@ export function attemptLogDir(
 /**
  * Runs an attempt whose record exists, marked active for the whole run; returns the final status.
  * `resumeFrom`: the steps of the previous attempt, whose successes are kept rather than run again.
+ * `markedActive`: the run was just created running, which marked it active already.
  */
 export async function runAttempt(
   ctx: AttemptContext,
   status: RunStatus,
   logDir: string,
-  resumeFrom?: readonly StepStatus[],
+  opts: { resumeFrom?: readonly StepStatus[]; markedActive?: boolean } = {},
 ): Promise<RunStatus> {
+  const { resumeFrom } = opts;
   const logger = ctx.logger.child({ run_id: status.run_id });
   const active = { run_id: status.run_id, dag_name: status.dag_name, queue: status.queue };
-  await ctx.runStore
-    .markActive(active)
-    .catch((err) => logger.warn('Failed to mark the run active', { error: errorText(err) }));
+  if (!opts.markedActive) {
+    await ctx.runStore
+      .markActive(active)
+      .catch((err) => logger.warn('Failed to mark the run active', { error: errorText(err) }));
+  }
   try {
     return await executeRun({
       dag: ctx.dag,

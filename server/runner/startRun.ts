@@ -63,5 +63,5 @@ export async function startRun(o: StartRunOptions): Promise<RunStatus> {
     const now = await o.runStore.readStatus(runId);
     throw new RunConflictError(runId, now.kind === 'ok' ? now.status.status : 'unknown');
   }
-  return runAttempt(o, status, logDir.absolute);
+  return runAttempt(o, status, logDir.absolute, { markedActive: true });
 }

@@ -61,6 +61,15 @@ export function describeRunStoreContract(
       expect(read.kind === 'ok' && read.status.dag_name).toBe('etl');
     });
 
+    it('lists a run once however often its list entries are written again', async () => {
+      const status = testRunStatus({ run_id: 'r1' });
+      await store.createRun(status);
+      await store.ensureIndexed(status);
+      await store.ensureIndexed(status);
+      expect((await store.listRuns({})).items.map((r) => r.run_id)).toEqual(['r1']);
+      expect((await store.listRuns({ dag: status.dag_name })).items.map((r) => r.run_id)).toEqual(['r1']);
+    });
+
     it('lets exactly one of two concurrent creates of one run ID win', async () => {
       const results = await Promise.all([
         store.createRun(testRunStatus({ run_id: 'slot', dag_name: 'first' })),
@@ -223,6 +232,16 @@ export function describeRunStoreContract(
         expect(() => store.logDir('etl', id, 1)).toThrow(InvalidNameError);
       }
       expect(await store.readStatus('ok')).toEqual({ kind: 'missing' });
+    });
+
+    it('marks a new queued or running run active as it creates it, and no other', async () => {
+      await store.createRun(testRunStatus({ run_id: 'q1', status: 'queued', queue: 'q' }));
+      await store.createRun(testRunStatus({ run_id: 'r1', status: 'running', queue: 'q' }));
+      await store.createRun(testRunStatus({ run_id: 'f1', status: 'failed', queue: 'q' }));
+      expect(await store.listActive()).toEqual([
+        { run_id: 'q1', dag_name: 'etl', queue: 'q' },
+        { run_id: 'r1', dag_name: 'etl', queue: 'q' },
+      ]);
     });
 
     it('marks and unmarks active runs', async () => {

@@ -1,7 +1,8 @@
 // `dagu start` on fixture DAGs, through the real binary: outcomes, exit codes, logs and status records.
 
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DAGU, dagu, eventually, tempHome, type TempHome } from './harness';
@@ -235,5 +236,41 @@ describe("a closed pipe is the reader's choice", () => {
     const r = await withClosedPipe(['start', 'no-such-dag'], 'stderr');
     expect(r.text).toBe('');
     expect(r.code).toBe(2);
+  });
+});
+
+describe('the parts of the CLI', () => {
+  it('a scheduled DAG (the cron part) and a logging run (the pino part) work from the bundle', async () => {
+    h.writeDag('cron', 'schedule: "*/5 * * * *"\nsteps:\n  - name: s\n    command: "true"\n');
+    const r = await dagu(['start', 'cron'], h.env);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('"msg":"Run started"');
+  });
+
+  it('a build missing a part stops at once with one clear line and exit 2, before creating a run', async () => {
+    const copy = mkdtempSync(path.join(tmpdir(), 'dagu-partial-'));
+    try {
+      mkdirSync(path.join(copy, 'bin'));
+      mkdirSync(path.join(copy, 'dist'));
+      copyFileSync(DAGU, path.join(copy, 'bin', 'dagu'));
+      const dist = path.join(path.dirname(DAGU), '..', 'dist');
+      for (const name of ['cli.cjs', 'cron.cjs'])
+        copyFileSync(path.join(dist, name), path.join(copy, 'dist', name));
+      h.writeDag('one', 'steps:\n  - name: s\n    command: "true"\n');
+      const child = spawn(process.execPath, [path.join(copy, 'bin', 'dagu'), 'start', 'one'], {
+        env: h.env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      expect(code).toBe(2);
+      expect(stderr).toBe(
+        "dagu: the CLI's build is incomplete (dist/pino.cjs: ENOENT); run `npm run build` again\n",
+      );
+      expect(existsSync(path.join(h.home, 'data', 'runs'))).toBe(false);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
   });
 });
