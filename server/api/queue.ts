@@ -46,7 +46,7 @@ export async function enqueueDag(
   });
   const created = await svc.runs.createRun(status);
   if (!created.created) throw new ConflictError(`run ${runId} already exists`);
-  await svc.runs.markActive({ run_id: runId, dag_name: dag.name, queue: dag.queue });
+  // createRun marked it active; the queue item makes it wait for its turn.
   await svc.queue.enqueue({ queue: dag.queue, run_id: runId, dag_name: dag.name, enqueued_at: now });
   await svc.events.append('run:enqueued', { run_id: runId, dag: dag.name, queue: dag.queue });
   svc.logger.info('Run enqueued', { dag: dag.name, run_id: runId, queue: dag.queue });

@@ -200,7 +200,7 @@ export class CronLoop {
         log.debug('Slot already has a run', { slot: status.schedule_time });
         return await this.adoptStranded(dag, runId, slotMs);
       }
-      await this.d.runs.markActive({ run_id: runId, dag_name: dag.name, queue: dag.queue });
+      // createRun marked it active.
     } catch (err) {
       log.error('Could not create the run record of a slot; will retry', { error: (err as Error).message });
       return 'failed';
