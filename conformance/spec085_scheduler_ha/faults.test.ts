@@ -5,7 +5,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { parseSlotRunId } from '../../server/core/runId';
+import { parseSlotRunId } from '../../server/core/slotRunId';
 import {
   dagu,
   eventually,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RUN_ID_PATTERN } from './names';
-import { formatSlot, newRunId, parseSlotRunId, slotHash, slotRunId } from './runId';
+import { newRunId } from './runId';
+import { formatSlot, parseSlotRunId, slotHash, slotRunId } from './slotRunId';
 
 const at = (iso: string) => Date.parse(iso);
 

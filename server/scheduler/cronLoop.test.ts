@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { slotRunId } from '../core/runId';
+import { slotRunId } from '../core/slotRunId';
 import type { DagSpec, RunStatus } from '../core/types';
 import { MINUTE, SECOND } from '../core/units';
 import { MemoryQueueStore } from '../store/memoryQueueStore';

@@ -2,7 +2,7 @@
 // slot, created exclusively, so a slot never runs twice) and starts it as a detached process.
 
 import { isoUtc, newRunStatus } from '../core/runStatus';
-import { slotRunId } from '../core/runId';
+import { slotRunId } from '../core/slotRunId';
 import { dueSlots } from '../core/schedule';
 import { nextWake, planCatchup, planTick, type PlannedSlot } from '../core/tickPlan';
 import type { Clock, Logger, Timers, TimerHandle } from '../core/ports';
