@@ -57,5 +57,8 @@ export async function runNextAttempt(
     const now = await o.runStore.readStatus(o.runId);
     throw new RunConflictError(o.runId, now.kind === 'ok' ? now.status.status : 'unknown');
   }
-  return runAttempt(o, status, logDir.absolute, { resumeFrom: keepSucceeded ? previous.steps : undefined });
+  return runAttempt(o, status, logDir.absolute, {
+    resumeFrom: keepSucceeded ? previous.steps : undefined,
+    markedActive: true,
+  });
 }

@@ -44,7 +44,7 @@ export function attemptLogDir(
 /**
  * Runs an attempt whose record exists, marked active for the whole run; returns the final status.
  * `resumeFrom`: the steps of the previous attempt, whose successes are kept rather than run again.
- * `markedActive`: the run was just created running, which marked it active already.
+ * `markedActive`: the run (or attempt) was just created running, which marked it active already.
  */
 export async function runAttempt(
   ctx: AttemptContext,

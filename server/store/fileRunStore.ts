@@ -123,8 +123,9 @@ export class FileRunStore implements RunStore {
   }
 
   /**
-   * A new run that is queued or running is marked active before it is listed: a run anyone can see is one
-   * the reaper can find, even if its creator dies right after (unmarked, it would stay so for ever).
+   * A new run (or attempt) that is queued or running is marked active as it is created, before it is listed:
+   * a run anyone can see is one the reaper can find, even if its creator dies right after (unmarked, it would
+   * stay so for ever).
    */
   private async markActiveIfLive(initial: RunStatus): Promise<void> {
     if (initial.status !== 'queued' && initial.status !== 'running') return;
@@ -166,6 +167,7 @@ export class FileRunStore implements RunStore {
       throw new AttemptConflictError(status.run_id, status.attempt, status.attempt);
     }
     await writeFileAtomic(path.join(attemptDir, 'status.json'), serialize(status));
+    await this.markActiveIfLive(status);
   }
 
   async writeStatus(status: RunStatus): Promise<void> {

@@ -41,14 +41,7 @@ export class MemoryRunStore implements RunStore {
       heartbeats: new Map(),
       claims: new Set(),
     });
-    // As the file store does: a new queued or running run is marked active as it is created.
-    if (initial.status === 'queued' || initial.status === 'running') {
-      this.active.set(initial.run_id, {
-        run_id: initial.run_id,
-        dag_name: initial.dag_name,
-        queue: initial.queue,
-      });
-    }
+    this.markIfLive(initial);
     return { created: true };
   }
 
@@ -71,6 +64,7 @@ export class MemoryRunStore implements RunStore {
       throw new AttemptConflictError(status.run_id, status.attempt, run.attempts.length);
     }
     run.attempts.push(structuredClone(status));
+    this.markIfLive(status);
   }
 
   async writeStatus(status: RunStatus): Promise<void> {
@@ -106,6 +100,13 @@ export class MemoryRunStore implements RunStore {
     return [...this.active.values()]
       .sort((a, b) => (a.run_id < b.run_id ? -1 : a.run_id > b.run_id ? 1 : 0))
       .map((run) => ({ ...run }));
+  }
+
+  /** As the file store does: a new queued or running run (or attempt) is marked active as it is created. */
+  private markIfLive(s: RunStatus): void {
+    if (s.status === 'queued' || s.status === 'running') {
+      this.active.set(s.run_id, { run_id: s.run_id, dag_name: s.dag_name, queue: s.queue });
+    }
   }
 
   async markActive(run: ActiveRun): Promise<void> {

@@ -234,11 +234,14 @@ export function describeRunStoreContract(
       expect(await store.readStatus('ok')).toEqual({ kind: 'missing' });
     });
 
-    it('marks a new queued or running run active as it creates it, and no other', async () => {
+    it('marks a new queued or running run or attempt active as it creates it, and no other', async () => {
       await store.createRun(testRunStatus({ run_id: 'q1', status: 'queued', queue: 'q' }));
       await store.createRun(testRunStatus({ run_id: 'r1', status: 'running', queue: 'q' }));
       await store.createRun(testRunStatus({ run_id: 'f1', status: 'failed', queue: 'q' }));
+      await store.createRun(testRunStatus({ run_id: 'f2', status: 'failed', queue: 'q' }));
+      await store.createAttempt(testRunStatus({ run_id: 'f2', attempt: 2, status: 'running', queue: 'q' }));
       expect(await store.listActive()).toEqual([
+        { run_id: 'f2', dag_name: 'etl', queue: 'q' },
         { run_id: 'q1', dag_name: 'etl', queue: 'q' },
         { run_id: 'r1', dag_name: 'etl', queue: 'q' },
       ]);

@@ -60,7 +60,7 @@ export interface RunStore {
    * have died after writing its status and before listing it (the list would never show it otherwise).
    */
   ensureIndexed(status: RunStatus): Promise<void>;
-  /** Starts attempt `status.attempt` (must be latest+1) of an existing run. */
+  /** Starts attempt `status.attempt` (must be latest+1) of an existing run, marked active as createRun does. */
   createAttempt(status: RunStatus): Promise<void>;
   /** Atomically replaces the status of the attempt `status.attempt`. */
   writeStatus(status: RunStatus): Promise<void>;
