@@ -4,15 +4,10 @@
 import { systemClock } from '../core/clock';
 import { silentLogger, type Clock, type Logger } from '../core/ports';
 import type { Config } from '../config/types';
-import { Dispatcher } from '../coordinator/dispatcher';
-import { FileCancelRequests } from '../store/fileCancelRequests';
-import { FileDispatchStore } from '../store/fileDispatchStore';
-import { FileEventLog } from '../store/fileEventLog';
+import { fileDispatcher } from '../coordinator/dispatcher';
+import { createFileStores } from '../store/fileStores';
 import { FileQueueStore } from '../store/fileQueueStore';
-import { FileRunStore } from '../store/fileRunStore';
 import { FileWorkerRegistry } from '../store/fileWorkerRegistry';
-import { withRunEvents } from '../store/runEvents';
-import type { CorruptFileReport } from '../store/fsutil';
 import type { EventLog, QueueStore, RunStore } from '../store/types';
 import type { DispatcherApi } from '../coordinator/dispatcherApi';
 import type { DispatchStore, WorkerRegistry } from '../store/dispatchTypes';
@@ -54,28 +49,15 @@ export function createServices(
   logger: Logger = silentLogger,
   opts: CreateServicesOptions = {},
 ): Services {
-  const { data_dir: dataDir, log_dir: logDir } = config.paths;
-  const onCorrupt = (report: CorruptFileReport) =>
-    logger.warn('Skipped a corrupt file', { path: report.path, error: report.error });
-  const events = new FileEventLog({ dataDir, onCorrupt });
-  const runs = withRunEvents(new FileRunStore({ dataDir, logDir, onCorrupt }), events, { logger });
-  const tasks = new FileDispatchStore({ dataDir, logger });
+  const dataDir = config.paths.data_dir;
+  const { events, runs, tasks, onCorrupt } = createFileStores(config, logger);
   const workers = new FileWorkerRegistry({ dataDir, logger });
   return {
     config,
     runs,
     queue: new FileQueueStore({ dataDir, onCorrupt }),
     events,
-    dispatcher: new Dispatcher({
-      runs,
-      tasks,
-      workers,
-      cancels: new FileCancelRequests({ dataDir }),
-      clock: systemClock,
-      logger,
-      waitMs: config.coordinator.worker_wait_timeout_ms,
-      staleMs: config.coordinator.worker_stale_threshold_ms,
-    }),
+    dispatcher: fileDispatcher(config, { runs, tasks, workers }, logger),
     tasks,
     workers,
     instances: new InstanceRegistry(dataDir, onCorrupt),

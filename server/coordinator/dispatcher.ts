@@ -9,11 +9,15 @@ import {
   type DispatchDecision,
   type Labels,
 } from '../core/distributed';
+import type { Config } from '../config/types';
+import { systemClock } from '../core/clock';
 import type { Clock, Logger } from '../core/ports';
 import { isoUtc, newRunStatus } from '../core/runStatus';
 import { TERMINAL_RUN_STATES, type RunCondition, type RunStatus } from '../core/types';
 import { SECOND } from '../core/units';
 import type { CancelRequests, DispatchStore, DispatchTask, WorkerRegistry } from '../store/dispatchTypes';
+import { FileCancelRequests } from '../store/fileCancelRequests';
+import { FileWorkerRegistry } from '../store/fileWorkerRegistry';
 import type { RunStore } from '../store/types';
 import type { CancelOutcome, DispatcherApi, DispatchParams, DispatchResult } from './dispatcherApi';
 import { endedStatus } from './endedStatus';
@@ -44,6 +48,25 @@ export interface DispatcherDeps {
   onEnqueued?: (task: DispatchTask) => void;
   /** Shared with the other parts of this coordinator that write runs. */
   locks?: RunLocks;
+}
+
+/** The dispatcher over DAGU_HOME/data, as the API's services and the run commands make it. */
+export function fileDispatcher(
+  config: Config,
+  stores: { runs: RunStore; tasks: DispatchStore; workers?: WorkerRegistry },
+  logger: Logger,
+): Dispatcher {
+  const dataDir = config.paths.data_dir;
+  return new Dispatcher({
+    runs: stores.runs,
+    tasks: stores.tasks,
+    workers: stores.workers ?? new FileWorkerRegistry({ dataDir, logger }),
+    cancels: new FileCancelRequests({ dataDir }),
+    clock: systemClock,
+    logger,
+    waitMs: config.coordinator.worker_wait_timeout_ms,
+    staleMs: config.coordinator.worker_stale_threshold_ms,
+  });
 }
 
 export class Dispatcher implements DispatcherApi {

@@ -2,7 +2,6 @@
 // DAGU_HOME/data, the sub-DAG runner of a run process, following a dispatched run to its end in the
 // foreground, and the summary every command prints of a run that ended.
 
-import { createServices, type Services } from '../../api/services';
 import type { Config } from '../../config/types';
 import { systemClock } from '../../core/clock';
 import { formatDuration } from '../../core/duration';
@@ -10,8 +9,16 @@ import { formatSelector, type Labels } from '../../core/distributed';
 import type { Logger } from '../../core/ports';
 import type { RunStatus } from '../../core/types';
 import { SECOND } from '../../core/units';
-import type { CancelOutcome, DispatchParams, DispatchResult } from '../../coordinator/dispatcherApi';
+import type {
+  CancelOutcome,
+  DispatcherApi,
+  DispatchParams,
+  DispatchResult,
+} from '../../coordinator/dispatcherApi';
 import { localSubDagRunner, waitForRunEnd } from '../../runner/localSubDag';
+import type { DispatchStore } from '../../store/dispatchTypes';
+import { createFileStores } from '../../store/fileStores';
+import type { RunStore } from '../../store/types';
 import type { SubDagRunner } from '../../runner/subDag';
 import { EXIT_OK, EXIT_RUN_FAILED } from '../exit';
 
@@ -24,10 +31,24 @@ const CANCEL_SLACK_MS = 10 * SECOND;
  * The stores a run command works with, shared with the API's operations: every status write also appends its
  * `dag.run.*` event, and the dispatcher works over the same run store.
  */
-export type RunCommandStores = Pick<Services, 'runs' | 'tasks' | 'dispatcher'>;
+export interface RunCommandStores {
+  runs: RunStore;
+  tasks: DispatchStore;
+  dispatcher: DispatcherApi;
+}
 
 export function runCommandStores(config: Config, logger: Logger): RunCommandStores {
-  const { runs, tasks, dispatcher } = createServices(config, logger);
+  const { runs, tasks } = createFileStores(config, logger);
+  // Only a run that goes to the workers needs the dispatcher: it is loaded then, not on every run's start.
+  let loaded: Promise<DispatcherApi> | null = null;
+  const load = () =>
+    (loaded ??= import('../../coordinator/dispatcher').then((m) =>
+      m.fileDispatcher(config, { runs, tasks }, logger),
+    ));
+  const dispatcher: DispatcherApi = {
+    dispatch: async (p) => (await load()).dispatch(p),
+    cancel: async (runId) => (await load()).cancel(runId),
+  };
   return { runs, tasks, dispatcher };
 }
 
