@@ -97,7 +97,9 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
   heartbeatTimer.unref();
 
   report();
-  heartbeat();
+  // The first heartbeat goes out a turn later, once the first step has started: its write then overlaps the
+  // step rather than delaying it (until then the reaper goes by the run's start time).
+  const firstBeat = setImmediate(heartbeat);
   logger.info('Run started', { attempt: status.attempt, pid: status.pid });
 
   const params = splitParams(status.params);
@@ -207,6 +209,7 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
 
   status.status = finalState;
   status.error = finalError;
+  clearImmediate(firstBeat);
   clearInterval(heartbeatTimer);
   opts.signal.removeEventListener('abort', onAbort);
   status.finished_at = isoNow(clock);
