@@ -24,10 +24,30 @@ const partsPlugin = {
   },
 };
 
+/**
+ * commander requires child_process when it loads, only to run executable subcommands (dagu has none). Loading
+ * child_process also loads net, dgram and the stream classes, a few milliseconds of every command's start;
+ * commander gets a stand-in that loads it on first use instead.
+ */
+const lazyChildProcessPlugin = {
+  name: 'dagu-lazy-child-process',
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?child_process$/ }, (args) =>
+      /[\\/]node_modules[\\/]commander[\\/]/.test(args.importer)
+        ? { path: 'child_process', namespace: 'dagu-lazy-child-process' }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'dagu-lazy-child-process' }, () => ({
+      contents: "module.exports = { get spawn() { return require('node:child_process').spawn; } };",
+      loader: 'js',
+    }));
+  },
+};
+
 rmSync('dist', { recursive: true, force: true });
 await build({
   entryPoints: ['server/cli/main.ts'],
-  plugins: [partsPlugin],
+  plugins: [partsPlugin, lazyChildProcessPlugin],
   bundle: true,
   platform: 'node',
   format: 'cjs',

@@ -4,7 +4,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { supervisedChildren } from '../runner/children';
 import { restoreStashedEnv } from '../runner/runProcessEnv';
-import { SPARE_COMMAND } from '../runner/spareRun';
+import { SPARE_COMMAND } from '../runner/spareCommand';
 import { blockFileCallsWhile } from '../store/fileCalls';
 import { VERSION } from './version';
 import { exitQuietlyOnClosedPipe } from './closedPipe';

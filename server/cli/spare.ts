@@ -2,7 +2,7 @@
 // needs, then read one assignment from stdin. EOF without one means the scheduler went away: exit quietly.
 
 import { openSync, writeSync } from 'node:fs';
-import type { SpareAssignment } from '../runner/spareRun';
+import type { SpareAssignment } from '../runner/spareCommand';
 import { setLogFd } from '../log/createLogger';
 
 export async function waitForAssignment(): Promise<SpareAssignment | null> {

@@ -3,7 +3,6 @@
 // any other runs as its own `dagu start` process, which this runner waits for.
 
 import { runProcessEnv } from './runProcessEnv';
-import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import type { Config } from '../config/types';
 import { formatDagError } from '../core/dag/dagError';
@@ -25,6 +24,7 @@ import { signalGroup } from './processGroup';
 import { errorText } from './statusReporter';
 import { SubDagStartError, type SubDagRequest, type SubDagResult, type SubDagRunner } from './subDag';
 import { superviseChild } from './children';
+import { spawnProcess } from './spawnProcess';
 import * as files from '../store/fileCalls';
 
 /** How a child `dagu start` process ended. */
@@ -340,16 +340,18 @@ export const spawnChildProcess: ChildSpawner = (o) => {
   const out = openSync(o.stdoutFile, 'a');
   const err = openSync(o.stderrFile, 'a');
   try {
-    const child = spawn(process.execPath, [o.executable, ...o.args], {
+    const child = spawnProcess({
+      file: process.execPath,
+      args: [o.executable, ...o.args],
       env: o.env,
       detached: true,
-      stdio: ['ignore', out, err],
+      stdoutFd: out,
+      stderrFd: err,
     });
-    const exited = new Promise<ChildExit>((resolve) => {
-      child.once('error', () => resolve({ code: null, signal: null }));
-      child.once('exit', (code, signal) => resolve({ code, signal }));
-    });
-    if (child.pid === undefined) throw new Error(`could not start ${process.execPath} ${o.executable}`);
+    if (child.pid === null) throw new Error(`could not start ${process.execPath} ${o.executable}`);
+    const exited = child.exited.then((end): ChildExit =>
+      end.kind === 'exited' ? { code: end.exitCode, signal: end.signal } : { code: null, signal: null },
+    );
     superviseChild(exited);
     return { pid: child.pid, exited };
   } finally {

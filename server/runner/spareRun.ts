@@ -3,15 +3,7 @@
 // Node's and the bundle's start-up. A spare whose parent goes away before assigning it exits untouched.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-
-/** The hidden command a spare runs as. */
-export const SPARE_COMMAND = '__spare-run';
-
-/** What a spare is told: the `dagu` arguments of its run and the file for its own output. */
-export interface SpareAssignment {
-  args: string[];
-  log: string;
-}
+import { SPARE_COMMAND, type SpareAssignment } from './spareCommand';
 
 export class SparePool {
   private spare: ChildProcess | null = null;

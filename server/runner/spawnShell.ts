@@ -1,14 +1,12 @@
 // Runs one shell invocation of a step as its own process group, with stdout/stderr going straight to the
 // step's log files, and stops it (signal to the group, SIGKILL after a grace period) on request.
 
-import { spawn } from 'node:child_process';
 import { superviseChild } from './children';
 import { groupAlive, signalGroup, waitGroupGone } from './processGroup';
+import { spawnProcess, type ProcessEnd } from './spawnProcess';
 
 /** How one shell invocation ended. `exitCode` is null when the shell was killed by a signal. */
-export type ShellExit =
-  | { kind: 'exited'; exitCode: number | null; signal: NodeJS.Signals | null }
-  | { kind: 'spawn_failed'; error: string };
+export type ShellExit = ProcessEnd;
 
 export interface ShellInvocation {
   file: string;
@@ -31,22 +29,19 @@ export interface ShellHandle {
 const AFTER_KILL_WAIT_MS = 1000;
 
 export function spawnShell(inv: ShellInvocation): ShellHandle {
-  const child = spawn(inv.file, inv.args, {
+  const { pid, exited: exitedRaw } = spawnProcess({
+    file: inv.file,
+    args: inv.args,
     cwd: inv.cwd,
     env: inv.env,
     // Own process group: the runner decides when steps get signals (a terminal's Ctrl-C must not hit
     // them directly), and the group can be killed as a whole.
     detached: true,
-    stdio: ['ignore', inv.stdoutFd, inv.stderrFd],
+    stdoutFd: inv.stdoutFd,
+    stderrFd: inv.stderrFd,
   });
-  const pid = child.pid ?? null;
   let stopDeadline: number | null = null;
   let killTimer: NodeJS.Timeout | null = null;
-
-  const exitedRaw = new Promise<ShellExit>((resolve) => {
-    child.once('error', (err) => resolve({ kind: 'spawn_failed', error: err.message }));
-    child.once('exit', (exitCode, signal) => resolve({ kind: 'exited', exitCode, signal }));
-  });
 
   // When we stopped the step, the shell exiting is not enough: children that ignore the first signal
   // may still be around, and they get SIGKILL once the grace period is over.
