@@ -2,6 +2,7 @@
 // `dagu start` spends its time running steps rather than parsing JavaScript.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -44,10 +45,14 @@ const lazyChildProcessPlugin = {
   },
 };
 
+// Identifies this build (server/cli/buildId.ts): what one build cached, another never reads.
+const BUILD_ID = `${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
+
 rmSync('dist', { recursive: true, force: true });
 await build({
   entryPoints: ['server/cli/main.ts'],
   plugins: [partsPlugin, lazyChildProcessPlugin],
+  define: { __DAGU_BUILD_ID__: JSON.stringify(BUILD_ID) },
   bundle: true,
   platform: 'node',
   format: 'cjs',

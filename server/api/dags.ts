@@ -1,7 +1,7 @@
 // Reading DAGs for the console and the API: the list with next run and last run, and one DAG in full.
 
 import path from 'node:path';
-import { formatDagError } from '../core/dag/parseDag';
+import { formatDagError } from '../core/dag/dagError';
 import { assertDagName, isValidDagName } from '../core/names';
 import { isoUtc } from '../core/runStatus';
 import { nextSlot } from '../core/schedule';

@@ -1,7 +1,7 @@
 // Loads a DAG by name for an operation: a missing DAG is a 404, an invalid one a 400 naming its first errors.
 
 import { assertDagName } from '../core/names';
-import { formatDagError } from '../core/dag/parseDag';
+import { formatDagError } from '../core/dag/dagError';
 import type { DagSpec } from '../core/types';
 import { loadDagByName } from '../store/dagCatalog';
 import { BadRequestError, NotFoundError } from './errors';

@@ -1,9 +1,10 @@
 // Loads config.yaml < DAGU_* environment < command-line flags into a validated Config, once, at the edge.
 
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { LineCounter, parseDocument } from 'yaml';
+import type * as Yaml from 'yaml';
 import { editDistance } from '../core/dag/keyHints';
 import { formatDuration, parseDuration } from '../core/duration';
 import { isValidDagName } from '../core/names';
@@ -230,6 +231,7 @@ function readConfigFile(file: string): { values: Map<string, unknown>; queues: Q
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { values: new Map(), queues: [] };
     throw new ConfigError(`cannot read ${file}: ${(err as Error).message}`);
   }
+  const { LineCounter, parseDocument } = loadYaml();
   const lines = new LineCounter();
   const doc = parseDocument(text, { uniqueKeys: true, lineCounter: lines, prettyErrors: false });
   if (doc.errors.length > 0) {
@@ -385,4 +387,14 @@ function compile(s: Setting, raw: Raw | undefined): unknown {
       return value;
     }
   }
+}
+
+/**
+ * The YAML parser, loaded when there is a config file to read: a command run without one (and whose DAG
+ * comes from the DAG cache) never loads it.
+ */
+function loadYaml(): typeof Yaml {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- bundled, loaded lazily
+  if (typeof require === 'function') return require('yaml') as typeof Yaml;
+  return createRequire(import.meta.url)('yaml') as typeof Yaml;
 }

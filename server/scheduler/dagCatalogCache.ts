@@ -4,7 +4,7 @@
 import { stat } from 'node:fs/promises';
 import type { Logger } from '../core/ports';
 import type { DagSpec } from '../core/types';
-import { formatDagError } from '../core/dag/parseDag';
+import { formatDagError } from '../core/dag/dagError';
 import { listDagFiles, loadDag } from '../store/dagCatalog';
 
 interface Entry {

@@ -4,7 +4,10 @@
 import path from 'node:path';
 import { assertDagName } from '../core/names';
 import type { DagSpec } from '../core/types';
-import { dagNameFromFile, parseDag, type DagError, type ParseDagResult } from '../core/dag/parseDag';
+import type { DagError } from '../core/dag/dagError';
+import { dagNameFromFile } from '../core/dag/dagName';
+import type { ParseDagResult } from '../core/dag/parseDag';
+import type { DagSpecCache } from './dagSpecCache';
 import * as fs from './fileCalls';
 import { errorCode, errorMessage, readTextFile, readdirOrEmpty } from './fsutil';
 
@@ -56,13 +59,24 @@ export async function listDagFiles(dagsDir: string): Promise<DagFile[]> {
  * path (contains `/` or ends in `.yaml`/`.yml`: read as given, relative to the working directory; a bare file
  * name not found there is looked up in `dagsDir`). Throws InvalidNameError for a name that is not valid.
  */
-export async function loadDag(dagsDir: string, nameOrPath: string): Promise<LoadDagResult> {
+export async function loadDag(
+  dagsDir: string,
+  nameOrPath: string,
+  opts: LoadDagOptions = {},
+): Promise<LoadDagResult> {
   if (nameOrPath.includes('/') || DAG_FILE_PATTERN.test(nameOrPath)) {
-    const result = await loadDagFile(path.resolve(nameOrPath));
+    const result = await loadDagFile(path.resolve(nameOrPath), opts.cache);
     const bareFileName = !nameOrPath.includes('/');
-    return 'notFound' in result && bareFileName ? loadDagFile(path.resolve(dagsDir, nameOrPath)) : result;
+    return 'notFound' in result && bareFileName
+      ? loadDagFile(path.resolve(dagsDir, nameOrPath), opts.cache)
+      : result;
   }
-  return loadDagByName(dagsDir, nameOrPath);
+  return loadDagByName(dagsDir, nameOrPath, opts);
+}
+
+export interface LoadDagOptions {
+  /** Parses of unchanged files to reuse, and where to keep new ones (see dagSpecCache.ts). */
+  cache?: DagSpecCache;
 }
 
 /**
@@ -70,10 +84,14 @@ export async function loadDag(dagsDir: string, nameOrPath: string): Promise<Load
  * names that come from a request or another host: unlike `loadDag`, `etl.yaml` is a name here, never a file of
  * the process's working directory. Throws InvalidNameError for a name that is not valid.
  */
-export async function loadDagByName(dagsDir: string, dagName: string): Promise<LoadDagResult> {
+export async function loadDagByName(
+  dagsDir: string,
+  dagName: string,
+  opts: LoadDagOptions = {},
+): Promise<LoadDagResult> {
   const name = assertDagName(dagName);
   for (const ext of ['.yaml', '.yml']) {
-    const result = await loadDagFile(path.resolve(dagsDir, name + ext));
+    const result = await loadDagFile(path.resolve(dagsDir, name + ext), opts.cache);
     if (!('notFound' in result)) return result;
   }
   // A file may declare a `name:` other than its stem.
@@ -97,7 +115,7 @@ export async function loadAllDags(dagsDir: string): Promise<DagFileResult[]> {
   );
 }
 
-async function loadDagFile(file: string): Promise<LoadDagResult> {
+async function loadDagFile(file: string, cache?: DagSpecCache): Promise<LoadDagResult> {
   let text: string;
   try {
     const size = (await fs.stat(file)).size;
@@ -114,7 +132,13 @@ async function loadDagFile(file: string): Promise<LoadDagResult> {
     if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR') return { ok: false, notFound: true };
     return { ok: false, errors: [readError(file, `cannot read the file: ${errorMessage(err)}`)] };
   }
-  return parseDag(text, { file, defaultName: dagNameFromFile(file) });
+  const cached = await cache?.get(file, text);
+  if (cached) return { ok: true, ...cached };
+  // Loaded on first use: a run process whose DAG comes from the cache never loads the YAML parser.
+  const { parseDag } = await import('../core/dag/parseDag');
+  const result = parseDag(text, { file, defaultName: dagNameFromFile(file) });
+  if (result.ok && cache) await cache.put(file, text, { dag: result.dag, warnings: result.warnings });
+  return result;
 }
 
 function readError(file: string, message: string): DagError {

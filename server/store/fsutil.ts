@@ -25,9 +25,14 @@ function tempPathFor(target: string): string {
   return path.join(path.dirname(target), `.${path.basename(target)}.tmp-${suffix}`);
 }
 
-async function writeTempFile(target: string, data: string | Uint8Array, durable = true): Promise<string> {
+async function writeTempFile(
+  target: string,
+  data: string | Uint8Array,
+  durable = true,
+  mode = 0o644,
+): Promise<string> {
   const temp = tempPathFor(target);
-  const fd = await fs.open(temp, 'wx', 0o644);
+  const fd = await fs.open(temp, 'wx', mode);
   try {
     await fs.writeAll(fd, data);
     if (durable) await fs.fsync(fd);
@@ -43,14 +48,14 @@ async function writeTempFile(target: string, data: string | Uint8Array, durable 
 /**
  * Replaces `target` with `data` so that a reader sees either the old or the new content, never a mix.
  * `durable: false` skips the fsync, for content whose loss in a crash is harmless (a heartbeat: losing the
- * newest one only makes a dead run look dead sooner).
+ * newest one only makes a dead run look dead sooner). `mode`: the new file's permissions (before the umask).
  */
 export async function writeFileAtomic(
   target: string,
   data: string | Uint8Array,
-  opts: { durable?: boolean } = {},
+  opts: { durable?: boolean; mode?: number } = {},
 ): Promise<void> {
-  const temp = await writeTempFile(target, data, opts.durable ?? true);
+  const temp = await writeTempFile(target, data, opts.durable ?? true, opts.mode);
   try {
     await fs.rename(temp, target);
   } catch (err) {

@@ -7,6 +7,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  readdirSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
@@ -253,6 +254,29 @@ describe('the parts of the CLI', () => {
     const r = await dagu(['start', 'cron'], h.env);
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('"msg":"Run started"');
+  });
+
+  it('reuses the parse of an unchanged DAG file and never a stale one', async () => {
+    const file = h.writeDag('cached', 'steps:\n  - name: s\n    command: echo first\n');
+    const stepLog = async (r: { stdout: string }) => {
+      const s = await status(runIdOf(r.stdout));
+      return readFileSync(path.join(h.home, 'logs', s.steps[0].stdout), 'utf8');
+    };
+    const first = await dagu(['start', 'cached'], h.env);
+    expect(first.code, first.stderr).toBe(0);
+    expect(await stepLog(first)).toBe('first\n');
+    const cacheDir = path.join(h.home, 'data', 'cache', 'dags');
+    expect(readdirSync(cacheDir)).toHaveLength(1);
+
+    writeFileSync(file, 'steps:\n  - name: s\n    command: echo second\n');
+    const second = await dagu(['start', 'cached'], h.env);
+    expect(second.code, second.stderr).toBe(0);
+    expect(await stepLog(second)).toBe('second\n');
+
+    writeFileSync(file, 'steps:\n  - name: s\n    comand: echo third\n');
+    const third = await dagu(['start', 'cached'], h.env);
+    expect(third.code).toBe(2);
+    expect(third.stderr).toContain(`${file}:2:5: steps[0]: a step needs a command`);
   });
 
   it('a quiet run of a step loads neither child_process nor the network and stream modules it would bring', async () => {

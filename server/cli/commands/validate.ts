@@ -1,6 +1,6 @@
 // `dagu validate`: checks DAG files and prints every error at once (file:line:column: field: message).
 
-import { formatDagError } from '../../core/dag/parseDag';
+import { formatDagError } from '../../core/dag/dagError';
 import { listDagFiles, loadDag } from '../../store/dagCatalog';
 import { cliContext, type GlobalOptions } from '../context';
 import { EXIT_OK, EXIT_USAGE } from '../exit';

@@ -50,11 +50,7 @@ const ROOT_KEYS = [
 const HANDLER_KEYS = ['success', 'failure', 'abort', 'exit'] as const;
 const OVERLAP_POLICIES: readonly OverlapPolicy[] = ['skip', 'all', 'latest'];
 
-/** The DAG name a file gets when it has no `name` key: `dags/etl.yaml` -> `etl`. */
-export function dagNameFromFile(fileName: string): string {
-  const base = fileName.slice(fileName.lastIndexOf('/') + 1);
-  return base.replace(/\.ya?ml$/i, '');
-}
+export { dagNameFromFile } from './dagName';
 
 /** Parses a DAG file. Never throws: problems are returned, all of them. */
 export function parseDag(text: string, opts: ParseDagOptions): ParseDagResult {
