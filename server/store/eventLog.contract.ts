@@ -47,6 +47,13 @@ export function describeEventLogContract(
       });
     });
 
+    it('reads back an event that need not be durable like any other, in order', async () => {
+      const first = await log.append('dag.run.running', { run: 'r1' }, { durable: false });
+      const second = await log.append('dag.run.succeeded', { run: 'r1' }, { durable: true });
+      const third = await log.append('dag.run.running', { run: 'r2' }, { durable: false });
+      expect(await log.list({})).toEqual([first, second, third]);
+    });
+
     it('lists only the events after afterId', async () => {
       const ids: string[] = [];
       for (let i = 0; i < 5; i++) ids.push((await log.append('tick', { i })).id);

@@ -21,7 +21,7 @@ import {
 } from './eventRecord';
 import type { CorruptFileReport } from './fsutil';
 import { ensureDir, errorCode, readTextFile, readdirOrEmpty } from './fsutil';
-import type { EventLog, EventRecord } from './types';
+import type { AppendOptions, EventLog, EventRecord } from './types';
 
 /** Options of FileEventLog. */
 export interface FileEventLogOptions {
@@ -49,7 +49,7 @@ export class FileEventLog implements EventLog {
     this.report = onceReporter(opts.onCorrupt);
   }
 
-  async append(type: string, data: Record<string, unknown>): Promise<EventRecord> {
+  async append(type: string, data: Record<string, unknown>, opts: AppendOptions = {}): Promise<EventRecord> {
     const { record, line } = makeEventRecord(this.ids, type, data);
     const file = path.join(this.eventsDir, `${dayOfId(record.id)}.jsonl`);
     const fd = await this.openForAppend(file);
@@ -60,7 +60,7 @@ export class FileEventLog implements EventLog {
       if (bytesWritten !== buffer.length) {
         throw new Error(`short write to ${file}: ${bytesWritten} of ${buffer.length} bytes`);
       }
-      await fs.fsync(fd);
+      if (opts.durable ?? true) await fs.fsync(fd);
     } finally {
       await fs.close(fd);
     }

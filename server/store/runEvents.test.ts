@@ -32,6 +32,31 @@ const step = (name: string, overrides: Partial<StepStatus> = {}): StepStatus => 
 });
 
 describe('withRunEvents', () => {
+  it('flushes every run event to the disk but the one of a run starting', async () => {
+    const appended: Array<[string, boolean | undefined]> = [];
+    const memory = new MemoryEventLog();
+    const recording: EventLog = {
+      append: (type, data, opts) => {
+        appended.push([type, opts?.durable]);
+        return memory.append(type, data);
+      },
+      list: (query) => memory.list(query),
+    };
+    const { store } = setup(recording);
+    await store.createRun(testRunStatus({ run_id: 'r1', status: 'queued' }));
+    await store.writeStatus(testRunStatus({ run_id: 'r1', status: 'running' }));
+    await store.writeStatus(testRunStatus({ run_id: 'r1', status: 'succeeded' }));
+    await store.createRun(testRunStatus({ run_id: 'r2', status: 'running' }));
+    await store.writeStatus(testRunStatus({ run_id: 'r2', status: 'aborted' }));
+    expect(appended).toEqual([
+      ['dag.run.queued', true],
+      ['dag.run.running', false],
+      ['dag.run.succeeded', true],
+      ['dag.run.running', false],
+      ['dag.run.aborted', true],
+    ]);
+  });
+
   it('carries the conditions of a held run through the event snapshot', async () => {
     const { store, events } = setup();
     const conditions = waitingConditions('NoMatchingWorker', { zone: 'b' }, '2026-03-01T10:00:00.000Z');

@@ -150,7 +150,12 @@ export function withRunEvents(store: RunStore, events: EventLog, opts: { logger?
     lastEmitted.set(status.run_id, key);
     if (lastEmitted.size > MAX_REMEMBERED_RUNS) lastEmitted.delete(lastEmitted.keys().next().value!);
     try {
-      await events.append(type, runEventData(status) as unknown as Record<string, unknown>);
+      // That a run started need not be flushed to the disk before it goes on: its status file says so, and
+      // its end (or, if it dies, the reaper's verdict) is announced durably. Queued runs are: a controller
+      // starting workers on demand acts on those events.
+      await events.append(type, runEventData(status) as unknown as Record<string, unknown>, {
+        durable: status.status !== 'running',
+      });
     } catch (err) {
       logger.warn('Could not append a run event', {
         type,

@@ -118,8 +118,18 @@ export interface EventRecord {
   data: Record<string, unknown>;
 }
 
+/** How an append may be written. */
+export interface AppendOptions {
+  /**
+   * False: the event may be lost if the host loses power right after (it is not flushed to the disk before
+   * `append` resolves); a process that crashes loses nothing. For events whose loss is harmless, such as a run
+   * entering `running` (its status file is the record, and its end is announced durably). Default true.
+   */
+  durable?: boolean;
+}
+
 export interface EventLog {
-  append(type: string, data: Record<string, unknown>): Promise<EventRecord>;
+  append(type: string, data: Record<string, unknown>, opts?: AppendOptions): Promise<EventRecord>;
   /** Events after `afterId` (exclusive), oldest first, optionally of some types. */
   list(query: { afterId?: string; types?: string[]; limit?: number }): Promise<EventRecord[]>;
 }
