@@ -47,7 +47,13 @@ describe('executeRun', () => {
     expect(read(join(dir, 'logs', 'b.err'))).toBe('two\n');
     expect(reporter.statuses[0].status).toBe('running');
     expect(reporter.statuses.at(-1)).toEqual(final);
-    expect(reporter.heartbeats.length).toBeGreaterThan(0);
+  });
+
+  it('sends a heartbeat every interval while the run lasts, and none for a run shorter than one', async () => {
+    const long = await runDag(dagOf([stepOf('wait', 'sleep 0.35')]), dir, { heartbeatIntervalMs: 100 });
+    expect(long.reporter.heartbeats.length).toBeGreaterThanOrEqual(2);
+    const short = await runDag(dagOf([stepOf('quick', 'true')]), dir, { heartbeatIntervalMs: 5000 });
+    expect(short.reporter.heartbeats).toEqual([]);
   });
 
   it('runs independent steps of a graph in parallel and a joining step after both', async () => {

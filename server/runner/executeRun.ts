@@ -96,10 +96,9 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
   const heartbeatTimer = setInterval(heartbeat, Math.max(1, opts.heartbeatIntervalMs));
   heartbeatTimer.unref();
 
+  // The first heartbeat comes after one interval: until then the reaper goes by the run's start time, which
+  // is as fresh (the stale threshold is at least twice the interval), and a short run writes none at all.
   report();
-  // The first heartbeat goes out a turn later, once the first step has started: its write then overlaps the
-  // step rather than delaying it (until then the reaper goes by the run's start time).
-  const firstBeat = setImmediate(heartbeat);
   logger.info('Run started', { attempt: status.attempt, pid: status.pid });
 
   const params = splitParams(status.params);
@@ -209,7 +208,6 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
 
   status.status = finalState;
   status.error = finalError;
-  clearImmediate(firstBeat);
   clearInterval(heartbeatTimer);
   opts.signal.removeEventListener('abort', onAbort);
   status.finished_at = isoNow(clock);

@@ -41,6 +41,9 @@ export function attemptLogDir(
   return { absolute, relative: outside ? absolute : rel.split(sep).join('/') };
 }
 
+/** How long the changes of a run's steps gather before their status is written (see storeReporter). */
+export const STEP_REPORT_SETTLE_MS = 100;
+
 /**
  * Runs an attempt whose record exists, marked active for the whole run; returns the final status.
  * `resumeFrom`: the steps of the previous attempt, whose successes are kept rather than run again.
@@ -64,7 +67,12 @@ export async function runAttempt(
     return await executeRun({
       dag: ctx.dag,
       status,
-      reporter: storeReporter(ctx.runStore, logger),
+      // A run created running is on disk as running already: its steps' changes may settle before they are
+      // written (a quick step then costs no write of its own); its end, or a queued run starting, goes at once.
+      reporter: storeReporter(ctx.runStore, logger, {
+        settleMs: STEP_REPORT_SETTLE_MS,
+        written: opts.markedActive ? status.status : null,
+      }),
       logDir,
       clock: ctx.clock,
       logger: ctx.logger,

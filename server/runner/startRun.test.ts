@@ -25,7 +25,15 @@ beforeEach(() => {
 afterEach(() => cleanup());
 
 function configFor(home: string): Config {
-  return loadConfig({ home, env: { NODE_ENV: 'test', DAGU_LOG_FORMAT: 'json' } });
+  return loadConfig({
+    home,
+    env: {
+      NODE_ENV: 'test',
+      DAGU_LOG_FORMAT: 'json',
+      DAGU_RUN_HEARTBEAT_INTERVAL: '50ms',
+      DAGU_RUN_HEARTBEAT_STALE_THRESHOLD: '1s',
+    },
+  });
 }
 
 /** The in-memory store with its logs in the test's temp directory. */
@@ -59,7 +67,8 @@ describe('startRun', () => {
   it('creates a run with the DAG params overridden, runs it marked active and stores the final status', async () => {
     const store = new TempLogRunStore(join(dir, 'logs'));
     let activeWhileRunning: string[] = [];
-    const dag = dagOf([stepOf('show', 'echo "$1 $MODE"')], {
+    // Longer than the heartbeat interval and than the wait before a step's change is written.
+    const dag = dagOf([stepOf('show', 'sleep 0.3; echo "$1 $MODE"')], {
       params: [
         { name: null, value: 'first' },
         { name: 'MODE', value: 'fast' },

@@ -130,4 +130,76 @@ describe('storeReporter', () => {
     expect(store.written).toEqual(['final']);
     expect(store.heartbeats).toEqual([1234]);
   });
+
+  describe('with settleMs', () => {
+    /** Timers that fire only when the test says so. */
+    function manualTimers() {
+      const due = new Map<number, () => void>();
+      let next = 0;
+      return {
+        pending: () => due.size,
+        fireAll() {
+          const fns = [...due.values()];
+          due.clear();
+          for (const fn of fns) fn();
+        },
+        setTimeout(fn: () => void) {
+          const id = next++;
+          due.set(id, fn);
+          return { id };
+        },
+        clearTimeout(handle: { id: unknown }) {
+          due.delete(handle.id as number);
+        },
+      };
+    }
+    const withState = (state: RunStatus['status'], error: string | null) => ({
+      ...statusWith(error),
+      status: state,
+    });
+    const turns = async (n = 3) => {
+      for (let i = 0; i < n; i++) await new Promise((r) => setImmediate(r));
+    };
+
+    it('holds a change of steps back until settleMs passed, then writes the newest one', async () => {
+      const store = slowStore();
+      const timers = manualTimers();
+      const reporter = storeReporter(store, silentLogger, { settleMs: 100, written: 'running', timers });
+      const first = reporter.write(withState('running', 'step a started'));
+      void reporter.write(withState('running', 'step b started'));
+      await turns();
+      store.releaseAll();
+      await turns();
+      expect(store.written).toEqual([]);
+      expect(timers.pending()).toBe(1);
+      timers.fireAll();
+      await drain(store, first);
+      expect(store.written).toEqual(['step b started']);
+    });
+
+    it('writes a change of the run state at once, with the held-back changes before it', async () => {
+      const store = slowStore();
+      const timers = manualTimers();
+      const reporter = storeReporter(store, silentLogger, { settleMs: 100, written: 'running', timers });
+      void reporter.write(withState('running', 'step started'));
+      await turns();
+      const end = reporter.write(withState('succeeded', 'ended'));
+      await drain(store, end);
+      expect(store.written).toEqual(['ended']);
+      expect(timers.pending()).toBe(0);
+    });
+
+    it('writes the first status at once when the run state on disk is another (a queued run starting)', async () => {
+      const store = slowStore();
+      const timers = manualTimers();
+      const reporter = storeReporter(store, silentLogger, { settleMs: 100, written: 'queued', timers });
+      await drain(store, reporter.write(withState('running', 'started')));
+      expect(store.written).toEqual(['started']);
+      expect(timers.pending()).toBe(0);
+      // Now on disk as running: the next change of steps waits.
+      void reporter.write(withState('running', 'step started'));
+      await turns();
+      expect(timers.pending()).toBe(1);
+    });
+  });
 });

@@ -1,8 +1,9 @@
 // Where a run's status and heartbeat go. The engine only sees this interface, so the same engine can
 // write to the local run store or (issue 4) report to a coordinator from a remote worker.
 
-import { silentLogger, type Logger } from '../core/ports';
-import type { RunStatus } from '../core/types';
+import { systemTimers } from '../core/clock';
+import { silentLogger, type Logger, type Timers } from '../core/ports';
+import type { RunState, RunStatus } from '../core/types';
 import type { RunStore } from '../store/types';
 
 /**
@@ -16,19 +17,39 @@ export interface StatusReporter {
   heartbeat(nowMs: number): Promise<void>;
 }
 
+export interface StoreReporterOptions {
+  /**
+   * How long a change of a step waits before it is written, gathering the changes that follow. A change of
+   * the run's own state (started, finished) is written at once, and so is anything waiting when one comes.
+   * 0 (the default): every change is written one turn of the event loop after it was made.
+   */
+  settleMs?: number;
+  /** The run's state in the status already on disk (`running` for a run created running), if known. */
+  written?: RunState | null;
+  timers?: Timers;
+}
+
 /**
  * A reporter writing through the run store. Status writes are serialized and coalesced: at most one write
  * is in flight, and a write that finds a newer status pending writes that one instead, so the latest state
  * always wins and an older snapshot can never overwrite a newer one. A failed write is logged and retried
  * on the next change or heartbeat.
+ *
+ * With `settleMs`, the steps of a run that changes only its steps are written at most once per `settleMs`:
+ * a step that ends within it never causes a write of its own, and a run process whose steps are that short
+ * writes its status twice, when it is created and when it ends.
  */
 export function storeReporter(
   runStore: Pick<RunStore, 'writeStatus' | 'writeHeartbeat'>,
   logger: Logger = silentLogger,
+  opts: StoreReporterOptions = {},
 ): StatusReporter {
+  const settleMs = opts.settleMs ?? 0;
+  const timers = opts.timers ?? systemTimers;
   let latest: RunStatus | null = null;
   let latestSeq = 0;
   let writtenSeq = 0;
+  let writtenState: RunState | null = opts.written ?? null;
   let chain: Promise<void> = Promise.resolve();
   let heartbeatInFlight = false;
 
@@ -39,6 +60,7 @@ export function storeReporter(
     try {
       await runStore.writeStatus(snapshot);
       writtenSeq = Math.max(writtenSeq, seq);
+      writtenState = snapshot.status;
     } catch (err) {
       logger.warn('Failed to write run status; will retry on the next change', {
         run_id: snapshot.run_id,
@@ -48,13 +70,35 @@ export function storeReporter(
     }
   };
   // One flush waits on the chain at a time, and it starts one turn of the event loop after it was asked
-  // for: the changes of one burst (a step ends, so does the run, and its final status is written) go out
-  // as one write. A change made while a write is in flight schedules the next flush after it.
+  // for (or, for a change of steps only, `settleMs` later): the changes of one burst (a step ends, so does
+  // the run, and its final status is written) go out as one write. A change made while a write is in
+  // flight schedules the next flush after it.
   let scheduled: Promise<void> | null = null;
-  const enqueueFlush = (): Promise<void> => {
+  let urgent = false;
+  let hurry: (() => void) | null = null;
+  const settle = (): Promise<void> =>
+    new Promise<void>((resolve) => {
+      if (urgent || settleMs <= 0) {
+        nextTurn().then(resolve, resolve);
+        return;
+      }
+      const timer = timers.setTimeout(resolve, settleMs);
+      hurry = () => {
+        timers.clearTimeout(timer);
+        nextTurn().then(resolve, resolve);
+      };
+    });
+  const enqueueFlush = (now: boolean): Promise<void> => {
+    if (now) {
+      urgent = true;
+      hurry?.();
+      hurry = null;
+    }
     if (scheduled !== null) return scheduled;
-    const next = chain.then(nextTurn).then(() => {
+    const next = chain.then(settle).then(() => {
       scheduled = null;
+      hurry = null;
+      urgent = false;
       return flush();
     });
     scheduled = next;
@@ -66,10 +110,10 @@ export function storeReporter(
     write(status) {
       latest = structuredClone(status);
       latestSeq += 1;
-      return enqueueFlush();
+      return enqueueFlush(status.status !== writtenState);
     },
     async heartbeat(nowMs) {
-      const retry = writtenSeq < latestSeq ? enqueueFlush() : Promise.resolve();
+      const retry = writtenSeq < latestSeq ? enqueueFlush(false) : Promise.resolve();
       if (latest === null || heartbeatInFlight) return retry;
       heartbeatInFlight = true;
       const { run_id, attempt } = latest;
