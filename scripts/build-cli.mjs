@@ -45,13 +45,52 @@ const lazyChildProcessPlugin = {
   },
 };
 
+/**
+ * `import path from 'node:path'` in a CommonJS bundle makes every importing module copy the built-in's
+ * properties into an object of its own (esbuild's interop with CommonJS), and every call then goes through a
+ * getter; with some forty such imports that is measurable at each start. Our sources get these built-ins
+ * from a module of the bundle instead, which exports the built-in itself as its default and each of its
+ * functions by name. A property that is a getter loads code on first access (fs.promises loads
+ * fs/promises with its stream and readline code): `promises` is exported as an object that reads through
+ * to it on each use, and the other getters (stream classes, Dir) are not exported by name at all.
+ */
+const BUILTIN_MODULES = /^node:(fs|os|path)$/;
+const builtinsPlugin = {
+  name: 'dagu-builtins',
+  setup(b) {
+    b.onResolve({ filter: BUILTIN_MODULES }, (args) =>
+      args.namespace === 'dagu-builtin' || /[\\/]node_modules[\\/]/.test(args.importer)
+        ? undefined
+        : { path: args.path, namespace: 'dagu-builtin' },
+    );
+    b.onLoad({ filter: /.*/, namespace: 'dagu-builtin' }, (args) => {
+      // Asked of a fresh Node: in this process, a getter that was used has replaced itself with its value.
+      const probe = `const m = require(${JSON.stringify(args.path)});
+        JSON.stringify(Object.keys(m).filter((name) =>
+          Object.getOwnPropertyDescriptor(m, name).get === undefined && /^[A-Za-z_$][\\w$]*$/.test(name)));`;
+      const names = JSON.parse(execFileSync(process.execPath, ['-p', probe]).toString()).filter(
+        (name) => name !== 'default' && name !== 'promises',
+      );
+      const lines = [
+        `const m = require(${JSON.stringify(args.path)});`,
+        'export default m;',
+        `export const { ${names.join(', ')} } = m;`,
+      ];
+      if (args.path === 'node:fs') {
+        lines.push('export const promises = new Proxy({}, { get: (_, key) => m.promises[key] });');
+      }
+      return { contents: lines.join('\n'), loader: 'js' };
+    });
+  },
+};
+
 // Identifies this build (server/cli/buildId.ts): what one build cached, another never reads.
 const BUILD_ID = `${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
 
 rmSync('dist', { recursive: true, force: true });
 await build({
   entryPoints: ['server/cli/main.ts'],
-  plugins: [partsPlugin, lazyChildProcessPlugin],
+  plugins: [partsPlugin, lazyChildProcessPlugin, builtinsPlugin],
   define: { __DAGU_BUILD_ID__: JSON.stringify(BUILD_ID) },
   bundle: true,
   platform: 'node',
