@@ -2,6 +2,7 @@
 // writes the same shape.
 
 import type { DagSpec, RunState, RunStatus, TriggerType } from './types';
+import { isoTime } from './isoTime';
 
 export interface NewRunStatusInput {
   dag: DagSpec;
@@ -63,6 +64,6 @@ export function newRunStatus(i: NewRunStatusInput): RunStatus {
 
 /** RFC 3339 UTC without milliseconds when they are zero (slot times read `2026-11-30T01:15:00Z`). */
 export function isoUtc(ms: number): string {
-  const s = new Date(ms).toISOString();
+  const s = isoTime(ms);
   return s.endsWith('.000Z') ? `${s.slice(0, -5)}Z` : s;
 }

@@ -8,6 +8,7 @@ import type { StepSpec, StepStatus } from '../core/types';
 import { SECOND } from '../core/units';
 import * as files from '../store/fileCalls';
 import { spawnShell, type ShellHandle } from './spawnShell';
+import { isoTime } from '../core/isoTime';
 
 /** Why the whole run is stopping; carried as the `reason` of the run's stop signal. */
 export type StopReason =
@@ -232,5 +233,5 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 export function isoNow(clock: Clock): string {
-  return new Date(clock.nowMs()).toISOString();
+  return isoTime(clock.nowMs());
 }

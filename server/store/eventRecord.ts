@@ -5,6 +5,7 @@ import { randomHex } from './randomHex';
 import type { Clock } from '../core/ports';
 import type { EventRecord } from './types';
 import { formatMs13 } from './runList';
+import { isoTime } from '../core/isoTime';
 
 export const EVENT_ID_PATTERN = /^\d{13}-[0-9a-f]{10}$/;
 
@@ -60,7 +61,7 @@ export function makeEventRecord(
   const record: EventRecord = {
     id,
     type,
-    time: new Date(nowMs).toISOString(),
+    time: isoTime(nowMs),
     data: JSON.parse(JSON.stringify(data)),
   };
   let line = JSON.stringify(record) + '\n';

@@ -22,6 +22,7 @@ import {
 import type { CorruptFileReport } from './fsutil';
 import { ensureDir, errorCode, readTextFile, readdirOrEmpty } from './fsutil';
 import type { AppendOptions, EventLog, EventRecord } from './types';
+import { isoTime } from '../core/isoTime';
 
 /** Options of FileEventLog. */
 export interface FileEventLogOptions {
@@ -129,5 +130,7 @@ export class FileEventLog implements EventLog {
 }
 
 function dayOfId(id: string): string {
-  return new Date(Number(id.slice(0, 13))).toISOString().slice(0, 10).replaceAll('-', '');
+  return isoTime(Number(id.slice(0, 13)))
+    .slice(0, 10)
+    .replaceAll('-', '');
 }

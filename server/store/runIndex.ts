@@ -10,6 +10,7 @@ import { isValidDagName, isValidRunId } from '../core/names';
 import * as fs from './fileCalls';
 import { ensureDir, errorCode, readdirOrEmpty } from './fsutil';
 import { compareKeysDesc, runListKey } from './runList';
+import { isoTime } from '../core/isoTime';
 
 /** One marker in the index. `dagName` is null in per-DAG indexes, whose markers omit it. */
 export interface RunIndexEntry {
@@ -25,7 +26,7 @@ const MAX_PARALLEL_SUBTREES = 16;
 
 /** UTC bucket directories of a creation time: `[YYYYMMDD, HH, MMSS]`. */
 export function bucketPath(createdMs: number): string[] {
-  const iso = new Date(Math.min(Math.max(0, createdMs), 253402300799999)).toISOString();
+  const iso = isoTime(Math.min(Math.max(0, createdMs), 253402300799999));
   return [
     iso.slice(0, 4) + iso.slice(5, 7) + iso.slice(8, 10),
     iso.slice(11, 13),

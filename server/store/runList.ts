@@ -4,6 +4,7 @@
 import type { RunState, RunStatus } from '../core/types';
 import type { RunListQuery, RunSummary } from './types';
 import { InvalidCursorError } from './errors';
+import { isoTime } from '../core/isoTime';
 
 export const DEFAULT_RUN_LIST_LIMIT = 50;
 export const MAX_RUN_LIST_LIMIT = 500;
@@ -76,7 +77,7 @@ export function corruptRunSummary(
     trigger_type: null,
     schedule_time: null,
     queue: null,
-    created_at: new Date(entry.createdMs).toISOString(),
+    created_at: isoTime(entry.createdMs),
     queued_at: null,
     started_at: null,
     finished_at: null,
