@@ -23,6 +23,6 @@ export async function loadDagOrThrow(config: Config, nameOrFile: string): Promis
 }
 
 /** Where the CLI keeps validated DAG files: `<data>/cache/dags`. */
-export function dagCacheDir(config: Config): string {
+function dagCacheDir(config: Config): string {
   return `${config.paths.data_dir}/cache/dags`;
 }
