@@ -1,106 +1,123 @@
 // `npm test`: builds, then runs every suite (checks, unit, integration, conformance, Playwright) and ends
-// with one plain line `N passed, N failed` counted over all of them.
+// with one plain line `N passed, N failed, N skipped` counted over all of them (scripts/testCounts.mjs says
+// what counts as a failure). It exits non-zero when anything failed or did not run.
 
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import {
+  addCounts,
+  countMissingPackages,
+  countPlaywright,
+  countVitest,
+  failures,
+  noCounts,
+  parseAllowedSkips,
+  summaryLine,
+} from './testCounts.mjs';
 
+const root = process.cwd();
 const out = path.resolve('test-results');
 mkdirSync(out, { recursive: true });
 const env = { ...process.env, NEXT_TELEMETRY_DISABLED: '1', NO_COLOR: '1', FORCE_COLOR: '0' };
-let passed = 0;
-let failed = 0;
-const problems = [];
+const ALLOWED_SKIPS = 'tests/allowed-skips.json';
 
+/** Runs a command with inherited output; returns its exit status as spawnSync reports it. */
 function run(label, cmd, args, extraEnv = {}) {
   process.stdout.write(`\n== ${label}: ${cmd} ${args.join(' ')}\n`);
   const r = spawnSync(cmd, args, { stdio: 'inherit', env: { ...env, ...extraEnv } });
-  return r.status ?? 1;
+  return { status: r.status, signal: r.signal };
 }
 
-/** Installs Debian packages the browser and fault tests need, when missing and when we are root. */
-function ensureSystemPackages() {
-  const need = [];
+/** A JSON file a runner wrote, or null when it is missing or unreadable (the counting says so). */
+function readJson(file) {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+/** The Debian packages the browser, fault and deploy tests need that are not installed. */
+function missingSystemPackages() {
   const has = (cmd) => spawnSync('sh', ['-c', cmd], { stdio: 'ignore' }).status === 0;
+  const need = [];
   if (!existsSync('/usr/bin/chromium')) need.push('chromium');
   if (!has('command -v fusermount3')) need.push('fuse3');
-  if (!has("/usr/bin/python3 -c 'import fusepy' || /usr/bin/python3 -c 'import fuse'"))
-    need.push('python3-fusepy');
+  // conformance/support/faultfs.py imports Debian's `fusepy` with the system interpreter.
+  if (!has("/usr/bin/python3 -c 'import fusepy'")) need.push('python3-fusepy');
   if (!has('command -v faketime')) need.push('faketime');
   if (!has('command -v openssl')) need.push('openssl'); // self-signed certificates for the TLS tests
   if (!has('command -v systemd-analyze')) need.push('systemd'); // `systemd-analyze verify` of deploy/systemd
-  if (need.length === 0) return;
-  if (process.getuid?.() !== 0) {
-    problems.push(`missing Debian packages (install as root): apt-get install -y ${need.join(' ')}`);
-    return;
-  }
-  run('install system packages', 'bash', [
-    '-c',
-    `apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ${need.join(' ')}`,
-  ]);
+  return need;
 }
 
-ensureSystemPackages();
+/** Installs missing packages when we are root; every package still missing afterwards is a failure. */
+function ensureSystemPackages() {
+  const rootUser = process.getuid?.() === 0;
+  let missing = missingSystemPackages();
+  if (missing.length > 0 && rootUser) {
+    run('install system packages', 'bash', [
+      '-c',
+      `apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ${missing.join(' ')}`,
+    ]);
+    missing = missingSystemPackages();
+  }
+  return countMissingPackages(missing, { root: rootUser });
+}
+
+const results = [ensureSystemPackages()];
+const allowed = existsSync(ALLOWED_SKIPS)
+  ? parseAllowedSkips(readFileSync(ALLOWED_SKIPS, 'utf8'))
+  : { skips: [], counts: failures([`${ALLOWED_SKIPS} is missing`]) };
+results.push(allowed.counts);
 
 // 1. Build what the tests run: the bundled CLI and the console.
-if (run('build', 'npm', ['run', '--silent', 'build']) !== 0) {
-  failed++;
-  problems.push('build failed');
-}
+if (run('build', 'npm', ['run', '--silent', 'build']).status !== 0) results.push(failures(['build failed']));
 
 // 2. Static checks count as one test.
-if (run('check', 'npm', ['run', '--silent', 'check']) === 0) passed++;
-else {
-  failed++;
-  problems.push('npm run check failed (types, lint or format)');
-}
+if (run('check', 'npm', ['run', '--silent', 'check']).status === 0)
+  results.push({ ...noCounts(), passed: 1 });
+else results.push(failures(['npm run check failed (types, lint or format)']));
 
 // 3. Vitest: unit, integration and conformance projects.
 const vitestJson = path.join(out, 'vitest.json');
+const vitestRunErrors = path.join(out, 'vitest-run-errors.json');
 rmSync(vitestJson, { force: true });
-run('vitest', 'npx', [
+rmSync(vitestRunErrors, { force: true });
+const vitestExit = run(
   'vitest',
-  'run',
-  '--reporter=default',
-  '--reporter=json',
-  `--outputFile.json=${vitestJson}`,
-]);
-if (existsSync(vitestJson)) {
-  const v = JSON.parse(readFileSync(vitestJson, 'utf8'));
-  passed += v.numPassedTests;
-  failed += v.numFailedTests;
-  if (v.numTotalTests === 0) problems.push('vitest ran no test');
-  // A suite that failed to load counts as a failure even if it had no tests.
-  for (const f of v.testResults ?? []) {
-    if (f.status === 'failed' && (f.assertionResults ?? []).length === 0) {
-      failed++;
-      problems.push(`test file failed to load: ${f.name}`);
-    }
-  }
-} else {
-  failed++;
-  problems.push('vitest produced no report');
-}
+  'npx',
+  [
+    'vitest',
+    'run',
+    '--reporter=default',
+    '--reporter=json',
+    '--reporter=./scripts/vitestRunErrors.mjs',
+    `--outputFile.json=${vitestJson}`,
+  ],
+  { TEST_ALL_RUN_ERRORS: vitestRunErrors },
+);
+results.push(
+  countVitest({
+    report: readJson(vitestJson),
+    runErrors: readJson(vitestRunErrors),
+    exit: vitestExit,
+    allowedSkips: allowed.skips,
+    root,
+  }),
+);
 
 // 4. Playwright in Debian's Chromium against the real processes.
 const pwJson = path.join(out, 'playwright.json');
 rmSync(pwJson, { force: true });
-run('playwright', 'npx', ['playwright', 'test', '--reporter=list,json'], {
+const pwExit = run('playwright', 'npx', ['playwright', 'test', '--reporter=list,json'], {
   PLAYWRIGHT_JSON_OUTPUT_NAME: pwJson,
 });
-if (existsSync(pwJson)) {
-  const p = JSON.parse(readFileSync(pwJson, 'utf8'));
-  passed += p.stats.expected;
-  failed += p.stats.unexpected + p.stats.flaky;
-  for (const e of p.errors ?? []) {
-    failed++;
-    problems.push(`playwright: ${String(e.message).split('\n')[0]}`);
-  }
-} else {
-  failed++;
-  problems.push('playwright produced no report');
-}
+results.push(countPlaywright({ report: readJson(pwJson), exit: pwExit, allowedSkips: allowed.skips }));
 
-for (const p of problems) process.stdout.write(`problem: ${p}\n`);
-process.stdout.write(`\n${passed} passed, ${failed} failed\n`);
-process.exit(failed > 0 || passed === 0 ? 1 : 0);
+const total = addCounts(...results);
+for (const n of total.notes) process.stdout.write(`allowed skip: ${n}\n`);
+for (const p of total.problems) process.stdout.write(`problem: ${p}\n`);
+process.stdout.write(`\n${summaryLine(total)}\n`);
+process.exit(total.failed > 0 ? 1 : 0);
