@@ -11,7 +11,7 @@ export default defineConfig({
         resolve: { alias },
         test: {
           name: 'unit',
-          include: ['server/**/*.test.ts'],
+          include: ['server/**/*.test.ts', 'scripts/**/*.test.ts'],
           environment: 'node',
           // Unit files first, in parallel; the integration files after them, so that the lease simulations
           // do not compete for the 2 cores with real schedulers whose timing the integration tests measure.
