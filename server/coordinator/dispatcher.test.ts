@@ -2,14 +2,21 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SECOND } from '../core/units';
 import { DispatchConflictError, DispatchFailedError } from './errors';
 import { CANCELLED_BEFORE_WORKER } from './dispatcher';
+import { MemoryCoordinatorRegistry } from '../store/memoryCoordinatorRegistry';
+import { testCoordinatorRecord } from '../store/coordinatorRegistry.contract';
 import {
   coordinatorHarness,
+  STALE_MS,
   START,
   STORE_KITS,
   WAIT_MS,
   type CoordinatorHarness,
   type StoreKit,
 } from './testing/coordinatorHarness';
+
+/** The record of a coordinator last seen at `lastSeenMs`, fresh for STALE_MS. */
+const coordinatorRecord = (lastSeenMs: number) =>
+  testCoordinatorRecord({ coordinator_id: 'host-a-50055', last_seen_ms: lastSeenMs, fresh_for_ms: STALE_MS });
 
 describe.each(STORE_KITS)('Dispatcher on $name', ({ make }) => {
   let kit: StoreKit;
@@ -144,6 +151,48 @@ describe.each(STORE_KITS)('Dispatcher on $name', ({ make }) => {
       error: 'no available workers: no healthy worker is registered with the coordinator',
     });
     expect((await h.runs.readStatus('run-1')).kind).toBe('missing');
+  });
+
+  it('refuses a direct dispatch at once when no coordinator was seen alive, recording no run', async () => {
+    const coordinators = new MemoryCoordinatorRegistry();
+    h = await coordinatorHarness(kit, { coordinators });
+    await h.heartbeat('worker-b', { zone: 'b' });
+    await coordinators.put(coordinatorRecord(START - STALE_MS - 1));
+
+    const result = await h.dispatch('run-1', { zone: 'b' });
+
+    expect(result).toEqual({
+      outcome: 'refused',
+      reason: 'NoAvailableCoordinator',
+      error: 'no coordinators available',
+      status: null,
+    });
+    expect((await h.runs.readStatus('run-1')).kind).toBe('missing');
+    expect(await h.tasks.listPending()).toEqual([]);
+
+    await coordinators.put(coordinatorRecord(START));
+    expect((await h.dispatch('run-1', { zone: 'b' })).outcome).toBe('dispatched');
+  });
+
+  it("holds the queue's run while no coordinator is alive, so it fails when its wait runs out", async () => {
+    h = await coordinatorHarness(kit, { coordinators: new MemoryCoordinatorRegistry() });
+    await h.queuedRun('run-q');
+
+    const result = await h.dispatch('run-q', { zone: 'b' }, { fromQueue: true, triggerType: 'queue' });
+
+    expect(result.outcome).toBe('held');
+    const s = await h.status('run-q');
+    expect(s.status).toBe('queued');
+    expect(s.conditions.map((c) => `${c.type}=${c.status}/${c.reason}: ${c.message}`)).toEqual([
+      'Runnable=False/NoAvailableCoordinator: no coordinators available',
+      'WorkerReady=False/NoAvailableCoordinator: no coordinators available',
+    ]);
+    expect(await h.tasks.findByRun('run-q')).toMatchObject({
+      hold_until_ms: START + WAIT_MS,
+      wait_ms: WAIT_MS,
+      claim: null,
+    });
+    expect(h.logger.find('Held a run')[0].fields).toMatchObject({ reason: 'NoAvailableCoordinator' });
   });
 
   it('keeps refusing the queue re-dispatch: the run stays queued with the conditions and no task', async () => {

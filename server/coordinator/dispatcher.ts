@@ -11,12 +11,20 @@ import {
 } from '../core/distributed';
 import type { Config } from '../config/types';
 import { systemClock } from '../core/clock';
+import { coordinatorAvailability } from '../core/coordinatorPresence';
 import type { Clock, Logger } from '../core/ports';
 import { isoUtc, newRunStatus } from '../core/runStatus';
 import { TERMINAL_RUN_STATES, type RunCondition, type RunStatus } from '../core/types';
 import { SECOND } from '../core/units';
-import type { CancelRequests, DispatchStore, DispatchTask, WorkerRegistry } from '../store/dispatchTypes';
+import type {
+  CancelRequests,
+  CoordinatorRegistry,
+  DispatchStore,
+  DispatchTask,
+  WorkerRegistry,
+} from '../store/dispatchTypes';
 import { FileCancelRequests } from '../store/fileCancelRequests';
+import { FileCoordinatorRegistry } from '../store/fileCoordinatorRegistry';
 import { FileWorkerRegistry } from '../store/fileWorkerRegistry';
 import type { RunStore } from '../store/types';
 import type { CancelOutcome, DispatcherApi, DispatchParams, DispatchResult } from './dispatcherApi';
@@ -48,6 +56,11 @@ export interface DispatcherDeps {
   onEnqueued?: (task: DispatchTask) => void;
   /** Shared with the other parts of this coordinator that write runs. */
   locks?: RunLocks;
+  /**
+   * The coordinators' liveness records: with none alive, a direct dispatch is refused and the queue's run is
+   * held. Absent in a coordinator's own dispatcher, which is a live coordinator by being there.
+   */
+  coordinators?: Pick<CoordinatorRegistry, 'list'>;
 }
 
 /** The dispatcher over DAGU_HOME/data, as the API's services and the run commands make it. */
@@ -62,6 +75,7 @@ export function fileDispatcher(
     tasks: stores.tasks,
     workers: stores.workers ?? new FileWorkerRegistry({ dataDir, logger }),
     cancels: new FileCancelRequests({ dataDir }),
+    coordinators: new FileCoordinatorRegistry({ dataDir, logger }),
     clock: systemClock,
     logger,
     waitMs: config.coordinator.worker_wait_timeout_ms,
@@ -137,14 +151,17 @@ export class Dispatcher implements DispatcherApi {
   }
 
   private async decide(selector: Labels, fromQueue: boolean): Promise<DispatchDecision> {
+    const coordinators = this.d.coordinators ? await this.d.coordinators.list() : null;
+    const nowMs = this.d.clock.nowMs();
     return decideDispatch({
       selector,
       workers: await this.d.workers.list(),
-      nowMs: this.d.clock.nowMs(),
+      nowMs,
       staleMs: this.d.staleMs,
       waitMs: this.d.waitMs,
       fromQueue,
       durableStore: this.d.tasks.durable,
+      coordinatorAvailable: coordinators === null || coordinatorAvailability(coordinators, nowMs).available,
     });
   }
 
@@ -179,17 +196,23 @@ export class Dispatcher implements DispatcherApi {
     await this.d.runs.markActive({ run_id: status.run_id, dag_name: status.dag_name, queue: status.queue });
     const hold = decision.kind === 'hold' ? { until: decision.holdUntilMs, waitMs: this.d.waitMs } : null;
     await this.enqueue(p, status, hold, { failRun: true });
-    if (hold) {
-      this.d.logger.info('Held a run until a matching worker arrives', {
-        dag: status.dag_name,
-        run_id: status.run_id,
-        selector: formatSelector(p.selector),
-        hold_until: isoUtc(hold.until),
-        reason: decision.kind === 'hold' ? decision.reason : undefined,
-      });
-      return { outcome: 'held', status };
-    }
+    if (decision.kind === 'hold') return this.held(status, p.selector, decision);
     return { outcome: 'dispatched', status };
+  }
+
+  private held(
+    status: RunStatus,
+    selector: Labels,
+    decision: Extract<DispatchDecision, { kind: 'hold' }>,
+  ): DispatchResult {
+    this.d.logger.info('Held a run until a matching worker arrives', {
+      dag: status.dag_name,
+      run_id: status.run_id,
+      selector: formatSelector(selector),
+      hold_until: isoUtc(decision.holdUntilMs),
+      reason: decision.reason,
+    });
+    return { outcome: 'held', status };
   }
 
   /** The run record comes first: a task always names a run that exists. */
@@ -218,11 +241,14 @@ export class Dispatcher implements DispatcherApi {
     }
   }
 
-  /** The scheduler's queue hands over a queued run: dispatched, or left queued with the waiting conditions. */
+  /**
+   * The scheduler's queue hands over a queued run: dispatched, left queued with the waiting conditions, or
+   * (no coordinator alive) held like a direct dispatch, so it ends at its wait rather than waiting for ever.
+   */
   private async dispatchFromQueue(p: DispatchParams): Promise<DispatchResult> {
     const s = await this.queuedRun(p);
     const decision = await this.decide(p.selector, true);
-    if (decision.kind !== 'dispatch') {
+    if (decision.kind === 'refuse') {
       const nowIso = isoUtc(this.d.clock.nowMs());
       const conditions = waitingConditions(decision.reason, p.selector, nowIso);
       let status = s;
@@ -237,10 +263,17 @@ export class Dispatcher implements DispatcherApi {
         status,
       };
     }
-    const status: RunStatus = { ...s, conditions: [], worker_selector: p.selector };
+    const nowIso = isoUtc(this.d.clock.nowMs());
+    const status: RunStatus = {
+      ...s,
+      conditions: decision.kind === 'hold' ? waitingConditions(decision.reason, p.selector, nowIso) : [],
+      worker_selector: p.selector,
+    };
     await this.d.runs.writeStatus(status);
+    const hold = decision.kind === 'hold' ? { until: decision.holdUntilMs, waitMs: this.d.waitMs } : null;
     // The queue still holds the run: a task that could not be stored is tried again on its next pass.
-    await this.enqueue(p, status, null, { failRun: false });
+    await this.enqueue(p, status, hold, { failRun: false });
+    if (decision.kind === 'hold') return this.held(status, p.selector, decision);
     return { outcome: 'dispatched', status };
   }
 

@@ -4,7 +4,9 @@ import {
   formatSelector,
   holdExpiredError,
   isClaimable,
+  refusalError,
   selectorMatches,
+  unclaimedError,
   waitingConditions,
   type WorkerPresence,
 } from './distributed';
@@ -15,7 +17,14 @@ const worker = (labels: Record<string, string>, ageMs = 0): WorkerPresence => ({
   labels,
   last_heartbeat_ms: NOW - ageMs,
 });
-const base = { nowMs: NOW, staleMs: 10_000, waitMs: 120_000, fromQueue: false, durableStore: true };
+const base = {
+  nowMs: NOW,
+  staleMs: 10_000,
+  waitMs: 120_000,
+  fromQueue: false,
+  durableStore: true,
+  coordinatorAvailable: true,
+};
 
 describe('selectors', () => {
   it('match by exact value on every key, allow extra labels, and an empty selector matches anyone', () => {
@@ -33,6 +42,9 @@ describe('selectors', () => {
     expect(formatSelector({})).toBe('{}');
     expect(holdExpiredError({ zone: 'b' }, 120_000)).toBe(
       'no worker matched the selector {zone: b} within 2m0s',
+    );
+    expect(unclaimedError({ zone: 'b' }, 30_000)).toBe(
+      'no healthy worker matching the selector {zone: b} took the run within 30s',
     );
   });
 });
@@ -64,6 +76,32 @@ describe('decideDispatch', () => {
       reason: 'NoAvailableWorker',
     });
     expect(decideDispatch({ ...input, waitMs: 0 })).toEqual({ kind: 'refuse', reason: 'NoAvailableWorker' });
+    expect(decideDispatch({ ...input, durableStore: false })).toMatchObject({ kind: 'refuse' });
+  });
+
+  it('refuses a direct dispatch with no coordinator alive, even with a matching worker on record', () => {
+    const input = { ...base, selector: { zone: 'b' }, workers: [worker({ zone: 'b' })] };
+    expect(decideDispatch({ ...input, coordinatorAvailable: false })).toEqual({
+      kind: 'refuse',
+      reason: 'NoAvailableCoordinator',
+    });
+    expect(refusalError('NoAvailableCoordinator', { zone: 'b' })).toBe('no coordinators available');
+  });
+
+  it("holds the queue's run with no coordinator alive, so that it ends at its wait; refuses where holding is off", () => {
+    const input = {
+      ...base,
+      selector: { zone: 'b' },
+      workers: [],
+      fromQueue: true,
+      coordinatorAvailable: false,
+    };
+    expect(decideDispatch(input)).toEqual({
+      kind: 'hold',
+      reason: 'NoAvailableCoordinator',
+      holdUntilMs: NOW + 120_000,
+    });
+    expect(decideDispatch({ ...input, waitMs: 0 })).toMatchObject({ kind: 'refuse' });
     expect(decideDispatch({ ...input, durableStore: false })).toMatchObject({ kind: 'refuse' });
   });
 });

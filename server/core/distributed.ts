@@ -38,7 +38,14 @@ export function workerHealth(w: WorkerPresence, nowMs: number, staleMs: number):
   return isWorkerHealthy(w, nowMs, staleMs) ? 'healthy' : 'unhealthy';
 }
 
-export type WaitReason = 'NoMatchingWorker' | 'NoAvailableWorker';
+/**
+ * Why a run waits for a worker: none matches its selector, none is healthy at all, or no coordinator is alive
+ * to hand it to one (a coordinator relays every worker's heartbeat and every claim).
+ */
+export type WaitReason = 'NoMatchingWorker' | 'NoAvailableWorker' | 'NoAvailableCoordinator';
+
+/** Upstream Dagu's words when no coordinator is registered: the refusal the CLI prints and the API returns. */
+export const NO_COORDINATORS = 'no coordinators available';
 
 /**
  * What happens to a dispatch: `dispatch` (a healthy worker matches; the first one to poll takes it), `hold`
@@ -60,9 +67,19 @@ export interface DispatchInput {
   fromQueue: boolean;
   /** A store that does not survive a restart cannot hold anything. */
   durableStore: boolean;
+  /** Whether a coordinator has been seen alive recently (see coordinatorPresence.ts). */
+  coordinatorAvailable: boolean;
 }
 
 export function decideDispatch(i: DispatchInput): DispatchDecision {
+  if (!i.coordinatorAvailable) {
+    // Nothing can hand the run to a worker, nor fail a hold that runs out but the active scheduler. A direct
+    // dispatch is refused at once, as upstream does: its caller is there to read why. The queue's run is
+    // already recorded and its caller is a timer: it is held, so it ends at its wait rather than never.
+    const reason: WaitReason = 'NoAvailableCoordinator';
+    if (!i.fromQueue || i.waitMs <= 0 || !i.durableStore) return { kind: 'refuse', reason };
+    return { kind: 'hold', reason, holdUntilMs: i.nowMs + i.waitMs };
+  }
   const healthy = i.workers.filter((w) => isWorkerHealthy(w, i.nowMs, i.staleMs));
   if (healthy.some((w) => selectorMatches(i.selector, w.labels))) return { kind: 'dispatch' };
   const reason: WaitReason = healthy.length > 0 ? 'NoMatchingWorker' : 'NoAvailableWorker';
@@ -72,6 +89,7 @@ export function decideDispatch(i: DispatchInput): DispatchDecision {
 
 /** The human message of a wait reason. */
 export function waitMessage(reason: WaitReason, selector: Labels | null): string {
+  if (reason === 'NoAvailableCoordinator') return NO_COORDINATORS;
   return reason === 'NoMatchingWorker'
     ? `no healthy worker matches the selector ${formatSelector(selector)}`
     : 'no healthy worker is registered with the coordinator';
@@ -95,8 +113,14 @@ export function holdExpiredError(selector: Labels | null, waitMs: number): strin
   return `no worker matched the selector ${formatSelector(selector)} within ${formatDuration(waitMs)}`;
 }
 
+/** The error of a run whose ordinary task no healthy matching worker claimed within the reservation TTL. */
+export function unclaimedError(selector: Labels | null, ttlMs: number): string {
+  return `no healthy worker matching the selector ${formatSelector(selector)} took the run within ${formatDuration(ttlMs)}`;
+}
+
 /** The error of a dispatch refused at once (waiting off, or the queue's re-dispatch). */
 export function refusalError(reason: WaitReason, selector: Labels | null): string {
+  if (reason === 'NoAvailableCoordinator') return NO_COORDINATORS;
   return reason === 'NoMatchingWorker'
     ? `no worker matches the selector ${formatSelector(selector)}`
     : 'no available workers: no healthy worker is registered with the coordinator';

@@ -197,6 +197,47 @@ export function describeDispatchStoreContract(
       expect(await store.listPending()).toEqual([]);
     });
 
+    it('lets exactly one of several takers take an expired held task, and only once its wait has passed', async () => {
+      const held = await store.enqueue(
+        testTask({ run_id: 'held', enqueued_at_ms: t0, hold_until_ms: t0 + SECOND, wait_ms: SECOND }),
+      );
+      const plain = await store.enqueue(testTask({ run_id: 'plain', enqueued_at_ms: t0 }));
+      expect(await store.takeExpiredHold(held.task_id, 'hold-expiry:a', t0 + SECOND - 1)).toBeNull();
+      expect(await store.takeExpiredHold(plain.task_id, 'hold-expiry:a', t0 + 10 * SECOND)).toBeNull();
+      expect(await store.takeExpiredHold('not-a-task', 'hold-expiry:a', t0 + 10 * SECOND)).toBeNull();
+
+      const takes = await Promise.all(
+        ['hold-expiry:a', 'hold-expiry:b', 'hold-expiry:c'].map((taker) =>
+          store.takeExpiredHold(held.task_id, taker, t0 + SECOND),
+        ),
+      );
+      const won = takes.filter((t) => t !== null);
+      expect(won).toHaveLength(1);
+      expect(won[0]).toMatchObject({ task_id: held.task_id, claim: { claimed_at_ms: t0 + SECOND } });
+      expect(await store.delete(held.task_id)).toBe(false);
+      expect(await store.findByRun('held')).toEqual(won[0]);
+      expect((await store.listPending()).map((t) => t.run_id)).toEqual(['plain']);
+
+      const claim = won[0]!.claim!;
+      expect(await store.ack(held.task_id, claim.worker_id, claim.token)).toMatchObject({ ok: true });
+      expect(await store.findByRun('held')).toBeNull();
+    });
+
+    it('gives back an expired held task whose taker died, still expired, to be taken again', async () => {
+      const held = await store.enqueue(
+        testTask({ run_id: 'held', enqueued_at_ms: t0, hold_until_ms: t0 + SECOND, wait_ms: SECOND }),
+      );
+      expect(await store.takeExpiredHold(held.task_id, 'hold-expiry:a', t0 + SECOND)).not.toBeNull();
+      const { returned } = await store.recycle(t0 + SECOND + TTL + 1, TTL);
+      expect(returned).toEqual([expect.objectContaining({ run_id: 'held', hold_until_ms: t0 + SECOND })]);
+      expect(await store.claimNext(worker('w1'), t0 + SECOND + TTL + 2)).toBeNull();
+      expect(await store.takeExpiredHold(held.task_id, 'hold-expiry:b', t0 + SECOND + TTL + 2)).toMatchObject(
+        {
+          claim: { worker_id: 'hold-expiry:b' },
+        },
+      );
+    });
+
     it('summarises pending tasks from its index and lists only those a filter keeps', async () => {
       const held = await store.enqueue(
         testTask({

@@ -2,6 +2,7 @@
 // for, or claimed by, a worker), worker presence, and cancel requests for runs on workers. File-backed
 // implementations and in-memory fakes pass the same contract suites.
 
+import type { CoordinatorBeat } from '../core/coordinatorPresence';
 import type { Labels } from '../core/distributed';
 import type { DagSpec, RunStatus, TriggerType } from '../core/types';
 
@@ -76,6 +77,14 @@ export interface DispatchStore {
   /** Deletes a pending task; false when there was none. Claims are left alone. */
   delete(taskId: string): Promise<boolean>;
   /**
+   * Takes a held task whose wait has passed (`hold_until_ms <= nowMs`) out of pending as a claim of `taker`,
+   * for the one process that ends its run: the same atomic step as a worker's claim, so of several
+   * coordinators, the active scheduler, a cancel and a worker exactly one gets the task. Null when it is not
+   * pending, not held, or its wait has not passed. The taker ends the run and then removes the claim with
+   * `ack`; one that dies before leaves a claim `recycle` gives back after the TTL, to be taken again.
+   */
+  takeExpiredHold(taskId: string, taker: string, nowMs: number): Promise<DispatchTask | null>;
+  /**
    * Housekeeping at `nowMs`: claims older than `ttlMs` go back to pending (`returned`); pending tasks without
    * a hold that nobody claimed within `ttlMs` are removed and given back (`expired`) so the caller fails their
    * runs rather than lose them; `keep` spares such a task (the caller knows a healthy worker that matches it
@@ -119,4 +128,24 @@ export interface CancelRequests {
   has(runId: string): Promise<boolean>;
   list(): Promise<string[]>;
   clear(runId: string): Promise<void>;
+}
+
+/**
+ * A coordinator's liveness record (data/distributed/coordinators/<coordinator_id>.json), refreshed while it
+ * runs: dispatchers refuse, and the active scheduler fails expired holds itself, while no record is fresh.
+ */
+export interface CoordinatorRecord extends CoordinatorBeat {
+  version: 1;
+  host: string;
+  pid: number;
+  /** Where it serves workers. */
+  url: string;
+  started_at_ms: number;
+}
+
+export interface CoordinatorRegistry {
+  /** Creates or replaces the coordinator's record. */
+  put(record: CoordinatorRecord): Promise<void>;
+  /** Every readable record (corrupt ones are reported and skipped), by ID. */
+  list(): Promise<CoordinatorRecord[]>;
 }

@@ -31,6 +31,38 @@ export function assertWorkerId(value: string): string {
   return value;
 }
 
+/** Coordinator IDs name files too: the characters of a worker ID. */
+export const COORDINATOR_ID_PATTERN = WORKER_ID_PATTERN;
+
+/**
+ * The registry ID of the coordinator serving on `port` of `host`: `<host>-<port>`, with characters a worker
+ * ID may not hold replaced by `_`. The same coordinator restarted keeps its ID, so it replaces its own record.
+ */
+export function coordinatorIdOf(host: string, port: number): string {
+  const suffix = `-${port}`;
+  const safeHost = host.replace(/[^A-Za-z0-9_.@-]/g, '_').slice(0, 128 - suffix.length) || 'host';
+  return `${safeHost}${suffix}`;
+}
+
+/** Thrown when a coordinator ID that would become part of a path does not match COORDINATOR_ID_PATTERN. */
+export class InvalidCoordinatorIdError extends Error {
+  constructor(readonly value: string) {
+    super(
+      `invalid coordinator ID ${JSON.stringify(value)}: use 1 to 128 letters, digits, "_", ".", "@" or "-"`,
+    );
+    this.name = 'InvalidCoordinatorIdError';
+  }
+}
+
+export function isValidCoordinatorId(value: unknown): value is string {
+  return typeof value === 'string' && COORDINATOR_ID_PATTERN.test(value);
+}
+
+export function assertCoordinatorId(value: string): string {
+  if (!isValidCoordinatorId(value)) throw new InvalidCoordinatorIdError(value);
+  return value;
+}
+
 /** The ID of a task of `runId`/`attempt` enqueued at `enqueuedAtMs`: name order is FIFO order. */
 export function taskIdOf(enqueuedAtMs: number, runId: string, attempt: number): string {
   return `${formatMs13(enqueuedAtMs)}-${runId}-${attempt}`;
@@ -55,6 +87,7 @@ export interface DistributedDirs {
   claims: string;
   workers: string;
   cancels: string;
+  coordinators: string;
 }
 
 export function distributedDirs(dataDir: string): DistributedDirs {
@@ -65,6 +98,7 @@ export function distributedDirs(dataDir: string): DistributedDirs {
     claims: path.join(root, 'claims'),
     workers: path.join(root, 'workers'),
     cancels: path.join(root, 'cancels'),
+    coordinators: path.join(root, 'coordinators'),
   };
 }
 

@@ -110,32 +110,44 @@ export class FileDispatchStore implements DispatchStore {
       .filter((e) => selectorMatches(e.worker_selector, worker.labels) && isClaimable(e, nowMs))
       .sort(compareTasks);
     for (const candidate of candidates) {
-      const taskId = candidate.task_id;
-      try {
-        await fs.rename(this.pendingFile(taskId), this.claimFile(taskId));
-      } catch (err) {
-        // Another claimer (or a delete) got there first: try the next one.
-        if (errorCode(err) !== 'ENOENT') throw err;
-        this.index.delete(taskId);
-        continue;
-      }
-      this.index.delete(taskId);
-      const task = await this.readTask(this.claimFile(taskId), taskId);
-      if (!task) {
-        // Unreadable now though it was readable when indexed: put it back where the detector sees it.
-        await fs.rename(this.claimFile(taskId), this.pendingFile(taskId)).catch(() => {});
-        continue;
-      }
-      const claimed: DispatchTask = {
-        ...task,
-        claim: { worker_id: worker.worker_id, token: newClaimToken(), claimed_at_ms: nowMs },
-      };
-      // Until this write the claim file has no claim fields; recycle then dates the claim by the file's
-      // change time, which the rename just set, so it cannot give the claim back under our feet.
-      await writeFileAtomic(this.claimFile(taskId), serialize(claimed));
-      return claimed;
+      const claimed = await this.claim(candidate.task_id, worker.worker_id, nowMs);
+      if (claimed) return claimed;
     }
     return null;
+  }
+
+  async takeExpiredHold(taskId: string, taker: string, nowMs: number): Promise<DispatchTask | null> {
+    if (!isValidTaskId(taskId)) return null;
+    // The file is the truth (the index may miss a claim given back with a new enqueue time).
+    const task = await this.readTask(this.pendingFile(taskId), taskId);
+    if (!task || task.hold_until_ms === null || task.hold_until_ms > nowMs) return null;
+    return this.claim(taskId, taker, nowMs);
+  }
+
+  /** Moves a pending task to claims/ as `claimant`'s; null when another claimer or a delete got it first. */
+  private async claim(taskId: string, claimant: string, nowMs: number): Promise<DispatchTask | null> {
+    try {
+      await fs.rename(this.pendingFile(taskId), this.claimFile(taskId));
+    } catch (err) {
+      if (errorCode(err) !== 'ENOENT') throw err;
+      this.index.delete(taskId);
+      return null;
+    }
+    this.index.delete(taskId);
+    const task = await this.readTask(this.claimFile(taskId), taskId);
+    if (!task) {
+      // Unreadable now though it was readable when indexed: put it back where the detector sees it.
+      await fs.rename(this.claimFile(taskId), this.pendingFile(taskId)).catch(() => {});
+      return null;
+    }
+    const claimed: DispatchTask = {
+      ...task,
+      claim: { worker_id: claimant, token: newClaimToken(), claimed_at_ms: nowMs },
+    };
+    // Until this write the claim file has no claim fields; recycle then dates the claim by the file's
+    // change time, which the rename just set, so it cannot give the claim back under our feet.
+    await writeFileAtomic(this.claimFile(taskId), serialize(claimed));
+    return claimed;
   }
 
   async ack(taskId: string, workerId: string, token: string): Promise<AckResult> {

@@ -40,11 +40,20 @@ export class MemoryDispatchStore implements DispatchStore {
     const next = sortedTasks(this.pending).find(
       (task) => selectorMatches(task.worker_selector, worker.labels) && isClaimable(task, nowMs),
     );
-    if (!next) return null;
-    this.pending.delete(next.task_id);
+    return next ? this.claim(next, worker.worker_id, nowMs) : null;
+  }
+
+  async takeExpiredHold(taskId: string, taker: string, nowMs: number): Promise<DispatchTask | null> {
+    const task = isValidTaskId(taskId) ? this.pending.get(taskId) : undefined;
+    if (!task || task.hold_until_ms === null || task.hold_until_ms > nowMs) return null;
+    return this.claim(task, taker, nowMs);
+  }
+
+  private claim(task: DispatchTask, claimant: string, nowMs: number): DispatchTask {
+    this.pending.delete(task.task_id);
     const claimed: DispatchTask = {
-      ...next,
-      claim: { worker_id: worker.worker_id, token: newClaimToken(), claimed_at_ms: nowMs },
+      ...task,
+      claim: { worker_id: claimant, token: newClaimToken(), claimed_at_ms: nowMs },
     };
     this.claims.set(claimed.task_id, claimed);
     return structuredClone(claimed);

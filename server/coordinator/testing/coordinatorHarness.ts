@@ -10,7 +10,13 @@ import type { DagSpec, RunStatus } from '../../core/types';
 import { MINUTE, SECOND } from '../../core/units';
 import { FakeTime } from '../../scheduler/testing/fakeTime';
 import { dagFromYaml, RecordingLogger } from '../../scheduler/testing/loopFixtures';
-import type { CancelRequests, DispatchTask, WorkerRegistry, DispatchStore } from '../../store/dispatchTypes';
+import type {
+  CancelRequests,
+  CoordinatorRegistry,
+  DispatchTask,
+  WorkerRegistry,
+  DispatchStore,
+} from '../../store/dispatchTypes';
 import { FileCancelRequests } from '../../store/fileCancelRequests';
 import { FileDispatchStore } from '../../store/fileDispatchStore';
 import { FileRunStore } from '../../store/fileRunStore';
@@ -85,6 +91,8 @@ export interface HarnessOptions {
   durable?: boolean;
   /** `coordinator.worker_retention` (default RETENTION_MS). */
   retentionMs?: number;
+  /** Liveness records the dispatcher judges coordinators by (default: none, as in a coordinator itself). */
+  coordinators?: Pick<CoordinatorRegistry, 'list'>;
 }
 
 export type CoordinatorHarness = Awaited<ReturnType<typeof coordinatorHarness>>;
@@ -105,6 +113,7 @@ export async function coordinatorHarness(kit: StoreKit, opts: HarnessOptions = {
     waitMs: opts.waitMs ?? WAIT_MS,
     staleMs: STALE_MS,
     locks,
+    coordinators: opts.coordinators,
   });
   const detector = new CoordinatorDetector({
     runs,

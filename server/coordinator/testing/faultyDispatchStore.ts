@@ -17,6 +17,8 @@ export class FaultyDispatchStore implements DispatchStore {
   failEnqueue = 0;
   /** The next delete calls throw this many times (the process "dies" before the task is gone). */
   failDelete = 0;
+  /** The next ack calls throw this many times (the process "dies" before a claim is removed). */
+  failAck = 0;
   /** Every task ID deleted, in order. */
   readonly deleted: string[] = [];
   enqueueCalls = 0;
@@ -41,7 +43,11 @@ export class FaultyDispatchStore implements DispatchStore {
     return this.inner.claimNext(worker, nowMs);
   }
 
-  ack(taskId: string, workerId: string, token: string): Promise<AckResult> {
+  async ack(taskId: string, workerId: string, token: string): Promise<AckResult> {
+    if (this.failAck > 0) {
+      this.failAck--;
+      throw new Error('killed before the claim was removed');
+    }
     return this.inner.ack(taskId, workerId, token);
   }
 
@@ -69,6 +75,10 @@ export class FaultyDispatchStore implements DispatchStore {
     const deleted = await this.inner.delete(taskId);
     if (deleted) this.deleted.push(taskId);
     return deleted;
+  }
+
+  takeExpiredHold(taskId: string, taker: string, nowMs: number): Promise<DispatchTask | null> {
+    return this.inner.takeExpiredHold(taskId, taker, nowMs);
   }
 
   recycle(
