@@ -1,14 +1,10 @@
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { spawnBackend, spawnProcess, type ProcessSpec, type SpawnBackend } from './spawnProcess';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { spawnProcess, type ProcessSpec } from './spawnProcess';
 
-it('starts children through the process handle on this Node', () => {
-  expect(spawnBackend()).toBe('handle');
-});
-
-describe.each<SpawnBackend>(['handle', 'child_process'])('spawnProcess (%s)', (backend) => {
+describe('spawnProcess', () => {
   let dir: string;
   let out: number;
   let err: number;
@@ -24,18 +20,15 @@ describe.each<SpawnBackend>(['handle', 'child_process'])('spawnProcess (%s)', (b
   });
 
   const start = (script: string, spec: Partial<ProcessSpec> = {}) =>
-    spawnProcess(
-      {
-        file: 'sh',
-        args: ['-c', script, 'argv0', 'first arg'],
-        env: { PATH: process.env.PATH },
-        detached: true,
-        stdoutFd: out,
-        stderrFd: err,
-        ...spec,
-      },
-      backend,
-    );
+    spawnProcess({
+      file: 'sh',
+      args: ['-c', script, 'argv0', 'first arg'],
+      env: { PATH: process.env.PATH },
+      detached: true,
+      stdoutFd: out,
+      stderrFd: err,
+      ...spec,
+    });
   const text = (name: string) => readFileSync(join(dir, name), 'utf8');
 
   it('runs the program with its arguments, directory and environment, output to the descriptors', async () => {
@@ -88,6 +81,16 @@ describe.each<SpawnBackend>(['handle', 'child_process'])('spawnProcess (%s)', (b
       kind: 'spawn_failed',
       error: 'spawn no-such-program-for-dagu-tests ENOENT',
     });
+  });
+
+  it("needs none of Node's internal bindings, which a future Node may take away", async () => {
+    const binding = vi.spyOn(process as unknown as { binding: (name: string) => unknown }, 'binding');
+    try {
+      expect(await start('exit 0').exited).toEqual({ kind: 'exited', exitCode: 0, signal: null });
+      expect(binding).not.toHaveBeenCalled();
+    } finally {
+      binding.mockRestore();
+    }
   });
 
   it('refuses an argument or variable holding a NUL character', () => {

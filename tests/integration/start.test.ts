@@ -279,24 +279,6 @@ describe('the parts of the CLI', () => {
     expect(third.stderr).toContain(`${file}:2:5: steps[0]: a step needs a command`);
   });
 
-  it('a quiet run of a step loads neither child_process nor the network and stream modules it would bring', async () => {
-    // Each of them costs every run process start-up time (server/runner/spawnProcess.ts).
-    h.writeDag('one', 'steps:\n  - name: s\n    command: echo hi\n');
-    const probe = path.join(h.home, 'probe.cjs');
-    const report = path.join(h.home, 'modules.json');
-    writeFileSync(
-      probe,
-      `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(report)}, JSON.stringify(process.moduleLoadList)));\n`,
-    );
-    const r = await dagu(['start', '-q', 'one'], { ...h.env, NODE_OPTIONS: `--require ${probe}` });
-    expect(r.code, r.stderr).toBe(0);
-    const loaded = JSON.parse(readFileSync(report, 'utf8')) as string[];
-    expect(loaded).toContain('Internal Binding process_wrap');
-    for (const name of ['child_process', 'net', 'dgram', 'stream']) {
-      expect(loaded).not.toContain(`NativeModule ${name}`);
-    }
-  });
-
   it('a build missing a part stops at once with one clear line and exit 2, before creating a run', async () => {
     const copy = mkdtempSync(path.join(tmpdir(), 'dagu-partial-'));
     try {
