@@ -1,9 +1,14 @@
 // Bundles the CLI with esbuild into one CommonJS file (dist/cli.cjs) and warms its V8 code cache, so that
-// `dagu start` spends its time running steps rather than parsing JavaScript.
+// `dagu start` spends its time running steps rather than parsing JavaScript. The output depends on the
+// sources and esbuild alone, never on the Node that runs the build; a code cache made by another Node is
+// rejected by bin/dagu and made again.
+//
+// The build writes a new directory beside dist/ and swaps it in at the end: processes that start from
+// dist/ while it runs (other users of this tree, a scheduler's runs) find a complete build, old or new.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -25,131 +30,95 @@ const partsPlugin = {
   },
 };
 
-/**
- * commander requires child_process when it loads, only to run executable subcommands (dagu has none). Loading
- * child_process also loads net, dgram and the stream classes, a few milliseconds of every command's start;
- * commander gets a stand-in that loads it on first use instead.
- */
-const lazyChildProcessPlugin = {
-  name: 'dagu-lazy-child-process',
-  setup(b) {
-    b.onResolve({ filter: /^(node:)?child_process$/ }, (args) =>
-      /[\\/]node_modules[\\/]commander[\\/]/.test(args.importer)
-        ? { path: 'child_process', namespace: 'dagu-lazy-child-process' }
-        : undefined,
-    );
-    b.onLoad({ filter: /.*/, namespace: 'dagu-lazy-child-process' }, () => ({
-      contents: "module.exports = { get spawn() { return require('node:child_process').spawn; } };",
-      loader: 'js',
-    }));
-  },
-};
-
-/**
- * `import path from 'node:path'` in a CommonJS bundle makes every importing module copy the built-in's
- * properties into an object of its own (esbuild's interop with CommonJS), and every call then goes through a
- * getter; with some forty such imports that is measurable at each start. Our sources get these built-ins
- * from a module of the bundle instead, which exports the built-in itself as its default and each of its
- * functions by name. A property that is a getter loads code on first access (fs.promises loads
- * fs/promises with its stream and readline code): `promises` is exported as an object that reads through
- * to it on each use, and the other getters (stream classes, Dir) are not exported by name at all.
- */
-const BUILTIN_MODULES = /^node:(fs|os|path)$/;
-const builtinsPlugin = {
-  name: 'dagu-builtins',
-  setup(b) {
-    b.onResolve({ filter: BUILTIN_MODULES }, (args) =>
-      args.namespace === 'dagu-builtin' || /[\\/]node_modules[\\/]/.test(args.importer)
-        ? undefined
-        : { path: args.path, namespace: 'dagu-builtin' },
-    );
-    b.onLoad({ filter: /.*/, namespace: 'dagu-builtin' }, (args) => {
-      // Asked of a fresh Node: in this process, a getter that was used has replaced itself with its value.
-      const probe = `const m = require(${JSON.stringify(args.path)});
-        JSON.stringify(Object.keys(m).filter((name) =>
-          Object.getOwnPropertyDescriptor(m, name).get === undefined && /^[A-Za-z_$][\\w$]*$/.test(name)));`;
-      const names = JSON.parse(execFileSync(process.execPath, ['-p', probe]).toString()).filter(
-        (name) => name !== 'default' && name !== 'promises',
-      );
-      const lines = [
-        `const m = require(${JSON.stringify(args.path)});`,
-        'export default m;',
-        `export const { ${names.join(', ')} } = m;`,
-      ];
-      if (args.path === 'node:fs') {
-        lines.push('export const promises = new Proxy({}, { get: (_, key) => m.promises[key] });');
-      }
-      return { contents: lines.join('\n'), loader: 'js' };
-    });
-  },
-};
-
-// Identifies this build (server/cli/buildId.ts): what one build cached, another never reads.
+// Identifies this build (server/cli/buildId.ts): what one build cached, another never reads. The first line
+// of dist/cli.cjs names it too, which is how a scheduler tells that the build on disk has changed since it
+// pre-started a run process (server/runner/spareRun.ts).
 const BUILD_ID = `${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
 
-rmSync('dist', { recursive: true, force: true });
-await build({
-  entryPoints: ['server/cli/main.ts'],
-  plugins: [partsPlugin, lazyChildProcessPlugin, builtinsPlugin],
-  define: { __DAGU_BUILD_ID__: JSON.stringify(BUILD_ID) },
-  bundle: true,
-  platform: 'node',
-  format: 'cjs',
-  target: 'node20',
-  // Dependencies are bundled (resolving hundreds of files from node_modules costs more than the CLI's own
-  // work); only the console's stack stays external and is loaded by `dagu server` alone. zod, nearly half
-  // the bundle, is only needed by the services that validate requests (coordinator, API): loaded from
-  // node_modules by them, it stays out of the code every `dagu start` has to load.
-  external: ['next', 'next/*', 'react', 'react-dom', '@tanstack/*', 'prom-client', 'zod'],
-  outfile: 'dist/cli.cjs',
-  minify: true,
-  keepNames: true,
-  sourcemap: 'linked',
-  logLevel: 'warning',
-  // server/log/loadPino.ts and server/core/cronLibrary.ts read import.meta.url only outside the bundle.
-  logOverride: { 'empty-import-meta': 'silent' },
-});
+// Beside dist/, so that the relative source paths in the source maps stay right once it is renamed.
+const out = `dist.build-${process.pid}`;
+rmSync(out, { recursive: true, force: true });
+try {
+  await buildInto(out);
+  swapIntoDist(out);
+} finally {
+  rmSync(out, { recursive: true, force: true });
+}
+warmCodeCaches();
 
-for (const part of new Set(Object.values(PARTS))) {
+async function buildInto(out) {
   await build({
-    entryPoints: [`scripts/bundle-parts/${part}.cjs`],
+    entryPoints: ['server/cli/main.ts'],
+    plugins: [partsPlugin],
+    define: { __DAGU_BUILD_ID__: JSON.stringify(BUILD_ID) },
+    banner: { js: `// dagu build ${BUILD_ID}` },
     bundle: true,
     platform: 'node',
     format: 'cjs',
     target: 'node20',
-    outfile: `dist/${part}.cjs`,
+    // Dependencies are bundled (resolving hundreds of files from node_modules costs more than the CLI's own
+    // work); only the console's stack stays external and is loaded by `dagu server` alone. zod, nearly half
+    // the bundle, is only needed by the services that validate requests (coordinator, API): loaded from
+    // node_modules by them, it stays out of the code every `dagu start` has to load.
+    external: ['next', 'next/*', 'react', 'react-dom', '@tanstack/*', 'prom-client', 'zod'],
+    outfile: `${out}/cli.cjs`,
     minify: true,
     keepNames: true,
+    sourcemap: 'linked',
     logLevel: 'warning',
+    // server/log/loadPino.ts and server/core/cronLibrary.ts read import.meta.url only outside the bundle.
+    logOverride: { 'empty-import-meta': 'silent' },
   });
+
+  for (const part of new Set(Object.values(PARTS))) {
+    await build({
+      entryPoints: [`scripts/bundle-parts/${part}.cjs`],
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      outfile: `${out}/${part}.cjs`,
+      minify: true,
+      keepNames: true,
+      logLevel: 'warning',
+    });
+  }
+
+  // The console's server and API router: a separate bundle that only `dagu server` and `start-all` load.
+  await build({
+    entryPoints: ['server/api/webEntry.ts'],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    external: ['next', 'next/*', 'react', 'react-dom', '@tanstack/*', 'prom-client'],
+    outfile: `${out}/web.cjs`,
+    keepNames: true,
+    sourcemap: 'linked',
+    logLevel: 'warning',
+    logOverride: { 'empty-import-meta': 'silent' },
+  });
+
+  // bin/dagu reads the bundles as latin1, which is only the same text when every byte is ASCII (esbuild escapes
+  // non-ASCII characters in strings; a literal one in a regular expression or template stays as it is).
+  for (const name of ['cli', ...new Set(Object.values(PARTS))]) {
+    const bundle = readFileSync(`${out}/${name}.cjs`);
+    const nonAscii = bundle.findIndex((byte) => byte > 0x7f);
+    if (nonAscii !== -1) {
+      const at = bundle.subarray(Math.max(0, nonAscii - 60), nonAscii + 20).toString('utf8');
+      throw new Error(
+        `${name}.cjs has a non-ASCII byte at offset ${nonAscii}: …${at}… (escape it in the source)`,
+      );
+    }
+  }
 }
 
-// The console's server and API router: a separate bundle that only `dagu server` and `start-all` load.
-await build({
-  entryPoints: ['server/api/webEntry.ts'],
-  bundle: true,
-  platform: 'node',
-  format: 'cjs',
-  target: 'node20',
-  external: ['next', 'next/*', 'react', 'react-dom', '@tanstack/*', 'prom-client'],
-  outfile: 'dist/web.cjs',
-  keepNames: true,
-  sourcemap: 'linked',
-  logLevel: 'warning',
-  logOverride: { 'empty-import-meta': 'silent' },
-});
-
-// bin/dagu reads the bundles as latin1, which is only the same text when every byte is ASCII (esbuild escapes
-// non-ASCII characters in strings; a literal one in a regular expression or template stays as it is).
-for (const name of ['cli', ...new Set(Object.values(PARTS))]) {
-  const bundle = readFileSync(`dist/${name}.cjs`);
-  const nonAscii = bundle.findIndex((byte) => byte > 0x7f);
-  if (nonAscii !== -1) {
-    const at = bundle.subarray(Math.max(0, nonAscii - 60), nonAscii + 20).toString('utf8');
-    throw new Error(
-      `dist/${name}.cjs has a non-ASCII byte at offset ${nonAscii}: …${at}… (escape it in the source)`,
-    );
-  }
+/** Replaces dist/ with the new build; between the two renames, for a moment, there is no dist/. */
+function swapIntoDist(out) {
+  const old = `${out}.old`;
+  if (existsSync('dist')) renameSync('dist', old);
+  renameSync(out, 'dist');
+  rmSync(old, { recursive: true, force: true });
 }
 
 // Warm the code caches: the parts with a scheduled run that logs, then the main bundle with the command
@@ -157,20 +126,22 @@ for (const name of ['cli', ...new Set(Object.values(PARTS))]) {
 // run is the second of its DAG, as nearly every run is: its DAG comes from the DAG cache, so the main
 // bundle's code cache holds no YAML parser, which most runs never load (a file that changed gets it compiled
 // on demand).
-const home = mkdtempSync(path.join(tmpdir(), 'dagu-build-'));
-try {
-  mkdirSync(path.join(home, 'dags'));
-  writeFileSync(path.join(home, 'dags', 'warm.yaml'), 'steps:\n  - name: t\n    command: "true"\n');
-  writeFileSync(
-    path.join(home, 'dags', 'scheduled.yaml'),
-    'schedule: "*/5 * * * *"\nsteps:\n  - name: t\n    command: "true"\n',
-  );
-  const env = { ...process.env, DAGU_HOME: home, DAGU_CODE_CACHE: 'write' };
-  execFileSync(process.execPath, ['bin/dagu', 'start', 'scheduled'], { env, stdio: 'ignore' });
-  execFileSync(process.execPath, ['bin/dagu', 'start', '-q', 'warm'], { env, stdio: 'ignore' });
-  // A code cache keeps every function it was loaded with: the last run starts without one.
-  rmSync('dist/cli.cache');
-  execFileSync(process.execPath, ['bin/dagu', 'start', '-q', 'warm'], { env, stdio: 'ignore' });
-} finally {
-  rmSync(home, { recursive: true, force: true });
+function warmCodeCaches() {
+  const home = mkdtempSync(path.join(tmpdir(), 'dagu-build-'));
+  try {
+    mkdirSync(path.join(home, 'dags'));
+    writeFileSync(path.join(home, 'dags', 'warm.yaml'), 'steps:\n  - name: t\n    command: "true"\n');
+    writeFileSync(
+      path.join(home, 'dags', 'scheduled.yaml'),
+      'schedule: "*/5 * * * *"\nsteps:\n  - name: t\n    command: "true"\n',
+    );
+    const env = { ...process.env, DAGU_HOME: home, DAGU_CODE_CACHE: 'write' };
+    execFileSync(process.execPath, ['bin/dagu', 'start', 'scheduled'], { env, stdio: 'ignore' });
+    execFileSync(process.execPath, ['bin/dagu', 'start', '-q', 'warm'], { env, stdio: 'ignore' });
+    // A code cache keeps every function it was loaded with: the last run starts without one.
+    rmSync('dist/cli.cache');
+    execFileSync(process.execPath, ['bin/dagu', 'start', '-q', 'warm'], { env, stdio: 'ignore' });
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
 }
