@@ -207,10 +207,9 @@ async function main() {
   restoreStashedEnv(process.env);
   try {
     if (process.argv[2] === SPARE_COMMAND) {
-      const { redirectOutput, waitForAssignment } = await import('./spare');
-      const assignment = await waitForAssignment();
+      const { waitForAssignment } = await import('./spare');
+      const assignment = await waitForAssignment(process.argv[3]);
       if (assignment === null) return;
-      redirectOutput(assignment.log);
       process.argv = [process.argv[0], process.argv[1], ...assignment.args];
     }
     defineCommands(process.argv.slice(2));

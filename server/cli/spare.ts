@@ -1,11 +1,11 @@
 // The waiting side of a pre-started run process (see server/runner/spareRun.ts): load what `dagu start`
-// needs, then read one assignment from stdin. EOF without one means the scheduler went away: exit quietly.
+// needs, then read one assignment from stdin. EOF without one means the scheduler let it go or went away:
+// remove the file its output would have gone to, and exit quietly.
 
-import { openSync, writeSync } from 'node:fs';
+import { unlinkSync } from 'node:fs';
 import type { SpareAssignment } from '../runner/spareCommand';
-import { setLogFd } from '../log/createLogger';
 
-export async function waitForAssignment(): Promise<SpareAssignment | null> {
+export async function waitForAssignment(ownLog: string | undefined): Promise<SpareAssignment | null> {
   await import('./commands/start');
   let text = '';
   process.stdin.setEncoding('utf8');
@@ -14,23 +14,20 @@ export async function waitForAssignment(): Promise<SpareAssignment | null> {
     if (text.includes('\n')) break;
   }
   const line = text.split('\n')[0].trim();
-  if (line === '') return null;
+  if (line === '') {
+    // Gone already when the scheduler made it the run's process log and then let it go (a closed fence).
+    if (ownLog) {
+      try {
+        unlinkSync(ownLog);
+      } catch {
+        /* gone already */
+      }
+    }
+    return null;
+  }
   const a = JSON.parse(line) as SpareAssignment;
-  if (!Array.isArray(a.args) || typeof a.log !== 'string') throw new Error('malformed spare assignment');
+  if (!Array.isArray(a.args) || !a.args.every((x) => typeof x === 'string')) {
+    throw new Error('malformed spare assignment');
+  }
   return a;
-}
-
-/** Sends this process's own output (logger, stdout, stderr) to the run's process log, as a direct spawn would. */
-export function redirectOutput(file: string): void {
-  const fd = openSync(file, 'a');
-  setLogFd(fd);
-  const write = (chunk: unknown, ...rest: unknown[]) => {
-    if (typeof chunk === 'string') writeSync(fd, chunk);
-    else writeSync(fd, chunk as Uint8Array);
-    const cb = rest.find((r) => typeof r === 'function') as (() => void) | undefined;
-    cb?.();
-    return true;
-  };
-  process.stdout.write = write as typeof process.stdout.write;
-  process.stderr.write = write as typeof process.stderr.write;
 }

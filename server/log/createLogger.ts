@@ -20,30 +20,22 @@ type Level = CreateLoggerOptions['level'];
 
 const RANK: Record<Level, number> = { debug: 0, info: 1, warn: 2, error: 3 };
 
-let logFd: number | null = null;
-
-/** Sends every logger created afterwards to this descriptor (a pre-started run writing to its run's log). */
-export function setLogFd(fd: number): void {
-  logFd = fd;
-}
-
 export function createLogger(opts: CreateLoggerOptions): Logger {
-  const fd = logFd;
   let root: pino.Logger | null = null;
   const getRoot = (): pino.Logger => {
-    root ??= buildPino(opts, fd);
+    root ??= buildPino(opts);
     return root;
   };
   return wrap(getRoot, RANK[opts.level], opts.base ?? {});
 }
 
-function buildPino(opts: CreateLoggerOptions, fd: number | null): pino.Logger {
+function buildPino(opts: CreateLoggerOptions): pino.Logger {
   const pinoLib = loadPino();
   const stream = opts.stream ?? process.stderr;
-  const text = fd === null && (opts.format === 'text' || (opts.format === 'auto' && Boolean(stream.isTTY)));
+  const text = opts.format === 'text' || (opts.format === 'auto' && Boolean(stream.isTTY));
   const destination = text
     ? textStream(stream)
-    : pinoLib.destination({ fd: fd ?? (stream as { fd?: number }).fd ?? 2, sync: true });
+    : pinoLib.destination({ fd: (stream as { fd?: number }).fd ?? 2, sync: true });
   return pinoLib(
     {
       level: opts.level,

@@ -2,11 +2,10 @@
 // apart from the pool so that the CLI's entry point, which checks for the spare's command word, does not
 // load the pool's process-spawning code.
 
-/** The hidden command a spare runs as. */
+/** The hidden command a spare runs as: `dagu __spare-run <file for its output while it waits>`. */
 export const SPARE_COMMAND = '__spare-run';
 
-/** What a spare is told: the `dagu` arguments of its run and the file for its own output. */
+/** What a spare is told: the `dagu` arguments of its run. Its output already goes to the run's log. */
 export interface SpareAssignment {
   args: string[];
-  log: string;
 }

@@ -1,6 +1,7 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { silentLogger } from '../core/ports';
 import { minimalEnv, tempDir, waitFor } from '../runner/testSupport';
 import { processLauncher, type LaunchRequest } from './launcher';
 
@@ -68,5 +69,34 @@ describe('processLauncher', () => {
     const launch = processLauncher({ executable: fakeDagu(), env: minimalEnv() });
     writeFileSync(join(dir, 'logs'), 'a file where the log directory should be');
     await expect(launch(request())).rejects.toThrow(/ENOTDIR|EEXIST/);
+  });
+
+  it('hands a run to the waiting pre-started process, and starts the next one', async () => {
+    // A stand-in for `dagu __spare-run <log>`: prints the arguments it is assigned.
+    const spare = join(dir, 'fake-spare.cjs');
+    writeFileSync(
+      spare,
+      `let t = ''; process.stdin.on('data', (d) => (t += d));
+       process.stdin.on('end', () => t.trim() ? console.log(JSON.stringify(JSON.parse(t).args)) : require('node:fs').rmSync(process.argv[3]));`,
+    );
+    const spares = join(dir, 'spares');
+    const launch = processLauncher({
+      executable: spare,
+      env: minimalEnv(),
+      spares: { logDir: spares, currentBuild: async () => 'b1', logger: silentLogger },
+    });
+    try {
+      launch.prepare!();
+      await waitFor(() => existsSync(spares) && readdirSync(spares).length === 1);
+      const [waiting] = readdirSync(spares);
+      const req = request();
+      const started = await launch(req);
+      expect(started.pid).toBeGreaterThan(0);
+      await waitFor(() => existsSync(req.processLog) && readFileSync(req.processLog, 'utf8').includes('\n'));
+      expect(JSON.parse(readFileSync(req.processLog, 'utf8'))).toContain(req.runId);
+      await waitFor(() => readdirSync(spares).length === 1 && readdirSync(spares)[0] !== waiting);
+    } finally {
+      launch.close!();
+    }
   });
 });

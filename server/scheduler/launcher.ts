@@ -3,7 +3,7 @@
 
 import { mkdir, open } from 'node:fs/promises';
 import path from 'node:path';
-import { SparePool } from '../runner/spareRun';
+import { SparePool, type SpareSettings } from '../runner/spareRun';
 import { runProcessEnv } from '../runner/runProcessEnv';
 import { spawnDetachedRun } from '../runner/spawnDetached';
 
@@ -37,35 +37,40 @@ export type Launcher = ((req: LaunchRequest) => LaunchResult | Promise<LaunchRes
 
 /**
  * Starts each run as a detached `dagu start` process. With `spares`, a pre-started process takes the run
- * when one is waiting, and the next spare is started right after. The process log is created with async
- * file calls: a synchronous call on a stalled disk would freeze the scheduler's event loop, and with it the
- * fencing timer and the health endpoint.
+ * when one is waiting (and still of the build on disk), and the next spare is started right after. The
+ * process log is created with async file calls: a synchronous call on a stalled disk would freeze the
+ * scheduler's event loop, and with it the fencing timer and the health endpoint.
  */
 export function processLauncher(opts: {
   executable: string;
   env: NodeJS.ProcessEnv;
-  spares?: boolean;
+  spares?: SpareSettings | null;
 }): Launcher {
   const env = runProcessEnv(opts.env);
-  const pool = opts.spares ? new SparePool({ executable: opts.executable, env }) : null;
+  const pool = opts.spares ? new SparePool({ ...opts.spares, executable: opts.executable, env }) : null;
+  const allowed = (req: LaunchRequest) => !req.stillAllowed || req.stillAllowed();
   const launch: Launcher = async (req) => {
     await mkdir(path.dirname(req.processLog), { recursive: true });
-    const log = await open(req.processLog, 'a');
+    const args = ['start', '--quiet', '--run-id', req.runId, '--trigger-type', req.triggerType];
+    if (req.scheduleTime) args.push('--schedule-time', req.scheduleTime);
+    args.push(req.dagFile ?? req.dagName);
     try {
-      if (req.stillAllowed && !req.stillAllowed()) return { pid: undefined, fenced: true };
-      const args = ['start', '--quiet', '--run-id', req.runId, '--trigger-type', req.triggerType];
-      if (req.scheduleTime) args.push('--schedule-time', req.scheduleTime);
-      args.push(req.dagFile ?? req.dagName);
-      const viaSpare = pool?.assign({ args, log: req.processLog }) ?? null;
-      const started = viaSpare ?? spawnDetachedRun({ executable: opts.executable, args, env, logFd: log.fd });
-      if (pool) setImmediate(() => pool.fill());
-      return started;
+      const viaSpare = (await pool?.assign(args, req.processLog, () => allowed(req))) ?? null;
+      if (viaSpare) return viaSpare;
+      const log = await open(req.processLog, 'a');
+      try {
+        if (!allowed(req)) return { pid: undefined, fenced: true };
+        return spawnDetachedRun({ executable: opts.executable, args, env, logFd: log.fd });
+      } finally {
+        // The child holds its own copy of the descriptor; closing ours may wait on the disk, so it is not
+        // awaited.
+        void log.close().catch(() => undefined);
+      }
     } finally {
-      // The child holds its own copy of the descriptor; closing ours may wait on the disk, so it is not awaited.
-      void log.close().catch(() => undefined);
+      if (pool) setImmediate(() => void pool.fill());
     }
   };
-  launch.prepare = () => pool?.fill();
+  launch.prepare = () => void pool?.fill();
   launch.close = () => pool?.close();
   return launch;
 }

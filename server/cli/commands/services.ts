@@ -18,6 +18,7 @@ import { FileEventLog } from '../../store/fileEventLog';
 import { FileQueueStore } from '../../store/fileQueueStore';
 import { FileRunStore } from '../../store/fileRunStore';
 import type { Config } from '../../config/types';
+import { buildOnDisk } from '../buildOnDisk';
 import { cliContext, type GlobalOptions } from '../context';
 import { initHome } from '../initHome';
 import { UsageError } from '../exit';
@@ -31,6 +32,7 @@ type WebBundle = typeof WebBundleModule;
 
 function buildScheduler(config: Config, logger: Logger, onLost: (reason: string) => void): SchedulerService {
   const host = hostname();
+  const executable = process.env.DAGU_EXECUTABLE ?? process.argv[1];
   const onCorrupt = (r: { path: string; error: string }) => logger.warn('Skipped a corrupt file', { ...r });
   return new SchedulerService({
     config,
@@ -41,9 +43,16 @@ function buildScheduler(config: Config, logger: Logger, onLost: (reason: string)
     queue: new FileQueueStore({ dataDir: config.paths.data_dir, onCorrupt }),
     events: new FileEventLog({ dataDir: config.paths.data_dir, onCorrupt }),
     launch: processLauncher({
-      executable: process.env.DAGU_EXECUTABLE ?? process.argv[1],
+      executable,
       env: process.env,
-      spares: config.run.prestart,
+      spares: config.run.prestart
+        ? {
+            // A name no DAG can have (DAG names never start with a dot): a spare's output until it has a run.
+            logDir: path.join(config.paths.log_dir, '.spare'),
+            currentBuild: () => buildOnDisk(executable),
+            logger: logger.child({ component: 'spare' }),
+          }
+        : null,
     }),
     lock: new FileSchedulerLock({ dataDir: config.paths.data_dir }),
     registry: new InstanceRegistry(config.paths.data_dir, onCorrupt),
