@@ -1,17 +1,7 @@
 // `dagu start` on fixture DAGs, through the real binary: outcomes, exit codes, logs and status records.
 
 import { spawn } from 'node:child_process';
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  readdirSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DAGU, dagu, eventually, tempHome, type TempHome } from './harness';
@@ -245,64 +235,5 @@ describe("a closed pipe is the reader's choice", () => {
     const r = await withClosedPipe(['start', 'no-such-dag'], 'stderr');
     expect(r.text).toBe('');
     expect(r.code).toBe(2);
-  });
-});
-
-describe('the parts of the CLI', () => {
-  it('a scheduled DAG (the cron part) and a logging run (the pino part) work from the bundle', async () => {
-    h.writeDag('cron', 'schedule: "*/5 * * * *"\nsteps:\n  - name: s\n    command: "true"\n');
-    const r = await dagu(['start', 'cron'], h.env);
-    expect(r.code).toBe(0);
-    expect(r.stderr).toContain('"msg":"Run started"');
-  });
-
-  it('reuses the parse of an unchanged DAG file and never a stale one', async () => {
-    const file = h.writeDag('cached', 'steps:\n  - name: s\n    command: echo first\n');
-    const stepLog = async (r: { stdout: string }) => {
-      const s = await status(runIdOf(r.stdout));
-      return readFileSync(path.join(h.home, 'logs', s.steps[0].stdout), 'utf8');
-    };
-    const first = await dagu(['start', 'cached'], h.env);
-    expect(first.code, first.stderr).toBe(0);
-    expect(await stepLog(first)).toBe('first\n');
-    const cacheDir = path.join(h.home, 'data', 'cache', 'dags');
-    expect(readdirSync(cacheDir)).toHaveLength(1);
-
-    writeFileSync(file, 'steps:\n  - name: s\n    command: echo second\n');
-    const second = await dagu(['start', 'cached'], h.env);
-    expect(second.code, second.stderr).toBe(0);
-    expect(await stepLog(second)).toBe('second\n');
-
-    writeFileSync(file, 'steps:\n  - name: s\n    comand: echo third\n');
-    const third = await dagu(['start', 'cached'], h.env);
-    expect(third.code).toBe(2);
-    expect(third.stderr).toContain(`${file}:2:5: steps[0]: a step needs a command`);
-  });
-
-  it('a build missing a part stops at once with one clear line and exit 2, before creating a run', async () => {
-    const copy = mkdtempSync(path.join(tmpdir(), 'dagu-partial-'));
-    try {
-      mkdirSync(path.join(copy, 'bin'));
-      mkdirSync(path.join(copy, 'dist'));
-      copyFileSync(DAGU, path.join(copy, 'bin', 'dagu'));
-      const dist = path.join(path.dirname(DAGU), '..', 'dist');
-      for (const name of ['cli.cjs', 'cron.cjs'])
-        copyFileSync(path.join(dist, name), path.join(copy, 'dist', name));
-      h.writeDag('one', 'steps:\n  - name: s\n    command: "true"\n');
-      const child = spawn(process.execPath, [path.join(copy, 'bin', 'dagu'), 'start', 'one'], {
-        env: h.env,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stderr = '';
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-      expect(code).toBe(2);
-      expect(stderr).toBe(
-        "dagu: the CLI's build is incomplete (dist/pino.cjs: ENOENT); run `npm run build` again\n",
-      );
-      expect(existsSync(path.join(h.home, 'data', 'runs'))).toBe(false);
-    } finally {
-      rmSync(copy, { recursive: true, force: true });
-    }
   });
 });

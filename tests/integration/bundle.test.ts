@@ -1,0 +1,364 @@
+// The paths only the built CLI takes, run through the real bin/dagu: the launcher's code caches and parts,
+// the ASCII bundles it reads as latin1, the DAG cache (keyed by the build ID compiled into the bundle), the
+// pre-started run process, and no deprecated Node API on the way. Tests that change files of the build work on
+// a private copy of it (bin/ and dist/), never on the tree others use.
+
+import { spawn, spawnSync } from 'node:child_process';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  DAGU,
+  ROOT,
+  dagu,
+  eventually,
+  stopWith,
+  tempHome,
+  watchOutput,
+  type Result,
+  type Service,
+  type TempHome,
+} from './harness';
+
+const DIST = path.join(ROOT, 'dist');
+const ONE_STEP = 'steps:\n  - name: s\n    command: "true"\n';
+
+let h: TempHome;
+let cleanups: Array<() => void | Promise<unknown>>;
+beforeEach(() => {
+  h = tempHome();
+  cleanups = [];
+});
+afterEach(async () => {
+  for (const c of cleanups.reverse()) await c();
+  h.cleanup();
+});
+
+/** A private copy of the built CLI (bin/ and dist/, node_modules linked); returns its bin/dagu. */
+function copyOfBuild(only?: string[]): string {
+  const root = mkdtempSync(path.join(tmpdir(), 'dagu-build-copy-'));
+  cleanups.push(() => rmSync(root, { recursive: true, force: true }));
+  mkdirSync(path.join(root, 'bin'));
+  mkdirSync(path.join(root, 'dist'));
+  for (const name of ['dagu', 'package.json'])
+    copyFileSync(path.join(ROOT, 'bin', name), path.join(root, 'bin', name));
+  for (const name of only ?? readdirSync(DIST).filter((n) => /\.(cjs|cache)$/.test(n)))
+    copyFileSync(path.join(DIST, name), path.join(root, 'dist', name));
+  symlinkSync(path.join(ROOT, 'node_modules'), path.join(root, 'node_modules'));
+  return path.join(root, 'bin', 'dagu');
+}
+
+/** Runs `<bin> <args>` to completion. */
+function daguAt(bin: string, args: string[], env = h.env): Promise<Result> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [bin, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+}
+
+/** A scheduler of `bin`, stopped (and every process of the home killed) when the test ends. */
+function schedulerAt(bin: string, env: NodeJS.ProcessEnv): Service {
+  const child = spawn(process.execPath, [bin, 'scheduler'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
+  const stop = (signal: NodeJS.Signals = 'SIGTERM') =>
+    stopWith(
+      (s) => child.kill(s),
+      () => child.exitCode === null && child.signalCode === null,
+      exited,
+      signal,
+    );
+  cleanups.push(() => stop('SIGKILL'));
+  return { child, ...watchOutput(child), stop };
+}
+
+async function status(runId: string) {
+  const r = await dagu(['status', '--json', runId], h.env);
+  expect(r.code, r.stderr).toBe(0);
+  return JSON.parse(r.stdout) as { status: string; pid: number | null; steps: Array<{ stdout: string }> };
+}
+
+const runIdOf = (stdout: string) => /^\S+ (\S+) \(attempt/m.exec(stdout)![1];
+
+async function stepLog(r: Result): Promise<string> {
+  const s = await status(runIdOf(r.stdout));
+  return readFileSync(path.join(h.home, 'logs', s.steps[0].stdout), 'utf8');
+}
+
+/** The build ID on the first line of a main bundle. */
+function bannerOf(cli: string): string {
+  return /^\/\/ dagu build (\S+)\n/.exec(readFileSync(cli, 'latin1'))![1];
+}
+
+describe('the bundles bin/dagu reads', () => {
+  it('are pure ASCII, so reading them as latin1 gives the text; non-ASCII text passes through a run intact', async () => {
+    for (const name of ['cli', 'cron', 'pino', 'yaml']) {
+      const bytes = readFileSync(path.join(DIST, `${name}.cjs`));
+      expect(
+        bytes.findIndex((b) => b > 0x7f),
+        name,
+      ).toBe(-1);
+    }
+    h.writeDag(
+      'utf',
+      'description: "Grüße ✓"\nparams: "WHO=x"\nsteps:\n  - name: s\n    command: echo "é ✓ $WHO"\n',
+    );
+    const r = await dagu(['start', 'utf', '--', 'WHO=Zoë'], h.env);
+    expect(r.code, r.stderr).toBe(0);
+    expect(await stepLog(r)).toBe('é ✓ Zoë\n');
+  });
+
+  it('load their parts on demand: cron for a schedule, pino for a log line, yaml for config.yaml', async () => {
+    writeFileSync(path.join(h.home, 'config.yaml'), 'run:\n  kill_grace: 2s\n');
+    h.writeDag('cron', 'schedule: "*/5 * * * *"\nsteps:\n  - name: s\n    command: "true"\n');
+    const r = await dagu(['start', 'cron'], h.env);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('"msg":"Run started"');
+  });
+
+  it('a build missing a part stops at once with one clear line and exit 2, before creating a run', async () => {
+    const bin = copyOfBuild(['cli.cjs', 'cron.cjs']);
+    h.writeDag('one', ONE_STEP);
+    const r = await daguAt(bin, ['start', 'one']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      "dagu: the CLI's build is incomplete (dist/pino.cjs: ENOENT); run `npm run build` again\n",
+    );
+    expect(existsSync(path.join(h.home, 'data', 'runs'))).toBe(false);
+  });
+});
+
+describe('the code caches', () => {
+  it('a missing main cache is made by the next `dagu start`, not by another command', async () => {
+    const bin = copyOfBuild();
+    const cache = path.join(path.dirname(bin), '..', 'dist', 'cli.cache');
+    rmSync(cache);
+    h.writeDag('one', ONE_STEP);
+    expect((await daguAt(bin, ['validate', 'one'])).code).toBe(0);
+    expect(existsSync(cache)).toBe(false);
+    const r = await daguAt(bin, ['start', '-q', 'one']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(statSync(cache).size).toBeGreaterThan(10_000);
+  });
+
+  it('a cache that does not fit (another Node, another build) is rejected, replaced, and the run works', async () => {
+    const bin = copyOfBuild();
+    const dist = path.join(path.dirname(bin), '..', 'dist');
+    const junk = Buffer.from('not a V8 code cache');
+    for (const name of ['cli', 'yaml', 'cron']) writeFileSync(path.join(dist, `${name}.cache`), junk);
+    h.writeDag('cron', 'schedule: "*/5 * * * *"\nsteps:\n  - name: s\n    command: echo ran\n');
+    const r = await daguAt(bin, ['start', 'cron']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(await stepLog(r)).toBe('ran\n');
+    for (const name of ['cli', 'yaml', 'cron']) {
+      expect(readFileSync(path.join(dist, `${name}.cache`)).equals(junk), name).toBe(false);
+    }
+  });
+
+  it('a cache that cannot be written leaves the run alone', async () => {
+    const bin = copyOfBuild();
+    const cache = path.join(path.dirname(bin), '..', 'dist', 'cli.cache');
+    // A directory where the cache should be: it can be neither read nor replaced (even by root).
+    rmSync(cache);
+    mkdirSync(path.join(cache, 'in-the-way'), { recursive: true });
+    h.writeDag('one', 'steps:\n  - name: s\n    command: echo fine\n');
+    const r = await daguAt(bin, ['start', 'one']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(await stepLog(r)).toBe('fine\n');
+    expect(statSync(cache).isDirectory()).toBe(true);
+  });
+
+  it('DAGU_CODE_CACHE=write makes any command write the caches it loaded (the build warms them so)', async () => {
+    const bin = copyOfBuild();
+    const cache = path.join(path.dirname(bin), '..', 'dist', 'cli.cache');
+    rmSync(cache);
+    h.writeDag('one', ONE_STEP);
+    const r = await daguAt(bin, ['validate', 'one'], { ...h.env, DAGU_CODE_CACHE: 'write' });
+    expect(r.code, r.stderr).toBe(0);
+    expect(existsSync(cache)).toBe(true);
+  });
+});
+
+describe('the DAG cache (keyed by the build ID compiled into the bundle)', () => {
+  const entries = () => readdirSync(path.join(h.home, 'data', 'cache', 'dags'));
+  const entryFile = () => path.join(h.home, 'data', 'cache', 'dags', entries()[0]);
+  const editEntry = (edit: (e: Record<string, unknown> & { dag: { steps: unknown[] } }) => void) => {
+    const e = JSON.parse(readFileSync(entryFile(), 'utf8'));
+    edit(e);
+    writeFileSync(entryFile(), JSON.stringify(e));
+  };
+
+  it('reuses the parse of an unchanged DAG file and never a stale one', async () => {
+    const file = h.writeDag('cached', 'steps:\n  - name: s\n    command: echo first\n');
+    const first = await dagu(['start', 'cached'], h.env);
+    expect(first.code, first.stderr).toBe(0);
+    expect(await stepLog(first)).toBe('first\n');
+    expect(entries()).toHaveLength(1);
+
+    writeFileSync(file, 'steps:\n  - name: s\n    command: echo second\n');
+    const second = await dagu(['start', 'cached'], h.env);
+    expect(second.code, second.stderr).toBe(0);
+    expect(await stepLog(second)).toBe('second\n');
+
+    writeFileSync(file, 'steps:\n  - name: s\n    comand: echo third\n');
+    const third = await dagu(['start', 'cached'], h.env);
+    expect(third.code).toBe(2);
+    expect(third.stderr).toContain(`${file}:2:5: steps[0]: a step needs a command`);
+  });
+
+  it('serves only the build that wrote an entry', async () => {
+    h.writeDag('cached', 'steps:\n  - name: s\n    command: echo from-file\n');
+    expect((await dagu(['start', '-q', 'cached'], h.env)).code).toBe(0);
+    const entry = JSON.parse(readFileSync(entryFile(), 'utf8')) as { build: string };
+    expect(entry.build).toBe(bannerOf(path.join(DIST, 'cli.cjs')));
+    // An entry is trusted as it is: a changed command shows that it was used, not the file.
+    editEntry((e) => ((e.dag.steps[0] as { command: string[] }).command = ['echo from-cache']));
+    const same = await dagu(['start', 'cached'], h.env);
+    expect(await stepLog(same)).toBe('from-cache\n');
+    editEntry((e) => (e.build = 'another-build'));
+    const other = await dagu(['start', 'cached'], h.env);
+    expect(await stepLog(other)).toBe('from-file\n');
+    expect(JSON.parse(readFileSync(entryFile(), 'utf8')).build).toBe(entry.build);
+  });
+});
+
+describe('the run path', () => {
+  it('uses no deprecated or internal Node API: a step, a sub-DAG and a schedule run without them', async () => {
+    h.writeDag('child', 'steps:\n  - name: c\n    command: echo child\n');
+    h.writeDag(
+      'parent',
+      'schedule: "0 3 * * *"\nsteps:\n  - name: s\n    command: echo parent\n  - name: call\n    call: child\n',
+    );
+    // process.binding (deprecated, and gone in some future Node) is recorded and refused in every process of
+    // the run, so that neither a caught error nor a fallback can hide a use of it.
+    const probe = path.join(h.home, 'no-binding.cjs');
+    const calls = path.join(h.home, 'binding-calls');
+    writeFileSync(
+      probe,
+      `process.binding = (name) => {
+        require('node:fs').appendFileSync(${JSON.stringify(calls)}, name + '\\n');
+        throw new Error('process.binding was called');
+      };\n`,
+    );
+    const withProbe = await dagu(['start', 'parent'], { ...h.env, NODE_OPTIONS: `--require ${probe}` });
+    expect(existsSync(calls) ? readFileSync(calls, 'utf8') : '').toBe('');
+    expect(withProbe.code, withProbe.stderr).toBe(0);
+    expect(withProbe.stdout).toMatch(/succeeded\s+call/);
+    // Any other deprecated API (those only --pending-deprecation reports included) would end the run.
+    const strict = await dagu(['start', 'parent'], {
+      ...h.env,
+      NODE_OPTIONS: '--pending-deprecation --throw-deprecation',
+    });
+    expect(strict.code, strict.stderr).toBe(0);
+    expect(strict.stderr).not.toMatch(/DeprecationWarning|DEP0/);
+  });
+});
+
+describe('the pre-started run process', () => {
+  const env = () => ({ ...h.env, DAGU_RUN_PRESTART: 'true' });
+
+  async function runsOf(dag: string) {
+    const { FileRunStore } = await import('../../server/store/fileRunStore');
+    const store = new FileRunStore({ dataDir: path.join(h.home, 'data'), logDir: path.join(h.home, 'logs') });
+    const page = await store.listRuns({ dag, limit: 500 });
+    const out = [];
+    for (const item of page.items) {
+      const r = await store.readStatus(item.run_id);
+      if (r.kind === 'ok') out.push(r.status);
+    }
+    return out;
+  }
+
+  it('runs a slot of the build on disk, with its output in the run’s process log, and is replaced', async () => {
+    h.writeDag('tick', 'schedule: "*/2 * * * * *"\nsteps:\n  - name: s\n    command: echo "tick"\n');
+    const s = schedulerAt(DAGU, env());
+    const spare = await eventually(() => sparesOf(s.child.pid!).at(0), 15_000);
+    const run = await eventually(
+      async () => (await runsOf('tick')).find((r) => r.pid === spare && r.status === 'succeeded'),
+      15_000,
+    );
+    expect(existsSync(path.join(h.home, 'logs', 'tick', run.run_id, '1', 'process.log'))).toBe(true);
+    await eventually(() => sparesOf(s.child.pid!).some((pid) => pid !== spare), 15_000);
+    expect(s.output()).not.toMatch(/"level":"(warn|error)"/);
+  });
+
+  it('is let go when a new build replaces the one it loaded; the slot runs on the new build', async () => {
+    const bin = copyOfBuild();
+    const cli = path.join(path.dirname(bin), '..', 'dist', 'cli.cjs');
+    h.writeDag('tick', 'schedule: "*/2 * * * * *"\nsteps:\n  - name: s\n    command: "true"\n');
+    const s = schedulerAt(bin, env());
+    const stale = await eventually(() => sparesOf(s.child.pid!).at(0), 15_000);
+    // What `npm run build` does to the tree, as far as a scheduler can tell: a new dist/cli.cjs.
+    const old = bannerOf(cli);
+    const fresh = 'x'.repeat(old.length);
+    writeFileSync(`${cli}.tmp`, readFileSync(cli, 'latin1').replace(old, fresh), 'latin1');
+    renameSync(`${cli}.tmp`, cli);
+    await s.waitFor(/Let a pre-started run process go: the build on disk changed/, 15_000);
+    expect(s.output()).toContain(`"build":"${old}","build_on_disk":"${fresh}"`);
+    await eventually(() => !alive(stale), 5_000);
+    const next = await eventually(() => sparesOf(s.child.pid!).find((pid) => pid !== stale), 15_000);
+    await eventually(
+      async () => (await runsOf('tick')).find((r) => r.pid === next && r.status === 'succeeded'),
+      15_000,
+    );
+    expect((await runsOf('tick')).some((r) => r.pid === stale)).toBe(false);
+  });
+
+  it('that dies while it waits is reported in the scheduler’s log with its trace; slots still run', async () => {
+    const bin = copyOfBuild();
+    // An executable whose spares die as they start; every other command is the real one.
+    const crashing = path.join(path.dirname(bin), 'crashing-spare');
+    writeFileSync(
+      crashing,
+      "if (process.argv[2] === '__spare-run') throw new Error('spare died while loading');\nrequire('./dagu');\n",
+    );
+    h.writeDag('tick', 'schedule: "*/2 * * * * *"\nsteps:\n  - name: s\n    command: "true"\n');
+    const s = schedulerAt(bin, { ...env(), DAGU_EXECUTABLE: crashing });
+    await s.waitFor(/exited before it was given a run/, 15_000);
+    const line = s
+      .output()
+      .split('\n')
+      .find((l) => l.includes('exited before it was given a run'))!;
+    const logged = JSON.parse(line) as { level: string; exit_code: number; output: string; log: string };
+    expect(logged).toMatchObject({ level: 'error', exit_code: 1 });
+    expect(logged.output).toContain('Error: spare died while loading');
+    expect(readFileSync(logged.log, 'utf8')).toContain('Error: spare died while loading');
+    await eventually(async () => (await runsOf('tick')).find((r) => r.status === 'succeeded'), 15_000);
+    expect(sparesOf(s.child.pid!)).toEqual([]);
+  });
+});
+
+/** PIDs of the `dagu __spare-run` processes whose parent is `parent`. */
+function sparesOf(parent: number): number[] {
+  const out = spawnSync('ps', ['-eo', 'pid,ppid,args'], { encoding: 'utf8' }).stdout;
+  return out
+    .split('\n')
+    .map((l) => l.trim().split(/\s+/))
+    .filter((f) => Number(f[1]) === parent && f.includes('__spare-run'))
+    .map((f) => Number(f[0]));
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
