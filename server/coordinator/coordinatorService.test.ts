@@ -1,11 +1,13 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config/loadConfig';
 import type { Config } from '../config/types';
 import { systemClock, systemTimers } from '../core/clock';
 import { RecordingLogger } from '../scheduler/testing/loopFixtures';
+import { coordinatorAvailability } from '../core/coordinatorPresence';
+import { FileCoordinatorRegistry } from '../store/fileCoordinatorRegistry';
 import { FileEventLog } from '../store/fileEventLog';
 import { CoordinatorService } from './coordinatorService';
 import { COORDINATOR_PATHS } from './protocol';
@@ -66,6 +68,26 @@ describe('CoordinatorService', () => {
     const local = new RecordingLogger();
     await start(local);
     expect(local.find('without a token')).toHaveLength(0);
+  });
+
+  it('tells every process of the data directory it is alive while it serves, and gone once stopped', async () => {
+    const registry = new FileCoordinatorRegistry({ dataDir: config.paths.data_dir });
+    const alive = async () => coordinatorAvailability(await registry.list(), Date.now());
+    expect((await alive()).available).toBe(false);
+
+    const svc = await start();
+    const [record] = await registry.list();
+    expect(record).toMatchObject({
+      coordinator_id: `${hostname().replace(/[^A-Za-z0-9_.@-]/g, '_')}-${new URL(svc.url).port}`,
+      url: svc.url,
+      pid: process.pid,
+      fresh_for_ms: config.coordinator.worker_stale_threshold_ms,
+      stopped_at_ms: null,
+    });
+    expect(await alive()).toMatchObject({ available: true, alive: [record.coordinator_id] });
+
+    await svc.stop();
+    expect((await alive()).available).toBe(false);
   });
 
   it('keeps a held run across a restart; the worker that registers afterwards runs it', async () => {

@@ -1,16 +1,22 @@
 // One `dagu coordinator` process: the file stores under DAGU_HOME/data (so a restart loses nothing), run
-// status writes that append run events, the dispatcher, the detector and the worker-facing HTTP(S) server.
+// status writes that append run events, the dispatcher, the detector, the worker-facing HTTP(S) server and
+// the liveness record that tells every other process a coordinator is alive.
 
+import { hostname } from 'node:os';
 import type { Config } from '../config/types';
 import type { Clock, Logger, Timers } from '../core/ports';
 import { loadDag } from '../store/dagCatalog';
+import { coordinatorIdOf } from '../store/distributedDir';
+import type { CoordinatorRegistry } from '../store/dispatchTypes';
 import { FileCancelRequests } from '../store/fileCancelRequests';
+import { FileCoordinatorRegistry } from '../store/fileCoordinatorRegistry';
 import { FileDispatchStore } from '../store/fileDispatchStore';
 import { FileEventLog } from '../store/fileEventLog';
 import { FileRunStore } from '../store/fileRunStore';
 import { FileWorkerRegistry } from '../store/fileWorkerRegistry';
 import { withRunEvents } from '../store/runEvents';
 import { assembleCoordinator, type CoordinatorParts, type CoordinatorStores } from './assembleCoordinator';
+import { CoordinatorBeacon } from './coordinatorBeacon';
 
 export interface CoordinatorServiceDeps {
   config: Config;
@@ -19,6 +25,8 @@ export interface CoordinatorServiceDeps {
   logger: Logger;
   /** Stores to use instead of the file stores of `config.paths.data_dir` (tests). */
   stores?: CoordinatorStores;
+  /** Where the liveness record goes, instead of `config.paths.data_dir` (tests). */
+  registry?: CoordinatorRegistry;
 }
 
 /** The file stores of a data directory, run writes emitting `dag.run.*` events. */
@@ -37,6 +45,7 @@ export function fileCoordinatorStores(config: Config, clock: Clock, logger: Logg
 
 export class CoordinatorService {
   readonly parts: CoordinatorParts;
+  private beacon: CoordinatorBeacon | null = null;
   private started = false;
 
   constructor(private readonly d: CoordinatorServiceDeps) {
@@ -76,6 +85,19 @@ export class CoordinatorService {
     detector.start();
     const c = this.d.config.coordinator;
     const log = this.d.logger.child({ component: 'coordinator' });
+    const host = hostname();
+    this.beacon = new CoordinatorBeacon({
+      registry:
+        this.d.registry ??
+        new FileCoordinatorRegistry({ dataDir: this.d.config.paths.data_dir, logger: log }),
+      clock: this.d.clock,
+      timers: this.d.timers,
+      logger: log,
+      identity: { coordinator_id: coordinatorIdOf(host, server.port), host, pid: process.pid },
+      freshForMs: c.worker_stale_threshold_ms,
+    });
+    // Recorded alive once it serves: a dispatch it lets through finds a coordinator to hand the run over.
+    await this.beacon.start(c.port === 0 ? server.url : c.url);
     if (c.token === null && !isLoopback(c.host)) {
       // Anyone who can reach the port could register as a worker and receive DAGs (and their env).
       log.warn(
@@ -102,6 +124,8 @@ export class CoordinatorService {
   async stop(): Promise<void> {
     if (!this.started) return;
     this.started = false;
+    // Gone for every other process first: dispatches are refused rather than handed to a stopping coordinator.
+    await this.beacon?.stop();
     this.parts.retries.stop();
     await this.parts.detector.stop();
     await this.parts.server.stop();

@@ -93,23 +93,49 @@ describe.each(STORE_KITS)('CoordinatorDetector on $name', ({ make }) => {
     expect(await h.status('run-1')).toMatchObject({ status: 'running', worker_id: 'worker-b', error: null });
   });
 
-  it('finishes on the next pass when the coordinator died between failing the run and deleting the task', async () => {
+  it('finishes after the reservation TTL when the coordinator died between failing the run and removing the task', async () => {
     await h.dispatch('run-1', { zone: 'b' });
     await h.time.advance(WAIT_MS);
-    h.tasks.failDelete = 1;
+    h.tasks.failAck = 1;
 
     await h.detector.sweep();
     expect((await h.status('run-1')).status).toBe('failed');
-    expect(await h.tasks.listPending()).toHaveLength(1);
+    // Taken but not removed: neither pending nor claimable, and no worker can acknowledge it.
+    expect(await h.tasks.listPending()).toEqual([]);
+    expect((await h.tasks.listClaims()).map((t) => t.claim!.worker_id)).toEqual(['hold-expiry:coordinator']);
 
+    await h.time.advance(TTL_MS + 1);
     const swept = await h.detector.sweep();
 
+    expect(swept.claimsReturned).toEqual(['run-1']);
     expect(swept.tasksDropped).toEqual(['run-1']);
     expect(await h.tasks.listPending()).toEqual([]);
+    expect(await h.tasks.listClaims()).toEqual([]);
     expect(await h.status('run-1')).toMatchObject({
       status: 'failed',
       error: 'no worker matched the selector {zone: b} within 2m0s',
     });
+    expect(h.logger.find('A worker claimed a run but did not acknowledge it')).toEqual([]);
+    expect(h.logger.find('Failed a held run')).toHaveLength(1);
+  });
+
+  it('of two coordinators sweeping the same expired hold at once, exactly one fails the run', async () => {
+    await h.dispatch('run-1', { zone: 'b' });
+    await h.time.advance(WAIT_MS);
+    const other = await coordinatorHarness(kit);
+    const writes: string[] = [];
+    const write = kit.runs.writeStatus.bind(kit.runs);
+    kit.runs.writeStatus = async (st) => {
+      writes.push(`${st.run_id}:${st.status}`);
+      return write(st);
+    };
+
+    const [a, b] = await Promise.all([h.detector.sweep(), other.detector.sweep()]);
+
+    expect([...a.holdsFailed, ...b.holdsFailed]).toEqual(['run-1']);
+    expect(writes).toEqual(['run-1:failed']);
+    expect(await h.tasks.listPending()).toEqual([]);
+    expect(await h.tasks.listClaims()).toEqual([]);
   });
 
   it('drops the expired task of a run that was aborted meanwhile without touching the run', async () => {

@@ -2,7 +2,7 @@
 // whose wait ran out), fails the runs of workers that stopped heartbeating, clears spent cancel requests, and
 // removes the records of workers silent for longer than the retention (retired pods never come back).
 
-import { formatSelector, holdExpiredError, isWorkerHealthy, selectorMatches } from '../core/distributed';
+import { formatSelector, isWorkerHealthy, selectorMatches, unclaimedError } from '../core/distributed';
 import { formatDuration } from '../core/duration';
 import type { Clock, Logger, TimerHandle, Timers } from '../core/ports';
 import { isoUtc } from '../core/runStatus';
@@ -18,6 +18,7 @@ import type {
 import type { RunStore } from '../store/types';
 import { CANCELLED_BEFORE_WORKER } from './dispatcher';
 import { endedStatus } from './endedStatus';
+import { expireHold, failWaitingRun, isWaiting, type EndWaitingDeps } from './expireHold';
 import { RunLocks } from './runLocks';
 import { onWorker, runsOwnedBy } from './workerRuns';
 
@@ -146,6 +147,9 @@ export class CoordinatorDetector {
     const { returned, expired } = await this.d.tasks.recycle(now, this.d.reservationTtlMs, busyMatch);
     for (const t of returned) {
       result.claimsReturned.push(t.run_id);
+      // A hold past its wait is not offered again: the hold step below ends it (most likely an expiry that
+      // stopped half-way, whose taker's claim this was).
+      if (t.hold_until_ms !== null && t.hold_until_ms <= now) continue;
       this.d.logger.warn('A worker claimed a run but did not acknowledge it; offered again', {
         run_id: t.run_id,
         worker_id: t.claim?.worker_id ?? null,
@@ -153,8 +157,8 @@ export class CoordinatorDetector {
     }
     // The store already removed these tasks: their runs are failed now or they would wait forever.
     await this.each(expired, 'unclaimed', async (t) => {
-      const error = unclaimedError(t, this.d.reservationTtlMs);
-      if (await this.failWaitingRun(t, error)) {
+      const error = unclaimedError(t.worker_selector, this.d.reservationTtlMs);
+      if (await failWaitingRun(t, error, this.endDeps())) {
         result.unclaimedFailed.push(t.run_id);
         this.d.logger.warn('Failed a run no worker took', { dag: t.dag_name, run_id: t.run_id, error });
       }
@@ -162,50 +166,46 @@ export class CoordinatorDetector {
   }
 
   /**
-   * Held tasks past their hold: the run is failed first and the task deleted after, so a coordinator killed
-   * between the two finds the task again on its next pass and finishes.
+   * Held tasks past their hold. Each is taken before its run is failed (expireHold), so the active scheduler,
+   * which does the same while it sees no coordinator alive, and other coordinators never write a run twice.
    */
   private async expireHolds(result: SweepResult): Promise<void> {
     const now = this.d.clock.nowMs();
     const due = await this.d.tasks.listPending((t) => t.hold_until_ms !== null && t.hold_until_ms <= now);
     await this.each(due, 'hold', async (t) => {
-      const r = await this.d.runs.readStatus(t.run_id);
-      if (r.kind === 'corrupt') {
+      const outcome = await expireHold(t, {
+        ...this.endDeps(),
+        tasks: this.d.tasks,
+        taker: 'hold-expiry:coordinator',
+      });
+      if (outcome.kind === 'unreadable') {
         this.d.logger.error('A held run has an unreadable status; its task is kept for the next pass', {
           run_id: t.run_id,
-          path: r.path,
-          error: r.error,
+          path: outcome.path,
+          error: outcome.error,
         });
-        return;
-      }
-      if (r.kind === 'ok' && isWaiting(r.status, t)) {
-        const error = holdExpiredError(t.worker_selector, t.wait_ms ?? 0);
-        if (await this.failWaitingRun(t, error)) {
-          result.holdsFailed.push(t.run_id);
-          this.d.logger.warn('Failed a held run: its wait for a worker ran out', {
-            dag: t.dag_name,
-            run_id: t.run_id,
-            selector: formatSelector(t.worker_selector),
-            error,
-          });
-        }
-      } else {
+      } else if (outcome.kind === 'failed') {
+        result.holdsFailed.push(t.run_id);
+        this.d.logger.warn('Failed a held run: its wait for a worker ran out', {
+          dag: t.dag_name,
+          run_id: t.run_id,
+          selector: formatSelector(t.worker_selector),
+          error: outcome.error,
+        });
+      } else if (outcome.kind === 'dropped') {
         result.tasksDropped.push(t.run_id);
       }
-      await this.d.tasks.delete(t.task_id);
+      if ((outcome.kind === 'failed' || outcome.kind === 'dropped') && outcome.unremoved !== null) {
+        this.d.logger.error('Could not remove the task of a held run that ended; a later pass removes it', {
+          run_id: t.run_id,
+          error: outcome.unremoved,
+        });
+      }
     });
   }
 
-  /** Fails the run of `t` with `error` if it still waits for a worker; false when it no longer does. */
-  private failWaitingRun(t: DispatchTask, error: string): Promise<boolean> {
-    return this.locks.with(t.run_id, async () => {
-      const r = await this.d.runs.readStatus(t.run_id);
-      if (r.kind !== 'ok' || !isWaiting(r.status, t)) return false;
-      await this.d.runs.writeStatus(endedStatus(r.status, 'failed', error, isoUtc(this.d.clock.nowMs())));
-      await this.d.runs.unmarkActive(t.run_id);
-      await this.d.cancels.clear(t.run_id);
-      return true;
-    });
+  private endDeps(): EndWaitingDeps {
+    return { runs: this.d.runs, cancels: this.d.cancels, clock: this.d.clock, locks: this.locks };
   }
 
   /** Runs on a worker whose heartbeats stopped (or that is not registered at all) are failed. */
@@ -358,11 +358,6 @@ function runIdOf(item: unknown): string | null {
   return null;
 }
 
-/** The run of `t` still waits for a worker: queued, the same attempt, no worker has it. */
-function isWaiting(s: RunStatus, t: DispatchTask): boolean {
-  return s.status === 'queued' && s.attempt === t.attempt && s.worker_id === null;
-}
-
 /** Why the runs of `workerId` count as abandoned, or null while its heartbeats are fresh. */
 export function silenceReason(
   workerId: string,
@@ -374,9 +369,4 @@ export function silenceReason(
   const age = nowMs - record.last_heartbeat_ms;
   if (age <= staleMs) return null;
   return `worker ${workerId} stopped heartbeating ${formatDuration(Math.round(age / SECOND) * SECOND)} ago; marked failed`;
-}
-
-/** The error of a run whose task no healthy matching worker claimed within the reservation TTL. */
-export function unclaimedError(t: DispatchTask, ttlMs: number): string {
-  return `no healthy worker matching the selector ${formatSelector(t.worker_selector)} took the run within ${formatDuration(ttlMs)}`;
 }

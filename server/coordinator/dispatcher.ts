@@ -30,6 +30,7 @@ import type { RunStore } from '../store/types';
 import type { CancelOutcome, DispatcherApi, DispatchParams, DispatchResult } from './dispatcherApi';
 import { endedStatus } from './endedStatus';
 import { DispatchConflictError, DispatchFailedError, RunUnreadableError } from './errors';
+import { isHoldTaker } from './expireHold';
 import { RunLocks } from './runLocks';
 
 /** The error of a run cancelled while it waited for a worker. */
@@ -121,6 +122,9 @@ export class Dispatcher implements DispatcherApi {
         const aborted = await this.abortWaiting(s);
         return { kind: 'aborted', status: aborted };
       }
+      // A hold whose wait ran out, taken this moment by the process that fails it: no worker to tell.
+      if (s.worker_id === null && isHoldTaker(task?.claim?.worker_id))
+        return { kind: 'not_active', status: s };
       const onWorker = s.worker_id !== null || (task !== null && task.attempt === s.attempt);
       if (!onWorker) return { kind: 'not_active', status: s };
       await this.d.cancels.request(runId, this.d.clock.nowMs());
