@@ -36,3 +36,27 @@ export class InvalidCursorError extends Error {
     this.name = 'InvalidCursorError';
   }
 }
+
+/**
+ * Thrown by `createRun` and `createAttempt` when a write failed (a full disk, an I/O error). What the call had
+ * written was removed again; `leftover` names what could not be, which the run list shows as corrupt and the
+ * dead-run check clears. `code` is the failed write's error code.
+ */
+export class RunCreateError extends Error {
+  readonly code: string | undefined;
+  constructor(
+    readonly runId: string,
+    readonly attempt: number,
+    readonly cause: unknown,
+    readonly leftover: string | null = null,
+  ) {
+    const why = cause instanceof Error ? cause.message : String(cause);
+    const what = attempt === 1 ? `run ${runId}` : `attempt ${attempt} of run ${runId}`;
+    super(
+      `could not create ${what}: ${why}${leftover ? `; ${leftover} could not be removed (${what} is shown as corrupt)` : ''}`,
+    );
+    this.name = 'RunCreateError';
+    this.code =
+      typeof cause === 'object' && cause !== null && 'code' in cause ? String(cause.code) : undefined;
+  }
+}

@@ -157,3 +157,11 @@ export function appendFile(file: string, data: string | Uint8Array): Promise<voi
     (done) => fs.appendFile(file, data, (err) => done(err, undefined)),
   );
 }
+
+/** Removes a file or a whole directory tree; nothing to remove is not an error. */
+export function removeTree(target: string): Promise<void> {
+  return call(
+    () => fs.rmSync(target, { recursive: true, force: true }),
+    (done) => fs.rm(target, { recursive: true, force: true }, (err) => done(err, undefined)),
+  );
+}

@@ -8,16 +8,20 @@
 //   data/index/dag/<dag>/<YYYYMMDD>/<HH>/<MMSS>/<created_ms13>~<run_id>
 //   data/active/<run_id>.json                    {run_id, dag_name, queue} while queued or running
 //
-// createRun writes the run directory, then attempt 1's status, then the active marker (of a queued or running
-// run), then the index markers, so the list never shows a run without a status, nor one the reaper cannot
-// find. A run (or attempt) directory without a status reads as `missing` while it is young (being created)
-// and as `corrupt` afterwards (its creator crashed); nothing here ever deletes it.
+//   data/runs/<run_id>/attempts/<n>/final-status-unwritten~<state>~<code>   empty: see recordUnwrittenFinalStatus
+//
+// createRun writes the run directory (the claim), then the index markers, then attempt 1's directory, the
+// active marker (of a queued or running run) and last the status. A creator that dies midway leaves a run the
+// list shows (hidden while young, as corrupt with the reason once abandoned), never an invisible one; and a
+// run whose status says queued or running always has the marker the reaper goes by. A write that fails rolls
+// the creation back. A run (or attempt) directory without a status reads as `missing` while it is young
+// (being created) and as `corrupt` afterwards (its creator crashed); nothing here deletes it later.
 
 import path from 'node:path';
 import { assertDagName, assertRunId } from '../core/names';
 import { TERMINAL_RUN_STATES, type RunStatus } from '../core/types';
 import { MINUTE } from '../core/units';
-import { AttemptConflictError, RunNotFoundError } from './errors';
+import { AttemptConflictError, RunCreateError, RunNotFoundError } from './errors';
 import { onceReporter } from './corruptReporter';
 import * as fs from './fileCalls';
 import type { CorruptFileReport } from './fsutil';
@@ -31,7 +35,7 @@ import {
   readdirOrEmpty,
   writeFileAtomic,
 } from './fsutil';
-import { addIndexMarker, newestIndexEntries, type RunIndexEntry } from './runIndex';
+import { addIndexMarker, newestIndexEntries, removeIndexMarker, type RunIndexEntry } from './runIndex';
 import { clampLimit, corruptRunSummary, createdMsOf, parseCursor, summarizeRun } from './runList';
 import { assertStatusNames, isAttemptNumber, statusShapeError } from './runValidation';
 import type {
@@ -41,7 +45,9 @@ import type {
   RunListQuery,
   RunStore,
   RunSummary,
+  UnwrittenFinalStatus,
 } from './types';
+import { parseUnwrittenNoteName, unwrittenNoteName } from './unwrittenFinalStatus';
 
 /** Options of FileRunStore. */
 export interface FileRunStoreOptions {
@@ -95,14 +101,46 @@ export class FileRunStore implements RunStore {
     assertStatusNames(initial);
     if (initial.attempt !== 1) throw new AttemptConflictError(initial.run_id, initial.attempt, 0);
     if (!(await mkdirExclusive(this.runDir(initial.run_id)))) return { created: false, reason: 'exists' };
-    // The run directory was just made by this call, so it is empty: two plain mkdirs, no lookups.
-    const attemptDir = this.attemptDir(initial.run_id, 1);
-    await fs.mkdir(path.dirname(attemptDir));
-    await fs.mkdir(attemptDir);
-    await writeFileAtomic(path.join(attemptDir, 'status.json'), serialize(initial));
-    await this.markActiveIfLive(initial);
-    await this.index(initial);
+    try {
+      await this.index(initial);
+      // The run directory was just made by this call, so it is empty: two plain mkdirs, no lookups.
+      const attemptDir = this.attemptDir(initial.run_id, 1);
+      await fs.mkdir(path.dirname(attemptDir));
+      await fs.mkdir(attemptDir);
+      await this.markActiveIfLive(initial);
+      await writeFileAtomic(path.join(attemptDir, 'status.json'), serialize(initial));
+    } catch (err) {
+      throw await this.rollBack(initial, err, this.runDir(initial.run_id), true);
+    }
     return { created: true };
+  }
+
+  /**
+   * Undoes a create that failed midway: the active marker first (so nothing counts the run as running), then
+   * the new directory, then (for a new run) the list entries, but only once the directory is gone: a run
+   * directory that stays must stay listed, or nobody would ever see it.
+   */
+  private async rollBack(status: RunStatus, cause: unknown, dir: string, unlist: boolean) {
+    const left: string[] = [];
+    const attempt = async (what: string, undo: () => Promise<void>) => {
+      await undo().catch(() => left.push(what));
+    };
+    if (status.status === 'queued' || status.status === 'running')
+      await attempt('its active marker', () => this.unmarkActive(status.run_id));
+    await attempt(dir, () => fs.removeTree(dir));
+    if (unlist && !left.includes(dir)) {
+      const createdMs = createdMsOf(status);
+      await attempt('its run-list entries', async () => {
+        await removeIndexMarker(path.join(this.indexDir, 'all'), createdMs, status.run_id, status.dag_name);
+        await removeIndexMarker(
+          path.join(this.indexDir, 'dag', status.dag_name),
+          createdMs,
+          status.run_id,
+          null,
+        );
+      });
+    }
+    return new RunCreateError(status.run_id, status.attempt, cause, left.length > 0 ? left.join(', ') : null);
   }
 
   async completeRun(initial: RunStatus): Promise<boolean> {
@@ -113,13 +151,14 @@ export class FileRunStore implements RunStore {
       !(await this.dirExists(this.runDir(initial.run_id)))
     )
       return false;
+    // In createRun's order: listed, then marked, then the status (see the top of this file).
+    await this.index(initial);
     const attemptDir = this.attemptDir(initial.run_id, 1);
     await ensureDir(attemptDir);
-    // Exclusive: of a late write by the crashed creator and this repair, the first one stays.
-    if (!(await createFileExclusive(path.join(attemptDir, 'status.json'), serialize(initial)))) return false;
     await this.markActiveIfLive(initial);
-    await this.index(initial);
-    return true;
+    // Exclusive: of a late write by the crashed creator and this repair, the first one stays. A marker written
+    // for a run whose status turns out to be there already is the reaper's to clear if that run has ended.
+    return createFileExclusive(path.join(attemptDir, 'status.json'), serialize(initial));
   }
 
   /**
@@ -146,10 +185,12 @@ export class FileRunStore implements RunStore {
 
   private async index(initial: RunStatus): Promise<void> {
     const createdMs = createdMsOf(initial);
-    await Promise.all([
+    // Both settle before a failure is thrown: a rollback must not race the other marker's write.
+    const results = await Promise.allSettled([
       addIndexMarker(path.join(this.indexDir, 'all'), createdMs, initial.run_id, initial.dag_name),
       addIndexMarker(path.join(this.indexDir, 'dag', initial.dag_name), createdMs, initial.run_id, null),
     ]);
+    for (const r of results) if (r.status === 'rejected') throw r.reason;
   }
 
   async createAttempt(status: RunStatus): Promise<void> {
@@ -166,13 +207,38 @@ export class FileRunStore implements RunStore {
       if (errorCode(err) !== 'EEXIST') throw err;
       throw new AttemptConflictError(status.run_id, status.attempt, status.attempt);
     }
-    await writeFileAtomic(path.join(attemptDir, 'status.json'), serialize(status));
-    await this.markActiveIfLive(status);
+    try {
+      await this.markActiveIfLive(status);
+      await writeFileAtomic(path.join(attemptDir, 'status.json'), serialize(status));
+    } catch (err) {
+      throw await this.rollBack(status, err, attemptDir, false);
+    }
   }
 
   async writeStatus(status: RunStatus): Promise<void> {
     assertStatusNames(status);
     await this.writeInAttempt(status.run_id, status.attempt, 'status.json', serialize(status));
+  }
+
+  async recordUnwrittenFinalStatus(
+    runId: string,
+    attempt: number,
+    note: UnwrittenFinalStatus,
+  ): Promise<void> {
+    assertRunId(runId);
+    // An empty file whose name says it all: creating it takes an inode but no data block, so it can still
+    // be made on a disk too full for the status itself.
+    await this.writeInAttempt(runId, attempt, unwrittenNoteName(note), '', false, false);
+  }
+
+  async readUnwrittenFinalStatus(runId: string, attempt: number): Promise<UnwrittenFinalStatus | null> {
+    assertRunId(runId);
+    if (!isAttemptNumber(attempt)) return null;
+    for (const name of await readdirOrEmpty(this.attemptDir(runId, attempt))) {
+      const note = parseUnwrittenNoteName(name);
+      if (note !== null) return note;
+    }
+    return null;
   }
 
   async readStatus(runId: string): Promise<ReadStatusResult> {
@@ -192,8 +258,9 @@ export class FileRunStore implements RunStore {
     if (query.status === undefined) {
       const entries = await newestIndexEntries(root, limit + 1, before);
       const page = entries.slice(0, limit);
+      const summaries = await Promise.all(page.map((entry) => this.summarize(entry, dagOf(entry))));
       return {
-        items: await Promise.all(page.map((entry) => this.summarize(entry, dagOf(entry)))),
+        items: summaries.filter((summary) => summary !== null),
         next_cursor: entries.length > limit ? page[page.length - 1].key : null,
       };
     }
@@ -209,8 +276,9 @@ export class FileRunStore implements RunStore {
       scanned += entries.length;
       const summaries = await Promise.all(entries.map((entry) => this.summarize(entry, dagOf(entry))));
       for (let i = 0; i < summaries.length; i++) {
-        if (summaries[i].status !== query.status) continue;
-        items.push(summaries[i]);
+        const summary = summaries[i];
+        if (summary === null || summary.status !== query.status) continue;
+        items.push(summary);
         if (items.length === limit) {
           const more = i < summaries.length - 1 || entries.length === chunk;
           return { items, next_cursor: more ? entries[i].key : null };
@@ -356,11 +424,13 @@ export class FileRunStore implements RunStore {
     name: string,
     data: string,
     durable = true,
+    atomic = true,
   ): Promise<void> {
     if (!isAttemptNumber(attempt)) throw new RunNotFoundError(runId, attempt);
     try {
       // Never creates the attempt directory: only createRun/createAttempt may, exclusively.
-      await writeFileAtomic(path.join(this.attemptDir(runId, attempt), name), data, { durable });
+      const file = path.join(this.attemptDir(runId, attempt), name);
+      await (atomic ? writeFileAtomic(file, data, { durable }) : fs.writeFile(file, data));
     } catch (err) {
       const code = errorCode(err);
       throw code === 'ENOENT' || code === 'ENOTDIR' ? new RunNotFoundError(runId, attempt) : err;
@@ -401,7 +471,8 @@ export class FileRunStore implements RunStore {
       kind: 'corrupt',
       attempt,
       path: dir,
-      error: `${what}: the process that created it probably crashed before writing its status`,
+      error: `${what}: the process that created it probably crashed or failed before writing its status`,
+      incomplete: true,
     };
   }
 
@@ -418,7 +489,7 @@ export class FileRunStore implements RunStore {
    * attempt list shows no newer one: a page of the run list then costs one directory listing per ended run
    * instead of reading its status file each time.
    */
-  private async summarize(entry: RunIndexEntry, dagName: string): Promise<RunSummary> {
+  private async summarize(entry: RunIndexEntry, dagName: string): Promise<RunSummary | null> {
     const attempts = await this.attemptNumbers(entry.runId);
     const cached = this.endedSummaries.get(entry.runId);
     if (cached !== undefined && attempts !== null && attempts[0] === cached.attempt) {
@@ -440,6 +511,9 @@ export class FileRunStore implements RunStore {
       return summary;
     }
     if (latest.kind === 'corrupt') return corruptRunSummary(known, `${latest.path}: ${latest.error}`);
+    // Listed, but no status yet: a run being created (its directory is young), or one whose failed creation
+    // is being rolled back. Shown once it has a status; as corrupt if it never gets one.
+    if (attempts !== null || Date.now() - entry.createdMs < CREATION_GRACE_MS) return null;
     return corruptRunSummary(known, 'the run is in the index but its run directory is missing');
   }
 }

@@ -41,7 +41,12 @@ async function writeTempFile(
     await fs.unlink(temp).catch(() => {});
     throw err;
   }
-  await fs.close(fd);
+  // NFS reports a write it could not store (ENOSPC, EDQUOT) as late as the close: the temp file may be short,
+  // so it is removed rather than renamed over the target, or left behind to fill the disk further.
+  await fs.close(fd).catch(async (err: unknown) => {
+    await fs.unlink(temp).catch(() => {});
+    throw err;
+  });
   return temp;
 }
 

@@ -14,7 +14,15 @@ import {
   summarizeRun,
 } from './runList';
 import { assertStatusNames, isAttemptNumber } from './runValidation';
-import type { CreateRunResult, ReadStatusResult, RunListPage, RunListQuery, RunStore } from './types';
+import type {
+  CreateRunResult,
+  ReadStatusResult,
+  RunListPage,
+  RunListQuery,
+  RunStore,
+  UnwrittenFinalStatus,
+} from './types';
+import { parseUnwrittenNoteName, unwrittenNoteName } from './unwrittenFinalStatus';
 
 interface MemoryRun {
   key: string;
@@ -22,6 +30,8 @@ interface MemoryRun {
   attempts: RunStatus[];
   heartbeats: Map<number, number>;
   claims: Set<number>;
+  /** recordUnwrittenFinalStatus notes, by attempt. */
+  unwritten: Map<number, UnwrittenFinalStatus>;
 }
 
 type ActiveRun = { run_id: string; dag_name: string; queue: string };
@@ -40,6 +50,7 @@ export class MemoryRunStore implements RunStore {
       attempts: [structuredClone(initial)],
       heartbeats: new Map(),
       claims: new Set(),
+      unwritten: new Map(),
     });
     this.markIfLive(initial);
     return { created: true };
@@ -71,6 +82,23 @@ export class MemoryRunStore implements RunStore {
     assertStatusNames(status);
     const run = this.existingAttempt(status.run_id, status.attempt);
     run.attempts[status.attempt - 1] = structuredClone(status);
+  }
+
+  async recordUnwrittenFinalStatus(
+    runId: string,
+    attempt: number,
+    note: UnwrittenFinalStatus,
+  ): Promise<void> {
+    assertRunId(runId);
+    // The file store keeps the note in a file name: a code it cannot spell there reads back as UNKNOWN.
+    const kept = parseUnwrittenNoteName(unwrittenNoteName(note))!;
+    this.existingAttempt(runId, attempt).unwritten.set(attempt, kept);
+  }
+
+  async readUnwrittenFinalStatus(runId: string, attempt: number): Promise<UnwrittenFinalStatus | null> {
+    assertRunId(runId);
+    const note = this.runs.get(runId)?.unwritten.get(attempt);
+    return note ? { ...note } : null;
   }
 
   async readStatus(runId: string): Promise<ReadStatusResult> {

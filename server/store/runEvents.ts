@@ -192,6 +192,9 @@ export function withRunEvents(store: RunStore, events: EventLog, opts: { logger?
       await emit(status);
     },
     ensureIndexed: (status) => store.ensureIndexed(status),
+    recordUnwrittenFinalStatus: (runId, attempt, note) =>
+      store.recordUnwrittenFinalStatus(runId, attempt, note),
+    readUnwrittenFinalStatus: (runId, attempt) => store.readUnwrittenFinalStatus(runId, attempt),
     readStatus: (runId) => store.readStatus(runId),
     listRuns: (query) => store.listRuns(query),
     listActive: () => store.listActive(),

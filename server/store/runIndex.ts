@@ -64,6 +64,19 @@ export async function addIndexMarker(
   });
 }
 
+/** Removes a run's marker under `root` (a create that is rolled back); a missing marker is not an error. */
+export async function removeIndexMarker(
+  root: string,
+  createdMs: number,
+  runId: string,
+  dagName: string | null,
+): Promise<void> {
+  const marker = path.join(root, ...bucketPath(createdMs), markerName(createdMs, runId, dagName));
+  await fs.unlink(marker).catch((err: unknown) => {
+    if (errorCode(err) !== 'ENOENT') throw err;
+  });
+}
+
 /** Up to `need` entries under `root` with a key below `before` (all if null), newest first. */
 export async function newestIndexEntries(
   root: string,

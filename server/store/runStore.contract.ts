@@ -270,6 +270,36 @@ export function describeRunStoreContract(
       expect(await store.readHeartbeat('ghost', 1)).toBeNull();
     });
 
+    it('keeps the note of an attempt whose final status could not be written, for that attempt only', async () => {
+      await store.createRun(testRunStatus({ run_id: 'r1', status: 'running' }));
+      expect(await store.readUnwrittenFinalStatus('r1', 1)).toBeNull();
+      await store.recordUnwrittenFinalStatus('r1', 1, { state: 'succeeded', error_code: 'ENOSPC' });
+      expect(await store.readUnwrittenFinalStatus('r1', 1)).toEqual({
+        state: 'succeeded',
+        error_code: 'ENOSPC',
+      });
+      expect(await store.readUnwrittenFinalStatus('r1', 2)).toBeNull();
+      expect(await store.readUnwrittenFinalStatus('ghost', 1)).toBeNull();
+      // The note is no status: the run still reads as it was last written.
+      const read = await store.readStatus('r1');
+      expect(read.kind === 'ok' && read.status.status).toBe('running');
+    });
+
+    it('records an error code it cannot spell as UNKNOWN, and refuses a note for an attempt that does not exist', async () => {
+      await store.createRun(testRunStatus({ run_id: 'r1', status: 'running' }));
+      await store.recordUnwrittenFinalStatus('r1', 1, { state: 'failed', error_code: 'no/such~code' });
+      expect(await store.readUnwrittenFinalStatus('r1', 1)).toEqual({
+        state: 'failed',
+        error_code: 'UNKNOWN',
+      });
+      await expect(
+        store.recordUnwrittenFinalStatus('r1', 2, { state: 'failed', error_code: 'EIO' }),
+      ).rejects.toBeInstanceOf(RunNotFoundError);
+      await expect(
+        store.recordUnwrittenFinalStatus('../x', 1, { state: 'failed', error_code: 'EIO' }),
+      ).rejects.toBeInstanceOf(InvalidNameError);
+    });
+
     it('gives each attempt its own absolute log directory', () => {
       const first = store.logDir('etl', 'r1', 1);
       const second = store.logDir('etl', 'r1', 2);

@@ -33,9 +33,23 @@ export interface RunListPage {
   next_cursor: string | null;
 }
 
-/** The outcome of reading a run's latest status. A corrupt file is reported, never thrown. */
+/**
+ * The outcome of reading a run's latest status. A corrupt file is reported, never thrown. `incomplete`: the
+ * run (or its latest attempt) has no status file at all, long after it was made: its creator stopped midway.
+ */
 export type ReadStatusResult =
-  { kind: 'ok'; status: RunStatus } | { kind: 'missing' } | { kind: 'corrupt'; error: string; path: string };
+  | { kind: 'ok'; status: RunStatus }
+  | { kind: 'missing' }
+  | { kind: 'corrupt'; error: string; path: string; incomplete?: boolean };
+
+/**
+ * What a run process leaves behind when its final status could not be written: the state the run reached and
+ * the error code of the write (`ENOSPC`, `EIO`, ...), so that the dead-run check can say why the run fails.
+ */
+export interface UnwrittenFinalStatus {
+  state: RunState;
+  error_code: string;
+}
 
 export type CreateRunResult = { created: true } | { created: false; reason: 'exists' };
 
@@ -46,7 +60,8 @@ export type CreateRunResult = { created: true } | { created: false; reason: 'exi
 export interface RunStore {
   /**
    * Creates the run and its first attempt with `initial` (attempt 1), marked active if it is queued or
-   * running. Fails with `exists` if the ID is taken.
+   * running. Fails with `exists` if the ID is taken. A write that fails throws RunCreateError after what was
+   * written is removed again (best effort): the run was not created, and nothing of it is listed or active.
    */
   createRun(initial: RunStatus): Promise<CreateRunResult>;
   /**
@@ -60,10 +75,20 @@ export interface RunStore {
    * have died after writing its status and before listing it (the list would never show it otherwise).
    */
   ensureIndexed(status: RunStatus): Promise<void>;
-  /** Starts attempt `status.attempt` (must be latest+1) of an existing run, marked active as createRun does. */
+  /**
+   * Starts attempt `status.attempt` (must be latest+1) of an existing run, marked active as createRun does; a
+   * write that fails throws RunCreateError once the new attempt is removed again (best effort).
+   */
   createAttempt(status: RunStatus): Promise<void>;
   /** Atomically replaces the status of the attempt `status.attempt`. */
   writeStatus(status: RunStatus): Promise<void>;
+  /**
+   * Notes that the attempt's final status could not be written. Written so that it needs no free space on a
+   * full disk (where it can), and read by the dead-run check, which marks the run failed with the reason.
+   */
+  recordUnwrittenFinalStatus(runId: string, attempt: number, note: UnwrittenFinalStatus): Promise<void>;
+  /** The note recordUnwrittenFinalStatus left for the attempt, or null. */
+  readUnwrittenFinalStatus(runId: string, attempt: number): Promise<UnwrittenFinalStatus | null>;
   /** Latest attempt's status. */
   readStatus(runId: string): Promise<ReadStatusResult>;
   /** Newest first, across all DAGs or one; reads status only for the page it returns. */

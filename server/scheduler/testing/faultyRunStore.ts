@@ -1,5 +1,6 @@
 // A MemoryRunStore that can misbehave the way the file store can on shared storage, for the scheduling loops'
-// unit tests: a create that fails, a run directory left without a status, a corrupt status, a racing writer.
+// unit tests: a create that fails, a run directory left without a status, a corrupt status, a status that
+// cannot be written, a racing writer.
 
 import type { RunStatus } from '../../core/types';
 import { MemoryRunStore } from '../../store/memoryRunStore';
@@ -14,6 +15,10 @@ export class FaultyRunStore extends MemoryRunStore {
   readonly halfCreated = new Set<string>();
   /** Runs whose status file cannot be parsed. */
   readonly corrupt = new Set<string>();
+  /** Runs whose directory is long abandoned without a status (readStatus: corrupt, incomplete). */
+  readonly incomplete = new Set<string>();
+  /** writeStatus throws this error code for these run IDs (a full disk: ENOSPC). */
+  readonly failWrites = new Map<string, string>();
   /** Runs missing from the run list: their creator died after the status, before the list entries. */
   readonly unindexed = new Set<string>();
   /** How many of the next listActive calls throw (the active markers cannot be read). */
@@ -54,6 +59,13 @@ export class FaultyRunStore extends MemoryRunStore {
 
   override async readStatus(runId: string): Promise<ReadStatusResult> {
     if (this.halfCreated.has(runId)) return { kind: 'missing' };
+    if (this.incomplete.has(runId))
+      return {
+        kind: 'corrupt',
+        error: 'attempt 1 has no status file: the process that created it probably crashed or failed',
+        path: `/data/runs/${runId}/attempts/1`,
+        incomplete: true,
+      };
     if (this.corrupt.has(runId))
       return {
         kind: 'corrupt',
@@ -61,6 +73,12 @@ export class FaultyRunStore extends MemoryRunStore {
         path: `/data/runs/${runId}/status.json`,
       };
     return super.readStatus(runId);
+  }
+
+  override async writeStatus(status: RunStatus): Promise<void> {
+    const code = this.failWrites.get(status.run_id);
+    if (code !== undefined) throw Object.assign(new Error(`${code}: cannot write the status`), { code });
+    return super.writeStatus(status);
   }
 
   override async readHeartbeat(runId: string, attempt: number): Promise<number | null> {
