@@ -1,4 +1,5 @@
-// Named errors of the runner: thrown when asked to start something that cannot be started.
+// Named errors of the runner: thrown when asked to start something that cannot be started, or when a run's
+// end could not be recorded.
 
 import type { RunState } from '../core/types';
 
@@ -19,5 +20,26 @@ export class RunConflictError extends Error {
             : `run ${runId} is already ${state}`,
     );
     this.name = 'RunConflictError';
+  }
+}
+
+/**
+ * Thrown by a run attempt whose steps are done but whose final status could not be written (a full disk, an
+ * I/O error) in the time allowed. The run stays marked active, so the dead-run check marks it failed with
+ * the reason once its heartbeat is stale; the process should exit non-zero.
+ */
+export class FinalStatusUnwrittenError extends Error {
+  constructor(
+    readonly runId: string,
+    readonly attempt: number,
+    readonly state: RunState,
+    readonly writeError: unknown,
+  ) {
+    const why = writeError instanceof Error ? writeError.message : String(writeError);
+    super(
+      `run ${runId} ended ${state}, but its final status could not be written (${why}); ` +
+        'the active scheduler marks it failed once its heartbeat is stale',
+    );
+    this.name = 'FinalStatusUnwrittenError';
   }
 }

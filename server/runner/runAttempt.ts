@@ -6,6 +6,9 @@ import type { Config } from '../config/types';
 import type { Clock, Logger } from '../core/ports';
 import type { DagSpec, RunStatus, StepStatus } from '../core/types';
 import type { RunStore } from '../store/types';
+import { SECOND } from '../core/units';
+import { errorCode } from '../store/fsutil';
+import { FinalStatusUnwrittenError } from './errors';
 import { executeRun } from './executeRun';
 import { errorText, storeReporter } from './statusReporter';
 import type { SubDagRunner } from './subDag';
@@ -45,9 +48,24 @@ export function attemptLogDir(
 export const STEP_REPORT_SETTLE_MS = 100;
 
 /**
+ * How long a run process keeps trying to write its final status before it gives up: the dead-run check marks
+ * the run failed once its heartbeat is stale, so trying much longer than that threshold gains nothing.
+ */
+export function finalStatusRetryMs(config: Config): number {
+  return Math.min(FINAL_STATUS_RETRY_CAP_MS, config.run.heartbeat_stale_threshold_ms);
+}
+
+const FINAL_STATUS_RETRY_CAP_MS = 30 * SECOND;
+
+/**
  * Runs an attempt whose record exists, marked active for the whole run; returns the final status.
  * `resumeFrom`: the steps of the previous attempt, whose successes are kept rather than run again.
  * `markedActive`: the run (or attempt) was just created running, which marked it active already.
+ *
+ * The active marker is removed only once the final status is on disk. If it cannot be written (a full disk),
+ * the marker stays, a note says why (where it can be made), and FinalStatusUnwrittenError is thrown: the
+ * active scheduler's dead-run check then marks the run failed with that reason once its heartbeat is stale.
+ * Without the marker the run would show `running` for ever, since that check only looks at marked runs.
  */
 export async function runAttempt(
   ctx: AttemptContext,
@@ -63,30 +81,45 @@ export async function runAttempt(
       .markActive(active)
       .catch((err) => logger.warn('Failed to mark the run active', { error: errorText(err) }));
   }
-  try {
-    return await executeRun({
-      dag: ctx.dag,
-      status,
-      // A run created running is on disk as running already: its steps' changes may settle before they are
-      // written (a quick step then costs no write of its own); its end, or a queued run starting, goes at once.
-      reporter: storeReporter(ctx.runStore, logger, {
-        settleMs: STEP_REPORT_SETTLE_MS,
-        written: opts.markedActive ? status.status : null,
-      }),
-      logDir,
-      clock: ctx.clock,
-      logger: ctx.logger,
-      signal: ctx.signal,
-      killGraceMs: ctx.config.run.kill_grace_ms,
-      heartbeatIntervalMs: ctx.config.run.heartbeat_interval_ms,
-      baseEnv: ctx.env ?? process.env,
-      dagsDir: ctx.config.paths.dags_dir,
-      subDag: ctx.subDag,
-      resumeFrom,
-    });
-  } finally {
+  // A run created running is on disk as running already: its steps' changes may settle before they are
+  // written (a quick step then costs no write of its own); its end, or a queued run starting, goes at once.
+  const reporter = storeReporter(ctx.runStore, logger, {
+    settleMs: STEP_REPORT_SETTLE_MS,
+    written: opts.markedActive ? status.status : null,
+    nowMs: () => ctx.clock.nowMs(),
+  });
+  // A throw from the engine (a bug) leaves the marker too: what it last wrote may well say `running`.
+  const final = await executeRun({
+    dag: ctx.dag,
+    status,
+    reporter,
+    logDir,
+    clock: ctx.clock,
+    logger: ctx.logger,
+    signal: ctx.signal,
+    killGraceMs: ctx.config.run.kill_grace_ms,
+    heartbeatIntervalMs: ctx.config.run.heartbeat_interval_ms,
+    baseEnv: ctx.env ?? process.env,
+    dagsDir: ctx.config.paths.dags_dir,
+    subDag: ctx.subDag,
+    resumeFrom,
+  });
+  const settled = await reporter.settle(finalStatusRetryMs(ctx.config));
+  if (!settled.written) {
+    const code = errorCode(settled.error) ?? 'UNKNOWN';
     await ctx.runStore
-      .unmarkActive(status.run_id)
-      .catch((err) => logger.warn('Failed to unmark the run active', { error: errorText(err) }));
+      .recordUnwrittenFinalStatus(final.run_id, final.attempt, { state: final.status, error_code: code })
+      .catch(() => undefined);
+    const error = new FinalStatusUnwrittenError(final.run_id, final.attempt, final.status, settled.error);
+    logger.error('Gave up writing the final status; the run stays active for the dead-run check', {
+      attempt: final.attempt,
+      state: final.status,
+      error: errorText(settled.error),
+    });
+    throw error;
   }
+  await ctx.runStore
+    .unmarkActive(status.run_id)
+    .catch((err) => logger.warn('Failed to unmark the run active', { error: errorText(err) }));
+  return final;
 }

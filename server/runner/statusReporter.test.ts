@@ -50,6 +50,12 @@ function slowStore(failures: number[] = []) {
   };
 }
 
+/** A store on a full disk: every status and heartbeat write fails. */
+function fullThenFreedForHeartbeat() {
+  const full = () => Promise.reject(Object.assign(new Error('ENOSPC'), { code: 'ENOSPC' }));
+  return { writeStatus: full, writeHeartbeat: full };
+}
+
 /** Releases pending store writes until `done` settles. */
 async function drain(store: ReturnType<typeof slowStore>, done: Promise<void>) {
   let settled = false;
@@ -129,6 +135,89 @@ describe('storeReporter', () => {
 
     expect(store.written).toEqual(['final']);
     expect(store.heartbeats).toEqual([1234]);
+  });
+
+  describe('settle', () => {
+    /** A store failing the first `failures` status writes with ENOSPC, then taking them; no waiting. */
+    function fullThenFreed(failures: number) {
+      const written: Array<string | null> = [];
+      const heartbeats: number[] = [];
+      let calls = 0;
+      return {
+        written,
+        heartbeats,
+        async writeStatus(status: RunStatus) {
+          if (++calls <= failures)
+            throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
+          written.push(status.error);
+        },
+        async writeHeartbeat(_runId: string, _attempt: number, nowMs: number) {
+          heartbeats.push(nowMs);
+        },
+      };
+    }
+    /** Timers that fire on the next macrotask and add up the delays they were asked for. */
+    function quickTimers() {
+      const asked: number[] = [];
+      return {
+        asked,
+        setTimeout(fn: () => void, ms: number) {
+          asked.push(ms);
+          return { id: setTimeout(fn, 0) };
+        },
+        clearTimeout(handle: { id: unknown }) {
+          clearTimeout(handle.id as ReturnType<typeof setTimeout>);
+        },
+      };
+    }
+
+    it('writes the final status again, heartbeating in between, until it is on disk', async () => {
+      const store = fullThenFreed(4);
+      const timers = quickTimers();
+      const reporter = storeReporter(store, silentLogger, { timers, nowMs: () => 42 });
+      await reporter.write(statusWith('final'));
+      expect(store.written).toEqual([]);
+
+      expect(await reporter.settle(10_000)).toEqual({ written: true });
+      expect(store.written).toEqual(['final']);
+      expect(store.heartbeats.length).toBeGreaterThanOrEqual(2);
+      expect(store.heartbeats.every((ms) => ms === 42)).toBe(true);
+      // Backing off: each pause at least as long as the one before.
+      expect(timers.asked).toEqual([...timers.asked].sort((a, b) => a - b));
+    });
+
+    it('gives up after about timeoutMs with the last error when the disk stays full', async () => {
+      const store = fullThenFreed(Infinity);
+      const timers = quickTimers();
+      const reporter = storeReporter(store, silentLogger, { timers });
+      void reporter.write(statusWith('final'));
+
+      const outcome = await reporter.settle(5000);
+      expect(outcome.written).toBe(false);
+      expect(!outcome.written && outcome.error).toMatchObject({ code: 'ENOSPC' });
+      expect(timers.asked.reduce((a, b) => a + b, 0)).toBe(5000);
+      expect(Math.max(...timers.asked)).toBeLessThanOrEqual(2000);
+    });
+
+    it('returns at once when everything is written already', async () => {
+      const store = fullThenFreed(0);
+      const timers = quickTimers();
+      const reporter = storeReporter(store, silentLogger, { timers });
+      await reporter.write(statusWith('final'));
+      expect(await reporter.settle(5000)).toEqual({ written: true });
+      expect(timers.asked).toEqual([]);
+    });
+  });
+
+  it('logs failed writes without adding a run_id of its own (its logger carries the run ID already)', async () => {
+    const fields: Array<Record<string, unknown>> = [];
+    const logger: Logger = { ...silentLogger, warn: (_m, f) => fields.push(f ?? {}), child: () => logger };
+    const store = fullThenFreedForHeartbeat();
+    const reporter = storeReporter(store, logger);
+    await reporter.write(statusWith('lost'));
+    await reporter.heartbeat(1);
+    expect(fields.length).toBe(3);
+    for (const f of fields) expect(Object.keys(f)).not.toContain('run_id');
   });
 
   describe('with settleMs', () => {

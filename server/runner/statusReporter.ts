@@ -17,6 +17,19 @@ export interface StatusReporter {
   heartbeat(nowMs: number): Promise<void>;
 }
 
+/** Whether the latest status reached the store in `settle`, and if not the last error writing it. */
+export type SettleOutcome = { written: true } | { written: false; error: unknown };
+
+/** A StatusReporter writing to the run store, which can also be waited on until the latest status is written. */
+export interface StoreReporter extends StatusReporter {
+  /**
+   * Writes the latest status again until it is on disk, backing off (and refreshing the heartbeat) between
+   * tries, for about `timeoutMs` at most. A run's end is written this way: the run process must know whether
+   * its final status is durable before it stops counting the run as active.
+   */
+  settle(timeoutMs: number): Promise<SettleOutcome>;
+}
+
 export interface StoreReporterOptions {
   /**
    * How long a change of a step waits before it is written, gathering the changes that follow. A change of
@@ -27,13 +40,15 @@ export interface StoreReporterOptions {
   /** The run's state in the status already on disk (`running` for a run created running), if known. */
   written?: RunState | null;
   timers?: Timers;
+  /** Wall-clock ms for the heartbeats `settle` writes between its tries (default Date.now). */
+  nowMs?: () => number;
 }
 
 /**
  * A reporter writing through the run store. Status writes are serialized and coalesced: at most one write
  * is in flight, and a write that finds a newer status pending writes that one instead, so the latest state
  * always wins and an older snapshot can never overwrite a newer one. A failed write is logged and retried
- * on the next change or heartbeat.
+ * on the next change or heartbeat, or by `settle`. The logger should carry the run's `run_id` already.
  *
  * With `settleMs`, the steps of a run that changes only its steps are written at most once per `settleMs`:
  * a step that ends within it never causes a write of its own, and a run process whose steps are that short
@@ -43,7 +58,7 @@ export function storeReporter(
   runStore: Pick<RunStore, 'writeStatus' | 'writeHeartbeat'>,
   logger: Logger = silentLogger,
   opts: StoreReporterOptions = {},
-): StatusReporter {
+): StoreReporter {
   const settleMs = opts.settleMs ?? 0;
   const timers = opts.timers ?? systemTimers;
   let latest: RunStatus | null = null;
@@ -52,6 +67,7 @@ export function storeReporter(
   let writtenState: RunState | null = opts.written ?? null;
   let chain: Promise<void> = Promise.resolve();
   let heartbeatInFlight = false;
+  let lastError: unknown = null;
 
   const flush = async (): Promise<void> => {
     if (latest === null || writtenSeq >= latestSeq) return;
@@ -61,9 +77,10 @@ export function storeReporter(
       await runStore.writeStatus(snapshot);
       writtenSeq = Math.max(writtenSeq, seq);
       writtenState = snapshot.status;
+      lastError = null;
     } catch (err) {
+      lastError = err;
       logger.warn('Failed to write run status; will retry on the next change', {
-        run_id: snapshot.run_id,
         attempt: snapshot.attempt,
         error: errorText(err),
       });
@@ -106,7 +123,22 @@ export function storeReporter(
     return next;
   };
 
-  return {
+  const writeHeartbeat = async (ms: number): Promise<void> => {
+    if (latest === null || heartbeatInFlight) return;
+    heartbeatInFlight = true;
+    const { run_id, attempt } = latest;
+    try {
+      await runStore.writeHeartbeat(run_id, attempt, ms);
+    } catch (err) {
+      logger.warn('Failed to write run heartbeat', { attempt, error: errorText(err) });
+    } finally {
+      heartbeatInFlight = false;
+    }
+  };
+  const nowMs = opts.nowMs ?? Date.now;
+  const sleep = (ms: number) => new Promise<void>((resolve) => timers.setTimeout(resolve, ms));
+
+  const reporter: StoreReporter = {
     write(status) {
       latest = structuredClone(status);
       latestSeq += 1;
@@ -114,20 +146,30 @@ export function storeReporter(
     },
     async heartbeat(nowMs) {
       const retry = writtenSeq < latestSeq ? enqueueFlush(false) : Promise.resolve();
-      if (latest === null || heartbeatInFlight) return retry;
-      heartbeatInFlight = true;
-      const { run_id, attempt } = latest;
-      try {
-        await runStore.writeHeartbeat(run_id, attempt, nowMs);
-      } catch (err) {
-        logger.warn('Failed to write run heartbeat', { run_id, error: errorText(err) });
-      } finally {
-        heartbeatInFlight = false;
-      }
+      await writeHeartbeat(nowMs);
       await retry;
     },
+    async settle(timeoutMs) {
+      await enqueueFlush(true);
+      let waitedMs = 0;
+      for (let delayMs = SETTLE_FIRST_RETRY_MS; writtenSeq < latestSeq; delayMs *= 2) {
+        if (waitedMs >= timeoutMs) return { written: false, error: lastError };
+        const pause = Math.min(delayMs, SETTLE_MAX_RETRY_MS, timeoutMs - waitedMs);
+        await sleep(pause);
+        waitedMs += pause;
+        await enqueueFlush(true);
+        // The heartbeat keeps the run from looking dead while its end is still being written.
+        if (writtenSeq < latestSeq) await writeHeartbeat(nowMs());
+      }
+      return { written: true };
+    },
   };
+  return reporter;
 }
+
+/** Backoff of `settle`: the first retry soon (a burst of writes freeing space), then at most every 2 s. */
+const SETTLE_FIRST_RETRY_MS = 100;
+const SETTLE_MAX_RETRY_MS = 2000;
 
 function nextTurn(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
