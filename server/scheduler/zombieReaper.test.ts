@@ -7,7 +7,7 @@ import { MemoryQueueStore } from '../store/memoryQueueStore';
 import { FakeTime } from './testing/fakeTime';
 import { FaultyRunStore } from './testing/faultyRunStore';
 import { dagFromYaml, RecordingLogger } from './testing/loopFixtures';
-import { ZombieReaper } from './zombieReaper';
+import { UNMARKED_SCAN_INTERVAL_MS, ZombieReaper } from './zombieReaper';
 
 const START = Date.parse('2026-11-30T01:15:30Z');
 const STALE_MS = 60 * SECOND;
@@ -166,23 +166,58 @@ describe('ZombieReaper', () => {
     expect((await h.status('alive')).status).toBe('running');
   });
 
-  it('removes the active marker of a run that already ended, without touching its status', async () => {
+  it('removes the active marker of a run that already ended once it has looked ended for the threshold, without touching its status', async () => {
     const h = harness();
     await h.runningRun('r1', 'worker-host', 4242);
     const finished = { ...(await h.status('r1')), status: 'succeeded' as const, finished_at: isoUtc(START) };
     await h.runs.writeStatus(finished);
     await h.time.advance(STALE_MS * 2);
 
+    // A new attempt's marker comes before its status: at first sight this could be one being created.
+    expect(await h.reaper.sweep()).toEqual([]);
+    expect(await h.activeIds()).toEqual(['r1']);
+    await h.time.advance(STALE_MS);
     expect(await h.reaper.sweep()).toEqual([]);
     expect(await h.activeIds()).toEqual([]);
     expect(await h.status('r1')).toEqual(finished);
   });
 
-  it('removes the active marker of a run that does not exist', async () => {
+  it('removes the active marker of a run that does not exist once it has stayed so for the threshold, and says so', async () => {
     const h = harness();
     await h.runs.markActive({ run_id: 'ghost', dag_name: 'etl', queue: 'etl' });
     expect(await h.reaper.sweep()).toEqual([]);
+    expect(await h.activeIds()).toEqual(['ghost']);
+    await h.time.advance(STALE_MS);
+    expect(await h.reaper.sweep()).toEqual([]);
     expect(await h.activeIds()).toEqual([]);
+    expect(h.logger.find('Removed the active marker of a run that has no status')).toHaveLength(1);
+  });
+
+  it('keeps the marker of a run whose status is being written (the marker comes first) and checks it as usual after', async () => {
+    const h = harness();
+    h.runs.halfCreated.add('r1');
+    await h.runs.markActive({ run_id: 'r1', dag_name: 'etl', queue: 'etl' });
+    expect(await h.reaper.sweep()).toEqual([]);
+
+    // The creator writes the status; the marker was never dropped, and a later death is still found.
+    h.runs.halfCreated.delete('r1');
+    await h.runningRun('r1', 'worker-host', 4242);
+    await h.time.advance(STALE_MS + SECOND);
+    expect(await h.reaper.sweep()).toEqual(['r1']);
+  });
+
+  it('removes, after the threshold, the marker of a run its creator left without a status, which the list shows as corrupt', async () => {
+    const h = harness();
+    await h.runs.markActive({ run_id: 'half-made', dag_name: 'etl', queue: 'etl' });
+    h.runs.incomplete.add('half-made');
+    expect(await h.reaper.sweep()).toEqual([]);
+    expect(h.logger.find('unreadable status file')).toEqual([]);
+    await h.time.advance(STALE_MS);
+    expect(await h.reaper.sweep()).toEqual([]);
+    expect(await h.activeIds()).toEqual([]);
+    const [line] = h.logger.find('Removed the active marker of a run that has no status');
+    expect(line.fields).toMatchObject({ run_id: 'half-made', dag: 'etl' });
+    expect(String(line.fields.reason)).toMatch(/has no status file/);
   });
 
   it('leaves a run with a corrupt status marked active and reports it', async () => {
@@ -300,6 +335,83 @@ describe('ZombieReaper', () => {
     const s = await h.status('r1');
     expect(s.status).toBe('succeeded');
     expect(s.error).toBeNull();
+  });
+
+  it('fails a dead run whose final status could not be written, saying what it reached and why', async () => {
+    const h = harness();
+    await h.runningRun('gone', THIS_HOST, 4242);
+    await h.runs.recordUnwrittenFinalStatus('gone', 1, { state: 'succeeded', error_code: 'ENOSPC' });
+    await h.runningRun('silent', 'other-host', 4343);
+    await h.runs.recordUnwrittenFinalStatus('silent', 1, { state: 'failed', error_code: 'EIO' });
+    await h.time.advance(STALE_MS + SECOND);
+
+    expect(await h.reaper.sweep()).toEqual(['gone', 'silent']);
+    expect((await h.status('gone')).error).toBe(
+      `run process 4242 on ${THIS_HOST} ended succeeded, but its final status could not be written (ENOSPC: no space left on device); marked failed`,
+    );
+    expect((await h.status('silent')).error).toBe(
+      'run process 4343 on other-host ended failed, but its final status could not be written (EIO: i/o error); marked failed',
+    );
+    expect(await h.activeIds()).toEqual([]);
+  });
+
+  it('does not fail a run whose final status could not be written while its heartbeat is fresh', async () => {
+    const h = harness();
+    await h.runningRun('retrying', 'other-host', 4242);
+    await h.runs.recordUnwrittenFinalStatus('retrying', 1, { state: 'succeeded', error_code: 'ENOSPC' });
+    await h.time.advance(STALE_MS - SECOND);
+    expect(await h.reaper.sweep()).toEqual([]);
+    expect((await h.status('retrying')).status).toBe('running');
+  });
+
+  it('goes on with the other runs when it cannot write one (a full disk), says so once, and fails that one when it can', async () => {
+    const h = harness();
+    await h.runningRun('a', 'other-host', 1);
+    await h.runningRun('b', 'other-host', 2);
+    await h.time.advance(STALE_MS + SECOND);
+    h.runs.failWrites.set('a', 'ENOSPC');
+
+    expect(await h.reaper.sweep()).toEqual(['b']);
+    expect(await h.reaper.sweep()).toEqual([]);
+    expect(await h.activeIds()).toEqual(['a']);
+    const lines = h.logger.find('Could not check an active run; trying again at the next sweep');
+    expect(lines).toHaveLength(1);
+    expect(lines[0].fields).toMatchObject({ run_id: 'a', error: 'ENOSPC: cannot write the status' });
+
+    h.runs.failWrites.delete('a');
+    expect(await h.reaper.sweep()).toEqual(['a']);
+    expect(await h.activeIds()).toEqual([]);
+  });
+
+  it('marks active again a running run that lost its marker, then fails it once its heartbeat is stale', async () => {
+    const h = harness();
+    await h.runningRun('unmarked', 'other-host', 4242);
+    // An older version removed the marker although its final status could not be written.
+    await h.runs.unmarkActive('unmarked');
+    await h.time.advance(STALE_MS + SECOND);
+
+    expect(await h.reaper.sweep()).toEqual([]);
+    expect(await h.activeIds()).toEqual(['unmarked']);
+    expect(h.logger.find('Marked a run active again')[0].fields).toMatchObject({
+      run_id: 'unmarked',
+      state: 'running',
+    });
+    expect(await h.reaper.sweep()).toEqual(['unmarked']);
+    expect((await h.status('unmarked')).status).toBe('failed');
+  });
+
+  it('looks for runs that lost their marker at the first sweep and then every five minutes only', async () => {
+    const h = harness();
+    expect(await h.reaper.sweep()).toEqual([]);
+    await h.runningRun('later', 'other-host', 4242);
+    await h.runs.unmarkActive('later');
+    await h.time.advance(UNMARKED_SCAN_INTERVAL_MS - SECOND);
+    await h.runs.writeHeartbeat('later', 1, h.time.nowMs());
+    expect(await h.reaper.sweep()).toEqual([]);
+    expect(await h.activeIds()).toEqual([]);
+    await h.time.advance(SECOND);
+    expect(await h.reaper.sweep()).toEqual([]);
+    expect(await h.activeIds()).toEqual(['later']);
   });
 
   it('does nothing while fenced', async () => {

@@ -1,6 +1,7 @@
-// Finds runs whose process died (host crash, kill -9) and marks them failed, so nothing stays `running`
-// or `queued` forever with no owner. Runs only on the active scheduler. Runs handed to the workers are owned
-// by a dispatch task or a worker; the coordinator relays their heartbeats and judges silent workers.
+// Finds runs whose process died (host crash, kill -9, a final status it could not write on a full disk) and
+// marks them failed, so nothing stays `running` or `queued` forever with no owner. Runs only on the active
+// scheduler. Runs handed to the workers are owned by a dispatch task or a worker; the coordinator relays
+// their heartbeats and judges silent workers.
 
 import { hostname } from 'node:os';
 import { isoUtc } from '../core/runStatus';
@@ -8,10 +9,16 @@ import type { Clock, Logger } from '../core/ports';
 import type { RunStatus } from '../core/types';
 import { formatDuration } from '../core/duration';
 import type { DispatchStore } from '../store/dispatchTypes';
-import type { QueueStore, RunStore } from '../store/types';
+import { MINUTE } from '../core/units';
+import type { QueueStore, ReadStatusResult, RunStore } from '../store/types';
+import { describeErrorCode } from './describeErrorCode';
+import { markUnmarkedLiveRuns, type RemarkedRun } from './markUnmarkedLiveRuns';
 
 /** Requeued runs remembered; far more than can be stranded between two sweeps. */
 const MAX_REMEMBERED_REQUEUES = 10_000;
+
+/** How often the run list is searched for queued or running runs that lost their active marker. */
+export const UNMARKED_SCAN_INTERVAL_MS = 5 * MINUTE;
 
 export interface ZombieReaperDeps {
   clock: Clock;
@@ -54,6 +61,16 @@ export class ZombieReaper {
   private readonly processAlive: (pid: number) => boolean;
   /** Stranded queued runs this instance put back in their queue: a second stranding fails them. */
   private readonly requeued = new Set<string>();
+  /**
+   * Markers of runs with no status, or an ended one, by run ID: when (monotonic) this instance first saw
+   * each so. A marker is written before the status of a new run or attempt, so one is removed only once it
+   * has looked that way for the stale threshold; removing it at once could unmark a run being created.
+   */
+  private readonly pointless = new Map<string, number>();
+  /** Runs whose check failed (a storage error), so that a failure is logged once rather than every sweep. */
+  private readonly failing = new Set<string>();
+  private lastUnmarkedScanMono: number | null = null;
+  private unmarkedScanFailing = false;
 
   constructor(private readonly d: ZombieReaperDeps) {
     this.host = d.host ?? hostname();
@@ -64,41 +81,116 @@ export class ZombieReaper {
   async sweep(): Promise<string[]> {
     if (!this.d.canDispatch()) return [];
     const reaped: string[] = [];
-    for (const a of await this.d.runs.listActive()) {
-      const r = await this.d.runs.readStatus(a.run_id);
-      if (r.kind === 'missing') {
-        await this.d.runs.unmarkActive(a.run_id);
-        continue;
+    const active = await this.d.runs.listActive();
+    const seen = new Set<string>();
+    for (const a of active) {
+      seen.add(a.run_id);
+      // One run whose files cannot be written (a full disk) must not keep the others from being checked.
+      try {
+        if (await this.check(a)) reaped.push(a.run_id);
+        this.failing.delete(a.run_id);
+      } catch (err) {
+        if (!this.failing.has(a.run_id)) {
+          this.failing.add(a.run_id);
+          this.d.logger.warn('Could not check an active run; trying again at the next sweep', {
+            dag: a.dag_name,
+            run_id: a.run_id,
+            error: (err as Error).message,
+          });
+        }
       }
-      if (r.kind === 'corrupt') {
-        this.d.logger.error('Active run has an unreadable status file', {
-          run_id: a.run_id,
-          path: r.path,
-          error: r.error,
-        });
-        continue;
-      }
-      const s = r.status;
-      if (s.status !== 'running' && s.status !== 'queued') {
-        await this.d.runs.unmarkActive(a.run_id);
-        continue;
-      }
-      const reason =
-        s.status === 'running' ? await this.deadRunReason(s) : await this.strandedQueuedReason(s);
-      if (reason === null) continue;
-      // Read again right before writing: the run may have finished, or been queued, while we looked.
-      const again = await this.d.runs.readStatus(a.run_id);
-      if (again.kind !== 'ok' || again.status.status !== s.status || again.status.attempt !== s.attempt)
-        continue;
-      if (s.status === 'queued' && (await this.strandedQueuedReason(again.status)) === null) continue;
-      if (s.status === 'queued' && (await this.mayRequeue(again.status))) {
-        await this.requeue(again.status, reason);
-        continue;
-      }
-      await this.markFailed(again.status, reason);
-      reaped.push(a.run_id);
     }
+    for (const runId of this.pointless.keys()) if (!seen.has(runId)) this.pointless.delete(runId);
+    for (const runId of this.failing) if (!seen.has(runId)) this.failing.delete(runId);
+    await this.scanForUnmarked();
     return reaped;
+  }
+
+  /** Checks one marked run; true when it was marked failed. */
+  private async check(a: { run_id: string; dag_name: string }): Promise<boolean> {
+    const r = await this.d.runs.readStatus(a.run_id);
+    if (r.kind === 'corrupt' && !r.incomplete) {
+      this.d.logger.error('Active run has an unreadable status file', {
+        run_id: a.run_id,
+        path: r.path,
+        error: r.error,
+      });
+      return false;
+    }
+    if (r.kind !== 'ok' || (r.status.status !== 'running' && r.status.status !== 'queued')) {
+      await this.unmarkOnceSettled(a, r);
+      return false;
+    }
+    this.pointless.delete(a.run_id);
+    const s = r.status;
+    const reason = s.status === 'running' ? await this.deadRunReason(s) : await this.strandedQueuedReason(s);
+    if (reason === null) return false;
+    // Read again right before writing: the run may have finished, or been queued, while we looked.
+    const again = await this.d.runs.readStatus(a.run_id);
+    if (again.kind !== 'ok' || again.status.status !== s.status || again.status.attempt !== s.attempt)
+      return false;
+    if (s.status === 'queued' && (await this.strandedQueuedReason(again.status)) === null) return false;
+    if (s.status === 'queued' && (await this.mayRequeue(again.status))) {
+      await this.requeue(again.status, reason);
+      return false;
+    }
+    await this.markFailed(again.status, reason);
+    return true;
+  }
+
+  /**
+   * A marker whose run has no status (missing, or a directory its creator left without one) or has ended:
+   * removed once it has looked so for the stale threshold. Nothing then counts that run as active; a run
+   * left without a status is shown in the run list as corrupt, with the reason.
+   */
+  private async unmarkOnceSettled(a: { run_id: string; dag_name: string }, r: ReadStatusResult) {
+    const now = this.d.clock.monoMs();
+    const since = this.pointless.get(a.run_id);
+    if (since === undefined) {
+      this.pointless.set(a.run_id, now);
+      return;
+    }
+    if (now - since < this.d.heartbeatStaleMs) return;
+    await this.d.runs.unmarkActive(a.run_id);
+    this.pointless.delete(a.run_id);
+    if (r.kind === 'ok') return; // an ended run whose own process could not remove its marker
+    this.d.logger.warn('Removed the active marker of a run that has no status', {
+      dag: a.dag_name,
+      run_id: a.run_id,
+      reason: r.kind === 'corrupt' ? `${r.path}: ${r.error}` : 'no run directory',
+    });
+  }
+
+  /**
+   * Every UNMARKED_SCAN_INTERVAL_MS (and at the first sweep): queued or running runs among the newest in the
+   * run list that have no active marker (removed by an older version, or by hand) get one again, so that
+   * this check sees them from the next sweep on instead of leaving them `running` for ever.
+   */
+  private async scanForUnmarked(): Promise<void> {
+    const now = this.d.clock.monoMs();
+    if (this.lastUnmarkedScanMono !== null && now - this.lastUnmarkedScanMono < UNMARKED_SCAN_INTERVAL_MS)
+      return;
+    let remarked: RemarkedRun[];
+    try {
+      remarked = await markUnmarkedLiveRuns(this.d.runs);
+    } catch (err) {
+      // Tried again at the next sweep; said once until it works.
+      if (!this.unmarkedScanFailing)
+        this.d.logger.warn('Could not look for runs that lost their active marker; trying again', {
+          error: (err as Error).message,
+        });
+      this.unmarkedScanFailing = true;
+      return;
+    }
+    this.unmarkedScanFailing = false;
+    this.lastUnmarkedScanMono = now;
+    for (const run of remarked) {
+      this.d.logger.warn('Marked a run active again: its status says it is not over but it had no marker', {
+        dag: run.dag_name,
+        run_id: run.run_id,
+        state: run.status,
+      });
+    }
   }
 
   private async deadRunReason(s: RunStatus): Promise<string | null> {
@@ -106,7 +198,7 @@ export class ZombieReaper {
     // A run on a worker is judged by its heartbeat alone (the coordinator writes it): its pid is the
     // worker host's, and signalling it here could hit an unrelated local process.
     if (s.worker_id === null && s.host === this.host && s.pid !== null && !this.processAlive(s.pid)) {
-      return `run process ${s.pid} on ${s.host} is gone; marked failed`;
+      return (await this.unwrittenEndReason(s)) ?? `run process ${s.pid} on ${s.host} is gone; marked failed`;
     }
     const hb = await this.d.runs.readHeartbeat(s.run_id, s.attempt);
     const last = hb ?? (s.started_at ? Date.parse(s.started_at) : Date.parse(s.created_at));
@@ -116,7 +208,17 @@ export class ZombieReaper {
     if (s.worker_id !== null) {
       return `run on worker ${s.worker_id} stopped heartbeating ${ago} ago (no heartbeat relayed by the coordinator); marked failed`;
     }
-    return `run process ${s.pid ?? '?'} on ${s.host ?? 'unknown host'} stopped heartbeating ${ago} ago; marked failed`;
+    return (
+      (await this.unwrittenEndReason(s)) ??
+      `run process ${s.pid ?? '?'} on ${s.host ?? 'unknown host'} stopped heartbeating ${ago} ago; marked failed`
+    );
+  }
+
+  /** The reason of a run whose process ended without being able to write its final status, if it said so. */
+  private async unwrittenEndReason(s: RunStatus): Promise<string | null> {
+    const note = await this.d.runs.readUnwrittenFinalStatus(s.run_id, s.attempt);
+    if (note === null) return null;
+    return `run process ${s.pid ?? '?'} on ${s.host ?? 'unknown host'} ended ${note.state}, but its final status could not be written (${describeErrorCode(note.error_code)}); marked failed`;
   }
 
   private async strandedQueuedReason(s: RunStatus): Promise<string | null> {
