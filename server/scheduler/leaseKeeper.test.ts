@@ -112,6 +112,26 @@ describe('LeaseKeeper', () => {
     expect(m.keeper.role()).toBe('stopped');
   });
 
+  it('waits as a standby through a full disk at its first attempt, and takes the lock once there is space', async () => {
+    const h = harness();
+    const full = new MemoryLockStorage();
+    const create = full.create.bind(full);
+    let space = false;
+    full.create = (record) =>
+      space
+        ? create(record)
+        : Promise.reject(Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' }));
+    const m = h.add('a', full);
+    await started(h, m);
+    expect(m.keeper.role()).toBe('standby');
+    expect(m.logs.some((l) => l.startsWith('warn Storage error while waiting for the scheduler lock'))).toBe(
+      true,
+    );
+    space = true;
+    await h.world.runUntil(h.world.now + 2 * R);
+    expect(m.keeper.role()).toBe('active');
+  });
+
   it('takes a free lock at once and renews it every I', async () => {
     const h = harness();
     const a = h.add('a');

@@ -180,7 +180,9 @@ export class LeaseKeeper {
       : this.d.storage.takeOver(obs.read, record, obs.attempt);
     const outcome = await this.deadline(this.track(call), callStartMono);
     if (gen !== this.generation) return;
-    if (outcome.kind === 'error' && first) throw outcome.error;
+    // A first attempt that fails on a directory it could read is a full or failing disk, not a wrong path: the
+    // instance waits as a standby and keeps trying, rather than exit and be restarted into the same error.
+    if (outcome.kind === 'error' && first && !isWriteFailure(outcome.error)) throw outcome.error;
     if (outcome.kind === 'done' && outcome.value) {
       this.becomeActive(record, callStartMono, creating ? 'fresh' : decision.how, obs);
       return;
@@ -483,4 +485,12 @@ export class LeaseKeeper {
   private mono(): number {
     return this.d.clock.monoMs();
   }
+}
+
+/** Errors of a write that the storage could not take (full, over quota, failing, mounted read-only). */
+const WRITE_FAILURES = new Set(['ENOSPC', 'EDQUOT', 'EIO', 'EROFS']);
+
+function isWriteFailure(err: unknown): boolean {
+  const code = typeof err === 'object' && err !== null && 'code' in err ? String(err.code) : '';
+  return WRITE_FAILURES.has(code);
 }
