@@ -1,6 +1,7 @@
 // The scheduler service: the tick loop, the queue consumer and the zombie reaper, wired around the stores.
 // (Failover between several instances is added on top of `canDispatch`.) Queued runs of DAGs that go to
-// workers are handed to a dispatcher over the data directory's dispatch store.
+// workers are handed to a dispatcher over the data directory's dispatch store; runs no worker took are
+// ended here too while no coordinator is alive (holdExpiry.ts), on the reaper's beat.
 
 import { isDistributed } from '../coordinator/dispatcherApi';
 import type { Config } from '../config/types';
@@ -9,12 +10,14 @@ import type { DispatcherApi } from '../coordinator/dispatcherApi';
 import type { Clock, Logger, Timers, TimerHandle } from '../core/ports';
 import type { DispatchStore } from '../store/dispatchTypes';
 import { FileCancelRequests } from '../store/fileCancelRequests';
+import { FileCoordinatorRegistry } from '../store/fileCoordinatorRegistry';
 import { FileDispatchStore } from '../store/fileDispatchStore';
 import { FileWorkerRegistry } from '../store/fileWorkerRegistry';
 import { withRunEvents } from '../store/runEvents';
 import type { EventLog, QueueStore, RunStore } from '../store/types';
 import { CronLoop } from './cronLoop';
 import { DagCatalogCache } from './dagCatalogCache';
+import { HoldExpiry } from './holdExpiry';
 import type { Launcher } from './launcher';
 import { QueueProcessor } from './queueProcessor';
 import { RecentLaunches } from './recentLaunches';
@@ -42,29 +45,50 @@ export interface SchedulerDeps {
 export interface SchedulerDistributed {
   dispatcher: DispatcherApi;
   tasks: Pick<DispatchStore, 'findByRun'>;
+  /** Ends runs no worker took while no coordinator is alive; swept right after the zombie reaper. */
+  holdExpiry?: Pick<HoldExpiry, 'sweep'>;
 }
 
-/** The dispatcher over the files under `paths.data_dir`, writing runs through `runs`. */
-function fileDistributed(d: SchedulerDeps, runs: RunStore): SchedulerDistributed {
+/** The dispatcher and the hold expiry over the files under `paths.data_dir`, writing runs through `runs`. */
+function fileDistributed(d: SchedulerDeps, runs: RunStore, canDispatch: () => boolean): SchedulerDistributed {
   const dataDir = d.config.paths.data_dir;
+  const c = d.config.coordinator;
   const tasks = new FileDispatchStore({ dataDir, logger: d.logger });
+  const workers = new FileWorkerRegistry({ dataDir, logger: d.logger });
+  const cancels = new FileCancelRequests({ dataDir });
+  const coordinators = new FileCoordinatorRegistry({ dataDir, logger: d.logger });
   const dispatcher = new Dispatcher({
     runs,
     tasks,
-    workers: new FileWorkerRegistry({ dataDir, logger: d.logger }),
-    cancels: new FileCancelRequests({ dataDir }),
+    workers,
+    cancels,
+    coordinators,
     clock: d.clock,
     logger: d.logger.child({ component: 'dispatcher' }),
-    waitMs: d.config.coordinator.worker_wait_timeout_ms,
-    staleMs: d.config.coordinator.worker_stale_threshold_ms,
+    waitMs: c.worker_wait_timeout_ms,
+    staleMs: c.worker_stale_threshold_ms,
   });
-  return { dispatcher, tasks };
+  const holdExpiry = new HoldExpiry({
+    runs,
+    tasks,
+    cancels,
+    workers,
+    coordinators,
+    clock: d.clock,
+    logger: d.logger.child({ component: 'hold-expiry' }),
+    canDispatch,
+    detectionIntervalMs: c.detection_interval_ms,
+    reservationTtlMs: c.reservation_ttl_ms,
+    staleMs: c.worker_stale_threshold_ms,
+  });
+  return { dispatcher, tasks, holdExpiry };
 }
 
 export class Scheduler {
   private readonly cron: CronLoop;
   private readonly queueProcessor: QueueProcessor;
   private readonly reaper: ZombieReaper;
+  private readonly holdExpiry: Pick<HoldExpiry, 'sweep'> | null;
   private reaperTimer: TimerHandle | null = null;
   private stopped = false;
 
@@ -90,7 +114,8 @@ export class Scheduler {
     const logger = d.logger;
     // Every status the loops write (queued catch-ups, queue hand-overs, reaped runs) emits `dag.run.*`.
     const runs = withRunEvents(d.runs, d.events, { logger });
-    const distributed = d.distributed ?? fileDistributed(d, runs);
+    const distributed = d.distributed ?? fileDistributed(d, runs, canDispatch);
+    this.holdExpiry = distributed.holdExpiry ?? null;
     this.cron = new CronLoop({
       dataDir: d.config.paths.data_dir,
       instanceId: d.instanceId ?? 'local',
@@ -129,7 +154,8 @@ export class Scheduler {
       canDispatch,
       tasks: distributed.tasks,
       slotAdoptionDone: () => this.cron.slotAdoptionDone(),
-      launching: (runId) => recent.has(runId),
+      // A slot's record is created before its process is started (the tick creates all of them first).
+      launching: (runId) => recent.has(runId) || this.cron.isLaunchPending(runId),
     });
   }
 
@@ -151,6 +177,8 @@ export class Scheduler {
       this.reaper
         .sweep()
         .catch((err: Error) => this.d.logger.error('Zombie sweep failed', { error: err.message }))
+        .then(() => this.holdExpiry?.sweep())
+        .catch((err: Error) => this.d.logger.error('Hold expiry sweep failed', { error: err.message }))
         .finally(() => this.armReaper(this.d.config.scheduler.zombie_check_interval_ms));
     }, ms);
   }
