@@ -15,6 +15,14 @@ export const R_MS = 500;
 export const I_MS = Math.min(7000, T_MS / 4);
 /** Process start-up allowance on this 2-core machine (node + bundle + first lock attempt). */
 export const STARTUP_MS = 1500;
+/**
+ * How late a scheduler's timer may fire (and log) after the moment the protocol bounds, on a loaded 2-core
+ * machine. Bounds on durations add only this to the protocol's figures: they are checked on the time stamps
+ * of the schedulers' own log records, so the test's own polling adds nothing.
+ */
+export const TIMER_SLACK_MS = 500;
+/** How long a test waits for an event whose timing it then checks on the event's own time stamp. */
+export const EVENT_DEADLINE_MS = 20_000;
 
 export interface Instance {
   name: string;

@@ -93,11 +93,13 @@ export interface Service {
   child: ChildProcess;
   output(): string;
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<void>;
+  /** Resolves with what `check` returns once it is truthy, checked at each new piece of output. */
+  waitUntil<T>(check: () => T | null | undefined | false, timeoutMs: number, what: string): Promise<T>;
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
 /** Collects a child's stdout and stderr and lets a test wait for a line to appear in them. */
-export function watchOutput(child: ChildProcess): Pick<Service, 'output' | 'waitFor'> {
+export function watchOutput(child: ChildProcess): Pick<Service, 'output' | 'waitFor' | 'waitUntil'> {
   let out = '';
   const listeners = new Set<() => void>();
   const onData = (d: Buffer) => {
@@ -106,24 +108,27 @@ export function watchOutput(child: ChildProcess): Pick<Service, 'output' | 'wait
   };
   child.stdout!.on('data', onData);
   child.stderr!.on('data', onData);
+  const waitUntil = <T>(check: () => T | null | undefined | false, timeoutMs: number, what: string) =>
+    new Promise<T>((resolve, reject) => {
+      const listener = () => {
+        const value = check();
+        if (!value) return;
+        listeners.delete(listener);
+        clearTimeout(timer);
+        resolve(value);
+      };
+      const timer = setTimeout(() => {
+        listeners.delete(listener);
+        reject(new Error(`timed out waiting for ${what}; ${describeOutput(out)}`));
+      }, timeoutMs);
+      listeners.add(listener);
+      listener();
+    });
   return {
     output: () => out,
-    waitFor(pattern, timeoutMs = 20_000) {
-      return new Promise((resolve, reject) => {
-        const check = () => {
-          if (!pattern.test(out)) return;
-          listeners.delete(check);
-          clearTimeout(timer);
-          resolve();
-        };
-        const timer = setTimeout(() => {
-          listeners.delete(check);
-          reject(new Error(`timed out waiting for ${pattern}; ${describeOutput(out)}`));
-        }, timeoutMs);
-        listeners.add(check);
-        check();
-      });
-    },
+    waitUntil,
+    waitFor: (pattern, timeoutMs = 20_000) =>
+      waitUntil(() => pattern.test(out), timeoutMs, String(pattern)).then(() => undefined),
   };
 }
 
@@ -135,6 +140,59 @@ function describeOutput(out: string): string {
   const lines = out.trimEnd().split('\n');
   if (lines.length <= 30) return `output:\n${out}`;
   return `last 30 of ${lines.length} output lines:\n${lines.slice(-30).join('\n')}\n-- whole output:\n${out}`;
+}
+
+/** One JSON log record of a `dagu` process (DAGU_LOG_FORMAT=json), with its own time stamp in ms. */
+export interface LogRecord {
+  msg: string;
+  /** The record's `time`, on the clock of the process that wrote it. */
+  timeMs: number;
+  fields: Record<string, unknown>;
+}
+
+/** The JSON log records in `output` whose message matches `pattern`, oldest first. */
+export function logRecords(output: string, pattern: RegExp): LogRecord[] {
+  const records: LogRecord[] = [];
+  for (const line of output.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    let fields: Record<string, unknown>;
+    try {
+      fields = JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      continue; // a line still being written
+    }
+    if (typeof fields.msg !== 'string' || !pattern.test(fields.msg)) continue;
+    records.push({ msg: fields.msg, timeMs: Date.parse(String(fields.time)), fields });
+  }
+  return records;
+}
+
+/**
+ * Waits for the first JSON log record whose message matches `pattern` and returns it. Tests that bound how
+ * long something took compare these time stamps, which the process wrote when the event happened, rather
+ * than the moment the test got round to noticing it.
+ */
+export function waitForLog(
+  svc: Pick<Service, 'output' | 'waitUntil'>,
+  pattern: RegExp,
+  timeoutMs = 20_000,
+): Promise<LogRecord> {
+  // Only complete lines are parsed, each once.
+  let scanned = 0;
+  let found: LogRecord | undefined;
+  return svc.waitUntil(
+    () => {
+      const out = svc.output();
+      const end = out.lastIndexOf('\n') + 1;
+      if (!found && end > scanned) {
+        found = logRecords(out.slice(scanned, end), pattern)[0];
+        scanned = end;
+      }
+      return found;
+    },
+    timeoutMs,
+    `a JSON log record whose message matches ${pattern}`,
+  );
 }
 
 /** Sends `signal`, then SIGKILL after 12 s, and resolves with the exit code. */
