@@ -60,7 +60,9 @@ export class Cluster {
       service,
       async health(query = '') {
         try {
-          const r = await fetch(`http://127.0.0.1:${port}/health${query}`);
+          const r = await fetch(`http://127.0.0.1:${port}/health${query}`, {
+            signal: AbortSignal.timeout(2000),
+          });
           return { code: r.status, body: (await r.json()) as { status?: string; role?: string } };
         } catch {
           return { code: 0, body: null };
