@@ -59,17 +59,24 @@ function wrap(getRoot: () => pino.Logger, minRank: number, bindings: LogFields):
     }
     return p;
   };
+  const emit = (level: Level, msg: string, fields: LogFields | undefined) => {
+    if (RANK[level] < minRank && level !== 'error') return;
+    try {
+      // A field the logger is bound with, passed again (`run_id`), would appear twice in the line: such a
+      // line goes through the root with the fields merged, the call's value winning.
+      if (fields !== undefined && Object.keys(fields).some((k) => k in bindings))
+        getRoot()[level]({ ...bindings, ...fields }, msg);
+      else get()[level](fields ?? {}, msg);
+    } catch {
+      // The line could not be written: a full disk under a run's process log makes every write fail with
+      // ENOSPC. Logging must never be what stops a run or a service, so the line is dropped.
+    }
+  };
   return {
-    debug: (msg, fields) => {
-      if (minRank <= RANK.debug) get().debug(fields ?? {}, msg);
-    },
-    info: (msg, fields) => {
-      if (minRank <= RANK.info) get().info(fields ?? {}, msg);
-    },
-    warn: (msg, fields) => {
-      if (minRank <= RANK.warn) get().warn(fields ?? {}, msg);
-    },
-    error: (msg, fields) => get().error(fields ?? {}, msg),
+    debug: (msg, fields) => emit('debug', msg, fields),
+    info: (msg, fields) => emit('info', msg, fields),
+    warn: (msg, fields) => emit('warn', msg, fields),
+    error: (msg, fields) => emit('error', msg, fields),
     child: (fields) => wrap(getRoot, minRank, { ...bindings, ...fields }),
   };
 }
