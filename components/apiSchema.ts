@@ -162,7 +162,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The latest attempt's full status of a run. */
+    /** The latest attempt's full status of a run; a run waiting for a worker while no coordinator is alive shows the conditions `NoAvailableCoordinator`. */
     get: operations['getRun'];
     put?: never;
     post?: never;
@@ -350,7 +350,7 @@ export interface components {
     /** @description The body of every error answer. */
     ErrorBody: {
       error: {
-        /** @description Stable machine-readable code: bad_request, unauthorized, forbidden, not_found, conflict, no_worker, payload_too_large, corrupt_record, config_error, dispatch_failed or internal. */
+        /** @description Stable machine-readable code: bad_request, unauthorized, forbidden, not_found, conflict, no_worker, no_coordinator, payload_too_large, corrupt_record, config_error, dispatch_failed or internal. */
         code: string;
         /** @description What went wrong, naming the field or the thing involved. */
         message: string;
@@ -391,7 +391,7 @@ export interface components {
        * @enum {string}
        */
       status: 'True' | 'False' | 'Unknown';
-      /** @description A CamelCase cause, e.g. `NoMatchingWorker` or `NoAvailableWorker`. */
+      /** @description A CamelCase cause, e.g. `NoMatchingWorker`, `NoAvailableWorker`, or `NoAvailableCoordinator` (shown for a run waiting for a worker while no coordinator is alive, whatever was recorded before). */
       reason: string;
       /** @description The same cause in a sentence. */
       message: string;
@@ -1148,7 +1148,7 @@ export interface components {
         'application/json': components['schemas']['ErrorBody'];
       };
     };
-    /** @description The request is valid but the thing is in the wrong state (`conflict`), e.g. a run that is not queued or already finished; or no worker can take a run and waiting is off (`no_worker`). */
+    /** @description The request is valid but the thing is in the wrong state (`conflict`), e.g. a run that is not queued or already finished; or no worker can take a run and waiting is off (`no_worker`); or the run is for the workers and no coordinator has been seen alive (`no_coordinator`, "no coordinators available"): nothing is recorded. */
     Conflict: {
       headers: {
         [name: string]: unknown;

@@ -7,7 +7,7 @@ export type { QueueFilter, QueueListing, QueueSummary, WaitingRun } from './queu
 export { cancelQueuedRuns, type CancelResult } from './cancelRuns';
 export { getOverview, type Overview } from './overview';
 export { retryRun, type RetryResult } from './retryRun';
-export { getRun, listRuns, compileRunListQuery, type RunListParams } from './runs';
+export { getRun, listRuns, compileRunListQuery, viewRun, type RunListParams } from './runs';
 export { readRunLog, type LogStream, type StepLog } from './runLogs';
 export { startDag, type StartResult } from './startDag';
 export { dequeueOrCancel, requestStop, stopRun, type StopResult } from './stopRun';

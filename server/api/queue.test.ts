@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConflictError, NotFoundError } from './errors';
+import { ConflictError, NotFoundError, toErrorResponse } from './errors';
 import { dequeueRun, enqueueDag } from './queue';
 import { getRun } from './runs';
+import { NoCoordinatorError } from './startDag';
 import { testServices, type TestServices } from './testServices';
 
 const HELLO = 'steps:\n  - name: greet\n    command: echo hello\n  - name: bye\n    command: echo bye\n';
@@ -67,6 +68,24 @@ describe('enqueueDag', () => {
     } finally {
       off.cleanup();
     }
+  });
+
+  it('refuses a DAG that runs on workers with no_coordinator while none is alive, and writes nothing', async () => {
+    svc.writeDag('remote', `worker_selector:\n  zone: b\n${HELLO}`);
+    const [record] = await svc.coordinators.list();
+    await svc.coordinators.put({ ...record, stopped_at_ms: svc.clock.nowMs() });
+
+    const err = await enqueueDag(svc, 'remote', []).catch((e: unknown) => e);
+
+    expect(err).toBeInstanceOf(NoCoordinatorError);
+    expect(toErrorResponse(err)).toEqual({
+      status: 409,
+      body: { error: { code: 'no_coordinator', message: 'no coordinators available' } },
+    });
+    expect((await svc.runs.listRuns({})).items).toEqual([]);
+    expect(await svc.queue.queues()).toEqual([]);
+    // A DAG that runs here does not need one.
+    expect((await enqueueDag(svc, 'hello', [])).status).toBe('queued');
   });
 
   it('refuses a missing DAG with NotFoundError and writes nothing', async () => {

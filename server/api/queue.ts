@@ -1,5 +1,6 @@
 // Queue operations: enqueue a DAG run and dequeue a queued run (the queue view is in queueListing.ts).
 
+import { isDistributed } from '../coordinator/dispatcherApi';
 import { randomHex } from '../store/randomHex';
 import { assertRunId } from '../core/names';
 import { newRunId } from '../core/runId';
@@ -8,6 +9,8 @@ import type { RunStatus, TriggerType } from '../core/types';
 import { ConflictError } from './errors';
 import { requireDag } from './requireDag';
 import { getRun } from './runs';
+import { NoCoordinatorError } from './startDag';
+import { availabilityNow } from './waitingNow';
 import type { Services } from './services';
 
 export interface EnqueueOptions {
@@ -32,6 +35,11 @@ export async function enqueueDag(
 ): Promise<RunStatus> {
   if (!svc.config.queues.enabled) throw new ConflictError(QUEUES_DISABLED);
   const dag = await requireDag(svc, dagName);
+  // A run for the workers is refused at once while no coordinator is alive, as a start is: its caller is
+  // there to read why, and nothing is recorded. (A scheduled slot is held instead: see decideDispatch.)
+  if (isDistributed(dag, svc.config.default_execution_mode) && !(await availabilityNow(svc)).available) {
+    throw new NoCoordinatorError();
+  }
   const nowMs = svc.clock.nowMs();
   const runId = opts.runId !== undefined ? assertRunId(opts.runId) : newRunId(nowMs, randomHex(4));
   const now = isoUtc(nowMs);

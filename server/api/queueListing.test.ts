@@ -57,6 +57,12 @@ async function handedToWorkers(
   );
 }
 
+/** The test coordinator stopped cleanly at `atMs`: none is alive from then on. */
+async function coordinatorStopped(atMs: number) {
+  const [record] = await svc.coordinators.list();
+  await svc.coordinators.put({ ...record, last_seen_ms: atMs, stopped_at_ms: atMs });
+}
+
 describe('listQueue', () => {
   it('lists queued runs in queue order, then runs waiting for a worker oldest first', async () => {
     const q1 = await enqueueDag(svc, 'nightly', ['A=1']);
@@ -190,6 +196,29 @@ describe('listQueue', () => {
     expect((await listQueue(svc)).items[0].reason).toBeNull(); // no event yet: the cached record stands
     await svc.events.append('dag.run.queued', { run_id: 'r1' });
     expect((await listQueue(svc)).items[0].reason).toBe('NoAvailableWorker');
+  });
+
+  it('says a run waiting for a worker has no coordinator to get one from once none is alive', async () => {
+    await handedToWorkers('held-1', { zone: 'b' }, { holdForMs: 120 * SECOND });
+    await enqueueDag(svc, 'hello', []);
+    svc.clock.advance(SECOND);
+    await coordinatorStopped(svc.clock.nowMs());
+    svc.clock.advance(SECOND);
+
+    const listing = await listQueue(svc);
+
+    const held = listing.items.find((w) => w.run_id === 'held-1')!;
+    expect(held.reason).toBe('NoAvailableCoordinator');
+    expect(
+      held.conditions.map((c) => `${c.type}=${c.status} ${c.reason}: ${c.message} (${c.checked_at})`),
+    ).toEqual([
+      `Runnable=False NoAvailableCoordinator: no coordinators available (${isoUtc(T0 + SECOND)})`,
+      `WorkerReady=False NoAvailableCoordinator: no coordinators available (${isoUtc(T0 + SECOND)})`,
+    ]);
+    // A local queue's run does not wait for a worker: no coordinator is no reason for it.
+    expect(listing.items.find((w) => w.dag_name === 'hello')!.reason).toBeNull();
+    expect(listing.facets.reasons).toEqual(['NoAvailableCoordinator']);
+    expect((await listQueue(svc, { reason: 'NoAvailableCoordinator' })).total).toBe(1);
   });
 
   it('lets a run leave the list as soon as its item or task is gone', async () => {

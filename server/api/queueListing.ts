@@ -4,6 +4,7 @@
 // from the console cache (see runRecordCache.ts).
 
 import { z } from 'zod';
+import { conditionsNow, type CoordinatorAvailability } from '../core/coordinatorPresence';
 import { formatSelector, type Labels } from '../core/distributed';
 import { isoUtc } from '../core/runStatus';
 import type { RunCondition, RunState, TriggerType } from '../core/types';
@@ -12,6 +13,7 @@ import type { QueueItem, ReadStatusResult } from '../store/types';
 import { BadRequestError } from './errors';
 import { describeIssues } from './http';
 import type { Services } from './services';
+import { availabilityNow } from './waitingNow';
 import { countWaiting, waitingSnapshot } from './waitingSnapshot';
 
 /** One run that waits: in a local queue (`queued`), or handed to the workers and not yet claimed. */
@@ -36,7 +38,10 @@ export interface WaitingRun {
   worker_selector: Labels | null;
   /** The selector as the error texts write it: `{zone: b}`; `{}` for any worker; null without one. */
   selector_text: string | null;
-  /** Why the run waits, as last recorded on the run (`Runnable`, `WorkerReady`, ...). */
+  /**
+   * Why the run waits (`Runnable`, `WorkerReady`, ...): as last recorded on the run, except that a run waiting
+   * for a worker while no coordinator is alive reads `NoAvailableCoordinator`.
+   */
   conditions: RunCondition[];
   /** The reason of the first condition with status False, e.g. `NoMatchingWorker`; null when none. */
   reason: string | null;
@@ -117,7 +122,12 @@ export function parseQueueQuery(params: URLSearchParams): QueueFilter {
 
 export async function listQueue(svc: Services, filter: QueueFilter = {}): Promise<QueueListing> {
   const nowMs = svc.clock.nowMs();
-  const [snap] = await Promise.all([waitingSnapshot(svc), svc.consoleCache.sync()]);
+  const [snap, coordinators] = await Promise.all([
+    waitingSnapshot(svc),
+    availabilityNow(svc),
+    svc.consoleCache.sync(),
+  ]);
+  const now: WaitingNow = { nowMs, coordinators };
   const withTask = new Set(snap.pending.map((t) => t.run_id));
   // A run handed to the workers keeps its queue item for a moment: the task is what it waits for now.
   const queued = [...snap.items.values()].map((items) => items.filter((i) => !withTask.has(i.run_id)));
@@ -127,11 +137,11 @@ export async function listQueue(svc: Services, filter: QueueFilter = {}): Promis
 
   const all: WaitingRun[] = [];
   for (const items of queued) {
-    items.forEach((item, i) => all.push(queuedView(item, i + 1, records.get(item.run_id)!, nowMs)));
+    items.forEach((item, i) => all.push(queuedView(item, i + 1, records.get(item.run_id)!, now)));
   }
   const tasks = [...snap.pending].sort((a, b) => a.enqueued_at_ms - b.enqueued_at_ms);
   for (const t of tasks) {
-    all.push(taskView(t, records.get(t.run_id)!, dagOfTask.get(t.run_id) ?? '', nowMs));
+    all.push(taskView(t, records.get(t.run_id)!, dagOfTask.get(t.run_id) ?? '', now));
   }
 
   const matches = all.filter(
@@ -170,8 +180,15 @@ export async function listQueue(svc: Services, filter: QueueFilter = {}): Promis
 // The views are written out field by field: spreading the record part into a literal with more fields made
 // V8 build each of a thousand rows the slow way (about 20 microseconds a row, most of a request's time).
 
-function queuedView(item: QueueItem, position: number, read: ReadStatusResult, nowMs: number): WaitingRun {
-  const r = recordPart(read);
+/** The time of a listing and whether a coordinator was alive then. */
+interface WaitingNow {
+  nowMs: number;
+  coordinators: CoordinatorAvailability;
+}
+
+function queuedView(item: QueueItem, position: number, read: ReadStatusResult, now: WaitingNow): WaitingRun {
+  const { nowMs } = now;
+  const r = recordPart(read, false, now);
   const since = (read.kind === 'ok' ? read.status.queued_at : null) ?? item.enqueued_at;
   return {
     run_id: item.run_id,
@@ -195,8 +212,9 @@ function queuedView(item: QueueItem, position: number, read: ReadStatusResult, n
   };
 }
 
-function taskView(t: PendingSummary, read: ReadStatusResult, dagName: string, nowMs: number): WaitingRun {
-  const r = recordPart(read);
+function taskView(t: PendingSummary, read: ReadStatusResult, dagName: string, now: WaitingNow): WaitingRun {
+  const { nowMs } = now;
+  const r = recordPart(read, true, now);
   const hold = t.hold_until_ms;
   return {
     run_id: t.run_id,
@@ -234,7 +252,7 @@ type RecordPart = Pick<
   | 'problem'
 >;
 
-function recordPart(read: ReadStatusResult): RecordPart {
+function recordPart(read: ReadStatusResult, hasTask: boolean, now: WaitingNow): RecordPart {
   if (read.kind !== 'ok') {
     return {
       status: null,
@@ -249,7 +267,12 @@ function recordPart(read: ReadStatusResult): RecordPart {
     };
   }
   const s = read.status;
-  const conditions = s.conditions ?? [];
+  const conditions = conditionsNow(
+    { status: s.status, worker_id: s.worker_id, conditions: s.conditions ?? [] },
+    hasTask,
+    now.coordinators,
+    now.nowMs,
+  );
   return {
     status: s.status,
     trigger_type: s.trigger_type,

@@ -11,7 +11,7 @@ import { ConflictError } from './errors';
 import { requireDag } from './requireDag';
 import { getRun } from './runs';
 import type { Services } from './services';
-import { daguExecutable, dispatchError, NoWorkerError } from './startDag';
+import { daguExecutable, dispatchError, refusalError } from './startDag';
 
 /** POST /api/v1/runs/:id/retry answers 202 with this: the retry is under way, not done. */
 export interface RetryResult {
@@ -34,7 +34,7 @@ export async function retryRun(svc: Services, runId: string): Promise<RetryResul
     const result = await svc.dispatcher
       .dispatch(nextAttemptDispatch(dag, previous, 'retry'))
       .catch(dispatchError);
-    if (result.outcome === 'refused') throw new NoWorkerError(result.error);
+    if (result.outcome === 'refused') throw refusalError(result);
     svc.logger.info('Retry handed to the workers', {
       dag: dag.name,
       run_id: runId,

@@ -2,8 +2,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InvalidNameError } from '../core/names';
 import { BadRequestError, CorruptRecordError, NotFoundError } from './errors';
 import { enqueueDag } from './queue';
-import { compileRunListQuery, getRun, listRuns } from './runs';
-import { testServices, type TestServices } from './testServices';
+import { waitingConditions } from '../core/distributed';
+import { testTask } from '../store/dispatchStore.contract';
+import { testRunStatus } from '../store/testRunStatus';
+import { compileRunListQuery, getRun, listRuns, viewRun } from './runs';
+import { T0, testServices, type TestServices } from './testServices';
 
 let svc: TestServices;
 beforeEach(() => {
@@ -59,5 +62,38 @@ describe('getRun', () => {
     expect((err as Error).message).toBe(
       'run x has a corrupt status file (/data/x/status.json): Unexpected end of JSON input',
     );
+  });
+});
+
+describe('viewRun', () => {
+  it('shows a held run as waiting for a coordinator while none is alive; the record keeps what it said', async () => {
+    // As the coordinator's dispatcher holds it: queued with why, and a held task.
+    await svc.runs.createRun(
+      testRunStatus({
+        run_id: 'held-1',
+        status: 'queued',
+        worker_selector: { zone: 'b' },
+        conditions: waitingConditions('NoAvailableWorker', { zone: 'b' }, '2026-11-30T01:14:30Z'),
+      }),
+    );
+    await svc.tasks.enqueue(
+      testTask({ run_id: 'held-1', enqueued_at_ms: T0, hold_until_ms: T0 + 120_000, wait_ms: 120_000 }),
+    );
+    expect((await viewRun(svc, 'held-1')).conditions[0].reason).toBe('NoAvailableWorker');
+
+    const [record] = await svc.coordinators.list();
+    await svc.coordinators.put({ ...record, last_seen_ms: T0 + 5000, stopped_at_ms: T0 + 5000 });
+    svc.clock.advance(10_000);
+
+    const shown = await viewRun(svc, 'held-1');
+    expect(shown.conditions.map((c) => `${c.type}=${c.status} ${c.reason}: ${c.message}`)).toEqual([
+      'Runnable=False NoAvailableCoordinator: no coordinators available',
+      'WorkerReady=False NoAvailableCoordinator: no coordinators available',
+    ]);
+    expect(shown.conditions[0].checked_at).toBe('2026-11-30T01:14:35Z');
+    expect((await getRun(svc, 'held-1')).conditions[0].reason).toBe('NoAvailableWorker');
+    // A run that does not wait for a worker is shown as it is.
+    const local = await enqueueDag(svc, 'a', []);
+    expect(await viewRun(svc, local.run_id)).toEqual(local);
   });
 });

@@ -6,6 +6,7 @@ import type { RunListPage, RunListQuery } from '../store/types';
 import { RUN_STATES } from './runStates';
 import { BadRequestError, CorruptRecordError, NotFoundError } from './errors';
 import type { Services } from './services';
+import { withConditionsNow } from './waitingNow';
 
 /** The run list query as it arrives from a URL or the CLI: every field optional and untrusted. */
 export interface RunListParams {
@@ -54,6 +55,14 @@ export async function listRuns(svc: Services, params: RunListParams = {}): Promi
 }
 
 /** The latest attempt's status of a run. A corrupt status file is reported as such, naming the file. */
+/**
+ * A run as the console shows it: its latest status, with the conditions of a run waiting for a worker as
+ * they are now (no coordinator alive: `NoAvailableCoordinator`). getRun is the record as stored.
+ */
+export async function viewRun(svc: Services, runId: string): Promise<RunStatus> {
+  return withConditionsNow(svc, await getRun(svc, runId));
+}
+
 export async function getRun(svc: Services, runId: string): Promise<RunStatus> {
   assertRunId(runId);
   const result = await svc.runs.readStatus(runId);

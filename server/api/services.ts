@@ -10,7 +10,8 @@ import { FileQueueStore } from '../store/fileQueueStore';
 import { FileWorkerRegistry } from '../store/fileWorkerRegistry';
 import type { EventLog, QueueStore, RunStore } from '../store/types';
 import type { DispatcherApi } from '../coordinator/dispatcherApi';
-import type { DispatchStore, WorkerRegistry } from '../store/dispatchTypes';
+import type { CoordinatorRegistry, DispatchStore, WorkerRegistry } from '../store/dispatchTypes';
+import { FileCoordinatorRegistry } from '../store/fileCoordinatorRegistry';
 import { InstanceRegistry } from '../store/instanceRegistry';
 import { ConsoleCache } from './consoleCache';
 import { FileEventFeed } from './eventFeed';
@@ -29,6 +30,8 @@ export interface Services {
   tasks: DispatchStore;
   /** Workers as their last heartbeat left them. */
   workers: WorkerRegistry;
+  /** Coordinators' liveness records: whether one is alive to hand runs to workers. */
+  coordinators: Pick<CoordinatorRegistry, 'list'>;
   /** Scheduler instances as each last described itself. */
   instances: Pick<InstanceRegistry, 'list'>;
   /** Failover history and waiting runs' records, kept between the console's requests. */
@@ -60,6 +63,7 @@ export function createServices(
     dispatcher: fileDispatcher(config, { runs, tasks, workers }, logger),
     tasks,
     workers,
+    coordinators: new FileCoordinatorRegistry({ dataDir, logger }),
     instances: new InstanceRegistry(dataDir, onCorrupt),
     consoleCache: new ConsoleCache(new FileEventFeed(dataDir), logger),
     listen: opts.listen ?? { host: config.host, port: config.port },

@@ -5,7 +5,7 @@ import { newRunStatus } from '../core/runStatus';
 import { NotFoundError, toErrorResponse } from './errors';
 import { getDag } from './dags';
 import { getRun } from './runs';
-import { NoWorkerError, startDag } from './startDag';
+import { NoCoordinatorError, NoWorkerError, startDag } from './startDag';
 import { spawnTest, type SpawnTest } from './testFakeDagu';
 import { T0, type TestServices } from './testServices';
 
@@ -150,6 +150,23 @@ describe('startDag of a DAG that runs on workers', () => {
         selector: { zone: 'b' },
       }),
     ]);
+  });
+
+  it('refuses with 409 no_coordinator and records nothing while no coordinator is alive', async () => {
+    svc.writeDag('remote', REMOTE);
+    await registerWorker({ zone: 'b' });
+    const [record] = await svc.coordinators.list();
+    await svc.coordinators.put({ ...record, stopped_at_ms: svc.clock.nowMs() });
+
+    const err = await startDag(svc, 'remote', [], { waitMs: 0 }).catch((e: unknown) => e);
+
+    expect(err).toBeInstanceOf(NoCoordinatorError);
+    expect(toErrorResponse(err)).toEqual({
+      status: 409,
+      body: { error: { code: 'no_coordinator', message: 'no coordinators available' } },
+    });
+    expect((await svc.runs.listRuns({})).items).toEqual([]);
+    expect(await svc.tasks.listPending()).toEqual([]);
   });
 
   it('refuses with 409 no_worker and the refusal text when no worker can take it and it cannot be held', async () => {

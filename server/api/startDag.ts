@@ -6,6 +6,7 @@ import { randomHex } from '../store/randomHex';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { isDistributed, newRunDispatch } from '../coordinator/dispatcherApi';
+import { NO_COORDINATORS, type WaitReason } from '../core/distributed';
 import { newRunId } from '../core/runId';
 import type { RunStatus } from '../core/types';
 import { SECOND } from '../core/units';
@@ -39,6 +40,24 @@ export class NoWorkerError extends ApiError {
   }
 }
 
+/**
+ * Thrown when a run of a DAG that runs on workers is asked for while no coordinator has been seen alive
+ * (409 `no_coordinator`, `no coordinators available`): nothing is recorded.
+ */
+export class NoCoordinatorError extends ApiError {
+  constructor(message = NO_COORDINATORS) {
+    super(409, 'no_coordinator', message);
+    this.name = 'NoCoordinatorError';
+  }
+}
+
+/** The API error of a dispatch the dispatcher refused. */
+export function refusalError(refused: { reason: WaitReason; error: string }): ApiError {
+  return refused.reason === 'NoAvailableCoordinator'
+    ? new NoCoordinatorError(refused.error)
+    : new NoWorkerError(refused.error);
+}
+
 export interface StartOptions {
   /** How long to wait for the run record (default 2 s). */
   waitMs?: number;
@@ -56,7 +75,7 @@ export async function startDag(
   const runId = newRunId(svc.clock.nowMs(), randomHex(4));
   if (isDistributed(dag, svc.config.default_execution_mode)) {
     const result = await svc.dispatcher.dispatch(newRunDispatch(dag, runId, { params })).catch(dispatchError);
-    if (result.outcome === 'refused') throw new NoWorkerError(result.error);
+    if (result.outcome === 'refused') throw refusalError(result);
     svc.logger.info('Run handed to the workers', { dag: dag.name, run_id: runId, outcome: result.outcome });
     return {
       run_id: runId,

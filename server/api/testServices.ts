@@ -9,6 +9,7 @@ import type { Config } from '../config/types';
 import { Dispatcher } from '../coordinator/dispatcher';
 import { silentLogger, type Clock } from '../core/ports';
 import { MemoryCancelRequests } from '../store/memoryCancelRequests';
+import { MemoryCoordinatorRegistry } from '../store/memoryCoordinatorRegistry';
 import { MemoryDispatchStore } from '../store/memoryDispatchStore';
 import { MemoryEventLog } from '../store/memoryEventLog';
 import { MemoryQueueStore } from '../store/memoryQueueStore';
@@ -48,6 +49,8 @@ export interface TestServices extends Services {
   tasks: MemoryDispatchStore;
   workers: MemoryWorkerRegistry;
   cancels: MemoryCancelRequests;
+  /** Holds one coordinator that never goes stale; a test of "no coordinator" puts it stopped. */
+  coordinators: MemoryCoordinatorRegistry;
   /** The real registry over the temp home's data directory. */
   instances: InstanceRegistry;
   /** Writes `dags/<name>.yaml`. */
@@ -70,6 +73,18 @@ export function testServices(overrides: (config: Config) => Config = (c) => c): 
   const workers = new MemoryWorkerRegistry();
   const cancels = new MemoryCancelRequests();
   const events = new MemoryEventLog({ clock });
+  const coordinators = new MemoryCoordinatorRegistry();
+  void coordinators.put({
+    version: 1,
+    coordinator_id: 'test-coordinator',
+    host: 'localhost',
+    pid: 1,
+    url: 'http://127.0.0.1:50055',
+    started_at_ms: T0,
+    last_seen_ms: T0,
+    fresh_for_ms: Number.MAX_SAFE_INTEGER,
+    stopped_at_ms: null,
+  });
   return {
     config,
     runs,
@@ -78,11 +93,13 @@ export function testServices(overrides: (config: Config) => Config = (c) => c): 
     tasks,
     workers,
     cancels,
+    coordinators,
     dispatcher: new Dispatcher({
       runs,
       tasks,
       workers,
       cancels,
+      coordinators,
       clock,
       logger: silentLogger,
       waitMs: config.coordinator.worker_wait_timeout_ms,

@@ -6,7 +6,7 @@ import { notFound } from 'next/navigation';
 import { RunDetailView } from '@/components/runs/RunDetailView';
 import { getServices } from '@/server/api/context';
 import { NotFoundError } from '@/server/api/errors';
-import { getRun } from '@/server/api/operations';
+import { viewRun } from '@/server/api/operations';
 import { isValidRunId } from '@/server/core/names';
 import type { RunStatus } from '@/components/apiTypes';
 
@@ -23,7 +23,7 @@ export default async function RunPage({ params }: Props) {
   if (!isValidRunId(id)) notFound();
   let initial: RunStatus | null = null;
   try {
-    initial = await getRun(getServices(), id);
+    initial = await viewRun(getServices(), id);
   } catch (err) {
     if (!(err instanceof NotFoundError)) throw err;
   }
