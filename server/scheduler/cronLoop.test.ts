@@ -302,6 +302,73 @@ describe('CronLoop: live slots', () => {
   });
 });
 
+describe('CronLoop: many slots in one tick', () => {
+  const manyDags = (n: number) => Array.from({ length: n }, (_, i) => everyMinute(`dag${i}`));
+
+  it('creates every due slot’s record before it starts the first process', async () => {
+    const h = harness({ now: '01:15:30', dags: manyDags(40) });
+    const recordsAtEachLaunch: number[] = [];
+    h.launcher.onLaunch = () => recordsAtEachLaunch.push(h.runs.createCalls.length);
+    await h.start();
+    expect(h.launcher.launches).toHaveLength(40);
+    expect(new Set(recordsAtEachLaunch)).toEqual(new Set([40]));
+  });
+
+  it('starts the processes in the order the slots were due, whatever order the records were made in', async () => {
+    const h = harness({ now: '01:15:30', dags: manyDags(20) });
+    await h.start();
+    const expected = manyDags(20)
+      .map((d) => d.name)
+      .sort()
+      .map((name) => slotId(name, '01:15:00'));
+    expect(h.launcher.runIds()).toEqual(expected);
+  });
+
+  it('counts a slot whose record waits for its process as being started, not as stranded', async () => {
+    const h = harness({ now: '01:15:30', dags: manyDags(3) });
+    const pendingAtFirstLaunch: string[] = [];
+    h.launcher.onLaunch = (req) => {
+      if (pendingAtFirstLaunch.length > 0) return;
+      const ids = ['dag0', 'dag1', 'dag2'].map((d) => slotId(d, '01:15:00'));
+      pendingAtFirstLaunch.push(...ids.filter((id) => h.loop.isLaunchPending(id)));
+      expect(pendingAtFirstLaunch).toContain(req.runId);
+    };
+    await h.start();
+    expect(pendingAtFirstLaunch).toHaveLength(3);
+    for (const l of h.launcher.launches) expect(h.loop.isLaunchPending(l.runId)).toBe(false);
+  });
+
+  it('starts no process once the fence closes after the records are made, and a successor adopts them', async () => {
+    const dags = manyDags(3);
+    const h = harness({ now: '01:15:30', dags });
+    let calls = 0;
+    h.canDispatch = () => calls++ < 3; // open for the three records, closed from the first launch on
+    await h.start();
+    expect(h.runs.createCalls).toHaveLength(3);
+    expect(h.launcher.launches).toHaveLength(0);
+    expect(h.stateFile.writes).toHaveLength(0);
+
+    h.canDispatch = () => true;
+    const successor = newLoop(h, 'sched-c');
+    for (const dag of dags)
+      expect(await successor.dispatchSlot(dag, at('01:15:00'), new Map())).toBe('queued');
+    expect(await h.queued('dag1')).toEqual([slotId('dag1', '01:15:00')]);
+  });
+
+  it('retries only the slots whose records failed, and starts the others in the same tick', async () => {
+    const h = harness({ now: '01:15:30', dags: manyDags(5) });
+    const failing = slotId('dag2', '01:15:00');
+    h.runs.failCreate.add(failing);
+    await h.start();
+    expect(h.launcher.launches).toHaveLength(4);
+    expect(h.logger.find('Could not create the run record of a slot')).toHaveLength(1);
+
+    h.runs.failCreate.delete(failing);
+    await h.time.advance(SECOND);
+    expect(h.launcher.runIds().slice(4)).toEqual([failing]);
+  });
+});
+
 describe('CronLoop: launches that fail or are fenced', () => {
   it('queues a slot whose run process could not be started on the next tick, and still starts the other DAGs’ slots of the tick', async () => {
     const h = harness({ now: '01:15:30', dags: [everyMinute('etl'), everyMinute('report')] });

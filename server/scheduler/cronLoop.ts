@@ -11,6 +11,7 @@ import { MINUTE, SECOND } from '../core/units';
 import type { QueueStore, RunStore } from '../store/types';
 import type { DagSource } from './dagCatalogCache';
 import type { Launcher } from './launcher';
+import { runConcurrently } from './runConcurrently';
 import type { SchedulerState, SchedulerStateStore } from './schedulerState';
 
 /** Longest sleep between ticks, so that new or edited DAG files are picked up without a watcher. */
@@ -18,6 +19,13 @@ const MAX_IDLE_MS = 5 * SECOND;
 
 /** How long a slot whose record could not be created keeps being retried. */
 const RETRY_HORIZON_MS = 2 * MINUTE;
+
+/**
+ * How many slot records are created at once. A record is a few small files, two of them fsynced: done one at a
+ * time, 200 of them take over a second on an ordinary disk; in parallel, the file system commits their
+ * fsyncs together. 16 matches the thread pool the CLI gives the scheduler (bin/dagu).
+ */
+const CREATE_CONCURRENCY = 16;
 
 export interface CronLoopDeps {
   dataDir: string;
@@ -46,6 +54,13 @@ export type ActiveRuns = Map<string, Set<string>>;
 
 export type DispatchOutcome = 'started' | 'exists' | 'busy' | 'fenced' | 'failed' | 'queued';
 
+/** A slot whose run record createSlot made, and whose process launchSlot is to start. */
+export interface CreatedSlot {
+  dag: DagSpec;
+  runId: string;
+  scheduleTime: string;
+}
+
 export class CronLoop {
   private state: SchedulerState | null = null;
   private lastTickMs = 0;
@@ -56,6 +71,8 @@ export class CronLoop {
   private retry: PlannedSlot[] = [];
   /** Run IDs of slots whose record this instance created but whose process failed to start. */
   private readonly unlaunched = new Set<string>();
+  /** Run IDs of slots whose record this tick created and whose process is not started yet. */
+  private readonly pendingLaunches = new Set<string>();
   private firstTickDone = false;
   /** The DAGs of the last successful catalog load, planned with while the catalog cannot be read. */
   private lastDags: DagSpec[] = [];
@@ -127,14 +144,10 @@ export class CronLoop {
         this.retry = due;
         throw err;
       }
-      const byName = new Map(dags.map((g) => [g.name, g]));
-      for (const p of due) {
-        const dag = byName.get(p.dag);
-        if (!dag) continue;
-        const outcome = await this.dispatchSlot(dag, p.slotMs, activeRuns);
-        if (outcome === 'failed') this.retry.push(p);
-        else this.noteSlot(dag.name, p.slotMs);
-      }
+      // Every due slot's record first, then the processes: a record is file work in this process, a launch
+      // starts a Node process, and the last record of a busy minute must not wait behind all the launches.
+      const toLaunch = await this.createDueSlots(due, dags, activeRuns);
+      for (const { plan, slot } of toLaunch) this.settleSlot(plan, await this.launchSlot(slot));
       if (due.length > 0 && this.state && this.d.canDispatch()) {
         this.state.last_tick_ms = now;
         await this.d.stateFile.write(this.state);
@@ -147,6 +160,38 @@ export class CronLoop {
     const wake = nextWake(dags, Math.max(after, this.lastTickMs));
     const delay = wake === null ? MAX_IDLE_MS : Math.min(MAX_IDLE_MS, wake - after);
     this.schedule(this.retry.length > 0 ? Math.min(delay, SECOND) : delay);
+  }
+
+  /**
+   * Creates the records of the due slots, several DAGs at a time (each DAG's own slots one after the other,
+   * oldest first, so that its first record makes it busy for the next). Returns the created slots to launch,
+   * in the order they were due; any other outcome is settled here.
+   */
+  private async createDueSlots(
+    due: PlannedSlot[],
+    dags: DagSpec[],
+    activeRuns: ActiveRuns,
+  ): Promise<Array<{ plan: PlannedSlot; slot: CreatedSlot }>> {
+    const byName = new Map(dags.map((g) => [g.name, g]));
+    const perDag = new Map<string, Array<{ plan: PlannedSlot; order: number }>>();
+    due.forEach((plan, order) => {
+      if (!byName.has(plan.dag)) return;
+      perDag.set(plan.dag, [...(perDag.get(plan.dag) ?? []), { plan, order }]);
+    });
+    const created: Array<{ plan: PlannedSlot; slot: CreatedSlot; order: number }> = [];
+    await runConcurrently([...perDag.values()], CREATE_CONCURRENCY, async (slots) => {
+      for (const { plan, order } of slots) {
+        const r = await this.createSlot(byName.get(plan.dag)!, plan.slotMs, activeRuns).catch(
+          (err: Error) => {
+            this.d.logger.error('Could not plan a slot; will retry', { dag: plan.dag, error: err.message });
+            return 'failed' as const;
+          },
+        );
+        if (typeof r === 'object') created.push({ plan, slot: r, order });
+        else this.settleSlot(plan, r);
+      }
+    });
+    return created.sort((a, b) => a.order - b.order);
   }
 
   /**
@@ -172,11 +217,25 @@ export class CronLoop {
   }
 
   /**
-   * Creates the slot's run record exclusively and starts its process. `activeRuns` holds the active run IDs
-   * of each DAG; the slot's own run does not make its DAG busy (a failed instance may have created and marked
-   * it, then died before launching it: it is adopted below, not skipped).
+   * Creates the slot's run record exclusively and starts its process (createSlot, then launchSlot).
+   * `activeRuns` holds the active run IDs of each DAG; the slot's own run does not make its DAG busy (a failed
+   * instance may have created and marked it, then died before launching it: it is adopted, not skipped).
    */
   async dispatchSlot(dag: DagSpec, slotMs: number, activeRuns: ActiveRuns): Promise<DispatchOutcome> {
+    const created = await this.createSlot(dag, slotMs, activeRuns);
+    return typeof created === 'object' ? this.launchSlot(created) : created;
+  }
+
+  /**
+   * The first half of a dispatch: creates the slot's run record, or finds why not. A DAG that runs on the
+   * workers is queued for them here (no process to start); a created local run is returned for launchSlot,
+   * and its DAG counts as busy from now on.
+   */
+  async createSlot(
+    dag: DagSpec,
+    slotMs: number,
+    activeRuns: ActiveRuns,
+  ): Promise<CreatedSlot | DispatchOutcome> {
     const runId = slotRunId(this.d.dataDir, dag.name, slotMs);
     const log = this.d.logger.child({ dag: dag.name, run_id: runId });
     if ([...(activeRuns.get(dag.name) ?? [])].some((id) => id !== runId)) {
@@ -205,51 +264,75 @@ export class CronLoop {
       log.error('Could not create the run record of a slot; will retry', { error: (err as Error).message });
       return 'failed';
     }
-    if (!this.d.canDispatch()) return 'fenced';
-    if (this.d.isDistributed?.(dag)) {
-      try {
-        await this.d.queue.enqueue({
-          queue: dag.queue,
-          run_id: runId,
-          dag_name: dag.name,
-          enqueued_at: status.created_at,
-        });
-      } catch (err) {
-        // The record exists without a queue item: the next tick adopts it (adoptStranded).
-        log.error('Could not queue a scheduled run for the workers; will retry', {
-          error: (err as Error).message,
-        });
-        return 'failed';
-      }
-      activeRuns.set(dag.name, new Set([...(activeRuns.get(dag.name) ?? []), runId]));
-      log.info('Queued a scheduled run for the workers', { slot: status.schedule_time });
-      return 'queued';
+    if (!this.d.isDistributed?.(dag)) {
+      markBusy(activeRuns, dag.name, runId);
+      this.pendingLaunches.add(runId);
+      return { dag, runId, scheduleTime: status.schedule_time! };
     }
-    let started;
+    if (!this.d.canDispatch()) return 'fenced';
     try {
-      started = await this.d.launch({
-        dagName: dag.name,
-        dagFile: dag.file,
-        runId,
-        triggerType: 'scheduler',
-        scheduleTime: status.schedule_time,
-        processLog: `${this.d.runs.logDir(dag.name, runId, 1)}/process.log`,
-        propagateSignals: dag.signal_handling.enable_propagation,
-        stillAllowed: this.d.canDispatch,
+      await this.d.queue.enqueue({
+        queue: dag.queue,
+        run_id: runId,
+        dag_name: dag.name,
+        enqueued_at: status.created_at,
       });
     } catch (err) {
-      // The record exists and nothing runs it: the retry hands it to the queue, whose consumer keeps trying.
-      this.unlaunched.add(runId);
-      log.error('Could not start the run process of a slot; will retry through the queue', {
-        slot: status.schedule_time,
+      // The record exists without a queue item: the next tick adopts it (adoptStranded).
+      log.error('Could not queue a scheduled run for the workers; will retry', {
         error: (err as Error).message,
       });
       return 'failed';
     }
-    activeRuns.set(dag.name, new Set([...(activeRuns.get(dag.name) ?? []), runId]));
-    if (started.fenced) return 'fenced';
-    log.info('Started a scheduled run', { slot: status.schedule_time, pid: started.pid });
-    return 'started';
+    markBusy(activeRuns, dag.name, runId);
+    log.info('Queued a scheduled run for the workers', { slot: status.schedule_time });
+    return 'queued';
+  }
+
+  /**
+   * The second half of a dispatch: starts the process of a slot whose record createSlot made, unless the
+   * fence closed meanwhile (the record is left for a successor to adopt).
+   */
+  async launchSlot(slot: CreatedSlot): Promise<DispatchOutcome> {
+    const { dag, runId, scheduleTime } = slot;
+    const log = this.d.logger.child({ dag: dag.name, run_id: runId });
+    try {
+      if (!this.d.canDispatch()) return 'fenced';
+      let started;
+      try {
+        started = await this.d.launch({
+          dagName: dag.name,
+          dagFile: dag.file,
+          runId,
+          triggerType: 'scheduler',
+          scheduleTime,
+          processLog: `${this.d.runs.logDir(dag.name, runId, 1)}/process.log`,
+          propagateSignals: dag.signal_handling.enable_propagation,
+          stillAllowed: this.d.canDispatch,
+        });
+      } catch (err) {
+        // The record exists and nothing runs it: the retry hands it to the queue, whose consumer keeps trying.
+        this.unlaunched.add(runId);
+        log.error('Could not start the run process of a slot; will retry through the queue', {
+          slot: scheduleTime,
+          error: (err as Error).message,
+        });
+        return 'failed';
+      }
+      if (started.fenced) return 'fenced';
+      log.info('Started a scheduled run', { slot: scheduleTime, pid: started.pid });
+      return 'started';
+    } finally {
+      this.pendingLaunches.delete(runId);
+    }
+  }
+
+  /**
+   * Whether the run is a slot whose record this loop created and whose process it has not started yet: it is
+   * `queued` with no queue item for a moment, and not stranded.
+   */
+  isLaunchPending(runId: string): boolean {
+    return this.pendingLaunches.has(runId);
   }
 
   /** Queues catch-up runs for missed slots, under each DAG's overlap policy. */
@@ -385,6 +468,12 @@ export class CronLoop {
     await this.d.queue.enqueue({ queue, run_id: runId, dag_name: dag.name, enqueued_at: enqueuedAt });
   }
 
+  /** A slot that failed is retried next tick; any other outcome has handled it. */
+  private settleSlot(p: PlannedSlot, outcome: DispatchOutcome) {
+    if (outcome === 'failed') this.retry.push(p);
+    else this.noteSlot(p.dag, p.slotMs);
+  }
+
   private noteSlot(dag: string, slotMs: number) {
     if (!this.state) return;
     const prev = this.state.dags[dag]?.last_slot_ms ?? 0;
@@ -398,6 +487,10 @@ export class CronLoop {
       byDag.set(a.dag_name, new Set([...(byDag.get(a.dag_name) ?? []), a.run_id]));
     return byDag;
   }
+}
+
+function markBusy(activeRuns: ActiveRuns, dag: string, runId: string) {
+  activeRuns.set(dag, new Set([...(activeRuns.get(dag) ?? []), runId]));
 }
 
 /**

@@ -35,7 +35,11 @@ export class FakeLauncher {
   /** Launches refused because the fence had closed by the time the process would start. */
   readonly fenced: LaunchRequest[] = [];
 
+  /** Called as each launch begins, before anything else: what a test wants to see at that moment. */
+  onLaunch: ((req: LaunchRequest) => void) | null = null;
+
   readonly launch: Launcher = async (req) => {
+    this.onLaunch?.(req);
     if (this.failing.has(req.runId)) throw new Error(`EIO: i/o error, open '${req.processLog}'`);
     // As the real launcher: the fence is asked again after the (here instant) preparation.
     if (req.stillAllowed && !req.stillAllowed()) {
