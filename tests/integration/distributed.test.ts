@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TERMINAL_RUN_STATES, type RunStatus } from '../../server/core/types';
 import { Cluster, selectorDag, TIMINGS } from './distributedCluster';
-import { dagu, eventually, startService } from './harness';
+import { dagu, eventually, startService, waitForLog } from './harness';
 
 let cluster: Cluster | null = null;
 afterEach(async () => {
@@ -57,7 +57,7 @@ describe('distributed dispatch', () => {
     const text = await eventually(() => {
       const t = readFileSync(path.join(c.logDir, stdout), 'utf8');
       return t.includes('hello from held1') ? t : null;
-    }, 5000);
+    }, 20_000);
     expect(text.trim()).toBe('hello from held1');
     expect(c.worker('worker-a').output()).not.toContain('held1');
   });
@@ -68,20 +68,19 @@ describe('distributed dispatch', () => {
     await c.startCoordinator();
     await c.startWorker('worker-a', { zone: 'a' });
 
-    const t0 = Date.now();
     const r = await c.dispatch('zb', 'expire1');
     expect(r.stdout).toContain('waiting up to 2s');
     expect(c.taskFileOf('expire1')).not.toBeNull();
-    const failed = await c.waitRun('expire1', ended, 15_000);
-    const tookMs = Date.now() - t0;
+    const failed = await c.waitRun('expire1', ended, 30_000);
 
     expect(failed.status).toBe('failed');
     expect(failed.error).toBe('no worker matched the selector {zone: b} within 2s');
     expect(failed.worker_id).toBeNull();
-    // Failed after the wait, at most one detection interval late (plus the CLI's start-up and slack).
-    expect(Date.parse(failed.finished_at!) - Date.parse(failed.created_at)).toBeGreaterThanOrEqual(2000);
-    expect(tookMs).toBeLessThan(2000 + TIMINGS.detectionMs + 3000);
-    await eventually(() => c.taskFileOf('expire1') === null, 5000);
+    // Failed after the wait, at most one detection interval late, on the run's own time stamps.
+    const heldMs = Date.parse(failed.finished_at!) - Date.parse(failed.created_at);
+    expect(heldMs).toBeGreaterThanOrEqual(2000);
+    expect(heldMs).toBeLessThanOrEqual(2000 + TIMINGS.detectionMs + TIMINGS.slackMs);
+    await eventually(() => c.taskFileOf('expire1') === null, 20_000);
     expect(c.taskFiles('pending')).toEqual([]);
   });
 
@@ -96,11 +95,12 @@ describe('distributed dispatch', () => {
     const killedAt = Date.now();
     await c.killWorker('worker-b');
 
-    const failed = await c.waitRun('victim1', ended, 20_000);
-    const tookMs = Date.now() - killedAt;
+    const failed = await c.waitRun('victim1', ended, 30_000);
     expect(failed.status).toBe('failed');
     expect(failed.error).toMatch(/^worker worker-b stopped heartbeating \d+s ago; marked failed$/);
-    expect(tookMs).toBeLessThan(TIMINGS.staleMs + TIMINGS.detectionMs + 2000);
+    // The coordinator wrote the failure (its finished_at) within the threshold and a detection interval.
+    const failedAfterMs = Date.parse(failed.finished_at!) - killedAt;
+    expect(failedAfterMs).toBeLessThanOrEqual(TIMINGS.staleMs + TIMINGS.detectionMs + TIMINGS.slackMs);
   });
 
   it('keeps a hold across a coordinator restart and runs it on a worker that registers afterwards', async () => {
@@ -142,7 +142,7 @@ describe('distributed dispatch', () => {
     const log = await eventually(() => {
       const t = readFileSync(path.join(c.logDir, done.steps[0].stdout!), 'utf8');
       return t.includes('second') ? t : null;
-    }, 5000);
+    }, 20_000);
     expect(log).toBe('first\nsecond\n');
   });
 
@@ -159,7 +159,7 @@ describe('distributed dispatch', () => {
     const stop = await dagu(['stop', 'cancel1'], c.env);
     expect(stop.code, stop.stderr).toBe(0);
     expect(stop.stdout).toContain('Cancelled cancel1 before a worker took it');
-    const aborted = await c.waitRun('cancel1', ended, 5000);
+    const aborted = await c.waitRun('cancel1', ended, 20_000);
     expect(aborted.status).toBe('aborted');
     expect(aborted.error).toBe('cancelled before a worker took it');
     expect(c.taskFileOf('cancel1')).toBeNull();
@@ -189,23 +189,23 @@ describe('distributed dispatch', () => {
     };
     expect(await listed()).toEqual(['killed', 'leaving', 'staying']);
 
-    const t0 = Date.now();
+    const stoppedAt = Date.now();
     expect(await c.worker('leaving').stop('SIGTERM')).toBe(0);
-    expect(Date.now() - t0).toBeLessThan(5000);
     expect(c.workerRecord('leaving')).toBeNull();
     expect(await listed()).toEqual(['killed', 'staying']);
-    await c.coordinator!.waitFor(/A worker left; removed its record/, 5000);
+    const left = await waitForLog(c.coordinator!, /^A worker left; removed its record$/);
+    expect(left.fields.worker_id).toBe('leaving');
+    expect(left.timeMs - stoppedAt).toBeLessThanOrEqual(TIMINGS.slackMs);
 
-    const killedAt = Date.now();
     await c.killWorker('killed');
-    await eventually(async () => !(await listed()).includes('killed'), 15_000);
-    // Not before the retention: the record stays listed (as unhealthy) until its last heartbeat is 3s old.
-    expect(Date.now() - killedAt).toBeGreaterThanOrEqual(3000 - TIMINGS.heartbeatMs);
-    expect(await listed()).toEqual(['staying']);
-    await c.coordinator!.waitFor(
-      /Removed the record of a worker silent for longer than coordinator.worker_retention/,
-      5000,
+    const removed = await waitForLog(
+      c.coordinator!,
+      /^Removed the record of a worker silent for longer than coordinator.worker_retention$/,
     );
+    expect(removed.fields.worker_id).toBe('killed');
+    // Not before the retention: the record stays listed (as unhealthy) until its last heartbeat is 3s old.
+    expect(removed.timeMs - Date.parse(String(removed.fields.last_heartbeat))).toBeGreaterThan(3000);
+    expect(await listed()).toEqual(['staying']);
   });
 
   it('refuses requests without the token with a 401 JSON body, answers /health without it, and registers only a worker with the token', async () => {
@@ -278,7 +278,7 @@ describe('other dispatch paths', () => {
     const log = await eventually(() => {
       const t = readFileSync(path.join(c.logDir, child.steps[0].stdout!), 'utf8');
       return t.includes('child got hello') ? t : null;
-    }, 5000);
+    }, 20_000);
     expect(log).toContain('child got hello');
   });
 

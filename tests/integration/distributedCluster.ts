@@ -24,6 +24,12 @@ export const TIMINGS = {
   detectionMs: 300,
   staleMs: 2000,
   reservationTtlMs: 5000,
+  /**
+   * Not a setting: how late a timer may fire and a pass over the data directory end on a loaded 2-core
+   * machine. Bounds on durations are checked on the processes' own time stamps (a run's finished_at, a log
+   * record's time) and add only this, never the test's own polling.
+   */
+  slackMs: 1000,
 } as const;
 
 /** A DAG of one step that goes to workers whose labels match `selector`. */
