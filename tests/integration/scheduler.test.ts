@@ -109,16 +109,16 @@ describe('dagu scheduler', () => {
     expect(await s.stop()).toBe(0);
     const final = await eventually(
       async () => (await runs('long')).find((r) => r.status === 'succeeded'),
-      10_000,
+      20_000,
     );
     expect(final.run_id).toBe('survivor');
   });
 
   it('keeps one pre-started run process while active, which leaves when the scheduler is killed', async () => {
     const s = scheduler();
-    const spare = await eventually(() => sparePids(s.child.pid!).at(0), 10_000);
+    const spare = await eventually(() => sparePids(s.child.pid!).at(0), 20_000);
     s.child.kill('SIGKILL');
-    await eventually(() => !alive(spare), 5_000);
+    await eventually(() => !alive(spare), 20_000);
   });
 
   it('marks a run failed when its process is killed', async () => {
@@ -134,7 +134,7 @@ describe('dagu scheduler', () => {
     scheduler();
     const failed = await eventually(
       async () => (await runs('victim')).find((r) => r.status === 'failed'),
-      15_000,
+      20_000,
     );
     const st = await dagu(['status', '--json', 'victim1'], h.env);
     expect(JSON.parse(st.stdout).error).toMatch(/run process \d+ on .* (is gone|stopped heartbeating)/);
