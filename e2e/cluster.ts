@@ -79,6 +79,43 @@ export class DaguProcess {
     }
   }
 
+  /**
+   * The first JSON log record (DAGU_LOG_FORMAT=json) of this process whose message matches `pattern`, with
+   * its own time stamp, waiting up to `timeoutMs` for it. A restarted process appends to its predecessor's
+   * file: records from before `sinceMs` are skipped.
+   */
+  async logRecord(
+    pattern: RegExp,
+    timeoutMs = 20_000,
+    sinceMs = 0,
+  ): Promise<{ timeMs: number; fields: Record<string, unknown> }> {
+    return poll(
+      `a log record of ${this.name} matching ${pattern}`,
+      () => {
+        let text: string;
+        try {
+          text = readFileSync(this.logFile, 'utf8');
+        } catch {
+          return null;
+        }
+        for (const line of text.split('\n')) {
+          if (!line.startsWith('{') || !line.endsWith('}')) continue;
+          try {
+            const fields = JSON.parse(line) as Record<string, unknown>;
+            const timeMs = Date.parse(String(fields.time));
+            if (typeof fields.msg === 'string' && pattern.test(fields.msg) && timeMs >= sinceMs)
+              return { timeMs, fields };
+          } catch {
+            // Not a record of ours.
+          }
+        }
+        return null;
+      },
+      timeoutMs,
+      50,
+    );
+  }
+
   /** `kill -9`: resolves with the time the signal was sent, once the process is gone. */
   async kill9(): Promise<number> {
     const at = Date.now();

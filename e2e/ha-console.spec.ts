@@ -3,11 +3,13 @@
 
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { I_MS, poll, R_MS, ROOT, sleep, T_MS, TAKEOVER_BOUND_MS } from './cluster';
+import { I_MS, poll, ROOT, T_MS, TAKEOVER_BOUND_MS } from './cluster';
 import { expect, screenshot, test } from './clusterTest';
 
-/** Process start-up and a loaded 2-core machine, on top of the bound T + 2R. */
+/** Process start-up and a loaded 2-core machine, on top of the bound T + 2R, for what the console shows. */
 const SLACK_MS = 4_000;
+/** How late the standby's timer may fire on a loaded machine: the takeover is timed on its own log record. */
+const TIMER_SLACK_MS = 1_000;
 /** The overview refreshes at least every 2 s; a page render on a loaded machine gets another second. */
 const REFRESH_MS = 3_000;
 
@@ -43,28 +45,28 @@ test('the overview shows active and standby, the failover after kill -9 with the
   await expect(staleEntries).toHaveCount(0);
   await screenshot(page, testInfo, 'overview-before-kill');
 
-  // Let b watch the lock for a retry interval, then kill the holder without a chance to release.
-  await sleep(R_MS);
+  // Let b watch a renew the lock once more, then kill the holder without a chance to release.
+  const watched = (await cluster.lockRecord())?.renewed_at;
+  await poll('a renewal of the lock by scheduler-a', async () => {
+    const record = await cluster.lockRecord();
+    return record?.instance_id === idA && record.renewed_at !== watched;
+  });
   const killedAt = await a.kill9();
   // The gap the test measures: from the killed holder's last renewal to the takeover. The last renewal is the
   // lock record on disk right after the kill (its `renewed_at`, written by a on this host's clock): nothing
   // but a takeover writes that file any more, and a takeover waits at least T − I after it. The takeover is
-  // the first moment b's health endpoint, polled every 25 ms, answers `active`: b flips its role in memory
-  // right after its takeover write, so this sees it a few tens of milliseconds late at most. The console's
-  // gap is b's clock at the takeover minus the same `renewed_at`; both clocks are this host's.
+  // the time stamp of b's own "Took over" log record, written right after its takeover write; the console's
+  // gap is b's clock at the takeover minus the same `renewed_at`. Both clocks are this host's.
   const lastRecord = await cluster.lockRecord();
   expect(lastRecord?.instance_id).toBe(idA);
   const lastRenewalMs = Date.parse(lastRecord!.renewed_at);
-  const takeoverSeenAt = await poll(
-    'takeover by scheduler-b',
-    async () => (await b.role()) === 'active' && Date.now(),
-    TAKEOVER_BOUND_MS + SLACK_MS,
-    25,
-  );
-  const measuredGapMs = takeoverSeenAt - lastRenewalMs;
-  expect(takeoverSeenAt - killedAt).toBeLessThanOrEqual(TAKEOVER_BOUND_MS + SLACK_MS);
+  const takeover = await b.logRecord(/^Took over the scheduler lock from a failed instance$/);
+  const takeoverAt = takeover.timeMs;
+  const measuredGapMs = takeoverAt - lastRenewalMs;
+  expect(takeoverAt - killedAt).toBeLessThanOrEqual(TAKEOVER_BOUND_MS + TIMER_SLACK_MS);
   // A standby waits until the record has stood still for T on its own clock: never less than T − I.
   expect(measuredGapMs).toBeGreaterThanOrEqual(T_MS - I_MS);
+  await poll('active role of scheduler-b', async () => (await b.role()) === 'active', 15_000);
 
   // The console, without a reload, within T + 2R plus start-up from the kill.
   const uiDeadline = killedAt + TAKEOVER_BOUND_MS + SLACK_MS;
@@ -82,14 +84,15 @@ test('the overview shows active and standby, the failover after kill -9 with the
   await expect(page.getByTestId('failover-entry').first()).toHaveAttribute('data-to', idB);
   const shownGapMs = Number(await entry.getAttribute('data-gap-ms'));
   expect(Number.isInteger(shownGapMs), `data-gap-ms is an integer`).toBe(true);
-  expect(Math.abs(shownGapMs - measuredGapMs)).toBeLessThanOrEqual(1_000);
+  // b measured its gap a moment before it logged the takeover.
+  expect(Math.abs(shownGapMs - measuredGapMs)).toBeLessThanOrEqual(500);
   const figures =
-    `kill → takeover ${takeoverSeenAt - killedAt} ms, last renewal → takeover ${measuredGapMs} ms ` +
-    `(console: ${shownGapMs} ms), takeover → console showing it ${shownAt - takeoverSeenAt} ms`;
+    `kill → takeover ${takeoverAt - killedAt} ms, last renewal → takeover ${measuredGapMs} ms ` +
+    `(console: ${shownGapMs} ms), takeover → console showing it ${shownAt - takeoverAt} ms`;
   testInfo.annotations.push({ type: 'failover', description: figures });
   console.log(`failover: ${figures}`);
   // a stopped refreshing its record: once that is older than the takeover bound it is shown lost.
-  await expect(instance(idA)).toHaveAttribute('data-role', 'lost', { timeout: TAKEOVER_BOUND_MS + SLACK_MS });
+  await expect(instance(idA)).toHaveAttribute('data-role', 'lost', { timeout: 20_000 });
   await screenshot(page, testInfo, 'overview-after-failover');
 
   // The same scheduler started again (same health port). Its instance id names its pid, so the restarted
