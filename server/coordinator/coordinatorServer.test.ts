@@ -3,7 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { systemClock, systemTimers } from '../core/clock';
 import type { Labels } from '../core/distributed';
 import { dagFromYaml, RecordingLogger } from '../scheduler/testing/loopFixtures';
@@ -79,6 +79,24 @@ function request(
     });
     req.on('error', reject);
     req.end(body);
+  });
+}
+
+/**
+ * Resolves once a poll has looked for a task and found none, and so waits: from here on a dispatch must
+ * wake it and a stop must end it. (After the poller's own continuation: it starts waiting in the same turn.)
+ */
+function pollWaiting(s: Started): Promise<void> {
+  return new Promise((resolve) => {
+    const claimNext = s.tasks.claimNext.bind(s.tasks);
+    const spy = vi.spyOn(s.tasks, 'claimNext').mockImplementation(async (worker, nowMs) => {
+      const task = await claimNext(worker, nowMs);
+      if (task === null) {
+        spy.mockRestore();
+        setImmediate(resolve);
+      }
+      return task;
+    });
   });
 }
 
@@ -291,12 +309,13 @@ describe('CoordinatorServer', () => {
     await s.heartbeat('worker-b', { zone: 'b' });
 
     const before = Date.now();
+    const waiting = pollWaiting(s);
     const polling = s.call('POST', COORDINATOR_PATHS.poll, {
       worker_id: 'worker-b',
       labels: { zone: 'b' },
       wait_ms: 10_000,
     });
-    await new Promise((r) => setTimeout(r, 50));
+    await waiting;
     await dispatchEtl(s, 'run-1', { zone: 'b' });
     const reply = await polling;
 
@@ -470,8 +489,9 @@ describe('CoordinatorServer', () => {
   it('ends a waiting poll with nothing to do when it stops, and claims nothing for it afterwards', async () => {
     const s = await startCoordinator();
     await s.heartbeat('w1', {});
+    const waiting = pollWaiting(s);
     const polling = s.call('POST', COORDINATOR_PATHS.poll, { worker_id: 'w1', labels: {}, wait_ms: 30_000 });
-    await new Promise((r) => setTimeout(r, 50));
+    await waiting;
 
     const before = Date.now();
     const stopped = s.server.stop();

@@ -223,7 +223,9 @@ describe('CoordinatorClient over TLS', () => {
   });
 });
 
+/** Waits for `check` to hold, with a generous deadline (a loaded machine answers requests slowly). */
 async function waitUntil(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
-  if (!check()) throw new Error('condition not met');
+  const deadline = Date.now() + 20_000;
+  while (!check() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  if (!check()) throw new Error('condition not met within 20 s');
 }

@@ -97,9 +97,13 @@ describe('LogShipper', () => {
   });
 });
 
-/** Moves fake time on in small steps, letting real file I/O finish between them, until `check` holds. */
+/**
+ * Moves fake time on in small steps, letting real file I/O finish between them, until `check` holds. The
+ * deadline is in real time and generous: on a loaded machine the file calls between steps take longer.
+ */
 async function advanceUntil(time: FakeTime, check: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !check(); i++) {
+  const deadline = Date.now() + 20_000;
+  while (!check() && Date.now() < deadline) {
     await time.advance(100);
     await new Promise((r) => setTimeout(r, 5));
   }
