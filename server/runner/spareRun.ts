@@ -55,9 +55,10 @@ export class SparePool {
   /** Starts one spare in the background (detached: its own session, like any run process). Never rejects. */
   fill(): Promise<void> {
     this.filling ??= this.startSpare()
-      .catch((err: Error) =>
-        this.turnOff('error', 'Could not pre-start a run process', { error: err.message }),
-      )
+      .catch((err: Error) => {
+        this.turnOff();
+        this.o.logger.error('Could not pre-start a run process', { error: err.message });
+      })
       .finally(() => (this.filling = null));
     return this.filling;
   }
@@ -114,7 +115,8 @@ export class SparePool {
     if (this.mode !== 'on' || this.spare) return;
     const build = await this.o.currentBuild();
     if (build === null) {
-      this.turnOff('warn', 'Run processes are not pre-started: the build on disk cannot be told', {
+      this.turnOff();
+      this.o.logger.warn('Run processes are not pre-started: the build on disk cannot be told', {
         executable: this.o.executable,
       });
       return;
@@ -135,7 +137,8 @@ export class SparePool {
       child.once('error', () => undefined); // spawn failures are reported through pid below
       if (child.pid === undefined) {
         await unlink(log).catch(() => undefined);
-        this.turnOff('error', 'Could not pre-start a run process', { executable: this.o.executable });
+        this.turnOff();
+        this.o.logger.error('Could not pre-start a run process', { executable: this.o.executable });
         return;
       }
       child.stdin!.on('error', () => undefined); // a spare that died: assign() sees it and returns null
@@ -161,16 +164,16 @@ export class SparePool {
     if (spare.state === 'assigned') return;
     // Let go: it exits 0 and removes its own output file.
     if (spare.state === 'released' && code === 0) return;
-    this.turnOff(
-      'error',
+    this.turnOff();
+    this.o.logger.error(
       'A pre-started run process exited before it was given a run; no more are started until the scheduler restarts',
       { pid: spare.pid, exit_code: code, signal, log: spare.log, output: await tail(spare.log) },
     );
   }
 
-  private turnOff(level: 'warn' | 'error', msg: string, fields: Record<string, unknown>): void {
+  /** Spawns runs directly from now on (a closed pool stays closed). */
+  private turnOff(): void {
     if (this.mode === 'on') this.mode = 'off';
-    this.o.logger[level](msg, fields);
   }
 }
 

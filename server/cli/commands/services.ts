@@ -21,6 +21,7 @@ import type { Config } from '../../config/types';
 import { buildOnDisk } from '../buildOnDisk';
 import { cliContext, type GlobalOptions } from '../context';
 import { initHome } from '../initHome';
+import { cliDagSpecCache } from '../loadDagOrThrow';
 import { UsageError } from '../exit';
 import { untilSignal } from './untilSignal';
 import type { CoordinatorService } from '../../coordinator/coordinatorService';
@@ -50,7 +51,7 @@ function buildScheduler(config: Config, logger: Logger, onLost: (reason: string)
             // A name no DAG can have (DAG names never start with a dot): a spare's output until it has a run.
             logDir: path.join(config.paths.log_dir, '.spare'),
             currentBuild: () => buildOnDisk(executable),
-            logger: logger.child({ component: 'spare' }),
+            logger,
           }
         : null,
     }),
@@ -64,6 +65,7 @@ function buildScheduler(config: Config, logger: Logger, onLost: (reason: string)
     newToken: () => randomHex(16),
     onLost,
     isProcessAlive: isLocalProcessAlive,
+    dagSpecCache: cliDagSpecCache(config),
   });
 }
 
