@@ -1,7 +1,8 @@
-// Shared helpers for the benchmarks: temp homes, real `bin/dagu` processes, percentiles and RSS.
+// Shared helpers for the benchmarks: temp homes, real `bin/dagu` processes, percentiles, RSS, and figures
+// printed next to their targets (a bench exits non-zero when one is missed).
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -58,6 +59,50 @@ export function rssMb(pid: number): number {
   return m ? Number(m[1]) / 1024 : NaN;
 }
 
+/** The processes below `root` (children, their children, …), by walking the parent links in /proc. */
+export function descendants(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const name of readdirSync('/proc')) {
+    const pid = Number(name);
+    if (!Number.isInteger(pid)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+      continue; // gone meanwhile
+    }
+    // After the command name (which may hold spaces and parentheses): state, then the parent's pid.
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    children.set(ppid, [...(children.get(ppid) ?? []), pid]);
+  }
+  const out: number[] = [];
+  const walk = (pid: number) => {
+    for (const child of children.get(pid) ?? []) {
+      out.push(child);
+      walk(child);
+    }
+  };
+  walk(root);
+  return out;
+}
+
+/**
+ * RSS of a process and every process below it, in MB: what a service costs the host, a pre-started run
+ * process or a running run of the scheduler included. A process that ends while being read counts 0.
+ */
+export function treeRssMb(root: number): { mb: number; processes: number } {
+  const pids = [root, ...descendants(root)];
+  let mb = 0;
+  for (const pid of pids) {
+    try {
+      mb += rssMb(pid) || 0;
+    } catch {
+      /* gone */
+    }
+  }
+  return { mb, processes: pids.length };
+}
+
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export function freePort(): Promise<number> {
@@ -85,10 +130,75 @@ export async function waitHttp(url: string, timeoutMs = 30_000) {
   }
 }
 
-/** Prints one figure line: name, value, unit and the target it is held against. */
+function formatValue(value: number): string {
+  return Number.isFinite(value) ? (Math.round(value * 10) / 10).toString() : 'n/a';
+}
+
+/**
+ * Prints one figure line that is held against no target (`check` does that): name, value, unit and a note
+ * (`reference`, or a target that is not checked here).
+ */
 export function report(name: string, value: number, unit: string, target: string) {
-  const v = Number.isFinite(value) ? (Math.round(value * 10) / 10).toString() : 'n/a';
-  process.stdout.write(`${name.padEnd(48)} ${v.padStart(9)} ${unit.padEnd(7)} (target ${target})\n`);
+  process.stdout.write(
+    `${name.padEnd(48)} ${formatValue(value).padStart(9)} ${unit.padEnd(7)} (target ${target})\n`,
+  );
+}
+
+/** A target a figure must meet: at most, at least or exactly a value; `why` says where it comes from. */
+export type Target = ({ max: number } | { min: number } | { exactly: number }) & { why?: string };
+
+interface Miss {
+  name: string;
+  value: string;
+  target: string;
+}
+
+const misses: Miss[] = [];
+let checked = 0;
+
+function targetText(t: Target, unit: string): string {
+  const [op, limit] = 'max' in t ? ['<=', t.max] : 'min' in t ? ['>=', t.min] : ['=', t.exactly];
+  return `${op} ${formatValue(limit)}${unit ? ` ${unit}` : ''}${t.why ? ` (${t.why})` : ''}`;
+}
+
+function met(t: Target, value: number): boolean {
+  if (!Number.isFinite(value)) return false;
+  if ('max' in t) return value <= t.max;
+  if ('min' in t) return value >= t.min;
+  return value === t.exactly;
+}
+
+/**
+ * Prints a figure next to its target, with `ok` or `MISSED`; a figure that could not be measured (NaN) is
+ * missed. Returns whether it met the target. `finish()` sums them up and sets the exit code.
+ */
+export function check(name: string, value: number, unit: string, target: Target): boolean {
+  const ok = met(target, value);
+  const text = targetText(target, unit);
+  checked += 1;
+  if (!ok) misses.push({ name: name.trim(), value: `${formatValue(value)} ${unit}`.trim(), target: text });
+  process.stdout.write(
+    `${name.padEnd(48)} ${formatValue(value).padStart(9)} ${unit.padEnd(7)} (target ${text}) ${ok ? 'ok' : 'MISSED'}\n`,
+  );
+  return ok;
+}
+
+/** Records a target missed without a figure (the measurement itself failed), and prints why. */
+export function missed(name: string, why: string): void {
+  checked += 1;
+  misses.push({ name, value: 'not measured', target: why });
+  process.stdout.write(`${name.padEnd(48)} MISSED: ${why}\n`);
+}
+
+/** Prints how many targets were met and which were missed; a miss makes the process exit 1. */
+export function finish(): void {
+  if (misses.length === 0) {
+    process.stdout.write(`all ${checked} targets met\n`);
+    return;
+  }
+  process.stdout.write(`\n${misses.length} of ${checked} targets MISSED:\n`);
+  for (const m of misses) process.stdout.write(`  ${m.name}: ${m.value}, target ${m.target}\n`);
+  process.exitCode = 1;
 }
 
 /** A `dagu` process a benchmark started, with the last lines it wrote. */
