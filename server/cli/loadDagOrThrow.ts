@@ -4,15 +4,12 @@ import type { Config } from '../config/types';
 import { formatDagError } from '../core/dag/dagError';
 import type { DagSpec } from '../core/types';
 import { loadDag } from '../store/dagCatalog';
-import { FileDagSpecCache } from '../store/dagSpecCache';
+import { FileDagSpecCache, type DagSpecCache } from '../store/dagSpecCache';
 import { BUILD_ID } from './buildId';
 import { UsageError } from './exit';
 
 export async function loadDagOrThrow(config: Config, nameOrFile: string): Promise<DagSpec> {
-  // A built CLI reuses the parse of an unchanged DAG file (store/dagSpecCache.ts).
-  const cache =
-    BUILD_ID === null ? undefined : new FileDagSpecCache({ dir: dagCacheDir(config), build: BUILD_ID });
-  const r = await loadDag(config.paths.dags_dir, nameOrFile, { cache });
+  const r = await loadDag(config.paths.dags_dir, nameOrFile, { cache: cliDagSpecCache(config) });
   if (r.ok) return r.dag;
   if ('notFound' in r)
     throw new UsageError(`DAG ${JSON.stringify(nameOrFile)} not found in ${config.paths.dags_dir}`);
@@ -20,6 +17,14 @@ export async function loadDagOrThrow(config: Config, nameOrFile: string): Promis
   throw new UsageError(
     `${formatDagError(first)}${rest.length > 0 ? ` (and ${rest.length} more; see dagu validate)` : ''}`,
   );
+}
+
+/**
+ * The parses of unchanged DAG files a built CLI reuses (store/dagSpecCache.ts): run processes read them, and
+ * the scheduler writes them as it loads changed files. None when running from source (no build to tell apart).
+ */
+export function cliDagSpecCache(config: Config): DagSpecCache | undefined {
+  return BUILD_ID === null ? undefined : new FileDagSpecCache({ dir: dagCacheDir(config), build: BUILD_ID });
 }
 
 /** Where the CLI keeps validated DAG files: `<data>/cache/dags`. */

@@ -14,6 +14,7 @@ import { FileCoordinatorRegistry } from '../store/fileCoordinatorRegistry';
 import { FileDispatchStore } from '../store/fileDispatchStore';
 import { FileWorkerRegistry } from '../store/fileWorkerRegistry';
 import { withRunEvents } from '../store/runEvents';
+import type { DagSpecCache } from '../store/dagSpecCache';
 import type { EventLog, QueueStore, RunStore } from '../store/types';
 import { CronLoop } from './cronLoop';
 import { DagCatalogCache } from './dagCatalogCache';
@@ -39,6 +40,8 @@ export interface SchedulerDeps {
   canDispatch?: () => boolean;
   /** Hand-over of queued runs to the workers; default: a Dispatcher over the data directory's stores. */
   distributed?: SchedulerDistributed;
+  /** Where the DAGs the scheduler parses are kept for its run processes (see DagCatalogCache). */
+  dagSpecCache?: DagSpecCache;
 }
 
 /** What the queue and the reaper need of the distributed side. */
@@ -110,7 +113,7 @@ export class Scheduler {
     };
     launch.prepare = d.launch.prepare;
     launch.close = d.launch.close;
-    const catalog = new DagCatalogCache(d.config.paths.dags_dir, d.logger);
+    const catalog = new DagCatalogCache(d.config.paths.dags_dir, d.logger, d.dagSpecCache);
     const logger = d.logger;
     // Every status the loops write (queued catch-ups, queue hand-overs, reaped runs) emits `dag.run.*`.
     const runs = withRunEvents(d.runs, d.events, { logger });

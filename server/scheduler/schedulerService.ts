@@ -11,6 +11,7 @@ import {
   type InstanceRecord,
   type InstanceRegistry,
 } from '../store/instanceRegistry';
+import type { DagSpecCache } from '../store/dagSpecCache';
 import type { EventLog, QueueStore, RunStore } from '../store/types';
 import { startHealthServer, type HealthServer } from './healthServer';
 import type { Launcher } from './launcher';
@@ -36,6 +37,8 @@ export interface SchedulerServiceDeps {
   onLost: (reason: string) => void;
   /** Whether a process of this host is still running; lets a restarted instance drop its dead predecessor's record. */
   isProcessAlive?: (pid: number) => boolean;
+  /** Where the DAGs the scheduler parses are kept for its run processes (see DagCatalogCache). */
+  dagSpecCache?: DagSpecCache;
 }
 
 /** Event types of role changes, read by the console's failover history. */
@@ -82,6 +85,7 @@ export class SchedulerService {
       launch: d.launch,
       canDispatch: () => this.keeper.canDispatch(),
       distributed: d.distributed,
+      dagSpecCache: d.dagSpecCache,
     });
   }
 
