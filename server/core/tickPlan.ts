@@ -1,7 +1,8 @@
 // Slot planning for the scheduler: which (DAG, slot) pairs are due in a tick, and which missed slots a
 // catch-up replays under the DAG's overlap policy. Pure: time comes in as arguments.
 
-import { dueSlots, nextSlot, slotGranularityMs } from './schedule';
+import { computeSlots, type SlotLookup } from './nextSlotMemo';
+import { dueSlots, slotGranularityMs } from './schedule';
 import type { DagSpec, OverlapPolicy } from './types';
 
 export interface PlannedSlot {
@@ -9,28 +10,45 @@ export interface PlannedSlot {
   slotMs: number;
 }
 
-/** Slots of every DAG in (fromExclusiveMs, toInclusiveMs], oldest first, de-duplicated per DAG. */
+/**
+ * Slots of every DAG in (fromExclusiveMs, toInclusiveMs], oldest first, de-duplicated per DAG. With a
+ * NextSlotMemo as `slots`, a tick that nextWake (with the same memo) woke for computes no slot at all.
+ */
 export function planTick(
   dags: readonly DagSpec[],
   fromExclusiveMs: number,
   toInclusiveMs: number,
+  slots: SlotLookup = computeSlots,
 ): PlannedSlot[] {
   const out: PlannedSlot[] = [];
   if (toInclusiveMs <= fromExclusiveMs) return out; // the wall clock went backwards: plan nothing twice
   for (const dag of dags) {
-    const slots = new Set<number>();
-    for (const s of dag.schedule) for (const t of dueSlots(s, fromExclusiveMs, toInclusiveMs)) slots.add(t);
-    for (const t of slots) out.push({ dag: dag.name, slotMs: t });
+    const due = new Set<number>();
+    for (const s of dag.schedule) {
+      const first = slots.next(s, fromExclusiveMs);
+      if (first === null || first > toInclusiveMs) continue;
+      const second = slots.next(s, first);
+      if (second === null || second > toInclusiveMs) due.add(first);
+      else for (const t of dueSlots(s, fromExclusiveMs, toInclusiveMs)) due.add(t); // a late tick
+    }
+    for (const t of due) out.push({ dag: dag.name, slotMs: t });
   }
   return out.sort((a, b) => a.slotMs - b.slotMs || a.dag.localeCompare(b.dag));
 }
 
-/** The earliest slot of any DAG strictly after `afterMs`, or null when nothing is scheduled. */
-export function nextWake(dags: readonly DagSpec[], afterMs: number): number | null {
+/**
+ * The earliest slot of any DAG strictly after `afterMs`, or null when nothing is scheduled. With a memo as
+ * `slots`, each schedule's slot after that one is worked out now, ahead of the tick at the slot.
+ */
+export function nextWake(
+  dags: readonly DagSpec[],
+  afterMs: number,
+  slots: SlotLookup = computeSlots,
+): number | null {
   let best: number | null = null;
   for (const dag of dags) {
     for (const s of dag.schedule) {
-      const t = nextSlot(s, afterMs);
+      const t = slots.nextAhead(s, afterMs);
       if (t !== null && (best === null || t < best)) best = t;
     }
   }

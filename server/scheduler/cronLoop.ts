@@ -4,6 +4,7 @@
 import { isoUtc, newRunStatus } from '../core/runStatus';
 import { slotRunId } from '../core/slotRunId';
 import { dueSlots } from '../core/schedule';
+import { NextSlotMemo } from '../core/nextSlotMemo';
 import { nextWake, planCatchup, planTick, type PlannedSlot } from '../core/tickPlan';
 import type { Clock, Logger, Timers, TimerHandle } from '../core/ports';
 import type { DagSpec } from '../core/types';
@@ -78,6 +79,8 @@ export class CronLoop {
   private lastDags: DagSpec[] = [];
   private lastDagsLoaded = false;
   private catalogFailing = false;
+  /** Each schedule's coming slots, worked out once each instead of at every tick. */
+  private readonly slots = new NextSlotMemo();
 
   constructor(private readonly d: CronLoopDeps) {}
 
@@ -124,7 +127,7 @@ export class CronLoop {
       dags = await this.loadDags();
       const due = [
         ...this.retry.filter((p) => now - p.slotMs <= RETRY_HORIZON_MS),
-        ...newestPerDag(planTick(dags, this.lastTickMs, now), this.d.logger),
+        ...newestPerDag(planTick(dags, this.lastTickMs, now, this.slots), this.d.logger),
       ];
       for (const p of this.retry)
         if (now - p.slotMs > RETRY_HORIZON_MS)
@@ -157,7 +160,7 @@ export class CronLoop {
       this.d.logger.error('Scheduler tick failed; retrying', { error: (err as Error).message });
     }
     const after = this.d.clock.nowMs();
-    const wake = nextWake(dags, Math.max(after, this.lastTickMs));
+    const wake = nextWake(dags, Math.max(after, this.lastTickMs), this.slots);
     const delay = wake === null ? MAX_IDLE_MS : Math.min(MAX_IDLE_MS, wake - after);
     this.schedule(this.retry.length > 0 ? Math.min(delay, SECOND) : delay);
   }
