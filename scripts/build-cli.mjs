@@ -3,12 +3,23 @@
 // sources and esbuild alone, never on the Node that runs the build; a code cache made by another Node is
 // rejected by bin/dagu and made again.
 //
-// The build writes a new directory beside dist/ and swaps it in at the end: processes that start from
-// dist/ while it runs (other users of this tree, a scheduler's runs) find a complete build, old or new.
+// The build writes a new directory beside dist/, warms its code caches, and swaps it in at the end: processes
+// that start from dist/ while it runs (other users of this tree, a scheduler's runs) find a complete build,
+// old or new, with its caches.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -40,11 +51,11 @@ const out = `dist.build-${process.pid}`;
 rmSync(out, { recursive: true, force: true });
 try {
   await buildInto(out);
+  warmCodeCaches(out);
   swapIntoDist(out);
 } finally {
   rmSync(out, { recursive: true, force: true });
 }
-warmCodeCaches();
 
 async function buildInto(out) {
   await build({
@@ -126,9 +137,17 @@ function swapIntoDist(out) {
 // run is the second of its DAG, as nearly every run is: its DAG comes from the DAG cache, so the main
 // bundle's code cache holds no YAML parser, which most runs never load (a file that changed gets it compiled
 // on demand).
-function warmCodeCaches() {
+function warmCodeCaches(out) {
   const home = mkdtempSync(path.join(tmpdir(), 'dagu-build-'));
   try {
+    // bin/dagu loads the dist/ beside its own directory: a launcher in the temporary home, whose dist/ is
+    // the new build, warms that build's caches before anyone else starts from it.
+    const launcher = path.join(home, 'bin', 'dagu');
+    mkdirSync(path.dirname(launcher));
+    for (const name of ['dagu', 'package.json'])
+      copyFileSync(path.join('bin', name), path.join(home, 'bin', name));
+    symlinkSync(path.resolve(out), path.join(home, 'dist'));
+    symlinkSync(path.resolve('node_modules'), path.join(home, 'node_modules'));
     mkdirSync(path.join(home, 'dags'));
     writeFileSync(path.join(home, 'dags', 'warm.yaml'), 'steps:\n  - name: t\n    command: "true"\n');
     writeFileSync(
@@ -136,11 +155,11 @@ function warmCodeCaches() {
       'schedule: "*/5 * * * *"\nsteps:\n  - name: t\n    command: "true"\n',
     );
     const env = { ...process.env, DAGU_HOME: home, DAGU_CODE_CACHE: 'write' };
-    execFileSync(process.execPath, ['bin/dagu', 'start', 'scheduled'], { env, stdio: 'ignore' });
-    execFileSync(process.execPath, ['bin/dagu', 'start', '-q', 'warm'], { env, stdio: 'ignore' });
+    execFileSync(process.execPath, [launcher, 'start', 'scheduled'], { env, stdio: 'ignore' });
+    execFileSync(process.execPath, [launcher, 'start', '-q', 'warm'], { env, stdio: 'ignore' });
     // A code cache keeps every function it was loaded with: the last run starts without one.
-    rmSync('dist/cli.cache');
-    execFileSync(process.execPath, ['bin/dagu', 'start', '-q', 'warm'], { env, stdio: 'ignore' });
+    rmSync(path.join(out, 'cli.cache'));
+    execFileSync(process.execPath, [launcher, 'start', '-q', 'warm'], { env, stdio: 'ignore' });
   } finally {
     rmSync(home, { recursive: true, force: true });
   }
