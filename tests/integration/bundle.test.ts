@@ -47,18 +47,28 @@ afterEach(async () => {
   h.cleanup();
 });
 
-/** A private copy of the built CLI (bin/ and dist/, node_modules linked); returns its bin/dagu. */
-function copyOfBuild(only?: string[]): string {
+/**
+ * A private copy of the built CLI (bin/ and dist/, node_modules linked); returns its bin/dagu. A build of the
+ * tree swaps dist/ at its end: a copy that meets the moment without dist/ is tried again.
+ */
+async function copyOfBuild(only?: string[]): Promise<string> {
   const root = mkdtempSync(path.join(tmpdir(), 'dagu-build-copy-'));
   cleanups.push(() => rmSync(root, { recursive: true, force: true }));
   mkdirSync(path.join(root, 'bin'));
   mkdirSync(path.join(root, 'dist'));
   for (const name of ['dagu', 'package.json'])
     copyFileSync(path.join(ROOT, 'bin', name), path.join(root, 'bin', name));
-  for (const name of only ?? readdirSync(DIST).filter((n) => /\.(cjs|cache)$/.test(n)))
-    copyFileSync(path.join(DIST, name), path.join(root, 'dist', name));
   symlinkSync(path.join(ROOT, 'node_modules'), path.join(root, 'node_modules'));
-  return path.join(root, 'bin', 'dagu');
+  for (let attempt = 1; ; attempt++) {
+    try {
+      for (const name of only ?? readdirSync(DIST).filter((n) => /\.(cjs|cache)$/.test(n)))
+        copyFileSync(path.join(DIST, name), path.join(root, 'dist', name));
+      return path.join(root, 'bin', 'dagu');
+    } catch (err) {
+      if (attempt === 20) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
 }
 
 /** Runs `<bin> <args>` to completion. */
@@ -133,7 +143,7 @@ describe('the bundles bin/dagu reads', () => {
   });
 
   it('a build missing a part stops at once with one clear line and exit 2, before creating a run', async () => {
-    const bin = copyOfBuild(['cli.cjs', 'cron.cjs']);
+    const bin = await copyOfBuild(['cli.cjs', 'cron.cjs']);
     h.writeDag('one', ONE_STEP);
     const r = await daguAt(bin, ['start', 'one']);
     expect(r.code).toBe(2);
@@ -146,7 +156,7 @@ describe('the bundles bin/dagu reads', () => {
 
 describe('the code caches', () => {
   it('a missing main cache is made by the next `dagu start`, not by another command', async () => {
-    const bin = copyOfBuild();
+    const bin = await copyOfBuild();
     const cache = path.join(path.dirname(bin), '..', 'dist', 'cli.cache');
     rmSync(cache);
     h.writeDag('one', ONE_STEP);
@@ -158,7 +168,7 @@ describe('the code caches', () => {
   });
 
   it('a cache that does not fit (another Node, another build) is rejected, replaced, and the run works', async () => {
-    const bin = copyOfBuild();
+    const bin = await copyOfBuild();
     const dist = path.join(path.dirname(bin), '..', 'dist');
     const junk = Buffer.from('not a V8 code cache');
     for (const name of ['cli', 'yaml', 'cron']) writeFileSync(path.join(dist, `${name}.cache`), junk);
@@ -172,7 +182,7 @@ describe('the code caches', () => {
   });
 
   it('a cache that cannot be written leaves the run alone', async () => {
-    const bin = copyOfBuild();
+    const bin = await copyOfBuild();
     const cache = path.join(path.dirname(bin), '..', 'dist', 'cli.cache');
     // A directory where the cache should be: it can be neither read nor replaced (even by root).
     rmSync(cache);
@@ -185,7 +195,7 @@ describe('the code caches', () => {
   });
 
   it('DAGU_CODE_CACHE=write makes any command write the caches it loaded (the build warms them so)', async () => {
-    const bin = copyOfBuild();
+    const bin = await copyOfBuild();
     const cache = path.join(path.dirname(bin), '..', 'dist', 'cli.cache');
     rmSync(cache);
     h.writeDag('one', ONE_STEP);
@@ -298,10 +308,11 @@ describe('the pre-started run process', () => {
     expect(s.output()).not.toMatch(/"level":"(warn|error)"/);
   });
 
-  it('is let go when a new build replaces the one it loaded; the slot runs on the new build', async () => {
-    const bin = copyOfBuild();
+  it('is let go when a new build replaces the one it loaded; the run starts on the new build', async () => {
+    const bin = await copyOfBuild();
     const cli = path.join(path.dirname(bin), '..', 'dist', 'cli.cjs');
-    h.writeDag('tick', 'schedule: "*/2 * * * * *"\nsteps:\n  - name: s\n    command: "true"\n');
+    // Queued runs, started when the test says so: the build changes while the spare surely waits.
+    h.writeDag('q', ONE_STEP);
     const s = schedulerAt(bin, env());
     const stale = await eventually(() => sparesOf(s.child.pid!).at(0), 15_000);
     // What `npm run build` does to the tree, as far as a scheduler can tell: a new dist/cli.cjs.
@@ -309,19 +320,27 @@ describe('the pre-started run process', () => {
     const fresh = 'x'.repeat(old.length);
     writeFileSync(`${cli}.tmp`, readFileSync(cli, 'latin1').replace(old, fresh), 'latin1');
     renameSync(`${cli}.tmp`, cli);
+    expect((await daguAt(bin, ['enqueue', '--run-id', 'after-build', 'q'])).code).toBe(0);
     await s.waitFor(/Let a pre-started run process go: the build on disk changed/, 15_000);
     expect(s.output()).toContain(`"build":"${old}","build_on_disk":"${fresh}"`);
+    const first = await eventually(async () => {
+      const r = (await runsOf('q')).find((x) => x.run_id === 'after-build');
+      return r?.status === 'succeeded' ? r : null;
+    }, 15_000);
+    expect(first.pid).not.toBe(stale);
     await eventually(() => !alive(stale), 5_000);
+    // The next spare loaded the new build and is used.
     const next = await eventually(() => sparesOf(s.child.pid!).find((pid) => pid !== stale), 15_000);
-    await eventually(
-      async () => (await runsOf('tick')).find((r) => r.pid === next && r.status === 'succeeded'),
-      15_000,
-    );
-    expect((await runsOf('tick')).some((r) => r.pid === stale)).toBe(false);
+    expect((await daguAt(bin, ['enqueue', '--run-id', 'next', 'q'])).code).toBe(0);
+    const second = await eventually(async () => {
+      const r = (await runsOf('q')).find((x) => x.run_id === 'next');
+      return r?.status === 'succeeded' ? r : null;
+    }, 15_000);
+    expect(second.pid).toBe(next);
   });
 
   it('that dies while it waits is reported in the scheduler’s log with its trace; slots still run', async () => {
-    const bin = copyOfBuild();
+    const bin = await copyOfBuild();
     // An executable whose spares die as they start; every other command is the real one.
     const crashing = path.join(path.dirname(bin), 'crashing-spare');
     writeFileSync(
@@ -330,7 +349,8 @@ describe('the pre-started run process', () => {
     );
     h.writeDag('tick', 'schedule: "*/2 * * * * *"\nsteps:\n  - name: s\n    command: "true"\n');
     const s = schedulerAt(bin, { ...env(), DAGU_EXECUTABLE: crashing });
-    await s.waitFor(/exited before it was given a run/, 15_000);
+    // The whole line: output arrives in chunks, and the message may come before the end of its line.
+    await s.waitFor(/exited before it was given a run[^\n]*\n/, 15_000);
     const line = s
       .output()
       .split('\n')
