@@ -13,6 +13,10 @@ export default defineConfig({
           name: 'unit',
           include: ['server/**/*.test.ts', 'scripts/**/*.test.ts'],
           environment: 'node',
+          // Some unit files start real shells and step processes; on a loaded machine (CI beside a CPU hog)
+          // Vitest's 5 s default has failed such a test that was only slow. A hang still fails, at 30 s.
+          testTimeout: 30_000,
+          hookTimeout: 30_000,
           // Unit files first, in parallel; the integration files after them, so that the lease simulations
           // do not compete for the 2 cores with real schedulers whose timing the integration tests measure.
           sequence: { groupOrder: 0 },
