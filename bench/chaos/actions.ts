@@ -12,6 +12,7 @@ export type ActionKind =
   | 'clean stop of active'
   | 'storage stall'
   | 'storage EIO burst'
+  | 'disk full (ENOSPC)'
   | 'kill-9 worker mid-run'
   | 'coordinator restart';
 
@@ -22,6 +23,7 @@ export const ACTION_KINDS: readonly ActionKind[] = [
   'clean stop of active',
   'storage stall',
   'storage EIO burst',
+  'disk full (ENOSPC)',
   'kill-9 worker mid-run',
   'coordinator restart',
 ];
@@ -139,6 +141,21 @@ export async function runAction(c: ChaosCluster, kind: ActionKind, rng: Prng): P
       await fs.set('normal');
       const whose = host === a ? 'the active' : 'a standby';
       return rec(host, `${mode} for ${ms} ms on ${scope.what} of ${whose}'s storage`, { victimPid });
+    }
+    case 'disk full (ENOSPC)': {
+      // A host's disk fills: every write that needs space fails, while reads, renames and unlinks go on, as
+      // on a real full disk. Long enough, often, to fence the active and to cut runs off mid-flight, whose
+      // ends then cannot be written: the owner check after the soak finds any run left `running` for ever.
+      const a = await c.active();
+      const host = a && rng.chance(0.6) ? a : rng.pick(SCHEDULERS);
+      const ms = rng.int(1000, 6000);
+      const fs = c.hosts.get(host)!.fs;
+      const victimPid = host === a ? c.supervisor.current(host)?.pid : undefined;
+      await fs.set('errno ENOSPC ops=write,create,mkdir');
+      await sleep(ms);
+      await fs.set('normal');
+      const whose = host === a ? 'the active' : 'a standby';
+      return rec(host, `ENOSPC for ${ms} ms on ${whose}'s storage`, { victimPid });
     }
     case 'kill-9 worker mid-run': {
       // Wait (a while) for a worker that is executing a run, so the kill lands mid-run.

@@ -1,7 +1,7 @@
 // The chaos soak's short run (issue 6): three schedulers on one data directory under a supervisor, a
-// coordinator and two workers, through 20 seeded cycles of kill -9, SIGSTOP, clean stops, storage stalls and
-// EIO bursts, worker kills and coordinator restarts. The long run is `npm run bench -- chaos --cycles 200`.
-// Set DAGU_CHAOS_SEED to replay a seed a failure printed.
+// coordinator and two workers, through 20 seeded cycles of kill -9, SIGSTOP, clean stops, storage stalls, EIO
+// bursts and full disks (ENOSPC), worker kills and coordinator restarts. The long run is
+// `npm run bench -- chaos --cycles 200`. Set DAGU_CHAOS_SEED to replay a seed a failure printed.
 
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { faultToolsAvailable } from '../../conformance/support/faults';
