@@ -6,12 +6,12 @@
 // - it runs only the build a fresh process would run: the build on disk is read when it starts and again
 //   when it is given a run, and a spare whose build is no longer there is let go;
 // - its output, a crash trace included, goes to a file from its first instruction: a file of its own while
-//   it waits, which becomes the run's process log when it is given a run; a spare that dies while waiting
-//   is reported in the scheduler's log with the end of that output, and no more spares are started.
+//   it waits, which is renamed to the run's process log when it is given a run; a spare that dies while
+//   waiting is reported in the scheduler's log with the end of that output, and no more spares are started.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { link, mkdir, open, unlink } from 'node:fs/promises';
+import { mkdir, open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../core/ports';
 import { SPARE_COMMAND, type SpareAssignment } from './spareCommand';
@@ -83,15 +83,24 @@ export class SparePool {
       return null;
     }
     try {
-      // link, not rename: a run that already has a process log keeps it (and is spawned the usual way).
-      await link(spare.log, processLog);
+      // A run that already has a process log keeps it, and is spawned the usual way (appending to it).
+      await (await open(processLog, 'wx')).close();
     } catch {
       this.release(spare);
       return null;
     }
-    const ownLog = spare.log;
+    try {
+      await rename(spare.log, processLog);
+    } catch (err) {
+      this.turnOff();
+      this.o.logger.error(
+        'Could not give a run to the pre-started run process; no more are started until the scheduler restarts',
+        { pid: spare.pid, log: spare.log, process_log: processLog, error: (err as Error).message },
+      );
+      this.release(spare);
+      return null;
+    }
     spare.log = processLog;
-    await unlink(ownLog).catch(() => undefined);
     // A spare that died meanwhile is reported by onExit; its output is in the run's process log already.
     if (!running(spare.child) || !spare.child.stdin?.writable) return null;
     if (!stillAllowed()) {
