@@ -3,7 +3,17 @@ import tseslint from 'typescript-eslint';
 import importX from 'eslint-plugin-import-x';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.next/', 'dist/', 'test-results/', 'playwright-report/', 'next-env.d.ts'] },
+  {
+    ignores: [
+      'node_modules/',
+      '.next/',
+      'dist/',
+      'dist.build-*/',
+      'test-results/',
+      'playwright-report/',
+      'next-env.d.ts',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
