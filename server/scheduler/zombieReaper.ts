@@ -66,7 +66,7 @@ export class ZombieReaper {
    * each so. A marker is written before the status of a new run or attempt, so one is removed only once it
    * has looked that way for the stale threshold; removing it at once could unmark a run being created.
    */
-  private readonly pointless = new Map<string, number>();
+  private readonly markerIdleSince = new Map<string, number>();
   /** Runs whose check failed (a storage error), so that a failure is logged once rather than every sweep. */
   private readonly failing = new Set<string>();
   private lastUnmarkedScanMono: number | null = null;
@@ -100,7 +100,7 @@ export class ZombieReaper {
         }
       }
     }
-    for (const runId of this.pointless.keys()) if (!seen.has(runId)) this.pointless.delete(runId);
+    for (const runId of this.markerIdleSince.keys()) if (!seen.has(runId)) this.markerIdleSince.delete(runId);
     for (const runId of this.failing) if (!seen.has(runId)) this.failing.delete(runId);
     await this.scanForUnmarked();
     return reaped;
@@ -121,7 +121,7 @@ export class ZombieReaper {
       await this.unmarkOnceSettled(a, r);
       return false;
     }
-    this.pointless.delete(a.run_id);
+    this.markerIdleSince.delete(a.run_id);
     const s = r.status;
     const reason = s.status === 'running' ? await this.deadRunReason(s) : await this.strandedQueuedReason(s);
     if (reason === null) return false;
@@ -145,14 +145,14 @@ export class ZombieReaper {
    */
   private async unmarkOnceSettled(a: { run_id: string; dag_name: string }, r: ReadStatusResult) {
     const now = this.d.clock.monoMs();
-    const since = this.pointless.get(a.run_id);
+    const since = this.markerIdleSince.get(a.run_id);
     if (since === undefined) {
-      this.pointless.set(a.run_id, now);
+      this.markerIdleSince.set(a.run_id, now);
       return;
     }
     if (now - since < this.d.heartbeatStaleMs) return;
     await this.d.runs.unmarkActive(a.run_id);
-    this.pointless.delete(a.run_id);
+    this.markerIdleSince.delete(a.run_id);
     if (r.kind === 'ok') return; // an ended run whose own process could not remove its marker
     this.d.logger.warn('Removed the active marker of a run that has no status', {
       dag: a.dag_name,
