@@ -471,7 +471,7 @@ export class FileRunStore implements RunStore {
       kind: 'corrupt',
       attempt,
       path: dir,
-      error: `${what}: the process that created it probably crashed or failed before writing its status`,
+      error: `${what}: the process that created it probably crashed before writing its status`,
       incomplete: true,
     };
   }

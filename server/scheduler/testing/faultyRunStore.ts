@@ -62,7 +62,8 @@ export class FaultyRunStore extends MemoryRunStore {
     if (this.incomplete.has(runId))
       return {
         kind: 'corrupt',
-        error: 'attempt 1 has no status file: the process that created it probably crashed or failed',
+        error:
+          'attempt 1 has no status file: the process that created it probably crashed before writing its status',
         path: `/data/runs/${runId}/attempts/1`,
         incomplete: true,
       };
