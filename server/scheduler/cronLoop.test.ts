@@ -355,6 +355,34 @@ describe('CronLoop: many slots in one tick', () => {
     expect(await h.queued('dag1')).toEqual([slotId('dag1', '01:15:00')]);
   });
 
+  it('prepares up to 8 launches at once, starting them in the order the slots were due', async () => {
+    const h = harness({ now: '01:15:30', dags: manyDags(20) });
+    h.launcher.prepareMs = 100;
+    await h.loop.start({});
+    await h.time.advance(300);
+    expect(h.launcher.mostPreparing).toBe(8);
+    expect(h.launcher.runIds()).toEqual(
+      manyDags(20)
+        .map((d) => d.name)
+        .sort()
+        .map((name) => slotId(name, '01:15:00')),
+    );
+  });
+
+  it('starts none of the launches being prepared when the fence closes, and none after', async () => {
+    const h = harness({ now: '01:15:30', dags: manyDags(20) });
+    h.launcher.prepareMs = 100;
+    let open = true;
+    h.canDispatch = () => open;
+    h.time.setTimeout(() => (open = false), 150); // while the second 8 are being prepared
+    await h.loop.start({});
+    await h.time.advance(SECOND);
+    expect(h.runs.createCalls).toHaveLength(20);
+    expect(h.launcher.launches).toHaveLength(8);
+    expect(h.launcher.fenced).toHaveLength(8);
+    expect(h.stateFile.writes).toHaveLength(0);
+  });
+
   it('retries only the slots whose records failed, and starts the others in the same tick', async () => {
     const h = harness({ now: '01:15:30', dags: manyDags(5) });
     const failing = slotId('dag2', '01:15:00');

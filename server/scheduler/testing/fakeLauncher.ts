@@ -37,9 +37,19 @@ export class FakeLauncher {
 
   /** Called as each launch begins, before anything else: what a test wants to see at that moment. */
   onLaunch: ((req: LaunchRequest) => void) | null = null;
+  /** How long a launch prepares (the real one creates the process log) before it asks the fence and starts. */
+  prepareMs = 0;
+  /** Launches being prepared right now, and the most there ever were at once. */
+  preparing = 0;
+  mostPreparing = 0;
 
   readonly launch: Launcher = async (req) => {
     this.onLaunch?.(req);
+    if (this.prepareMs > 0) {
+      this.mostPreparing = Math.max(this.mostPreparing, ++this.preparing);
+      await new Promise<void>((r) => this.timers.setTimeout(r, this.prepareMs));
+      this.preparing--;
+    }
     if (this.failing.has(req.runId)) throw new Error(`EIO: i/o error, open '${req.processLog}'`);
     // As the real launcher: the fence is asked again after the (here instant) preparation.
     if (req.stillAllowed && !req.stillAllowed()) {
