@@ -67,6 +67,22 @@ describe('FileRunStore on disk', () => {
     expect((await store.listRuns({})).items.map((r) => r.run_id)).toContain('half-made');
   });
 
+  it('lists a slot once when its creator died after its list entries and a successor completed it', async () => {
+    // The creator listed the run and died before its status; the successor lists it again at its own time.
+    const first = testRunStatus({
+      run_id: 'half-made',
+      status: 'queued',
+      created_at: '2026-03-01T10:00:00Z',
+    });
+    await store.createRun(first);
+    await fs.rm(path.join(dataDir, 'runs', 'half-made', 'attempts'), { recursive: true });
+    const repair = { ...first, created_at: '2026-03-01T10:00:07Z' };
+    expect(await store.completeRun(repair)).toBe(true);
+    expect((await store.listRuns({})).items.map((r) => r.run_id)).toEqual(['half-made']);
+    expect((await store.listRuns({ dag: first.dag_name })).items.map((r) => r.run_id)).toEqual(['half-made']);
+    expect((await store.listRuns({ status: 'queued' })).items.map((r) => r.run_id)).toEqual(['half-made']);
+  });
+
   it('lists a run again whose creator died after its status and before its list entries', async () => {
     const status = testRunStatus({ run_id: 'unlisted', created_at: '2026-03-01T10:00:00Z' });
     await store.createRun(status);

@@ -495,12 +495,13 @@ export class FileRunStore implements RunStore {
     if (cached !== undefined && attempts !== null && attempts[0] === cached.attempt) {
       this.endedSummaries.delete(entry.runId);
       this.endedSummaries.set(entry.runId, cached);
-      return { ...cached };
+      return isStaleEntry(entry, cached) ? null : { ...cached };
     }
     const latest = await this.readLatestOf(entry.runId, attempts);
     const known = { dagName, runId: entry.runId, createdMs: entry.createdMs, attempt: latest.attempt };
     if (latest.kind === 'ok') {
       const summary = summarizeRun(latest.status);
+      if (isStaleEntry(entry, summary)) return null;
       if (TERMINAL_RUN_STATES.includes(latest.status.status) && latest.attempt === attempts?.[0]) {
         this.endedSummaries.delete(entry.runId);
         this.endedSummaries.set(entry.runId, { ...summary });
@@ -516,6 +517,16 @@ export class FileRunStore implements RunStore {
     if (attempts !== null || Date.now() - entry.createdMs < CREATION_GRACE_MS) return null;
     return corruptRunSummary(known, 'the run is in the index but its run directory is missing');
   }
+}
+
+/**
+ * A list entry of attempt 1 that does not carry the time its status was created with: the creator listed the
+ * run and died before its status, and a successor completed and listed it again at its own time (completeRun).
+ * The entry the status agrees with is the run's; this one would list it twice. Later attempts have times of
+ * their own, so only attempt 1 can be told this way.
+ */
+function isStaleEntry(entry: RunIndexEntry, summary: RunSummary): boolean {
+  return summary.attempt === 1 && createdMsOf(summary) !== entry.createdMs;
 }
 
 function serialize(status: RunStatus): string {

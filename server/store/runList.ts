@@ -42,7 +42,7 @@ export function formatMs13(ms: number): string {
 }
 
 /** Creation time of a run in ms; a record with an unparsable `created_at` sorts as if created at 0. */
-export function createdMsOf(status: RunStatus): number {
+export function createdMsOf(status: Pick<RunStatus, 'created_at'>): number {
   const ms = Date.parse(status.created_at);
   return Number.isFinite(ms) ? ms : 0;
 }
