@@ -4,7 +4,13 @@
 import { mulberry32 } from '../../server/scheduler/sim/prng';
 import { analyseFailovers } from './analysis/failovers';
 import { checkActs } from './analysis/acts';
-import { acquisitions, checkLeases, epochsOutOfOrder, missingEpochs } from './analysis/leases';
+import {
+  acquisitions,
+  checkLeases,
+  epochsOutOfOrder,
+  missingEpochs,
+  unsettledEpochs,
+} from './analysis/leases';
 import { findOwnerless } from './analysis/owners';
 import { analyseSlots } from './analysis/slots';
 import { readExecutions, readRoleEvents, readRuns, readSchedulerLogs } from './analysis/soakData';
@@ -151,7 +157,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
             : [],
         ),
       ),
-      missingEpochs: missingEpochs(acqs),
+      missingEpochs: missingEpochs(acqs, unsettledEpochs(logs)),
       epochsOutOfOrder: epochsOutOfOrder(acqs),
       ownerless,
       failovers: analyseFailovers(acqs, cycles),

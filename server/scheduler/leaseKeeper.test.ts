@@ -132,6 +132,21 @@ describe('LeaseKeeper', () => {
     expect(m.keeper.role()).toBe('active');
   });
 
+  it('says once per epoch that a claim whose write failed may still land', async () => {
+    const h = harness();
+    const full = new MemoryLockStorage();
+    full.create = () =>
+      Promise.reject(Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' }));
+    const m = h.add('a', full);
+    await started(h, m);
+    await h.world.runUntil(h.world.now + 6 * R);
+    const unsettled = m.logs.filter((l) => l.startsWith('info A claim of the scheduler lock did not settle'));
+    // Every retry repeats the same claim, so the same epoch: one line, naming it.
+    expect(unsettled).toHaveLength(1);
+    expect(unsettled[0]).toContain('"epoch":1');
+    expect(unsettled[0]).toContain('"outcome":"error"');
+  });
+
   it('takes a free lock at once and renews it every I', async () => {
     const h = harness();
     const a = h.add('a');

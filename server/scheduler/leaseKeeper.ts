@@ -74,6 +74,8 @@ export class LeaseKeeper {
   private fenceTimer: TimerHandle | null = null;
   private announcedStandby = false;
   private lastStorageWarnMono = Number.NEGATIVE_INFINITY;
+  /** The epoch of the last claim said not to have settled (noteUnsettledClaim). */
+  private lastUnsettledEpoch: number | null = null;
 
   constructor(private readonly d: LeaseKeeperDeps) {
     this.t = leaseTiming(d.staleThresholdMs, d.retryIntervalMs);
@@ -193,6 +195,7 @@ export class LeaseKeeper {
       this.obs = { ...obs, sinceMono: this.mono(), attempt: obs.attempt + 1 };
     }
     // On an error or a timeout the claim may or may not be ours: retry the same claim, never the next one.
+    if (outcome.kind !== 'done') this.noteUnsettledClaim(epoch, outcome.kind);
     if (outcome.kind === 'error') this.warnStorage('acquire', outcome.error);
     if (outcome.kind === 'timeout') this.warnStorage('acquire', 'no answer within the deadline');
     this.enterStandby(obs.read);
@@ -454,6 +457,17 @@ export class LeaseKeeper {
   private noteSeen(read: LockRead, mono: number): void {
     if (read.kind === 'record') this.highestEpochSeen = Math.max(this.highestEpochSeen, read.record.epoch);
     this.seen = { record: read.kind === 'record' ? read.record : null, seenMono: mono };
+  }
+
+  /**
+   * A claim whose write failed or timed out may still land (a stalled mount completes it later): the lock then
+   * carries an epoch nobody acquired, and a standby takes it over as stale. Said once per epoch, so that such
+   * an epoch is not mistaken for an acquisition that went unlogged.
+   */
+  private noteUnsettledClaim(epoch: number, how: 'error' | 'timeout'): void {
+    if (epoch === this.lastUnsettledEpoch) return;
+    this.lastUnsettledEpoch = epoch;
+    this.log.info('A claim of the scheduler lock did not settle; it may still land', { epoch, outcome: how });
   }
 
   private warnStorage(op: string, err: unknown): void {

@@ -56,12 +56,34 @@ export function acquisitions(logs: readonly LogLine[], events: readonly RoleEven
   return [...byEpoch.values()].sort((a, b) => a.epoch - b.epoch);
 }
 
-/** Epochs between the first and the last acquisition that no source recorded. */
-export function missingEpochs(acqs: readonly Acquisition[]): number[] {
+/**
+ * Epochs of claims whose write failed or timed out, as their instances logged them: such a write may land
+ * later and leave an epoch that nobody acquired (the next holder takes it over as stale).
+ */
+export function unsettledEpochs(logs: readonly LogLine[]): Set<number> {
+  const out = new Set<number>();
+  for (const l of logs)
+    if (
+      l.msg === 'A claim of the scheduler lock did not settle; it may still land' &&
+      typeof l.fields.epoch === 'number'
+    )
+      out.add(l.fields.epoch);
+  return out;
+}
+
+/**
+ * Epochs between the first and the last acquisition that no source recorded, except those of claims their
+ * instance said had not settled (`unsettled`): an epoch missing otherwise is an acquisition that went unlogged.
+ */
+export function missingEpochs(
+  acqs: readonly Acquisition[],
+  unsettled: ReadonlySet<number> = new Set(),
+): number[] {
   if (acqs.length === 0) return [];
   const have = new Set(acqs.map((a) => a.epoch));
   const out: number[] = [];
-  for (let e = acqs[0].epoch; e <= acqs[acqs.length - 1].epoch; e++) if (!have.has(e)) out.push(e);
+  for (let e = acqs[0].epoch; e <= acqs[acqs.length - 1].epoch; e++)
+    if (!have.has(e) && !unsettled.has(e)) out.push(e);
   return out;
 }
 
