@@ -14,6 +14,7 @@ import { LogChunks } from './logChunks';
 import { RunLocks } from './runLocks';
 import { TaskPoller } from './taskPoller';
 import { WorkerReports } from './workerReports';
+import { WorkerSightings } from './workerSightings';
 
 /** The stores a coordinator works on (shared with the scheduler, the CLI and the web server). */
 export interface CoordinatorStores {
@@ -64,6 +65,7 @@ export function assembleCoordinator(d: AssembleCoordinatorDeps): CoordinatorPart
   const { runs, tasks, workers, cancels } = d.stores;
   const s = d.settings;
   const locks = new RunLocks();
+  const sightings = new WorkerSightings();
   const poller = new TaskPoller({ tasks, clock: d.clock, timers: d.timers, tickMs: s.pollTickMs });
   const dispatcher = new Dispatcher({
     runs,
@@ -90,6 +92,7 @@ export function assembleCoordinator(d: AssembleCoordinatorDeps): CoordinatorPart
     reservationTtlMs: s.reservationTtlMs,
     workerRetentionMs: s.workerRetentionMs ?? 0,
     locks,
+    sightings,
   });
   const retries = new DagRetries({ dispatcher, loadDag: d.loadDag, timers: d.timers, logger: d.logger });
   const reports = new WorkerReports({
@@ -101,6 +104,7 @@ export function assembleCoordinator(d: AssembleCoordinatorDeps): CoordinatorPart
     logger: d.logger,
     logsRoot: s.logsRoot,
     locks,
+    sightings,
     onRunEnded: (status) => void retries.onRunEnded(status),
   });
   const server = new CoordinatorServer({

@@ -177,6 +177,29 @@ describe.each(STORE_KITS)('CoordinatorDetector on $name', ({ make }) => {
     expect(late).toMatchObject({ accepted: false, cancel: true });
   });
 
+  it('keeps the run of a worker that heartbeats while its record cannot be written (a full disk)', async () => {
+    await h.heartbeat('worker-b', { zone: 'b' });
+    await h.dispatch('run-1', { zone: 'b' });
+    await h.take('worker-b', { zone: 'b' });
+    await h.reportRunning('worker-b', 'run-1');
+    const put = h.workers.put.bind(h.workers);
+    h.workers.put = () =>
+      Promise.reject(Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' }));
+    for (let i = 0; i < 3; i++) {
+      await h.time.advance(STALE_MS / 2);
+      await expect(h.heartbeat('worker-b', { zone: 'b' }, [{ run_id: 'run-1', attempt: 1 }])).rejects.toThrow(
+        /ENOSPC/,
+      );
+    }
+    // The stored record is 15 s old, past the stale threshold; the coordinator heard the worker 0 s ago.
+    expect((await h.detector.sweep()).workerRunsFailed).toEqual([]);
+    expect((await h.status('run-1')).status).toBe('running');
+    // Once its heartbeats stop, it is silent as usual.
+    h.workers.put = put;
+    await h.time.advance(STALE_MS + SECOND);
+    expect((await h.detector.sweep()).workerRunsFailed).toEqual(['run-1']);
+  });
+
   it('keeps an unclaimed run waiting past the reservation TTL while a matching worker is healthy but busy', async () => {
     await h.heartbeat('worker-b', { zone: 'b' });
     await h.dispatch('run-1', { zone: 'b' });

@@ -21,8 +21,11 @@ import { endedStatus } from './endedStatus';
 import { expireHold, failWaitingRun, isWaiting, type EndWaitingDeps } from './expireHold';
 import { RunLocks } from './runLocks';
 import { onWorker, runsOwnedBy } from './workerRuns';
+import type { WorkerSightings } from './workerSightings';
 
 export interface CoordinatorDetectorDeps {
+  /** What this coordinator heard from workers whose records the registry may not have taken (a full disk). */
+  sightings?: WorkerSightings;
   runs: RunStore;
   tasks: DispatchStore;
   workers: WorkerRegistry;
@@ -211,7 +214,10 @@ export class CoordinatorDetector {
   /** Runs on a worker whose heartbeats stopped (or that is not registered at all) are failed. */
   private async failSilentWorkerRuns(result: SweepResult): Promise<void> {
     const now = this.d.clock.nowMs();
-    const records = new Map((await this.d.workers.list()).map((w) => [w.worker_id, w]));
+    const stored = await this.d.workers.list();
+    const records = this.d.sightings
+      ? this.d.sightings.overlay(stored)
+      : new Map(stored.map((w) => [w.worker_id, w]));
     const failedByWorker = new Map<string, string[]>();
     this.seenThisPass.clear();
     // A run whose task is still pending has no worker yet: no need to read it (thousands may be held).
@@ -296,6 +302,7 @@ export class CoordinatorDetector {
       const again = await this.d.workers.get(w.worker_id);
       if (!again || now - again.last_heartbeat_ms <= retention) continue;
       await this.d.workers.remove(w.worker_id);
+      this.d.sightings?.forget(w.worker_id);
       result.workersRemoved.push(w.worker_id);
       this.d.logger.info(
         'Removed the record of a worker silent for longer than coordinator.worker_retention',

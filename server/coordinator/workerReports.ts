@@ -7,7 +7,7 @@ import type { Clock, Logger } from '../core/ports';
 import { isoUtc } from '../core/runStatus';
 import { TERMINAL_RUN_STATES, type RunStatus, type StepStatus } from '../core/types';
 import { SECOND } from '../core/units';
-import type { CancelRequests, DispatchStore, WorkerRegistry } from '../store/dispatchTypes';
+import type { CancelRequests, DispatchStore, WorkerRecord, WorkerRegistry } from '../store/dispatchTypes';
 import { parseTaskId } from '../store/distributedDir';
 import type { RunStore } from '../store/types';
 import { CANCELLED_BEFORE_WORKER } from './dispatcher';
@@ -24,6 +24,7 @@ import type {
 import { LOG_FILE_PATTERN } from './requestSchemas';
 import { RunLocks } from './runLocks';
 import { runsOwnedBy } from './workerRuns';
+import type { WorkerSightings } from './workerSightings';
 
 /** A run heartbeat is written at most this often per run, however often its worker heartbeats. */
 const RUN_HEARTBEAT_MIN_GAP_MS = 1 * SECOND;
@@ -40,6 +41,8 @@ export interface WorkerReportsDeps {
   locks?: RunLocks;
   /** Told of every final status a worker reports (DAG-level retries). */
   onRunEnded?: (status: RunStatus) => void;
+  /** Remembers each heartbeat even when the registry cannot take it (shared with the detector). */
+  sightings?: WorkerSightings;
 }
 
 /** The outcome of an ack; `claim_gone`/`wrong_worker` are answered 409. */
@@ -63,7 +66,7 @@ export class WorkerReports {
   async heartbeat(req: HeartbeatRequest): Promise<HeartbeatResponse> {
     const now = this.d.clock.nowMs();
     const previous = await this.d.workers.get(req.worker_id);
-    await this.d.workers.put({
+    const record: WorkerRecord = {
       worker_id: req.worker_id,
       labels: req.labels,
       max_active_runs: req.max_active_runs,
@@ -72,7 +75,15 @@ export class WorkerReports {
       pid: req.pid,
       registered_at_ms: previous?.registered_at_ms ?? now,
       last_heartbeat_ms: now,
-    });
+    };
+    try {
+      await this.d.workers.put(record);
+      this.d.sightings?.forget(req.worker_id);
+    } catch (err) {
+      // Heard but not written: a registry that cannot be written must not make this worker look silent.
+      this.d.sightings?.saw(record);
+      throw err;
+    }
     if (!previous) {
       this.d.logger.info('Worker registered', {
         worker_id: req.worker_id,
@@ -118,6 +129,7 @@ export class WorkerReports {
       return { removed: false, run_ids: runIds };
     }
     await this.d.workers.remove(req.worker_id);
+    this.d.sightings?.forget(req.worker_id);
     this.d.logger.info('A worker left; removed its record', { worker_id: req.worker_id, host: record.host });
     return { removed: true, run_ids: [] };
   }

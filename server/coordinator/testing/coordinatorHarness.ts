@@ -31,6 +31,7 @@ import { Dispatcher } from '../dispatcher';
 import { newRunDispatch, type DispatchParams } from '../dispatcherApi';
 import { RunLocks } from '../runLocks';
 import { WorkerReports } from '../workerReports';
+import { WorkerSightings } from '../workerSightings';
 import { FaultyDispatchStore } from './faultyDispatchStore';
 
 export const START = Date.parse('2026-11-30T01:15:30Z');
@@ -102,6 +103,7 @@ export async function coordinatorHarness(kit: StoreKit, opts: HarnessOptions = {
   const logger = new RecordingLogger();
   const tasks = new FaultyDispatchStore(kit.tasks, { durable: opts.durable ?? true });
   const locks = new RunLocks();
+  const sightings = new WorkerSightings();
   const { runs, workers, cancels } = kit;
   const dispatcher = new Dispatcher({
     runs,
@@ -128,6 +130,7 @@ export async function coordinatorHarness(kit: StoreKit, opts: HarnessOptions = {
     reservationTtlMs: TTL_MS,
     workerRetentionMs: opts.retentionMs ?? RETENTION_MS,
     locks,
+    sightings,
   });
   const reports = new WorkerReports({
     runs,
@@ -138,6 +141,7 @@ export async function coordinatorHarness(kit: StoreKit, opts: HarnessOptions = {
     logger,
     logsRoot: kit.logsRoot,
     locks,
+    sightings,
   });
 
   const h = {
