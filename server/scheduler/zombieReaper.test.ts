@@ -264,6 +264,53 @@ describe('ZombieReaper', () => {
     expect((await h.status('claimed-then-died')).error).toMatch(/^run was never started/);
   });
 
+  it('fails a queued run in its queue whose attempt a process claimed and never started, once it stays so for the threshold', async () => {
+    const h = harness();
+    await h.queuedRun('claimed-in-queue');
+    await h.queue.enqueue({
+      queue: 'etl',
+      run_id: 'claimed-in-queue',
+      dag_name: 'etl',
+      enqueued_at: isoUtc(START),
+    });
+    expect(await h.runs.claimAttempt('claimed-in-queue', 1, 'host:4242')).toBe(true);
+
+    // A live claimant writes `running` within moments: seen claimed, but not yet for the threshold.
+    expect(await h.reaper.sweep()).toEqual([]);
+    await h.time.advance(STALE_MS);
+    expect(await h.reaper.sweep()).toEqual([]);
+    await h.time.advance(SECOND);
+    expect(await h.reaper.sweep()).toEqual(['claimed-in-queue']);
+    const s = await h.status('claimed-in-queue');
+    expect(s.status).toBe('failed');
+    expect(s.error).toBe(
+      'run process took attempt 1 and ended before starting it (still queued 1m1s later); marked failed',
+    );
+    expect(await h.queue.find('claimed-in-queue')).toBeNull();
+    expect(await h.activeIds()).toEqual([]);
+  });
+
+  it('leaves a claimed run in its queue alone once it starts', async () => {
+    const h = harness();
+    const s = await h.queuedRun('starts');
+    await h.queue.enqueue({ queue: 'etl', run_id: 'starts', dag_name: 'etl', enqueued_at: isoUtc(START) });
+    await h.runs.claimAttempt('starts', 1, `${THIS_HOST}:4242`);
+    h.alivePids.add(4242);
+    expect(await h.reaper.sweep()).toEqual([]);
+    await h.time.advance(SECOND);
+    await h.runs.writeStatus({
+      ...s,
+      status: 'running',
+      pid: 4242,
+      host: THIS_HOST,
+      started_at: isoUtc(h.time.nowMs()),
+    });
+    await h.runs.writeHeartbeat('starts', 1, h.time.nowMs());
+    await h.time.advance(STALE_MS);
+    expect(await h.reaper.sweep()).toEqual([]);
+    expect((await h.status('starts')).status).toBe('running');
+  });
+
   it('leaves a queued run alone while it is young or has a queue item', async () => {
     const h = harness();
     await h.queuedRun('waiting');

@@ -67,6 +67,8 @@ export class ZombieReaper {
    * has looked that way for the stale threshold; removing it at once could unmark a run being created.
    */
   private readonly markerIdleSince = new Map<string, number>();
+  /** Queued runs in their queue whose attempt is claimed, by `run#attempt`: since when (monotonic). */
+  private readonly claimedSince = new Map<string, number>();
   /** Runs whose check failed (a storage error), so that a failure is logged once rather than every sweep. */
   private readonly failing = new Set<string>();
   private lastUnmarkedScanMono: number | null = null;
@@ -135,6 +137,8 @@ export class ZombieReaper {
       return false;
     }
     await this.markFailed(again.status, reason);
+    // A claimed run failed in its queue: the item goes too (the queue would also drop it, at its next pass).
+    if (s.status === 'queued') await this.d.queue.dequeue(s.queue, s.run_id).catch(() => undefined);
     return true;
   }
 
@@ -225,7 +229,7 @@ export class ZombieReaper {
     const slotRun = s.trigger_type === 'scheduler' || s.trigger_type === 'catchup';
     if (slotRun && this.d.slotAdoptionDone && !this.d.slotAdoptionDone()) return null;
     if (this.d.launching?.(s.run_id)) return null;
-    if (await this.d.queue.find(s.run_id)) return null;
+    if (await this.d.queue.find(s.run_id)) return this.claimedInQueueReason(s);
     // Acknowledged by a worker (still `queued` until it reports `running`), or waiting in the dispatch
     // store for one: the coordinator fails these itself when the worker falls silent or the hold runs out.
     if (s.worker_id !== null) return null;
@@ -233,6 +237,30 @@ export class ZombieReaper {
     const age = this.d.clock.nowMs() - Date.parse(s.created_at);
     if (age <= this.d.heartbeatStaleMs) return null; // a scheduled run that is just starting
     return `run was never started: queued ${formatDuration(Math.round(age / 1000) * 1000)} ago with no queue item and no run process`;
+  }
+
+  /**
+   * A queued run in its queue whose attempt a process claimed and never started: that process died between
+   * its claim and its first status (a full disk, a kill). Every process the queue starts for it refuses the
+   * claimed attempt, so it would be offered for ever; once it has looked so for the stale threshold (a live
+   * claimant writes `running` within moments), it is failed.
+   */
+  private async claimedInQueueReason(s: RunStatus): Promise<string | null> {
+    const key = `${s.run_id}#${s.attempt}`;
+    if (s.worker_id !== null || !(await this.d.runs.isClaimed(s.run_id, s.attempt))) {
+      this.claimedSince.delete(key);
+      return null;
+    }
+    const now = this.d.clock.monoMs();
+    const since = this.claimedSince.get(key);
+    if (since === undefined) {
+      this.claimedSince.set(key, now);
+      if (this.claimedSince.size > MAX_REMEMBERED_REQUEUES)
+        this.claimedSince.delete(this.claimedSince.keys().next().value!);
+      return null;
+    }
+    if (now - since <= this.d.heartbeatStaleMs) return null;
+    return `run process took attempt ${s.attempt} and ended before starting it (still queued ${formatDuration(Math.round((now - since) / 1000) * 1000)} later); marked failed`;
   }
 
   /**
