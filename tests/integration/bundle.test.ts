@@ -3,7 +3,7 @@
 // pre-started run process, and no deprecated Node API on the way. Tests that change files of the build work on
 // a private copy of it (bin/ and dist/), never on the tree others use.
 
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import {
   copyFileSync,
   existsSync,
@@ -23,6 +23,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   DAGU,
   ROOT,
+  alive,
+  sparePids,
   dagu,
   eventually,
   stopWith,
@@ -298,13 +300,13 @@ describe('the pre-started run process', () => {
   it('runs a slot of the build on disk, with its output in the run’s process log, and is replaced', async () => {
     h.writeDag('tick', 'schedule: "*/2 * * * * *"\nsteps:\n  - name: s\n    command: echo "tick"\n');
     const s = schedulerAt(DAGU, env());
-    const spare = await eventually(() => sparesOf(s.child.pid!).at(0), 15_000);
+    const spare = await eventually(() => sparePids(s.child.pid!).at(0), 15_000);
     const run = await eventually(
       async () => (await runsOf('tick')).find((r) => r.pid === spare && r.status === 'succeeded'),
       15_000,
     );
     expect(existsSync(path.join(h.home, 'logs', 'tick', run.run_id, '1', 'process.log'))).toBe(true);
-    await eventually(() => sparesOf(s.child.pid!).some((pid) => pid !== spare), 15_000);
+    await eventually(() => sparePids(s.child.pid!).some((pid) => pid !== spare), 15_000);
     expect(s.output()).not.toMatch(/"level":"(warn|error)"/);
   });
 
@@ -314,7 +316,7 @@ describe('the pre-started run process', () => {
     // Queued runs, started when the test says so: the build changes while the spare surely waits.
     h.writeDag('q', ONE_STEP);
     const s = schedulerAt(bin, env());
-    const stale = await eventually(() => sparesOf(s.child.pid!).at(0), 15_000);
+    const stale = await eventually(() => sparePids(s.child.pid!).at(0), 15_000);
     // What `npm run build` does to the tree, as far as a scheduler can tell: a new dist/cli.cjs.
     const old = bannerOf(cli);
     const fresh = 'x'.repeat(old.length);
@@ -330,7 +332,7 @@ describe('the pre-started run process', () => {
     expect(first.pid).not.toBe(stale);
     await eventually(() => !alive(stale), 5_000);
     // The next spare loaded the new build and is used.
-    const next = await eventually(() => sparesOf(s.child.pid!).find((pid) => pid !== stale), 15_000);
+    const next = await eventually(() => sparePids(s.child.pid!).find((pid) => pid !== stale), 15_000);
     expect((await daguAt(bin, ['enqueue', '--run-id', 'next', 'q'])).code).toBe(0);
     const second = await eventually(async () => {
       const r = (await runsOf('q')).find((x) => x.run_id === 'next');
@@ -360,25 +362,6 @@ describe('the pre-started run process', () => {
     expect(logged.output).toContain('Error: spare died while loading');
     expect(readFileSync(logged.log, 'utf8')).toContain('Error: spare died while loading');
     await eventually(async () => (await runsOf('tick')).find((r) => r.status === 'succeeded'), 15_000);
-    expect(sparesOf(s.child.pid!)).toEqual([]);
+    expect(sparePids(s.child.pid!)).toEqual([]);
   });
 });
-
-/** PIDs of the `dagu __spare-run` processes whose parent is `parent`. */
-function sparesOf(parent: number): number[] {
-  const out = spawnSync('ps', ['-eo', 'pid,ppid,args'], { encoding: 'utf8' }).stdout;
-  return out
-    .split('\n')
-    .map((l) => l.trim().split(/\s+/))
-    .filter((f) => Number(f[1]) === parent && f.includes('__spare-run'))
-    .map((f) => Number(f[0]));
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}

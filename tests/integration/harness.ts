@@ -1,7 +1,7 @@
 // Helpers for tests that run the real `bin/dagu`: a temp DAGU_HOME, free ports, and processes that are
 // always stopped when the test ends.
 
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -264,5 +264,25 @@ export function killGroup(pid: number) {
     process.kill(-pid, 'SIGKILL');
   } catch {
     /* already gone */
+  }
+}
+
+/** PIDs of the `dagu __spare-run` processes whose parent is `parent`. */
+export function sparePids(parent: number): number[] {
+  const out = spawnSync('ps', ['-eo', 'pid,ppid,args'], { encoding: 'utf8' }).stdout;
+  return out
+    .split('\n')
+    .map((l) => l.trim().split(/\s+/))
+    .filter((f) => Number(f[1]) === parent && f.includes('__spare-run'))
+    .map((f) => Number(f[0]));
+}
+
+/** Whether a process with this PID exists. */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
   }
 }

@@ -1,10 +1,19 @@
 // The single-instance scheduler through the real binary: slots, queues, catch-up and dead runs.
 
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DAGU, dagu, eventually, startService, tempHome, type Service, type TempHome } from './harness';
+import {
+  alive,
+  DAGU,
+  dagu,
+  eventually,
+  sparePids,
+  startService,
+  tempHome,
+  type Service,
+  type TempHome,
+} from './harness';
 
 let h: TempHome;
 let services: Service[] = [];
@@ -173,24 +182,5 @@ function readdirSafe(dir: string): string[] {
     return readdirSync(dir).filter((f) => !f.startsWith('.'));
   } catch {
     return [];
-  }
-}
-
-/** PIDs of `dagu __spare-run` processes started by `parent`. */
-function sparePids(parent: number): number[] {
-  const out = spawnSync('ps', ['-eo', 'pid,ppid,args'], { encoding: 'utf8' }).stdout;
-  return out
-    .split('\n')
-    .map((l) => l.trim().split(/\s+/))
-    .filter((f) => Number(f[1]) === parent && f.includes('__spare-run'))
-    .map((f) => Number(f[0]));
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }
