@@ -367,7 +367,15 @@ export interface components {
      * @description Life-cycle of one step inside a run.
      * @enum {string}
      */
-    StepState: 'not_started' | 'running' | 'retrying' | 'succeeded' | 'failed' | 'skipped' | 'aborted';
+    StepState:
+      | 'not_started'
+      | 'running'
+      | 'retrying'
+      | 'succeeded'
+      | 'partially_succeeded'
+      | 'failed'
+      | 'skipped'
+      | 'aborted';
     /**
      * @description How the run came to be.
      * @enum {string}
@@ -429,6 +437,18 @@ export interface components {
       } | null;
       /** @description The steps this one waited for, as the DAG declared them; absent in records of older versions. */
       depends?: string[];
+      /** @description Executions of a repeat_policy step after its first; absent when it never repeated. */
+      repeat_count?: number;
+      /** @description Why the step was skipped or aborted without running (a precondition, an upstream failure). */
+      skip_reason?: string | null;
+      /** @description Child runs this call or parallel step started, in start order. */
+      sub_runs?: {
+        dag_name: string;
+        run_id: string;
+        status: null | components['schemas']['RunState'];
+        /** @description The parallel item this child ran for. */
+        item?: string;
+      }[];
     };
     /** @description The status of one attempt of a run, as stored. */
     RunStatus: {
@@ -496,6 +516,12 @@ export interface components {
       log_dir: string;
       /** @description The scheduler instance that created this run of a slot; absent or null for other runs. */
       dispatched_by?: string | null;
+      /** @description The run whose call or parallel step started this one; absent or null otherwise. */
+      parent?: null | {
+        dag_name: string;
+        run_id: string;
+        step: string;
+      };
     };
     /** @description A run as lists show it (its latest attempt). */
     RunSummary: {

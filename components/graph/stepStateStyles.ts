@@ -8,6 +8,7 @@ export const STEP_STATES: readonly StepState[] = [
   'running',
   'retrying',
   'succeeded',
+  'partially_succeeded',
   'failed',
   'skipped',
   'aborted',
@@ -23,6 +24,8 @@ export const STEP_NODE_STYLES: Record<StepState, string> = {
     'border-amber-500 bg-amber-50 text-amber-900 dark:border-amber-400 dark:bg-amber-950 dark:text-amber-100',
   succeeded:
     'border-emerald-500 bg-emerald-50 text-emerald-900 dark:border-emerald-500 dark:bg-emerald-950 dark:text-emerald-100',
+  partially_succeeded:
+    'border-lime-600 bg-lime-50 text-lime-900 dark:border-lime-500 dark:bg-lime-950 dark:text-lime-100',
   failed: 'border-red-500 bg-red-50 text-red-900 dark:border-red-400 dark:bg-red-950 dark:text-red-100',
   skipped:
     'border-zinc-400 bg-zinc-100 text-zinc-600 dark:border-zinc-500 dark:bg-zinc-800 dark:text-zinc-300',
@@ -36,11 +39,12 @@ export const STEP_SWATCH_STYLES: Record<StepState, string> = {
   running: 'border-blue-500 bg-blue-200 dark:bg-blue-800',
   retrying: 'border-amber-500 bg-amber-200 dark:bg-amber-800',
   succeeded: 'border-emerald-500 bg-emerald-200 dark:bg-emerald-800',
+  partially_succeeded: 'border-lime-600 bg-lime-200 dark:bg-lime-800',
   failed: 'border-red-500 bg-red-200 dark:bg-red-800',
   skipped: 'border-zinc-400 bg-zinc-200 dark:bg-zinc-700',
   aborted: 'border-orange-500 bg-orange-200 dark:bg-orange-800',
 };
 
 export function stepStateLabel(state: StepState): string {
-  return state.replace('_', ' ');
+  return state.replaceAll('_', ' ');
 }

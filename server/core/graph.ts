@@ -126,6 +126,7 @@ export function blockedSteps<T extends RunnableStep>(
 function lets(dep: RunnableStep, state: StepState): 'through' | 'not_yet' | 'never' {
   switch (state) {
     case 'succeeded':
+    case 'partially_succeeded':
       return 'through';
     case 'failed':
       return dep.continue_on.failure ? 'through' : 'never';

@@ -9,7 +9,14 @@ export type RunState = 'queued' | 'running' | 'succeeded' | 'partially_succeeded
 
 /** Life-cycle of one step inside a run. */
 export type StepState =
-  'not_started' | 'running' | 'retrying' | 'succeeded' | 'failed' | 'skipped' | 'aborted';
+  | 'not_started'
+  | 'running'
+  | 'retrying'
+  | 'succeeded'
+  | 'partially_succeeded'
+  | 'failed'
+  | 'skipped'
+  | 'aborted';
 
 export const TERMINAL_RUN_STATES: readonly RunState[] = [
   'succeeded',
@@ -29,9 +36,97 @@ export interface StepRetryPolicy {
   max_interval_sec: number | null;
 }
 
+/**
+ * What a step executes besides a shell command (issue 14). `command` covers `run:`, legacy `command`/`script`
+ * and `action: exec`-less shell steps; the others are Dagu's named actions this product runs itself.
+ */
+export type StepAction =
+  | { kind: 'command' }
+  /** `action: exec` / legacy `exec:`: argv run directly, no shell. */
+  | { kind: 'exec'; command: string; args: string[] }
+  /** `call` / `action: dag.run` (wait) or `dag.enqueue` (queue and go on); `parallel` fans out. */
+  | { kind: 'dag'; mode: 'run' | 'enqueue'; queue: string | null }
+  /** `action: http.request` / `type: http`; `with` keeps Dagu's keys as written (value-resolved at run). */
+  | { kind: 'http'; with: Record<string, unknown> }
+  /** `action: jq.filter` / `type: jq`. */
+  | { kind: 'jq'; with: Record<string, unknown> }
+  /** `action: mail.send` / `type: mail`; uses the DAG's `smtp`. */
+  | { kind: 'mail'; with: Record<string, unknown> }
+  /** `action: log.write` / `type: log`. */
+  | { kind: 'log'; with: Record<string, unknown> }
+  /** `action: noop` / `type: noop`, or a step with only an output declaration. */
+  | { kind: 'noop' };
+
+/** One precondition entry (`preconditions:` at DAG or step level). */
+export interface ConditionSpec {
+  /** Value-resolved text: compared with `expected`, or run as a shell command when `expected` is null. */
+  condition: string | null;
+  /** Command-substituted text (`eval:`); needs `expected`. Exactly one of condition/eval is set. */
+  eval: string | null;
+  /** Exact line match, or a regular expression when it starts with `re:`; null means "command check". */
+  expected: string | null;
+  negate: boolean;
+}
+
+/** `continue_on` after parsing: what lets dependents run past this step's failure or skip. */
+export interface ContinueOnSpec {
+  failure: boolean;
+  skipped: boolean;
+  /** Exit codes that count as "continue"; empty = none. */
+  exit_code: number[];
+  /** Stdout patterns (substring, or `re:` regexp) that count as "continue"; empty = none. */
+  output: string[];
+  mark_success: boolean;
+}
+
+/** `repeat_policy` after parsing; `mode: null` means no repeat. Counts and intervals may be run-time text. */
+export interface RepeatPolicySpec {
+  mode: 'while' | 'until' | null;
+  condition: string | null;
+  expected: string | null;
+  exit_code: number[];
+  interval_sec: number;
+  /** Total executions, including the first; null = no limit. */
+  limit: number | null;
+  backoff: number;
+  max_interval_sec: number | null;
+}
+
+/** `parallel`: items (a variable reference or a literal list) and the fan-out width. */
+export interface ParallelSpec {
+  /** A reference to resolve at run time (e.g. `${ITEMS}`), or null when `items` is literal. */
+  variable: string | null;
+  /** Literal items: a scalar becomes `ITEM`; an object gives named params. */
+  items: Array<string | Record<string, string>>;
+  max_concurrent: number;
+}
+
 /** One step of a DAG, after parsing and defaulting. */
 export interface StepSpec {
   name: string;
+  /** `id`, for `${id.stdout}` and `${steps.id.outputs.x}` references; null when none. */
+  id?: string | null;
+  description?: string;
+  /** What the step executes; absent on specs built by older code, which means `command`. */
+  action?: StepAction;
+  /** Extra shell arguments (`shell_args`, or the split of a string `shell`); the step's own only. */
+  shell_args?: string[];
+  /** True when the step itself set a shell (then no `-e` is added, and a shebang is not honoured). */
+  shell_explicit?: boolean;
+  /** True for legacy `command: interpreter` + `script:` (runs `interpreter [args] <file>`, no shell). */
+  script_interpreter?: boolean;
+  preconditions?: ConditionSpec[];
+  repeat_policy?: RepeatPolicySpec | null;
+  /** Retry only on these exit codes (empty: any non-zero). */
+  retry_exit_codes?: number[];
+  /** A signal name such as SIGINT; null = SIGTERM. */
+  signal_on_stop?: string | null;
+  /** Paths (value-resolved, relative to the step's working dir) that also receive stdout / stderr. */
+  stdout_file?: string | null;
+  stderr_file?: string | null;
+  log_output?: 'separate' | 'merged';
+  mail_on_error?: boolean;
+  parallel?: ParallelSpec | null;
   /** The command; a list runs its entries one after another, stopping at the first failure. */
   command: string[] | null;
   /** A multi-line script run by the shell; exclusive with `command`. */
@@ -43,7 +138,7 @@ export interface StepSpec {
   depends: string[];
   timeout_sec: number | null;
   retry_policy: StepRetryPolicy | null;
-  continue_on: { failure: boolean };
+  continue_on: { failure: boolean } & Partial<ContinueOnSpec>;
   /** Name of a variable that receives the step's trimmed stdout for later steps. */
   output: string | null;
   /** Run another DAG as a sub-run (issue 4). */
@@ -80,6 +175,8 @@ export interface ParamSpec {
 }
 
 export interface HandlerSpecs {
+  /** `init`: runs before the steps; absent on specs built by older code. */
+  init?: StepSpec | null;
   success: StepSpec | null;
   failure: StepSpec | null;
   abort: StepSpec | null;
@@ -108,6 +205,55 @@ export interface DagSpec {
   signal_handling: { enable_propagation: boolean };
   /** Path of the file the DAG was loaded from, or null when it came from elsewhere. */
   file: string | null;
+  /** Issue 14 keys; absent on specs built by older code (then the defaults in brackets apply). */
+  /** `group` (UI grouping) [''] and `labels` (lowercased `key=value` or `key`) [tags]. */
+  group?: string;
+  labels?: string[];
+  /** `type` [graph]; chain dependencies are already in each step's `depends`. */
+  type?: 'graph' | 'chain';
+  shell?: string | null;
+  shell_args?: string[];
+  /** DAG `working_dir`, absolute after load, or null for the per-run work directory. */
+  working_dir?: string | null;
+  /** `dotenv` files in load order (`.env` first). */
+  dotenv?: string[];
+  preconditions?: ConditionSpec[];
+  delay_sec?: number;
+  max_clean_up_time_sec?: number;
+  /** 0 = no limit. */
+  max_active_steps?: number;
+  max_output_size?: number;
+  hist_retention_days?: number | null;
+  hist_retention_runs?: number | null;
+  log_dir?: string | null;
+  log_output?: 'separate' | 'merged';
+  skip_if_successful?: boolean;
+  /** `schedule: {stop, restart}` entries. */
+  stop_schedule?: ScheduleSpec[];
+  restart_schedule?: ScheduleSpec[];
+  restart_wait_sec?: number;
+  smtp?: SmtpSpec | null;
+  mail_on?: { failure: boolean; success: boolean };
+  error_mail?: MailSpec | null;
+  info_mail?: MailSpec | null;
+  /** Later documents of the same file: sub-DAGs `call`able by name. Keyed by name. */
+  local_dags?: Record<string, DagSpec>;
+  /** The parser's warnings (deprecated spellings, ...), printed by `dagu validate`. */
+  warnings?: string[];
+}
+
+export interface SmtpSpec {
+  host: string;
+  port: number;
+  username: string;
+  password: string;
+}
+
+export interface MailSpec {
+  from: string;
+  to: string[];
+  prefix: string;
+  attach_logs: boolean;
 }
 
 /** A condition on a queued run, as in seed 002 (`Runnable=False`, `WorkerReady=False`, ...). */
@@ -134,6 +280,12 @@ export interface StepStatus {
   stderr: string | null;
   /** Captured output variable, when the step declares `output`. */
   output: Record<string, string> | null;
+  /** Executions of a `repeat_policy` step so far, after the first (0 when it ran once). */
+  repeat_count?: number;
+  /** Why a step was skipped or aborted without running (`precondition not met: ...`, `upstream failed`). */
+  skip_reason?: string | null;
+  /** Child runs started by this step (`call`, `parallel`), in start order. */
+  sub_runs?: Array<{ dag_name: string; run_id: string; status: RunState | null; item?: string }>;
   /**
    * The steps this one waited for, as the run's DAG had them when the attempt began (a chain DAG's steps
    * depend on the one before); absent on records written by older versions.
@@ -172,4 +324,6 @@ export interface RunStatus {
   log_dir: string;
   /** Scheduler instance that created this run of a slot (scheduler and catch-up runs), else absent/null. */
   dispatched_by?: string | null;
+  /** The run that started this one through a `call`/`parallel` step, else absent/null. */
+  parent?: { dag_name: string; run_id: string; step: string } | null;
 }
