@@ -20,6 +20,7 @@ const SECTIONS = [
   ['Queues', ['queues']],
   ['Coordinator', ['default_execution_mode', 'coordinator']],
   ['Worker', ['worker']],
+  ['Step environment', ['env_passthrough', 'env_passthrough_prefixes']],
 ];
 
 const INTRO = `# Configuration reference
@@ -92,10 +93,23 @@ export function renderConfigDocs({ settings, structuredKeys, formatDuration, par
       );
     }
     if (title === 'Queues') out.push('', queuesNote(structuredKeys));
+    if (title === 'Step environment') out.push('', STEP_ENV_NOTE);
     out.push('');
   }
   return `${out.join('\n').trimEnd()}\n`;
 }
+
+const STEP_ENV_NOTE = `Step processes do not inherit the whole environment of the process that runs the DAG, as in Dagu 2.x.
+They get \`PATH\`, \`HOME\`, \`USER\`, \`SHELL\`, \`TMPDIR\`, \`TERM\`, \`EDITOR\`, \`VISUAL\`, \`LANG\`, \`LC_ALL\`,
+\`LC_CTYPE\`, \`TZ\`, \`LD_LIBRARY_PATH\`, \`XDG_CONFIG_HOME\`, \`XDG_DATA_HOME\`, \`XDG_CACHE_HOME\`, \`XDG_STATE_HOME\`,
+\`DOCKER_HOST\`, \`DOCKER_TLS_VERIFY\`, \`DOCKER_CERT_PATH\`, \`DOCKER_API_VERSION\`, every variable whose name starts
+with \`DAGU_\`, \`DAG_\`, \`LC_\` or \`KUBERNETES_\`, and those these two settings add. A DAG passes any other
+variable on by naming it in its \`env\` (\`TOKEN: \${TOKEN}\`), where the host environment is read.
+
+\`\`\`yaml
+env_passthrough: [AWS_PROFILE, HTTPS_PROXY]
+env_passthrough_prefixes: [ACME_]
+\`\`\``;
 
 function queuesNote(structuredKeys) {
   const keys = structuredKeys.map(code).join(', ');
@@ -126,6 +140,8 @@ function kindText(s) {
       return s.min !== undefined ? `whole number, at least ${s.min}` : 'whole number';
     case 'enum':
       return `one of ${s.values.map(code).join(', ')}`;
+    case 'list':
+      return 'list of names (comma-separated in a variable)';
     default:
       return 'text';
   }

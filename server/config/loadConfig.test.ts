@@ -40,6 +40,24 @@ describe('loadConfig', () => {
     ).toMatchObject({ lock_stale_threshold_ms: 3000, lock_retry_interval_ms: 500 });
   });
 
+  it('reads env_passthrough lists from the file as YAML lists and from the environment as text', () => {
+    expect(load()).toMatchObject({ env_passthrough: [], env_passthrough_prefixes: [] });
+    writeFileSync(
+      path.join(home, 'config.yaml'),
+      'env_passthrough: [HTTPS_PROXY, NO_PROXY]\nenv_passthrough_prefixes: ACME_\n',
+    );
+    expect(load()).toMatchObject({
+      env_passthrough: ['HTTPS_PROXY', 'NO_PROXY'],
+      env_passthrough_prefixes: ['ACME_'],
+    });
+    expect(load({ DAGU_ENV_PASSTHROUGH: 'A, B' }).env_passthrough).toEqual(['A', 'B']);
+    expect(() => load({ DAGU_ENV_PASSTHROUGH: 'A,B-C' })).toThrow(
+      /DAGU_ENV_PASSTHROUGH \(env_passthrough\): "B-C" is not an environment variable name/,
+    );
+    writeFileSync(path.join(home, 'config.yaml'), 'env_passthrough: [1]\n');
+    expect(() => load()).toThrow(/env_passthrough in .*must be a list of names/);
+  });
+
   it('reads queues.config from the file', () => {
     writeFileSync(
       path.join(home, 'config.yaml'),

@@ -114,6 +114,8 @@ export function loadConfig(opts: LoadConfigOptions = {}): Config {
     },
     queues: { enabled: v('queues.enabled') as boolean, config: fromFile.queues },
     default_execution_mode: v('default_execution_mode') as Config['default_execution_mode'],
+    env_passthrough: (v('env_passthrough') as string[] | null) ?? [],
+    env_passthrough_prefixes: (v('env_passthrough_prefixes') as string[] | null) ?? [],
     coordinator: compileCoordinator(v, raw),
     worker: {
       id: v('worker.id') as string | null,
@@ -378,6 +380,17 @@ function compile(s: Setting, raw: Raw | undefined): unknown {
       if (typeof value !== 'string' || !s.values!.includes(value))
         throw new ConfigError(`${origin}: ${shown} must be one of ${s.values!.join(', ')}`);
       return value;
+    }
+    case 'list': {
+      // A YAML list in config.yaml, or comma-separated text (how an environment variable spells a list).
+      const items = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : null;
+      if (items === null || items.some((i) => typeof i !== 'string'))
+        throw new ConfigError(`${origin}: ${shown} must be a list of names or comma-separated text`);
+      const names = (items as string[]).map((i) => i.trim()).filter((i) => i !== '');
+      const bad = names.find((n) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(n));
+      if (bad !== undefined)
+        throw new ConfigError(`${origin}: ${JSON.stringify(bad)} is not an environment variable name`);
+      return names;
     }
     case 'string': {
       if (typeof value !== 'string' || value === '')

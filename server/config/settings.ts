@@ -3,7 +3,7 @@
 
 import { WORKER_ID_PATTERN } from '../store/distributedDir';
 
-export type SettingKind = 'duration' | 'port' | 'bool' | 'string' | 'int' | 'enum';
+export type SettingKind = 'duration' | 'port' | 'bool' | 'string' | 'int' | 'enum' | 'list';
 
 export interface Setting {
   /** snake_case key path in config.yaml, e.g. `scheduler.lock_stale_threshold`. */
@@ -309,6 +309,20 @@ export const SETTINGS: readonly Setting[] = [
     kind: 'duration',
     default: '1s',
     doc: 'How often a worker heartbeats to the coordinator (its runs and labels ride along)',
+  },
+  {
+    key: 'env_passthrough',
+    env: 'DAGU_ENV_PASSTHROUGH',
+    kind: 'list',
+    default: null,
+    doc: 'Names of host environment variables that step processes receive besides the built-in list (PATH, HOME, LANG, ...)',
+  },
+  {
+    key: 'env_passthrough_prefixes',
+    env: 'DAGU_ENV_PASSTHROUGH_PREFIXES',
+    kind: 'list',
+    default: null,
+    doc: 'Prefixes of host environment variable names that step processes receive besides DAGU_, DAG_, LC_ and KUBERNETES_',
   },
   {
     key: 'worker.work_dir',

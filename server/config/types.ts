@@ -47,6 +47,10 @@ export interface Config {
   queues: { enabled: boolean; config: QueueConfig[] };
   /** `distributed`: DAGs without a selector are dispatched too (matching any worker). */
   default_execution_mode: 'local' | 'distributed';
+  /** Host environment variables step processes get besides the built-in list (exact names). */
+  env_passthrough: string[];
+  /** Host environment variable name prefixes step processes get besides the built-in ones. */
+  env_passthrough_prefixes: string[];
   coordinator: {
     host: string;
     port: number;
