@@ -172,6 +172,27 @@ export interface ParamSpec {
   /** Null for a positional parameter. */
   name: string | null;
   value: string;
+  /**
+   * Dagu's rich parameter definition (`- name: X` with more keys); absent on plain params. `value` holds the
+   * `default` ('' when none). The run checks the value against `type`/`enum`/`required`/bounds and, when the
+   * caller did not supply it, runs `eval` (command-substituted) before any step.
+   */
+  rich?: ParamRichSpec;
+}
+
+/** The checks and dynamic default of a rich parameter definition. */
+export interface ParamRichSpec {
+  has_default: boolean;
+  eval: string | null;
+  description: string;
+  type: 'string' | 'integer' | 'number' | 'boolean' | null;
+  required: boolean;
+  enum: string[] | null;
+  minimum: number | null;
+  maximum: number | null;
+  min_length: number | null;
+  max_length: number | null;
+  pattern: string | null;
 }
 
 export interface HandlerSpecs {
