@@ -11,6 +11,7 @@ import { formatRelative, formatTime } from '../format';
 import { dagQuery } from '../queries';
 import { RunTable } from '../runs/RunTable';
 import { useNow } from '../useNow';
+import { orderStepsAsRun } from '@/server/console/stepOrder';
 import { StepGraph } from '../graph/StepGraph';
 import { RunNowButton } from './RunNowButton';
 import { StartDagButton } from './StartDagButton';
@@ -19,6 +20,8 @@ export function DagDetailView({ name, initial }: { name: string; initial: DagDet
   const { data = initial, error, refetch } = useQuery({ ...dagQuery(name), initialData: initial });
   const now = useNow();
   const dag = data.dag;
+  // In the order the DAG runs them: a chain as the chain, a graph step after the steps it waits for.
+  const steps = dag ? orderStepsAsRun(dag.steps) : [];
   return (
     <div className="flex flex-col gap-6">
       <PageHeader inStack title={<span data-testid="dag-name">{data.name}</span>}>
@@ -91,15 +94,20 @@ export function DagDetailView({ name, initial }: { name: string; initial: DagDet
           </h2>
           <StepGraph
             label={`Steps of ${data.name}`}
-            steps={dag.steps.map((st) => ({
+            steps={steps.map((st) => ({
               name: st.name,
               status: 'not_started',
               depends: st.depends ?? [],
             }))}
           />
-          <ol className="mt-3 flex flex-col gap-2">
-            {dag.steps.map((step) => (
-              <li key={step.name} className="rounded-md border border-zinc-200 p-3 dark:border-zinc-800">
+          <ol className="mt-3 flex flex-col gap-2" data-testid="dag-steps">
+            {steps.map((step) => (
+              <li
+                key={step.name}
+                data-testid="dag-step"
+                data-step={step.name}
+                className="rounded-md border border-zinc-200 p-3 dark:border-zinc-800"
+              >
                 <p className="font-medium">{step.name}</p>
                 {step.depends.length > 0 && (
                   <p className="text-xs text-zinc-500 dark:text-zinc-400">after {step.depends.join(', ')}</p>

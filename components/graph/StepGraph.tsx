@@ -13,7 +13,7 @@ export interface GraphStep {
   name: string;
   status: StepState;
   depends?: string[] | null;
-  /** A second line under the name (a duration, "retry 2"); optional. */
+  /** Said after the state on the second line (why it did not run, "retried 2×", a duration); optional. */
   detail?: string;
 }
 
@@ -101,7 +101,7 @@ export function StepGraph({
                 data-state={step.status}
                 aria-pressed={onSelect ? isSelected : undefined}
                 aria-label={`${n.name}: ${stepStateLabel(step.status)}${step.detail ? `, ${step.detail}` : ''}`}
-                title={n.name}
+                title={`${n.name}: ${stepStateLabel(step.status)}${step.detail ? ` · ${step.detail}` : ''}`}
                 onClick={onSelect ? () => onSelect(n.name) : undefined}
                 disabled={!onSelect}
                 className={`absolute flex flex-col items-start justify-center gap-0.5 overflow-hidden rounded-md border-2 px-2.5 text-left text-sm shadow-sm transition-shadow focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-blue-500 disabled:cursor-default ${
@@ -110,10 +110,16 @@ export function StepGraph({
                 style={{ left: n.x, top: n.y, width: n.width, height: n.height }}
               >
                 <span className="w-full truncate font-medium">{n.name}</span>
-                <span className="flex items-center gap-1 text-xs opacity-90">
-                  {live && <span aria-hidden className="size-1.5 animate-pulse rounded-full bg-current" />}
-                  {stepStateLabel(step.status)}
-                  {step.detail && <span className="opacity-75">· {step.detail}</span>}
+                <span className="flex w-full min-w-0 items-center gap-1 text-xs opacity-90">
+                  {live && (
+                    <span aria-hidden className="size-1.5 shrink-0 animate-pulse rounded-full bg-current" />
+                  )}
+                  <span className="shrink-0">{stepStateLabel(step.status)}</span>
+                  {step.detail && (
+                    <span className="min-w-0 truncate opacity-75" data-testid="step-node-detail">
+                      · {step.detail}
+                    </span>
+                  )}
                 </span>
               </button>
             );

@@ -1,6 +1,7 @@
 'use client';
-// One run: state, how and for which slot it was triggered, where it runs, why it waits, its steps as a graph
-// and the live log of the selected step; refreshes every second until it ends (or until a retry shows up).
+// One run: state, how and for which slot it was triggered, where it runs, why it waits, the parent run that
+// started it, its steps (in the order the DAG runs them) as a graph and a table, and the selected step's
+// details, child runs and live log; refreshes every second until it ends (or until a retry shows up).
 
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
@@ -10,18 +11,31 @@ import { isNotFound } from '../api';
 import { EmptyState, ErrorPanel, LoadingPanel, PageHeader, linkClass } from '../Panels';
 import { StatusBadge } from '../StatusBadge';
 import { errorText } from '../errorText';
+import { nodeDetail } from '@/server/console/stepNotes';
+import { orderStepsAsRun } from '@/server/console/stepOrder';
 import { formatSpan } from '../format';
 import { StepGraph } from '../graph/StepGraph';
 import { RUN_REFRESH_MS, isTerminal, runQuery } from '../queries';
 import { useNow } from '../useNow';
 import { RunActions } from './RunActions';
+import { ParentRunLink } from './ParentRunLink';
 import { RunFacts } from './RunFacts';
+import { StepDetails } from './StepDetails';
 import { StepLogTail } from './StepLogTail';
 import { StepTable, type StepRowData } from './StepTable';
 
-export function RunDetailView({ runId, initial }: { runId: string; initial: RunStatus | null }) {
+export function RunDetailView({
+  runId,
+  initial,
+  initialStep = null,
+}: {
+  runId: string;
+  initial: RunStatus | null;
+  /** The step to select first (`?step=`, e.g. from a child run's link back to its parent step). */
+  initialStep?: string | null;
+}) {
   const [retried, setRetried] = useState<RetryResult | null>(null);
-  const [picked, setPicked] = useState<string | null>(null);
+  const [picked, setPicked] = useState<string | null>(initialStep);
   const query = useQuery({
     ...runQuery(runId),
     initialData: initial ?? undefined,
@@ -55,12 +69,14 @@ export function RunDetailView({ runId, initial }: { runId: string; initial: RunS
 
   const live = !isTerminal(run.status);
   const awaitingAttempt = retried !== null && run.attempt < retried.attempt;
-  const handlerRows: StepRowData[] = Object.entries(run.handlers).flatMap(([kind, h]) =>
-    h ? [{ step: h, label: `on ${kind}: ${h.name}` }] : [],
-  );
-  const rows: StepRowData[] = [...run.steps.map((step) => ({ step })), ...handlerRows];
-  const all = rows.map((r) => r.step);
-  const selectedStep = all.find((s) => s.name === picked) ?? defaultStep(run.steps) ?? all[0] ?? null;
+  const steps = orderStepsAsRun(run.steps);
+  const rows: StepRowData[] = [...steps.map((step) => ({ step })), ...handlerRows(run.handlers)];
+  const selectedRow =
+    rows.find((r) => r.step.name === picked) ??
+    rows.find((r) => r.step === defaultStep(steps)) ??
+    rows[0] ??
+    null;
+  const selectedStep = selectedRow?.step ?? null;
 
   return (
     <div className="flex flex-col gap-6" data-testid="run-detail">
@@ -107,6 +123,7 @@ export function RunDetailView({ runId, initial }: { runId: string; initial: RunS
           {run.error}
         </div>
       )}
+      {run.parent && <ParentRunLink parent={run.parent} />}
       <RunFacts run={run} now={now} />
       <section aria-labelledby="graph-heading" className="flex flex-col gap-3">
         <h2 id="graph-heading" className="text-lg font-semibold">
@@ -114,16 +131,17 @@ export function RunDetailView({ runId, initial }: { runId: string; initial: RunS
         </h2>
         <StepGraph
           label={`Steps of run ${run.run_id}`}
-          steps={run.steps.map((s) => ({
+          steps={steps.map((s) => ({
             name: s.name,
             status: s.status,
             depends: s.depends,
-            detail: stepDetail(s, now),
+            detail: nodeDetail(s, s.started_at ? formatSpan(s.started_at, s.finished_at, now) : undefined),
           }))}
           selected={selectedStep?.name ?? null}
           onSelect={setPicked}
         />
       </section>
+      {selectedRow && <StepDetails step={selectedRow.step} label={selectedRow.label} />}
       {selectedStep && (
         <StepLogTail
           key={selectedStep.name}
@@ -147,8 +165,22 @@ function defaultStep(steps: StepStatus[]): StepStatus | undefined {
   );
 }
 
-function stepDetail(s: StepStatus, now: number | null): string | undefined {
-  if (s.retry_count > 0 && s.status === 'retrying') return `retry ${s.retry_count}`;
-  if (!s.started_at) return undefined;
-  return formatSpan(s.started_at, s.finished_at, now);
+const HANDLER_ORDER = ['init', 'success', 'failure', 'abort', 'exit'];
+
+/**
+ * The handler steps after the steps, in the order they run. A handler named after its kind (`onSuccess`)
+ * shows as such; another name says which handler it is (`on failure: notify`).
+ */
+function handlerRows(handlers: RunStatus['handlers']): StepRowData[] {
+  const rank = (kind: string) => {
+    const i = HANDLER_ORDER.indexOf(kind);
+    return i === -1 ? HANDLER_ORDER.length : i;
+  };
+  return Object.entries(handlers as Record<string, StepStatus | undefined>)
+    .sort(([a], [b]) => rank(a) - rank(b))
+    .flatMap(([kind, h]) => {
+      if (!h) return [];
+      const own = `on${kind.charAt(0).toUpperCase()}${kind.slice(1)}`;
+      return [{ step: h, label: h.name === own ? own : `on ${kind}: ${h.name}` }];
+    });
 }

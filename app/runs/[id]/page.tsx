@@ -1,4 +1,5 @@
-// /runs/:id: one run. The first status comes from the server; the browser then polls until the run ends.
+// /runs/:id: one run (`?step=` selects a step). The first status comes from the server; the browser then
+// polls until the run ends.
 // A run that is not recorded yet (just started) is waited for in the browser rather than shown as missing.
 
 import type { Metadata } from 'next';
@@ -12,14 +13,19 @@ import type { RunStatus } from '@/components/apiTypes';
 
 export const dynamic = 'force-dynamic';
 
-type Props = { params: Promise<{ id: string }> };
+type Props = {
+  params: Promise<{ id: string }>;
+  /** `?step=<name>` selects that step (a child run's link back to its parent step uses it). */
+  searchParams: Promise<{ step?: string | string[] }>;
+};
 
 export async function generateMetadata({ params }: Props): Promise<Metadata> {
   return { title: `Run ${(await params).id}` };
 }
 
-export default async function RunPage({ params }: Props) {
+export default async function RunPage({ params, searchParams }: Props) {
   const { id } = await params;
+  const { step } = await searchParams;
   if (!isValidRunId(id)) notFound();
   let initial: RunStatus | null = null;
   try {
@@ -27,5 +33,12 @@ export default async function RunPage({ params }: Props) {
   } catch (err) {
     if (!(err instanceof NotFoundError)) throw err;
   }
-  return <RunDetailView key={id} runId={id} initial={initial} />;
+  return (
+    <RunDetailView
+      key={id}
+      runId={id}
+      initial={initial}
+      initialStep={typeof step === 'string' && step !== '' ? step : null}
+    />
+  );
 }
