@@ -503,6 +503,7 @@ export interface components {
       steps: components['schemas']['StepStatus'][];
       /** @description The lifecycle handler steps that exist for this run, by event. */
       handlers: {
+        init?: components['schemas']['StepStatus'];
         success?: components['schemas']['StepStatus'];
         failure?: components['schemas']['StepStatus'];
         abort?: components['schemas']['StepStatus'];

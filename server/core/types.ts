@@ -337,7 +337,8 @@ export interface RunStatus {
   worker_id: string | null;
   error: string | null;
   steps: StepStatus[];
-  handlers: Partial<Record<'success' | 'failure' | 'abort' | 'exit', StepStatus>>;
+  /** Handler steps that ran, by event (`init` runs before the steps; absent on older records). */
+  handlers: Partial<Record<'init' | 'success' | 'failure' | 'abort' | 'exit', StepStatus>>;
   /** Only while `queued`; cleared when the run leaves the queue. */
   conditions: RunCondition[];
   worker_selector: Record<string, string> | null;
