@@ -194,7 +194,7 @@ describe('plain variables per policy', () => {
     [
       'conditionCommand',
       'test "$NAME" = world && echo $HOST_ONLY',
-      'test "$NAME" = world && echo $HOST_ONLY',
+      'test "world" = world && echo $HOST_ONLY',
     ],
     ['conditionCommand', 'test $NAME = world', 'test world = world'],
     ['conditionCommand', '${NAME:-x}', '${NAME:-x}'],
