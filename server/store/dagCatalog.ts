@@ -65,10 +65,10 @@ export async function loadDag(
   opts: LoadDagOptions = {},
 ): Promise<LoadDagResult> {
   if (nameOrPath.includes('/') || DAG_FILE_PATTERN.test(nameOrPath)) {
-    const result = await loadDagFile(path.resolve(nameOrPath), opts.cache);
+    const result = await loadDagFile(path.resolve(nameOrPath), opts);
     const bareFileName = !nameOrPath.includes('/');
     return 'notFound' in result && bareFileName
-      ? loadDagFile(path.resolve(dagsDir, nameOrPath), opts.cache)
+      ? loadDagFile(path.resolve(dagsDir, nameOrPath), opts)
       : result;
   }
   return loadDagByName(dagsDir, nameOrPath, opts);
@@ -77,6 +77,8 @@ export async function loadDag(
 export interface LoadDagOptions {
   /** Parses of unchanged files to reuse, and where to keep new ones (see dagSpecCache.ts). */
   cache?: DagSpecCache;
+  /** Apply `dagu validate`'s stricter document rules (see ParseDagOptions.strict); never cached. */
+  strict?: boolean;
 }
 
 /**
@@ -91,7 +93,7 @@ export async function loadDagByName(
 ): Promise<LoadDagResult> {
   const name = assertDagName(dagName);
   for (const ext of ['.yaml', '.yml']) {
-    const result = await loadDagFile(path.resolve(dagsDir, name + ext), opts.cache);
+    const result = await loadDagFile(path.resolve(dagsDir, name + ext), opts);
     if (!('notFound' in result)) return result;
   }
   // A file may declare a `name:` other than its stem.
@@ -115,7 +117,8 @@ export async function loadAllDags(dagsDir: string): Promise<DagFileResult[]> {
   );
 }
 
-async function loadDagFile(file: string, cache?: DagSpecCache): Promise<LoadDagResult> {
+async function loadDagFile(file: string, opts: LoadDagOptions = {}): Promise<LoadDagResult> {
+  const cache = opts.strict ? undefined : opts.cache;
   let text: string;
   try {
     const size = (await fs.stat(file)).size;
@@ -136,7 +139,7 @@ async function loadDagFile(file: string, cache?: DagSpecCache): Promise<LoadDagR
   if (cached) return { ok: true, ...cached };
   // Loaded on first use: a run process whose DAG comes from the cache never loads the YAML parser.
   const { parseDag } = await import('../core/dag/parseDag');
-  const result = parseDag(text, { file, defaultName: dagNameFromFile(file) });
+  const result = parseDag(text, { file, defaultName: dagNameFromFile(file), strict: opts.strict });
   if (result.ok && cache) await cache.put(file, text, { dag: result.dag, warnings: result.warnings });
   return result;
 }

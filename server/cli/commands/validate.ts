@@ -1,4 +1,6 @@
-// `dagu validate`: checks DAG files and prints every error at once (file:line:column: field: message).
+// `dagu validate`: checks DAG files and prints every error at once (file:line:column: field: message), with
+// Dagu's stricter document rules (ParseDagOptions.strict) and its deprecation warnings. Exit 2 on any error,
+// including a Dagu feature this product does not run (errors of kind `unsupported`).
 
 import { formatDagError } from '../../core/dag/dagError';
 import { listDagFiles, loadDag } from '../../store/dagCatalog';
@@ -10,10 +12,11 @@ export async function validateCommand(dags: string[], opts: GlobalOptions) {
   const targets = dags.length > 0 ? dags : (await listDagFiles(config.paths.dags_dir)).map((d) => d.file);
   let bad = 0;
   for (const target of targets) {
-    const r = await loadDag(config.paths.dags_dir, target);
+    const r = await loadDag(config.paths.dags_dir, target, { strict: true });
     if (r.ok) {
       process.stdout.write(`ok  ${r.dag.name} (${r.dag.file ?? target})\n`);
-      for (const w of r.warnings) process.stdout.write(`    warning: ${w}\n`);
+      // Warnings (deprecated spellings, ...) go to stderr, as Dagu logs them: stdout lists the DAGs.
+      for (const w of r.warnings) process.stderr.write(`${r.dag.file ?? target}: warning: ${w}\n`);
     } else if ('notFound' in r) {
       bad++;
       process.stderr.write(`dagu: DAG ${JSON.stringify(target)} not found in ${config.paths.dags_dir}\n`);

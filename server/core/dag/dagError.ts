@@ -8,6 +8,11 @@ export interface DagError {
   column: number | null;
   field: string;
   message: string;
+  /**
+   * `unsupported`: a Dagu feature this product does not run (containers, ssh, ...), as opposed to a mistake in
+   * the file. Both make `dagu validate` and `dagu start` exit 2; the marker lets callers tell them apart.
+   */
+  kind?: 'unsupported';
 }
 
 /** `dags/etl.yaml:12:5: steps[1].depends: step "x" does not exist`, as `dagu validate` prints it. */

@@ -29,11 +29,24 @@ export class DagReader {
   ) {}
 
   /** Records an error located at `node` (its first character). */
-  error(node: Node | null | undefined, field: string, message: string): undefined {
+  error(node: Node | null | undefined, field: string, message: string, kind?: 'unsupported'): undefined {
     const offset = node?.range?.[0];
     const pos = offset === undefined ? null : this.lines.linePos(offset);
-    this.errors.push({ file: this.file, line: pos?.line ?? null, column: pos?.col ?? null, field, message });
+    const e: DagError = {
+      file: this.file,
+      line: pos?.line ?? null,
+      column: pos?.col ?? null,
+      field,
+      message,
+    };
+    if (kind) e.kind = kind;
+    this.errors.push(e);
     return undefined;
+  }
+
+  /** Records that a Dagu feature this product does not run is used at `node`. */
+  unsupported(node: Node | null | undefined, field: string, reason: string): undefined {
+    return this.error(node, field, reason, 'unsupported');
   }
 
   /** Records an error about an entry's value (or its key when it has no value). */
@@ -47,6 +60,12 @@ export class DagReader {
     return offset === undefined ? null : this.lines.linePos(offset).line;
   }
 
+  /** A value as plain data (maps, lists, scalars), aliases and merge keys followed; null for no value. */
+  toJS(node: Node | null): unknown {
+    if (node === null) return null;
+    return node.toJS(this.doc, { maxAliasCount: 100 }) as unknown;
+  }
+
   resolve(node: unknown): Node | null {
     if (isAlias(node)) return (node.resolve(this.doc) as Node | undefined) ?? null;
     return (node as Node | null) ?? null;
@@ -55,14 +74,20 @@ export class DagReader {
   /**
    * The entries of a map, checking that keys are plain, known and not repeated. `<<` merge keys are followed:
    * keys written in the map win over merged ones. `allowed` null means any key (env names, labels). Returns
-   * null (after reporting) when `entry` is not a map.
+   * null (after reporting) when `entry` is not a map. A key in `unsupported` is a Dagu key this product refuses:
+   * it is reported with its reason as an `unsupported` error.
    */
-  map(entry: Entry, allowed: readonly string[] | null, what: string): Map<string, Entry> | null {
+  map(
+    entry: Entry,
+    allowed: readonly string[] | null,
+    what: string,
+    unsupported?: Readonly<Record<string, string>>,
+  ): Map<string, Entry> | null {
     if (!isMap(entry.value)) {
       this.errorAt(entry, `${what} must be a map, got ${describe(entry.value)}`);
       return null;
     }
-    return this.entries(entry.value, entry.field, allowed, new Set([entry.value]));
+    return this.entries(entry.value, entry.field, allowed, new Set([entry.value]), unsupported);
   }
 
   private entries(
@@ -70,6 +95,7 @@ export class DagReader {
     field: string,
     allowed: readonly string[] | null,
     seen: ReadonlySet<YAMLMap>,
+    unsupported?: Readonly<Record<string, string>>,
   ): Map<string, Entry> {
     const own = new Map<string, Entry>();
     const merged = new Map<string, Entry>();
@@ -88,7 +114,7 @@ export class DagReader {
           if (!isMap(source)) {
             this.error(source ?? keyNode, field, 'a << merge needs a map or a list of maps');
           } else if (!seen.has(source)) {
-            const sub = this.entries(source, field, allowed, new Set([...seen, source]));
+            const sub = this.entries(source, field, allowed, new Set([...seen, source]), unsupported);
             for (const [k, e] of sub) if (!merged.has(k)) merged.set(k, e);
           }
         }
@@ -96,7 +122,9 @@ export class DagReader {
       }
       const child: Entry = { key, field: field === '' ? key : `${field}.${key}`, value, keyNode };
       if (allowed && !allowed.includes(key)) {
-        this.error(keyNode, child.field, unknownKeyMessage(key, allowed));
+        const reason = unsupported && Object.hasOwn(unsupported, key) ? unsupported[key] : undefined;
+        if (reason !== undefined && !isNull(value)) this.unsupported(keyNode, child.field, reason);
+        else if (reason === undefined) this.error(keyNode, child.field, unknownKeyMessage(key, allowed));
         continue;
       }
       const previous = own.get(key);

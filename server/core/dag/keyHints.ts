@@ -1,24 +1,34 @@
-// Hints for unknown keys in DAG files: the snake_case form of a camelCase key, a known alias, or a near miss.
+// Hints for keys a DAG file may not use: Dagu 1.x camelCase spellings, keys Dagu removed, and near misses.
 
-/** Keys people bring from other versions of Dagu or other tools, and what this one calls them. */
-const ALIASES: Record<string, string> = {
-  working_dir: 'dir',
-  run: 'command',
-  labels: 'tags',
-  depend: 'depends',
-  dependencies: 'depends',
-  timeout: 'timeout_sec',
-  retry: 'retry_policy',
-  handlers: 'handler_on',
-  cron: 'schedule',
+/** Keys Dagu 2.x removed, with what replaces them (the same hint at every level they appeared). */
+const REMOVED_KEYS: Record<string, string> = {
+  precondition: 'use preconditions',
+  dir: 'use working_dir',
+  executor: 'use action and with',
+  cancel: 'the handler is now called abort',
 };
 
-/** The message for a key that is not in `allowed`, with the most useful hint there is. */
+/** camelCase spellings whose snake_case form is not a plain conversion. */
+const IRREGULAR_CAMEL: Record<string, string> = {
+  artifactDir: 'artifacts.dir',
+  enableArtifact: 'artifacts.enabled',
+  forwardHeaders: 'webhook.forward_headers',
+  disableRunIdEdit: 'disable_run_id_edit',
+  disableSSL: 'disable_ssl',
+  baseURL: 'base_url',
+};
+
+/**
+ * The message for a key that is not in `allowed`: a removed key says what replaced it, a camelCase key its
+ * snake_case form (Dagu rejects both the same way), anything else a near miss or the allowed list.
+ */
 export function unknownKeyMessage(key: string, allowed: readonly string[]): string {
-  const snake = key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-  if (snake !== key && allowed.includes(snake)) return `unknown key "${key}" (use snake_case: ${snake})`;
-  const alias = ALIASES[snake];
-  if (alias && allowed.includes(alias)) return `unknown key "${key}" (use ${alias})`;
+  const removed = REMOVED_KEYS[key];
+  if (removed) return `key "${key}" was removed from Dagu's DAG language; ${removed}`;
+  const snake = IRREGULAR_CAMEL[key] ?? key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+  if (snake !== key && (allowed.includes(snake) || key in IRREGULAR_CAMEL)) {
+    return `unknown key "${key}": Dagu keys are snake_case; use ${snake}`;
+  }
   const near = allowed.find((k) => editDistance(k, snake) <= (k.length > 4 ? 2 : 1));
   if (near) return `unknown key "${key}" (did you mean ${near}?)`;
   return `unknown key "${key}" (allowed: ${allowed.join(', ')})`;

@@ -1,22 +1,18 @@
-// Parses a DAG file (YAML, snake_case keys) into a DagSpec with every default filled in, or into the full list
-// of its errors, each naming the file, line, column and field, so that `dagu validate` can print them all.
+// Parses a DAG file (Dagu's YAML, snake_case keys) into a DagSpec with every default filled in, or into the
+// full list of its errors, each naming the file, line, column and field, so that `dagu validate` can print
+// them all. A file may hold several documents: the first is the DAG, later ones are local sub-DAGs.
 
-import { isSeq, LineCounter, parseDocument } from 'yaml';
-import type { Node } from 'yaml';
-import { parseDuration } from '../duration';
-import { InvalidNameError, isValidDagName } from '../names';
-import { parseSchedule } from '../schedule';
-import type { DagSpec, HandlerSpecs, OverlapPolicy, ScheduleSpec } from '../types';
+import { LineCounter, parseAllDocuments } from 'yaml';
+import type { Document, Node } from 'yaml';
+import { isMap, isScalar, isSeq } from 'yaml';
+import type { DagSpec } from '../types';
 import type { DagError } from './dagError';
 import { DagReader, isNull } from './dagReader';
-import type { Entry } from './dagReader';
-import { linkSteps } from './linkSteps';
-import { readEnv, readParams, readRetryPolicy, readWorkerSelector } from './readFields';
-import { readStep } from './readStep';
-import type { ReadStep } from './readStep';
+import { readDag } from './readDag';
 
 export type { DagError } from './dagError';
 export { formatDagError } from './dagError';
+export { dagNameFromFile } from './dagName';
 
 export type ParseDagResult =
   { ok: true; dag: DagSpec; warnings: string[] } | { ok: false; errors: DagError[] };
@@ -26,216 +22,153 @@ export interface ParseDagOptions {
   file: string | null;
   /** The DAG's name when the file has no `name` key: the file name's stem. */
   defaultName: string;
+  /**
+   * Dagu's `validate` rules on top of the loader's: the entrypoint document must not set `name`, every
+   * document needs `steps` as a non-empty list, and no document may be empty.
+   */
+  strict?: boolean;
 }
-
-const ROOT_KEYS = [
-  'name',
-  'description',
-  'tags',
-  'schedule',
-  'steps',
-  'params',
-  'env',
-  'queue',
-  'max_active_runs',
-  'overlap_policy',
-  'catchup_window',
-  'retry_policy',
-  'timeout_sec',
-  'worker_selector',
-  'handler_on',
-  'signal_handling',
-] as const;
-
-const HANDLER_KEYS = ['success', 'failure', 'abort', 'exit'] as const;
-const OVERLAP_POLICIES: readonly OverlapPolicy[] = ['skip', 'all', 'latest'];
-
-export { dagNameFromFile } from './dagName';
 
 /** Parses a DAG file. Never throws: problems are returned, all of them. */
 export function parseDag(text: string, opts: ParseDagOptions): ParseDagResult {
   const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: false });
-  const r = new DagReader(doc, lines, opts.file);
-  if (doc.errors.length > 0) {
+  const docs = parseAllDocuments(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: false });
+  const errors: DagError[] = [];
+  const warnings: string[] = [];
+  const list = Array.isArray(docs) ? docs : [];
+  for (const doc of list) {
+    if (doc.errors.length === 0) continue;
     // Running out of stack is reported by every level it unwinds through: once is enough.
     const exhausted = doc.errors.find((e) => e.code === 'RESOURCE_EXHAUSTION');
     for (const e of exhausted ? [exhausted] : doc.errors) {
       const pos = lines.linePos(e.pos[0]);
-      r.errors.push({ file: opts.file, line: pos.line, column: pos.col, field: '', message: yamlMessage(e) });
+      errors.push({ file: opts.file, line: pos.line, column: pos.col, field: '', message: yamlMessage(e) });
     }
-    return { ok: false, errors: r.errors };
   }
-  for (const w of doc.warnings) r.warnings.push(w.message);
+  if (errors.length > 0) return { ok: false, errors };
+  for (const doc of list) for (const w of doc.warnings) warnings.push(w.message);
 
-  const root = r.resolve(doc.contents);
-  if (isNull(root)) {
-    r.errors.push({
+  const documents = list.filter((d) => !isNull(d.contents as Node | null));
+  if (opts.strict) checkDocuments(list, lines, opts.file, errors);
+  if (documents.length === 0) {
+    errors.push({
       file: opts.file,
       line: 1,
       column: 1,
       field: '',
       message: 'the file is empty: a DAG needs steps',
     });
-    return { ok: false, errors: r.errors };
+    return { ok: false, errors };
   }
-  const rootEntry: Entry = { key: '', field: '', value: root, keyNode: root! };
-  const map = r.map(rootEntry, ROOT_KEYS, 'a DAG file');
-  if (!map) return { ok: false, errors: r.errors };
 
-  const name = readName(r, map.get('name'), opts.defaultName);
-  const steps = readSteps(r, map.get('steps'), root!);
-  const dag: DagSpec = {
-    name,
-    description: r.string(map.get('description')) ?? '',
-    tags: readTags(r, map.get('tags')),
-    schedule: readSchedules(r, map.get('schedule')),
-    steps: steps.map((s) => s.spec),
-    params: readParams(r, map.get('params')),
-    env: readEnv(r, map.get('env')),
-    queue: readQueue(r, map.get('queue')) ?? name,
-    max_active_runs: r.integer(map.get('max_active_runs'), 1) ?? 1,
-    overlap_policy: readOverlapPolicy(r, map.get('overlap_policy')),
-    catchup_window_ms: readCatchupWindow(r, map.get('catchup_window')),
-    retry_policy: readRetryPolicy(r, map.get('retry_policy')),
-    timeout_sec: r.integer(map.get('timeout_sec'), 1) ?? null,
-    worker_selector: readWorkerSelector(r, map.get('worker_selector')),
-    handler_on: readHandlers(r, map.get('handler_on'), steps),
-    signal_handling: readSignalHandling(r, map.get('signal_handling')),
-    file: opts.file,
-  };
-  linkSteps(r, steps);
-  if (r.errors.length > 0) return { ok: false, errors: sortErrors(r.errors) };
-  return { ok: true, dag, warnings: r.warnings };
+  let entrypoint: DagSpec | null = null;
+  const locals: DagSpec[] = [];
+  documents.forEach((doc, i) => {
+    const r = new DagReader(doc as Document, lines, opts.file);
+    const root = r.resolve(doc.contents)!;
+    const dag = readDag(r, root, { file: opts.file, defaultName: i === 0 ? opts.defaultName : null });
+    errors.push(...r.errors);
+    const prefix = i === 0 ? '' : `document ${i + 1} (${dag?.name ?? '?'}): `;
+    warnings.push(...r.warnings.map((w) => prefix + w));
+    if (i === 0) entrypoint = dag;
+    else if (dag) locals.push(dag);
+  });
+  checkLocalNames(documents, locals, lines, opts.file, entrypoint, errors);
+  if (errors.length > 0 || entrypoint === null) return { ok: false, errors: sortErrors(errors) };
+  const dag: DagSpec = entrypoint;
+  dag.local_dags = Object.fromEntries(locals.map((l) => [l.name, l]));
+  dag.warnings = warnings;
+  return { ok: true, dag, warnings };
 }
 
-function readName(r: DagReader, entry: Entry | undefined, defaultName: string): string {
-  const name = r.string(entry);
-  if (name !== undefined) {
-    if (!isValidDagName(name)) r.errorAt(entry!, new InvalidNameError('DAG name', name).message);
-    return name;
-  }
-  if (entry && isNull(entry.value)) r.errorAt(entry, 'must not be empty');
-  if (!entry && !isValidDagName(defaultName)) {
-    r.errors.push({
-      file: r.file,
-      line: null,
-      column: null,
-      field: 'name',
-      message: `the file name gives ${new InvalidNameError('DAG name', defaultName).message}; set name in the file`,
-    });
-  }
-  return defaultName;
-}
-
-function readSteps(r: DagReader, entry: Entry | undefined, root: Node): ReadStep[] {
-  if (!entry || isNull(entry.value)) {
-    r.error(entry?.keyNode ?? root, 'steps', 'steps is required: a non-empty list of steps');
-    return [];
-  }
-  const items = r.list(entry, 'steps');
-  if (!items) return [];
-  if (items.length === 0) r.errorAt(entry, 'must not be an empty list');
-  return items.flatMap((item) => readStep(r, item) ?? []);
-}
-
-function readTags(r: DagReader, entry: Entry | undefined): string[] {
-  if (!entry || isNull(entry.value)) return [];
-  const raw: string[] = [];
-  if (isSeq(entry.value)) {
-    for (const item of r.list(entry, 'tags') ?? []) {
-      const tag = r.scalarText(item);
-      if (tag !== undefined) raw.push(tag);
+/** Later documents need unique names, different from the entrypoint's. */
+function checkLocalNames(
+  documents: readonly Document.Parsed[],
+  locals: readonly DagSpec[],
+  lines: LineCounter,
+  file: string | null,
+  entrypoint: DagSpec | null,
+  errors: DagError[],
+): void {
+  const seen = new Set<string>(entrypoint ? [entrypoint.name] : []);
+  locals.forEach((local, i) => {
+    if (local.name === '') return;
+    if (seen.has(local.name)) {
+      const offset = (documents[i + 1].contents as Node | null)?.range?.[0] ?? 0;
+      const pos = lines.linePos(offset);
+      errors.push({
+        file,
+        line: pos.line,
+        column: pos.col,
+        field: 'name',
+        message: `DAG name ${JSON.stringify(local.name)} is used by another document of this file`,
+      });
     }
-  } else {
-    const text = r.scalarText(entry, 'a comma-separated string or a list');
-    if (text !== undefined) raw.push(...text.split(','));
-  }
-  return [...new Set(raw.map((t) => t.trim()).filter((t) => t !== ''))];
+    seen.add(local.name);
+  });
 }
 
-function readSchedules(r: DagReader, entry: Entry | undefined): ScheduleSpec[] {
-  if (!entry || isNull(entry.value)) return [];
-  const items = isSeq(entry.value) ? (r.list(entry, 'schedule') ?? []) : [entry];
-  const out: ScheduleSpec[] = [];
-  for (const item of items) {
-    const expr = r.string(item, 'a cron expression');
-    if (expr === undefined) continue;
-    const parsed = parseSchedule(expr);
-    if (parsed.ok) out.push(parsed.schedule);
-    else r.errorAt(item, `invalid cron expression ${JSON.stringify(expr)}: ${parsed.error}`);
-  }
-  return out;
-}
-
-function readQueue(r: DagReader, entry: Entry | undefined): string | undefined {
-  const queue = r.string(entry);
-  if (queue !== undefined && !isValidDagName(queue)) {
-    return r.errorAt(entry!, new InvalidNameError('queue name', queue).message);
-  }
-  return queue;
-}
-
-function readOverlapPolicy(r: DagReader, entry: Entry | undefined): OverlapPolicy {
-  const text = r.string(entry, 'skip, all or latest');
-  if (text === undefined) return 'skip';
-  const policy = text.trim().toLowerCase();
-  if (policy === '') return 'skip';
-  if ((OVERLAP_POLICIES as readonly string[]).includes(policy)) return policy as OverlapPolicy;
-  r.errorAt(entry!, `must be skip, all or latest, got ${JSON.stringify(text)}`);
-  return 'skip';
-}
-
-function readCatchupWindow(r: DagReader, entry: Entry | undefined): number {
-  if (!entry || isNull(entry.value)) return 0;
-  const text = r.string(entry, 'a duration like 6h or 2d');
-  if (text === undefined) return 0;
-  const parsed = parseDuration(text);
-  if (!parsed.ok) return r.errorAt(entry, parsed.error) ?? 0;
-  if (parsed.ms <= 0) return r.errorAt(entry, `must be greater than 0, got ${JSON.stringify(text)}`) ?? 0;
-  return parsed.ms;
-}
-
-/** `handler_on`: steps run after the others; a handler's name must not be a step's, as their logs share a run. */
-function readHandlers(r: DagReader, entry: Entry | undefined, steps: readonly ReadStep[]): HandlerSpecs {
-  const handlers: HandlerSpecs = { success: null, failure: null, abort: null, exit: null };
-  if (!entry || isNull(entry.value)) return handlers;
-  const map = r.map(entry, HANDLER_KEYS, 'handler_on');
-  for (const key of HANDLER_KEYS) {
-    const handler = map?.get(key);
-    if (!handler || isNull(handler.value)) continue;
-    const read = readStep(r, handler, `on_${key}`);
-    const clash = read && steps.find((s) => s.spec.name === read.spec.name);
-    if (read && clash) {
-      r.error(
-        read.nameEntry?.keyNode ?? read.node,
-        `${read.field}.name`,
-        `${JSON.stringify(read.spec.name)} is already the name of ${clash.field}`,
-      );
+/** Dagu's `validate` pre-pass (stricter than loading): see ParseDagOptions.strict. */
+function checkDocuments(
+  docs: readonly Document.Parsed[],
+  lines: LineCounter,
+  file: string | null,
+  errors: DagError[],
+): void {
+  docs.forEach((doc, i) => {
+    const label = i === 0 ? 'the entrypoint document (the first of the file)' : `document ${i + 1}`;
+    const root = doc.contents as Node | null;
+    const offset = root?.range?.[0] ?? 0;
+    const pos = lines.linePos(offset);
+    const at = { file, line: pos.line, column: pos.col };
+    if (!isMap(root) || root.items.length === 0) {
+      errors.push({ ...at, field: '', message: `${label} must not be empty` });
+      return;
     }
-    handlers[key] = read?.spec ?? null;
-  }
-  return handlers;
-}
-
-function readSignalHandling(r: DagReader, entry: Entry | undefined): { enable_propagation: boolean } {
-  if (!entry || isNull(entry.value)) return { enable_propagation: false };
-  const map = r.map(entry, ['enable_propagation'], 'signal_handling');
-  return { enable_propagation: r.boolean(map?.get('enable_propagation')) ?? false };
+    const field = (key: string) => root.items.find((p) => isScalar(p.key) && p.key.value === key);
+    const name = field('name');
+    if (i === 0 && name) {
+      const p = lines.linePos((name.key as Node).range?.[0] ?? offset);
+      errors.push({
+        file,
+        line: p.line,
+        column: p.col,
+        field: 'name',
+        message: `${label} must not define name: its name is the file name (dagu validate follows Dagu here; dagu start accepts it)`,
+      });
+    }
+    const steps = field('steps');
+    if (steps && !(isSeq(steps.value) && steps.value.items.length > 0)) {
+      const p = lines.linePos((steps.key as Node).range?.[0] ?? offset);
+      errors.push({
+        file,
+        line: p.line,
+        column: p.col,
+        field: 'steps',
+        message: `${label}: steps must be a non-empty list`,
+      });
+    }
+  });
 }
 
 /** The yaml library's message without its own position (ours is in the error's fields). */
 function yamlMessage(e: { code: string; message: string }): string {
-  if (e.code === 'MULTIPLE_DOCS') return 'a DAG file holds one YAML document (found another after "---")';
   // The parser ran out of stack: its own message ("Maximum call stack size exceeded") says nothing to a user.
   if (e.code === 'RESOURCE_EXHAUSTION') return 'invalid YAML: the document is nested too deeply';
   return `invalid YAML: ${e.message}`;
 }
 
-/** Errors in the order of the file, so that `dagu validate` reads top to bottom. */
+/** Errors in the order of the file, each once, so that `dagu validate` reads top to bottom. */
 function sortErrors(errors: DagError[]): DagError[] {
+  const seen = new Set<string>();
   return errors
     .map((e, i) => ({ e, i }))
     .sort((a, b) => (a.e.line ?? 0) - (b.e.line ?? 0) || (a.e.column ?? 0) - (b.e.column ?? 0) || a.i - b.i)
-    .map(({ e }) => e);
+    .map(({ e }) => e)
+    .filter((e) => {
+      const key = `${e.line}:${e.column}:${e.field}:${e.message}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
 }

@@ -1,17 +1,14 @@
-// Readers for the value shapes that the DAG level and the step level share: env, retry policies, worker
-// selectors and params.
+// Readers for the value shapes that the DAG level and the step level share: env, worker selectors, params
+// and lists of names.
 
 import { isMap, isScalar, isSeq } from 'yaml';
-import { PARAM_NAME_PATTERN, parseParamWord, splitParamString } from '../params';
-import type { DagRetryPolicy, ParamSpec } from '../types';
+import { parseParamWord, splitParamString } from '../params';
+import type { ParamRichSpec, ParamSpec } from '../types';
 import type { DagReader, Entry } from './dagReader';
 import { describe, isNull } from './dagReader';
 
 /** Environment variable names, as a shell accepts them. */
 export const ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
-const RETRY_KEYS = ['limit', 'interval_sec', 'backoff', 'max_interval_sec'] as const;
-const DEFAULT_RETRY_INTERVAL_SEC = 60;
 
 /** `env`: a map, or a list of `KEY=value` strings and one-key maps. Later entries win. */
 export function readEnv(r: DagReader, entry: Entry | undefined): Record<string, string> {
@@ -54,36 +51,6 @@ export function readEnv(r: DagReader, entry: Entry | undefined): Record<string, 
   return Object.fromEntries(pairs);
 }
 
-/** `retry_policy` at either level: `limit` is required; `backoff: true` means doubling. */
-export function readRetryPolicy(r: DagReader, entry: Entry | undefined): DagRetryPolicy | null {
-  if (!entry || isNull(entry.value)) return null;
-  const map = r.map(entry, RETRY_KEYS, 'retry_policy');
-  if (!map) return null;
-  const limit = r.integer(map.get('limit'), 0);
-  if (!map.has('limit') || isNull(map.get('limit')!.value)) r.errorAt(entry, 'limit is required');
-  const interval = r.integer(map.get('interval_sec'), 0);
-  const maxInterval = r.integer(map.get('max_interval_sec'), 0);
-  const backoffEntry = map.get('backoff');
-  let backoff = 1;
-  if (backoffEntry && isScalar(backoffEntry.value) && typeof backoffEntry.value.value === 'boolean') {
-    backoff = r.boolean(backoffEntry) ? 2 : 1;
-  } else if (backoffEntry && !isNull(backoffEntry.value)) {
-    const v = isScalar(backoffEntry.value) ? backoffEntry.value.value : undefined;
-    if (typeof v === 'number') {
-      backoff = r.number(backoffEntry, 1) ?? 1;
-    } else {
-      const got = describe(backoffEntry.value);
-      r.errorAt(backoffEntry, `must be true, false or a multiplier of at least 1, got ${got}`);
-    }
-  }
-  return {
-    limit: limit ?? 0,
-    interval_sec: interval ?? DEFAULT_RETRY_INTERVAL_SEC,
-    backoff,
-    max_interval_sec: maxInterval ?? null,
-  };
-}
-
 /** `worker_selector`: labels a worker must all have; numbers and booleans are read as strings. */
 export function readWorkerSelector(r: DagReader, entry: Entry | undefined): Record<string, string> | null {
   if (!entry || isNull(entry.value)) return null;
@@ -102,45 +69,177 @@ export function readWorkerSelector(r: DagReader, entry: Entry | undefined): Reco
   return Object.fromEntries(labels);
 }
 
+/** Named params in Dagu must start with a letter (`_x` and `my-param` are load errors there). */
+const DAG_PARAM_NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
+const RICH_KEYS = [
+  'name',
+  'default',
+  'eval',
+  'description',
+  'type',
+  'required',
+  'enum',
+  'minimum',
+  'maximum',
+  'min_length',
+  'max_length',
+  'pattern',
+] as const;
+const PARAM_TYPES = ['string', 'integer', 'number', 'boolean'] as const;
+
 /**
- * `params`: a string of shell-like words, a list of `KEY=value` / bare values / `{KEY: value}` maps, or a
- * map. A word `KEY=value` is named, anything else positional, as on the command line.
+ * `params`: a string of shell-like words, a map (sorted by name, as Dagu reads it), or a list of `KEY=value`
+ * words, bare values, `{KEY: value}` maps and rich `{name, default, eval, type, ...}` definitions.
  */
 export function readParams(r: DagReader, entry: Entry | undefined): ParamSpec[] {
   if (!entry || isNull(entry.value)) return [];
-  if (isScalar(entry.value)) {
-    const text = r.scalarText(entry, 'a string, a list or a map');
-    if (text === undefined) return [];
-    const split = splitParamString(text);
-    if (!split.ok) return r.errorAt(entry, split.error) ?? [];
-    return split.words.map(parseParamWord);
-  }
   const out: ParamSpec[] = [];
-  const addMap = (e: Entry) => {
-    for (const item of r.map(e, null, 'params')?.values() ?? []) {
-      if (!PARAM_NAME_PATTERN.test(item.key)) {
-        r.error(item.keyNode, item.field, `${JSON.stringify(item.key)} is not a valid parameter name`);
-        continue;
-      }
-      const value = r.scalarText(item, 'a string, number or boolean');
-      if (value !== undefined || isNull(item.value)) out.push({ name: item.key, value: value ?? '' });
+  if (isScalar(entry.value)) {
+    addWords(r, entry, out);
+  } else if (isMap(entry.value)) {
+    if (
+      entry.value.items.some((p) => isScalar(p.key) && (p.key.value === 'schema' || p.key.value === 'values'))
+    ) {
+      return (
+        r.unsupported(
+          entry.value,
+          entry.field,
+          "Dagu's schema-backed params are not supported by this product (list the params)",
+        ) ?? []
+      );
     }
-  };
-  if (isMap(entry.value)) {
-    addMap(entry);
+    addMap(r, entry, out);
   } else if (isSeq(entry.value)) {
     for (const item of r.list(entry, 'params') ?? []) {
-      if (isMap(item.value)) addMap(item);
-      else {
+      if (isMap(item.value)) {
+        const hasName = item.value.items.some((p) => isScalar(p.key) && p.key.value === 'name');
+        if (hasName) {
+          const rich = readRichParam(r, item);
+          if (rich) out.push(rich);
+        } else addMap(r, item, out);
+      } else if (isScalar(item.value) && typeof item.value.value === 'string') {
+        addWords(r, item, out);
+      } else {
         const word = r.scalarText(item, 'KEY=value, a value or a map');
-        if (word !== undefined) out.push(parseParamWord(word));
+        if (word !== undefined) out.push({ name: null, value: word });
         else if (isNull(item.value)) r.errorAt(item, 'must be KEY=value, a value or a map, got nothing');
       }
     }
   } else {
     r.errorAt(entry, `must be a string, a list or a map, got ${describe(entry.value)}`);
   }
+  const seen = new Set<string>();
+  for (const p of out) {
+    if (p.name === null) continue;
+    if (seen.has(p.name)) r.errorAt(entry, `parameter ${JSON.stringify(p.name)} is defined more than once`);
+    seen.add(p.name);
+  }
   return out;
+}
+
+function addWords(r: DagReader, entry: Entry, out: ParamSpec[]): void {
+  const text = r.scalarText(entry, 'a string, a list or a map');
+  if (text === undefined) return;
+  const split = splitParamString(text);
+  if (!split.ok) {
+    r.errorAt(entry, split.error);
+    return;
+  }
+  for (const word of split.words) {
+    const p = parseParamWord(word);
+    if (p.name !== null && !DAG_PARAM_NAME.test(p.name)) r.errorAt(entry, paramNameMessage(p.name));
+    else out.push(p);
+  }
+}
+
+function addMap(r: DagReader, e: Entry, out: ParamSpec[]): void {
+  const items = [...(r.map(e, null, 'params')?.values() ?? [])].sort((a, b) =>
+    a.key < b.key ? -1 : a.key > b.key ? 1 : 0,
+  );
+  for (const item of items) {
+    if (!DAG_PARAM_NAME.test(item.key)) {
+      r.error(item.keyNode, item.field, paramNameMessage(item.key));
+      continue;
+    }
+    if (isMap(item.value)) {
+      r.errorAt(
+        item,
+        `a parameter value must be text; for a definition write - name: ${item.key} with default, type, ...`,
+      );
+      continue;
+    }
+    const value = r.scalarText(item, 'a string, number or boolean');
+    if (value !== undefined || isNull(item.value)) out.push({ name: item.key, value: value ?? '' });
+  }
+}
+
+/** `- name: X` with at least one more key: a definition with checks and an optional `eval`. */
+function readRichParam(r: DagReader, item: Entry): ParamSpec | undefined {
+  const map = r.map(item, RICH_KEYS, 'a parameter definition');
+  if (!map) return undefined;
+  const name = r.string(map.get('name'), 'a parameter name');
+  if (name === undefined) return undefined;
+  if (!DAG_PARAM_NAME.test(name)) return r.errorAt(map.get('name')!, paramNameMessage(name));
+  if (map.size === 1) {
+    return r.errorAt(
+      item,
+      `parameter ${JSON.stringify(name)} must define at least one field in addition to name`,
+    );
+  }
+  const typeText = r.string(map.get('type'), 'string, integer, number or boolean');
+  let type: ParamRichSpec['type'] = null;
+  if (typeText !== undefined) {
+    if ((PARAM_TYPES as readonly string[]).includes(typeText)) type = typeText as ParamRichSpec['type'];
+    else
+      r.errorAt(
+        map.get('type')!,
+        `must be string, integer, number or boolean, got ${JSON.stringify(typeText)}`,
+      );
+  }
+  const defaultValue = r.scalarText(map.get('default'), 'a string, number or boolean');
+  let values: string[] | null = null;
+  const enumEntry = map.get('enum');
+  if (enumEntry && !isNull(enumEntry.value)) {
+    values = [];
+    for (const v of r.list(enumEntry, 'enum') ?? []) {
+      const t = r.scalarText(v, 'a string, number or boolean');
+      if (t !== undefined) values.push(t);
+    }
+    if (defaultValue !== undefined && values.length > 0 && !values.includes(defaultValue)) {
+      r.errorAt(map.get('default')!, `default ${JSON.stringify(defaultValue)} is not one of enum`);
+    }
+  }
+  const pattern = r.string(map.get('pattern'));
+  if (pattern !== undefined) {
+    try {
+      new RegExp(pattern);
+    } catch (err) {
+      r.errorAt(map.get('pattern')!, `invalid regular expression: ${(err as Error).message}`);
+    }
+  }
+  const num = (key: string) => r.number(map.get(key), -Number.MAX_VALUE) ?? null;
+  const len = (key: string) => r.integer(map.get(key), 0) ?? null;
+  return {
+    name,
+    value: defaultValue ?? '',
+    rich: {
+      has_default: defaultValue !== undefined,
+      eval: r.string(map.get('eval')) ?? null,
+      description: r.string(map.get('description')) ?? '',
+      type,
+      required: r.boolean(map.get('required')) ?? false,
+      enum: values,
+      minimum: num('minimum'),
+      maximum: num('maximum'),
+      min_length: len('min_length'),
+      max_length: len('max_length'),
+      pattern: pattern ?? null,
+    },
+  };
+}
+
+function paramNameMessage(name: string): string {
+  return `${JSON.stringify(name)} is not a valid parameter name (start with a letter; then letters, digits and _)`;
 }
 
 /** Names or one name: `depends: a` or `depends: [a, b]`, with each name's entry for error positions. */

@@ -1,125 +1,195 @@
-// Reads one step (or one handler) of a DAG file into a StepSpec; dependencies are linked later, once every
-// step is known.
+// Reads one step (or one handler) of a DAG file into a StepSpec; names, ids and dependencies are settled
+// later (readSteps.ts), once every step is known.
 
-import { isSeq } from 'yaml';
+import { isMap } from 'yaml';
 import type { Node } from 'yaml';
-import { isValidDagName } from '../names';
 import type { StepSpec } from '../types';
 import type { DagReader, Entry } from './dagReader';
 import { describe, isNull } from './dagReader';
+import { stepDeprecations } from './deprecations';
+import { readExecution } from './readAction';
+import { ENV_NAME_PATTERN, readEnv, readNameList, readWorkerSelector } from './readFields';
 import {
-  ENV_NAME_PATTERN,
-  readEnv,
-  readNameList,
-  readParams,
-  readRetryPolicy,
-  readWorkerSelector,
-} from './readFields';
+  readContinueOn,
+  readCount,
+  readPreconditions,
+  readRepeatPolicy,
+  readSignal,
+  readStepRetryPolicy,
+} from './readPolicies';
+import { UNSUPPORTED_STEP_KEYS } from './unsupported';
 
-const STEP_KEYS = [
+export const STEP_KEYS = [
   'name',
+  'id',
+  'description',
+  'working_dir',
+  'run',
+  'action',
+  'with',
   'command',
   'script',
+  'exec',
   'shell',
-  'dir',
-  'env',
-  'depends',
-  'timeout_sec',
-  'retry_policy',
-  'continue_on',
-  'output',
+  'shell_args',
+  'type',
+  'config',
   'call',
-  'worker_selector',
   'params',
+  'parallel',
+  'stdout',
+  'stderr',
+  'log_output',
+  'output',
+  'depends',
+  'dependencies',
+  'continue_on',
+  'retry_policy',
+  'repeat_policy',
+  'mail_on_error',
+  'preconditions',
+  'signal_on_stop',
+  'worker_selector',
+  'env',
+  'timeout_sec',
 ] as const;
 
-/** A step as read, with what linking its dependencies needs to report problems at the right place. */
+/** The keys `defaults:` may give every step. */
+export const DEFAULTS_KEYS = [
+  'continue_on',
+  'retry_policy',
+  'repeat_policy',
+  'timeout_sec',
+  'mail_on_error',
+  'signal_on_stop',
+  'env',
+  'preconditions',
+] as const;
+
+/** Steps run for at most this long (about 68 years): a bigger number is a typo, not a limit. */
+const MAX_TIMEOUT_SEC = 2 ** 31 - 1;
+
+/** A step as read, with what settling its name and dependencies needs to report problems at the right place. */
 export interface ReadStep {
   spec: StepSpec;
   field: string;
-  /** The step's map, where errors about the whole step point. */
+  /** The step's map (or string), where errors about the whole step point. */
   node: Node;
-  /** The `name` entry, or null when the step has none (its name was defaulted or is missing). */
+  /** The `name` entry, or null when the step has none. */
   nameEntry: Entry | null;
-  /** True when the step has a `depends` key at all, even an empty one: the DAG is then a graph. */
+  idEntry: Entry | null;
+  /** True when the step has a `depends` key at all, even an empty one. */
   declaresDepends: boolean;
-  /** Each dependency name with its place in the file. */
+  /** Each dependency (name or id) with its place in the file. */
   dependsEntries: Entry[];
+  /** The prefix of the step's generated name when it has neither name nor id. */
+  namePrefix: string;
+  /** The top-level index of the step's entry in `steps` (a group's members share it). */
+  index: number;
+  /** Members of a group (`- [a, b]`) share a group number; null for a plain entry. */
+  group: number | null;
 }
 
+/** Step `defaults:` of the DAG, applied to every key a step does not set itself. */
+export type StepDefaults = ReadonlyMap<string, Entry> | null;
+
 /**
- * Reads a step. `defaultName` is given for handlers (`on_success`, ...), which need no name and may not
- * depend on anything. Returns null when the entry is not a map at all.
+ * Reads a step map. `handlerName` is given for handlers (`onSuccess`, ...), whose name is fixed and which may
+ * not depend on anything. Returns null when the entry is not a map at all.
  */
-export function readStep(r: DagReader, entry: Entry, defaultName: string | null = null): ReadStep | null {
-  const map = r.map(entry, STEP_KEYS, 'a step');
+export function readStep(
+  r: DagReader,
+  entry: Entry,
+  defaults: StepDefaults,
+  index: number,
+  handlerName: string | null = null,
+): ReadStep | null {
+  const map = r.map(entry, STEP_KEYS, 'a step', UNSUPPORTED_STEP_KEYS);
   if (!map) return null;
   const node = entry.value as Node;
-  const nameEntry = map.get('name') ?? null;
-  const name = readStepName(r, nameEntry) ?? defaultName;
-  if (name === null && !nameEntry) r.error(node, entry.field, 'name is required');
+  const get = (key: string) => map.get(key) ?? defaults?.get(key);
+  r.warnings.push(...stepDeprecations(entry.field, map));
 
-  const command = readCommand(r, map.get('command'));
-  const script = r.string(map.get('script'));
-  if (script !== undefined && script.trim() === '') r.errorAt(map.get('script')!, 'must not be empty');
-  const call = r.string(map.get('call'));
-  if (call !== undefined && !isValidDagName(call)) {
-    r.errorAt(map.get('call')!, `${JSON.stringify(call)} is not a valid DAG name`);
+  const nameEntry = handlerName === null ? (map.get('name') ?? null) : null;
+  const name = handlerName ?? readStepName(r, nameEntry);
+  const idEntry = map.get('id') ?? null;
+  const id = readStepId(r, idEntry);
+
+  const exec = readExecution(r, map, entry);
+  let dependsEntry = map.get('depends');
+  const alias = map.get('dependencies');
+  if (alias && dependsEntry) r.errorAt(alias, 'use depends or its old name dependencies, not both');
+  dependsEntry ??= alias;
+  const dependsEntries = handlerName === null ? readNameList(r, dependsEntry, 'depends') : [];
+
+  const output = readOutputName(r, map.get('output'));
+  const stdout = readRedirect(r, map.get('stdout'));
+  const stderr = readRedirect(r, map.get('stderr'));
+  if (stdout !== null && stdout === stderr) {
+    r.errorAt(map.get('stderr')!, 'stdout and stderr name the same file; use log_output: merged instead');
   }
-  const has = (key: string) => map.has(key) && !isNull(map.get(key)!.value);
-  if (has('command') && has('script')) {
-    r.errorAt(map.get('script')!, 'use either command or script, not both');
-  }
-  if (has('call') && (has('command') || has('script'))) {
-    r.errorAt(map.get('call')!, 'a call step runs another DAG and has no command or script');
-  }
-  if (!has('command') && !has('script') && !has('call')) {
-    r.error(node, entry.field, 'a step needs a command, a script or a call');
-  }
-  if (has('params') && !has('call')) r.errorAt(map.get('params')!, 'params are only for call steps');
-  // A step's selector picks the worker of the sub-DAG it calls; anywhere else it would be silently ignored.
-  if (has('worker_selector') && !has('call')) {
+  const retry = readStepRetryPolicy(r, get('retry_policy'));
+  const timeout = readCount(r, get('timeout_sec'), 0, MAX_TIMEOUT_SEC);
+  const selector = readWorkerSelector(r, map.get('worker_selector'));
+  if (selector && exec.action.kind !== 'dag') {
     r.errorAt(
       map.get('worker_selector')!,
-      'worker_selector on a step is only for call steps (use the DAG-level key)',
+      'worker_selector on a step is only for sub-DAG steps (use the DAG-level key)',
     );
   }
-
-  const dependsEntry = map.get('depends');
-  if (defaultName !== null && dependsEntry) {
-    r.errorAt(dependsEntry, 'a handler has no dependencies: it runs once the steps are done');
-  }
-  const dependsEntries = defaultName === null ? readNameList(r, dependsEntry, 'depends') : [];
-
-  const output = r.string(map.get('output'));
-  if (output !== undefined && !ENV_NAME_PATTERN.test(output)) {
-    r.errorAt(map.get('output')!, `${JSON.stringify(output)} is not a valid variable name`);
-  }
-  const continueOn = readContinueOn(r, map.get('continue_on'));
   const spec: StepSpec = {
     name: name ?? '',
-    command: command ?? null,
-    script: script ?? null,
-    shell: readNonEmpty(r, map.get('shell')) ?? null,
-    dir: readNonEmpty(r, map.get('dir')) ?? null,
-    env: readEnv(r, map.get('env')),
+    id: id ?? null,
+    description: r.string(map.get('description'))?.trim() ?? '',
+    action: exec.action,
+    shell_args: exec.shell_args,
+    shell_explicit: exec.shell_explicit,
+    script_interpreter: exec.script_interpreter,
+    preconditions: readPreconditions(r, get('preconditions')),
+    repeat_policy: handlerName === null ? readRepeatPolicy(r, get('repeat_policy')) : null,
+    retry_exit_codes: retry.exitCodes,
+    signal_on_stop: readSignal(r, get('signal_on_stop')),
+    stdout_file: stdout,
+    stderr_file: stderr,
+    log_output: readLogOutput(r, map.get('log_output')) ?? 'separate',
+    mail_on_error: r.boolean(get('mail_on_error')) ?? false,
+    parallel: exec.parallel,
+    command: exec.command,
+    script: exec.script,
+    shell: exec.shell,
+    dir: readNonEmpty(r, map.get('working_dir')) ?? null,
+    env: readStepEnv(r, map.get('env'), defaults?.get('env')),
     depends: [],
-    timeout_sec: r.integer(map.get('timeout_sec'), 1) ?? null,
-    retry_policy: readRetryPolicy(r, map.get('retry_policy')),
-    continue_on: continueOn,
+    timeout_sec: timeout === undefined || timeout === 0 ? null : timeout,
+    retry_policy: handlerName === null ? retry.policy : null,
+    continue_on: readContinueOn(r, get('continue_on')),
     output: output ?? null,
-    call: call ?? null,
-    params: readParams(r, map.get('params')),
-    worker_selector: readWorkerSelector(r, map.get('worker_selector')),
+    call: exec.call,
+    params: exec.params,
+    worker_selector: selector,
   };
   return {
     spec,
     field: entry.field,
     node,
     nameEntry,
+    idEntry,
     declaresDepends: dependsEntry !== undefined,
     dependsEntries,
+    namePrefix: exec.namePrefix,
+    index,
+    group: null,
   };
+}
+
+/** A step's env: the defaults' entries first, then the step's own (a later entry wins). */
+function readStepEnv(
+  r: DagReader,
+  own: Entry | undefined,
+  fromDefaults: Entry | undefined,
+): Record<string, string> {
+  if (!fromDefaults) return readEnv(r, own);
+  return { ...readEnv(r, fromDefaults), ...readEnv(r, own) };
 }
 
 function readStepName(r: DagReader, entry: Entry | null): string | undefined {
@@ -128,6 +198,9 @@ function readStepName(r: DagReader, entry: Entry | null): string | undefined {
   if (raw === undefined) return isNull(entry.value) ? r.errorAt(entry, 'must not be empty') : undefined;
   const name = raw.trim();
   if (name === '') return r.errorAt(entry, 'must not be empty');
+  if (name.length > 255)
+    return r.errorAt(entry, `a step name has at most 255 characters, got ${name.length}`);
+  // Step names become log file names.
   if (name.includes('/')) return r.errorAt(entry, `step name ${JSON.stringify(name)} must not contain "/"`);
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(name)) {
@@ -136,34 +209,66 @@ function readStepName(r: DagReader, entry: Entry | null): string | undefined {
   return name;
 }
 
-/** `command`: one command line, or a list of them run one after another. */
-function readCommand(r: DagReader, entry: Entry | undefined): string[] | undefined {
+const ID_PATTERN = /^[A-Za-z][A-Za-z0-9_]*$/;
+const RESERVED_IDS = new Set(['env', 'params', 'args', 'stdout', 'stderr', 'output', 'outputs']);
+
+function readStepId(r: DagReader, entry: Entry | null): string | undefined {
   if (!entry || isNull(entry.value)) return undefined;
-  if (!isSeq(entry.value)) {
-    const one = r.string(entry, 'a string or a list of strings');
-    if (one === undefined) return undefined;
-    if (one.trim() === '') return r.errorAt(entry, 'must not be empty');
-    return [one];
+  const id = r.string(entry, 'a string');
+  if (id === undefined) return undefined;
+  if (!ID_PATTERN.test(id)) {
+    return r.errorAt(
+      entry,
+      `id ${JSON.stringify(id)} must start with a letter and hold only letters, digits and _`,
+    );
   }
-  const items = r.list(entry, 'command') ?? [];
-  if (items.length === 0) return r.errorAt(entry, 'must not be an empty list');
-  const commands: string[] = [];
-  for (const item of items) {
-    const text = r.string(item, 'a string');
-    if (text === undefined && isNull(item.value)) r.errorAt(item, 'must be a string, got nothing');
-    else if (text !== undefined && text.trim() === '') r.errorAt(item, 'must not be empty');
-    else if (text !== undefined) commands.push(text);
-  }
-  return commands;
+  if (id.length > 40) return r.errorAt(entry, `an id has at most 40 characters, got ${id.length}`);
+  if (RESERVED_IDS.has(id.toLowerCase()))
+    return r.errorAt(entry, `id ${JSON.stringify(id)} is a reserved word`);
+  return id;
 }
 
-function readContinueOn(r: DagReader, entry: Entry | undefined): { failure: boolean } {
-  if (!entry || isNull(entry.value)) return { failure: false };
-  const map = r.map(entry, ['failure'], 'continue_on');
-  return { failure: r.boolean(map?.get('failure')) ?? false };
+/** `output: NAME` (a leading `$` is dropped); the object form of Dagu 2.x is not run here. */
+function readOutputName(r: DagReader, entry: Entry | undefined): string | undefined {
+  if (!entry || isNull(entry.value)) return undefined;
+  if (isMap(entry.value)) {
+    return r.unsupported(
+      entry.value,
+      entry.field,
+      "Dagu's structured step outputs are not supported by this product (use output: NAME)",
+    );
+  }
+  const text = r.string(entry, 'a variable name');
+  if (text === undefined) return undefined;
+  const name = text.trim().replace(/^\$/, '');
+  if (!ENV_NAME_PATTERN.test(name))
+    return r.errorAt(entry, `${JSON.stringify(text)} is not a valid variable name`);
+  return name;
 }
 
-function readNonEmpty(r: DagReader, entry: Entry | undefined): string | undefined {
+/** `stdout:` / `stderr:` as a file path; Dagu's object forms (artifact, outputs) are not run here. */
+function readRedirect(r: DagReader, entry: Entry | undefined): string | null {
+  if (!entry || isNull(entry.value)) return null;
+  if (isMap(entry.value)) {
+    r.unsupported(
+      entry.value,
+      entry.field,
+      `Dagu's ${entry.key} artifacts and outputs are not supported by this product (give a file path)`,
+    );
+    return null;
+  }
+  return readNonEmpty(r, entry) ?? null;
+}
+
+export function readLogOutput(r: DagReader, entry: Entry | undefined): 'separate' | 'merged' | undefined {
+  const text = r.string(entry, 'separate or merged');
+  if (text === undefined) return undefined;
+  const v = text.trim().toLowerCase();
+  if (v === 'separate' || v === 'merged') return v;
+  return r.errorAt(entry!, `must be separate or merged, got ${JSON.stringify(text)}`);
+}
+
+export function readNonEmpty(r: DagReader, entry: Entry | undefined): string | undefined {
   const text = r.string(entry);
   if (text !== undefined && text.trim() === '') {
     return r.errorAt(entry!, `must not be empty, got ${describe(entry!.value)}`);

@@ -1,0 +1,33 @@
+// The legacy spellings Dagu 2.x still loads, and the deprecation warning `dagu validate` prints for each.
+
+import type { Entry } from './dagReader';
+import { isNull } from './dagReader';
+
+/** Legacy step keys and what replaces them. */
+const DEPRECATED_STEP_KEYS: ReadonlyArray<[string, string]> = [
+  ['call', 'use action: dag.run with with.dag'],
+  ['command', 'use run'],
+  ['config', 'use with'],
+  ['exec', 'use action: exec'],
+  ['params', 'use action: dag.run with with.params'],
+  ['script', 'use run'],
+  ['shell', 'use run with with.shell'],
+  ['shell_args', 'use run with with.shell_args'],
+  ['type', 'use action'],
+];
+
+/** One warning line, in the form `dagu validate` prints. */
+export function deprecation(path: string, advice: string): string {
+  return `Deprecated DAG syntax: ${path} is deprecated; ${advice}`;
+}
+
+/** The warnings for one step at `path`: a string shorthand step (`map` null) or a step map. */
+export function stepDeprecations(path: string, map: ReadonlyMap<string, Entry> | null): string[] {
+  if (map === null) return [deprecation(`${path} string shorthand`, 'use run')];
+  const out: string[] = [];
+  for (const [key, advice] of DEPRECATED_STEP_KEYS) {
+    const e = map.get(key);
+    if (e && !isNull(e.value)) out.push(deprecation(`${path}.${key}`, advice));
+  }
+  return out;
+}

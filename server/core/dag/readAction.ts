@@ -1,0 +1,468 @@
+// Reads what a step executes: `run:` (shell text), legacy `command`/`script`/`shell`, `exec`, `call`, and
+// `action:`/`type:` with `with:`, into the StepSpec fields the runner reads. Actions this product runs keep
+// their `with:` map as written; values in it are resolved when the step starts.
+
+import { isMap, isScalar, isSeq } from 'yaml';
+import type { Node } from 'yaml';
+import { isValidDagName } from '../names';
+import { splitParamString } from '../params';
+import type { ParallelSpec, ParamSpec, StepAction } from '../types';
+import type { DagReader, Entry } from './dagReader';
+import { describe, isNull } from './dagReader';
+import { readParams } from './readFields';
+import { unsupportedActionReason } from './unsupported';
+
+/** At most this many literal `parallel` items, and children at once, as in Dagu. */
+export const MAX_PARALLEL_ITEMS = 1000;
+export const MAX_PARALLEL_CONCURRENCY = 1000;
+const DEFAULT_PARALLEL_CONCURRENCY = 10;
+
+/** Legacy execution fields that `run:` may not be combined with. */
+const RUN_CONFLICTS = [
+  'call',
+  'command',
+  'config',
+  'exec',
+  'params',
+  'script',
+  'shell',
+  'shell_args',
+  'type',
+  'action',
+] as const;
+
+type ActionKind = StepAction['kind'];
+
+/** Action names and legacy types this product runs, with the action kind they stand for. */
+const KNOWN_ACTIONS: Record<string, { kind: ActionKind; enqueue?: boolean }> = {
+  command: { kind: 'command' },
+  shell: { kind: 'command' },
+  exec: { kind: 'exec' },
+  'dag.run': { kind: 'dag' },
+  dag: { kind: 'dag' },
+  subworkflow: { kind: 'dag' },
+  parallel: { kind: 'dag' },
+  'dag.enqueue': { kind: 'dag', enqueue: true },
+  dag_enqueue: { kind: 'dag', enqueue: true },
+  'http.request': { kind: 'http' },
+  http: { kind: 'http' },
+  'jq.filter': { kind: 'jq' },
+  jq: { kind: 'jq' },
+  'mail.send': { kind: 'mail' },
+  mail: { kind: 'mail' },
+  'log.write': { kind: 'log' },
+  log: { kind: 'log' },
+  noop: { kind: 'noop' },
+};
+
+/** What a step executes, as read. */
+export interface StepExecution {
+  action: StepAction;
+  command: string[] | null;
+  script: string | null;
+  shell: string | null;
+  shell_args: string[];
+  shell_explicit: boolean;
+  script_interpreter: boolean;
+  call: string | null;
+  params: ParamSpec[];
+  parallel: ParallelSpec | null;
+  /** The prefix of a generated step name (`cmd`, `script`, `dag`, `http`, ...). */
+  namePrefix: string;
+}
+
+/** Reads the execution fields of a step map. `where` names the step in messages. */
+export function readExecution(r: DagReader, map: Map<string, Entry>, stepEntry: Entry): StepExecution {
+  const has = (key: string) => map.has(key) && !isNull(map.get(key)!.value);
+  const out: StepExecution = {
+    action: { kind: 'command' },
+    command: null,
+    script: null,
+    shell: null,
+    shell_args: [],
+    shell_explicit: false,
+    script_interpreter: false,
+    call: null,
+    params: [],
+    parallel: null,
+    namePrefix: 'step',
+  };
+  if (has('run')) {
+    for (const key of RUN_CONFLICTS) {
+      if (has(key)) r.errorAt(map.get(key)!, `run cannot be used together with ${key}`);
+    }
+  }
+  if (has('with') && has('config'))
+    r.errorAt(map.get('config')!, 'use with or its old name config, not both');
+  const withEntry = map.get('with') ?? map.get('config');
+
+  const actionEntry = has('action') ? map.get('action')! : has('type') ? map.get('type')! : undefined;
+  let name: string | undefined;
+  if (actionEntry) {
+    name = r.string(actionEntry, 'an action name')?.trim();
+    if (name === '') name = r.errorAt(actionEntry, 'must not be empty');
+  }
+  if (has('action') && has('type')) r.errorAt(map.get('type')!, 'use action or its old form type, not both');
+  if (name === undefined && has('call')) name = 'dag.run';
+  if (name === undefined && has('exec')) name = 'exec';
+  const known = KNOWN_ACTIONS[name ?? 'command'];
+  if (!known) {
+    const reason = unsupportedActionReason(name!);
+    if (reason) r.unsupported(actionEntry!.value, actionEntry!.field, reason);
+    else r.errorAt(actionEntry!, `unknown action ${JSON.stringify(name)}`);
+    return out;
+  }
+
+  switch (known.kind) {
+    case 'command':
+      readCommandStep(r, map, stepEntry, withEntry, out);
+      break;
+    case 'exec':
+      readExec(r, map, withEntry, out);
+      break;
+    case 'dag':
+      readDagCall(r, map, withEntry, known.enqueue === true, out);
+      break;
+    default:
+      readNamedAction(r, map, known.kind, withEntry, out);
+  }
+  if (has('parallel') && known.kind !== 'dag') {
+    r.errorAt(map.get('parallel')!, 'parallel needs call, action: dag.run or action: dag.enqueue');
+  }
+  return out;
+}
+
+/** `run`, or legacy `command`/`script`, with the shell from `with` or the legacy step keys. */
+function readCommandStep(
+  r: DagReader,
+  map: Map<string, Entry>,
+  stepEntry: Entry,
+  withEntry: Entry | undefined,
+  out: StepExecution,
+): void {
+  const runEntry = map.get('run');
+  const commandEntry = map.get('command');
+  const scriptEntry = map.get('script');
+  if (runEntry && !isNull(runEntry.value)) {
+    readRunText(r, runEntry, out);
+  } else if (commandEntry && !isNull(commandEntry.value)) {
+    readRunText(r, commandEntry, out);
+  }
+  const script = r.string(scriptEntry);
+  if (script !== undefined) {
+    if (script.trim() === '') r.errorAt(scriptEntry!, 'must not be empty');
+    else if (out.script !== null || (out.command !== null && out.command.length > 1)) {
+      r.errorAt(
+        scriptEntry!,
+        'script goes with a one-line command (the interpreter), not with a script or a list',
+      );
+    } else {
+      // `command: python3` + `script:` runs the interpreter on the script file, with no shell in between.
+      out.script_interpreter = out.command !== null;
+      out.script = script.trim();
+    }
+  }
+  if (out.command === null && out.script === null) {
+    if (!isNull(stepEntry.value))
+      r.error(stepEntry.value, stepEntry.field, 'a step needs run, an action or a call');
+  }
+  out.namePrefix = out.script !== null && !out.script_interpreter ? 'script' : 'cmd';
+  if (out.script_interpreter) out.namePrefix = 'script';
+
+  let shellEntry = map.get('shell');
+  let argsEntry = map.get('shell_args');
+  if (withEntry && !isNull(withEntry.value)) {
+    const w = r.map(withEntry, ['shell', 'shell_args'], 'with', {
+      shell_packages: "Dagu's nix-shell packages are not supported by this product (it runs no nix-shell)",
+    });
+    shellEntry = w?.get('shell') ?? shellEntry;
+    argsEntry = w?.get('shell_args') ?? argsEntry;
+  }
+  const shell = readShell(r, shellEntry, argsEntry);
+  out.shell = shell.shell;
+  out.shell_args = shell.args;
+  out.shell_explicit = shell.shell !== null;
+}
+
+/**
+ * `run` (and legacy `command`): one line is a command, a text with a line break is a script, a list runs its
+ * entries one after another.
+ */
+function readRunText(r: DagReader, entry: Entry, out: StepExecution): void {
+  if (isSeq(entry.value)) {
+    const commands: string[] = [];
+    for (const item of r.list(entry, entry.key) ?? []) {
+      const text = listEntryText(r, item);
+      if (text === undefined || text.trim() === '') continue;
+      if (/[\r\n]/.test(text))
+        r.errorAt(item, 'a list entry must be one line (use a text block for a script)');
+      else commands.push(text);
+    }
+    if (commands.length === 0) r.errorAt(entry, 'must hold at least one command');
+    else out.command = commands;
+    return;
+  }
+  const text = isScalar(entry.value) ? r.scalarText(entry, 'a string or a list') : undefined;
+  if (text === undefined) {
+    if (!isScalar(entry.value)) r.errorAt(entry, `must be a string or a list, got ${describe(entry.value)}`);
+    return;
+  }
+  if (text.trim() === '') r.errorAt(entry, 'must not be empty');
+  else if (/[\r\n]/.test(text.trim())) out.script = text;
+  else out.command = [text];
+}
+
+/** A `run:` list entry: text, a number or boolean, or a one-key map written `k: v` (a YAML slip). */
+function listEntryText(r: DagReader, item: Entry): string | undefined {
+  if (isMap(item.value) && item.value.items.length === 1) {
+    const pair = item.value.items[0];
+    const k = isScalar(pair.key) ? pair.key.value : undefined;
+    const v = isScalar(pair.value) ? pair.value.value : undefined;
+    if (k !== undefined && k !== null && (v === null || typeof v !== 'object'))
+      return `${String(k)}: ${String(v ?? '')}`;
+  }
+  if (isNull(item.value)) return undefined;
+  return r.scalarText(item, 'a command');
+}
+
+/** A shell: a string split into words like a command line, or a list; `shell_args` are added after. */
+export function readShell(
+  r: DagReader,
+  shellEntry: Entry | undefined,
+  argsEntry: Entry | undefined,
+): { shell: string | null; args: string[] } {
+  const words: string[] = [];
+  if (shellEntry && !isNull(shellEntry.value)) {
+    if (isSeq(shellEntry.value)) {
+      for (const item of r.list(shellEntry, 'shell') ?? []) {
+        const w = r.scalarText(item);
+        if (w !== undefined) words.push(w);
+      }
+    } else {
+      const text = r.string(shellEntry, 'a string or a list');
+      if (text !== undefined) {
+        const split = splitParamString(text);
+        if (split.ok) words.push(...split.words);
+        else r.errorAt(shellEntry, split.error);
+      }
+    }
+    if (words.length === 0) r.errorAt(shellEntry, 'must name a shell');
+  }
+  const args = words.slice(1);
+  if (argsEntry && !isNull(argsEntry.value)) {
+    for (const item of r.list(argsEntry, 'shell_args') ?? []) {
+      const a = r.scalarText(item);
+      if (a !== undefined) args.push(a);
+    }
+  }
+  return { shell: words[0] ?? null, args };
+}
+
+/** `exec: {command, args}` or `action: exec` with the same keys under `with`. */
+function readExec(
+  r: DagReader,
+  map: Map<string, Entry>,
+  withEntry: Entry | undefined,
+  out: StepExecution,
+): void {
+  for (const key of ['command', 'script', 'shell', 'run']) {
+    const e = map.get(key);
+    if (e && !isNull(e.value))
+      r.errorAt(e, `exec runs its command directly; it cannot be combined with ${key}`);
+  }
+  const source = map.get('exec') ?? withEntry;
+  out.namePrefix = 'cmd';
+  if (!source || isNull(source.value)) {
+    r.errorAt(map.get('action') ?? map.get('type')!, 'exec needs with: {command, args}');
+    return;
+  }
+  const m = r.map(source, ['command', 'args'], 'exec');
+  if (!m) return;
+  const command = r.string(m.get('command'));
+  if (command === undefined || command.trim() === '') {
+    r.errorAt(m.get('command') ?? source, 'exec needs a command');
+    return;
+  }
+  const args: string[] = [];
+  const argsEntry = m.get('args');
+  if (argsEntry && !isNull(argsEntry.value)) {
+    for (const item of r.list(argsEntry, 'args') ?? []) {
+      const a = r.scalarText(item, 'a string, number or boolean');
+      if (a !== undefined) args.push(a);
+    }
+  }
+  out.action = { kind: 'exec', command, args };
+  out.command = [command, ...args];
+}
+
+/** `call` + `params` (legacy) or `action: dag.run|dag.enqueue` + `with: {dag, params, queue}`. */
+function readDagCall(
+  r: DagReader,
+  map: Map<string, Entry>,
+  withEntry: Entry | undefined,
+  enqueue: boolean,
+  out: StepExecution,
+): void {
+  for (const key of ['command', 'script', 'run', 'shell', 'exec']) {
+    const e = map.get(key);
+    if (e && !isNull(e.value)) r.errorAt(e, `a sub-DAG step runs another DAG and has no ${key}`);
+  }
+  let target = map.get('call');
+  let params = map.get('params');
+  let queue: string | null = null;
+  if (withEntry && !isNull(withEntry.value)) {
+    const w = r.map(withEntry, enqueue ? ['dag', 'params', 'queue'] : ['dag', 'params'], 'with');
+    target = w?.get('dag') ?? target;
+    params = w?.get('params') ?? params;
+    const q = r.string(w?.get('queue'));
+    if (q !== undefined && !isValidDagName(q))
+      r.errorAt(w!.get('queue')!, `${JSON.stringify(q)} is not a valid queue name`);
+    queue = q ?? null;
+  }
+  const name = r.string(target, 'a DAG name');
+  if (name === undefined || name.trim() === '') {
+    const at = target ?? map.get('action') ?? map.get('type');
+    if (at) r.errorAt(at, 'a sub-DAG step needs the DAG to run (call: NAME, or with: {dag: NAME})');
+  } else if (!name.includes('$') && !/^[\w./-]+$/.test(name.trim())) {
+    r.errorAt(target!, `${JSON.stringify(name)} is not a valid DAG name or path`);
+  }
+  out.call = name?.trim() ?? null;
+  out.params = readParams(r, params);
+  out.action = { kind: 'dag', mode: enqueue ? 'enqueue' : 'run', queue };
+  out.parallel = readParallel(r, map.get('parallel'));
+  out.namePrefix = out.parallel ? 'parallel' : 'dag';
+}
+
+/** `parallel`: a variable reference, a literal list, or `{items, max_concurrent}`. */
+function readParallel(r: DagReader, entry: Entry | undefined): ParallelSpec | null {
+  if (!entry || isNull(entry.value)) return null;
+  let itemsEntry: Entry | undefined = entry;
+  let maxConcurrent = DEFAULT_PARALLEL_CONCURRENCY;
+  if (isMap(entry.value)) {
+    const m = r.map(entry, ['items', 'max_concurrent'], 'parallel');
+    itemsEntry = m?.get('items');
+    const mc = r.integer(m?.get('max_concurrent'), 1);
+    if (mc !== undefined && mc > MAX_PARALLEL_CONCURRENCY) {
+      r.errorAt(m!.get('max_concurrent')!, `must be at most ${MAX_PARALLEL_CONCURRENCY}, got ${mc}`);
+    } else if (mc !== undefined) maxConcurrent = mc;
+    if (!itemsEntry || isNull(itemsEntry.value)) {
+      r.errorAt(entry, 'parallel needs items');
+      return null;
+    }
+  }
+  if (isScalar(itemsEntry.value)) {
+    const variable = r.string(itemsEntry, 'a variable reference or a list');
+    if (variable === undefined) return null;
+    if (variable.trim() === '') return r.errorAt(itemsEntry, 'must not be empty') ?? null;
+    return { variable, items: [], max_concurrent: maxConcurrent };
+  }
+  if (!isSeq(itemsEntry.value)) {
+    return (
+      r.errorAt(itemsEntry, `must be a variable reference or a list, got ${describe(itemsEntry.value)}`) ??
+      null
+    );
+  }
+  const count = itemsEntry.value.items.length;
+  if (count > MAX_PARALLEL_ITEMS) {
+    return r.errorAt(itemsEntry, `at most ${MAX_PARALLEL_ITEMS} items, got ${count}`) ?? null;
+  }
+  const items: ParallelSpec['items'] = [];
+  for (const item of r.list(itemsEntry, 'items') ?? []) {
+    if (isMap(item.value)) {
+      const fields: Array<[string, string]> = [];
+      for (const f of r.map(item, null, 'an item')?.values() ?? []) {
+        const v = r.scalarText(f, 'a string, number or boolean');
+        if (v !== undefined) fields.push([f.key, v]);
+      }
+      items.push(Object.fromEntries(fields));
+    } else {
+      const v = r.scalarText(item, 'a string, a number or a map');
+      if (v !== undefined) items.push(v);
+      else if (isNull(item.value)) r.errorAt(item, 'an item must not be empty');
+    }
+  }
+  if (count === 0) r.errorAt(itemsEntry, 'must not be an empty list');
+  return { variable: null, items, max_concurrent: maxConcurrent };
+}
+
+/** `with` keys each named action accepts (Dagu's schema). */
+const ACTION_WITH_KEYS: Record<'http' | 'jq' | 'mail' | 'log' | 'noop', readonly string[]> = {
+  http: [
+    'method',
+    'url',
+    'headers',
+    'query',
+    'body',
+    'form',
+    'files',
+    'timeout',
+    'silent',
+    'debug',
+    'json',
+    'format',
+    'output',
+    'skip_tls_verify',
+  ],
+  jq: ['filter', 'data', 'input', 'raw'],
+  mail: ['from', 'to', 'subject', 'message', 'attachments'],
+  log: ['message'],
+  noop: [],
+};
+
+/** http, jq, mail, log and noop: `with` kept as written, after checking its keys and required inputs. */
+function readNamedAction(
+  r: DagReader,
+  map: Map<string, Entry>,
+  kind: 'http' | 'jq' | 'mail' | 'log' | 'noop',
+  withEntry: Entry | undefined,
+  out: StepExecution,
+): void {
+  out.namePrefix = kind;
+  const legacyType = map.has('type') && !map.has('action');
+  const w: Record<string, unknown> = {};
+  if (withEntry && !isNull(withEntry.value)) {
+    if (kind === 'noop') r.errorAt(withEntry, 'noop takes no with');
+    const m = r.map(withEntry, ACTION_WITH_KEYS[kind], 'with');
+    for (const [k, e] of m ?? []) w[k] = r.toJS(e.value);
+  }
+  // Legacy http and jq steps carry their input in command and script.
+  const command = r.string(map.get('command'));
+  const script = r.string(map.get('script'));
+  if (kind === 'http' && legacyType && command !== undefined) {
+    const [method, url] = command.trim().split(/\s+/, 2);
+    w.method ??= method;
+    if (url !== undefined) w.url ??= url;
+  } else if (kind === 'jq' && legacyType && command !== undefined) {
+    w.filter ??= command;
+  } else if (command !== undefined) {
+    r.errorAt(map.get('command')!, `action ${kind} does not take a command`);
+  }
+  if (script !== undefined && (kind === 'http' || kind === 'jq') && legacyType) {
+    try {
+      const parsed: unknown = JSON.parse(script);
+      if (kind === 'jq') w.data ??= parsed;
+      else if (parsed && typeof parsed === 'object') for (const [k, v] of Object.entries(parsed)) w[k] ??= v;
+    } catch {
+      r.errorAt(map.get('script')!, `the ${kind} step's script must be JSON`);
+    }
+  } else if (script !== undefined) {
+    r.errorAt(map.get('script')!, `action ${kind} does not take a script`);
+  }
+  const run = map.get('run');
+  if (run && !isNull(run.value)) r.errorAt(run, `action ${kind} does not take run`);
+  const need = (keys: string[]) => {
+    for (const k of keys) {
+      if (w[k] === undefined || w[k] === null || w[k] === '') {
+        r.error(
+          (withEntry?.value ?? map.get('action')?.value ?? map.get('type')?.value) as Node,
+          withEntry?.field ?? 'with',
+          `${kind} needs with.${k}`,
+        );
+      }
+    }
+  };
+  if (kind === 'http') need(['method', 'url']);
+  if (kind === 'jq') need(['filter']);
+  if (kind === 'mail') need(['to']);
+  out.action = kind === 'noop' ? { kind } : { kind, with: w };
+}

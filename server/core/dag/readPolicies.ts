@@ -1,0 +1,297 @@
+// Readers for the control policies of a step or a DAG: preconditions, continue_on, retry_policy,
+// repeat_policy and signal_on_stop, with Dagu's accepted shapes and its load-time errors.
+
+import { isMap, isScalar, isSeq } from 'yaml';
+import type {
+  ConditionSpec,
+  ContinueOnSpec,
+  DagRetryPolicy,
+  RepeatPolicySpec,
+  StepRetryPolicy,
+} from '../types';
+import type { DagReader, Entry } from './dagReader';
+import { describe, isNull } from './dagReader';
+
+/**
+ * Intervals become timers: Node runs a timer of more than 2^31-1 ms at once, so longer waits are refused
+ * rather than silently turned into no wait at all (about 24.8 days).
+ */
+export const MAX_INTERVAL_SEC = Math.floor(0x7fffffff / 1000);
+/** A repeat or retry limit beyond this is a mistake (a run would outlive any log retention). */
+export const MAX_POLICY_LIMIT = 1_000_000;
+
+const CONDITION_KEYS = ['condition', 'eval', 'expected', 'negate'] as const;
+const CONTINUE_ON_KEYS = ['failure', 'failed', 'skipped', 'exit_code', 'output', 'mark_success'] as const;
+const STEP_RETRY_KEYS = ['limit', 'interval_sec', 'exit_code', 'backoff', 'max_interval_sec'] as const;
+const DAG_RETRY_KEYS = ['limit', 'interval_sec', 'backoff', 'max_interval_sec'] as const;
+const REPEAT_KEYS = [
+  'repeat',
+  'condition',
+  'expected',
+  'exit_code',
+  'interval_sec',
+  'limit',
+  'backoff',
+  'max_interval_sec',
+] as const;
+const DEFAULT_DAG_RETRY_INTERVAL_SEC = 60;
+
+/** Signal names a step may ask to be stopped with (Linux numbering, as `kill -l` lists them). */
+const SIGNALS = new Set(
+  (
+    'HUP INT QUIT ILL TRAP ABRT BUS FPE KILL USR1 SEGV USR2 PIPE ALRM TERM STKFLT CHLD CONT STOP TSTP TTIN ' +
+    'TTOU URG XCPU XFSZ VTALRM PROF WINCH IO POLL PWR SYS'
+  ).split(' '),
+);
+
+/** `preconditions`: a string, one object, or a list of strings and `{condition | eval, expected, negate}`. */
+export function readPreconditions(r: DagReader, entry: Entry | undefined): ConditionSpec[] {
+  if (!entry || isNull(entry.value)) return [];
+  const items = isSeq(entry.value) ? (r.list(entry, 'preconditions') ?? []) : [entry];
+  const out: ConditionSpec[] = [];
+  for (const item of items) {
+    const spec = readCondition(r, item);
+    if (spec) out.push(spec);
+  }
+  return out;
+}
+
+function readCondition(r: DagReader, item: Entry): ConditionSpec | undefined {
+  if (isScalar(item.value) && typeof item.value.value === 'string') {
+    const text = r.string(item);
+    if (text === undefined) return undefined;
+    if (text.trim() === '') return r.errorAt(item, 'a precondition must not be empty');
+    return { condition: text, eval: null, expected: null, negate: false };
+  }
+  if (!isMap(item.value)) {
+    return r.errorAt(
+      item,
+      `a precondition must be a command or {condition, expected}, got ${describe(item.value)}`,
+    );
+  }
+  if (isMap(item.value) && item.value.items.some((p) => isScalar(p.key) && p.key.value === 'command')) {
+    const key = item.value.items.find((p) => isScalar(p.key) && p.key.value === 'command')!.key;
+    return r.error(key as never, `${item.field}.command`, 'key "command" was removed; use condition');
+  }
+  const map = r.map(item, CONDITION_KEYS, 'a precondition');
+  if (!map) return undefined;
+  const condition = r.string(map.get('condition'));
+  const evalText = r.string(map.get('eval'));
+  const expected = r.scalarText(map.get('expected'));
+  const negate = r.boolean(map.get('negate')) ?? false;
+  if ((condition === undefined) === (evalText === undefined)) {
+    return r.errorAt(item, 'a precondition needs exactly one of condition and eval');
+  }
+  if (evalText !== undefined && expected === undefined) {
+    return r.errorAt(map.get('eval')!, 'eval needs expected: the value its output is compared with');
+  }
+  if (expected !== undefined && expected === '') return r.errorAt(map.get('expected')!, 'must not be empty');
+  if (expected !== undefined && !checkPattern(r, map.get('expected')!, expected)) return undefined;
+  return { condition: condition ?? null, eval: evalText ?? null, expected: expected ?? null, negate };
+}
+
+/** A `re:` pattern must compile when the file is loaded, not when the step runs. */
+export function checkPattern(r: DagReader, entry: Entry, text: string): boolean {
+  if (!text.startsWith('re:')) return true;
+  // Go's inline flags at the start, like (?i), are JavaScript flags; the rest must be a valid expression.
+  const body = text.slice(3).replace(/^\(\?[imsU]+\)/, '');
+  try {
+    new RegExp(body);
+    return true;
+  } catch (err) {
+    r.errorAt(
+      entry,
+      `invalid regular expression ${JSON.stringify(text.slice(3))}: ${(err as Error).message}`,
+    );
+    return false;
+  }
+}
+
+/** `continue_on`: `skipped` / `failed`, or a map. Absent fields are off. */
+export function readContinueOn(r: DagReader, entry: Entry | undefined): ContinueOnSpec {
+  const off: ContinueOnSpec = {
+    failure: false,
+    skipped: false,
+    exit_code: [],
+    output: [],
+    mark_success: false,
+  };
+  if (!entry || isNull(entry.value)) return off;
+  if (isScalar(entry.value) && typeof entry.value.value === 'string') {
+    const word = entry.value.value.trim().toLowerCase();
+    if (word === 'skipped') return { ...off, skipped: true };
+    if (word === 'failed') return { ...off, failure: true };
+    r.errorAt(entry, `must be skipped, failed or a map, got ${describe(entry.value)}`);
+    return off;
+  }
+  const map = r.map(entry, CONTINUE_ON_KEYS, 'continue_on');
+  if (!map) return off;
+  const failure = r.boolean(map.get('failure'));
+  const failed = r.boolean(map.get('failed'));
+  const output = map.get('output');
+  const patterns: string[] = [];
+  if (output && !isNull(output.value)) {
+    const items = isSeq(output.value) ? (r.list(output, 'output') ?? []) : [output];
+    for (const item of items) {
+      const text = r.scalarText(item);
+      if (text !== undefined && checkPattern(r, item, text)) patterns.push(text);
+    }
+  }
+  return {
+    failure: (failure ?? false) || (failed ?? false),
+    skipped: r.boolean(map.get('skipped')) ?? false,
+    exit_code: readExitCodes(r, map.get('exit_code')),
+    output: patterns,
+    mark_success: r.boolean(map.get('mark_success')) ?? false,
+  };
+}
+
+/** `exit_code`: an integer, a list of integers, or (where Dagu allows it) an integer written as a string. */
+export function readExitCodes(r: DagReader, entry: Entry | undefined): number[] {
+  if (!entry || isNull(entry.value)) return [];
+  const items = isSeq(entry.value) ? (r.list(entry, 'exit_code') ?? []) : [entry];
+  const codes: number[] = [];
+  for (const item of items) {
+    const code = readCount(r, item, 0, 255);
+    if (code !== undefined) codes.push(code);
+  }
+  return codes;
+}
+
+/** A whole number in [min, max], given as a YAML integer or a string of digits. */
+export function readCount(
+  r: DagReader,
+  entry: Entry | undefined,
+  min: number,
+  max: number,
+): number | undefined {
+  if (!entry || isNull(entry.value)) return undefined;
+  const raw = isScalar(entry.value) ? entry.value.value : undefined;
+  const v = typeof raw === 'string' && /^\s*-?\d+\s*$/.test(raw) ? Number(raw) : raw;
+  if (typeof raw === 'string' && typeof v === 'string' && raw.includes('$')) {
+    return r.unsupported(
+      entry.value,
+      entry.field,
+      `a value resolved at run time (${JSON.stringify(raw)}) is not supported here; write a number`,
+    );
+  }
+  if (typeof v !== 'number' || !Number.isInteger(v)) {
+    return r.errorAt(entry, `must be an integer, got ${describe(entry.value)}`);
+  }
+  if (v < min) return r.errorAt(entry, `must be at least ${min}, got ${v}`);
+  if (v > max) return r.errorAt(entry, `must be at most ${max}, got ${v}`);
+  return v;
+}
+
+/** `backoff`: true (x2), false (none), or a multiplier greater than 1. */
+function readBackoff(r: DagReader, entry: Entry | undefined): number {
+  if (!entry || isNull(entry.value)) return 1;
+  const v = isScalar(entry.value) ? entry.value.value : undefined;
+  if (typeof v === 'boolean') return v ? 2 : 1;
+  if (typeof v === 'number' && Number.isFinite(v)) {
+    if (v > 1) return v;
+    r.errorAt(entry, `a backoff multiplier must be greater than 1, got ${v}`);
+    return 1;
+  }
+  r.errorAt(entry, `must be true, false or a multiplier greater than 1, got ${describe(entry.value)}`);
+  return 1;
+}
+
+/** A step's `retry_policy`: `limit` and `interval_sec` are both required, as in Dagu. */
+export function readStepRetryPolicy(
+  r: DagReader,
+  entry: Entry | undefined,
+): { policy: StepRetryPolicy | null; exitCodes: number[] } {
+  if (!entry || isNull(entry.value)) return { policy: null, exitCodes: [] };
+  const map = r.map(entry, STEP_RETRY_KEYS, 'retry_policy');
+  if (!map) return { policy: null, exitCodes: [] };
+  const limit = readCount(r, map.get('limit'), 0, MAX_POLICY_LIMIT);
+  const interval = readCount(r, map.get('interval_sec'), 0, MAX_INTERVAL_SEC);
+  if (!present(map.get('limit'))) r.errorAt(entry, 'limit is required');
+  if (!present(map.get('interval_sec'))) r.errorAt(entry, 'interval_sec is required');
+  return {
+    policy: {
+      limit: limit ?? 0,
+      interval_sec: interval ?? 0,
+      backoff: readBackoff(r, map.get('backoff')),
+      max_interval_sec: readCount(r, map.get('max_interval_sec'), 0, MAX_INTERVAL_SEC) ?? null,
+    },
+    exitCodes: readExitCodes(r, map.get('exit_code')),
+  };
+}
+
+/** The DAG's `retry_policy` (re-runs of failed runs by the scheduler): `limit` is required. */
+export function readDagRetryPolicy(r: DagReader, entry: Entry | undefined): DagRetryPolicy | null {
+  if (!entry || isNull(entry.value)) return null;
+  const map = r.map(entry, DAG_RETRY_KEYS, 'retry_policy');
+  if (!map) return null;
+  if (!present(map.get('limit'))) r.errorAt(entry, 'limit is required');
+  return {
+    limit: readCount(r, map.get('limit'), 0, MAX_POLICY_LIMIT) ?? 0,
+    interval_sec:
+      readCount(r, map.get('interval_sec'), 1, MAX_INTERVAL_SEC) ?? DEFAULT_DAG_RETRY_INTERVAL_SEC,
+    backoff: readBackoff(r, map.get('backoff')),
+    max_interval_sec: readCount(r, map.get('max_interval_sec'), 0, MAX_INTERVAL_SEC) ?? null,
+  };
+}
+
+/**
+ * `repeat_policy`. Without `repeat`, the mode follows from the other keys (condition + expected: until;
+ * condition or exit_code alone: while; neither: no repeat, as Dagu silently does).
+ */
+export function readRepeatPolicy(r: DagReader, entry: Entry | undefined): RepeatPolicySpec | null {
+  if (!entry || isNull(entry.value)) return null;
+  const map = r.map(entry, REPEAT_KEYS, 'repeat_policy');
+  if (!map) return null;
+  const condition = r.string(map.get('condition'));
+  const expected = r.scalarText(map.get('expected'));
+  if (expected !== undefined) checkPattern(r, map.get('expected')!, expected);
+  const exitCodes = readExitCodes(r, map.get('exit_code'));
+  if (condition !== undefined && condition.trim() === '')
+    r.errorAt(map.get('condition')!, 'must not be empty');
+  if (expected !== undefined && condition === undefined) {
+    r.errorAt(map.get('expected')!, 'expected needs a condition to compare with');
+  }
+  const hasCheck = condition !== undefined || exitCodes.length > 0;
+  let mode: RepeatPolicySpec['mode'] = null;
+  const repeat = map.get('repeat');
+  const v = repeat && isScalar(repeat.value) ? repeat.value.value : undefined;
+  if (!repeat || isNull(repeat.value)) {
+    if (condition !== undefined && expected !== undefined) mode = 'until';
+    else if (hasCheck) mode = 'while';
+  } else if (v === true) {
+    mode = 'while';
+  } else if (v === false) {
+    mode = null;
+  } else if (v === 'while' || v === 'until') {
+    mode = v;
+    if (!hasCheck) r.errorAt(repeat, `repeat: ${v} needs a condition or an exit_code`);
+  } else {
+    r.errorAt(repeat, `must be while, until, true or false, got ${describe(repeat.value)}`);
+  }
+  const limit = readCount(r, map.get('limit'), 1, MAX_POLICY_LIMIT);
+  return {
+    mode,
+    condition: condition ?? null,
+    expected: expected ?? null,
+    exit_code: exitCodes,
+    interval_sec: readCount(r, map.get('interval_sec'), 0, MAX_INTERVAL_SEC) ?? 0,
+    limit: limit ?? null,
+    backoff: readBackoff(r, map.get('backoff')),
+    max_interval_sec: readCount(r, map.get('max_interval_sec'), 0, MAX_INTERVAL_SEC) ?? null,
+  };
+}
+
+/** `signal_on_stop`: a signal name (`SIGINT`, or `INT`), returned as `SIGINT`. */
+export function readSignal(r: DagReader, entry: Entry | undefined): string | null {
+  const text = r.string(entry, 'a signal name like SIGINT');
+  if (text === undefined) return null;
+  const name = text.trim().toUpperCase().replace(/^SIG/, '');
+  if (SIGNALS.has(name)) return `SIG${name}`;
+  r.errorAt(entry!, `invalid signal ${JSON.stringify(text)} (use a name like SIGINT or SIGTERM)`);
+  return null;
+}
+
+function present(entry: Entry | undefined): boolean {
+  return entry !== undefined && !isNull(entry.value);
+}

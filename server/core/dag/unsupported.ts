@@ -1,0 +1,151 @@
+// Dagu features this product does not run, each with the reason a user is told. A key listed here is a real
+// Dagu key (so not "unknown"), but a file using it is refused: running it without the feature would silently
+// do something else.
+
+const NO_CONTAINERS = 'it runs no container runtime';
+const NO_K8S = 'it does not talk to Kubernetes';
+const NO_SSH = 'it runs no remote shells';
+const NO_S3 = 'it has no object-storage client';
+const NO_REDIS = 'it has no Redis client';
+const NO_LLM = 'it calls no language models';
+const NO_SQL = 'it has no database clients';
+
+/** Root keys of Dagu's DAG file that this product refuses, with the reason. */
+export const UNSUPPORTED_ROOT_KEYS: Readonly<Record<string, string>> = {
+  container: `Dagu's DAG-level container is not supported by this product (${NO_CONTAINERS})`,
+  registry_auths: `Dagu's container registry credentials are not supported by this product (${NO_CONTAINERS})`,
+  kubernetes: `Dagu's Kubernetes defaults are not supported by this product (${NO_K8S})`,
+  ssh: `Dagu's DAG-level ssh is not supported by this product (${NO_SSH})`,
+  s3: `Dagu's S3 defaults are not supported by this product (${NO_S3})`,
+  redis: `Dagu's DAG-level redis is not supported by this product (${NO_REDIS})`,
+  llm: `Dagu's LLM defaults are not supported by this product (${NO_LLM})`,
+  harness: `Dagu's agent harness is not supported by this product (${NO_LLM})`,
+  harnesses: `Dagu's agent harnesses are not supported by this product (${NO_LLM})`,
+  tools: `Dagu's agent tools are not supported by this product (${NO_LLM})`,
+  tasks: `Dagu's agent tasks are not supported by this product (${NO_LLM})`,
+  secrets: `Dagu's secret providers are not supported by this product (pass secrets through env or dotenv)`,
+  actions: "Dagu's custom actions are not supported by this product (it runs only Dagu's built-in actions)",
+  step_types:
+    "Dagu's custom step types are not supported by this product (it runs only Dagu's built-in actions)",
+  resources: "Dagu's resource limits are not supported by this product (it sets no cgroup limits)",
+  webhook:
+    "Dagu's webhook triggers are not supported by this product (start runs with dagu start or the API)",
+  otel: "Dagu's OpenTelemetry export is not supported by this product (it exports Prometheus metrics)",
+  artifacts: "Dagu's run artifacts are not supported by this product (write files to the step's working_dir)",
+  consts: "Dagu's consts are not supported by this product yet (use env or params)",
+  wait_mail: "Dagu's wait mail is not supported by this product (it has no human-approval wait)",
+};
+
+/** Step keys of Dagu's DAG file that this product refuses, with the reason. */
+export const UNSUPPORTED_STEP_KEYS: Readonly<Record<string, string>> = {
+  container: `Dagu's container steps are not supported by this product (${NO_CONTAINERS})`,
+  llm: `Dagu's LLM steps are not supported by this product (${NO_LLM})`,
+  messages: `Dagu's LLM steps are not supported by this product (${NO_LLM})`,
+  tools: `Dagu's agent tools are not supported by this product (${NO_LLM})`,
+  approval: "Dagu's step approvals are not supported by this product (it has no human-approval wait)",
+  routes: "Dagu's router steps are not supported by this product (use preconditions on the targets)",
+  value: "Dagu's router steps are not supported by this product (use preconditions on the targets)",
+  foreach: "Dagu's foreach steps are not supported by this product (use parallel with a sub-DAG)",
+  outputs: "Dagu's declared step outputs are not supported by this product (use output: NAME)",
+  inputs: "Dagu's declared step inputs are not supported by this product (use params or env)",
+  output_schema: "Dagu's output schemas are not supported by this product (use output: NAME)",
+  shell_packages: "Dagu's nix-shell packages are not supported by this product (it runs no nix-shell)",
+};
+
+/** Executor families (the part of an action before the dot, or a legacy `type`) that this product refuses. */
+const UNSUPPORTED_FAMILIES: Readonly<Record<string, string>> = {
+  docker: `Dagu's container steps are not supported by this product (${NO_CONTAINERS})`,
+  container: `Dagu's container steps are not supported by this product (${NO_CONTAINERS})`,
+  k8s: `Dagu's Kubernetes steps are not supported by this product (${NO_K8S})`,
+  kubernetes: `Dagu's Kubernetes steps are not supported by this product (${NO_K8S})`,
+  ssh: `Dagu's ssh steps are not supported by this product (${NO_SSH})`,
+  sftp: `Dagu's sftp steps are not supported by this product (${NO_SSH})`,
+  s3: `Dagu's S3 steps are not supported by this product (${NO_S3})`,
+  redis: `Dagu's Redis steps are not supported by this product (${NO_REDIS})`,
+  chat: `Dagu's LLM chat steps are not supported by this product (${NO_LLM})`,
+  harness: `Dagu's agent harness steps are not supported by this product (${NO_LLM})`,
+  postgres: `Dagu's PostgreSQL steps are not supported by this product (${NO_SQL})`,
+  sqlite: `Dagu's SQLite steps are not supported by this product (${NO_SQL})`,
+  archive: "Dagu's archive steps are not supported by this product (run tar or zip in a run step)",
+  git: "Dagu's git steps are not supported by this product (run git in a run step)",
+  router: "Dagu's router steps are not supported by this product (use preconditions on the targets)",
+  human: "Dagu's human tasks are not supported by this product (it has no human-approval wait)",
+  template: "Dagu's template steps are not supported by this product (render with a run step)",
+  state: "Dagu's state store actions are not supported by this product (it keeps no key-value state)",
+  data: "Dagu's data actions are not supported by this product (use jq.filter or a run step)",
+  artifact: "Dagu's artifact actions are not supported by this product (write files to the working_dir)",
+  outputs: "Dagu's outputs.write action is not supported by this product (use output: NAME)",
+  file: "Dagu's file actions are not supported by this product yet (use a run step)",
+  wait: "Dagu's wait actions are not supported by this product yet (use a run step with sleep)",
+  foreach: "Dagu's foreach steps are not supported by this product (use parallel with a sub-DAG)",
+  action: "Dagu's custom actions are not supported by this product (it runs only Dagu's built-in actions)",
+};
+
+/** Every action name Dagu 2.x knows, for telling "unsupported here" from "unknown to Dagu too". */
+const DAGU_ACTIONS = new Set([
+  'archive.create',
+  'archive.extract',
+  'archive.list',
+  'artifact.list',
+  'artifact.read',
+  'artifact.write',
+  'chat.completion',
+  'container.run',
+  'data.convert',
+  'data.pick',
+  'docker.run',
+  'file.copy',
+  'file.delete',
+  'file.list',
+  'file.mkdir',
+  'file.move',
+  'file.read',
+  'file.stat',
+  'file.write',
+  'git.checkout',
+  'git.worktree.add',
+  'git.worktree.remove',
+  'harness.run',
+  'human.task',
+  'k8s.run',
+  'kubernetes.run',
+  'outputs.write',
+  'postgres.import',
+  'postgres.query',
+  'router.route',
+  's3.delete',
+  's3.download',
+  's3.list',
+  's3.upload',
+  'sftp.download',
+  'sftp.upload',
+  'sqlite.import',
+  'sqlite.query',
+  'ssh.run',
+  'state.delete',
+  'state.diff',
+  'state.get',
+  'state.list',
+  'state.set',
+  'template.render',
+  'wait.duration',
+  'wait.file',
+  'wait.http',
+  'wait.until',
+]);
+
+/**
+ * Why an action (`docker.run`) or a legacy executor type (`docker`) is refused, or null when it is not one of
+ * Dagu's that this product refuses (then it is either supported or unknown to Dagu as well).
+ */
+export function unsupportedActionReason(name: string): string | null {
+  const family = name.split('.')[0];
+  if (DAGU_ACTIONS.has(name) || (!name.includes('.') && family in UNSUPPORTED_FAMILIES)) {
+    return UNSUPPORTED_FAMILIES[family] ?? null;
+  }
+  // Redis actions are `redis.<command>`, any Redis command.
+  if (family === 'redis' && name.includes('.')) return UNSUPPORTED_FAMILIES.redis;
+  // Remote packages (`owner/repo@v1`) are custom actions fetched from a registry.
+  if (/^[\w.-]+\/[\w.-]+@/.test(name)) return UNSUPPORTED_FAMILIES.action;
+  return null;
+}
