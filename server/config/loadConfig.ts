@@ -105,6 +105,7 @@ export function loadConfig(opts: LoadConfigOptions = {}): Config {
       failover_recovery_window_ms: v('scheduler.failover_recovery_window') as number,
       port: v('scheduler.port') as number,
       zombie_check_interval_ms: v('scheduler.zombie_check_interval') as number,
+      history_retention_interval_ms: v('scheduler.history_retention_interval') as number,
     },
     run: {
       heartbeat_interval_ms: hbInterval,

@@ -143,6 +143,13 @@ export const SETTINGS: readonly Setting[] = [
     doc: 'How often the active scheduler looks for runs whose process died',
   },
   {
+    key: 'scheduler.history_retention_interval',
+    env: 'DAGU_SCHEDULER_HISTORY_RETENTION_INTERVAL',
+    kind: 'duration',
+    default: '10m',
+    doc: "How often the active scheduler removes runs past their DAG's hist_retention_days / hist_retention_runs",
+  },
+  {
     key: 'run.heartbeat_interval',
     env: 'DAGU_RUN_HEARTBEAT_INTERVAL',
     kind: 'duration',

@@ -33,6 +33,8 @@ export interface Config {
     port: number;
     /** How often running runs' heartbeats are checked. */
     zombie_check_interval_ms: number;
+    /** How often old runs are removed by their DAG's retention keys. */
+    history_retention_interval_ms: number;
   };
   run: {
     /** How often a run process refreshes its heartbeat file. */

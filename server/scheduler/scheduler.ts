@@ -18,6 +18,7 @@ import type { DagSpecCache } from '../store/dagSpecCache';
 import type { EventLog, QueueStore, RunStore } from '../store/types';
 import { CronLoop } from './cronLoop';
 import { DagCatalogCache } from './dagCatalogCache';
+import { HistoryRetention } from './historyRetention';
 import { HoldExpiry } from './holdExpiry';
 import type { Launcher } from './launcher';
 import { QueueProcessor } from './queueProcessor';
@@ -87,12 +88,17 @@ function fileDistributed(d: SchedulerDeps, runs: RunStore, canDispatch: () => bo
   return { dispatcher, tasks, holdExpiry };
 }
 
+/** Delay of the first history retention sweep after the scheduler starts (at most the interval). */
+const RETENTION_FIRST_SWEEP_MS = 30_000;
+
 export class Scheduler {
   private readonly cron: CronLoop;
   private readonly queueProcessor: QueueProcessor;
   private readonly reaper: ZombieReaper;
   private readonly holdExpiry: Pick<HoldExpiry, 'sweep'> | null;
+  private readonly retention: HistoryRetention;
   private reaperTimer: TimerHandle | null = null;
+  private retentionTimer: TimerHandle | null = null;
   private stopped = false;
 
   /** Run processes started for DAGs with signal_handling.enable_propagation, by run ID. */
@@ -160,6 +166,8 @@ export class Scheduler {
       // A slot's record is created before its process is started (the tick creates all of them first).
       launching: (runId) => recent.has(runId) || this.cron.isLaunchPending(runId),
     });
+    // Deleting goes straight to the store: a removed run announces no state change.
+    this.retention = new HistoryRetention({ runs: d.runs, catalog, clock: d.clock, logger, canDispatch });
   }
 
   /** Starts planning and consuming; `recoveryWindowMs` > 0 after a takeover from a failed instance. */
@@ -168,6 +176,10 @@ export class Scheduler {
     await this.cron.start(opts);
     this.queueProcessor.start();
     this.armReaper(0);
+    // The first sweep waits a little: a scheduler that just took over has slots and zombies to see to first.
+    this.armRetention(
+      Math.min(RETENTION_FIRST_SWEEP_MS, this.d.config.scheduler.history_retention_interval_ms),
+    );
     this.d.logger.info('Scheduler started', {
       dags_dir: this.d.config.paths.dags_dir,
       data_dir: this.d.config.paths.data_dir,
@@ -186,6 +198,16 @@ export class Scheduler {
     }, ms);
   }
 
+  private armRetention(ms: number) {
+    if (this.stopped) return;
+    this.retentionTimer = this.d.timers.setTimeout(() => {
+      this.retention
+        .sweep()
+        .catch((err: Error) => this.d.logger.error('History retention sweep failed', { error: err.message }))
+        .finally(() => this.armRetention(this.d.config.scheduler.history_retention_interval_ms));
+    }, ms);
+  }
+
   /**
    * Stops planning and consuming. Runs already started keep going in their own processes, except those of
    * DAGs with signal_handling.enable_propagation, which receive `signal` (if one is given).
@@ -195,6 +217,7 @@ export class Scheduler {
     this.d.launch.close?.();
     if (signal) this.forward(signal);
     if (this.reaperTimer) this.d.timers.clearTimeout(this.reaperTimer);
+    if (this.retentionTimer) this.d.timers.clearTimeout(this.retentionTimer);
     await Promise.all([this.cron.stop(), this.queueProcessor.stop()]);
     this.d.logger.info('Scheduler stopped');
   }
@@ -204,6 +227,7 @@ export class Scheduler {
     this.stopped = true;
     this.d.launch.close?.();
     if (this.reaperTimer) this.d.timers.clearTimeout(this.reaperTimer);
+    if (this.retentionTimer) this.d.timers.clearTimeout(this.retentionTimer);
     void this.cron.stop();
     void this.queueProcessor.stop();
   }

@@ -273,3 +273,53 @@ describe('FileRunStore on disk', () => {
     expect(store.logDir('etl', 'r1', 3)).toBe(path.join(home, 'logs', 'etl', 'r1', '3'));
   });
 });
+
+describe('FileRunStore history deletion on disk', () => {
+  let home: string;
+  let store: FileRunStore;
+  beforeEach(async () => {
+    home = await tempHome();
+    store = new FileRunStore({ dataDir: path.join(home, 'data'), logDir: path.join(home, 'logs') });
+  });
+  afterEach(async () => {
+    await fs.rm(home, { recursive: true, force: true });
+  });
+
+  const exists = (p: string) =>
+    fs.stat(path.join(home, p)).then(
+      () => true,
+      () => false,
+    );
+
+  it("removes the run's record, list entries, logs and work directory", async () => {
+    await store.createRun(testRunStatus({ run_id: 'old', status: 'succeeded' }));
+    await fs.mkdir(store.logDir('etl', 'old', 1), { recursive: true });
+    await fs.writeFile(path.join(store.logDir('etl', 'old', 1), 'step.out'), 'x');
+    await fs.mkdir(path.join(home, 'data/dag-run-work/etl/old/root'), { recursive: true });
+    expect(await store.deleteRun('old')).toEqual({ deleted: true });
+    expect(await exists('data/runs/old')).toBe(false);
+    expect(await exists('data/deleted/old')).toBe(false);
+    expect(await exists('logs/etl/old')).toBe(false);
+    expect(await exists('data/dag-run-work/etl/old')).toBe(false);
+    expect((await store.listRuns({})).items).toEqual([]);
+    expect(await store.history('etl')).toEqual([]);
+  });
+
+  it('finishes a deletion a crash interrupted, and lists nothing of it meanwhile', async () => {
+    // A run created two minutes ago, so a missing directory would otherwise read as corrupt.
+    const created = new Date(Date.now() - 120_000).toISOString();
+    await store.createRun(testRunStatus({ run_id: 'half', status: 'failed', created_at: created }));
+    await fs.mkdir(store.logDir('etl', 'half', 1), { recursive: true });
+    // The crash: the run directory was moved aside, nothing else happened.
+    await fs.mkdir(path.join(home, 'data/deleted'));
+    await fs.rename(path.join(home, 'data/runs/half'), path.join(home, 'data/deleted/half'));
+    expect((await store.listRuns({})).items).toEqual([]);
+    expect(await store.readStatus('half')).toEqual({ kind: 'missing' });
+
+    expect(await store.purgeDeleted()).toBe(1);
+    expect(await exists('data/deleted/half')).toBe(false);
+    expect(await exists('logs/etl/half')).toBe(false);
+    expect(await store.history('etl')).toEqual([]);
+    expect(await store.purgeDeleted()).toBe(0);
+  });
+});

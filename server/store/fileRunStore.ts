@@ -7,6 +7,8 @@
 //   data/index/all/<YYYYMMDD>/<HH>/<MMSS>/<created_ms13>~<run_id>~<dag>   empty markers (see runIndex.ts)
 //   data/index/dag/<dag>/<YYYYMMDD>/<HH>/<MMSS>/<created_ms13>~<run_id>
 //   data/active/<run_id>.json                    {run_id, dag_name, queue} while queued or running
+//   data/deleted/<run_id>/                       a run being deleted (history retention), see deleteRun
+//   data/dag-run-work/<dag>/<run_id>/            the run's work directory (made by the runner)
 //
 //   data/runs/<run_id>/attempts/<n>/final-status-unwritten~<state>~<code>   empty: see recordUnwrittenFinalStatus
 //
@@ -18,7 +20,7 @@
 // (being created) and as `corrupt` afterwards (its creator crashed); nothing here deletes it later.
 
 import path from 'node:path';
-import { assertDagName, assertRunId } from '../core/names';
+import { assertDagName, assertRunId, isValidRunId } from '../core/names';
 import { TERMINAL_RUN_STATES, type RunStatus } from '../core/types';
 import { MINUTE } from '../core/units';
 import { AttemptConflictError, RunCreateError, RunNotFoundError } from './errors';
@@ -40,6 +42,8 @@ import { clampLimit, corruptRunSummary, createdMsOf, parseCursor, summarizeRun }
 import { assertStatusNames, isAttemptNumber, statusShapeError } from './runValidation';
 import type {
   CreateRunResult,
+  DeleteRunResult,
+  HistoryEntry,
   ReadStatusResult,
   RunListPage,
   RunListQuery,
@@ -79,6 +83,8 @@ export class FileRunStore implements RunStore {
   private readonly runsDir: string;
   private readonly indexDir: string;
   private readonly activeDir: string;
+  private readonly deletedDir: string;
+  private readonly workRoot: string;
   private readonly logRoot: string;
   private readonly onCorrupt: (report: CorruptFileReport) => void;
   /** Active markers already read, by file name (see listActive). */
@@ -92,6 +98,8 @@ export class FileRunStore implements RunStore {
     this.runsDir = path.join(dataDir, 'runs');
     this.indexDir = path.join(dataDir, 'index');
     this.activeDir = path.join(dataDir, 'active');
+    this.deletedDir = path.join(dataDir, 'deleted');
+    this.workRoot = path.join(dataDir, 'dag-run-work');
     this.logRoot = path.resolve(opts.logDir);
     this.onCorrupt = onceReporter(opts.onCorrupt);
     this.maxScannedPerPage = opts.maxScannedPerPage ?? 2000;
@@ -396,6 +404,76 @@ export class FileRunStore implements RunStore {
     return path.join(this.logRoot, dagName, runId, String(attempt));
   }
 
+  async history(dagName: string): Promise<HistoryEntry[]> {
+    assertDagName(dagName);
+    const entries = await newestIndexEntries(path.join(this.indexDir, 'dag', dagName), Infinity, null);
+    return entries.map((e) => ({ run_id: e.runId, created_ms: e.createdMs }));
+  }
+
+  /**
+   * Deletes in an order that a crash cannot turn into a listed run that reads as corrupt: the run directory
+   * is first moved aside in one rename (from then on the run reads as missing, and the list skips it), then
+   * its list entries, logs and work directory go, and the moved directory last. `purgeDeleted` finishes a
+   * deletion that stopped midway, from the status kept in the moved directory.
+   */
+  async deleteRun(runId: string): Promise<DeleteRunResult> {
+    assertRunId(runId);
+    const latest = await this.readLatest(runId);
+    if (latest.kind === 'missing') return { deleted: false, reason: 'missing' };
+    if (latest.kind !== 'ok') return { deleted: false, reason: 'unreadable' };
+    if (!TERMINAL_RUN_STATES.includes(latest.status.status)) return { deleted: false, reason: 'live' };
+    const marker = await fs.stat(this.activeFile(runId)).catch(() => null);
+    if (marker !== null) return { deleted: false, reason: 'live' };
+    await ensureDir(this.deletedDir);
+    try {
+      await fs.rename(this.runDir(runId), path.join(this.deletedDir, runId));
+    } catch (err) {
+      if (errorCode(err) === 'ENOENT') return { deleted: false, reason: 'missing' };
+      throw err;
+    }
+    this.endedSummaries.delete(runId);
+    await this.purge(runId, latest.status);
+    return { deleted: true };
+  }
+
+  async purgeDeleted(): Promise<number> {
+    let done = 0;
+    for (const runId of await readdirOrEmpty(this.deletedDir)) {
+      if (!isValidRunId(runId)) continue;
+      const attempts = (await readdirOrEmpty(path.join(this.deletedDir, runId, 'attempts')))
+        .filter((n) => ATTEMPT_DIR_PATTERN.test(n))
+        .map(Number);
+      let status: RunStatus | null = null;
+      for (const n of attempts) {
+        const file = path.join(this.deletedDir, runId, 'attempts', String(n), 'status.json');
+        const read = await readJsonFile<RunStatus>(file, (v) => runStatusError(v, runId, n));
+        if (read.kind === 'ok') {
+          status = read.value;
+          break;
+        }
+      }
+      await this.purge(runId, status);
+      done++;
+    }
+    return done;
+  }
+
+  /** Removes what is left of a run moved to `deleted/`; without its status only the directory itself goes. */
+  private async purge(runId: string, status: RunStatus | null): Promise<void> {
+    if (status !== null) {
+      const createdMs = createdMsOf(status);
+      await removeIndexMarker(path.join(this.indexDir, 'all'), createdMs, runId, status.dag_name);
+      await removeIndexMarker(path.join(this.indexDir, 'dag', status.dag_name), createdMs, runId, null);
+      await fs.removeTree(path.join(this.logRoot, status.dag_name, runId));
+      await fs.removeTree(path.join(this.workRoot, status.dag_name, runId));
+    }
+    await fs.removeTree(path.join(this.deletedDir, runId));
+  }
+
+  private activeFile(runId: string): string {
+    return path.join(this.activeDir, `${runId}.json`);
+  }
+
   private runDir(runId: string): string {
     return path.join(this.runsDir, runId);
   }
@@ -515,6 +593,8 @@ export class FileRunStore implements RunStore {
     // Listed, but no status yet: a run being created (its directory is young), or one whose failed creation
     // is being rolled back. Shown once it has a status; as corrupt if it never gets one.
     if (attempts !== null || Date.now() - entry.createdMs < CREATION_GRACE_MS) return null;
+    // A run being deleted: its directory was moved aside and its list entries go next.
+    if (await this.dirExists(path.join(this.deletedDir, entry.runId))) return null;
     return corruptRunSummary(known, 'the run is in the index but its run directory is missing');
   }
 }

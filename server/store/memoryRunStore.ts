@@ -2,7 +2,7 @@
 // runner and scheduler tests. Records are copied in and out so callers cannot mutate stored state.
 
 import { assertDagName, assertRunId } from '../core/names';
-import type { RunStatus } from '../core/types';
+import { TERMINAL_RUN_STATES, type RunStatus } from '../core/types';
 import { AttemptConflictError, RunNotFoundError } from './errors';
 import {
   clampLimit,
@@ -16,6 +16,8 @@ import {
 import { assertStatusNames, isAttemptNumber } from './runValidation';
 import type {
   CreateRunResult,
+  DeleteRunResult,
+  HistoryEntry,
   ReadStatusResult,
   RunListPage,
   RunListQuery,
@@ -170,6 +172,31 @@ export class MemoryRunStore implements RunStore {
   async readHeartbeat(runId: string, attempt: number): Promise<number | null> {
     assertRunId(runId);
     return this.runs.get(runId)?.heartbeats.get(attempt) ?? null;
+  }
+
+  async history(dagName: string): Promise<HistoryEntry[]> {
+    assertDagName(dagName);
+    return [...this.runs.values()]
+      .filter((run) => run.attempts[0].dag_name === dagName)
+      .sort((a, b) => compareKeysDesc(a.key, b.key))
+      .map((run) => ({ run_id: run.attempts[0].run_id, created_ms: createdMsOf(run.attempts[0]) }));
+  }
+
+  async deleteRun(runId: string): Promise<DeleteRunResult> {
+    assertRunId(runId);
+    const run = this.runs.get(runId);
+    if (!run) return { deleted: false, reason: 'missing' };
+    const latest = run.attempts[run.attempts.length - 1];
+    if (!TERMINAL_RUN_STATES.includes(latest.status) || this.active.has(runId)) {
+      return { deleted: false, reason: 'live' };
+    }
+    this.runs.delete(runId);
+    return { deleted: true };
+  }
+
+  /** Deletion is atomic here: nothing is ever left half done. */
+  async purgeDeleted(): Promise<number> {
+    return 0;
   }
 
   logDir(dagName: string, runId: string, attempt: number): string {

@@ -300,6 +300,33 @@ export function describeRunStoreContract(
       ).rejects.toBeInstanceOf(InvalidNameError);
     });
 
+    it('gives the history of one DAG newest first, without other DAGs', async () => {
+      await store.createRun(testRunStatus({ run_id: 'h1', dag_name: 'etl', created_at: at(1000) }));
+      await store.createRun(testRunStatus({ run_id: 'h2', dag_name: 'etl', created_at: at(3 * 86_400_000) }));
+      await store.createRun(testRunStatus({ run_id: 'o1', dag_name: 'other', created_at: at(2000) }));
+      expect(await store.history('etl')).toEqual([
+        { run_id: 'h2', created_ms: Date.parse(at(3 * 86_400_000)) },
+        { run_id: 'h1', created_ms: Date.parse(at(1000)) },
+      ]);
+      expect(await store.history('nothing')).toEqual([]);
+    });
+
+    it('deletes an ended run for good, and refuses a live, active or unknown one', async () => {
+      await store.createRun(testRunStatus({ run_id: 'done', status: 'succeeded', created_at: at(1000) }));
+      await store.createRun(testRunStatus({ run_id: 'live', status: 'running', created_at: at(2000) }));
+      await store.createRun(testRunStatus({ run_id: 'marked', status: 'failed', created_at: at(3000) }));
+      await store.markActive({ run_id: 'marked', dag_name: 'etl', queue: 'etl' });
+      expect(await store.deleteRun('done')).toEqual({ deleted: true });
+      expect(await store.readStatus('done')).toEqual({ kind: 'missing' });
+      expect(await store.deleteRun('done')).toEqual({ deleted: false, reason: 'missing' });
+      expect(await store.deleteRun('live')).toEqual({ deleted: false, reason: 'live' });
+      expect(await store.deleteRun('marked')).toEqual({ deleted: false, reason: 'live' });
+      const listed = (await collectAllPages(store, { limit: 50 })).map((r) => r.run_id).sort();
+      expect(listed).toEqual(['live', 'marked']);
+      expect((await store.history('etl')).map((e) => e.run_id)).toEqual(['marked', 'live']);
+      expect(await store.purgeDeleted()).toBe(0);
+    });
+
     it('gives each attempt its own absolute log directory', () => {
       const first = store.logDir('etl', 'r1', 1);
       const second = store.logDir('etl', 'r1', 2);

@@ -54,6 +54,20 @@ export interface UnwrittenFinalStatus {
 export type CreateRunResult = { created: true } | { created: false; reason: 'exists' };
 
 /**
+ * The outcome of deleting a run from the history. Only an ended run is deleted: `live` means it is queued or
+ * running (or still marked active), `unreadable` that its status cannot be read, so nothing is known of it.
+ */
+export type DeleteRunResult =
+  { deleted: true } | { deleted: false; reason: 'missing' | 'live' | 'unreadable' };
+
+/** A run of the history as the run list indexes it: enough to apply a retention policy. */
+export interface HistoryEntry {
+  run_id: string;
+  /** Creation time, wall-clock ms. */
+  created_ms: number;
+}
+
+/**
  * Durable run records. A run directory is created exclusively (the at-most-once guarantee);
  * every status write replaces the attempt's status file atomically.
  */
@@ -111,6 +125,17 @@ export interface RunStore {
   readHeartbeat(runId: string, attempt: number): Promise<number | null>;
   /** Directory of the attempt's step logs, absolute. */
   logDir(dagName: string, runId: string, attempt: number): string;
+  /**
+   * The DAG's runs, newest first, from the run list (no status is read): what history retention goes by.
+   */
+  history(dagName: string): Promise<HistoryEntry[]>;
+  /**
+   * Removes an ended run for good: its record, its list entries, its logs and its work directory. A crash
+   * midway leaves nothing listed that cannot be read; the rest is finished by `purgeDeleted`.
+   */
+  deleteRun(runId: string): Promise<DeleteRunResult>;
+  /** Finishes deletions that a crash interrupted; returns how many it finished. */
+  purgeDeleted(): Promise<number>;
 }
 
 /** One queued run: a pointer to the run record, which holds the truth (`status: queued`). */
