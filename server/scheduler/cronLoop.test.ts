@@ -3,6 +3,7 @@ import { slotRunId } from '../core/slotRunId';
 import type { DagSpec, RunStatus } from '../core/types';
 import { MINUTE, SECOND } from '../core/units';
 import { MemoryQueueStore } from '../store/memoryQueueStore';
+import { testRunStatus } from '../store/testRunStatus';
 import { CronLoop } from './cronLoop';
 import { emptyState, type SchedulerState } from './schedulerState';
 import { FakeLauncher } from './testing/fakeLauncher';
@@ -178,6 +179,24 @@ describe('CronLoop: live slots', () => {
     expect(h.launcher.runIds()).toEqual([slotId('etl', '01:15:00'), slotId('etl', '01:17:00')]);
     expect(h.runs.createsOf(slotId('etl', '01:16:00'))).toBe(0);
     expect(h.logger.find('the previous run of this DAG is still active')).toHaveLength(1);
+  });
+
+  it('skips a slot when the last run succeeded since the previous slot (skip_if_successful)', async () => {
+    const h = harness({ now: '01:15:30', dags: [{ ...everyMinute('etl'), skip_if_successful: true }] });
+    h.launcher.script = { startAfterMs: 20, runForMs: 5 * SECOND, outcome: 'succeeded' };
+    // A run by hand at 01:14:30 stands in for the 01:15 slot, but not for 01:16.
+    await h.runs.createRun(
+      testRunStatus({
+        run_id: 'by-hand',
+        status: 'succeeded',
+        created_at: '2026-11-30T01:14:30.000Z',
+        started_at: '2026-11-30T01:14:30.000Z',
+      }),
+    );
+    await h.start();
+    await h.time.advanceToWall(at('01:16:10'));
+    expect(h.launcher.runIds()).toEqual([slotId('etl', '01:16:00')]);
+    expect(h.logger.find('skip_if_successful')).toHaveLength(1);
   });
 
   it('dispatches nothing and writes no state while fenced', async () => {

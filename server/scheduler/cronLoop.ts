@@ -5,6 +5,7 @@ import { isoUtc, newRunStatus } from '../core/runStatus';
 import { slotRunId } from '../core/slotRunId';
 import { dueSlots } from '../core/schedule';
 import { NextSlotMemo } from '../core/nextSlotMemo';
+import { skipsAsSucceeded } from '../core/skipIfSuccessful';
 import { nextWake, planCatchup, planTick, type PlannedSlot } from '../core/tickPlan';
 import type { Clock, Logger, Timers, TimerHandle } from '../core/ports';
 import type { DagSpec } from '../core/types';
@@ -62,7 +63,15 @@ export interface CronLoopDeps {
 /** Active (queued or running) run IDs by DAG name. */
 export type ActiveRuns = Map<string, Set<string>>;
 
-export type DispatchOutcome = 'started' | 'exists' | 'busy' | 'fenced' | 'failed' | 'queued';
+export type DispatchOutcome =
+  | 'started'
+  | 'exists'
+  | 'busy'
+  | 'fenced'
+  | 'failed'
+  | 'queued'
+  /** `skip_if_successful`: the DAG's latest run succeeded since the previous slot. */
+  | 'skipped';
 
 /** A slot whose run record createSlot made, and whose process launchSlot is to start. */
 export interface CreatedSlot {
@@ -256,6 +265,12 @@ export class CronLoop {
       log.info('Skipped a slot: the previous run of this DAG is still active', { slot: isoUtc(slotMs) });
       return 'busy';
     }
+    if (dag.skip_if_successful && (await this.succeededSincePreviousSlot(dag, slotMs, runId))) {
+      log.info('Skipped a slot: the last run succeeded since the previous slot (skip_if_successful)', {
+        slot: isoUtc(slotMs),
+      });
+      return 'skipped';
+    }
     if (!this.d.canDispatch()) return 'fenced';
     const status = newRunStatus({
       dag,
@@ -301,6 +316,13 @@ export class CronLoop {
     markBusy(activeRuns, dag.name, runId);
     log.info('Queued a scheduled run for the workers', { slot: status.schedule_time });
     return 'queued';
+  }
+
+  /** The `skip_if_successful` check; the slot's own run (a record a failed instance left) never counts. */
+  private async succeededSincePreviousSlot(dag: DagSpec, slotMs: number, runId: string): Promise<boolean> {
+    const [latest] = (await this.d.runs.listRuns({ dag: dag.name, limit: 1 })).items;
+    if (latest === undefined || latest.run_id === runId) return false;
+    return skipsAsSucceeded(dag, slotMs, latest);
   }
 
   /**
