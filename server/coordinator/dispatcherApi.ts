@@ -56,7 +56,10 @@ export function isDistributed(
   mode: 'local' | 'distributed',
   stepSelector: Labels | null = null,
 ): boolean {
-  return stepSelector !== null || dag.worker_selector !== null || mode === 'distributed';
+  if (stepSelector !== null) return true;
+  // Dagu's rule: `worker_selector: local` wins over everything; a selector dispatches; else the mode decides.
+  if (dag.force_local) return false;
+  return dag.worker_selector !== null || mode === 'distributed';
 }
 
 /** The selector a dispatch uses: the step's, else the DAG's, else any worker. */

@@ -222,6 +222,8 @@ export interface DagSpec {
   retry_policy: DagRetryPolicy | null;
   timeout_sec: number | null;
   worker_selector: Record<string, string> | null;
+  /** `worker_selector: local`: this DAG always runs on the host that starts it, whatever the execution mode. */
+  force_local?: boolean;
   handler_on: HandlerSpecs;
   signal_handling: { enable_propagation: boolean };
   /** Path of the file the DAG was loaded from, or null when it came from elsewhere. */
