@@ -1,0 +1,45 @@
+// The contract between the runner and the step types this product runs in-process (Dagu's `http`, `jq`,
+// `mail`, `log` and `noop` actions): what an action is given, and what it reports back.
+
+import type { Writable } from 'node:stream';
+import type { SmtpSpec } from '../../core/types';
+
+/** Where an action writes: an open file descriptor (a step log file) or a writable stream. */
+export type ActionSink = number | Writable;
+
+/** Everything one action execution needs. */
+export interface ActionContext {
+  /** The step's `with` map, already value-resolved by the runner (Dagu's keys as written). */
+  with: Record<string, unknown>;
+  /** The legacy `command` entries (value-resolved): `GET https://...` for `type: http`, the filter for `jq`. */
+  command: string[] | null;
+  /** The legacy `script` (value-resolved): JSON config for `type: http`, the input JSON for `type: jq`. */
+  script: string | null;
+  /** The step's stdout; what `output:` captures. */
+  stdout: ActionSink;
+  /** The step's stderr. */
+  stderr: ActionSink;
+  /** Aborted when the step is stopped or times out; the action ends promptly with a failure. */
+  signal: AbortSignal;
+  /** The DAG's `smtp` block, for `mail`. */
+  smtp: SmtpSpec | null;
+  /** The step's working directory: relative `output`, `files`, `input` and attachment paths start here. */
+  workingDir: string;
+  /** The step's environment (available to actions that need it; the ones here read nothing from it). */
+  env: Record<string, string | undefined>;
+}
+
+/** How an action ended: exit code 0 and no error when it succeeded. */
+export interface ActionResult {
+  exitCode: number;
+  /** What went wrong, naming the field or the response at fault; null on success. */
+  error: string | null;
+}
+
+/** The successful result. */
+export const ACTION_OK: ActionResult = Object.freeze({ exitCode: 0, error: null });
+
+/** A failed result with the given message. */
+export function actionFailed(error: string, exitCode = 1): ActionResult {
+  return { exitCode, error };
+}
