@@ -30,7 +30,7 @@ const oneStep = ['steps:', '  - name: s', '    command: echo hi'];
 
 describe('parseDag: a valid DAG', () => {
   it('fills every field with its default for the smallest DAG', () => {
-    expect(parse(yaml(...oneStep))).toEqual({
+    expect(parse(yaml('steps:', '  - name: s', '    run: echo hi'))).toEqual({
       name: 'etl',
       description: '',
       tags: [],
@@ -38,6 +38,21 @@ describe('parseDag: a valid DAG', () => {
       steps: [
         {
           name: 's',
+          id: null,
+          description: '',
+          action: { kind: 'command' },
+          shell_args: [],
+          shell_explicit: false,
+          script_interpreter: false,
+          preconditions: [],
+          repeat_policy: null,
+          retry_exit_codes: [],
+          signal_on_stop: null,
+          stdout_file: null,
+          stderr_file: null,
+          log_output: 'separate',
+          mail_on_error: false,
+          parallel: null,
           command: ['echo hi'],
           script: null,
           shell: null,
@@ -46,7 +61,7 @@ describe('parseDag: a valid DAG', () => {
           depends: [],
           timeout_sec: null,
           retry_policy: null,
-          continue_on: { failure: false },
+          continue_on: { failure: false, skipped: false, exit_code: [], output: [], mark_success: false },
           output: null,
           call: null,
           params: [],
@@ -62,9 +77,35 @@ describe('parseDag: a valid DAG', () => {
       retry_policy: null,
       timeout_sec: null,
       worker_selector: null,
-      handler_on: { success: null, failure: null, abort: null, exit: null },
+      handler_on: { init: null, success: null, failure: null, abort: null, exit: null },
       signal_handling: { enable_propagation: false },
       file: FILE,
+      group: '',
+      labels: [],
+      type: 'graph',
+      shell: null,
+      shell_args: [],
+      working_dir: null,
+      dotenv: ['.env'],
+      preconditions: [],
+      delay_sec: 0,
+      max_clean_up_time_sec: 5,
+      max_active_steps: 0,
+      max_output_size: 1048576,
+      hist_retention_days: 30,
+      hist_retention_runs: null,
+      log_dir: null,
+      log_output: 'separate',
+      skip_if_successful: false,
+      stop_schedule: [],
+      restart_schedule: [],
+      restart_wait_sec: 0,
+      smtp: null,
+      mail_on: { failure: false, success: false },
+      error_mail: null,
+      info_mail: null,
+      local_dags: {},
+      warnings: [],
     } satisfies DagSpec);
   });
 
@@ -119,8 +160,8 @@ describe('parseDag: a valid DAG', () => {
         'steps:',
         '  - name: extract',
         '    command: [./extract.sh, ./check.sh]',
-        '    shell: bash',
-        '    dir: /srv/etl',
+        '    shell: bash -o pipefail',
+        '    working_dir: /srv/etl',
         '    env: {MODE: full}',
         '    timeout_sec: 60',
         '    retry_policy: {limit: 3, interval_sec: 5, backoff: true, max_interval_sec: 40}',
@@ -142,6 +183,8 @@ describe('parseDag: a valid DAG', () => {
     expect(extract).toMatchObject({
       command: ['./extract.sh', './check.sh'],
       shell: 'bash',
+      shell_args: ['-o', 'pipefail'],
+      shell_explicit: true,
       dir: '/srv/etl',
       env: { MODE: 'full' },
       timeout_sec: 60,
@@ -151,7 +194,8 @@ describe('parseDag: a valid DAG', () => {
       worker_selector: null,
       depends: [],
     });
-    expect(load).toMatchObject({ command: null, script: 'set -e\n./load.sh\n', depends: ['extract'] });
+    // Legacy `script` is trimmed, as Dagu does.
+    expect(load).toMatchObject({ command: null, script: 'set -e\n./load.sh', depends: ['extract'] });
     expect(report).toMatchObject({
       call: 'reporting',
       params: [
@@ -163,10 +207,25 @@ describe('parseDag: a valid DAG', () => {
     });
   });
 
-  it('chains steps in order when no step declares depends', () => {
+  it('runs steps without depends together: graph is the default type', () => {
     const dag = parse(
       yaml('steps:', '  - {name: a, command: x}', '  - {name: b, command: x}', '  - {name: c, command: x}'),
     );
+    expect(dag.type).toBe('graph');
+    expect(dag.steps.map((s) => s.depends)).toEqual([[], [], []]);
+  });
+
+  it('chains steps in order under type: chain', () => {
+    const dag = parse(
+      yaml(
+        'type: chain',
+        'steps:',
+        '  - {name: a, run: x}',
+        '  - {name: b, run: x}',
+        '  - {name: c, run: x}',
+      ),
+    );
+    expect(dag.type).toBe('chain');
     expect(dag.steps.map((s) => s.depends)).toEqual([[], ['a'], ['b']]);
   });
 
@@ -189,26 +248,28 @@ describe('parseDag: a valid DAG', () => {
   });
 
   it('warns about a dependency listed twice and keeps it once', () => {
-    const text = yaml('steps:', '  - {name: a, command: x}', '  - {name: b, command: x, depends: [a, a]}');
+    const text = yaml('steps:', '  - {name: a, run: x}', '  - {name: b, run: x, depends: [a, a]}');
     expect(parse(text).steps[1].depends).toEqual(['a']);
     expect(warningsOf(text)).toEqual(['steps[1].depends: step "a" is listed more than once']);
   });
 
-  it('names the handlers on_success, on_failure, on_abort and on_exit unless they have a name', () => {
+  it('names the handlers onInit, onSuccess, onFailure, onAbort and onExit, whatever their name says', () => {
     const dag = parse(
       yaml(
         ...oneStep,
         'handler_on:',
+        '  init: {run: echo start}',
         '  success: {command: echo ok}',
         '  failure: {command: echo failed, name: alert}',
         '  abort: {script: echo aborted}',
         '  exit: {command: [echo bye]}',
       ),
     );
-    expect(dag.handler_on.success).toMatchObject({ name: 'on_success', command: ['echo ok'], depends: [] });
-    expect(dag.handler_on.failure?.name).toBe('alert');
-    expect(dag.handler_on.abort).toMatchObject({ name: 'on_abort', script: 'echo aborted' });
-    expect(dag.handler_on.exit?.name).toBe('on_exit');
+    expect(dag.handler_on.init).toMatchObject({ name: 'onInit', command: ['echo start'] });
+    expect(dag.handler_on.success).toMatchObject({ name: 'onSuccess', command: ['echo ok'], depends: [] });
+    expect(dag.handler_on.failure?.name).toBe('onFailure');
+    expect(dag.handler_on.abort).toMatchObject({ name: 'onAbort', script: 'echo aborted' });
+    expect(dag.handler_on.exit?.name).toBe('onExit');
   });
 
   it('reads a list of schedules, with a seconds field', () => {
@@ -273,7 +334,7 @@ describe('parseDag: a valid DAG', () => {
         '  - &base',
         '    name: a',
         '    command: x',
-        '    retry_policy: &retry {limit: 2}',
+        '    retry_policy: &retry {limit: 2, interval_sec: 1}',
         '  - <<: *base',
         '    name: b',
         '    retry_policy: *retry',
@@ -282,8 +343,8 @@ describe('parseDag: a valid DAG', () => {
     expect(dag.steps[1]).toMatchObject({
       name: 'b',
       command: ['x'],
-      retry_policy: { limit: 2 },
-      depends: ['a'],
+      retry_policy: { limit: 2, interval_sec: 1 },
+      depends: [],
     });
   });
 
@@ -336,28 +397,28 @@ describe('parseDag: errors name the file, line, column and field', () => {
   it('reports an unknown root key with the allowed keys', () => {
     expect(errors(yaml(...oneStep, 'owner: me'))).toEqual([
       expect.stringMatching(
-        /^dags\/etl\.yaml:4:1: owner: unknown key "owner" \(allowed: name, description, /,
+        /^dags\/etl\.yaml:4:1: owner: unknown key "owner" \(allowed: name, group, description, /,
       ),
     ]);
   });
 
   it('hints the snake_case key for a camelCase one', () => {
     expect(errors(yaml('catchupWindow: 1h', 'maxActiveRuns: 2', ...oneStep))).toEqual([
-      'dags/etl.yaml:1:1: catchupWindow: unknown key "catchupWindow" (use snake_case: catchup_window)',
-      'dags/etl.yaml:2:1: maxActiveRuns: unknown key "maxActiveRuns" (use snake_case: max_active_runs)',
+      'dags/etl.yaml:1:1: catchupWindow: unknown key "catchupWindow": Dagu keys are snake_case; use catchup_window',
+      'dags/etl.yaml:2:1: maxActiveRuns: unknown key "maxActiveRuns": Dagu keys are snake_case; use max_active_runs',
     ]);
     expect(errors(yaml('steps:', '  - name: s', '    command: x', '    retryPolicy: {limit: 1}'))).toEqual([
-      'dags/etl.yaml:4:5: steps[0].retryPolicy: unknown key "retryPolicy" (use snake_case: retry_policy)',
+      'dags/etl.yaml:4:5: steps[0].retryPolicy: unknown key "retryPolicy": Dagu keys are snake_case; use retry_policy',
     ]);
   });
 
   it('hints the key a typo or an alias from elsewhere meant', () => {
     expect(errors(yaml('steps:', '  - name: s', '    comand: x'))).toEqual([
-      'dags/etl.yaml:2:5: steps[0]: a step needs a command, a script or a call',
+      'dags/etl.yaml:2:5: steps[0]: a step needs run, an action or a call',
       'dags/etl.yaml:3:5: steps[0].comand: unknown key "comand" (did you mean command?)',
     ]);
-    expect(errors(yaml('steps:', '  - name: s', '    command: x', '    working_dir: /tmp'))).toEqual([
-      'dags/etl.yaml:4:5: steps[0].working_dir: unknown key "working_dir" (use dir)',
+    expect(errors(yaml('steps:', '  - name: s', '    command: x', '    dir: /tmp'))).toEqual([
+      'dags/etl.yaml:4:5: steps[0].dir: key "dir" was removed from Dagu\'s DAG language; use working_dir',
     ]);
   });
 
@@ -383,7 +444,7 @@ describe('parseDag: errors name the file, line, column and field', () => {
       'dags/etl.yaml:3:14: timeout_sec: must be an integer, got a number 1.5',
       'dags/etl.yaml:4:39: signal_handling.enable_propagation: must be true or false, got a string "yes"',
       'dags/etl.yaml:5:8: queue: must be a string, got a number 5',
-      'dags/etl.yaml:8:14: steps[0].command: must be a string or a list of strings, got a map',
+      'dags/etl.yaml:8:14: steps[0].command: must be a string or a list, got a map',
       'dags/etl.yaml:9:28: steps[0].continue_on.failure: must be true or false, got a number 1',
       'dags/etl.yaml:10:10: steps[0].env: must be a map or a list of KEY=value, got a string "nope"',
     ]);
@@ -393,27 +454,27 @@ describe('parseDag: errors name the file, line, column and field', () => {
     expect(
       errors(
         yaml(
-          'max_active_runs: 0',
-          'timeout_sec: 0',
+          'max_active_runs: x',
+          'timeout_sec: -1',
           'overlap_policy: newest',
           'retry_policy: {limit: -1, interval_sec: -5, backoff: 0.5}',
           ...oneStep,
         ),
       ),
     ).toEqual([
-      'dags/etl.yaml:1:18: max_active_runs: must be greater than 0, got 0',
-      'dags/etl.yaml:2:14: timeout_sec: must be greater than 0, got 0',
+      'dags/etl.yaml:1:18: max_active_runs: must be an integer, got a string "x"',
+      'dags/etl.yaml:2:14: timeout_sec: must be at least 0, got -1',
       'dags/etl.yaml:3:17: overlap_policy: must be skip, all or latest, got "newest"',
       'dags/etl.yaml:4:23: retry_policy.limit: must be at least 0, got -1',
-      'dags/etl.yaml:4:41: retry_policy.interval_sec: must be at least 0, got -5',
-      'dags/etl.yaml:4:54: retry_policy.backoff: must be at least 1, got 0.5',
+      'dags/etl.yaml:4:41: retry_policy.interval_sec: must be at least 1, got -5',
+      'dags/etl.yaml:4:54: retry_policy.backoff: a backoff multiplier must be greater than 1, got 0.5',
     ]);
   });
 
   it('reports a retry_policy without a limit and a backoff of the wrong type', () => {
     expect(errors(yaml('retry_policy:', '  interval_sec: 5', '  backoff: fast', ...oneStep))).toEqual([
       'dags/etl.yaml:2:3: retry_policy: limit is required',
-      'dags/etl.yaml:3:12: retry_policy.backoff: must be true, false or a multiplier of at least 1, got a string "fast"',
+      'dags/etl.yaml:3:12: retry_policy.backoff: must be true, false or a multiplier greater than 1, got a string "fast"',
     ]);
   });
 
@@ -453,30 +514,34 @@ describe('parseDag: errors name the file, line, column and field', () => {
     expect(errors(yaml('name: x', 'steps: []'))).toEqual([
       'dags/etl.yaml:2:8: steps: must not be an empty list',
     ]);
-    expect(errors(yaml('steps: {a: {command: x}}'))).toEqual([
-      'dags/etl.yaml:1:8: steps: steps must be a list, got a map',
+    expect(errors(yaml('steps: 5'))).toEqual([
+      'dags/etl.yaml:1:8: steps: steps must be a list, got a number 5',
     ]);
-    expect(errors(yaml('steps:', '  - echo hi'))).toEqual([
-      'dags/etl.yaml:2:5: steps[0]: a step must be a map, got a string "echo hi"',
+    expect(errors(yaml('steps:', '  - 5'))).toEqual([
+      'dags/etl.yaml:2:5: steps[0]: a step must be a map, got a number 5',
     ]);
   });
 
   it('reports an empty file and a file that is not a map', () => {
     expect(errors('')).toEqual(['dags/etl.yaml:1:1: the file is empty: a DAG needs steps']);
     expect(errors('# only a comment\n')).toEqual(['dags/etl.yaml:1:1: the file is empty: a DAG needs steps']);
-    expect(errors(yaml('- a', '- b'))).toEqual(['dags/etl.yaml:1:1: a DAG file must be a map, got a list']);
+    expect(errors(yaml('- a', '- b'))).toEqual([
+      'dags/etl.yaml:1:1: a DAG document must be a map, got a list',
+    ]);
   });
 
-  it('reports a second YAML document', () => {
-    expect(errors(yaml(...oneStep, '---', 'name: other'))).toEqual([
-      'dags/etl.yaml:4:1: a DAG file holds one YAML document (found another after "---")',
+  it('reads a later YAML document as a local sub-DAG, which needs its own name', () => {
+    const dag = parse(yaml(...oneStep, '---', 'name: other', 'steps:', '  - run: echo x'));
+    expect(Object.keys(dag.local_dags ?? {})).toEqual(['other']);
+    expect(dag.local_dags?.other.steps[0].name).toBe('cmd_1');
+    expect(errors(yaml(...oneStep, '---', 'steps:', '  - run: echo x'))).toEqual([
+      'dags/etl.yaml:5:1: name: a local DAG (a later document of the file) needs a name',
     ]);
   });
 
   it('reports a step without a name, command, script or call', () => {
     expect(errors(yaml('steps:', '  - command: x', '  - name: b'))).toEqual([
-      'dags/etl.yaml:2:5: steps[0]: name is required',
-      'dags/etl.yaml:3:5: steps[1]: a step needs a command, a script or a call',
+      'dags/etl.yaml:3:5: steps[1]: a step needs run, an action or a call',
     ]);
   });
 
@@ -498,14 +563,14 @@ describe('parseDag: errors name the file, line, column and field', () => {
     ]);
   });
 
-  it('reports command and script together, a call with a command, and params without a call', () => {
+  it('reports a call with a command, params without a call, and a selector on a command step', () => {
     expect(
       errors(
         yaml(
           'steps:',
           '  - name: a',
           '    command: x',
-          '    script: y',
+          '    run: y',
           '  - name: b',
           '    call: other',
           '    command: x',
@@ -518,10 +583,10 @@ describe('parseDag: errors name the file, line, column and field', () => {
         ),
       ),
     ).toEqual([
-      'dags/etl.yaml:4:13: steps[0].script: use either command or script, not both',
-      'dags/etl.yaml:6:11: steps[1].call: a call step runs another DAG and has no command or script',
-      'dags/etl.yaml:10:13: steps[2].params: params are only for call steps',
-      'dags/etl.yaml:13:22: steps[3].worker_selector: worker_selector on a step is only for call steps (use the DAG-level key)',
+      'dags/etl.yaml:3:14: steps[0].command: run cannot be used together with command',
+      'dags/etl.yaml:7:14: steps[1].command: a sub-DAG step runs another DAG and has no command',
+      'dags/etl.yaml:10:13: steps[2].params: params are only for sub-DAG steps (call, action: dag.run)',
+      'dags/etl.yaml:13:22: steps[3].worker_selector: worker_selector on a step is only for sub-DAG steps (use the DAG-level key)',
     ]);
   });
 
@@ -543,10 +608,9 @@ describe('parseDag: errors name the file, line, column and field', () => {
       ),
     ).toEqual([
       'dags/etl.yaml:3:14: steps[0].command: must not be empty',
-      'dags/etl.yaml:5:14: steps[1].command: must not be an empty list',
-      'dags/etl.yaml:7:19: steps[2].command[1]: must be a string, got a number 5',
+      'dags/etl.yaml:5:14: steps[1].command: must hold at least one command',
       'dags/etl.yaml:8:13: steps[2].output: "my-var" is not a valid variable name',
-      'dags/etl.yaml:10:11: steps[3].call: "../up" is not a valid DAG name',
+      'dags/etl.yaml:10:11: steps[3].call: "../up" is not a valid DAG name or path',
     ]);
   });
 
@@ -602,23 +666,20 @@ describe('parseDag: errors name the file, line, column and field', () => {
     ]);
   });
 
-  it('reports a handler with depends and an unknown handler', () => {
+  it('ignores depends on a handler, as Dagu does, and hints abort for the old cancel handler', () => {
     expect(
       errors(
         yaml(...oneStep, 'handler_on:', '  success: {command: x, depends: s}', '  cancel: {command: y}'),
       ),
     ).toEqual([
-      'dags/etl.yaml:5:34: handler_on.success.depends: a handler has no dependencies: it runs once the steps are done',
-      expect.stringMatching(
-        /^dags\/etl\.yaml:6:3: handler_on\.cancel: unknown key "cancel" \(allowed: success, /,
-      ),
+      'dags/etl.yaml:6:3: handler_on.cancel: key "cancel" was removed from Dagu\'s DAG language; the handler is now called abort',
     ]);
   });
 
   it('reports a handler named like a step', () => {
     expect(
-      errors(yaml('steps:', '  - {name: on_exit, command: x}', 'handler_on:', '  exit: {command: y}')),
-    ).toEqual(['dags/etl.yaml:4:9: handler_on.exit.name: "on_exit" is already the name of steps[0]']);
+      errors(yaml('steps:', '  - {name: onExit, command: x}', 'handler_on:', '  exit: {command: y}')),
+    ).toEqual(['dags/etl.yaml:4:9: handler_on.exit: "onExit" is already the name of a step']);
   });
 
   it('reports unknown keys that a << merge brings in, at the line where they are written', () => {
@@ -660,7 +721,7 @@ describe('parseDag: errors name the file, line, column and field', () => {
       'dags/etl.yaml:2:5: env[0]: "1BAD" is not a valid variable name (use letters, digits and _, not starting with a digit)',
       'dags/etl.yaml:3:5: env[1]: must be KEY=value, got "NOEQUALS"',
       'dags/etl.yaml:4:6: env[2].bad-name: "bad-name" is not a valid variable name (use letters, digits and _, not starting with a digit)',
-      'dags/etl.yaml:5:10: params.9x: "9x" is not a valid parameter name',
+      'dags/etl.yaml:5:10: params.9x: "9x" is not a valid parameter name (start with a letter; then letters, digits and _)',
     ]);
   });
 

@@ -126,6 +126,9 @@ export function readExecution(r: DagReader, map: Map<string, Entry>, stepEntry: 
     default:
       readNamedAction(r, map, known.kind, withEntry, out);
   }
+  if (has('params') && known.kind !== 'dag') {
+    r.errorAt(map.get('params')!, 'params are only for sub-DAG steps (call, action: dag.run)');
+  }
   if (has('parallel') && known.kind !== 'dag') {
     r.errorAt(map.get('parallel')!, 'parallel needs call, action: dag.run or action: dag.enqueue');
   }
@@ -162,7 +165,8 @@ function readCommandStep(
       out.script = script.trim();
     }
   }
-  if (out.command === null && out.script === null) {
+  const written = [runEntry, commandEntry, scriptEntry].some((e) => e !== undefined && !isNull(e.value));
+  if (!written) {
     if (!isNull(stepEntry.value))
       r.error(stepEntry.value, stepEntry.field, 'a step needs run, an action or a call');
   }
@@ -323,7 +327,7 @@ function readDagCall(
   if (name === undefined || name.trim() === '') {
     const at = target ?? map.get('action') ?? map.get('type');
     if (at) r.errorAt(at, 'a sub-DAG step needs the DAG to run (call: NAME, or with: {dag: NAME})');
-  } else if (!name.includes('$') && !/^[\w./-]+$/.test(name.trim())) {
+  } else if (!name.includes('$') && (!/^[\w./-]+$/.test(name.trim()) || name.split('/').includes('..'))) {
     r.errorAt(target!, `${JSON.stringify(name)} is not a valid DAG name or path`);
   }
   out.call = name?.trim() ?? null;

@@ -358,7 +358,7 @@ function readSmtp(r: DagReader, entry: Entry | undefined): SmtpSpec | null {
   if (host === '') r.errorAt(map.get('host') ?? entry, 'smtp needs a host');
   return {
     host,
-    port: readCount(r, map.get('port'), 1, 65535) ?? 587,
+    port: readCount(r, map.get('port'), 1, 65535, true) ?? 587,
     username: r.scalarText(map.get('username')) ?? '',
     password: r.scalarText(map.get('password')) ?? '',
   };

@@ -152,23 +152,24 @@ export function readExitCodes(r: DagReader, entry: Entry | undefined): number[] 
   const items = isSeq(entry.value) ? (r.list(entry, 'exit_code') ?? []) : [entry];
   const codes: number[] = [];
   for (const item of items) {
-    const code = readCount(r, item, 0, 255);
+    const code = readCount(r, item, 0, 255, true);
     if (code !== undefined) codes.push(code);
   }
   return codes;
 }
 
-/** A whole number in [min, max], given as a YAML integer or a string of digits. */
+/** A whole number in [min, max]: a YAML integer, or with `text` (where Dagu allows it) a string of digits. */
 export function readCount(
   r: DagReader,
   entry: Entry | undefined,
   min: number,
   max: number,
+  text = false,
 ): number | undefined {
   if (!entry || isNull(entry.value)) return undefined;
   const raw = isScalar(entry.value) ? entry.value.value : undefined;
-  const v = typeof raw === 'string' && /^\s*-?\d+\s*$/.test(raw) ? Number(raw) : raw;
-  if (typeof raw === 'string' && typeof v === 'string' && raw.includes('$')) {
+  const v = text && typeof raw === 'string' && /^\s*-?\d+\s*$/.test(raw) ? Number(raw) : raw;
+  if (text && typeof raw === 'string' && typeof v === 'string' && raw.includes('$')) {
     return r.unsupported(
       entry.value,
       entry.field,
@@ -205,8 +206,8 @@ export function readStepRetryPolicy(
   if (!entry || isNull(entry.value)) return { policy: null, exitCodes: [] };
   const map = r.map(entry, STEP_RETRY_KEYS, 'retry_policy');
   if (!map) return { policy: null, exitCodes: [] };
-  const limit = readCount(r, map.get('limit'), 0, MAX_POLICY_LIMIT);
-  const interval = readCount(r, map.get('interval_sec'), 0, MAX_INTERVAL_SEC);
+  const limit = readCount(r, map.get('limit'), 0, MAX_POLICY_LIMIT, true);
+  const interval = readCount(r, map.get('interval_sec'), 0, MAX_INTERVAL_SEC, true);
   if (!present(map.get('limit'))) r.errorAt(entry, 'limit is required');
   if (!present(map.get('interval_sec'))) r.errorAt(entry, 'interval_sec is required');
   return {
@@ -214,7 +215,7 @@ export function readStepRetryPolicy(
       limit: limit ?? 0,
       interval_sec: interval ?? 0,
       backoff: readBackoff(r, map.get('backoff')),
-      max_interval_sec: readCount(r, map.get('max_interval_sec'), 0, MAX_INTERVAL_SEC) ?? null,
+      max_interval_sec: readCount(r, map.get('max_interval_sec'), 0, MAX_INTERVAL_SEC, true) ?? null,
     },
     exitCodes: readExitCodes(r, map.get('exit_code')),
   };
@@ -227,11 +228,11 @@ export function readDagRetryPolicy(r: DagReader, entry: Entry | undefined): DagR
   if (!map) return null;
   if (!present(map.get('limit'))) r.errorAt(entry, 'limit is required');
   return {
-    limit: readCount(r, map.get('limit'), 0, MAX_POLICY_LIMIT) ?? 0,
+    limit: readCount(r, map.get('limit'), 0, MAX_POLICY_LIMIT, true) ?? 0,
     interval_sec:
-      readCount(r, map.get('interval_sec'), 1, MAX_INTERVAL_SEC) ?? DEFAULT_DAG_RETRY_INTERVAL_SEC,
+      readCount(r, map.get('interval_sec'), 1, MAX_INTERVAL_SEC, true) ?? DEFAULT_DAG_RETRY_INTERVAL_SEC,
     backoff: readBackoff(r, map.get('backoff')),
-    max_interval_sec: readCount(r, map.get('max_interval_sec'), 0, MAX_INTERVAL_SEC) ?? null,
+    max_interval_sec: readCount(r, map.get('max_interval_sec'), 0, MAX_INTERVAL_SEC, true) ?? null,
   };
 }
 
@@ -269,16 +270,16 @@ export function readRepeatPolicy(r: DagReader, entry: Entry | undefined): Repeat
   } else {
     r.errorAt(repeat, `must be while, until, true or false, got ${describe(repeat.value)}`);
   }
-  const limit = readCount(r, map.get('limit'), 1, MAX_POLICY_LIMIT);
+  const limit = readCount(r, map.get('limit'), 1, MAX_POLICY_LIMIT, true);
   return {
     mode,
     condition: condition ?? null,
     expected: expected ?? null,
     exit_code: exitCodes,
-    interval_sec: readCount(r, map.get('interval_sec'), 0, MAX_INTERVAL_SEC) ?? 0,
+    interval_sec: readCount(r, map.get('interval_sec'), 0, MAX_INTERVAL_SEC, true) ?? 0,
     limit: limit ?? null,
     backoff: readBackoff(r, map.get('backoff')),
-    max_interval_sec: readCount(r, map.get('max_interval_sec'), 0, MAX_INTERVAL_SEC) ?? null,
+    max_interval_sec: readCount(r, map.get('max_interval_sec'), 0, MAX_INTERVAL_SEC, true) ?? null,
   };
 }
 
