@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config/loadConfig';
@@ -6,7 +6,7 @@ import type { Config } from '../config/types';
 import { systemClock } from '../core/clock';
 import { silentLogger } from '../core/ports';
 import { newRunStatus } from '../core/runStatus';
-import type { DagSpec, RunState } from '../core/types';
+import type { DagSpec, RunState, RunStatus } from '../core/types';
 import type {
   CancelOutcome,
   DispatchParams,
@@ -109,50 +109,96 @@ function fakeSpawner(behave: (args: string[], kill: Promise<NodeJS.Signals>) => 
 }
 
 describe('localSubDagRunner on this host', () => {
-  it('starts the child as its own `dagu start` process with the run ID and params and returns its end', async () => {
+  it('records the child queued with its parent and params, and has its `dagu start` process take it over', async () => {
     const dag = childDag();
+    let seen: RunStatus | null = null;
     const fake = fakeSpawner(async () => {
-      await record('parent-1-abc', dag, 'partially_succeeded', 'step "x" failed');
+      const r = await runs.readStatus('parent-1-abc');
+      seen = r.kind === 'ok' ? r.status : null;
+      await runs.writeStatus({
+        ...seen!,
+        status: 'partially_succeeded',
+        error: 'step "x" failed',
+        steps: [{ ...seen!.steps[0], output: { GREETING: 'hi' } }],
+      });
       return 0;
     });
     const result = await runner(dag, fake)(request());
 
+    expect(seen).toMatchObject({
+      status: 'queued',
+      trigger_type: 'subdag',
+      params: ['REGION=eu'],
+      parent: { run_id: 'parent-1', dag_name: 'parent', step: 'call' },
+    });
     expect(result).toEqual({
       run_id: 'parent-1-abc',
+      dag_name: 'child',
       status: 'partially_succeeded',
       error: 'step "x" failed',
+      params: ['REGION=eu'],
+      outputs: { GREETING: 'hi' },
     });
     expect(fake.calls[0]).toMatchObject({
       executable: '/opt/dagu/bin/dagu',
-      args: [
-        'start',
-        '--quiet',
-        '--trigger-type',
-        'subdag',
-        '--run-id',
-        'parent-1-abc',
-        '/dags/child.yaml',
-        '--',
-        'REGION=eu',
-      ],
-      env: { PATH: '/bin', DAGU_HOME: config.home },
-      stdoutFile: join(dir, 'call.out'),
+      args: ['start', '--quiet', '--trigger-type', 'subdag', '--run-id', 'parent-1-abc', '/dags/child.yaml'],
+      env: { PATH: '/bin', DAGU_HOME: config.home, DAGU_CALL_CHAIN: '["parent"]' },
+      stdoutFile: join(dir, 'call.err'),
       stderrFile: join(dir, 'call.err'),
     });
   });
 
-  it("fails to start with the child process's last error line when it never created its run", async () => {
+  it("fails to start with the child process's last error line, and ends the record it left queued", async () => {
     const req = request();
     const fake = fakeSpawner(async () => {
-      writeFileSync(req.logFiles.stderr, 'dagu: run parent-1-abc is already running\n', { flag: 'a' });
+      writeFileSync(req.logFiles.stderr, 'dagu: the DAG file is invalid\n', { flag: 'a' });
       return 2;
     });
     const started = runner(childDag(), fake)(req);
 
     await expect(started).rejects.toBeInstanceOf(SubDagStartError);
     await expect(started).rejects.toThrow(
-      'sub-DAG child did not start: its process exited with code 2 (dagu: run parent-1-abc is already running)',
+      'sub-DAG child did not start: its process exited with code 2 (dagu: the DAG file is invalid) before it started the run',
     );
+    const left = await runs.readStatus('parent-1-abc');
+    expect(left.kind === 'ok' && left.status.status).toBe('failed');
+  });
+
+  it('refuses params the child does not declare before any process starts', async () => {
+    const fake = fakeSpawner(async () => 0);
+    await expect(runner(childDag(), fake)(request({ params: ['COLOR=red'] }))).rejects.toThrow(
+      'sub-DAG child: unknown parameter(s): "COLOR"; accepted parameters are: REGION',
+    );
+    expect(fake.calls).toHaveLength(0);
+    expect((await runs.readStatus('parent-1-abc')).kind).toBe('missing');
+  });
+
+  it('refuses a call back into a DAG of the calling chain', async () => {
+    const fake = fakeSpawner(async () => 0);
+    const run = runner(childDag({ name: 'a' }), { ...fake, env: { DAGU_CALL_CHAIN: '["a"]' } });
+    await expect(run(request({ dagName: 'a' }))).rejects.toThrow(
+      'recursive sub-DAG call refused: a -> parent -> a',
+    );
+    const self = runner(childDag({ name: 'parent' }), fake);
+    await expect(self(request({ dagName: 'parent' }))).rejects.toThrow(
+      'recursive sub-DAG call refused: parent -> parent',
+    );
+    expect(fake.calls).toHaveLength(0);
+  });
+
+  it('gives a repeated child a fresh run ID when its deterministic one is taken', async () => {
+    const dag = childDag();
+    await record('parent-1-abc', dag, 'succeeded');
+    const fake = fakeSpawner(async (args) => {
+      const id = args[args.indexOf('--run-id') + 1];
+      const r = await runs.readStatus(id);
+      await runs.writeStatus({ ...(r.kind === 'ok' ? r.status : (null as never)), status: 'succeeded' });
+      return 0;
+    });
+    const result = await runner(dag, fake)(request());
+    expect(result.status).toBe('succeeded');
+    expect(result.run_id).not.toBe('parent-1-abc');
+    expect(result.run_id).toMatch(/^parent-1-abc-[0-9a-f]{12}$/);
   });
 
   it('reports a child killed before it recorded its end as failed', async () => {
@@ -180,7 +226,7 @@ describe('localSubDagRunner on this host', () => {
     await waitFor(() => fake.calls.length === 1);
     controller.abort({ kind: 'aborted', signal: 'SIGTERM', message: 'run aborted (SIGTERM)' });
 
-    expect(await pending).toEqual({
+    expect(await pending).toMatchObject({
       run_id: 'parent-1-abc',
       status: 'aborted',
       error: 'run aborted (SIGTERM)',
@@ -188,10 +234,71 @@ describe('localSubDagRunner on this host', () => {
     expect(fake.signals).toEqual(['SIGTERM']);
   });
 
-  it('fails to start a DAG the catalogue does not have', async () => {
+  it('fails to find a DAG that is neither a local document nor in the catalogue', async () => {
     await expect(runner(null)(request({ dagName: 'nope' }))).rejects.toThrow(
-      `sub-DAG "nope" not found in ${config.paths.dags_dir}`,
+      'failed to find DAG "nope": no local DAG of that name and no such DAG file',
     );
+  });
+
+  it('queues the child for dag.enqueue, with its parent, in the queue the step names', async () => {
+    const queued: Array<{ queue: string; run_id: string; dag_name: string }> = [];
+    const fake = fakeSpawner(async () => 0);
+    const run = runner(childDag(), {
+      ...fake,
+      queue: { enqueue: async (item) => (queued.push(item), { ...item, item_id: 'i1' }) },
+    });
+    const result = await run(request({ mode: 'enqueue', queue: 'batch' }));
+
+    expect(result).toMatchObject({ run_id: 'parent-1-abc', status: 'queued' });
+    expect(queued).toEqual([
+      expect.objectContaining({ queue: 'batch', run_id: 'parent-1-abc', dag_name: 'child' }),
+    ]);
+    const s = await runs.readStatus('parent-1-abc');
+    expect(s.kind === 'ok' && s.status).toMatchObject({
+      status: 'queued',
+      queue: 'batch',
+      parent: { step: 'call' },
+    });
+    expect(fake.calls).toHaveLength(0);
+  });
+
+  it('runs a local document from a temp file holding it first and its siblings after, removed afterwards', async () => {
+    const parentFile = join(dir, 'parent.yaml');
+    writeFileSync(
+      parentFile,
+      'steps:\n  - call: worker\n---\nname: worker\nsteps:\n  - call: helper\n---\nname: helper\nsteps:\n  - run: echo hi\n',
+    );
+    let text = '';
+    let file = '';
+    const loaded: string[] = [];
+    const fake = fakeSpawner(async (args) => {
+      file = args.at(-1)!;
+      text = readFileSync(file, 'utf8');
+      const r = await runs.readStatus('parent-1-abc');
+      await runs.writeStatus({ ...(r.kind === 'ok' ? r.status : (null as never)), status: 'succeeded' });
+      return 0;
+    });
+    const run = runner(null, {
+      ...fake,
+      loadDag: async (f) => {
+        loaded.push(f);
+        return { ok: true, dag: childDag({ name: 'worker', file: f, params: [] }), warnings: [] };
+      },
+    });
+    const parentDag = {
+      name: 'parent',
+      file: parentFile,
+      local_dags: { worker: childDag({ name: 'worker' }) },
+    };
+    const result = await run(request({ dagName: 'worker', parentDag, params: [] }));
+
+    expect(result).toMatchObject({ status: 'succeeded', dag_name: 'worker' });
+    expect(loaded).toEqual([file]);
+    expect(file).toMatch(/dagu-local-dag-[^/]+\/worker\.yaml$/);
+    expect(text).toBe(
+      'name: worker\nsteps:\n  - call: helper\n---\nname: helper\nsteps:\n  - run: echo hi\n',
+    );
+    await waitFor(() => !existsSync(file));
   });
 });
 
@@ -246,7 +353,7 @@ describe('localSubDagRunner for a DAG that belongs on the workers', () => {
     const req = request();
     const result = await runner(dag, { dispatcher: fake.api })(req);
 
-    expect(result).toEqual({ run_id: 'parent-1-abc', status: 'succeeded', error: null });
+    expect(result).toMatchObject({ run_id: 'parent-1-abc', status: 'succeeded', error: null });
     expect(fake.dispatched[0]).toMatchObject({
       runId: 'parent-1-abc',
       operation: 'start',
@@ -257,7 +364,7 @@ describe('localSubDagRunner for a DAG that belongs on the workers', () => {
       parent: { run_id: 'parent-1', dag_name: 'parent', step: 'call' },
       fromQueue: false,
     });
-    expect(readFileSync(req.logFiles.stdout, 'utf8')).toBe(
+    expect(readFileSync(req.logFiles.stderr, 'utf8')).toBe(
       'dispatched sub-DAG run parent-1-abc to a worker matching {zone: a}\n',
     );
   });
@@ -271,12 +378,12 @@ describe('localSubDagRunner for a DAG that belongs on the workers', () => {
     const result = await runner(childDag(), { dispatcher: fake.api })(req);
 
     expect(fake.dispatched[0].selector).toEqual({ zone: 'b' });
-    expect(result).toEqual({
+    expect(result).toMatchObject({
       run_id: 'parent-1-abc',
       status: 'failed',
       error: 'no worker matched the selector {zone: b} within 2m0s',
     });
-    expect(readFileSync(req.logFiles.stdout, 'utf8')).toBe(
+    expect(readFileSync(req.logFiles.stderr, 'utf8')).toBe(
       'holding sub-DAG run parent-1-abc: no healthy worker matches {zone: b}; waiting up to 2m0s\n',
     );
   });
@@ -315,7 +422,7 @@ describe('localSubDagRunner for a DAG that belongs on the workers', () => {
     await waitFor(() => fake.dispatched.length === 1);
     controller.abort();
 
-    expect(await pending).toEqual({
+    expect(await pending).toMatchObject({
       run_id: 'parent-1-abc',
       status: 'aborted',
       error: 'cancelled before a worker took it',

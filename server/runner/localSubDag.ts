@@ -1,6 +1,9 @@
-// The sub-DAG runner of a run process on this host (`dagu start`, `dagu retry`, `dagu resume`): a called DAG
-// that belongs on the workers is dispatched through the coordinator's dispatcher and followed in the run store;
-// any other runs as its own `dagu start` process, which this runner waits for.
+// The sub-DAG runner of a run process on this host (`dagu start`, `dagu retry`, `dagu resume`): finds the
+// called DAG (a local document of the calling file first, then the DAG catalogue), lays the step's params
+// over its defaults, refuses a recursive call, and then queues the child (`dag.enqueue`), dispatches it to the
+// workers, or runs it as its own `dagu start` process, which this runner waits for. A local child's run is
+// created here, `queued` with its parent and params, and its process takes it over: so the record names its
+// parent from the first write, and the params are checked before any process starts.
 
 import { runProcessEnv } from './runProcessEnv';
 import { closeSync, openSync } from 'node:fs';
@@ -8,10 +11,11 @@ import type { Config } from '../config/types';
 import { formatDagError } from '../core/dag/dagError';
 import { formatSelector } from '../core/distributed';
 import { formatDuration } from '../core/duration';
-import { resolveParams } from '../core/params';
 import type { Clock, Logger } from '../core/ports';
+import { isoUtc, newRunStatus } from '../core/runStatus';
 import { TERMINAL_RUN_STATES, type DagSpec, type RunStatus } from '../core/types';
 import { SECOND } from '../core/units';
+import { endedStatus } from '../coordinator/endedStatus';
 import {
   isDistributed,
   resolveSelector,
@@ -19,10 +23,19 @@ import {
   newRunDispatch,
 } from '../coordinator/dispatcherApi';
 import { loadDag, type LoadDagResult } from '../store/dagCatalog';
-import type { RunStore } from '../store/types';
+import type { QueueStore, RunStore } from '../store/types';
+import { parseParamWord } from '../core/params';
+import { applyChildParams } from './childParams';
 import { signalGroup } from './processGroup';
 import { errorText } from './statusReporter';
-import { SubDagStartError, type SubDagRequest, type SubDagResult, type SubDagRunner } from './subDag';
+import {
+  SubDagStartError,
+  subRunId,
+  type SubDagRequest,
+  type SubDagResult,
+  type SubDagRunner,
+} from './subDag';
+import { findDagFile, LocalDocumentFiles } from './subDagTarget';
 import { superviseChild } from './children';
 import { spawnProcess } from './spawnProcess';
 import * as files from '../store/fileCalls';
@@ -51,12 +64,17 @@ export type ChildSpawner = (o: {
 /** The collaborators of the local sub-DAG runner. */
 export interface LocalSubDagDeps {
   config: Config;
-  runStore: Pick<RunStore, 'readStatus'>;
+  runStore: Pick<RunStore, 'readStatus' | 'createRun' | 'writeStatus' | 'unmarkActive'>;
+  /** Where `dag.enqueue` puts its child; null where queueing is not possible (such steps then fail). */
+  queue?: Pick<QueueStore, 'enqueue'> | null;
   /** For called DAGs that belong on the workers; null where no dispatch is possible (they then fail). */
   dispatcher: DispatcherApi | null;
   /** The `dagu` script child processes run (bin/dagu, or DAGU_EXECUTABLE). */
   executable: string;
-  /** The environment child processes inherit (DAGU_HOME is set from the config on top). */
+  /**
+   * The environment child processes inherit (DAGU_HOME is set from the config on top). Its CALL_CHAIN_ENV
+   * names the DAGs that called this run, outermost first.
+   */
   env: NodeJS.ProcessEnv;
   clock: Clock;
   logger: Logger;
@@ -67,42 +85,201 @@ export interface LocalSubDagDeps {
   pollMs?: number;
 }
 
+/**
+ * The environment variable that carries the names of the calling DAGs (a JSON array, outermost first) to a
+ * child process, so that a call back into one of them is refused instead of starting processes for ever.
+ */
+export const CALL_CHAIN_ENV = 'DAGU_CALL_CHAIN';
+/** Deepest nesting of sub-DAG calls; far beyond any real workflow, well before the host runs out of processes. */
+export const MAX_CALL_DEPTH = 32;
+
 const DEFAULT_POLL_MS = 250;
 /** Beyond the kill grace, how long a stopped child gets to record its end. */
 const STOP_SLACK_MS = 10 * SECOND;
 
+/** The called DAG as found: its spec, the file its process loads, and the temp file to release after. */
+interface CalledDag {
+  dag: DagSpec;
+  file: string | null;
+  local: boolean;
+  release: () => void;
+}
+
 /** A SubDagRunner for run processes on this host. */
 export function localSubDagRunner(deps: LocalSubDagDeps): SubDagRunner {
   const load = deps.loadDag ?? ((name: string) => loadDag(deps.config.paths.dags_dir, name));
+  const localFiles = new LocalDocumentFiles();
   return async (req) => {
-    const dag = await loadCalledDag(load, req.dagName, deps.config.paths.dags_dir);
-    const logger = deps.logger.child({ sub_dag: dag.name, sub_run_id: req.runId });
-    if (isDistributed(dag, deps.config.default_execution_mode, req.workerSelector)) {
-      return dispatchChild(deps, dag, req, logger);
+    const called = await findCalledDag(deps, load, localFiles, req);
+    try {
+      const { dag } = called;
+      const chain = callChain(deps.env, req.parent.dag_name);
+      if (chain.includes(dag.name)) {
+        throw new SubDagStartError(
+          dag.name,
+          `recursive sub-DAG call refused: ${[...chain, dag.name].join(' -> ')}`,
+        );
+      }
+      if (chain.length >= MAX_CALL_DEPTH) {
+        throw new SubDagStartError(
+          dag.name,
+          `sub-DAG calls nest deeper than ${MAX_CALL_DEPTH} levels: ${[...chain, dag.name].join(' -> ')}`,
+        );
+      }
+      const params = applyChildParams(dag.params, req.params.map(parseParamWord));
+      if (!params.ok) throw new SubDagStartError(dag.name, `sub-DAG ${dag.name}: ${params.error}`);
+      const logger = deps.logger.child({ sub_dag: dag.name, sub_run_id: req.runId });
+      if (req.mode === 'enqueue') return await enqueueChild(deps, called, req, params.list);
+      if (isDistributed(dag, deps.config.default_execution_mode, req.workerSelector)) {
+        return await dispatchChild(deps, dag, req, params.list, logger);
+      }
+      return await spawnChildRun(deps, called, req, params.list, [...chain], logger);
+    } finally {
+      called.release();
     }
-    return spawnChildRun(deps, dag, req, logger);
   };
+}
+
+/** The names of the DAGs that called this run (from the environment) and the calling DAG itself. */
+function callChain(env: NodeJS.ProcessEnv, callerName: string): string[] {
+  let outer: string[] = [];
+  try {
+    const parsed: unknown = JSON.parse(env[CALL_CHAIN_ENV] ?? '[]');
+    if (Array.isArray(parsed)) outer = parsed.filter((x): x is string => typeof x === 'string');
+  } catch {
+    outer = [];
+  }
+  return [...outer, callerName];
+}
+
+async function findCalledDag(
+  deps: LocalSubDagDeps,
+  load: (name: string) => Promise<LoadDagResult>,
+  localFiles: LocalDocumentFiles,
+  req: SubDagRequest,
+): Promise<CalledDag> {
+  const name = req.dagName;
+  if (name === '') throw new SubDagStartError(name, 'the sub-DAG target is empty');
+  const caller = req.parentDag;
+  if (caller?.local_dags && Object.hasOwn(caller.local_dags, name)) {
+    if (!caller.file) {
+      throw new SubDagStartError(name, `local DAG ${JSON.stringify(name)} has no file to run it from`);
+    }
+    let temp: { file: string; key: string };
+    try {
+      temp = await localFiles.acquire(caller.file, name);
+    } catch (err) {
+      throw new SubDagStartError(name, `cannot prepare local DAG ${JSON.stringify(name)}: ${errorText(err)}`);
+    }
+    const release = () => localFiles.release(temp.key);
+    try {
+      const dag = await loadCalledDag(load, temp.file, name);
+      return { dag, file: temp.file, local: true, release };
+    } catch (err) {
+      release();
+      throw err;
+    }
+  }
+  const dagsDir = deps.config.paths.dags_dir;
+  const file = await findDagFile(name, { dagsDir, callerFile: caller?.file ?? null });
+  const dag = await loadCalledDag(load, file ?? name, name);
+  return { dag, file: dag.file ?? file, local: false, release: () => undefined };
 }
 
 async function loadCalledDag(
   load: (name: string) => Promise<LoadDagResult>,
-  name: string,
-  dagsDir: string,
+  nameOrFile: string,
+  target: string,
 ): Promise<DagSpec> {
   let r: LoadDagResult;
   try {
-    r = await load(name);
+    r = await load(nameOrFile);
   } catch (err) {
-    throw new SubDagStartError(name, `cannot load sub-DAG ${JSON.stringify(name)}: ${errorText(err)}`);
+    throw new SubDagStartError(target, `failed to find DAG ${JSON.stringify(target)}: ${errorText(err)}`);
   }
   if (r.ok) return r.dag;
-  if ('notFound' in r)
-    throw new SubDagStartError(name, `sub-DAG ${JSON.stringify(name)} not found in ${dagsDir}`);
+  if ('notFound' in r) {
+    throw new SubDagStartError(
+      target,
+      `failed to find DAG ${JSON.stringify(target)}: no local DAG of that name and no such DAG file`,
+    );
+  }
   const first = r.errors[0];
   throw new SubDagStartError(
-    name,
-    `sub-DAG ${JSON.stringify(name)} is invalid: ${first ? formatDagError(first) : 'unknown error'}`,
+    target,
+    `sub-DAG ${JSON.stringify(target)} is invalid: ${first ? formatDagError(first) : 'unknown error'}`,
   );
+}
+
+/** The child's first record: queued, with its parent and params, under `runId` or (taken) a fresh one. */
+async function createChildRecord(
+  deps: LocalSubDagDeps,
+  dag: DagSpec,
+  req: SubDagRequest,
+  params: string[],
+  queue: string,
+): Promise<RunStatus> {
+  let runId = req.runId;
+  for (let tries = 0; ; tries++) {
+    const status: RunStatus = {
+      ...newRunStatus({
+        dag,
+        runId,
+        status: 'queued',
+        triggerType: 'subdag',
+        scheduleTime: null,
+        params,
+        nowIso: isoUtc(deps.clock.nowMs()),
+      }),
+      queue,
+      parent: { ...req.parent },
+    };
+    const created = await deps.runStore.createRun(status);
+    if (created.created) return status;
+    // The step ran before in this attempt (a repeat) and its child kept the ID: this one gets its own.
+    if (tries >= 3) throw new SubDagStartError(dag.name, `sub-DAG run ${runId} already exists`);
+    runId = subRunId(req.runId, dag.name, 1, '', Math.random().toString(36).slice(2));
+  }
+}
+
+/** `dag.enqueue`: the child waits in its queue for the scheduler, and the step is done. */
+async function enqueueChild(
+  deps: LocalSubDagDeps,
+  called: CalledDag,
+  req: SubDagRequest,
+  params: string[],
+): Promise<SubDagResult> {
+  const { dag } = called;
+  if (called.local) {
+    throw new SubDagStartError(
+      dag.name,
+      `dag.enqueue cannot queue the local DAG ${dag.name}: the queue starts DAGs of the DAGs directory only`,
+    );
+  }
+  if (!deps.queue) throw new SubDagStartError(dag.name, `cannot queue sub-DAG ${dag.name}: no queue here`);
+  const queue = req.queue ?? dag.queue;
+  const status = await createChildRecord(deps, dag, req, params, queue);
+  try {
+    await deps.queue.enqueue({
+      queue,
+      run_id: status.run_id,
+      dag_name: dag.name,
+      enqueued_at: status.created_at,
+    });
+  } catch (err) {
+    const why = `could not be put in queue ${queue}: ${errorText(err)}`;
+    await endChild(deps, status, why);
+    throw new SubDagStartError(dag.name, `sub-DAG run ${status.run_id} ${why}`);
+  }
+  return { run_id: status.run_id, dag_name: dag.name, status: 'queued', error: null, params, outputs: {} };
+}
+
+/** Ends a child record this runner created and nobody took over. */
+async function endChild(deps: LocalSubDagDeps, status: RunStatus, why: string): Promise<void> {
+  await deps.runStore
+    .writeStatus(endedStatus(status, 'failed', why, isoUtc(deps.clock.nowMs())))
+    .catch(() => undefined);
+  await deps.runStore.unmarkActive(status.run_id).catch(() => undefined);
 }
 
 /** The called DAG goes to the workers: dispatched (or held) like a `dagu start`, then followed in the run store. */
@@ -110,6 +287,7 @@ async function dispatchChild(
   deps: LocalSubDagDeps,
   dag: DagSpec,
   req: SubDagRequest,
+  params: string[],
   logger: Logger,
 ): Promise<SubDagResult> {
   const dispatcher = deps.dispatcher;
@@ -125,7 +303,7 @@ async function dispatchChild(
     outcome = await dispatcher.dispatch(
       newRunDispatch(dag, req.runId, {
         triggerType: 'subdag',
-        params: resolveChildParams(dag, req.params),
+        params,
         selector,
         parent: req.parent,
       }),
@@ -137,7 +315,7 @@ async function dispatchChild(
   const waitMs = deps.config.coordinator.worker_wait_timeout_ms;
   await files
     .appendFile(
-      req.logFiles.stdout,
+      req.logFiles.stderr,
       outcome.outcome === 'held'
         ? `holding sub-DAG run ${req.runId}: no healthy worker matches ${formatSelector(selector)}; waiting up to ${formatDuration(waitMs)}\n`
         : `dispatched sub-DAG run ${req.runId} to a worker matching ${formatSelector(selector)}\n`,
@@ -168,12 +346,17 @@ async function dispatchChild(
 /** The called DAG runs on this host as its own `dagu start` process, in its own process group. */
 async function spawnChildRun(
   deps: LocalSubDagDeps,
-  dag: DagSpec,
+  called: CalledDag,
   req: SubDagRequest,
+  params: string[],
+  chain: string[],
   logger: Logger,
 ): Promise<SubDagResult> {
-  const args = ['start', '--quiet', '--trigger-type', 'subdag', '--run-id', req.runId, dag.file ?? dag.name];
-  if (req.params.length > 0) args.push('--', ...req.params);
+  const { dag } = called;
+  const record = await createChildRecord(deps, dag, req, params, dag.queue);
+  const runId = record.run_id;
+  // The child takes its params (and parent) over from the queued record, so none go on its command line.
+  const args = ['start', '--quiet', '--trigger-type', 'subdag', '--run-id', runId, called.file ?? dag.name];
   const stderrOffset = await fileSize(req.logFiles.stderr);
   let child: ChildProcessHandle;
   try {
@@ -181,14 +364,20 @@ async function spawnChildRun(
       executable: deps.executable,
       args,
       // The child must see the same DAGU_HOME as this process, even when it came from a flag.
-      env: runProcessEnv({ ...deps.env, DAGU_HOME: deps.config.home }),
-      stdoutFile: req.logFiles.stdout,
+      env: runProcessEnv({
+        ...deps.env,
+        DAGU_HOME: deps.config.home,
+        [CALL_CHAIN_ENV]: JSON.stringify(chain),
+      }),
+      // The step's stdout is the child's result JSON alone: the child process's own output goes to stderr.
+      stdoutFile: req.logFiles.stderr,
       stderrFile: req.logFiles.stderr,
     });
   } catch (err) {
+    await endChild(deps, record, `the sub-DAG process did not start: ${errorText(err)}`);
     throw new SubDagStartError(dag.name, `sub-DAG ${dag.name} did not start: ${errorText(err)}`);
   }
-  logger.info('Started a sub-DAG run process', { pid: child.pid });
+  logger.info('Started a sub-DAG run process', { pid: child.pid, run_id: runId });
 
   const signalChild = deps.signalChild ?? ((pid, sig) => void signalGroup(pid, sig));
   let killTimer: ReturnType<typeof setTimeout> | null = null;
@@ -211,30 +400,52 @@ async function spawnChildRun(
   }
 
   const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
-  const read = await deps.runStore.readStatus(req.runId);
+  const read = await deps.runStore.readStatus(runId);
   if (read.kind === 'ok' && TERMINAL_RUN_STATES.includes(read.status.status)) {
-    return { run_id: req.runId, status: read.status.status, error: read.status.error };
+    return childResult(read.status);
   }
-  if (read.kind === 'ok') {
+  if (read.kind === 'ok' && read.status.status === 'running') {
     // Killed before it could record its end; the scheduler's reaper marks the record failed later.
     return {
-      run_id: req.runId,
+      run_id: runId,
+      dag_name: dag.name,
       status: 'failed',
-      error: `the sub-DAG process ${how} while its run was ${read.status.status}`,
+      error: `the sub-DAG process ${how} while its run was running`,
+      params,
+      outputs: {},
     };
   }
   if (read.kind === 'corrupt') {
     return {
-      run_id: req.runId,
+      run_id: runId,
+      dag_name: dag.name,
       status: 'failed',
       error: `the sub-DAG run's status is unreadable: ${read.error}`,
+      params,
+      outputs: {},
     };
   }
+  // Still queued (or gone): the process ended before it took the run over.
   const why = await lastLine(req.logFiles.stderr, stderrOffset);
-  throw new SubDagStartError(
-    dag.name,
-    `sub-DAG ${dag.name} did not start: its process ${how}${why ? ` (${why})` : ''}`,
-  );
+  const message = `its process ${how}${why ? ` (${why})` : ''} before it started the run`;
+  await endChild(deps, record, message);
+  throw new SubDagStartError(dag.name, `sub-DAG ${dag.name} did not start: ${message}`);
+}
+
+/** A finished child as the parent step reports it, with the `output:` values of its steps and handlers. */
+export function childResult(s: RunStatus): SubDagResult {
+  const outputs: Record<string, string> = Object.create(null);
+  for (const step of [...s.steps, ...Object.values(s.handlers)]) {
+    if (step?.output) Object.assign(outputs, step.output);
+  }
+  return {
+    run_id: s.run_id,
+    dag_name: s.dag_name,
+    status: s.status,
+    error: s.error,
+    params: s.params,
+    outputs: { ...outputs },
+  };
 }
 
 /** What `waitForRunEnd` saw: the run ended, or it was asked to stop and did not end within the stop wait. */
@@ -277,18 +488,13 @@ export async function waitForRunEnd(o: WaitForRunEndOptions): Promise<RunEnd> {
 }
 
 function resultOf(runId: string, end: RunEnd): SubDagResult {
-  if (end.kind === 'ended') return { run_id: runId, status: end.status.status, error: end.status.error };
+  if (end.kind === 'ended') return childResult(end.status);
   const state = end.status?.status ?? 'unknown';
   return {
     run_id: runId,
     status: 'aborted',
     error: `asked the sub-DAG run to stop, but it was still ${state} when the wait ended`,
   };
-}
-
-/** A dispatched child's params are resolved here, as `dagu start` resolves them for a local child. */
-function resolveChildParams(dag: DagSpec, overrides: string[]): string[] {
-  return resolveParams(dag.params, overrides).list;
 }
 
 /** Resolves after `ms`, or as soon as `signal` aborts. */
