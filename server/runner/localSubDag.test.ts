@@ -175,7 +175,10 @@ describe('localSubDagRunner on this host', () => {
 
   it('refuses a call back into a DAG of the calling chain', async () => {
     const fake = fakeSpawner(async () => 0);
-    const run = runner(childDag({ name: 'a' }), { ...fake, env: { DAGU_CALL_CHAIN: '["a"]' } });
+    const run = runner(childDag({ name: 'a' }), {
+      ...fake,
+      env: { NODE_ENV: 'test', DAGU_CALL_CHAIN: '["a"]' },
+    });
     await expect(run(request({ dagName: 'a' }))).rejects.toThrow(
       'recursive sub-DAG call refused: a -> parent -> a',
     );

@@ -17,26 +17,26 @@ const resolve = (scope: Record<string, string>) => (text: string, extra: Record<
 
 describe('splitItems', () => {
   it('reads a JSON array, keeping strings and writing other values as JSON', () => {
-    expect(splitItems('["a", 1, {"k":"v"}, null]')).toEqual({
+    expect(splitItems('["a", 1, {"k":"v"}, null]'))).toEqual({
       ok: true,
       items: ['a', '1', '{"k":"v"}', 'null'],
     });
   });
 
   it('splits by lines first, then by the most frequent separator, then by spaces', () => {
-    expect(splitItems('a\n b \n\nc').items).toEqual(['a', 'b', 'c']);
-    expect(splitItems('a, b,c').items).toEqual(['a', 'b', 'c']);
-    expect(splitItems('a;b;c, d').items).toEqual(['a', 'b', 'c, d']);
-    expect(splitItems('  a   b c ').items).toEqual(['a', 'b', 'c']);
+    expect(splitItems('a\n b \n\nc')).toEqual(['a', 'b', 'c']);
+    expect(splitItems('a, b,c')).toEqual(['a', 'b', 'c']);
+    expect(splitItems('a;b;c, d')).toEqual(['a', 'b', 'c, d']);
+    expect(splitItems('  a   b c ')).toEqual(['a', 'b', 'c']);
   });
 
   it('keeps quoted words together and a lone JSON object whole', () => {
-    expect(splitItems('"item one" "item two" three').items).toEqual(['item one', 'item two', 'three']);
-    expect(splitItems('{"a": 1, "b": 2}').items).toEqual(['{"a": 1, "b": 2}']);
+    expect(splitItems('"item one" "item two" three')).toEqual(['item one', 'item two', 'three']);
+    expect(splitItems('{"a": 1, "b": 2}')).toEqual(['{"a": 1, "b": 2}']);
   });
 
   it('gives no items for an empty or blank value', () => {
-    expect(splitItems('  ').items).toEqual([]);
+    expect(splitItems('  ')).toEqual([]);
   });
 });
 

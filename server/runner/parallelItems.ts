@@ -77,9 +77,7 @@ export function parallelItems(
   let items: string[];
   if (spec.variable !== null) {
     const value = resolve(spec.variable, {});
-    const split = splitItems(value);
-    if (!split.ok) return { ok: false, error: `parallel: ${spec.variable}: ${split.error}` };
-    items = split.items;
+    items = splitItems(value);
   } else {
     items = spec.items.map((item) =>
       typeof item === 'string'
@@ -98,21 +96,18 @@ export function parallelItems(
 }
 
 /** Splits a variable's value into items (see the module comment). */
-export function splitItems(text: string): { ok: true; items: string[] } | { ok: false; error: string } {
+export function splitItems(text: string): string[] {
   const s = text.trim();
-  if (s === '') return { ok: true, items: [] };
+  if (s === '') return [];
   const json = (s.startsWith('[') || s.startsWith('{')) && parseJson(s);
   if (json) {
-    if (!Array.isArray(json.value)) return { ok: true, items: [s] };
-    return {
-      ok: true,
-      items: json.value.map((v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v))),
-    };
+    if (!Array.isArray(json.value)) return [s];
+    return json.value.map((v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v)));
   }
-  if (/[\n\r]/.test(s)) return { ok: true, items: nonEmpty(s.split(/[\n\r]+/)) };
+  if (/[\n\r]/.test(s)) return nonEmpty(s.split(/[\n\r]+/));
   const quotes = count(s, '"');
   if (quotes >= 2 && (s.startsWith('"') || s.endsWith('"') || s.includes('" ') || s.includes(' "'))) {
-    return { ok: true, items: quotedWords(s) };
+    return quotedWords(s);
   }
   let best: string | null = null;
   let max = 0;
@@ -123,8 +118,8 @@ export function splitItems(text: string): { ok: true; items: string[] } | { ok: 
       best = sep;
     }
   }
-  if (best !== null) return { ok: true, items: nonEmpty(s.split(best)) };
-  return { ok: true, items: s.split(/\s+/).filter(Boolean) };
+  if (best !== null) return nonEmpty(s.split(best));
+  return s.split(/\s+/).filter(Boolean);
 }
 
 function parseJson(s: string): { value: unknown } | null {
