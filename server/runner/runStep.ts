@@ -1,42 +1,89 @@
-// Executes one step (or handler) to its end: each command entry or the script through the shell, the
-// step timeout, retries with backoff, output capture, and stopping when the run is aborted or times out.
+// Executes one step (or handler) to its end with Dagu 2.x semantics: the command, script, exec or
+// in-process action; the step timeout (SIGKILL to the whole process group, exit code 124, no retry);
+// `output` capture and the `stdout`/`stderr` copies; retries; repeats; and stopping when the run is
+// stopped (signal_on_stop, resent, then SIGKILL) or times out (SIGKILL at once).
 
-import { formatDuration } from '../core/duration';
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join, resolve as resolvePath } from 'node:path';
 import { backoffDelayMs } from '../core/backoff';
+import { resolveValue, type ValuePolicy, type ValueScope } from '../core/dag/values';
+import { formatDuration } from '../core/duration';
+import { isoTime } from '../core/isoTime';
 import type { Clock } from '../core/ports';
-import type { StepSpec, StepStatus } from '../core/types';
+import type { DagSpec, StepSpec, StepStatus } from '../core/types';
 import { SECOND } from '../core/units';
 import * as files from '../store/fileCalls';
+import { runStepAction, type ActionRunner } from './runStepAction';
+import { checkConditions } from './checkConditions';
+import { DEFAULT_MAX_OUTPUT_BYTES, OutputCapture, readTail } from './outputCapture';
 import { spawnShell, type ShellHandle } from './spawnShell';
-import { isoTime } from '../core/isoTime';
+import {
+  chooseShell,
+  planStepCommand,
+  type Invocation,
+  type TextPolicy,
+  type TextResolver,
+} from './stepCommand';
 
-/** Why the whole run is stopping; carried as the `reason` of the run's stop signal. */
+/**
+ * Why the whole run is stopping; carried as the `reason` of the run's stop signal. `forwarded`: the signal
+ * came to the run process itself (Ctrl-C, kill), so it goes to steps as it is and `signal_on_stop` is not
+ * used; otherwise (`dagu stop`) a step's `signal_on_stop` replaces it.
+ */
 export type StopReason =
-  { kind: 'aborted'; signal: NodeJS.Signals; message: string } | { kind: 'timed_out'; message: string };
+  | { kind: 'aborted'; signal: NodeJS.Signals; message: string; forwarded?: boolean }
+  | { kind: 'timed_out'; message: string };
 
 /** Everything one step execution needs; `status` is updated in place and `onChange` called after each update. */
 export interface StepRun {
   step: StepSpec;
   status: StepStatus;
   env: NodeJS.ProcessEnv;
+  /** Positional params: substituted for `$1`, `$2`, ... in the step text (as `scope.vars["1"]`, ...). */
   positional: string[];
+  /** The step's working directory, absolute; created when missing. */
   cwd: string;
-  /** Absolute paths: stdout and stderr logs, and where a `script` is written before it runs. */
-  files: { stdout: string; stderr: string; script: string };
+  /**
+   * Absolute paths of the stdout and stderr logs; the same path for both writes one merged log
+   * (`log_output: merged`). `script` is no longer used (scripts go to a temp file); kept for callers.
+   */
+  files: { stdout: string; stderr: string; script?: string };
+  /** Time between the stop signal and SIGKILL when `dag.max_clean_up_time_sec` is not given. */
   killGraceMs: number;
   clock: Clock;
-  /** Aborted (with a StopReason) when the run stops; a step that is running gets killed. */
+  /** Aborted (with a StopReason) when the run stops; a step that is running gets stopped or killed. */
   stop: AbortSignal;
   onChange(): void;
+  /** DAG-level settings that shape a step: its shell, the output cap, the clean-up time, SMTP for mail. */
+  dag?: Partial<Pick<DagSpec, 'shell' | 'shell_args' | 'max_output_size' | 'max_clean_up_time_sec' | 'smtp'>>;
+  /** The default shell: `defaultShellOf(hostEnv)` (DAGU_DEFAULT_SHELL, $SHELL, sh). Absent: `sh`. */
+  defaultShell?: string;
+  /**
+   * What `${...}`/`$VAR` in the step's fields resolve against (run scope, params, step refs, ...). Absent:
+   * the positional params and `env`. The step's own captured output is added for its repeat condition.
+   */
+  scope?: ValueScope;
+  /** A handler: runs once, without retries or repeats (Dagu's rule for `handler_on`). */
+  once?: boolean;
+  /** Runs http/jq/mail/log/noop actions; absent: the built-in dispatcher of `./actions`. */
+  runAction?: ActionRunner;
 }
 
-/** The captured `output` value is cut at this size. */
-export const OUTPUT_CAP_BYTES = 1024 * 1024;
-
-type TryResult =
+/** How one execution attempt ended. */
+type AttemptResult =
   | { kind: 'ok' }
-  | { kind: 'failed'; exitCode: number | null; error: string }
+  | { kind: 'failed'; exitCode: number | null; error: string; retryable: boolean }
   | { kind: 'stopped'; exitCode: number | null; reason: StopReason };
+
+/** Bytes of stderr appended to a failure message. */
+const STDERR_TAIL_BYTES = 1024;
+
+const POLICY_OF: Record<TextPolicy, ValuePolicy> = {
+  posix_shell: 'shellText',
+  other_shell: 'nonPosixScript',
+  exec: 'directCommand',
+};
 
 export async function runStep(run: StepRun): Promise<StepStatus['status']> {
   const { status, clock } = run;
@@ -47,12 +94,13 @@ export async function runStep(run: StepRun): Promise<StepStatus['status']> {
     exit_code: null,
     error: null,
     retry_count: 0,
+    repeat_count: 0,
     output: null,
   } satisfies Partial<StepStatus>);
   run.onChange();
 
-  // The step's end is reported after its log files are closed: then the report, the run's end and the
-  // final status go out in one turn of the event loop, which the reporter coalesces into one write.
+  // The step's end is reported after its files are closed: then the report, the run's end and the final
+  // status go out in one turn of the event loop, which the reporter coalesces into one write.
   const opened: number[] = [];
   let end: () => StepStatus['status'];
   try {
@@ -66,40 +114,101 @@ export async function runStep(run: StepRun): Promise<StepStatus['status']> {
   return end();
 }
 
-/** Runs the step's tries; returns how to end it. The log files it opens go into `opened`, for the caller to close. */
+/** The descriptors one step writes to. */
+interface StepFds {
+  out: number;
+  err: number;
+  outTee: number[];
+  errTee: number[];
+}
+
+/** The step's scope with the positional params in it (a scope from the caller wins). */
+function scopeOf(run: StepRun): ValueScope {
+  const positional = Object.fromEntries(run.positional.map((v, i) => [String(i + 1), v]));
+  if (run.scope) return { ...run.scope, vars: { ...positional, ...run.scope.vars } };
+  const env = Object.fromEntries(
+    Object.entries(run.env).filter((e): e is [string, string] => typeof e[1] === 'string'),
+  );
+  return { vars: { ...env, ...positional } };
+}
+
+async function openFds(run: StepRun, scope: ValueScope, opened: number[]): Promise<StepFds> {
+  const track = async (p: Promise<number>) => {
+    const fd = await p;
+    opened.push(fd);
+    return fd;
+  };
+  const merged = run.files.stdout === run.files.stderr;
+  const out = await track(files.open(run.files.stdout, 'a+'));
+  const err = merged ? out : await track(files.open(run.files.stderr, 'a+'));
+  // Step `stdout:`/`stderr:` files are appended to, never truncated; the log still gets everything.
+  const extra = async (path: string | null | undefined): Promise<number[]> => {
+    if (!path) return [];
+    const target = resolvePath(run.cwd, resolveValue(path, scope, 'value'));
+    return [await track(files.open(target, 'a'))];
+  };
+  const outTee = await extra(run.step.stdout_file);
+  const errTee =
+    run.step.stderr_file && run.step.stderr_file === run.step.stdout_file
+      ? outTee
+      : await extra(run.step.stderr_file);
+  return { out, err, outTee, errTee };
+}
+
+/** Runs the step's executions (repeats) and their attempts (retries); returns how to end it. */
 async function execute(run: StepRun, opened: number[]): Promise<() => StepStatus['status']> {
   const { status, step } = run;
-  const [prepared, stdout, stderr] = await Promise.allSettled([
-    prepare(run),
-    files.open(run.files.stdout, 'a+'), // readable too: the output capture reads it back
-    files.open(run.files.stderr, 'a'),
-  ]);
-  for (const r of [stdout, stderr]) if (r.status === 'fulfilled') opened.push(r.value);
-  for (const r of [prepared, stdout, stderr]) if (r.status === 'rejected') throw r.reason;
-  const problem = (prepared as PromiseFulfilledResult<string | null>).value;
-  const out = (stdout as PromiseFulfilledResult<number>).value;
-  const err = (stderr as PromiseFulfilledResult<number>).value;
-  if (problem) return () => finish(run, 'failed', problem);
-  const maxTries = 1 + Math.max(0, step.retry_policy?.limit ?? 0);
-  for (let tryIndex = 0; ; tryIndex++) {
-    if (run.stop.aborted) return stopped(run);
-    const outOffset = (await files.fstat(out)).size;
-    const result = await runTry(run, out, err);
-    if (result.kind === 'ok') {
-      status.exit_code = 0;
-      if (step.output) status.output = { [step.output]: await readOutput(out, outOffset) };
-      return () => finish(run, 'succeeded', null);
-    }
-    status.exit_code = result.exitCode;
-    if (result.kind === 'stopped') return () => finishStopped(run, result.reason);
-    if (tryIndex + 1 >= maxTries) return () => finish(run, 'failed', result.error);
+  const scope = scopeOf(run);
+  const mkdirError = await files.mkdir(run.cwd, true).then(
+    () => null,
+    (e: unknown) => (e instanceof Error ? e.message : String(e)),
+  );
+  if (mkdirError !== null) {
+    return () =>
+      finish(run, 'failed', `cannot create working directory ${JSON.stringify(run.cwd)}: ${mkdirError}`);
+  }
+  const fds = await openFds(run, scope, opened);
+  const repeat = run.once ? null : (step.repeat_policy ?? null);
+  const repeating = repeat !== null && repeat.mode !== null;
+  const maxTries = run.once ? 1 : 1 + Math.max(0, step.retry_policy?.limit ?? 0);
 
-    status.status = 'retrying';
-    status.error = result.error;
-    run.onChange();
-    await sleep(retryDelayMs(step, tryIndex), run.stop);
-    if (run.stop.aborted) return stopped(run);
-    status.retry_count += 1;
+  for (let executions = 0; ;) {
+    // One execution: the first attempt and its retries.
+    let result: AttemptResult;
+    for (let tryIndex = 0; ; tryIndex++) {
+      if (run.stop.aborted) return stopped(run);
+      result = await attempt(run, scope, fds, repeating);
+      if (result.kind === 'stopped') {
+        status.exit_code = result.exitCode;
+        const reason = result.reason;
+        return () => finishStopped(run, reason);
+      }
+      if (result.kind === 'ok') break;
+      status.exit_code = result.exitCode;
+      if (!shouldRetry(run, result, tryIndex, maxTries)) break;
+      status.status = 'retrying';
+      status.error = result.error;
+      run.onChange();
+      await sleep(retryDelayMs(step, tryIndex), run.stop);
+      if (run.stop.aborted) return stopped(run);
+      status.retry_count += 1;
+      status.status = 'running';
+      status.error = null;
+      status.exit_code = null;
+      run.onChange();
+    }
+    executions += 1;
+    const failure = result.kind === 'failed' ? result.error : null;
+    if (result.kind === 'ok') status.exit_code = 0;
+
+    // A stop request lets a repeating step finish its current execution, then it repeats no more.
+    if (!repeating || run.stop.aborted) return () => finish(run, failure ? 'failed' : 'succeeded', failure);
+    if (!(await shouldRepeat(run, scope, executions, failure === null))) {
+      return () => finish(run, failure ? 'failed' : 'succeeded', failure);
+    }
+    await sleep(backoffDelayMs(repeatBackoff(repeat), executions), run.stop);
+    if (run.stop.aborted) return () => finish(run, failure ? 'failed' : 'succeeded', failure);
+    status.repeat_count = (status.repeat_count ?? 0) + 1;
     status.status = 'running';
     status.error = null;
     status.exit_code = null;
@@ -107,78 +216,225 @@ async function execute(run: StepRun, opened: number[]): Promise<() => StepStatus
   }
 }
 
+function repeatBackoff(repeat: NonNullable<StepSpec['repeat_policy']>) {
+  return {
+    interval_sec: repeat.interval_sec,
+    backoff: repeat.backoff,
+    max_interval_sec: repeat.max_interval_sec,
+  };
+}
+
+/** Dagu retries a failed attempt (not a timeout) whose exit code is listed, or any non-zero one without a list. */
+function shouldRetry(
+  run: StepRun,
+  result: Extract<AttemptResult, { kind: 'failed' }>,
+  tryIndex: number,
+  maxTries: number,
+): boolean {
+  if (!result.retryable || tryIndex + 1 >= maxTries || run.stop.aborted) return false;
+  const code = result.exitCode ?? 1;
+  const listed = run.step.retry_exit_codes ?? [];
+  return listed.length > 0 ? listed.includes(code) : code !== 0;
+}
+
+/** The repeat decision after `executions` runs (research note §3.4); the condition sees the fresh output. */
+async function shouldRepeat(
+  run: StepRun,
+  scope: ValueScope,
+  executions: number,
+  succeeded: boolean,
+): Promise<boolean> {
+  const policy = run.step.repeat_policy!;
+  if (policy.limit !== null && policy.limit > 0 && executions >= policy.limit) return false;
+  let met: boolean;
+  if (policy.condition !== null) {
+    const output = run.status.output ?? {};
+    const outcome = await checkConditions(
+      [{ condition: policy.condition, eval: null, expected: policy.expected, negate: false }],
+      {
+        shell: conditionShell(run),
+        env: { ...run.env, ...output },
+        cwd: run.cwd,
+        scope: { ...scope, vars: { ...scope.vars, ...output } },
+        label: 'repeat condition',
+        maxOutputBytes: run.dag?.max_output_size,
+      },
+    );
+    met = outcome.status === 'met';
+  } else if (policy.exit_code.length > 0) {
+    met = policy.exit_code.includes(run.status.exit_code ?? 1);
+  } else {
+    met = succeeded;
+  }
+  return policy.mode === 'while' ? met : !met;
+}
+
+/** The shell a condition of this step runs with: the step's, else the DAG's, else the default (no `-e`). */
+export function conditionShell(run: Pick<StepRun, 'step' | 'dag' | 'defaultShell'>): string[] {
+  return chooseShell({
+    stepShell: run.step.shell,
+    stepShellArgs: run.step.shell_args ?? [],
+    dagShell: run.dag?.shell ?? null,
+    dagShellArgs: run.dag?.shell_args ?? [],
+    defaultShell: run.defaultShell ?? 'sh',
+  }).words;
+}
+
 function stopped(run: StepRun): () => StepStatus['status'] {
   const reason = run.stop.reason as StopReason;
   return () => finishStopped(run, reason);
 }
 
-/**
- * Checks the working directory and writes the script file; returns an error text or null. A script runs
- * from a file rather than from stdin so that its commands can still read stdin (a script fed on stdin would
- * be eaten by its own `read` or `cat`), any `shell` (bash, python3, ...) can run it by path, and the exact
- * text that ran stays beside the step's logs.
- */
-async function prepare(run: StepRun): Promise<string | null> {
-  const isDir = await files.stat(run.cwd).then(
-    (s) => s.isDirectory(),
-    () => false,
-  );
-  if (!isDir) return `working directory ${JSON.stringify(run.cwd)} does not exist`;
-  if (run.step.script !== null) await files.writeFile(run.files.script, run.step.script, 0o600);
-  if (run.step.script === null && (run.step.command ?? []).length === 0)
-    return 'step has no command or script';
-  return null;
+/** One attempt: the command entries one after another (stopping at the first failure), or the action. */
+async function attempt(
+  run: StepRun,
+  scope: ValueScope,
+  fds: StepFds,
+  repeating: boolean,
+): Promise<AttemptResult> {
+  const { step } = run;
+  const capture = step.output
+    ? new OutputCapture(run.dag?.max_output_size ?? DEFAULT_MAX_OUTPUT_BYTES)
+    : null;
+  const errOffset = (await files.fstat(fds.err)).size;
+  const timeoutMs = step.timeout_sec !== null && step.timeout_sec > 0 ? step.timeout_sec * SECOND : null;
+  const startedMono = performance.now();
+  const kind = step.action?.kind ?? 'command';
+
+  let result: AttemptResult | { kind: 'timed_out' };
+  if (kind === 'command' || kind === 'exec') {
+    result = await runProcesses(run, scope, fds, capture, timeoutMs, repeating);
+  } else {
+    result = await runStepAction(run, scope, fds, capture, timeoutMs, run.runAction);
+  }
+
+  if (result.kind === 'timed_out') {
+    const elapsed = formatDuration(Math.round(performance.now() - startedMono));
+    return {
+      kind: 'failed',
+      exitCode: 124,
+      error: `step timed out after ${elapsed} (timeout ${formatDuration(timeoutMs ?? 0)})`,
+      retryable: false,
+    };
+  }
+  if (result.kind === 'stopped') return result;
+  // The output variable is kept even when the step failed (continue_on dependents and handlers see it).
+  if (capture) {
+    const overflow = capture.error();
+    if (overflow)
+      return {
+        kind: 'failed',
+        exitCode: result.kind === 'ok' ? 0 : result.exitCode,
+        error: overflow,
+        retryable: true,
+      };
+    run.status.output = { [step.output!]: capture.value() };
+  }
+  if (result.kind === 'failed' && result.exitCode !== null && result.exitCode !== 0) {
+    const tail = (await readTail(fds.err, errOffset, STDERR_TAIL_BYTES)).trimEnd();
+    if (tail) return { ...result, error: `${result.error}\nrecent stderr:\n${tail}` };
+  }
+  return result;
 }
 
-/** One try: the command entries one after another (stopping at the first failure), or the script. */
-async function runTry(run: StepRun, stdoutFd: number, stderrFd: number): Promise<TryResult> {
-  const [shell, ...shellArgs] = (run.step.shell ?? 'sh').trim().split(/\s+/);
-  // `$0` of the shell; the params follow as `$1`, `$2`, ... and are never part of the command text.
-  const invocations =
-    run.step.script !== null
-      ? [[...shellArgs, run.files.script, ...run.positional]]
-      : (run.step.command ?? []).map((cmd) => [...shellArgs, '-c', cmd, 'dagu-step', ...run.positional]);
+/** What stopping the running process means for this step and stop reason. */
+function stopProcess(run: StepRun, current: ShellHandle, reason: StopReason): void {
+  if (reason.kind === 'timed_out') {
+    current.kill();
+    return;
+  }
+  const signal = reason.forwarded
+    ? reason.signal
+    : ((run.step.signal_on_stop as NodeJS.Signals | null) ?? reason.signal);
+  const cleanUpSec = run.dag?.max_clean_up_time_sec;
+  current.stop({
+    signal,
+    resendSignal: reason.signal,
+    graceMs: cleanUpSec !== undefined ? cleanUpSec * SECOND : run.killGraceMs,
+  });
+}
+
+async function runProcesses(
+  run: StepRun,
+  scope: ValueScope,
+  fds: StepFds,
+  capture: OutputCapture | null,
+  timeoutMs: number | null,
+  repeating: boolean,
+): Promise<AttemptResult | { kind: 'timed_out' }> {
+  const resolver: TextResolver = (text, policy) => resolveValue(text, scope, POLICY_OF[policy]);
+  const plan = planStepCommand(
+    run.step,
+    {
+      dagShell: run.dag?.shell ?? null,
+      dagShellArgs: run.dag?.shell_args ?? [],
+      defaultShell: run.defaultShell ?? 'sh',
+    },
+    resolver,
+  );
+  if (!plan.ok) return { kind: 'failed', exitCode: null, error: plan.error, retryable: false };
 
   let current: ShellHandle | null = null;
   let timedOut = false;
-  const timeoutSec = run.step.timeout_sec;
+  let stoppedBy: StopReason | null = null;
   const timer =
-    timeoutSec !== null && timeoutSec > 0
+    timeoutMs !== null
       ? setTimeout(() => {
           timedOut = true;
-          current?.stop('SIGTERM', run.killGraceMs);
-        }, timeoutSec * SECOND)
+          current?.kill();
+        }, timeoutMs)
       : null;
   const onStop = () => {
     const reason = run.stop.reason as StopReason;
-    current?.stop(reason.kind === 'aborted' ? reason.signal : 'SIGTERM', run.killGraceMs);
+    // A repeating step finishes its current execution on a stop request (Dagu does not signal it).
+    if (repeating && reason.kind === 'aborted') return;
+    stoppedBy = reason;
+    if (current) stopProcess(run, current, reason);
   };
   run.stop.addEventListener('abort', onStop);
   try {
-    for (const args of invocations) {
-      if (run.stop.aborted) return { kind: 'stopped', exitCode: null, reason: run.stop.reason as StopReason };
-      if (timedOut) break;
-      current = spawnShell({ file: shell, args, cwd: run.cwd, env: run.env, stdoutFd, stderrFd });
-      const exit = await current.exited;
-      if (run.stop.aborted) {
-        const exitCode = exit.kind === 'exited' ? exit.exitCode : null;
-        return { kind: 'stopped', exitCode, reason: run.stop.reason as StopReason };
+    for (const inv of plan.invocations) {
+      if (stoppedBy) return { kind: 'stopped', exitCode: null, reason: stoppedBy };
+      if (timedOut) return { kind: 'timed_out' };
+      const script = inv.script ? await writeScript(inv.script) : null;
+      try {
+        current = spawnShell({
+          file: inv.file,
+          args: script ? [...inv.args, script] : inv.args,
+          cwd: run.cwd,
+          env: { ...run.env, PWD: run.cwd },
+          stdoutFd: fds.out,
+          stderrFd: fds.err,
+          stdoutTee: fds.outTee,
+          stderrTee: fds.errTee,
+          stdoutCapture: capture,
+        });
+        if (stoppedBy) stopProcess(run, current, stoppedBy);
+        else if (timedOut) current.kill();
+        const exit = await current.exited;
+        if (timedOut) return { kind: 'timed_out' };
+        if (stoppedBy) {
+          return {
+            kind: 'stopped',
+            exitCode: exit.kind === 'exited' ? exit.exitCode : null,
+            reason: stoppedBy,
+          };
+        }
+        if (exit.kind === 'spawn_failed') {
+          return {
+            kind: 'failed',
+            exitCode: null,
+            error: `failed to start ${describe(inv)}: ${exit.error}`,
+            retryable: true,
+          };
+        }
+        if (exit.exitCode !== 0) {
+          const error = exit.signal ? `killed by ${exit.signal}` : `exit code ${exit.exitCode}`;
+          return { kind: 'failed', exitCode: exit.exitCode, error, retryable: true };
+        }
+      } finally {
+        if (script) await files.unlink(script).catch(() => {});
       }
-      if (exit.kind === 'spawn_failed') {
-        return { kind: 'failed', exitCode: null, error: `failed to start ${shell}: ${exit.error}` };
-      }
-      if (timedOut) break;
-      if (exit.exitCode !== 0) {
-        const error = exit.signal ? `killed by ${exit.signal}` : `exit code ${exit.exitCode}`;
-        return { kind: 'failed', exitCode: exit.exitCode, error };
-      }
-    }
-    if (timedOut) {
-      return {
-        kind: 'failed',
-        exitCode: null,
-        error: `timed out after ${formatDuration(timeoutSec! * SECOND)}`,
-      };
     }
     return { kind: 'ok' };
   } finally {
@@ -187,23 +443,37 @@ async function runTry(run: StepRun, stdoutFd: number, stderrFd: number): Promise
   }
 }
 
+function describe(inv: Invocation): string {
+  return inv.file;
+}
+
+/** Writes a script to `dagu_script-<random><ext>` in the temp directory, mode 0750; returns its path. */
+async function writeScript(script: { text: string; ext: string }): Promise<string> {
+  const path = join(tmpdir(), `dagu_script-${randomBytes(8).toString('hex')}${script.ext}`);
+  const fd = await files.open(path, 'wx', 0o750);
+  try {
+    await files.writeAll(fd, script.text);
+  } finally {
+    await files.close(fd);
+  }
+  return path;
+}
+
 /** Delay before retry number `tryIndex + 1`: interval × backoff^tryIndex, capped at max_interval_sec. */
 export function retryDelayMs(step: StepSpec, tryIndex: number): number {
   return step.retry_policy ? backoffDelayMs(step.retry_policy, tryIndex) : 0;
 }
 
-async function readOutput(fd: number, offset: number): Promise<string> {
-  const buf = Buffer.alloc(OUTPUT_CAP_BYTES);
-  const bytesRead = await files.readAt(fd, buf, offset);
-  return buf.subarray(0, bytesRead).toString('utf8').trim();
-}
-
 /** The part of a step execution that ending it touches (command steps and call steps alike). */
 type EndableStep = Pick<StepRun, 'status' | 'clock' | 'onChange'>;
 
-/** Ends a step stopped by its run: a run that timed out failed; an aborted run was not the step's fault. */
+/**
+ * Ends a step stopped by its run. Both a stop request and a DAG timeout leave the step aborted (Dagu, §3.5 and
+ * §3.7); how the run ends is decided from the run's own reason.
+ */
 export function finishStopped(run: EndableStep, reason: StopReason): StepStatus['status'] {
-  return finish(run, reason.kind === 'aborted' ? 'aborted' : 'failed', reason.message);
+  if (reason.kind === 'timed_out' && run.status.exit_code === null) run.status.exit_code = 124;
+  return finish(run, 'aborted', reason.message);
 }
 
 /** Ends a step in `state` with `error`, stamps the finish time and reports it. */

@@ -4,6 +4,7 @@
 // that names the argument.
 
 import { spawn } from 'node:child_process';
+import type { Readable } from 'node:stream';
 
 export interface ProcessSpec {
   /** The program, looked up in PATH when it has no slash; it is also the child's argv[0]. */
@@ -13,9 +14,12 @@ export interface ProcessSpec {
   env: Readonly<Record<string, string | undefined>>;
   /** Leader of a new process group (and session), so that signals can reach the whole group. */
   detached: boolean;
-  /** Descriptors the child gets as its stdout and stderr; its stdin is /dev/null. */
-  stdoutFd: number;
-  stderrFd: number;
+  /**
+   * Descriptors the child gets as its stdout and stderr (its stdin is /dev/null), or `'pipe'` for a pipe
+   * this process reads from `SpawnedProcess.stdout`/`stderr`.
+   */
+  stdoutFd: number | 'pipe';
+  stderrFd: number | 'pipe';
 }
 
 /** How a child ended. `exitCode` is null when a signal killed it. */
@@ -27,6 +31,9 @@ export interface SpawnedProcess {
   /** Null when the process could not be started (`exited` then says why). */
   pid: number | null;
   exited: Promise<ProcessEnd>;
+  /** The read ends of the pipes asked for with `'pipe'`, else null. */
+  stdout: Readable | null;
+  stderr: Readable | null;
 }
 
 /**
@@ -47,7 +54,7 @@ export function spawnProcess(spec: ProcessSpec): SpawnedProcess {
     child.once('error', (err) => resolve({ kind: 'spawn_failed', error: err.message }));
     child.once('exit', (exitCode, signal) => resolve({ kind: 'exited', exitCode, signal }));
   });
-  return { pid: child.pid ?? null, exited };
+  return { pid: child.pid ?? null, exited, stdout: child.stdout, stderr: child.stderr };
 }
 
 function assertNoNul(spec: ProcessSpec): void {

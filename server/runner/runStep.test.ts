@@ -1,0 +1,350 @@
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { systemClock } from '../core/clock';
+import type { StepSpec, StepStatus } from '../core/types';
+import { groupAlive } from './processGroup';
+import { runStep, type StepRun, type StopReason } from './runStep';
+import { minimalEnv, stepOf, tempDir, waitFor } from './testSupport';
+
+function freshStatus(name: string): StepStatus {
+  return {
+    name,
+    status: 'not_started',
+    started_at: null,
+    finished_at: null,
+    exit_code: null,
+    error: null,
+    retry_count: 0,
+    stdout: null,
+    stderr: null,
+    output: null,
+  };
+}
+
+/** True while `pid` runs (a zombie waiting for its reaper does not count). */
+const running = (pid: number) => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !['Z', 'X'].includes(stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3));
+  } catch {
+    return false;
+  }
+};
+
+describe('runStep', () => {
+  let dir: string;
+  let cleanup: () => void;
+  beforeEach(() => ({ dir, cleanup } = tempDir('dagu-runstep-')));
+  afterEach(() => cleanup());
+
+  const read = (name: string) => readFileSync(join(dir, name), 'utf8');
+
+  /** Runs `step` with short timings; `changes` records the status after every report. */
+  async function run(step: StepSpec, extra: Partial<StepRun> = {}) {
+    const status = freshStatus(step.name);
+    const changes: StepStatus[] = [];
+    const state = await runStep({
+      step,
+      status,
+      env: minimalEnv(),
+      positional: [],
+      cwd: dir,
+      files: { stdout: join(dir, 'step.out'), stderr: join(dir, 'step.err') },
+      killGraceMs: 300,
+      clock: systemClock,
+      stop: new AbortController().signal,
+      onChange: () => changes.push(structuredClone(status)),
+      ...extra,
+    });
+    return { state, status, changes };
+  }
+
+  describe('commands', () => {
+    it('adds -e to the default shell, so a failing line ends the step', async () => {
+      const { state, status } = await run(stepOf('s', 'false\necho after'));
+      expect(state).toBe('failed');
+      expect(status.exit_code).toBe(1);
+      expect(read('step.out')).toBe('');
+    });
+
+    it('stops a command list at the first failing entry, with that entry as the result', async () => {
+      const { state, status } = await run(stepOf('s', ['echo one', 'exit 3', 'echo three']));
+      expect(state).toBe('failed');
+      expect(status.exit_code).toBe(3);
+      expect(status.error).toBe('exit code 3');
+      expect(read('step.out')).toBe('one\n');
+    });
+
+    it('appends the tail of stderr to the error of a failing step', async () => {
+      const { status } = await run(stepOf('s', 'echo "it broke" >&2; exit 2'));
+      expect(status.error).toBe('exit code 2\nrecent stderr:\nit broke');
+    });
+
+    it('substitutes positional params into the text, leaving $VAR to the shell', async () => {
+      const { state } = await run(stepOf('s', `echo "$1 and $NAME"`), {
+        positional: ['first'],
+        env: { ...minimalEnv(), NAME: 'from-env' },
+      });
+      expect(state).toBe('succeeded');
+      expect(read('step.out')).toBe('first and from-env\n');
+    });
+
+    it('runs exec argv directly, with no shell to read metacharacters', async () => {
+      const step = stepOf('s', null, {
+        action: { kind: 'exec', command: 'printf', args: ['%s|%s', 'a;b', '${X}'] },
+      });
+      const { state } = await run(step, { scope: { vars: { X: 'x-value' } } });
+      expect(state).toBe('succeeded');
+      expect(read('step.out')).toBe('a;b|x-value');
+    });
+
+    it('creates a missing working directory and runs there', async () => {
+      const { state } = await run(stepOf('s', 'pwd'), { cwd: join(dir, 'a', 'b') });
+      expect(state).toBe('succeeded');
+      expect(read('step.out')).toBe(`${join(dir, 'a', 'b')}\n`);
+    });
+
+    it('writes one merged log when stdout and stderr share a path', async () => {
+      const log = join(dir, 'step.log');
+      await run(stepOf('s', 'echo out; echo err >&2'), { files: { stdout: log, stderr: log } });
+      expect(read('step.log')).toBe('out\nerr\n');
+    });
+  });
+
+  describe('scripts', () => {
+    const scriptsLeft = () => readdirSync(tmpdir()).filter((f) => f.startsWith('dagu_script-')).length;
+
+    it('runs a script from a temp file it deletes afterwards', async () => {
+      const before = scriptsLeft();
+      const { state } = await run(stepOf('s', null, { script: 'echo "script $0" | grep -c dagu_script-' }));
+      expect(state).toBe('succeeded');
+      expect(read('step.out')).toBe('1\n');
+      expect(scriptsLeft()).toBe(before);
+    });
+
+    it('honours a shebang when the step set no shell', async () => {
+      const script = '#!/usr/bin/env python3\nimport sys\nprint("py", sys.version_info[0])\n';
+      const { state } = await run(stepOf('s', [script]));
+      expect(state).toBe('succeeded');
+      expect(read('step.out')).toBe('py 3\n');
+    });
+
+    it('substitutes $VAR from the run scope into a python3 step shell script', async () => {
+      const step = stepOf('s', null, {
+        shell: 'python3',
+        shell_explicit: true,
+        script: 'print("hello $NAME")',
+      });
+      const { state } = await run(step, { scope: { vars: { NAME: 'world' } } });
+      expect(state).toBe('succeeded');
+      expect(read('step.out')).toBe('hello world\n');
+    });
+
+    it('runs command: python3 + script as the interpreter on the file', async () => {
+      const step = stepOf('s', 'python3', {
+        script: 'import sys\nprint(len(sys.argv))',
+        script_interpreter: true,
+      });
+      const { state } = await run(step);
+      expect(state).toBe('succeeded');
+      expect(read('step.out')).toBe('1\n');
+    });
+  });
+
+  describe('output', () => {
+    it('captures trimmed stdout only, and keeps it when the step fails', async () => {
+      const { state, status } = await run(
+        stepOf('s', 'echo "  value  "; echo noise >&2; exit 4', { output: 'OUT' }),
+      );
+      expect(state).toBe('failed');
+      expect(status.output).toEqual({ OUT: 'value' });
+    });
+
+    it('fails a step whose stdout passes max_output_size', async () => {
+      const { state, status } = await run(stepOf('s', 'printf 0123456789', { output: 'OUT' }), {
+        dag: { max_output_size: 9 },
+      });
+      expect(state).toBe('failed');
+      expect(status.error).toBe('failed to capture output: output exceeded maximum size limit of 9 bytes');
+      expect(read('step.out')).toBe('0123456789');
+    });
+
+    it('appends to stdout and stderr files and still writes the logs', async () => {
+      writeFileSync(join(dir, 'copy.txt'), 'before\n');
+      const step = stepOf('s', 'echo out; echo err >&2', { stdout_file: 'copy.txt', stderr_file: '${ERRF}' });
+      const { state } = await run(step, { scope: { vars: { ERRF: 'err.txt' } } });
+      expect(state).toBe('succeeded');
+      expect(read('copy.txt')).toBe('before\nout\n');
+      expect(read('err.txt')).toBe('err\n');
+      expect(read('step.out')).toBe('out\n');
+      expect(read('step.err')).toBe('err\n');
+    });
+  });
+
+  describe('timeouts and stops', () => {
+    it('kills the whole process group at the step timeout, fails with 124 and does not retry', async () => {
+      const pidFile = join(dir, 'pids');
+      const step = stepOf(
+        's',
+        `(trap '' TERM; sleep 30) & echo "$$ $!" > ${pidFile}; trap '' TERM; sleep 30`,
+        {
+          timeout_sec: 0.5,
+          retry_policy: { limit: 2, interval_sec: 0, backoff: 1, max_interval_sec: null },
+        },
+      );
+      const started = Date.now();
+      const { state, status } = await run(step);
+      expect(Date.now() - started).toBeLessThan(3000);
+      expect(state).toBe('failed');
+      expect(status.exit_code).toBe(124);
+      expect(status.error).toMatch(/^step timed out after \d+ms \(timeout 500ms\)$/);
+      expect(status.retry_count).toBe(0);
+      const [shell, child] = read('pids').trim().split(' ').map(Number);
+      await waitFor(() => !running(shell!) && !running(child!) && !groupAlive(shell!), 2000);
+    });
+
+    it('kills a running step at once when the run times out, and ends it aborted', async () => {
+      const controller = new AbortController();
+      const running = run(stepOf('s', `trap '' TERM; echo started; sleep 30`), { stop: controller.signal });
+      await waitFor(() => existsSync(join(dir, 'step.out')) && read('step.out').includes('started'));
+      const started = Date.now();
+      controller.abort({ kind: 'timed_out', message: 'run timed out after 1s' } satisfies StopReason);
+      const { state, status } = await running;
+      expect(Date.now() - started).toBeLessThan(1500);
+      expect(state).toBe('aborted');
+      expect(status.exit_code).toBe(124);
+      expect(status.error).toBe('run timed out after 1s');
+    });
+
+    it("sends the step's signal_on_stop on a stop request and ends the step aborted", async () => {
+      const controller = new AbortController();
+      const step = stepOf(
+        's',
+        `trap 'echo got INT; exit 0' INT; echo started; while :; do sleep 0.05; done`,
+        {
+          signal_on_stop: 'SIGINT',
+        },
+      );
+      const running = run(step, { stop: controller.signal });
+      await waitFor(() => existsSync(join(dir, 'step.out')) && read('step.out').includes('started'));
+      controller.abort({
+        kind: 'aborted',
+        signal: 'SIGTERM',
+        message: 'run aborted (SIGTERM)',
+      } satisfies StopReason);
+      const { state, status } = await running;
+      expect(state).toBe('aborted');
+      expect(status.error).toBe('run aborted (SIGTERM)');
+      expect(read('step.out')).toContain('got INT');
+    });
+
+    it('SIGKILLs a stopped step that ignores the signal after max_clean_up_time_sec', async () => {
+      const controller = new AbortController();
+      const running = run(stepOf('s', `trap '' TERM; echo started; sleep 30`), {
+        stop: controller.signal,
+        dag: { max_clean_up_time_sec: 0.3 },
+        killGraceMs: 60_000,
+      });
+      await waitFor(() => existsSync(join(dir, 'step.out')) && read('step.out').includes('started'));
+      const started = Date.now();
+      controller.abort({ kind: 'aborted', signal: 'SIGTERM', message: 'stopped' } satisfies StopReason);
+      const { state } = await running;
+      expect(state).toBe('aborted');
+      expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+      expect(Date.now() - started).toBeLessThan(3000);
+    });
+  });
+
+  describe('retries', () => {
+    it('retries only on the listed exit codes', async () => {
+      const counter = join(dir, 'n');
+      const cmd = `n=$(cat ${counter} 2>/dev/null || echo 0); n=$((n+1)); echo $n > ${counter}; [ $n -ge 3 ] && exit 0; exit $((n+1))`;
+      const policy = { limit: 5, interval_sec: 0, backoff: 1, max_interval_sec: null };
+      // Tries exit 2, then 3: with only 2 listed, the second failure is final.
+      const { state, status, changes } = await run(
+        stepOf('s', cmd, { retry_policy: policy, retry_exit_codes: [2] }),
+      );
+      expect(state).toBe('failed');
+      expect(status.exit_code).toBe(3);
+      expect(status.retry_count).toBe(1);
+      expect(changes.map((c) => c.status)).toContain('retrying');
+    });
+
+    it('retries any non-zero exit code without a list, and succeeds when a try does', async () => {
+      const counter = join(dir, 'n');
+      const cmd = `n=$(cat ${counter} 2>/dev/null || echo 0); n=$((n+1)); echo $n > ${counter}; [ $n -ge 3 ]`;
+      const policy = { limit: 5, interval_sec: 0, backoff: 1, max_interval_sec: null };
+      const { state, status } = await run(stepOf('s', cmd, { retry_policy: policy }));
+      expect(state).toBe('succeeded');
+      expect(status.retry_count).toBe(2);
+    });
+  });
+
+  describe('repeats', () => {
+    const counting = (file: string) =>
+      `n=$(cat ${file} 2>/dev/null || echo 0); n=$((n+1)); echo $n > ${file}; echo $n`;
+    const repeat = (extra: Partial<NonNullable<StepSpec['repeat_policy']>>) => ({
+      mode: null,
+      condition: null,
+      expected: null,
+      exit_code: [],
+      interval_sec: 0,
+      limit: null,
+      backoff: 1,
+      max_interval_sec: null,
+      ...extra,
+    });
+
+    it('repeats until the condition on the fresh output is met', async () => {
+      const step = stepOf('s', counting(join(dir, 'n')), {
+        output: 'N',
+        repeat_policy: repeat({ mode: 'until', condition: '${N}', expected: '3' }),
+      });
+      const { state, status } = await run(step);
+      expect(state).toBe('succeeded');
+      expect(status.repeat_count).toBe(2);
+      expect(status.output).toEqual({ N: '3' });
+    });
+
+    it('repeats while the exit code is listed, and the limit counts all executions', async () => {
+      const step = stepOf('s', `${counting(join(dir, 'n'))}; exit 1`, {
+        repeat_policy: repeat({ mode: 'while', exit_code: [1], limit: 3 }),
+      });
+      const { state, status } = await run(step);
+      expect(state).toBe('failed');
+      expect(read('n')).toBe('3\n');
+      expect(status.repeat_count).toBe(2);
+    });
+
+    it('runs a handler once, whatever its repeat policy', async () => {
+      const step = stepOf('s', counting(join(dir, 'n')), {
+        repeat_policy: repeat({ mode: 'while', limit: 5 }),
+      });
+      await run(step, { once: true });
+      expect(read('n')).toBe('1\n');
+    });
+
+    it('ends repeating after the current execution on a stop request', async () => {
+      const controller = new AbortController();
+      const step = stepOf('s', `${counting(join(dir, 'n'))}; sleep 0.3`, {
+        repeat_policy: repeat({ mode: 'while', limit: 100 }),
+      });
+      const running = run(step, { stop: controller.signal });
+      await waitFor(() => existsSync(join(dir, 'n')));
+      controller.abort({ kind: 'aborted', signal: 'SIGTERM', message: 'stopped' } satisfies StopReason);
+      const { state } = await running;
+      expect(state).toBe('succeeded');
+      expect(read('n')).toBe('1\n');
+    });
+  });
+
+  describe('actions', () => {
+    it('runs a noop action and captures its (empty) output', async () => {
+      const { state, status } = await run(stepOf('s', null, { action: { kind: 'noop' }, output: 'O' }));
+      expect(state).toBe('succeeded');
+      expect(status.output).toEqual({ O: '' });
+    });
+  });
+});

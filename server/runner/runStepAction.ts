@@ -1,0 +1,109 @@
+// One attempt of a step whose work is an in-process action (http, jq, mail, log, noop): its `with` map
+// value-resolved, stdout going to the log, the `stdout:` copy and the `output` capture, and the step
+// timeout and run stop delivered through an abort signal.
+
+import { resolveValue, type ValueScope } from '../core/dag/values';
+import type { StepAction } from '../core/types';
+import type { ActionContext, ActionResult } from './actions/types';
+import { runHttpAction } from './actions/httpAction';
+import { runJqAction } from './actions/jqAction';
+import { teeSink, type OutputCapture } from './outputCapture';
+import type { StepRun, StopReason } from './runStep';
+
+/** Runs one action to its end; never throws for a failure of the action itself. */
+export type ActionRunner = (action: StepAction, ctx: ActionContext) => Promise<ActionResult>;
+
+/** The actions this product runs in-process, by kind. */
+const defaultRunner: ActionRunner = async (action, ctx) => {
+  switch (action.kind) {
+    case 'http':
+      return runHttpAction(ctx);
+    case 'jq':
+      return runJqAction(ctx);
+    case 'noop':
+      return { exitCode: 0, error: null };
+    default:
+      return { exitCode: 1, error: `action ${action.kind} is not available in this build` };
+  }
+};
+
+/** Value-resolves every string inside a `with` value (maps and lists walked, other values kept). */
+export function resolveWith(value: unknown, scope: ValueScope): unknown {
+  if (typeof value === 'string') return resolveValue(value, scope, 'value');
+  if (Array.isArray(value)) return value.map((v) => resolveWith(v, scope));
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolveWith(v, scope)]));
+  }
+  return value;
+}
+
+type Attempt =
+  | { kind: 'ok' }
+  | { kind: 'failed'; exitCode: number | null; error: string; retryable: boolean }
+  | { kind: 'stopped'; exitCode: number | null; reason: StopReason }
+  | { kind: 'timed_out' };
+
+export async function runStepAction(
+  run: StepRun,
+  scope: ValueScope,
+  fds: { out: number; err: number; outTee: number[]; errTee: number[] },
+  capture: OutputCapture | null,
+  timeoutMs: number | null,
+  runner: ActionRunner | undefined,
+): Promise<Attempt> {
+  const action = run.step.action!;
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer =
+    timeoutMs !== null
+      ? setTimeout(() => {
+          timedOut = true;
+          controller.abort(new Error('step timed out'));
+        }, timeoutMs)
+      : null;
+  const onStop = () => controller.abort(run.stop.reason);
+  if (run.stop.aborted) onStop();
+  else run.stop.addEventListener('abort', onStop, { once: true });
+
+  const stdout = teeSink([fds.out, ...fds.outTee], capture);
+  const stderr = teeSink([fds.err, ...fds.errTee], null);
+  try {
+    const withMap = 'with' in action ? (resolveWith(action.with, scope) as Record<string, unknown>) : {};
+    const ctx: ActionContext = {
+      with: withMap,
+      command: run.step.command?.map((c) => resolveValue(c, scope, 'value')) ?? null,
+      script: run.step.script === null ? null : resolveValue(run.step.script, scope, 'value'),
+      stdout,
+      stderr,
+      signal: controller.signal,
+      smtp: run.dag?.smtp ?? null,
+      workingDir: run.cwd,
+      env: run.env,
+    };
+    let result: ActionResult;
+    try {
+      result = await (runner ?? defaultRunner)(action, ctx);
+    } catch (e) {
+      result = { exitCode: 1, error: e instanceof Error ? e.message : String(e) };
+    }
+    await Promise.all([endStream(stdout), endStream(stderr)]);
+    if (timedOut) return { kind: 'timed_out' };
+    if (run.stop.aborted) return { kind: 'stopped', exitCode: null, reason: run.stop.reason as StopReason };
+    if (result.error === null && result.exitCode === 0) return { kind: 'ok' };
+    return {
+      kind: 'failed',
+      exitCode: result.exitCode === 0 ? 1 : result.exitCode,
+      error: result.error ?? `exit code ${result.exitCode}`,
+      retryable: true,
+    };
+  } finally {
+    if (timer) clearTimeout(timer);
+    run.stop.removeEventListener('abort', onStop);
+  }
+}
+
+function endStream(stream: NodeJS.WritableStream & { writableFinished?: boolean }): Promise<void> {
+  return new Promise((resolve) => {
+    stream.end(() => resolve());
+  });
+}
