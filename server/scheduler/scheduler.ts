@@ -24,6 +24,7 @@ import type { Launcher } from './launcher';
 import { QueueProcessor } from './queueProcessor';
 import { RecentLaunches } from './recentLaunches';
 import { SchedulerStateFile } from './schedulerState';
+import { StopRestartSchedules } from './stopRestart';
 import { ZombieReaper } from './zombieReaper';
 
 export interface SchedulerDeps {
@@ -43,6 +44,8 @@ export interface SchedulerDeps {
   distributed?: SchedulerDistributed;
   /** Where the DAGs the scheduler parses are kept for its run processes (see DagCatalogCache). */
   dagSpecCache?: DagSpecCache;
+  /** Asks a run to stop, for `schedule: {stop, restart}`; without it such slots are logged and skipped. */
+  stopRun?: (runId: string) => Promise<void>;
 }
 
 /** What the queue and the reaper need of the distributed side. */
@@ -97,6 +100,7 @@ export class Scheduler {
   private readonly reaper: ZombieReaper;
   private readonly holdExpiry: Pick<HoldExpiry, 'sweep'> | null;
   private readonly retention: HistoryRetention;
+  private readonly stopRestart: StopRestartSchedules;
   private reaperTimer: TimerHandle | null = null;
   private retentionTimer: TimerHandle | null = null;
   private stopped = false;
@@ -168,6 +172,17 @@ export class Scheduler {
     });
     // Deleting goes straight to the store: a removed run announces no state change.
     this.retention = new HistoryRetention({ runs: d.runs, catalog, clock: d.clock, logger, canDispatch });
+    this.stopRestart = new StopRestartSchedules({
+      catalog,
+      runs,
+      clock: d.clock,
+      timers: d.timers,
+      logger,
+      canDispatch,
+      stopRun:
+        d.stopRun ?? (async () => Promise.reject(new Error('stopping runs is not wired in this process'))),
+      startSlot: (dag, slotMs) => this.cron.dispatchSlot(dag, slotMs, new Map()),
+    });
   }
 
   /** Starts planning and consuming; `recoveryWindowMs` > 0 after a takeover from a failed instance. */
@@ -175,6 +190,7 @@ export class Scheduler {
     this.d.launch.prepare?.();
     await this.cron.start(opts);
     this.queueProcessor.start();
+    this.stopRestart.start();
     this.armReaper(0);
     // The first sweep waits a little: a scheduler that just took over has slots and zombies to see to first.
     this.armRetention(
@@ -218,7 +234,7 @@ export class Scheduler {
     if (signal) this.forward(signal);
     if (this.reaperTimer) this.d.timers.clearTimeout(this.reaperTimer);
     if (this.retentionTimer) this.d.timers.clearTimeout(this.retentionTimer);
-    await Promise.all([this.cron.stop(), this.queueProcessor.stop()]);
+    await Promise.all([this.cron.stop(), this.queueProcessor.stop(), this.stopRestart.stop()]);
     this.d.logger.info('Scheduler stopped');
   }
 
@@ -230,6 +246,7 @@ export class Scheduler {
     if (this.retentionTimer) this.d.timers.clearTimeout(this.retentionTimer);
     void this.cron.stop();
     void this.queueProcessor.stop();
+    void this.stopRestart.stop();
   }
 
   private forward(signal: NodeJS.Signals) {

@@ -39,6 +39,8 @@ export interface SchedulerServiceDeps {
   isProcessAlive?: (pid: number) => boolean;
   /** Where the DAGs the scheduler parses are kept for its run processes (see DagCatalogCache). */
   dagSpecCache?: DagSpecCache;
+  /** Asks a run to stop (`schedule: {stop, restart}`). */
+  stopRun?: (runId: string) => Promise<void>;
 }
 
 /** Event types of role changes, read by the console's failover history. */
@@ -86,6 +88,7 @@ export class SchedulerService {
       canDispatch: () => this.keeper.canDispatch(),
       distributed: d.distributed,
       dagSpecCache: d.dagSpecCache,
+      stopRun: d.stopRun,
     });
   }
 

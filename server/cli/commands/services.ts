@@ -26,6 +26,8 @@ import { UsageError } from '../exit';
 import { untilSignal } from './untilSignal';
 import type { CoordinatorService } from '../../coordinator/coordinatorService';
 import { exposureWarning, securityView } from '../../api/security';
+import { createServices, type Services } from '../../api/services';
+import { requestStop } from '../../api/stopRun';
 
 const STOP_DEADLINE_MS = 10 * SECOND;
 
@@ -66,7 +68,17 @@ function buildScheduler(config: Config, logger: Logger, onLost: (reason: string)
     onLost,
     isProcessAlive: isLocalProcessAlive,
     dagSpecCache: cliDagSpecCache(config),
+    stopRun: stopper(config, logger),
   });
+}
+
+/** `dagu stop` for the scheduler's stop and restart schedules; its services are built on first use. */
+function stopper(config: Config, logger: Logger): (runId: string) => Promise<void> {
+  let services: Services | null = null;
+  return async (runId) => {
+    services ??= createServices(config, logger);
+    await requestStop(services, runId);
+  };
 }
 
 /** Exits non-zero after a lost lock (the service logged why): servers closed, ended anyway after 10 s. */
