@@ -732,8 +732,8 @@ describe('parseDag: errors name the file, line, column and field', () => {
   });
 
   it('reports a worker_selector that is not a map, or a label without a value', () => {
-    expect(errors(yaml('worker_selector: local', ...oneStep))).toEqual([
-      'dags/etl.yaml:1:18: worker_selector: worker_selector must be a map, got a string "local"',
+    expect(errors(yaml('worker_selector: remote', ...oneStep))).toEqual([
+      'dags/etl.yaml:1:18: worker_selector: worker_selector must be a map, got a string "remote"',
     ]);
     expect(errors(yaml('worker_selector:', '  zone:', ...oneStep))).toEqual([
       'dags/etl.yaml:2:3: worker_selector.zone: needs a value',

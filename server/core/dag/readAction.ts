@@ -195,14 +195,16 @@ function readCommandStep(
 function readRunText(r: DagReader, entry: Entry, out: StepExecution): void {
   if (isSeq(entry.value)) {
     const commands: string[] = [];
+    let multiLine = false;
     for (const item of r.list(entry, entry.key) ?? []) {
       const text = listEntryText(r, item);
       if (text === undefined || text.trim() === '') continue;
-      if (/[\r\n]/.test(text))
+      if (/[\r\n]/.test(text)) {
+        multiLine = true;
         r.errorAt(item, 'a list entry must be one line (use a text block for a script)');
-      else commands.push(text);
+      } else commands.push(text);
     }
-    if (commands.length === 0) r.errorAt(entry, 'must hold at least one command');
+    if (commands.length === 0 && !multiLine) r.errorAt(entry, 'must hold at least one command');
     else out.command = commands;
     return;
   }

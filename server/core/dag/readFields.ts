@@ -51,9 +51,11 @@ export function readEnv(r: DagReader, entry: Entry | undefined): Record<string, 
   return Object.fromEntries(pairs);
 }
 
-/** `worker_selector`: labels a worker must all have; numbers and booleans are read as strings. */
+/** `worker_selector`: labels a worker must all have (numbers and booleans read as strings), or `local`. */
 export function readWorkerSelector(r: DagReader, entry: Entry | undefined): Record<string, string> | null {
   if (!entry || isNull(entry.value)) return null;
+  // Dagu's `local`: run on the scheduler's host, never dispatched, which is what no selector means here.
+  if (isScalar(entry.value) && entry.value.value === 'local') return null;
   const map = r.map(entry, null, 'worker_selector');
   if (!map) return null;
   const labels: Array<[string, string]> = [];
