@@ -61,6 +61,8 @@ const Expect = z
     /** Files in the case directory (the DAGs dir, where `working_dir: .` points). */
     files: z.record(z.string(), TextExpect).optional(),
     absent_files: z.array(z.string()).optional(),
+    /** Non-empty directories, relative to the case directory. */
+    dirs: z.array(z.string()).optional(),
     stdout: TextExpect.optional(),
     stderr: TextExpect.optional(),
     /** Some mail the SMTP sink received contains every one of these strings (use a subject unique to the case). */
@@ -122,9 +124,28 @@ export function discoverFeatures(): Feature[] {
       if (!existsSync(path.join(dir, c.dag)))
         throw new Error(`${file}: case ${JSON.stringify(c.name)} names a missing DAG file ${c.dag}`);
     }
+    for (const pattern of patterns(parsed.data.cases)) {
+      try {
+        toRegExp(pattern);
+      } catch (err) {
+        throw new Error(`${file}: bad match pattern ${JSON.stringify(pattern)}: ${(err as Error).message}`, {
+          cause: err,
+        });
+      }
+    }
     features.push({ name, dir, cases: parsed.data.cases });
   }
   return features;
+}
+
+/** Every `match:` pattern anywhere in the cases, so a bad one fails discovery rather than one case. */
+function patterns(value: unknown): string[] {
+  if (Array.isArray(value)) return value.flatMap(patterns);
+  if (value && typeof value === 'object')
+    return Object.entries(value).flatMap(([k, v]) =>
+      k === 'match' && typeof v === 'string' ? [v] : patterns(v),
+    );
+  return [];
 }
 
 /** What the suite's shared services offer a case. */
@@ -228,6 +249,11 @@ async function runIn(home: TempHome, feature: Feature, c: Case, svc: Services): 
     if (!existsSync(p)) problems.push(`file ${rel}: expected it to exist, it does not`);
     else checkText(`file ${rel}`, want, readFileSync(p, 'utf8'), problems);
   }
+  for (const rel of e.dirs ?? []) {
+    const p = path.join(caseDir, rel);
+    if (!existsSync(p) || !statSync(p).isDirectory() || readdirSync(p).length === 0)
+      problems.push(`directory ${rel}: expected it to exist and hold files, it does not`);
+  }
   for (const rel of e.absent_files ?? []) {
     if (existsSync(path.join(caseDir, rel)))
       problems.push(`file ${rel}: expected it to be absent, it exists`);
@@ -319,8 +345,13 @@ function checkText(what: string, want: TextExpect, got: string | null | undefine
       problems.push(
         `${what}: expected NOT to contain ${JSON.stringify(part)}, got ${JSON.stringify(tail(got))}`,
       );
-  if (spec.match !== undefined && !new RegExp(spec.match, 'm').test(got))
+  if (spec.match !== undefined && !toRegExp(spec.match).test(got))
     problems.push(`${what}: expected to match /${spec.match}/m, got ${JSON.stringify(tail(got))}`);
+}
+
+/** A case's pattern; a leading `(?i)` (Go/RE2 style, as upstream writes them) makes it case-insensitive. */
+export function toRegExp(pattern: string): RegExp {
+  return pattern.startsWith('(?i)') ? new RegExp(pattern.slice(4), 'mi') : new RegExp(pattern, 'm');
 }
 
 const tail = (s: string, n = 1500) => (s.length > n ? `…${s.slice(-n)}` : s);
