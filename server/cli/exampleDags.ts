@@ -3,38 +3,39 @@
 export const EXAMPLE_DAGS: Record<string, string> = {
   'example-every-minute.yaml': `# Runs every minute. Its run IDs are derived from the slot (sched-<hash>-<slot>).
 description: Prints the slot it was scheduled for, every minute
-tags: [example]
+labels: [example]
 schedule: "* * * * *"
 steps:
   - name: hello
-    command: echo "hello from slot $DAG_RUN_SCHEDULE_TIME (run $DAG_RUN_ID)"
+    run: echo "hello from slot $DAG_RUN_SCHEDULE_TIME (run $DAG_RUN_ID)"
 `,
   'example-pipeline.yaml': `# Dependent steps: extract, then two transforms in parallel, then load.
 description: A small extract / transform / load graph with parameters
-tags: [example]
+labels: [example]
 params:
   - TARGET=warehouse
 steps:
   - name: extract
-    command: echo "extracting rows"
+    run: echo "extracting rows"
     output: ROWS
   - name: transform_a
     depends: extract
-    command: echo "transform A of [$ROWS]"
+    run: echo "transform A of [$ROWS]"
   - name: transform_b
     depends: extract
-    script: |
+    run: |
       for i in 1 2 3; do echo "transform B part $i"; done
   - name: load
     depends: [transform_a, transform_b]
-    command: echo "loading into $TARGET"
+    run: echo "loading into $TARGET"
 `,
   'example-retry.yaml': `# A step that fails on its first try and succeeds when retried.
 description: Shows a failing step being retried with backoff
-tags: [example]
+labels: [example]
+type: chain
 steps:
   - name: flaky
-    script: |
+    run: |
       marker="\${TMPDIR:-/tmp}/dagu-example-retry-$DAG_RUN_ID"
       if [ ! -f "$marker" ]; then
         touch "$marker"
@@ -48,12 +49,12 @@ steps:
       interval_sec: 1
       backoff: 2
   - name: always_fails
-    command: sh -c 'echo "this step always fails" >&2; exit 3'
+    run: echo "this step always fails" >&2; exit 3
     retry_policy:
       limit: 1
       interval_sec: 1
 handler_on:
   failure:
-    command: echo "the run failed; a failure handler ran"
+    run: echo "the run failed; a failure handler ran"
 `,
 };
