@@ -17,10 +17,7 @@ const resolve = (scope: Record<string, string>) => (text: string, extra: Record<
 
 describe('splitItems', () => {
   it('reads a JSON array, keeping strings and writing other values as JSON', () => {
-    expect(splitItems('["a", 1, {"k":"v"}, null]'))).toEqual({
-      ok: true,
-      items: ['a', '1', '{"k":"v"}', 'null'],
-    });
+    expect(splitItems('["a", 1, {"k":"v"}, null]')).toEqual(['a', '1', '{"k":"v"}', 'null']);
   });
 
   it('splits by lines first, then by the most frequent separator, then by spaces', () => {
