@@ -18,6 +18,7 @@ import type {
 import { localSubDagRunner, waitForRunEnd } from '../../runner/localSubDag';
 import type { DispatchStore } from '../../store/dispatchTypes';
 import { createFileStores } from '../../store/fileStores';
+import { FileQueueStore } from '../../store/fileQueueStore';
 import type { RunStore } from '../../store/types';
 import type { SubDagRunner } from '../../runner/subDag';
 import { EXIT_OK, EXIT_RUN_FAILED } from '../exit';
@@ -57,6 +58,8 @@ export function cliSubDagRunner(config: Config, logger: Logger, stores: RunComma
   return localSubDagRunner({
     config,
     runStore: stores.runs,
+    // `dag.enqueue` steps put their child in this queue store.
+    queue: new FileQueueStore({ dataDir: config.paths.data_dir }),
     dispatcher: stores.dispatcher,
     // bin/dagu sets DAGU_EXECUTABLE; a CLI started some other way runs its children with its own script.
     executable: process.env.DAGU_EXECUTABLE ?? process.argv[1],
