@@ -466,7 +466,7 @@ describe('parseDag: errors name the file, line, column and field', () => {
       'dags/etl.yaml:2:14: timeout_sec: must be at least 0, got -1',
       'dags/etl.yaml:3:17: overlap_policy: must be skip, all or latest, got "newest"',
       'dags/etl.yaml:4:23: retry_policy.limit: must be at least 0, got -1',
-      'dags/etl.yaml:4:41: retry_policy.interval_sec: must be at least 1, got -5',
+      'dags/etl.yaml:4:41: retry_policy.interval_sec: must be at least 0, got -5',
       'dags/etl.yaml:4:54: retry_policy.backoff: a backoff multiplier must be greater than 1, got 0.5',
     ]);
   });

@@ -230,7 +230,7 @@ export function readDagRetryPolicy(r: DagReader, entry: Entry | undefined): DagR
   return {
     limit: readCount(r, map.get('limit'), 0, MAX_POLICY_LIMIT, true) ?? 0,
     interval_sec:
-      readCount(r, map.get('interval_sec'), 1, MAX_INTERVAL_SEC, true) ?? DEFAULT_DAG_RETRY_INTERVAL_SEC,
+      readCount(r, map.get('interval_sec'), 0, MAX_INTERVAL_SEC, true) ?? DEFAULT_DAG_RETRY_INTERVAL_SEC,
     backoff: readBackoff(r, map.get('backoff')),
     max_interval_sec: readCount(r, map.get('max_interval_sec'), 0, MAX_INTERVAL_SEC, true) ?? null,
   };
