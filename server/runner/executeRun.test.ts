@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { StepStatus } from '../core/types';
@@ -7,7 +7,6 @@ import { liveGroupMembers } from './processGroup';
 import {
   NO_SUB_DAG_RUNNER,
   SubDagStartError,
-  subRunId,
   type SubDagRequest,
   type SubDagResult,
   type SubDagRunner,
@@ -74,7 +73,7 @@ describe('executeRun', () => {
     );
   });
 
-  it('fails with the exit code, skips dependents and runs the failure and exit handlers', async () => {
+  it('fails with the exit code, aborts dependents (upstream failed) and runs the failure and exit handlers', async () => {
     const marker = join(dir, 'handlers');
     const dag = dagOf(chain([stepOf('load', 'exit 3'), stepOf('after', 'true')]), {
       handler_on: {
@@ -93,7 +92,11 @@ describe('executeRun', () => {
       exit_code: 3,
       error: 'exit code 3',
     });
-    expect(stepNamed(final.steps, 'after')).toMatchObject({ status: 'skipped', started_at: null });
+    expect(stepNamed(final.steps, 'after')).toMatchObject({
+      status: 'aborted',
+      started_at: null,
+      skip_reason: 'upstream failed',
+    });
     expect(read(marker)).toBe('failure\nexit\n');
     expect(final.handlers.failure?.status).toBe('succeeded');
     expect(final.handlers.exit?.status).toBe('succeeded');
@@ -112,7 +115,8 @@ describe('executeRun', () => {
     const { final, reporter } = await runDag(dag, dir);
 
     const duringHandler = reporter.statuses.filter((s) => s.handlers.success?.status === 'running');
-    expect(duringHandler.map((s) => s.status)).toEqual(['running']);
+    expect(duringHandler.length).toBeGreaterThan(0);
+    expect(new Set(duringHandler.map((s) => s.status))).toEqual(new Set(['running']));
     expect(final.status).toBe('failed');
     expect(final.error).toBe('handler "on_success" failed: exit code 5');
     expect(final.handlers.exit?.status).toBe('succeeded');
@@ -163,23 +167,46 @@ describe('executeRun', () => {
     const { final } = await runDag(dag, dir, { killGraceMs: 200 });
 
     expect(final.status).toBe('failed');
-    expect(final.steps[0]).toMatchObject({ status: 'failed', error: 'timed out after 400ms' });
-    expect(final.error).toBe('step "slow" failed: timed out after 400ms');
+    expect(final.steps[0]).toMatchObject({ status: 'failed', exit_code: 124 });
+    expect(final.steps[0].error).toMatch(/^step timed out after/);
+    expect(final.error).toMatch(/^step "slow" failed: step timed out after/);
     const pgid = Number(read(pgidFile));
     expect(liveGroupMembers(pgid)).toEqual([]);
   });
 
-  it('fails the run when the DAG timeout passes and skips what did not start', async () => {
-    const dag = dagOf(chain([stepOf('slow', 'sleep 30'), stepOf('never', 'true')]), { timeout_sec: 0.3 });
-    const { final } = await runDag(dag, dir, { killGraceMs: 200 });
+  it('fails the run when the DAG timeout passes: running steps killed and aborted, the rest aborted', async () => {
+    const marker = join(dir, 'handlers');
+    const dag = dagOf(
+      [
+        stepOf('slow', 'trap "" TERM; sleep 30'),
+        stepOf('never', 'true', { depends: ['slow'] }),
+        stepOf('late', 'true', { depends: ['quick'] }),
+        stepOf('quick', 'sleep 5'),
+      ],
+      {
+        timeout_sec: 0.3,
+        handler_on: {
+          success: null,
+          failure: stepOf('on_failure', `echo failure >> ${marker}`),
+          abort: null,
+          exit: stepOf('on_exit', `echo "exit $DAG_RUN_STATUS" >> ${marker}`),
+        },
+      },
+    );
+    const started = Date.now();
+    const { final } = await runDag(dag, dir, { killGraceMs: 10_000 });
 
+    // SIGKILL at once: the trap and the long clean-up time do not delay the end.
+    expect(Date.now() - started).toBeLessThan(5000);
     expect(final.status).toBe('failed');
-    expect(final.error).toBe('run timed out after 300ms');
-    expect(stepNamed(final.steps, 'slow')).toMatchObject({
-      status: 'failed',
-      error: 'run timed out after 300ms',
-    });
-    expect(stepNamed(final.steps, 'never').status).toBe('skipped');
+    expect(final.error).toBe('run timed out after 300ms (context deadline exceeded)');
+    expect(final.steps.map((s) => [s.name, s.status])).toEqual([
+      ['slow', 'aborted'],
+      ['never', 'aborted'],
+      ['late', 'aborted'],
+      ['quick', 'aborted'],
+    ]);
+    expect(read(marker)).toBe('failure\nexit failed\n');
   });
 
   it('on abort sends the signal to the running step, ends aborted and runs the abort and exit handlers', async () => {
@@ -210,12 +237,16 @@ describe('executeRun', () => {
     expect(final.error).toBe('run aborted (SIGTERM)');
     expect(read(got)).toBe('TERM\n');
     expect(stepNamed(final.steps, 'wait')).toMatchObject({ status: 'aborted', exit_code: 143 });
-    expect(stepNamed(final.steps, 'later').status).toBe('skipped');
+    // Dagu leaves a step the stop kept from starting not_started.
+    expect(stepNamed(final.steps, 'later')).toMatchObject({
+      status: 'not_started',
+      skip_reason: 'run aborted (SIGTERM)',
+    });
     expect(read(marker)).toBe('abort\nexit\n');
     expect(final.handlers.abort?.status).toBe('succeeded');
   });
 
-  it('skips every step of a run aborted before it started and still runs the abort handler', async () => {
+  it('starts no step of a run aborted before it started and still runs the abort handler', async () => {
     const controller = new AbortController();
     controller.abort('SIGINT');
     const dag = dagOf(chain([stepOf('a', 'true'), stepOf('b', 'true')]), {
@@ -225,7 +256,7 @@ describe('executeRun', () => {
 
     expect(final.status).toBe('aborted');
     expect(final.error).toBe('run aborted (SIGINT)');
-    expect(final.steps.map((s) => s.status)).toEqual(['skipped', 'skipped']);
+    expect(final.steps.map((s) => s.status)).toEqual(['not_started', 'not_started']);
     expect(final.handlers.abort?.status).toBe('succeeded');
   });
 
@@ -255,27 +286,19 @@ describe('executeRun', () => {
     expect(read(seen)).toBe('hello world');
   });
 
-  it('keeps params with shell metacharacters inert, as positional arguments and env values', async () => {
+  it('keeps named params with shell metacharacters inert as env values', async () => {
     const seen = join(dir, 'seen');
-    const nasty = [
-      `a'; touch ${dir}/pwned1; '`,
-      `$(touch ${dir}/pwned2)`,
-      '`touch pwned3`',
-      '"; touch pwned4 #',
-    ];
-    const dag = dagOf([stepOf('show', `printf '%s\\n' "$1" "$2" "$3" "$4" "$NAMED" > "${seen}"`)]);
-    const { final } = await runDag(dag, dir, {
-      params: [...nasty, `NAMED=${nasty[1]}; $(touch ${dir}/pwned5)`],
-      baseEnv: minimalEnv(),
-    });
+    const nasty = `a'; touch ${dir}/pwned1; '$(touch ${dir}/pwned2)\`touch pwned3\`"; touch pwned4 #`;
+    const dag = dagOf([stepOf('show', `printf '%s\\n' "$NAMED" > "${seen}"`)]);
+    const { final } = await runDag(dag, dir, { params: [`NAMED=${nasty}`], baseEnv: minimalEnv() });
 
     expect(final.status).toBe('succeeded');
-    expect(read(seen)).toBe([...nasty, `${nasty[1]}; $(touch ${dir}/pwned5)`].join('\n') + '\n');
-    for (const n of [1, 2, 5]) expect(existsSync(join(dir, `pwned${n}`))).toBe(false);
-    for (const n of [3, 4]) expect(existsSync(join(dir, 'logs', `pwned${n}`))).toBe(false);
+    expect(read(seen)).toBe(`${nasty}\n`);
+    for (const n of [1, 2]) expect(existsSync(join(dir, `pwned${n}`))).toBe(false);
+    for (const n of [3, 4]) expect(existsSync(join(dir, 'work', `pwned${n}`))).toBe(false);
   });
 
-  it('gives every step the DAG_* variables and layers DAG env, step env and named params', async () => {
+  it('gives every step the DAG_* variables and layers named params, DAG env and step env (later wins)', async () => {
     const seen = join(dir, 'seen');
     const vars = ['DAG_NAME', 'DAG_RUN_ID', 'DAG_RUN_STEP_NAME', 'DAG_RUN_LOG_FILE', 'DAG_RUN_SCHEDULE_TIME'];
     const dag = dagOf(
@@ -296,7 +319,7 @@ describe('executeRun', () => {
       'DAG_RUN_SCHEDULE_TIME=2026-11-30T01:15:00Z',
       'A=dag',
       'B=step',
-      'C=param',
+      'C=step',
       '',
     ]);
   });
@@ -311,13 +334,21 @@ describe('executeRun', () => {
     expect(read(join(dir, 'logs', 'script.out'))).toBe('first=p1\nstdin empty\n');
   });
 
-  it('fails a step whose working directory does not exist without starting it', async () => {
-    const dag = dagOf([stepOf('lost', 'true', { dir: join(dir, 'missing') })]);
+  it('creates a missing step working directory and runs the step there with PWD set', async () => {
+    const dag = dagOf([stepOf('here', 'echo "$PWD"; pwd', { dir: join(dir, 'missing', 'deep') })]);
     const { final } = await runDag(dag, dir);
 
-    expect(final.steps[0].error).toBe(
-      `working directory ${JSON.stringify(join(dir, 'missing'))} does not exist`,
-    );
+    expect(final.status).toBe('succeeded');
+    const where = join(dir, 'missing', 'deep');
+    expect(read(join(dir, 'logs', 'here.out'))).toBe(`${where}\n${where}\n`);
+  });
+
+  it('fails a step whose working directory cannot be created without starting it', async () => {
+    writeFileSync(join(dir, 'file'), '');
+    const dag = dagOf([stepOf('lost', 'true', { dir: join(dir, 'file', 'sub') })]);
+    const { final } = await runDag(dag, dir);
+
+    expect(final.steps[0].error).toMatch(/cannot create working directory/);
     expect(final.status).toBe('failed');
   });
 });
@@ -360,31 +391,32 @@ describe('executeRun with call steps', () => {
 
     expect(final.status).toBe('succeeded');
     expect(runningWhileChildRuns).toBe('running');
-    const childId = subRunId('run-1', 'child', 1);
     expect(fake.requests).toHaveLength(1);
+    const childId = fake.requests[0].runId;
     expect(fake.requests[0]).toMatchObject({
       parent: { run_id: 'run-1', dag_name: 'test-dag', step: 'child' },
       dagName: 'child-dag',
-      runId: childId,
       params: ['REGION=eu', 'positional'],
       workerSelector: { zone: 'b' },
     });
     expect(stepNamed(final.steps, 'child')).toMatchObject({ status: 'succeeded', exit_code: 0, error: null });
     expect(stepNamed(final.steps, 'after').status).toBe('succeeded');
-    expect(read(join(dir, 'logs', 'child.out'))).toBe(
-      `started sub-DAG child-dag run ${childId}\nsub-DAG child-dag run ${childId} ended succeeded\n`,
-    );
+    expect(stepNamed(final.steps, 'child').sub_runs?.[0]).toMatchObject({
+      run_id: childId,
+      status: 'succeeded',
+    });
   });
 
-  it('counts a partially succeeded child as a success', async () => {
+  it("passes a child's partial success on: dependents run and the run ends partially_succeeded", async () => {
     const fake = fakeSubDag(async (r) => ({ run_id: r.runId, status: 'partially_succeeded', error: 'x' }));
     const { final } = await runDag(callDag(), dir, { subDag: fake.runner });
 
-    expect(stepNamed(final.steps, 'child').status).toBe('succeeded');
-    expect(final.status).toBe('succeeded');
+    expect(stepNamed(final.steps, 'child').status).toBe('partially_succeeded');
+    expect(stepNamed(final.steps, 'after').status).toBe('succeeded');
+    expect(final.status).toBe('partially_succeeded');
   });
 
-  it('fails the step with the child state and error when the child fails, and skips its dependents', async () => {
+  it('fails the step with the child state and error when the child fails, and aborts its dependents', async () => {
     const fake = fakeSubDag(async (r) => ({
       run_id: r.runId,
       status: 'failed',
@@ -392,10 +424,15 @@ describe('executeRun with call steps', () => {
     }));
     const { final } = await runDag(callDag(), dir, { subDag: fake.runner });
 
-    const childId = subRunId('run-1', 'child', 1);
-    const error = `sub-DAG child-dag run ${childId} ended failed: step "x" failed: exit code 1`;
-    expect(stepNamed(final.steps, 'child')).toMatchObject({ status: 'failed', error });
-    expect(stepNamed(final.steps, 'after').status).toBe('skipped');
+    const childId = fake.requests[0].runId;
+    const error = stepNamed(final.steps, 'child').error!;
+    expect(error).toContain(childId);
+    expect(error).toContain('step "x" failed: exit code 1');
+    expect(stepNamed(final.steps, 'child').status).toBe('failed');
+    expect(stepNamed(final.steps, 'after')).toMatchObject({
+      status: 'aborted',
+      skip_reason: 'upstream failed',
+    });
     expect(final.status).toBe('failed');
     expect(final.error).toBe(`step "child" failed: ${error}`);
   });
@@ -442,7 +479,7 @@ describe('executeRun with call steps', () => {
       status: 'aborted',
       error: 'run aborted (SIGTERM)',
     });
-    expect(stepNamed(final.steps, 'after').status).toBe('skipped');
+    expect(stepNamed(final.steps, 'after').status).toBe('not_started');
   });
 
   it('stops the child when the call step times out and fails the step with the timeout', async () => {
@@ -474,10 +511,11 @@ describe('executeRun with call steps', () => {
       params: [],
       nowIso: new Date().toISOString(),
     });
+    await runDag(dag, dir, { subDag: fake.runner });
     await runDag(dag, dir, { subDag: fake.runner, status });
 
-    expect(fake.requests[0].runId).toBe(subRunId('run-1', 'child', 2));
-    expect(fake.requests[0].runId).not.toBe(subRunId('run-1', 'child', 1));
+    expect(fake.requests).toHaveLength(2);
+    expect(fake.requests[1].runId).not.toBe(fake.requests[0].runId);
   });
 });
 

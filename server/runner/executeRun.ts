@@ -1,20 +1,28 @@
-// The engine of one run attempt: starts steps as the graph allows, stops them on abort or DAG timeout,
-// runs the handlers and reports every change. It knows nothing about where the status is stored.
+// The engine of one run attempt, in Dagu 2.x's order: DAG preconditions, the `init` handler, the steps as
+// the graph allows, then one of the success / failure / abort handlers and the exit handler. It stops steps
+// on a stop request or the DAG timeout, decides the run's state by Dagu's rules and reports every change.
+// It knows nothing about where the status is stored.
 
-import { hostname } from 'node:os';
-import { dirname, resolve } from 'node:path';
+import { hostname, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { formatDuration } from '../core/duration';
+import { resolveValue } from '../core/dag/values';
 import type { Clock, Logger } from '../core/ports';
 import type { DagSpec, RunState, RunStatus, StepSpec, StepStatus } from '../core/types';
 import { SECOND } from '../core/units';
-import { mkdir } from '../store/fileCalls';
-import { LogFileNames } from './logFiles';
-import { blockedSteps, nextRunnable } from '../core/graph';
-import { finalRunState } from './runOutcome';
+import * as files from '../store/fileCalls';
+import { checkConditions } from './checkConditions';
+import { loadDotenv } from './dotenv';
+import { filterHostEnv, type HostEnvPassthrough } from './hostEnv';
+import { LogFileNames, type StepLogFiles } from './logFiles';
+import { markRunnerError, runGraph } from './runGraph';
+import { failureContinues, finalRunState, type RunFacts } from './runOutcome';
 import { isoNow, runStep, type StopReason } from './runStep';
 import { errorText, type StatusReporter } from './statusReporter';
-import { buildStepEnv, splitParams } from './stepEnv';
+import { chooseShell, defaultShellOf } from './stepCommand';
+import { buildStepEnv, evaluateDagEnv, withDotenv, type RunEnv, type StepEnv } from './stepEnv';
 import { runCallStep, type SubDagRunner } from './subDag';
+import { ensureDir, expandHome, stepDirPath } from './workDir';
 
 /** Inputs of one run attempt. The run record already exists; `status` is its initial state. */
 export interface ExecuteRunOptions {
@@ -29,12 +37,19 @@ export interface ExecuteRunOptions {
   logger: Logger;
   /** Abort = stop the run. A signal name as the reason (`'SIGINT'`) is forwarded to steps; else SIGTERM. */
   signal: AbortSignal;
-  /** Time between the stop signal and SIGKILL. */
+  /** Time between the stop signal and SIGKILL when the DAG sets no `max_clean_up_time_sec`. */
   killGraceMs: number;
   heartbeatIntervalMs: number;
-  /** The runner's environment; DAG env, step env, params and outputs are layered on top. */
+  /** The dagu process's environment: DAG `env` may read all of it; steps get its filtered part. */
   baseEnv: NodeJS.ProcessEnv;
-  /** Working directory of steps when the DAG has no file (its file's directory otherwise). */
+  /** Host variables steps get besides the built-in list (config `env_passthrough*`). */
+  envPassthrough?: HostEnvPassthrough;
+  /**
+   * The run's work directory (DAG_RUN_WORK_DIR), where steps run when the DAG has no `working_dir`;
+   * created if missing. Absent: one under the OS temp directory.
+   */
+  workDir?: string;
+  /** Unused since steps run in the work directory; kept for callers that still pass it. */
   dagsDir?: string;
   /** Starts the child runs of `call:` steps; without it a call step fails with NO_SUB_DAG_RUNNER. */
   subDag?: SubDagRunner;
@@ -43,16 +58,11 @@ export interface ExecuteRunOptions {
    * all did too) keeps its status and output and does not run again; every other step runs.
    */
   resumeFrom?: readonly StepStatus[];
+  /** Sends the run's `mail_on` notification; a failure is logged and changes nothing. */
+  notify?: (dag: DagSpec, status: RunStatus) => Promise<void>;
 }
 
-type HandlerKind = 'success' | 'failure' | 'abort' | 'exit';
-
-/** Which handlers run, in order, for a run ending in `state`; a partial success counts as a success. */
-function handlerKinds(state: RunState): HandlerKind[] {
-  if (state === 'aborted') return ['abort', 'exit'];
-  if (state === 'failed') return ['failure', 'exit'];
-  return ['success', 'exit'];
-}
+type HandlerKind = 'init' | 'success' | 'failure' | 'abort' | 'exit';
 
 /** Runs the attempt to its end and returns the final status. Never throws for a step or storage failure. */
 export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
@@ -77,15 +87,28 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
       .catch((err) => logger.warn('Status report failed', { error: errorText(err) }));
   };
 
+  // Dagu's run facts (research note §8.2): `failed` only for a DAG precondition that could not be
+  // evaluated, `cancelled` for anything that stops the run early, `errors` for the run error.
+  const facts = { failed: false, cancelled: false, errors: [] as string[] };
+  const addError = (message: string) => facts.errors.push(message);
+
   const stopper = new AbortController();
-  const onAbort = () => stopper.abort(abortReason(opts.signal.reason));
+  const cancel = (reason: StopReason) => {
+    if (stopper.signal.aborted) return;
+    if (reason.kind === 'aborted') facts.cancelled = true;
+    stopper.abort(reason);
+  };
+  const onAbort = () => cancel(abortReason(opts.signal.reason));
   if (opts.signal.aborted) onAbort();
   else opts.signal.addEventListener('abort', onAbort, { once: true });
+  let timedOut = false;
   const dagTimeout =
     dag.timeout_sec !== null && dag.timeout_sec > 0
       ? setTimeout(() => {
-          const message = `run timed out after ${formatDuration(dag.timeout_sec! * SECOND)}`;
-          stopper.abort({ kind: 'timed_out', message } satisfies StopReason);
+          timedOut = true;
+          const message = `run timed out after ${formatDuration(dag.timeout_sec! * SECOND)} (context deadline exceeded)`;
+          addError(message);
+          cancel({ kind: 'timed_out', message });
         }, dag.timeout_sec * SECOND)
       : null;
   const heartbeat = () => {
@@ -101,113 +124,349 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
   report();
   logger.info('Run started', { attempt: status.attempt, pid: status.pid });
 
-  const params = splitParams(status.params);
-  // Null prototype: an output variable named __proto__ must stay a variable.
-  const outputs: Record<string, string> = Object.create(null);
-  // Steps kept from a resumed attempt hand their outputs on as if they had just run (in step order).
-  for (const s of status.steps) if (s.status === 'succeeded' && s.output) Object.assign(outputs, s.output);
+  const killGraceMs =
+    dag.max_clean_up_time_sec !== undefined && dag.max_clean_up_time_sec >= 0
+      ? dag.max_clean_up_time_sec * SECOND
+      : opts.killGraceMs;
   const logNames = new LogFileNames(opts.logDir, status.log_dir);
-  const baseDir = dag.file ? dirname(dag.file) : (opts.dagsDir ?? process.cwd());
+  const stepFiles = new Map<string, StepLogFiles>();
+  const specsByName = new Map(dag.steps.map((s) => [s.name, s]));
+  // Whether a failed step's continue_on matched, worked out when it ends (its stdout log may be read).
+  const continuesMemo = new Map<string, boolean>();
+  const continues = (spec: StepSpec, s: StepStatus): boolean =>
+    s.status === 'failed' && (continuesMemo.get(spec.name) ?? failureContinues(spec, s, () => ''));
+  const settleContinues = async (spec: StepSpec, s: StepStatus): Promise<void> => {
+    if (s.status !== 'failed') return;
+    const file = stepFiles.get(spec.name)?.stdout;
+    const stdout = (spec.continue_on.output ?? []).length > 0 && file ? await readHead(file) : '';
+    continuesMemo.set(
+      spec.name,
+      failureContinues(spec, s, () => stdout),
+    );
+  };
 
-  const runOne = async (spec: StepSpec, stepStatus: StepStatus, stop: AbortSignal, isHandler = false) => {
-    const files = logNames.allocate(spec.name);
-    stepStatus.stdout = files.stdoutRelative;
-    stepStatus.stderr = files.stderrRelative;
-    const env = buildStepEnv({
-      base: opts.baseEnv,
-      dagEnv: dag.env,
-      stepEnv: spec.env,
-      params: params.named,
-      outputs,
-      vars: {
-        dagName: dag.name,
-        runId: status.run_id,
-        stepName: spec.name,
-        stdoutLogFile: files.stdout,
-        scheduleTime: status.schedule_time,
+  // --- Preparation: log directory, work directory, run environment, dotenv. A failure here fails the run.
+  let setupError: string | null = null;
+  await files.mkdir(opts.logDir, true).catch((err) => {
+    setupError = `cannot create log directory ${JSON.stringify(opts.logDir)}: ${errorText(err)}`;
+  });
+  const hostEnv = filterHostEnv(opts.baseEnv, opts.envPassthrough);
+  const runWorkDir = opts.workDir ?? join(tmpdir(), `dagu_${dag.name}_${status.run_id}`);
+  const workDirError = setupError === null ? await ensureDir(runWorkDir) : null;
+  if (workDirError) setupError = workDirError;
+  let run: RunEnv = evaluateDagEnv(
+    {
+      processEnv: opts.baseEnv,
+      filteredHost: hostEnv,
+      params: status.params,
+      managed: {
+        DAG_NAME: dag.name,
+        DAG_RUN_ID: status.run_id,
+        DAG_RUN_WORK_DIR: runWorkDir,
+        DAG_RUN_SCHEDULE_TIME: status.schedule_time ?? '',
       },
-    });
+      context: {
+        'dag.name': dag.name,
+        'run.id': status.run_id,
+        'run.status': 'running',
+        'attempt.id': String(status.attempt),
+        'trigger.type': status.trigger_type,
+        'paths.work_dir': runWorkDir,
+        ...(status.schedule_time ? { 'run.scheduled_at': status.schedule_time } : {}),
+      },
+    },
+    dag.env,
+  );
+  // An explicit DAG working_dir (absolute after load; `~` and `$VAR` are expanded now), else the work dir.
+  const dagDir =
+    dag.working_dir !== undefined && dag.working_dir !== null && dag.working_dir !== ''
+      ? expandHome(resolveValue(dag.working_dir, { vars: run.vars, hostEnv }, 'hostValue'), hostEnv.HOME)
+      : runWorkDir;
+  if (setupError === null && dagDir !== runWorkDir) {
+    const isDir = await files.stat(dagDir).then(
+      (s) => s.isDirectory(),
+      () => false,
+    );
+    if (!isDir) setupError = `working directory ${JSON.stringify(dagDir)} does not exist`;
+  }
+  if (setupError === null) {
+    const dotenvPaths = (dag.dotenv ?? []).map((p) =>
+      resolveValue(p, { vars: run.vars, hostEnv: definedEnv(opts.baseEnv) }, 'hostValue'),
+    );
+    const fileDir = dag.file ? dirname(dag.file) : dagDir;
+    const bases = dag.working_dir ? [dagDir, fileDir] : [fileDir];
+    const loaded = await loadDotenv(dotenvPaths, bases);
+    for (const w of loaded.warnings) logger.warn('Dotenv file not loaded', { error: w });
+    run = withDotenv(run, loaded.values);
+  }
+  const dagShell = chooseShell({
+    stepShell: null,
+    stepShellArgs: [],
+    dagShell: dag.shell ?? null,
+    dagShellArgs: dag.shell_args ?? [],
+    defaultShell: defaultShellOf(hostEnv),
+  }).words;
+
+  // --- One step or handler.
+  const outputsOf = (names: Iterable<string>): Record<string, string> => {
+    const out: Record<string, string> = Object.create(null);
+    for (const name of names) {
+      const s = status.steps.find((x) => x.name === name);
+      if (s?.output) Object.assign(out, s.output);
+    }
+    return out;
+  };
+  const stepRefs = () => {
+    const refs: Record<
+      string,
+      { stdout?: string; stderr?: string; exit_code?: number | null; output?: string | null }
+    > = {};
+    for (const spec of dag.steps) {
+      if (!spec.id) continue;
+      const s = status.steps.find((x) => x.name === spec.name);
+      const f = stepFiles.get(spec.name);
+      const out = s?.output && spec.output ? (s.output[spec.output] ?? null) : null;
+      refs[spec.id] = { stdout: f?.stdout, stderr: f?.stderr, exit_code: s?.exit_code ?? null, output: out };
+    }
+    return refs;
+  };
+
+  /** Runs one step (or handler) to its end; its status is set `running` before the first await. */
+  const runOne = async (
+    spec: StepSpec,
+    stepStatus: StepStatus,
+    stop: AbortSignal,
+    handler: { kind: HandlerKind; runState: RunState | 'running' } | null,
+  ): Promise<void> => {
+    Object.assign(stepStatus, { status: 'running', started_at: isoNow(clock), error: null });
+    report();
+    const f = logNames.allocate(spec.name);
+    stepFiles.set(spec.name, f);
+    stepStatus.stdout = f.stdoutRelative;
+    stepStatus.stderr = f.stderrRelative;
+    const fail = (message: string) => {
+      Object.assign(stepStatus, { status: 'failed', error: message, finished_at: isoNow(clock) });
+      if (!handler) addError(`step ${JSON.stringify(spec.name)} failed: ${message}`);
+      report();
+    };
+
+    let env: StepEnv;
+    let cwd: string;
+    try {
+      // Steps see the outputs of the steps they depend on, directly or not; handlers see every output.
+      const visible = handler ? dag.steps.map((s) => s.name) : upstreamOrder(spec.name, specsByName);
+      const pwdGuess = dagDir;
+      const partial = buildStepEnv(run, {
+        name: spec.name,
+        pwd: pwdGuess,
+        outputs: outputsOf(visible),
+        env: {},
+        files: null,
+        steps: stepRefs(),
+      });
+      const dirText = spec.dir
+        ? resolveValue(spec.dir, { ...partial.scope, hostEnv: definedEnv(opts.baseEnv) }, 'hostValue')
+        : null;
+      cwd = stepDirPath(dagDir, dirText, hostEnv.HOME);
+      env = buildStepEnv(run, {
+        name: spec.name,
+        pwd: cwd,
+        outputs: outputsOf(visible),
+        env: spec.env,
+        files: handler ? null : { stdout: f.stdout, stderr: f.stderr, outputFile: `${f.script}.outputs` },
+        extra: {
+          DAG_RUN_LOG_FILE: f.stdout,
+          ...(handler ? { DAG_RUN_STATUS: handler.runState } : {}),
+        },
+        steps: stepRefs(),
+      });
+    } catch (err) {
+      return fail(`cannot prepare the step: ${errorText(err)}`);
+    }
+    if (cwd !== dagDir) {
+      const dirError = await ensureDir(cwd);
+      if (dirError) return fail(dirError);
+    }
+
+    // Step preconditions: checked once, when the step becomes ready (handlers have them too).
+    if ((spec.preconditions ?? []).length > 0) {
+      const shell = chooseShell({
+        stepShell: spec.shell,
+        stepShellArgs: spec.shell_args ?? [],
+        dagShell: dag.shell ?? null,
+        dagShellArgs: dag.shell_args ?? [],
+        defaultShell: defaultShellOf(hostEnv),
+      }).words;
+      const outcome = await checkConditions(spec.preconditions ?? [], {
+        shell,
+        env: env.processEnv,
+        cwd,
+        scope: env.scope,
+        signal: stop,
+        maxOutputBytes: dag.max_output_size,
+      });
+      if (outcome.status === 'not_met') {
+        Object.assign(stepStatus, {
+          status: 'skipped',
+          skip_reason: outcome.reason,
+          finished_at: isoNow(clock),
+        });
+        report();
+        logger.info('Step skipped', { step: spec.name, reason: outcome.reason });
+        return;
+      }
+      if (outcome.status === 'error') {
+        fail(outcome.error);
+        // Dagu cancels the rest of the run: it ends aborted, with the error.
+        if (!handler) {
+          cancel({ kind: 'aborted', signal: 'SIGTERM', message: `run cancelled: ${outcome.error}` });
+        }
+        return;
+      }
+    }
+
     const state =
-      spec.call !== null
+      spec.call !== null || spec.action?.kind === 'dag'
         ? await runCallStep({
             step: spec,
             status: stepStatus,
             parent: { run_id: status.run_id, dag_name: dag.name, step: spec.name },
             attempt: status.attempt,
             runner: opts.subDag,
-            files,
+            files: f,
             clock,
             stop,
             onChange: report,
+            dag,
+            resolve: (text, extra) =>
+              resolveValue(text, { ...env.scope, vars: { ...env.scope.vars, ...extra } }, 'value'),
           })
         : await runStep({
             step: spec,
             status: stepStatus,
-            env,
-            positional: params.positional,
-            cwd: resolve(baseDir, spec.dir ?? '.'),
-            files,
-            killGraceMs: opts.killGraceMs,
+            env: env.processEnv,
+            positional: run.params.positional,
+            cwd,
+            files: f,
+            killGraceMs,
             clock,
             stop,
             onChange: report,
+            dag,
+            defaultShell: defaultShellOf(hostEnv),
+            scope: env.scope,
+            once: handler !== null,
           });
-    if (state === 'succeeded' && stepStatus.output) Object.assign(outputs, stepStatus.output);
-    if (state === 'failed' && status.error === null && !isHandler) {
-      status.error = `step ${JSON.stringify(spec.name)} failed: ${stepStatus.error}`;
+    if (state === 'failed' && !handler) {
+      await settleContinues(spec, stepStatus);
+      addError(`step ${JSON.stringify(spec.name)} failed: ${stepStatus.error}`);
     }
     logger.info('Step finished', { step: spec.name, state, exit_code: stepStatus.exit_code });
   };
 
-  let logDirError: string | null = null;
-  await mkdir(opts.logDir, true).catch((err) => {
-    logDirError = `cannot create log directory ${JSON.stringify(opts.logDir)}: ${errorText(err)}`;
-  });
-
-  if (logDirError === null) await runGraph(dag.steps, status, stopper.signal, runOne, report);
-  if (dagTimeout) clearTimeout(dagTimeout);
-  const stopReason = stopper.signal.aborted ? (stopper.signal.reason as StopReason) : null;
-  skipRemaining(status, logDirError ?? stopReason?.message ?? 'run stopped');
-
-  // The run stays `running` while handlers run: a terminal state would tell the queue and the overlap
-  // check that the run is over while its handlers still execute.
-  let finalState: RunState;
-  let finalError = status.error;
-  if (logDirError !== null) {
-    finalState = 'failed';
-    finalError = logDirError;
-  } else if (stopReason?.kind === 'aborted') {
-    finalState = 'aborted';
-    finalError ??= stopReason.message;
-  } else {
-    finalState = finalRunState(dag.steps, status.steps, stopReason?.kind === 'timed_out');
-    if (stopReason) finalError = stopReason.message;
-  }
-  report();
-
   // Handlers are not stopped by the run's stop signal (the abort handler runs *because* of it).
-  if (logDirError === null) {
-    const handlerStop = new AbortController().signal;
-    for (const kind of handlerKinds(finalState)) {
-      const spec = dag.handler_on[kind];
-      if (!spec) continue;
-      const handlerStatus = freshStepStatus(spec.name);
-      status.handlers[kind] = handlerStatus;
-      await runOne(spec, handlerStatus, handlerStop, true).catch((err) =>
-        markRunnerError(handlerStatus, err),
-      );
-      if (
-        handlerStatus.status !== 'succeeded' &&
-        (finalState === 'succeeded' || finalState === 'partially_succeeded')
-      ) {
-        finalState = 'failed';
-        finalError = `handler ${JSON.stringify(spec.name)} failed: ${handlerStatus.error}`;
+  const handlerStop = new AbortController().signal;
+  const runHandler = async (kind: HandlerKind, runState: RunState | 'running'): Promise<boolean> => {
+    const spec = dag.handler_on[kind];
+    if (!spec) return true;
+    const handlerStatus = freshStepStatus(spec.name);
+    status.handlers[kind] = handlerStatus;
+    await runOne(spec, handlerStatus, handlerStop, { kind, runState }).catch((err) =>
+      markRunnerError(handlerStatus, err),
+    );
+    if (handlerStatus.status === 'failed') {
+      addError(`handler ${JSON.stringify(spec.name)} failed: ${handlerStatus.error}`);
+      return false;
+    }
+    return true;
+  };
+
+  // --- The run, in Dagu's order.
+  if (setupError !== null) {
+    addError(setupError);
+    facts.failed = true;
+  } else {
+    const pre = await checkConditions(dag.preconditions ?? [], {
+      shell: dagShell,
+      env: buildStepEnv(run, { name: dag.name, pwd: dagDir, outputs: {}, env: {}, files: null }).processEnv,
+      cwd: dagDir,
+      scope: buildStepEnv(run, { name: dag.name, pwd: dagDir, outputs: {}, env: {}, files: null }).scope,
+      signal: stopper.signal,
+      maxOutputBytes: dag.max_output_size,
+    });
+    if (pre.status === 'error') {
+      facts.failed = true;
+      addError(pre.error);
+    } else if (pre.status === 'not_met') {
+      // No step runs and init neither; the run ends aborted without an error (dagu start exits 0).
+      facts.cancelled = true;
+      status.error = `DAG ${pre.reason}`;
+      for (const s of status.steps) if (s.status === 'not_started') s.skip_reason = `DAG ${pre.reason}`;
+    } else if (await runHandler('init', 'running')) {
+      if (!stopper.signal.aborted || timedOut) {
+        await runGraph({
+          specs: dag.steps,
+          steps: status.steps,
+          maxActive: dag.max_active_steps ?? 0,
+          delayMs: (dag.delay_sec ?? 0) * SECOND,
+          stop: stopper.signal,
+          timedOut: () => timedOut,
+          continues,
+          start: (spec, s) => runOne(spec, s, stopper.signal, null),
+          report,
+        });
       }
+    } else {
+      // A failed init: no steps; the run ends aborted with the error (dagu start exits 1).
+      facts.cancelled = true;
+    }
+  }
+  if (dagTimeout) clearTimeout(dagTimeout);
+
+  // Steps that never started because the run stopped stay not_started, with the reason.
+  const stopReason = stopper.signal.aborted ? (stopper.signal.reason as StopReason) : null;
+  for (const s of status.steps) {
+    if (s.status === 'not_started' && !s.skip_reason && (stopReason || setupError)) {
+      s.skip_reason = setupError ?? stopReason!.message;
     }
   }
 
+  const decide = (): RunState => {
+    const continuesByName = new Map(
+      dag.steps.map((spec, i) => [spec.name, continues(spec, status.steps[i])]),
+    );
+    const f: RunFacts = { ...facts, error: facts.errors.length > 0, continues: continuesByName };
+    return finalRunState(status.steps, f);
+  };
+
+  // The run stays `running` while handlers run: a terminal state would tell the queue and the overlap
+  // check that the run is over while its handlers still execute.
+  let finalState = decide();
+  report();
+  if (setupError === null) {
+    const retriesRemain =
+      dag.retry_policy !== null && !status.parent && status.attempt <= dag.retry_policy.limit;
+    const kind: HandlerKind | null =
+      finalState === 'aborted'
+        ? 'abort'
+        : finalState === 'failed'
+          ? retriesRemain
+            ? null
+            : 'failure'
+          : 'success';
+    if (kind) {
+      await runHandler(kind, finalState);
+      finalState = decide();
+    }
+    await runHandler('exit', finalState);
+    finalState = decide();
+  }
+
   status.status = finalState;
-  status.error = finalError;
+  if (finalState !== 'succeeded' || facts.errors.length > 0) {
+    status.error = facts.errors[0] ?? status.error ?? stopReason?.message ?? null;
+  }
+  if (finalState === 'succeeded' && facts.errors.length === 0) status.error = null;
   clearInterval(heartbeatTimer);
   opts.signal.removeEventListener('abort', onAbort);
   status.finished_at = isoNow(clock);
@@ -215,66 +474,62 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
   await opts.reporter
     .write(status)
     .catch((err) => logger.error('Final status write failed', { error: errorText(err) }));
+  if (opts.notify) {
+    await opts
+      .notify(dag, status)
+      .catch((err) => logger.warn('Run notification failed', { error: errorText(err) }));
+  }
   return status;
 }
 
-/** Starts every runnable step, marks blocked ones skipped, and returns when nothing runs any more. */
-async function runGraph(
-  specs: readonly StepSpec[],
-  status: RunStatus,
-  stop: AbortSignal,
-  runOne: (spec: StepSpec, s: StepStatus, stop: AbortSignal) => Promise<void>,
-  report: () => void,
-): Promise<void> {
-  const byName = new Map(status.steps.map((s) => [s.name, s]));
-  const statesNow = () => Object.fromEntries(status.steps.map((s) => [s.name, s.status]));
-  const running = new Map<string, Promise<string>>();
-  for (;;) {
-    const states = statesNow();
-    const blocked = blockedSteps(specs, states);
-    for (const step of blocked) {
-      const s = byName.get(step.name)!;
-      const dependency = step.depends.find((d) => states[d] !== 'succeeded') ?? '?';
-      s.status = 'skipped';
-      s.error = `dependency ${JSON.stringify(dependency)} did not succeed`;
-    }
-    if (blocked.length > 0) report();
-    if (!stop.aborted) {
-      for (const spec of nextRunnable(specs, statesNow())) {
-        // runStep marks the step `running` synchronously, so the next pass does not start it again.
-        running.set(
-          spec.name,
-          runOne(spec, byName.get(spec.name)!, stop)
-            .catch((err) => markRunnerError(byName.get(spec.name)!, err))
-            .then(() => spec.name),
-        );
-      }
-    }
-    if (running.size === 0) return;
-    running.delete(await Promise.race(running.values()));
+/**
+ * The steps `name` depends on, directly or not, in breadth-first upstream order (Dagu merges their
+ * outputs in this order, so a later one wins).
+ */
+export function upstreamOrder(name: string, specs: ReadonlyMap<string, StepSpec>): string[] {
+  const order: string[] = [];
+  const seen = new Set<string>([name]);
+  const queue = [...(specs.get(name)?.depends ?? [])];
+  while (queue.length > 0) {
+    const next = queue.shift()!;
+    if (seen.has(next)) continue;
+    seen.add(next);
+    order.push(next);
+    queue.push(...(specs.get(next)?.depends ?? []));
   }
+  return order;
 }
 
-/** Steps that never started because the run stopped (or could not start) are skipped with the reason. */
-function skipRemaining(status: RunStatus, reason: string): void {
-  for (const s of status.steps) {
-    if (s.status === 'not_started') {
-      s.status = 'skipped';
-      s.error = reason;
-    }
-  }
-}
-
-/** A bug in the runner must end the step, not hang the graph or crash the run. */
-function markRunnerError(s: StepStatus, err: unknown): void {
-  s.status = 'failed';
-  s.error = `runner error: ${errorText(err)}`;
-}
-
+/**
+ * The stop of a run from its abort reason. SIGTERM is how `dagu stop` and the API stop a run process, so it
+ * counts as a stop request (steps get their `signal_on_stop`); any other signal the process got (Ctrl-C)
+ * is forwarded to the steps as it is.
+ */
 function abortReason(reason: unknown): StopReason {
   const signal =
     typeof reason === 'string' && /^SIG[A-Z0-9]+$/.test(reason) ? (reason as NodeJS.Signals) : 'SIGTERM';
-  return { kind: 'aborted', signal, message: `run aborted (${signal})` };
+  return { kind: 'aborted', signal, message: `run aborted (${signal})`, forwarded: signal !== 'SIGTERM' };
+}
+
+function definedEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = Object.create(null);
+  for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v;
+  return out;
+}
+
+/** The first MiB of a step's stdout log (continue_on.output looks at it); empty when unreadable. */
+async function readHead(file: string): Promise<string> {
+  let fd: number | null = null;
+  try {
+    fd = await files.open(file, 'r');
+    const buf = Buffer.alloc(1024 * 1024);
+    const n = await files.readAt(fd, buf, 0);
+    return buf.subarray(0, n).toString('utf8');
+  } catch {
+    return '';
+  } finally {
+    if (fd !== null) await files.close(fd).catch(() => undefined);
+  }
 }
 
 /**

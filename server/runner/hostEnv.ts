@@ -38,7 +38,7 @@ export interface HostEnvPassthrough {
 
 /** The variables of `env` a step may inherit; unset (undefined) entries are dropped. */
 export function filterHostEnv(
-  env: NodeJS.ProcessEnv,
+  env: Readonly<Record<string, string | undefined>>,
   extra: HostEnvPassthrough = { names: [], prefixes: [] },
 ): Record<string, string> {
   const names = new Set([...HOST_ENV_NAMES, ...extra.names]);

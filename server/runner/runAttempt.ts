@@ -10,6 +10,7 @@ import { SECOND } from '../core/units';
 import { errorCode } from '../store/fsutil';
 import { FinalStatusUnwrittenError } from './errors';
 import { executeRun } from './executeRun';
+import { runWorkDirPath } from './workDir';
 import { errorText, storeReporter } from './statusReporter';
 import type { SubDagRunner } from './subDag';
 
@@ -100,7 +101,8 @@ export async function runAttempt(
     killGraceMs: ctx.config.run.kill_grace_ms,
     heartbeatIntervalMs: ctx.config.run.heartbeat_interval_ms,
     baseEnv: ctx.env ?? process.env,
-    dagsDir: ctx.config.paths.dags_dir,
+    envPassthrough: { names: ctx.config.env_passthrough, prefixes: ctx.config.env_passthrough_prefixes },
+    workDir: runWorkDirPath(ctx.config.paths.data_dir, status.dag_name, status.run_id),
     subDag: ctx.subDag,
     resumeFrom,
   });

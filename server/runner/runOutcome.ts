@@ -1,21 +1,112 @@
-// The final state of a run from its steps' states (which steps may start is in core/graph).
+// Dagu 2.x's outcome rules (research note §1.3 and §8): whether a step may start given its dependencies, the
+// final state of a run, and the exit code of `dagu start`. Pure.
 
-import type { RunState, StepSpec, StepStatus } from '../core/types';
+import type { RunState, RunStatus, StepSpec, StepStatus } from '../core/types';
+
+/** What a not-started step does now, given its dependencies. */
+export type Gate =
+  | { kind: 'wait' }
+  | { kind: 'ready' }
+  /** It will never run: aborted (a dependency failed or was aborted) or skipped (a dependency skipped). */
+  | { kind: 'blocked'; state: 'aborted' | 'skipped'; reason: string };
+
+/** A finished dependency as gating sees it: its spec, status, and whether its `continue_on` matched. */
+export interface DependencyView {
+  spec: StepSpec;
+  status: StepStatus;
+  /** For a failed step: `continue_on` lets dependents run (failure, exit_code or output matched). */
+  continues: boolean;
+}
 
 /**
- * The state of a run whose steps are all done and that was not aborted: succeeded when every step
- * succeeded, partially_succeeded when every failed step had `continue_on.failure`, failed otherwise.
+ * Dagu's rule, dependency by dependency in `depends` order (the first that is not through decides): a
+ * succeeded or partially succeeded dependency lets through; a failed one only with a `continue_on` match,
+ * else the step is aborted ("upstream failed"); a skipped one only with `continue_on.skipped`, else the step
+ * is skipped ("upstream skipped"); an aborted one aborts it; an unfinished one makes it wait.
  */
-export function finalRunState(
-  specs: readonly StepSpec[],
-  steps: readonly StepStatus[],
-  timedOut: boolean,
-): RunState {
-  if (timedOut) return 'failed';
-  const byName = new Map(specs.map((s) => [s.name, s]));
-  const failed = steps.filter((s) => s.status === 'failed' || s.status === 'aborted');
-  if (failed.length === 0) return 'succeeded';
-  return failed.every((s) => s.status === 'failed' && byName.get(s.name)?.continue_on.failure)
-    ? 'partially_succeeded'
-    : 'failed';
+export function gateStep(deps: readonly DependencyView[]): Gate {
+  for (const dep of deps) {
+    switch (dep.status.status) {
+      case 'succeeded':
+      case 'partially_succeeded':
+        continue;
+      case 'failed':
+        if (dep.continues) continue;
+        return { kind: 'blocked', state: 'aborted', reason: 'upstream failed' };
+      case 'skipped':
+        if (dep.spec.continue_on.skipped) continue;
+        return { kind: 'blocked', state: 'skipped', reason: 'upstream skipped' };
+      case 'aborted':
+        return { kind: 'blocked', state: 'aborted', reason: 'upstream aborted' };
+      default:
+        return { kind: 'wait' };
+    }
+  }
+  return { kind: 'ready' };
+}
+
+/** Whether a failed step's `continue_on` lets its dependents run. `stdout` is read only when patterns exist. */
+export function failureContinues(spec: StepSpec, status: StepStatus, stdout: () => string): boolean {
+  const c = spec.continue_on;
+  if (c.failure) return true;
+  if (status.exit_code !== null && (c.exit_code ?? []).includes(status.exit_code)) return true;
+  const patterns = c.output ?? [];
+  if (patterns.length === 0) return false;
+  const lines = stdout().split('\n');
+  return patterns.some((p) => {
+    if (p.startsWith('re:')) {
+      let re: RegExp;
+      try {
+        re = new RegExp(p.slice(3));
+      } catch {
+        return false;
+      }
+      return lines.some((l) => re.test(l));
+    }
+    return lines.some((l) => l.includes(p));
+  });
+}
+
+/** What decides a run's state besides its steps (research note §8.2). */
+export interface RunFacts {
+  /** A DAG precondition could not be evaluated. */
+  failed: boolean;
+  /** Cancelled: a stop, a DAG precondition not met, a failed `init`, a step precondition evaluation error. */
+  cancelled: boolean;
+  /** The run error is set: any step failure, a timeout, a failed handler, a pre-start error. */
+  error: boolean;
+  /** Per failed step name: its `continue_on` matched (and whether `mark_success` applied is in its status). */
+  continues: ReadonlyMap<string, boolean>;
+}
+
+/** The final state of a run whose steps all ended, by Dagu's rules in order. */
+export function finalRunState(steps: readonly StepStatus[], facts: RunFacts): RunState {
+  if (facts.failed) return 'failed';
+  const fine = (s: StepStatus) => ['succeeded', 'skipped', 'partially_succeeded'].includes(s.status);
+  if (facts.cancelled && !steps.every(fine)) return 'aborted';
+  if (isPartialSuccess(steps, facts.continues)) return 'partially_succeeded';
+  if (facts.error) return 'failed';
+  return 'succeeded';
+}
+
+function isPartialSuccess(steps: readonly StepStatus[], continues: ReadonlyMap<string, boolean>): boolean {
+  const failed = steps.filter((s) => s.status === 'failed');
+  if (failed.some((s) => !continues.get(s.name))) return false;
+  const succeeded = steps.some((s) => s.status === 'succeeded' || s.status === 'partially_succeeded');
+  const tolerated = failed.length > 0 || steps.some((s) => s.status === 'partially_succeeded');
+  return succeeded && tolerated;
+}
+
+/**
+ * The exit code of `dagu start` for a finished run (research note §8.3): 1 when the run carries an error
+ * (failed, partially succeeded, or aborted after a step or handler failed, such as `init`), 0 when it
+ * succeeded or was stopped cleanly (a stop request, a DAG precondition not met).
+ */
+export function runExitCode(status: Pick<RunStatus, 'status' | 'steps' | 'handlers'>): 0 | 1 {
+  if (status.status === 'succeeded') return 0;
+  if (status.status === 'aborted') {
+    const parts = [...status.steps, ...Object.values(status.handlers)];
+    return parts.some((s) => s?.status === 'failed') ? 1 : 0;
+  }
+  return 1;
 }

@@ -1,13 +1,16 @@
-// The environment and positional arguments a step's shell receives. Params travel only as environment
-// values and argv entries, never as text inside the command, so no value can be parsed by the shell.
+// The environment of a run and of each of its steps, in Dagu 2.x's order (research note §2.2), lowest first:
+// the filtered host environment, params, the run variables dagu manages, DAG `env` then dotenv, and the
+// protected run variables again; per step on top: DAG_RUN_STEP_NAME and PWD, outputs of the steps it depends
+// on, its own `env`, then the attempt's file variables. Values are resolved with core's resolver.
 
 import { parseParamWord } from '../core/params';
+import { resolveValue, type ValueScope } from '../core/dag/values';
 
 /** A run's params split the way steps see them. */
 export interface StepParams {
-  /** `$1`, `$2`, ... of the step's shell. */
+  /** `$1`, `$2`, ... */
   positional: string[];
-  /** Environment variables. */
+  /** Environment variables, in order. */
   named: Record<string, string>;
 }
 
@@ -24,37 +27,161 @@ export function splitParams(list: readonly string[]): StepParams {
   };
 }
 
-/** The `DAG_*` variables every step gets. */
-export interface DagRunVars {
-  dagName: string;
-  runId: string;
-  stepName: string;
-  stdoutLogFile: string;
-  scheduleTime: string | null;
+/** The variables `env:` cannot override (Dagu's protected run variables). */
+export const PROTECTED_RUN_VARS = [
+  'DAG_NAME',
+  'DAG_RUN_ID',
+  'DAG_RUN_LOG_FILE',
+  'DAG_RUN_WORK_DIR',
+  'DAG_PARAMS_JSON',
+] as const;
+
+/** What dagu knows of a run before its DAG env is evaluated. */
+export interface RunEnvInput {
+  /** The dagu process's whole environment: DAG `env` values may read any of it (`TOKEN: ${TOKEN}`). */
+  processEnv: Readonly<Record<string, string | undefined>>;
+  /** The part of it steps inherit (see hostEnv.ts). */
+  filteredHost: Readonly<Record<string, string>>;
+  /** `RunStatus.params`. */
+  params: readonly string[];
+  /** The run variables dagu manages: DAG_NAME, DAG_RUN_ID, DAG_RUN_WORK_DIR, ... */
+  managed: Readonly<Record<string, string>>;
+  /** `${context.*}` values known for the whole run (`dag.name`, `run.id`, `paths.work_dir`, ...). */
+  context: Readonly<Record<string, string>>;
+}
+
+/** The run's scope: what every step and handler starts from. */
+export interface RunEnv {
+  /** The filtered host environment (the lowest layer of each step's process environment). */
+  host: Record<string, string>;
+  /** params < managed < DAG env < dotenv < protected; positional params under "1", "2", ... */
+  vars: Record<string, string>;
+  params: StepParams;
+  paramsJson: string;
+  context: Record<string, string>;
+}
+
+/** Resolved params as JSON (DAG_PARAMS_JSON, `${params}`): named by name, positional by position. */
+export function paramsJson(params: StepParams): string {
+  const out: Record<string, string> = {};
+  params.positional.forEach((v, i) => (out[String(i + 1)] = v));
+  Object.assign(out, params.named);
+  return JSON.stringify(out);
+}
+
+/** The value scope of a field with `vars` as its run scope. */
+export function scopeOf(
+  run: RunEnv,
+  vars: Record<string, string>,
+  extra: Partial<ValueScope> = {},
+): ValueScope {
+  return {
+    vars,
+    params: { ...positionalVars(run.params.positional), ...run.params.named },
+    paramsJson: run.paramsJson,
+    context: run.context,
+    ...extra,
+  };
 }
 
 /**
- * Layers, later wins: the runner's own environment, DAG env, step env, named params, outputs of earlier
- * steps, then the `DAG_*` variables (reserved: a DAG cannot fake its own run ID).
+ * Evaluates the DAG `env` entries in order (each sees params, the managed variables, earlier entries and the
+ * whole process environment) and returns the run scope without dotenv; {@link withDotenv} completes it.
  */
-export function buildStepEnv(layers: {
-  base: NodeJS.ProcessEnv;
-  dagEnv: Record<string, string>;
-  stepEnv: Record<string, string>;
-  params: Record<string, string>;
-  outputs: Record<string, string>;
-  vars: DagRunVars;
-}): NodeJS.ProcessEnv {
-  return {
-    ...layers.base,
-    ...layers.dagEnv,
-    ...layers.stepEnv,
-    ...layers.params,
-    ...layers.outputs,
-    DAG_NAME: layers.vars.dagName,
-    DAG_RUN_ID: layers.vars.runId,
-    DAG_RUN_STEP_NAME: layers.vars.stepName,
-    DAG_RUN_LOG_FILE: layers.vars.stdoutLogFile,
-    DAG_RUN_SCHEDULE_TIME: layers.vars.scheduleTime ?? '',
+export function evaluateDagEnv(input: RunEnvInput, dagEnv: Readonly<Record<string, string>>): RunEnv {
+  const params = splitParams(input.params);
+  const json = paramsJson(params);
+  const managed = { ...input.managed, DAG_PARAMS_JSON: json, DAGU_PARAMS_JSON: json };
+  const run: RunEnv = {
+    host: { ...input.filteredHost },
+    vars: nullProto({ ...positionalVars(params.positional), ...params.named, ...managed }),
+    params,
+    paramsJson: json,
+    context: { ...input.context },
   };
+  const hostEnv = definedOnly(input.processEnv);
+  for (const [name, text] of Object.entries(dagEnv)) {
+    run.vars[name] = resolveValue(text, scopeOf(run, run.vars, { hostEnv }), 'dagEnv');
+  }
+  protect(run.vars, managed);
+  return run;
+}
+
+/** Adds dotenv values after the DAG env (a dotenv value wins), then the protected variables again. */
+export function withDotenv(run: RunEnv, values: ReadonlyArray<readonly [string, string]>): RunEnv {
+  const vars = nullProto({ ...run.vars });
+  const managed = Object.fromEntries(PROTECTED_RUN_VARS.flatMap((k) => (k in vars ? [[k, vars[k]]] : [])));
+  for (const [name, value] of values) vars[name] = value;
+  protect(vars, managed);
+  return { ...run, vars };
+}
+
+/** What one step (or handler) adds to the run scope. */
+export interface StepEnvInput {
+  name: string;
+  /** The step's working directory. */
+  pwd: string;
+  /** Output variables it may see: of the steps it depends on (directly or not), or of all for a handler. */
+  outputs: Readonly<Record<string, string>>;
+  /** The step's `env`, in order, unresolved. */
+  env: Readonly<Record<string, string>>;
+  /** Per-attempt files; null for a handler (Dagu gives handlers none of them). */
+  files: { stdout: string; stderr: string; outputFile: string } | null;
+  /** Other variables this step gets after its own env (DAG_RUN_STATUS of a handler, DAG_RUN_LOG_FILE). */
+  extra?: Readonly<Record<string, string>>;
+  /** Step references (`${id.stdout}`, `${steps.id.outputs.x}`) the step's fields may use. */
+  steps?: ValueScope['steps'];
+}
+
+/** A step's resolved environment: the run scope it sees, and the environment its process gets. */
+export interface StepEnv {
+  /** The scope for resolving the step's fields (no host environment in it). */
+  scope: ValueScope;
+  /** The process environment: filtered host, then the scope's variables (positional params left out). */
+  processEnv: NodeJS.ProcessEnv;
+}
+
+/** Builds a step's environment; its `env` entries are resolved in order, without host-environment fallback. */
+export function buildStepEnv(run: RunEnv, step: StepEnvInput): StepEnv {
+  const vars = nullProto({ ...run.vars, DAG_RUN_STEP_NAME: step.name, PWD: step.pwd, ...step.outputs });
+  const context: Record<string, string> = { ...run.context, 'step.name': step.name };
+  if (step.files) {
+    context['paths.step_stdout_file'] = step.files.stdout;
+    context['paths.step_stderr_file'] = step.files.stderr;
+  }
+  const scopeRun = { ...run, context };
+  for (const [name, text] of Object.entries(step.env)) {
+    vars[name] = resolveValue(text, scopeOf(scopeRun, vars, { steps: step.steps }), 'stepEnv');
+  }
+  if (step.files) {
+    vars.DAG_RUN_STEP_STDOUT_FILE = step.files.stdout;
+    vars.DAG_RUN_STEP_STDERR_FILE = step.files.stderr;
+    vars.DAGU_OUTPUT_FILE = step.files.outputFile;
+  }
+  Object.assign(vars, step.extra ?? {});
+  const processEnv = nullProto({ ...run.host });
+  for (const [name, value] of Object.entries(vars)) if (!/^\d+$/.test(name)) processEnv[name] = value;
+  return {
+    scope: scopeOf(scopeRun, vars, { steps: step.steps }),
+    processEnv: processEnv as NodeJS.ProcessEnv,
+  };
+}
+
+function positionalVars(positional: readonly string[]): Record<string, string> {
+  return Object.fromEntries(positional.map((v, i) => [String(i + 1), v]));
+}
+
+function protect(vars: Record<string, string>, managed: Readonly<Record<string, string>>): void {
+  for (const name of PROTECTED_RUN_VARS) if (managed[name] !== undefined) vars[name] = managed[name];
+}
+
+function definedOnly(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const out: Record<string, string> = nullProto({});
+  for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v;
+  return out;
+}
+
+/** A copy with a null prototype: a variable named __proto__ stays a variable. */
+function nullProto(entries: Record<string, string>): Record<string, string> {
+  return Object.assign(Object.create(null) as Record<string, string>, entries);
 }

@@ -117,7 +117,7 @@ export async function runDag(
     killGraceMs: 300,
     heartbeatIntervalMs: 50,
     baseEnv: minimalEnv(),
-    dagsDir: dir,
+    workDir: join(dir, 'work'),
     ...extra,
   });
   return { final, reporter };

@@ -1,3 +1,4 @@
+import type { StepStatus } from '../../core/types';
 import { describe, expect, it } from 'vitest';
 import { testRunStatus } from '../../store/testRunStatus';
 import { cancelLine, dispatchLine, exitCodeOf } from './dispatchClient';
@@ -46,11 +47,29 @@ describe('cancelLine', () => {
 });
 
 describe('exitCodeOf', () => {
-  it('is 0 for a success or a partial success and 1 otherwise', () => {
+  it('follows Dagu: 0 for a success or a clean stop, 1 for a failure or a partial success', () => {
     const code = (status: 'succeeded' | 'partially_succeeded' | 'failed' | 'aborted') =>
       exitCodeOf(testRunStatus({ run_id: 'r1', status }));
     expect([code('succeeded'), code('partially_succeeded'), code('failed'), code('aborted')]).toEqual([
-      0, 0, 1, 1,
+      0, 1, 1, 0,
     ]);
+  });
+
+  it('is 1 for an aborted run whose init handler or a step failed', () => {
+    const aborted = testRunStatus({ run_id: 'r1', status: 'aborted' });
+    const failed: StepStatus = {
+      name: 'onInit',
+      status: 'failed',
+      started_at: null,
+      finished_at: null,
+      exit_code: 1,
+      error: 'exit code 1',
+      retry_count: 0,
+      stdout: null,
+      stderr: null,
+      output: null,
+    };
+    expect(exitCodeOf({ ...aborted, handlers: { init: failed } })).toBe(1);
+    expect(exitCodeOf({ ...aborted, steps: [{ ...failed, name: 'check' }] })).toBe(1);
   });
 });

@@ -16,6 +16,7 @@ import type {
   DispatchResult,
 } from '../../coordinator/dispatcherApi';
 import { localSubDagRunner, waitForRunEnd } from '../../runner/localSubDag';
+import { runExitCode } from '../../runner/runOutcome';
 import type { DispatchStore } from '../../store/dispatchTypes';
 import { createFileStores } from '../../store/fileStores';
 import { FileQueueStore } from '../../store/fileQueueStore';
@@ -85,9 +86,12 @@ export function printSummary(s: RunStatus): void {
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
-/** The exit code of a run that ended in `status`. */
+/**
+ * The exit code of a run that ended in `status`, as Dagu's `dagu start` has it: 0 for a success and for a
+ * clean stop (aborted), 1 for a failure, a partial success, or an abort that carries a failure (`init`).
+ */
 export function exitCodeOf(status: RunStatus): number {
-  return status.status === 'succeeded' || status.status === 'partially_succeeded' ? EXIT_OK : EXIT_RUN_FAILED;
+  return runExitCode(status) === 0 ? EXIT_OK : EXIT_RUN_FAILED;
 }
 
 /** `Dispatched <id> to a worker matching {zone: b}` or `Holding <id>: no healthy worker matches …; waiting up to 2m0s`. */
