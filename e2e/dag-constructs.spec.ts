@@ -139,8 +139,8 @@ test('skips with reasons, repeat counts, partial success and child runs linked b
 
   await page.goto(`${server.url}/runs/${parentId}`);
   await expect(page.getByTestId('run-status')).toHaveText('failed');
-  // Run order: prepare first, then the steps that waited for it (declaration order among them), and so on.
-  expect(await stepRowOrder(page)).toEqual(['prepare', 'check', 'call-one', 'fan', 'report', 'poll']);
+  // Run order: prepare, then the steps that waited only for it (in declaration order), then fan, then report.
+  expect(await stepRowOrder(page)).toEqual(['prepare', 'check', 'call-one', 'poll', 'fan', 'report']);
 
   // A precondition skip and an upstream failure say why, in the table, in the graph node and its details.
   await expect(page.getByTestId('step-reason-check')).toHaveText(

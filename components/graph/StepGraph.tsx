@@ -8,12 +8,15 @@ import type { StepState } from '@/components/apiTypes';
 import { layoutGraph } from '@/server/console/graphLayout';
 import { STEP_NODE_STYLES, STEP_STATES, STEP_SWATCH_STYLES, stepStateLabel } from './stepStateStyles';
 
+/** Node height when nodes carry a detail line (the layout's default fits two lines). */
+const TALL_NODE_HEIGHT = 66;
+
 /** What the graph shows of a step. */
 export interface GraphStep {
   name: string;
   status: StepState;
   depends?: string[] | null;
-  /** Said after the state on the second line (why it did not run, "retried 2×", a duration); optional. */
+  /** A line under the state (why it did not run, "retried 2×", a duration); optional. */
   detail?: string;
 }
 
@@ -31,10 +34,15 @@ export function StepGraph({
 }) {
   // Only the shape matters to the layout: states change every poll, names and depends do not.
   const shape = JSON.stringify(steps.map((s) => [s.name, s.depends ?? null]));
+  // Nodes get a third line when any step has something to say (a reason, counts, a duration).
+  const tall = steps.some((s) => s.detail);
   const layout = useMemo(
     () =>
-      layoutGraph(JSON.parse(shape).map(([name, depends]: [string, string[] | null]) => ({ name, depends }))),
-    [shape],
+      layoutGraph(
+        JSON.parse(shape).map(([name, depends]: [string, string[] | null]) => ({ name, depends })),
+        tall ? { nodeHeight: TALL_NODE_HEIGHT } : {},
+      ),
+    [shape, tall],
   );
   const byName = new Map(steps.map((s) => [s.name, s]));
   // One marker per graph: ids are document-wide, and React's ids hold characters url(#...) dislikes.
@@ -110,17 +118,15 @@ export function StepGraph({
                 style={{ left: n.x, top: n.y, width: n.width, height: n.height }}
               >
                 <span className="w-full truncate font-medium">{n.name}</span>
-                <span className="flex w-full min-w-0 items-center gap-1 text-xs opacity-90">
-                  {live && (
-                    <span aria-hidden className="size-1.5 shrink-0 animate-pulse rounded-full bg-current" />
-                  )}
-                  <span className="shrink-0">{stepStateLabel(step.status)}</span>
-                  {step.detail && (
-                    <span className="min-w-0 truncate opacity-75" data-testid="step-node-detail">
-                      · {step.detail}
-                    </span>
-                  )}
+                <span className="flex items-center gap-1 text-xs opacity-90">
+                  {live && <span aria-hidden className="size-1.5 animate-pulse rounded-full bg-current" />}
+                  {stepStateLabel(step.status)}
                 </span>
+                {step.detail && (
+                  <span className="w-full truncate text-xs opacity-75" data-testid="step-node-detail">
+                    {step.detail}
+                  </span>
+                )}
               </button>
             );
           })}
