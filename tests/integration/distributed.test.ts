@@ -261,7 +261,7 @@ describe('other dispatch paths', () => {
     c.h.writeDag('child', selectorDag({ zone: 'b' }, 'echo "child got $1"'));
     c.h.writeDag(
       'parent',
-      'steps:\n  - name: before\n    command: "true"\n  - name: call-child\n    call: child\n    params: "hello"\n',
+      'type: chain\nsteps:\n  - name: before\n    command: "true"\n  - name: call-child\n    call: child\n    params: "hello"\n',
     );
     await c.startCoordinator();
     await c.startWorker('worker-b', { zone: 'b' });

@@ -84,7 +84,14 @@ export const STORE_KITS: Array<{ name: string; make: () => Promise<StoreKit> }> 
 
 export const etl: DagSpec = dagFromYaml(
   'etl',
-  ['steps:', '  - name: extract', '    command: echo e', '  - name: load', '    command: echo l'].join('\n'),
+  [
+    'type: chain',
+    'steps:',
+    '  - name: extract',
+    '    command: echo e',
+    '  - name: load',
+    '    command: echo l',
+  ].join('\n'),
 );
 
 export interface HarnessOptions {
