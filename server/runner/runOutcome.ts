@@ -1,6 +1,7 @@
 // Dagu 2.x's outcome rules (research note §1.3 and §8): whether a step may start given its dependencies, the
 // final state of a run, and the exit code of `dagu start`. Pure.
 
+import { decideRunStatus, gateDependent, startExitCode } from '../core/dag/outcome';
 import type { RunState, RunStatus, StepSpec, StepStatus } from '../core/types';
 
 /** What a not-started step does now, given its dependencies. */
@@ -19,30 +20,30 @@ export interface DependencyView {
 }
 
 /**
- * Dagu's rule, dependency by dependency in `depends` order (the first that is not through decides): a
- * succeeded or partially succeeded dependency lets through; a failed one only with a `continue_on` match,
- * else the step is aborted ("upstream failed"); a skipped one only with `continue_on.skipped`, else the step
- * is skipped ("upstream skipped"); an aborted one aborts it; an unfinished one makes it wait.
+ * Dagu's rule (core's gateDependent), dependency by dependency in `depends` order: a succeeded or partially
+ * succeeded dependency lets through; a failed one only with a `continue_on` match, else the step is aborted
+ * ("upstream failed"); a skipped one only with `continue_on.skipped`, else it is skipped ("upstream
+ * skipped"); an aborted one aborts it; an unfinished one makes it wait.
  */
 export function gateStep(deps: readonly DependencyView[]): Gate {
-  for (const dep of deps) {
-    switch (dep.status.status) {
-      case 'succeeded':
-      case 'partially_succeeded':
-        continue;
-      case 'failed':
-        if (dep.continues) continue;
-        return { kind: 'blocked', state: 'aborted', reason: 'upstream failed' };
-      case 'skipped':
-        if (dep.spec.continue_on.skipped) continue;
-        return { kind: 'blocked', state: 'skipped', reason: 'upstream skipped' };
-      case 'aborted':
-        return { kind: 'blocked', state: 'aborted', reason: 'upstream aborted' };
-      default:
-        return { kind: 'wait' };
-    }
+  const decision = gateDependent(
+    deps.map((d) => ({
+      status: d.status.status,
+      exit_code: d.status.exit_code,
+      // The failure rule was worked out with the stdout log in hand: hand core its verdict.
+      continue_on: { ...d.spec.continue_on, failure: d.status.status === 'failed' ? d.continues : false },
+    })),
+  );
+  switch (decision.action) {
+    case 'run':
+      return { kind: 'ready' };
+    case 'wait':
+      return { kind: 'wait' };
+    case 'abort':
+      return { kind: 'blocked', state: 'aborted', reason: decision.reason ?? 'upstream aborted' };
+    case 'skip':
+      return { kind: 'blocked', state: 'skipped', reason: decision.reason };
   }
-  return { kind: 'ready' };
 }
 
 /** Whether a failed step's `continue_on` lets its dependents run. `stdout` is read only when patterns exist. */
@@ -79,22 +80,19 @@ export interface RunFacts {
   continues: ReadonlyMap<string, boolean>;
 }
 
-/** The final state of a run whose steps all ended, by Dagu's rules in order. */
+/** The final state of a run whose steps all ended, by Dagu's rules in order (core's decideRunStatus). */
 export function finalRunState(steps: readonly StepStatus[], facts: RunFacts): RunState {
-  if (facts.failed) return 'failed';
-  const fine = (s: StepStatus) => ['succeeded', 'skipped', 'partially_succeeded'].includes(s.status);
-  if (facts.cancelled && !steps.every(fine)) return 'aborted';
-  if (isPartialSuccess(steps, facts.continues)) return 'partially_succeeded';
-  if (facts.error) return 'failed';
-  return 'succeeded';
-}
-
-function isPartialSuccess(steps: readonly StepStatus[], continues: ReadonlyMap<string, boolean>): boolean {
-  const failed = steps.filter((s) => s.status === 'failed');
-  if (failed.some((s) => !continues.get(s.name))) return false;
-  const succeeded = steps.some((s) => s.status === 'succeeded' || s.status === 'partially_succeeded');
-  const tolerated = failed.length > 0 || steps.some((s) => s.status === 'partially_succeeded');
-  return succeeded && tolerated;
+  return decideRunStatus({
+    steps: steps.map((s) => ({
+      status: s.status,
+      exit_code: s.exit_code,
+      continue_on: { failure: facts.continues.get(s.name) === true },
+    })),
+    failed_flag: facts.failed,
+    canceled: facts.cancelled,
+    run_error: facts.error,
+    finished: true,
+  });
 }
 
 /**
@@ -103,10 +101,10 @@ function isPartialSuccess(steps: readonly StepStatus[], continues: ReadonlyMap<s
  * succeeded or was stopped cleanly (a stop request, a DAG precondition not met).
  */
 export function runExitCode(status: Pick<RunStatus, 'status' | 'steps' | 'handlers'>): 0 | 1 {
-  if (status.status === 'succeeded') return 0;
-  if (status.status === 'aborted') {
-    const parts = [...status.steps, ...Object.values(status.handlers)];
-    return parts.some((s) => s?.status === 'failed') ? 1 : 0;
-  }
-  return 1;
+  // The run error is not stored as such; a failed step or handler (init included) is where it came from.
+  const parts = [...status.steps, ...Object.values(status.handlers)];
+  return startExitCode(
+    status.status,
+    parts.some((s) => s?.status === 'failed'),
+  );
 }
