@@ -36,7 +36,7 @@ interface Seen {
 
 /** A real HTTP server on a free port; `seen` records each request with its body. */
 async function httpServer(
-  handler: (req: IncomingMessage, res: ServerResponse, body: Buffer) => void | Promise<void>,
+  handler: (req: IncomingMessage, res: ServerResponse, body: Buffer) => unknown,
 ): Promise<{ url: string; seen: Seen[] }> {
   const seen: Seen[] = [];
   const server = createHttpServer((req, res) => {
@@ -204,7 +204,7 @@ describe('http action', () => {
     const parsed = await new Request('http://x/', {
       method: 'POST',
       headers: { 'content-type': seen.headers['content-type']! },
-      body: seen.body,
+      body: new Uint8Array(seen.body),
     }).formData();
     expect(parsed.get('description')).toBe('nightly report');
     const file = parsed.get('document') as File;

@@ -40,11 +40,7 @@ export async function sendSmtpMail(
   const timeoutMs = options.timeoutMs ?? MAIL_TIMEOUT_MS;
   const useAuth = smtp.username !== '' || smtp.password !== '';
   const attachments = await readableAttachments(mail.attachments, options.onSkippedAttachment);
-  // A pool of one connection: unlike the plain transport it can be closed mid-exchange, which is how a
-  // stop or the timeout ends a send that is waiting on the server.
   const transport = createTransport({
-    pool: true,
-    maxConnections: 1,
     host: smtp.host,
     port: smtp.port,
     secure: false,
@@ -56,28 +52,27 @@ export async function sendSmtpMail(
     socketTimeout: timeoutMs,
   });
   const where = `SMTP server ${smtp.host}:${smtp.port}`;
-  let stopped: string | null = null;
-  const stop = (why: string) => {
-    stopped ??= why;
-    transport.close();
-  };
-  const timer = setTimeout(() => stop(`no answer within ${timeoutMs / 1000}s`), timeoutMs);
-  const onAbort = () => stop('stopped');
-  options.signal?.addEventListener('abort', onAbort, { once: true });
+  // nodemailer closes the connection when this signal fires: at a stop, or when the whole exchange
+  // has taken longer than the timeout.
+  const deadline = AbortSignal.timeout(timeoutMs);
+  const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
   try {
-    if (options.signal?.aborted) throw new Error('stopped');
     await transport.sendMail({
       from: mail.from,
       to: mail.to,
       subject: mail.subject,
       html: mail.html,
       attachments: attachments.map((path) => ({ filename: basename(path), path })),
+      signal,
     });
   } catch (e) {
-    throw new Error(`${where}: ${stopped ?? (e as Error).message}`, { cause: e });
+    const why = options.signal?.aborted
+      ? 'stopped'
+      : deadline.aborted
+        ? `no answer within ${timeoutMs / 1000}s`
+        : (e as Error).message;
+    throw new Error(`${where}: ${why}`, { cause: e });
   } finally {
-    clearTimeout(timer);
-    options.signal?.removeEventListener('abort', onAbort);
     transport.close();
   }
 }
