@@ -1,62 +1,135 @@
-// The keys a DAG file may use, as the parser itself reports them, and the keys docs/dag-reference.md
-// documents, so a test can hold the two to each other.
+// The keys of Dagu 2.x's DAG file (the root and step properties of its JSON schema,
+// internal/cmn/schema/dag.schema.json of dagucloud/dagu), and the key rows docs/dag-reference.md has, so a test
+// can hold the page to the language it documents.
 
-import { parseDag } from '../core/dag/parseDag';
+/** Root keys of Dagu's DAG schema (v2.15), in the schema's order. */
+export const DAGU_ROOT_KEYS: readonly string[] = [
+  'name',
+  'description',
+  'group',
+  'dotenv',
+  'working_dir',
+  'consts',
+  'schedule',
+  'skip_if_successful',
+  'catchup_window',
+  'overlap_policy',
+  'labels',
+  'tags',
+  'type',
+  'tasks',
+  'env',
+  'secrets',
+  'tools',
+  'defaults',
+  'retry_policy',
+  'log_dir',
+  'artifacts',
+  'log_output',
+  'handler_on',
+  'step_types',
+  'actions',
+  'smtp',
+  'mail_on',
+  'error_mail',
+  'info_mail',
+  'timeout_sec',
+  'delay_sec',
+  'restart_wait_sec',
+  'hist_retention_days',
+  'hist_retention_runs',
+  'max_active_runs',
+  'queue',
+  'max_active_steps',
+  'max_clean_up_time_sec',
+  'max_output_size',
+  'preconditions',
+  'params',
+  'container',
+  'resources',
+  'registry_auths',
+  'ssh',
+  's3',
+  'llm',
+  'harness',
+  'harnesses',
+  'steps',
+  'otel',
+  'run_config',
+  'webhook',
+  'worker_selector',
+  'shell',
+  'shell_args',
+  'redis',
+  'kubernetes',
+];
 
-const PROBE = 'zz_probe_key_nobody_uses';
+/** Step keys of Dagu's DAG schema (v2.15), in the schema's order. */
+export const DAGU_STEP_KEYS: readonly string[] = [
+  'name',
+  'id',
+  'description',
+  'working_dir',
+  'run',
+  'action',
+  'command',
+  'exec',
+  'shell',
+  'shell_args',
+  'shell_packages',
+  'script',
+  'stdout',
+  'stderr',
+  'log_output',
+  'output',
+  'output_schema',
+  'outputs',
+  'inputs',
+  'dependencies',
+  'depends',
+  'continue_on',
+  'retry_policy',
+  'repeat_policy',
+  'mail_on_error',
+  'preconditions',
+  'signal_on_stop',
+  'timeout_sec',
+  'call',
+  'params',
+  'parallel',
+  'foreach',
+  'worker_selector',
+  'env',
+  'container',
+  'type',
+  'with',
+  'config',
+  'llm',
+  'approval',
+  'messages',
+  'tools',
+  'value',
+  'routes',
+];
+
+/** `handler_on` keys of Dagu's DAG schema. */
+export const DAGU_HANDLER_KEYS: readonly string[] = ['init', 'failure', 'success', 'abort', 'exit', 'wait'];
 
 /**
- * A DAG file with the probe key in every map whose keys the parser checks: the DAG, its retry policy, signal
- * handling, handlers, a handler step, and a step with its `continue_on` and retry policy.
+ * Root keys the page documents that the schema lacks: Dagu's loader reads `wait_mail`, and `signal_handling` is
+ * this product's own.
  */
-const PROBE_DAG = `
-${PROBE}: 1
-retry_policy: { limit: 1, ${PROBE}: 1 }
-signal_handling: { ${PROBE}: 1 }
-handler_on:
-  ${PROBE}: 1
-  failure: { command: "true", ${PROBE}: 1 }
-steps:
-  - name: a
-    command: "true"
-    ${PROBE}: 1
-    continue_on: { ${PROBE}: 1 }
-    retry_policy: { limit: 1, ${PROBE}: 1 }
-`;
+export const EXTRA_ROOT_KEYS: readonly string[] = ['wait_mail', 'signal_handling'];
 
 /**
- * Where the docs describe each map: a handler is documented as a step, and one retry-policy table serves
- * both levels because one reader (readRetryPolicy) reads both.
+ * The key rows of a Markdown page: each table row whose first cell is one code span, as the cell's text mapped to
+ * the rest of the row (`steps[].run` → `| supported | ... |`).
  */
-function documentedPrefix(field: string): string {
-  return field
-    .replace(/\[\d+\]/g, '[]')
-    .replace(/^handler_on\.(success|failure|abort|exit)\b/, 'steps[]')
-    .replace(/^steps\[\]\.retry_policy\b/, 'retry_policy');
-}
-
-/** Every key path the DAG parser accepts (`name`, `steps[].command`, `retry_policy.limit`, ...), sorted. */
-export function dagSchemaKeys(): string[] {
-  const result = parseDag(PROBE_DAG, { file: null, defaultName: 'probe' });
-  if (result.ok) throw new Error('the probe DAG was accepted: the parser no longer rejects unknown keys');
-  const keys = new Set<string>();
-  for (const e of result.errors) {
-    const allowed = /^unknown key "[^"]+" \(allowed: (.+)\)$/.exec(e.message);
-    if (!e.field.endsWith(PROBE) || !allowed) {
-      throw new Error(`unexpected error from the probe DAG: ${e.field}: ${e.message}`);
-    }
-    const map = documentedPrefix(e.field.slice(0, -PROBE.length));
-    for (const key of allowed[1].split(', ')) keys.add(`${map}${key}`);
-  }
-  return [...keys].sort();
-}
-
-/** Key paths of a Markdown page: the first cell of a table row, when it is one code span like `steps[].dir`. */
-export function documentedDagKeys(markdown: string): string[] {
-  const keys = new Set<string>();
+export function keyRows(markdown: string): Map<string, string> {
+  const rows = new Map<string, string>();
   for (const line of markdown.split('\n')) {
-    const m = /^\|\s*`([a-z_]+(?:\[\])?(?:\.[a-z_]+(?:\[\])?)*)`\s*\|/.exec(line);
-    if (m) keys.add(m[1]);
+    const m = /^\|\s*`([^`]+)`\s*\|(.*)$/.exec(line);
+    if (m && !rows.has(m[1])) rows.set(m[1], m[2]);
   }
-  return [...keys].sort();
+  return rows;
 }
