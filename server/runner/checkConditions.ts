@@ -3,8 +3,10 @@
 // met), each entry evaluated in order without short-circuit, `negate` swapping met and not met.
 
 import { execFile } from 'node:child_process';
+import { evaluateConditions, type ConditionPort } from '../core/dag/conditions';
 import { resolveEvalValue, resolveValue, type ValueScope } from '../core/dag/values';
 import type { ConditionSpec } from '../core/types';
+import { signalGroup } from './processGroup';
 import { spawnProcess } from './spawnProcess';
 import { DEFAULT_MAX_OUTPUT_BYTES } from './outputCapture';
 
@@ -21,11 +23,11 @@ export interface ConditionContext {
   signal?: AbortSignal;
   /** `precondition` (default) or `repeat condition`: the start of a not-met reason. */
   label?: string;
-  /** Largest value a value match looks at (DAG `max_output_size`). */
+  /** Largest stdout an `eval` command substitution may print (DAG `max_output_size`). */
   maxOutputBytes?: number;
 }
 
-/** The outcome of one entry, or of a whole list. */
+/** The outcome of a condition list. */
 export type ConditionOutcome =
   { status: 'met' } | { status: 'not_met'; reason: string } | { status: 'error'; error: string };
 
@@ -33,69 +35,35 @@ export type ConditionOutcome =
 const SUBSTITUTION_TIMEOUT_MS = 2000;
 
 /**
- * Evaluates every condition in order (no short-circuit: commands with side effects all run). The first
- * evaluation error wins, then the first not-met reason; an empty list is met.
+ * Evaluates every condition in order (no short-circuit: commands with side effects all run), with V's rules
+ * (core/dag/conditions.ts): the last failing entry decides, an evaluation error is an error, an empty list
+ * is met.
  */
 export async function checkConditions(
   conds: readonly ConditionSpec[],
   ctx: ConditionContext,
 ): Promise<ConditionOutcome> {
-  const outcomes: ConditionOutcome[] = [];
-  for (const cond of conds) outcomes.push(await evalCondition(cond, ctx));
-  return (
-    outcomes.find((o) => o.status === 'error') ??
-    outcomes.find((o) => o.status === 'not_met') ?? { status: 'met' }
-  );
-}
-
-/** Evaluates one condition, `negate` applied; a negated evaluation error stays an error. */
-export async function evalCondition(cond: ConditionSpec, ctx: ConditionContext): Promise<ConditionOutcome> {
   const label = ctx.label ?? 'precondition';
-  let raw: { met: boolean; detail: string } | { error: string };
-  try {
-    raw = cond.expected !== null ? await matchValue(cond, ctx) : await runCheck(cond, ctx);
-  } catch (e) {
-    raw = { error: e instanceof Error ? e.message : String(e) };
-  }
-  if ('error' in raw) return { status: 'error', error: `${label} could not be evaluated: ${raw.error}` };
-  const met = cond.negate ? !raw.met : raw.met;
-  if (met) return { status: 'met' };
-  return { status: 'not_met', reason: `${label} not met: ${raw.detail}${cond.negate ? ' (negated)' : ''}` };
-}
-
-async function matchValue(
-  cond: ConditionSpec,
-  ctx: ConditionContext,
-): Promise<{ met: boolean; detail: string }> {
-  const expected = cond.expected!;
-  const source = cond.eval ?? cond.condition ?? '';
-  const value =
-    cond.eval !== null
-      ? await resolveEvalValue(cond.eval, ctx.scope, (command) => substitute(command, ctx))
-      : resolveValue(source, ctx.scope, 'value');
-  const met = matchesExpected(value, expected, ctx.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES);
-  return {
-    met,
-    detail: `${JSON.stringify(source)} is ${JSON.stringify(value)}, expected ${JSON.stringify(expected)}`,
+  const port: ConditionPort = {
+    resolveValue: (text) => resolveValue(text, ctx.scope, 'value'),
+    resolveEval: (text) => resolveEvalValue(text, ctx.scope, (command) => substitute(command, ctx)),
+    runCommand: (text) => runCheck(resolveValue(text, ctx.scope, 'conditionCommand'), ctx),
   };
-}
-
-/**
- * True when any line of `value` equals `expected`, or, for `re:<pattern>`, when the pattern matches any
- * line (unanchored). Only the first `maxBytes` of the value are looked at.
- */
-export function matchesExpected(
-  value: string,
-  expected: string,
-  maxBytes = DEFAULT_MAX_OUTPUT_BYTES,
-): boolean {
-  const text = value.length > maxBytes ? value.slice(0, maxBytes) : value;
-  const lines = text.split(/\r?\n/);
-  if (expected.startsWith('re:')) {
-    const re = new RegExp(expected.slice(3));
-    return lines.some((line) => re.test(line));
+  const { outcome, reasons } = await evaluateConditions(conds, port);
+  if (outcome.status === 'met') return outcome;
+  let last = reasons.length - 1;
+  for (let i = reasons.length - 1; i >= 0; i--) {
+    if (reasons[i] === outcome.reason) {
+      last = i;
+      break;
+    }
   }
-  return lines.some((line) => line === expected);
+  const cond = conds[last];
+  const text = JSON.stringify(cond?.eval ?? cond?.condition ?? '');
+  const why = outcome.reason.replace(/^condition was not met: /, '');
+  if (outcome.status === 'error')
+    return { status: 'error', error: `${label} ${text} could not be evaluated: ${why}` };
+  return { status: 'not_met', reason: `${label} not met: ${text}: ${why}` };
 }
 
 /** The argv of `text` run by `shell`, `-c` added unless the shell args already carry it. */
@@ -104,12 +72,8 @@ function shellArgv(shell: readonly string[], text: string): { file: string; args
   return { file, args: args.includes('-c') ? [...args, text] : [...args, '-c', text] };
 }
 
-/** A command check: exit 0 means met; a non-zero exit or a command that cannot start means not met. */
-async function runCheck(
-  cond: ConditionSpec,
-  ctx: ConditionContext,
-): Promise<{ met: boolean; detail: string }> {
-  const text = resolveValue(cond.condition ?? '', ctx.scope, 'conditionCommand');
+/** Runs a command check; resolves to its exit code, null when it could not start or was killed. */
+async function runCheck(text: string, ctx: ConditionContext): Promise<number | null> {
   const { file, args } = shellArgv(ctx.shell, text);
   const child = spawnProcess({
     file,
@@ -124,22 +88,12 @@ async function runCheck(
   child.stdout?.resume();
   child.stderr?.resume();
   const onAbort = () => {
-    if (child.pid !== null) {
-      try {
-        process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
+    if (child.pid !== null) signalGroup(child.pid, 'SIGKILL');
   };
   ctx.signal?.addEventListener('abort', onAbort, { once: true });
   try {
     const end = await child.exited;
-    if (end.kind === 'spawn_failed')
-      return { met: false, detail: `command ${JSON.stringify(text)} could not start: ${end.error}` };
-    if (end.exitCode === 0) return { met: true, detail: `command ${JSON.stringify(text)} exited 0` };
-    const how = end.signal ? `was killed by ${end.signal}` : `exited ${end.exitCode}`;
-    return { met: false, detail: `command ${JSON.stringify(text)} ${how}` };
+    return end.kind === 'exited' ? end.exitCode : null;
   } finally {
     ctx.signal?.removeEventListener('abort', onAbort);
   }

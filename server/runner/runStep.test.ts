@@ -341,6 +341,30 @@ describe('runStep', () => {
   });
 
   describe('actions', () => {
+    it('runs a log action with its value-resolved with: map, into the log and the output', async () => {
+      const step = stepOf('s', null, {
+        action: { kind: 'log', with: { message: 'hi ${WHO}' } },
+        output: 'O',
+      });
+      const { state, status } = await run(step, { scope: { vars: { WHO: 'there' } } });
+      expect(state).toBe('succeeded');
+      expect(read('step.out')).toBe('hi there\n');
+      expect(status.output).toEqual({ O: 'hi there' });
+    });
+
+    it('fails an action step at its timeout with 124', async () => {
+      const step = stepOf('s', null, { action: { kind: 'noop' }, timeout_sec: 0.2 });
+      const { state, status } = await run(step, {
+        runAction: (_action, ctx) =>
+          new Promise((resolve) => {
+            ctx.signal.addEventListener('abort', () => resolve({ exitCode: 1, error: 'aborted' }));
+          }),
+      });
+      expect(state).toBe('failed');
+      expect(status.exit_code).toBe(124);
+      expect(status.error).toMatch(/^step timed out after/);
+    });
+
     it('runs a noop action and captures its (empty) output', async () => {
       const { state, status } = await run(stepOf('s', null, { action: { kind: 'noop' }, output: 'O' }));
       expect(state).toBe('succeeded');

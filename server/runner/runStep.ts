@@ -6,12 +6,19 @@
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join, resolve as resolvePath } from 'node:path';
-import { backoffDelayMs } from '../core/backoff';
+import {
+  backoffDelayMs,
+  decideFailedAttempt,
+  decideRepeat,
+  repeatCondition,
+  repeatNeedsCondition,
+  type RepeatFacts,
+} from '../core/dag/outcome';
 import { resolveValue, type ValuePolicy, type ValueScope } from '../core/dag/values';
 import { formatDuration } from '../core/duration';
 import { isoTime } from '../core/isoTime';
 import type { Clock } from '../core/ports';
-import type { DagSpec, StepSpec, StepStatus } from '../core/types';
+import type { ConditionSpec, DagSpec, StepSpec, StepStatus } from '../core/types';
 import { SECOND } from '../core/units';
 import * as files from '../store/fileCalls';
 import { runStepAction, type ActionRunner } from './runStepAction';
@@ -73,7 +80,7 @@ export interface StepRun {
 /** How one execution attempt ended. */
 type AttemptResult =
   | { kind: 'ok' }
-  | { kind: 'failed'; exitCode: number | null; error: string; retryable: boolean }
+  | { kind: 'failed'; exitCode: number | null; error: string; retryable: boolean; timedOut?: boolean }
   | { kind: 'stopped'; exitCode: number | null; reason: StopReason };
 
 /** Bytes of stderr appended to a failure message. */
@@ -170,12 +177,12 @@ async function execute(run: StepRun, opened: number[]): Promise<() => StepStatus
   const fds = await openFds(run, scope, opened);
   const repeat = run.once ? null : (step.repeat_policy ?? null);
   const repeating = repeat !== null && repeat.mode !== null;
-  const maxTries = run.once ? 1 : 1 + Math.max(0, step.retry_policy?.limit ?? 0);
+  const retryPolicy = run.once ? null : step.retry_policy;
 
   for (let executions = 0; ;) {
     // One execution: the first attempt and its retries.
     let result: AttemptResult;
-    for (let tryIndex = 0; ; tryIndex++) {
+    for (;;) {
       if (run.stop.aborted) return stopped(run);
       result = await attempt(run, scope, fds, repeating);
       if (result.kind === 'stopped') {
@@ -185,13 +192,26 @@ async function execute(run: StepRun, opened: number[]): Promise<() => StepStatus
       }
       if (result.kind === 'ok') break;
       status.exit_code = result.exitCode;
-      if (!shouldRetry(run, result, tryIndex, maxTries)) break;
+      if (!result.retryable && !result.timedOut) break;
+      // continue_on (and its mark_success) is left to the run: the step itself ends failed here.
+      const decision = decideFailedAttempt(
+        {
+          exit_code: result.exitCode,
+          timed_out: result.timedOut ? 'step' : null,
+          canceled: run.stop.aborted,
+          retry_count: status.retry_count,
+        },
+        retryPolicy,
+        step.retry_exit_codes ?? [],
+        { continue_on: null },
+      );
+      if (decision.action !== 'retry') break;
       status.status = 'retrying';
       status.error = result.error;
       run.onChange();
-      await sleep(retryDelayMs(step, tryIndex), run.stop);
+      await sleep(decision.delay_ms, run.stop);
       if (run.stop.aborted) return stopped(run);
-      status.retry_count += 1;
+      status.retry_count = decision.retry_count;
       status.status = 'running';
       status.error = null;
       status.exit_code = null;
@@ -200,14 +220,23 @@ async function execute(run: StepRun, opened: number[]): Promise<() => StepStatus
     executions += 1;
     const failure = result.kind === 'failed' ? result.error : null;
     if (result.kind === 'ok') status.exit_code = 0;
+    const end = () => finish(run, failure ? 'failed' : 'succeeded', failure);
 
     // A stop request lets a repeating step finish its current execution, then it repeats no more.
-    if (!repeating || run.stop.aborted) return () => finish(run, failure ? 'failed' : 'succeeded', failure);
-    if (!(await shouldRepeat(run, scope, executions, failure === null))) {
-      return () => finish(run, failure ? 'failed' : 'succeeded', failure);
+    if (!repeat || !repeating || run.stop.aborted) return end;
+    const facts: RepeatFacts = {
+      executions,
+      succeeded: failure === null,
+      exit_code: status.exit_code,
+      stopped: false,
+    };
+    if (repeatNeedsCondition(repeat, executions)) {
+      facts.condition_met = await repeatConditionMet(run, scope, repeatCondition(repeat)!);
     }
-    await sleep(backoffDelayMs(repeatBackoff(repeat), executions), run.stop);
-    if (run.stop.aborted) return () => finish(run, failure ? 'failed' : 'succeeded', failure);
+    const decision = decideRepeat(repeat, facts);
+    if (!decision.repeat) return end;
+    await sleep(decision.delay_ms, run.stop);
+    if (run.stop.aborted) return end;
     status.repeat_count = (status.repeat_count ?? 0) + 1;
     status.status = 'running';
     status.error = null;
@@ -216,57 +245,17 @@ async function execute(run: StepRun, opened: number[]): Promise<() => StepStatus
   }
 }
 
-function repeatBackoff(repeat: NonNullable<StepSpec['repeat_policy']>) {
-  return {
-    interval_sec: repeat.interval_sec,
-    backoff: repeat.backoff,
-    max_interval_sec: repeat.max_interval_sec,
-  };
-}
-
-/** Dagu retries a failed attempt (not a timeout) whose exit code is listed, or any non-zero one without a list. */
-function shouldRetry(
-  run: StepRun,
-  result: Extract<AttemptResult, { kind: 'failed' }>,
-  tryIndex: number,
-  maxTries: number,
-): boolean {
-  if (!result.retryable || tryIndex + 1 >= maxTries || run.stop.aborted) return false;
-  const code = result.exitCode ?? 1;
-  const listed = run.step.retry_exit_codes ?? [];
-  return listed.length > 0 ? listed.includes(code) : code !== 0;
-}
-
-/** The repeat decision after `executions` runs (research note §3.4); the condition sees the fresh output. */
-async function shouldRepeat(
-  run: StepRun,
-  scope: ValueScope,
-  executions: number,
-  succeeded: boolean,
-): Promise<boolean> {
-  const policy = run.step.repeat_policy!;
-  if (policy.limit !== null && policy.limit > 0 && executions >= policy.limit) return false;
-  let met: boolean;
-  if (policy.condition !== null) {
-    const output = run.status.output ?? {};
-    const outcome = await checkConditions(
-      [{ condition: policy.condition, eval: null, expected: policy.expected, negate: false }],
-      {
-        shell: conditionShell(run),
-        env: { ...run.env, ...output },
-        cwd: run.cwd,
-        scope: { ...scope, vars: { ...scope.vars, ...output } },
-        label: 'repeat condition',
-        maxOutputBytes: run.dag?.max_output_size,
-      },
-    );
-    met = outcome.status === 'met';
-  } else if (policy.exit_code.length > 0) {
-    met = policy.exit_code.includes(run.status.exit_code ?? 1);
-  } else {
-    met = succeeded;
-  }
-  return policy.mode === 'while' ? met : !met;
+/** Evaluates a repeat condition; it sees the output this execution just captured. An error counts as not met. */
+async function repeatConditionMet(run: StepRun, scope: ValueScope, cond: ConditionSpec): Promise<boolean> {
+  const output = run.status.output ?? {};
+  const outcome = await checkConditions([cond], {
+    shell: conditionShell(run),
+    env: { ...run.env, ...output },
+    cwd: run.cwd,
+    scope: { ...scope, vars: { ...scope.vars, ...output } },
+    label: 'repeat condition',
+  });
+  return outcome.status === 'met';
 }
 
 /** The shell a condition of this step runs with: the step's, else the DAG's, else the default (no `-e`). */
@@ -315,6 +304,7 @@ async function attempt(
       exitCode: 124,
       error: `step timed out after ${elapsed} (timeout ${formatDuration(timeoutMs ?? 0)})`,
       retryable: false,
+      timedOut: true,
     };
   }
   if (result.kind === 'stopped') return result;
@@ -461,7 +451,8 @@ async function writeScript(script: { text: string; ext: string }): Promise<strin
 
 /** Delay before retry number `tryIndex + 1`: interval × backoff^tryIndex, capped at max_interval_sec. */
 export function retryDelayMs(step: StepSpec, tryIndex: number): number {
-  return step.retry_policy ? backoffDelayMs(step.retry_policy, tryIndex) : 0;
+  const p = step.retry_policy;
+  return p ? backoffDelayMs(p.interval_sec, p.backoff, p.max_interval_sec, tryIndex) : 0;
 }
 
 /** The part of a step execution that ending it touches (command steps and call steps alike). */

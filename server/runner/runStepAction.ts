@@ -5,27 +5,18 @@
 import { resolveValue, type ValueScope } from '../core/dag/values';
 import type { StepAction } from '../core/types';
 import type { ActionContext, ActionResult } from './actions/types';
-import { runHttpAction } from './actions/httpAction';
-import { runJqAction } from './actions/jqAction';
+import { isInProcessAction, runAction } from './actions/runAction';
 import { teeSink, type OutputCapture } from './outputCapture';
 import type { StepRun, StopReason } from './runStep';
 
 /** Runs one action to its end; never throws for a failure of the action itself. */
 export type ActionRunner = (action: StepAction, ctx: ActionContext) => Promise<ActionResult>;
 
-/** The actions this product runs in-process, by kind. */
-const defaultRunner: ActionRunner = async (action, ctx) => {
-  switch (action.kind) {
-    case 'http':
-      return runHttpAction(ctx);
-    case 'jq':
-      return runJqAction(ctx);
-    case 'noop':
-      return { exitCode: 0, error: null };
-    default:
-      return { exitCode: 1, error: `action ${action.kind} is not available in this build` };
-  }
-};
+/** The actions this product runs in-process (X's dispatcher); other kinds are not step actions. */
+const defaultRunner: ActionRunner = (action, ctx) =>
+  isInProcessAction(action)
+    ? runAction(action, ctx)
+    : Promise.resolve({ exitCode: 1, error: `action ${action.kind} is not run in-process` });
 
 /** Value-resolves every string inside a `with` value (maps and lists walked, other values kept). */
 export function resolveWith(value: unknown, scope: ValueScope): unknown {
