@@ -1,0 +1,237 @@
+// Sub-DAGs through the real `bin/dagu`: each child is its own `dagu start` process. Calls into the catalogue
+// and into local documents, params, the call step's JSON, links both ways, refusals, and a 1,000-item
+// `parallel` whose runner's peak memory is measured.
+
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DAGU, dagu, tempHome, type TempHome } from './harness';
+
+let h: TempHome;
+beforeEach(() => {
+  h = tempHome();
+});
+afterEach(() => h.cleanup());
+
+interface Step {
+  name: string;
+  status: string;
+  error: string | null;
+  stdout: string | null;
+  output: Record<string, string> | null;
+  sub_runs?: Array<{ dag_name: string; run_id: string; status: string | null; item?: string }>;
+}
+
+async function status(runId: string) {
+  const r = await dagu(['status', '--json', runId], h.env);
+  expect(r.code, r.stderr).toBe(0);
+  return JSON.parse(r.stdout) as {
+    dag_name: string;
+    status: string;
+    params: string[];
+    parent?: { dag_name: string; run_id: string; step: string } | null;
+    steps: Step[];
+  };
+}
+
+const runIdOf = (stdout: string) => /^\S+ (\S+) \(attempt/m.exec(stdout)![1];
+const stepOf = (s: { steps: Step[] }, name: string) => s.steps.find((x) => x.name === name)!;
+const logOf = (step: Step) => readFileSync(path.join(h.home, 'logs', step.stdout!), 'utf8');
+
+describe('sub-DAGs', () => {
+  it('calls a catalogue DAG with params, links parent and child, and hands its outputs on as JSON', async () => {
+    h.writeDag(
+      'child',
+      [
+        'params:',
+        '  - WHO: nobody',
+        'steps:',
+        '  - name: greet',
+        '    run: echo "hello $WHO"',
+        '    output: GREETING',
+        '',
+      ].join('\n'),
+    );
+    h.writeDag(
+      'parent',
+      [
+        'type: chain',
+        'steps:',
+        '  - name: call',
+        '    action: dag.run',
+        '    with:',
+        '      dag: child',
+        '      params: "WHO=world"',
+        '    output: CHILD',
+        '  - name: show',
+        '    run: echo "got ${CHILD.outputs.GREETING} from ${CHILD.status}"',
+        '',
+      ].join('\n'),
+    );
+    const r = await dagu(['start', 'parent'], h.env);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const parent = await status(runIdOf(r.stdout));
+    const call = stepOf(parent, 'call');
+    expect(call.status).toBe('succeeded');
+    expect(call.sub_runs).toHaveLength(1);
+    const [sub] = call.sub_runs!;
+    expect(sub).toMatchObject({ dag_name: 'child', status: 'succeeded' });
+    expect(JSON.parse(logOf(call))).toEqual({
+      name: 'child',
+      dagRunId: sub.run_id,
+      params: 'WHO=world',
+      outputs: { GREETING: 'hello world' },
+      status: 'succeeded',
+    });
+    expect(logOf(stepOf(parent, 'show'))).toContain('got hello world from succeeded');
+
+    const child = await status(sub.run_id);
+    expect(child).toMatchObject({
+      dag_name: 'child',
+      status: 'succeeded',
+      params: ['WHO=world'],
+      parent: { dag_name: 'parent', run_id: runIdOf(r.stdout), step: 'call' },
+    });
+  });
+
+  it('runs local documents of the same file, which call their siblings, under their own names', async () => {
+    h.writeDag(
+      'multi',
+      [
+        'steps:',
+        '  - name: go',
+        '    call: worker',
+        '    params: "N=5"',
+        '---',
+        'name: worker',
+        'params:',
+        '  - N: 1',
+        'steps:',
+        '  - name: w',
+        '    run: echo "worker $N"',
+        '  - name: h',
+        '    call: helper',
+        '---',
+        'name: helper',
+        'steps:',
+        '  - name: hh',
+        '    run: echo helper',
+        '',
+      ].join('\n'),
+    );
+    const r = await dagu(['start', 'multi'], h.env);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const parent = await status(runIdOf(r.stdout));
+    const worker = await status(stepOf(parent, 'go').sub_runs![0].run_id);
+    expect(worker).toMatchObject({ dag_name: 'worker', status: 'succeeded', params: ['N=5'] });
+    const helperRun = stepOf(worker, 'h').sub_runs![0];
+    expect(helperRun).toMatchObject({ dag_name: 'helper', status: 'succeeded' });
+    expect((await status(helperRun.run_id)).parent).toMatchObject({ dag_name: 'worker', step: 'h' });
+  });
+
+  it('fails the step of a recursive call with a clear error instead of starting processes for ever', async () => {
+    h.writeDag('loop_a', 'steps:\n  - name: a\n    call: loop_b\n');
+    h.writeDag('loop_b', 'steps:\n  - name: b\n    call: loop_a\n');
+    const r = await dagu(['start', 'loop_a'], h.env);
+    expect(r.code).toBe(1);
+    const a = await status(runIdOf(r.stdout));
+    const b = await status(stepOf(a, 'a').sub_runs![0].run_id);
+    expect(stepOf(b, 'b')).toMatchObject({
+      status: 'failed',
+      error: 'recursive sub-DAG call refused: loop_a -> loop_b -> loop_a',
+    });
+    expect(stepOf(a, 'a').error).toMatch(/ended with status failed/);
+  });
+
+  it('fails the step for an unknown target, an undeclared param, and a child that failed', async () => {
+    h.writeDag('strict', 'params:\n  - REGION: us\nsteps:\n  - name: s\n    run: exit 3\n');
+    h.writeDag(
+      'caller',
+      [
+        'steps:',
+        '  - name: missing',
+        '    call: no_such_dag',
+        '  - name: bad_param',
+        '    call: strict',
+        '    params: "COLOR=red"',
+        '  - name: failing',
+        '    call: strict',
+        '    params:',
+        '      REGION: eu',
+        '',
+      ].join('\n'),
+    );
+    const r = await dagu(['start', 'caller'], h.env);
+    expect(r.code).toBe(1);
+    const s = await status(runIdOf(r.stdout));
+    expect(stepOf(s, 'missing').error).toMatch(/^failed to find DAG "no_such_dag"/);
+    expect(stepOf(s, 'bad_param').error).toBe(
+      'sub-DAG strict: unknown parameter(s): "COLOR"; accepted parameters are: REGION',
+    );
+    const failing = stepOf(s, 'failing');
+    expect(failing.status).toBe('failed');
+    expect(failing.error).toMatch(
+      new RegExp(`^sub-DAG run ${failing.sub_runs![0].run_id} ended with status failed`),
+    );
+  });
+
+  it('runs a parallel step over 1,000 items with its runner under 200 MB', { timeout: 600_000 }, async () => {
+    h.writeDag(
+      'fan',
+      [
+        'type: chain',
+        'steps:',
+        '  - name: list',
+        '    run: seq 1 1000',
+        '    output: ITEMS',
+        '  - name: fan',
+        '    call: leaf',
+        '    parallel:',
+        '      items: ${ITEMS}',
+        '      max_concurrent: 10',
+        '---',
+        'name: leaf',
+        'params:',
+        '  - N: 0',
+        'steps:',
+        '  - name: s',
+        '    run: echo "leaf $N"',
+        '    output: OUT',
+        '',
+      ].join('\n'),
+    );
+    const child = spawn(process.execPath, [DAGU, 'start', 'fan'], {
+      env: h.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.resume();
+    // The kernel keeps the process's high-water mark (VmHWM); the last reading before it exits is its peak.
+    let peakKb = 0;
+    const probe = setInterval(() => {
+      try {
+        const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+        if (m) peakKb = Math.max(peakKb, Number(m[1]));
+      } catch {
+        /* gone */
+      }
+    }, 200);
+    const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+    clearInterval(probe);
+    expect(code, stdout).toBe(0);
+    console.log(`parallel over 1,000 items: runner peak RSS ${(peakKb / 1024).toFixed(1)} MB`);
+    expect(peakKb).toBeGreaterThan(0);
+    expect(peakKb).toBeLessThan(200 * 1024);
+
+    const s = await status(runIdOf(stdout));
+    const fan = stepOf(s, 'fan');
+    expect(fan.status).toBe('succeeded');
+    expect(fan.sub_runs).toHaveLength(1000);
+    expect(fan.sub_runs!.every((x) => x.status === 'succeeded')).toBe(true);
+    const out = JSON.parse(logOf(fan));
+    expect(out.summary).toEqual({ total: 1000, succeeded: 1000, failed: 0 });
+    expect(out.outputs).toContainEqual({ OUT: 'leaf 777' });
+  });
+});
