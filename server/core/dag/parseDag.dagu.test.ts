@@ -620,7 +620,7 @@ describe('documents', () => {
       /^1:1: name: the entrypoint document .* must not define name/,
     );
     expect(errors(yaml('steps: {a: {run: x}}'), true)).toEqual([
-      '1:1: steps: the entrypoint document (the first of the file): steps must be a non-empty list',
+      '1:1: steps: the entrypoint document (the first of the file): steps must be a list (dagu validate follows Dagu here; dagu start accepts a map)',
     ]);
     expect(
       parseDag(yaml(...steps('  - run: x'), '---', 'name: c', ...steps('  - run: y')), {

@@ -4,7 +4,7 @@
 
 import { LineCounter, parseAllDocuments } from 'yaml';
 import type { Document, Node } from 'yaml';
-import { isMap, isScalar, isSeq } from 'yaml';
+import { isMap, isScalar } from 'yaml';
 import type { DagSpec } from '../types';
 import type { DagError } from './dagError';
 import { DagReader, isNull } from './dagReader';
@@ -121,10 +121,12 @@ function checkDocuments(
     const offset = root?.range?.[0] ?? 0;
     const pos = lines.linePos(offset);
     const at = { file, line: pos.line, column: pos.col };
-    if (!isMap(root) || root.items.length === 0) {
+    // A document that is not a map, or has no steps list, is reported by the loader; these are the extras.
+    if (isNull(root) || (isMap(root) && root.items.length === 0)) {
       errors.push({ ...at, field: '', message: `${label} must not be empty` });
       return;
     }
+    if (!isMap(root)) return;
     const field = (key: string) => root.items.find((p) => isScalar(p.key) && p.key.value === key);
     const name = field('name');
     if (i === 0 && name) {
@@ -138,14 +140,14 @@ function checkDocuments(
       });
     }
     const steps = field('steps');
-    if (steps && !(isSeq(steps.value) && steps.value.items.length > 0)) {
+    if (steps && isMap(steps.value)) {
       const p = lines.linePos((steps.key as Node).range?.[0] ?? offset);
       errors.push({
         file,
         line: p.line,
         column: p.col,
         field: 'steps',
-        message: `${label}: steps must be a non-empty list`,
+        message: `${label}: steps must be a list (dagu validate follows Dagu here; dagu start accepts a map)`,
       });
     }
   });
