@@ -10,6 +10,7 @@ import { SECOND } from '../core/units';
 import { errorCode } from '../store/fsutil';
 import { FinalStatusUnwrittenError } from './errors';
 import { executeRun } from './executeRun';
+import { notifyRun } from './runNotification';
 import { runWorkDirPath } from './workDir';
 import { errorText, storeReporter } from './statusReporter';
 import type { SubDagRunner } from './subDag';
@@ -103,6 +104,10 @@ export async function runAttempt(
     baseEnv: ctx.env ?? process.env,
     envPassthrough: { names: ctx.config.env_passthrough, prefixes: ctx.config.env_passthrough_prefixes },
     workDir: runWorkDirPath(ctx.config.paths.data_dir, status.dag_name, status.run_id),
+    notify: async (dag, ended) => {
+      const error = await notifyRun(dag, ended, ctx.config.paths.log_dir);
+      if (error) throw new Error(error);
+    },
     subDag: ctx.subDag,
     resumeFrom,
   });

@@ -1,0 +1,37 @@
+// The run's `mail_on` notification, sent once the run has ended: the error mail when the run carries an
+// error or failed (so a partial success gets the error mail, as in Dagu), else the info mail for a success
+// or partial success. A mail that cannot be sent is logged by the caller and changes nothing.
+
+import { isAbsolute, join } from 'node:path';
+import type { DagSpec, MailSpec, RunStatus } from '../core/types';
+import { renderRunMailBody, runMailSubject, sendRunMail } from './actions/runMail';
+import { runExitCode } from './runOutcome';
+
+/** Which mail, if any, a finished run gets. */
+export function runMailFor(dag: DagSpec, status: RunStatus): MailSpec | null {
+  if (!dag.smtp || !dag.mail_on) return null;
+  const carriesError = runExitCode(status) === 1;
+  if ((carriesError || status.status === 'failed') && dag.mail_on.failure) return dag.error_mail ?? null;
+  const good = status.status === 'succeeded' || status.status === 'partially_succeeded';
+  if (good && dag.mail_on.success) return dag.info_mail ?? null;
+  return null;
+}
+
+/** Sends the notification `runMailFor` chose; resolves to an error text when it failed, else null. */
+export async function notifyRun(dag: DagSpec, status: RunStatus, logRoot: string): Promise<string | null> {
+  const mail = runMailFor(dag, status);
+  if (!mail || !dag.smtp) return null;
+  const attachments = mail.attach_logs
+    ? status.steps.flatMap((s) =>
+        [s.stdout, s.stderr].flatMap((p) => (p ? [isAbsolute(p) ? p : join(logRoot, p)] : [])),
+      )
+    : [];
+  const result = await sendRunMail({
+    smtp: dag.smtp,
+    mail,
+    subject: runMailSubject(mail.prefix, dag.name, status.status),
+    body: renderRunMailBody(status),
+    attachments,
+  });
+  return result.sent ? null : result.error;
+}
