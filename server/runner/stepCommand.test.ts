@@ -131,14 +131,14 @@ describe('planStepCommand', () => {
     expect(plan).toEqual({ ok: false, error: 'resolved command text "echo a\\nb" contains a line break' });
   });
 
-  it('runs multi-line text as an untrimmed script and a legacy script trimmed', () => {
+  it('runs multi-line text and a script as the parser gave them, in script form', () => {
     expect(planStepCommand(step({ command: ['echo a\necho b\n'] }), noDagShell, same)).toEqual({
       ok: true,
       invocations: [{ file: 'sh', args: ['-e'], script: { text: 'echo a\necho b\n', ext: '.sh' } }],
     });
-    expect(planStepCommand(step({ script: '\n  echo a\n' }), noDagShell, same)).toEqual({
+    expect(planStepCommand(step({ script: '  echo a\n' }), noDagShell, same)).toEqual({
       ok: true,
-      invocations: [{ file: 'sh', args: ['-e'], script: { text: 'echo a', ext: '.sh' } }],
+      invocations: [{ file: 'sh', args: ['-e'], script: { text: '  echo a\n', ext: '.sh' } }],
     });
   });
 
@@ -164,7 +164,7 @@ describe('planStepCommand', () => {
     );
     expect(plan).toEqual({
       ok: true,
-      invocations: [{ file: 'python3', args: ['-u'], script: { text: 'print(1)<posix_shell>', ext: '' } }],
+      invocations: [{ file: 'python3', args: ['-u'], script: { text: 'print(1)\n<posix_shell>', ext: '' } }],
     });
   });
 

@@ -220,13 +220,14 @@ function plan(
     // `command: python3 -u` + `script:` runs the interpreter on the script file, no shell and no `-e`.
     const [file, ...args] = splitCommandLine(commands[0] ?? '');
     if (file === undefined) throw new Error('the script interpreter (command) is empty');
-    const text = resolve(step.script.trim(), 'posix_shell');
+    const text = resolve(step.script, 'posix_shell');
     return [{ file, args, script: { text, ext: '' } }];
   }
 
+  // The parser keeps multi-line `run` text as written and trims a legacy `script`; both run as given here.
   const scriptText =
     step.script !== null && step.script !== undefined
-      ? step.script.trim()
+      ? step.script
       : commands.length === 1 && /[\r\n]/.test(commands[0]!)
         ? commands[0]!
         : null;
