@@ -71,6 +71,7 @@ export async function localDocumentText(file: string, name: string): Promise<str
     const text = source
       .slice(start, end)
       .replace(/^---[ \t]*(\r?\n|$)/, '')
+      .replace(/^([ \t]*\r?\n)+/, '')
       .replace(/\s+$/, '');
     texts.push({ name: doc.get('name'), text });
   }
