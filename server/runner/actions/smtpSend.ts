@@ -5,8 +5,8 @@
 
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { createTransport } from 'nodemailer';
 import type { SmtpSpec } from '../../core/types';
+import { loadNodemailer } from './loadNodemailer';
 
 /** Dagu gives a mail 30 seconds from connecting to the end of the exchange. */
 export const MAIL_TIMEOUT_MS = 30_000;
@@ -40,7 +40,7 @@ export async function sendSmtpMail(
   const timeoutMs = options.timeoutMs ?? MAIL_TIMEOUT_MS;
   const useAuth = smtp.username !== '' || smtp.password !== '';
   const attachments = await readableAttachments(mail.attachments, options.onSkippedAttachment);
-  const transport = createTransport({
+  const transport = loadNodemailer().createTransport({
     host: smtp.host,
     port: smtp.port,
     secure: false,
