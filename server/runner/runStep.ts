@@ -381,7 +381,9 @@ async function runProcesses(
     stoppedBy = reason;
     if (current) stopProcess(run, current, reason);
   };
-  run.stop.addEventListener('abort', onStop);
+  // The stop may have come while this attempt was being prepared.
+  if (run.stop.aborted) onStop();
+  else run.stop.addEventListener('abort', onStop);
   try {
     for (const inv of plan.invocations) {
       if (stoppedBy) return { kind: 'stopped', exitCode: null, reason: stoppedBy };
