@@ -148,6 +148,16 @@ describe('http action', () => {
     expect(ctx.out.text()).toBe('{\n "status_code": 0,\n "headers": null,\n "body": [\n  1,\n  2\n ]\n}');
   });
 
+  it('writes the request and the response status to stderr with debug', async () => {
+    const server = await httpServer((_req, res) => res.end('ok'));
+    const ctx = testContext({
+      with: { method: 'GET', url: server.url, debug: true, silent: true, headers: { 'X-Trace': '1' } },
+    });
+    expect(await runHttpAction(ctx)).toEqual({ exitCode: 0, error: null });
+    expect(ctx.err.text()).toBe(`http: request GET ${server.url}/\nX-Trace: 1\nhttp: response 200 OK\n`);
+    expect(ctx.out.text()).toBe('ok');
+  });
+
   it('fails in JSON mode when the body is not JSON, saying so', async () => {
     const server = await httpServer((_req, res) => res.end('plain words'));
     const ctx = testContext({ with: { method: 'GET', url: server.url, format: 'json' } });
