@@ -312,3 +312,17 @@ describe('executeRun: working directories', () => {
     expect(final.steps[0].status).toBe('not_started');
   });
 });
+
+describe('executeRun: log files', () => {
+  it('writes stdout and stderr to one .log file with log_output: merged', async () => {
+    const { final } = await runDag(
+      dagOf([stepOf('both', 'echo out; echo err >&2')], { log_output: 'merged' }),
+      dir,
+    );
+    expect(final.steps[0]).toMatchObject({
+      stdout: 'test-dag/run-1/1/both.log',
+      stderr: 'test-dag/run-1/1/both.log',
+    });
+    expect(read(join(dir, 'logs', 'both.log'))).toBe('out\nerr\n');
+  });
+});

@@ -240,7 +240,7 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
   ): Promise<void> => {
     Object.assign(stepStatus, { status: 'running', started_at: isoNow(clock), error: null });
     report();
-    const f = logNames.allocate(spec.name);
+    const f = logNames.allocate(spec.name, (spec.log_output ?? dag.log_output) === 'merged');
     stepFiles.set(spec.name, f);
     stepStatus.stdout = f.stdoutRelative;
     stepStatus.stderr = f.stderrRelative;

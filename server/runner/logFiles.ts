@@ -25,7 +25,8 @@ export class LogFileNames {
     private readonly relativeDir: string,
   ) {}
 
-  allocate(stepName: string): StepLogFiles {
+  /** `merged` (`log_output: merged`): stdout and stderr share one `<name>.log` file. */
+  allocate(stepName: string, merged = false): StepLogFiles {
     const base =
       stepName
         .replace(/[^A-Za-z0-9_.-]/g, '_')
@@ -35,12 +36,13 @@ export class LogFileNames {
     for (let n = 2; this.used.has(name); n++) name = `${base}-${n}`;
     this.used.add(name);
     const rel = (ext: string) => (this.relativeDir ? `${this.relativeDir}/${name}.${ext}` : `${name}.${ext}`);
+    const [out, err] = merged ? ['log', 'log'] : ['out', 'err'];
     return {
-      stdout: join(this.logDir, `${name}.out`),
-      stderr: join(this.logDir, `${name}.err`),
+      stdout: join(this.logDir, `${name}.${out}`),
+      stderr: join(this.logDir, `${name}.${err}`),
       script: join(this.logDir, `${name}.script`),
-      stdoutRelative: rel('out'),
-      stderrRelative: rel('err'),
+      stdoutRelative: rel(out),
+      stderrRelative: rel(err),
     };
   }
 }
