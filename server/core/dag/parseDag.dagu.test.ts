@@ -631,3 +631,26 @@ describe('documents', () => {
     ).toBe(true);
   });
 });
+
+describe('worker_selector: local and step file dependencies', () => {
+  it('reads worker_selector: local as "never dispatch", and refuses any other string', () => {
+    const dag = parse(yaml('worker_selector: local', ...steps('  - run: echo a')));
+    expect(dag.worker_selector).toBeNull();
+    expect(dag.force_local).toBe(true);
+    expect(parse(step('  - run: echo a')).force_local).toBe(false);
+    expect(errors(yaml('worker_selector: remote', ...steps('  - run: echo a')))).toEqual([
+      '1:18: worker_selector: must be a map of labels or the string "local", got "remote"',
+    ]);
+  });
+
+  it('reads step dependencies as files (not steps to wait for), literal and non-empty', () => {
+    const dag = parse(step('  - name: a', '    run: ./x.sh', '    dependencies: ["scripts/**", x.sh]'));
+    expect(dag.steps[0].depends).toEqual([]);
+    expect(errors(step('  - name: a', '    run: ./x.sh', '    dependencies: ["${DIR}/x"]'))).toEqual([
+      '4:20: steps[0].dependencies[0]: file dependency paths must be literal (no ${...} references)',
+    ]);
+    expect(errors(step('  - name: a', '    run: ./x.sh', '    dependencies: []'))).toEqual([
+      '4:19: steps[0].dependencies: must not be empty',
+    ]);
+  });
+});

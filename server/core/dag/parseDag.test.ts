@@ -77,6 +77,7 @@ describe('parseDag: a valid DAG', () => {
       retry_policy: null,
       timeout_sec: null,
       worker_selector: null,
+      force_local: false,
       handler_on: { init: null, success: null, failure: null, abort: null, exit: null },
       signal_handling: { enable_propagation: false },
       file: FILE,
@@ -733,7 +734,7 @@ describe('parseDag: errors name the file, line, column and field', () => {
 
   it('reports a worker_selector that is not a map, or a label without a value', () => {
     expect(errors(yaml('worker_selector: remote', ...oneStep))).toEqual([
-      'dags/etl.yaml:1:18: worker_selector: worker_selector must be a map, got a string "remote"',
+      'dags/etl.yaml:1:18: worker_selector: must be a map of labels or the string "local", got "remote"',
     ]);
     expect(errors(yaml('worker_selector:', '  zone:', ...oneStep))).toEqual([
       'dags/etl.yaml:2:3: worker_selector.zone: needs a value',

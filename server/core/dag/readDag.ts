@@ -9,7 +9,7 @@ import type { DagSpec, HandlerSpecs, MailSpec, OverlapPolicy, SmtpSpec, StepSpec
 import type { DagReader, Entry } from './dagReader';
 import { describe, isNull } from './dagReader';
 import { deprecation } from './deprecations';
-import { readEnv, readParams, readWorkerSelector } from './readFields';
+import { isLocalSelector, readEnv, readParams, readWorkerSelector } from './readFields';
 import { readShell } from './readAction';
 import { readCount, readDagRetryPolicy, readPreconditions } from './readPolicies';
 import { readSchedule } from './readSchedule';
@@ -114,6 +114,7 @@ export function readDag(r: DagReader, root: Node, opts: ReadDagOptions): DagSpec
     retry_policy: readDagRetryPolicy(r, map.get('retry_policy')),
     timeout_sec: timeout === undefined || timeout === 0 ? null : timeout,
     worker_selector: readWorkerSelector(r, map.get('worker_selector')),
+    force_local: isLocalSelector(map.get('worker_selector')),
     handler_on: readHandlers(
       r,
       map.get('handler_on'),

@@ -51,11 +51,23 @@ export function readEnv(r: DagReader, entry: Entry | undefined): Record<string, 
   return Object.fromEntries(pairs);
 }
 
+/** Whether `worker_selector` is Dagu's string `local`: the DAG always runs on the host that starts it. */
+export function isLocalSelector(entry: Entry | undefined): boolean {
+  return entry !== undefined && isScalar(entry.value) && entry.value.value === 'local';
+}
+
 /** `worker_selector`: labels a worker must all have (numbers and booleans read as strings), or `local`. */
 export function readWorkerSelector(r: DagReader, entry: Entry | undefined): Record<string, string> | null {
   if (!entry || isNull(entry.value)) return null;
-  // Dagu's `local`: run on the scheduler's host, never dispatched, which is what no selector means here.
-  if (isScalar(entry.value) && entry.value.value === 'local') return null;
+  // Dagu's `local`: never dispatched (DagSpec.force_local, see isLocalSelector); no labels to match.
+  if (isLocalSelector(entry)) return null;
+  if (isScalar(entry.value) && typeof entry.value.value === 'string') {
+    r.errorAt(
+      entry,
+      `must be a map of labels or the string "local", got ${JSON.stringify(entry.value.value)}`,
+    );
+    return null;
+  }
   const map = r.map(entry, null, 'worker_selector');
   if (!map) return null;
   const labels: Array<[string, string]> = [];

@@ -1,7 +1,7 @@
 // Reads one step (or one handler) of a DAG file into a StepSpec; names, ids and dependencies are settled
 // later (readSteps.ts), once every step is known.
 
-import { isMap } from 'yaml';
+import { isMap, isSeq } from 'yaml';
 import type { Node } from 'yaml';
 import type { StepSpec } from '../types';
 import type { DagReader, Entry } from './dagReader';
@@ -116,10 +116,8 @@ export function readStep(
   const id = readStepId(r, idEntry);
 
   const exec = readExecution(r, map, entry);
-  let dependsEntry = map.get('depends');
-  const alias = map.get('dependencies');
-  if (alias && dependsEntry) r.errorAt(alias, 'use depends or its old name dependencies, not both');
-  dependsEntry ??= alias;
+  const dependsEntry = map.get('depends');
+  readFileDependencies(r, map.get('dependencies'));
   const dependsEntries = handlerName === null ? readNameList(r, dependsEntry, 'depends') : [];
 
   const output = readOutputName(r, map.get('output'));
@@ -274,4 +272,25 @@ export function readNonEmpty(r: DagReader, entry: Entry | undefined): string | u
     return r.errorAt(entry!, `must not be empty, got ${describe(entry!.value)}`);
   }
   return text;
+}
+
+/**
+ * `dependencies`: in Dagu, files of the DAG's folder a step needs when it runs on another machine (not the
+ * steps it waits for: that is `depends`). Checked as Dagu checks it; nothing needs shipping here, as workers
+ * read DAG files from the shared DAGs directory.
+ */
+function readFileDependencies(r: DagReader, entry: Entry | undefined): void {
+  if (!entry) return;
+  const items = isSeq(entry.value) ? (r.list(entry, 'dependencies') ?? []) : [entry];
+  if (items.length === 0 || isNull(entry.value)) {
+    r.errorAt(entry, 'must not be empty');
+    return;
+  }
+  for (const item of items) {
+    const path = r.scalarText(item, 'a file path or glob');
+    if (path === undefined) continue;
+    if (path.trim() === '') r.errorAt(item, 'must not be empty');
+    else if (/\$\{/.test(path))
+      r.errorAt(item, 'file dependency paths must be literal (no ${...} references)');
+  }
 }
