@@ -120,7 +120,7 @@ function bannerOf(cli: string): string {
 
 describe('the bundles bin/dagu reads', () => {
   it('are pure ASCII, so reading them as latin1 gives the text; non-ASCII text passes through a run intact', async () => {
-    for (const name of ['cli', 'cron', 'pino', 'yaml']) {
+    for (const name of ['cli', 'cron', 'pino', 'yaml', 'mail']) {
       const bytes = readFileSync(path.join(DIST, `${name}.cjs`));
       expect(
         bytes.findIndex((b) => b > 0x7f),
