@@ -184,3 +184,33 @@ function readdirSafe(dir: string): string[] {
     return [];
   }
 }
+
+describe('history retention', () => {
+  it("removes each DAG's runs past hist_retention_runs, with their logs, while active", async () => {
+    const env = { ...h.env, DAGU_SCHEDULER_HISTORY_RETENTION_INTERVAL: '1s' };
+    h.writeDag('keep2', 'hist_retention_runs: 2\nsteps:\n  - name: s\n    run: echo kept\n');
+    h.writeDag('other', 'steps:\n  - name: s\n    run: echo other\n');
+    for (const id of ['r1', 'r2', 'r3', 'r4']) {
+      const r = await dagu(['start', '--run-id', id, 'keep2'], env);
+      expect(r.code, r.stderr).toBe(0);
+    }
+    expect((await dagu(['start', '--run-id', 'o1', 'other'], env)).code).toBe(0);
+    const logsOf = (id: string) => path.join(h.home, 'logs', 'keep2', id);
+    expect(readdirSync(logsOf('r1')).length).toBeGreaterThan(0);
+
+    scheduler(env);
+    const left = await eventually(async () => {
+      const ids = (await runs('keep2')).map((r) => r.run_id).sort();
+      return ids.length === 2 ? ids : null;
+    }, 30_000);
+    expect(left).toEqual(['r3', 'r4']);
+    for (const id of ['r1', 'r2']) {
+      expect(() => readdirSync(logsOf(id))).toThrow();
+      const st = await dagu(['status', '--json', id], env);
+      expect(st.code).not.toBe(0);
+    }
+    // The kept runs and other DAGs' runs are untouched (30 days by default).
+    expect(readdirSync(logsOf('r4')).length).toBeGreaterThan(0);
+    expect((await runs('other')).map((r) => r.run_id)).toEqual(['o1']);
+  });
+});
