@@ -180,7 +180,9 @@ async function runAccepted(
       killGraceMs: config.run.kill_grace_ms,
       heartbeatIntervalMs: config.worker.heartbeat_interval_ms,
       baseEnv: deps.env ?? process.env,
-      dagsDir: dirs.dir,
+      envPassthrough: { names: config.env_passthrough, prefixes: config.env_passthrough_prefixes },
+      // The attempt's directory on this worker is its run work directory (DAG_RUN_WORK_DIR).
+      workDir: dirs.dir,
       subDag: remoteSubDagRunner({
         client: deps.client,
         clock,
