@@ -49,8 +49,6 @@ export interface ExecuteRunOptions {
    * created if missing. Absent: one under the OS temp directory.
    */
   workDir?: string;
-  /** Unused since steps run in the work directory; kept for callers that still pass it. */
-  dagsDir?: string;
   /** Starts the child runs of `call:` steps; without it a call step fails with NO_SUB_DAG_RUNNER. */
   subDag?: SubDagRunner;
   /**
