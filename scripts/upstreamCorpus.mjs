@@ -1,0 +1,379 @@
+#!/usr/bin/env node
+// Runs our real `bin/dagu` over every DAG file of an upstream Dagu checkout: its examples, the DAGs in its
+// Markdown docs, its conformance specs' testdata, other test DAG files and (unless --no-go) the DAG texts
+// embedded in its Go integration tests. It says, file by file, whether `dagu validate` accepts each one,
+// refuses it as an unsupported Dagu feature, or rejects it, and compares that with what upstream expects.
+// With --run it also starts the conformance cases whose outcome upstream's tests state
+// (scripts/upstreamCorpusExpectations.mjs) and compares exit codes and the files the steps wrote.
+//
+//   npm run build:cli            # bin/dagu runs dist/cli.cjs: build it after changing the sources
+//   node scripts/upstreamCorpus.mjs <upstream-checkout> [--run] [--only <text>] [--no-go] [--jobs <n>]
+//                                   [--json <file>] [--md <file>]
+//
+// Each file is checked in a temp project: a copy of its folder (the whole testdata folder for conformance
+// files, as upstream's harness does), with its own DAGU_HOME, so relative references work and nothing is
+// shared. Exit status: 1 when a file upstream loads is rejected, a file upstream rejects is accepted, or a
+// --run case differs; 0 otherwise.
+
+import { spawn } from 'node:child_process';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { clearTimeout, setTimeout } from 'node:timers';
+import path from 'node:path';
+import { INVALID, RUNS } from './upstreamCorpusExpectations.mjs';
+import {
+  classifyValidate,
+  compareRun,
+  goRawDagsOf,
+  judge,
+  startArgs,
+  yamlBlocksOf,
+} from './upstreamCorpusLib.mjs';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const DAGU = path.join(ROOT, 'bin', 'dagu');
+const COMMAND_TIMEOUT_MS = 60_000;
+
+/**
+ * One DAG file of the corpus.
+ * @typedef {object} Entry
+ * @property {string} id where it comes from: a path, with `:<line>` for a DAG inside another file
+ * @property {string} group examples, docs, conformance, testdata or go-tests
+ * @property {string | null} folder folder to copy into the temp project (null: the DAG text alone)
+ * @property {string} file the DAG file's path inside the temp project
+ * @property {string | null} text the DAG text, for DAGs found inside another file
+ * @property {import('./upstreamCorpusLib.mjs').Expectation} expect
+ */
+
+function usage(message) {
+  if (message) console.error(`upstreamCorpus: ${message}`);
+  console.error(
+    'usage: node scripts/upstreamCorpus.mjs <upstream-checkout> [--run] [--only <text>] [--no-go] [--jobs <n>] [--json <file>] [--md <file>]',
+  );
+  process.exit(2);
+}
+
+function parseArgs(argv) {
+  const opts = { upstream: '', run: false, only: '', go: true, jobs: 2, json: '', md: '' };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--run') opts.run = true;
+    else if (a === '--no-go') opts.go = false;
+    else if (a === '--only') opts.only = argv[++i] ?? usage('--only needs a value');
+    else if (a === '--jobs') opts.jobs = Number(argv[++i]);
+    else if (a === '--json') opts.json = argv[++i] ?? usage('--json needs a file');
+    else if (a === '--md') opts.md = argv[++i] ?? usage('--md needs a file');
+    else if (a.startsWith('-')) usage(`unknown option ${a}`);
+    else if (!opts.upstream) opts.upstream = path.resolve(a);
+    else usage(`unexpected argument ${a}`);
+  }
+  if (!opts.upstream) usage('the path of an upstream Dagu checkout is required');
+  if (!existsSync(path.join(opts.upstream, 'conformance'))) {
+    usage(`${opts.upstream} has no conformance/ folder: is it a checkout of dagucloud/dagu?`);
+  }
+  if (!Number.isInteger(opts.jobs) || opts.jobs < 1) usage('--jobs must be a positive integer');
+  return opts;
+}
+
+/** Refuses to run a missing build and warns about a stale one: bin/dagu runs dist/cli.cjs, not the sources. */
+function checkBuild() {
+  const bundle = path.join(ROOT, 'dist', 'cli.cjs');
+  if (!existsSync(bundle)) {
+    console.error('upstreamCorpus: dist/cli.cjs is missing; build it first with `npm run build:cli`');
+    process.exit(2);
+  }
+  const built = statSync(bundle).mtimeMs;
+  let newest = { file: '', mtime: 0 };
+  const walk = (dir) => {
+    for (const d of readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, d.name);
+      if (d.isDirectory()) walk(p);
+      else if (/\.tsx?$/.test(d.name) && !d.name.endsWith('.test.ts')) {
+        const m = statSync(p).mtimeMs;
+        if (m > newest.mtime) newest = { file: p, mtime: m };
+      }
+    }
+  };
+  walk(path.join(ROOT, 'server'));
+  if (newest.mtime > built) {
+    console.error(
+      `upstreamCorpus: warning: dist/cli.cjs is older than ${path.relative(ROOT, newest.file)}; run \`npm run build:cli\` to check the current sources`,
+    );
+  }
+}
+
+/** Every file under dir (relative paths), skipping node_modules and dot folders. */
+function filesUnder(dir) {
+  const out = [];
+  const walk = (d, rel) => {
+    if (!existsSync(d)) return;
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      if (e.name === 'node_modules' || e.name.startsWith('.')) continue;
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) walk(path.join(d, e.name), r);
+      else out.push(r);
+    }
+  };
+  walk(dir, '');
+  return out.sort();
+}
+
+const isYaml = (f) => /\.ya?ml$/.test(f);
+/** Non-DAG YAML of the repository (CI, Helm, Kubernetes, Compose, configs) is left out by its top-level keys. */
+const isDagText = (text) => /^steps:/m.test(text);
+
+/**
+ * The corpus of an upstream checkout.
+ * @param {string} up
+ * @param {{ go: boolean }} opts
+ * @returns {Entry[]}
+ */
+function collect(up, opts) {
+  /** @type {Entry[]} */
+  const entries = [];
+  const all = filesUnder(up);
+  // Conformance specs: every YAML file of each testdata folder, checked inside a copy of that folder.
+  for (const spec of readdirSync(path.join(up, 'conformance')).sort()) {
+    const td = path.join(up, 'conformance', spec, 'testdata');
+    if (!/^spec\d+/.test(spec) || !existsSync(td)) continue;
+    const invalid = new Set(INVALID[spec] ?? []);
+    for (const rel of filesUnder(td).filter(isYaml)) {
+      entries.push({
+        id: `conformance/${spec}/testdata/${rel}`,
+        group: 'conformance',
+        folder: td,
+        file: rel,
+        text: null,
+        expect: invalid.has(rel) ? 'invalid' : 'valid',
+      });
+    }
+  }
+  // Example DAG files and other test DAG folders outside conformance/.
+  for (const rel of all.filter(isYaml)) {
+    if (rel.startsWith('conformance/') || rel.startsWith('charts/') || rel.startsWith('.github/')) continue;
+    const text = readFileSync(path.join(up, rel), 'utf8');
+    if (!isDagText(text)) continue;
+    const group = rel.startsWith('examples/') || rel.startsWith('deploy/') ? 'examples' : 'testdata';
+    entries.push({
+      id: rel,
+      group,
+      folder: path.join(up, path.dirname(rel)),
+      file: path.basename(rel),
+      text: null,
+      expect: 'valid',
+    });
+  }
+  // DAGs in the Markdown docs.
+  for (const rel of all.filter((f) => f.endsWith('.md') && !f.startsWith('ui/'))) {
+    for (const block of yamlBlocksOf(readFileSync(path.join(up, rel), 'utf8'))) {
+      entries.push(embedded(`${rel}:${block.line}`, 'docs', block, 'valid'));
+    }
+  }
+  // DAG texts embedded in Go integration tests: their expectation is not tabled here.
+  if (opts.go) {
+    for (const rel of all.filter((f) => /^internal\/intg\/.*_test\.go$/.test(f))) {
+      for (const dag of goRawDagsOf(readFileSync(path.join(up, rel), 'utf8'))) {
+        entries.push(embedded(`${rel}:${dag.line}`, 'go-tests', dag, 'unknown'));
+      }
+    }
+  }
+  return entries;
+}
+
+/** @returns {Entry} */
+function embedded(id, group, dag, expect) {
+  const [source, line] = id.split(':');
+  const stem = path
+    .basename(source)
+    .replace(/\.[^.]+$/, '')
+    .replace(/[^A-Za-z0-9_-]/g, '_');
+  return { id, group, folder: null, file: `${stem}_L${line}.yaml`, text: dag.text, expect };
+}
+
+/** A temp project holding the entry's folder (or its DAG text alone). */
+function makeProject(entry) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'upstream-corpus-'));
+  const project = path.join(dir, 'project');
+  if (entry.folder) cpSync(entry.folder, project, { recursive: true });
+  else mkdirSync(project);
+  if (entry.text !== null) writeFileSync(path.join(project, entry.file), entry.text);
+  return { dir, project };
+}
+
+/** Runs bin/dagu in a project with its own DAGU_HOME and a small environment. */
+function dagu(args, project, home, extraEnv = {}) {
+  const env = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: home,
+    LANG: 'C.UTF-8',
+    DAGU_HOME: path.join(home, 'dagu'),
+    PWD: project,
+    ...extraEnv,
+  };
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [DAGU, ...args], {
+      cwd: project,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (b) => (stdout += b));
+    child.stderr.on('data', (b) => (stderr += b));
+    const timer = setTimeout(() => child.kill('SIGKILL'), COMMAND_TIMEOUT_MS);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({
+        code: signal ? null : code,
+        stdout,
+        stderr: signal ? `${stderr}\n(killed: ${signal} after ${COMMAND_TIMEOUT_MS} ms)` : stderr,
+      });
+    });
+  });
+}
+
+async function validate(entry) {
+  const { dir, project } = makeProject(entry);
+  try {
+    const home = path.join(dir, 'home');
+    mkdirSync(home);
+    const res = await dagu(['validate', entry.file], project, home);
+    const cls = classifyValidate(res);
+    const { verdict, failed } = judge(cls, entry.expect);
+    const firstLines = res.stderr
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => l.replace(project + path.sep, ''))
+      .slice(0, 3);
+    return {
+      id: entry.id,
+      group: entry.group,
+      expect: entry.expect,
+      cls,
+      verdict,
+      failed,
+      code: res.code,
+      firstLines,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function runCase(up, rc) {
+  const folder = path.join(up, 'conformance', rc.spec, 'testdata');
+  const { dir, project } = makeProject({ folder, text: null, file: rc.file });
+  try {
+    const home = path.join(dir, 'home');
+    mkdirSync(home);
+    for (const d of rc.setup?.dirs ?? []) mkdirSync(path.join(project, d), { recursive: true });
+    for (const [f, content] of Object.entries(rc.setup?.files ?? {})) {
+      mkdirSync(path.dirname(path.join(project, f)), { recursive: true });
+      writeFileSync(path.join(project, f), content);
+    }
+    const res = await dagu(startArgs(rc.file, rc), project, home, rc.env);
+    const read = (name) => {
+      const p = path.join(project, name);
+      return existsSync(p) ? readFileSync(p, 'utf8') : null;
+    };
+    const diffs = compareRun(rc.expect, res, read);
+    const label = `${rc.spec}/${rc.file}${rc.params ? ` (params ${rc.params})` : ''}`;
+    const tail = res.stderr
+      .split('\n')
+      .filter((l) => /error|fail|invalid|not supported/i.test(l))
+      .slice(0, 2);
+    return { label, diffs, code: res.code, tail };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Runs fn over items, at most `jobs` at a time, keeping the order of items in the results. */
+async function pool(items, jobs, fn) {
+  const results = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(jobs, items.length) }, worker));
+  return results;
+}
+
+function summaryTable(results) {
+  const verdicts = ['ok', 'unsupported', 'error', 'rejected', 'accepted', 'rejected?'];
+  const groups = [...new Set(results.map((r) => r.group))];
+  const lines = [
+    `| group | files | ${verdicts.join(' | ')} |`,
+    `|---|---|${verdicts.map(() => '---').join('|')}|`,
+  ];
+  for (const g of [...groups, 'total']) {
+    const rs = g === 'total' ? results : results.filter((r) => r.group === g);
+    const counts = verdicts.map((v) => rs.filter((r) => r.verdict === v).length);
+    lines.push(`| ${g} | ${rs.length} | ${counts.join(' | ')} |`);
+  }
+  return lines.join('\n');
+}
+
+async function main() {
+  const opts = parseArgs(process.argv.slice(2));
+  checkBuild();
+  let entries = collect(opts.upstream, opts);
+  if (opts.only) entries = entries.filter((e) => e.id.includes(opts.only));
+  console.error(`upstreamCorpus: validating ${entries.length} DAG files with ${opts.jobs} at a time`);
+  const results = await pool(entries, opts.jobs, validate);
+
+  const out = [];
+  out.push('## dagu validate over the upstream corpus', '');
+  out.push(
+    'Verdicts: ok (accepted), unsupported (refused as a Dagu feature not supported here), error (rejected though upstream loads it), rejected (rejected, as upstream does), accepted (accepted though upstream rejects it), rejected? (rejected; upstream expectation not tabled).',
+    '',
+  );
+  out.push(summaryTable(results), '');
+  out.push('### Per file', '');
+  for (const r of results) {
+    const detail =
+      r.verdict === 'ok' || r.verdict === 'rejected'
+        ? ''
+        : ` — ${r.firstLines[0] ?? `(exit ${r.code}, no stderr)`}`;
+    out.push(`- ${r.verdict.padEnd(11)} ${r.id}${detail}`);
+  }
+
+  let runResults = [];
+  if (opts.run) {
+    const cases = opts.only ? RUNS.filter((c) => `${c.spec}/${c.file}`.includes(opts.only)) : RUNS;
+    console.error(`upstreamCorpus: starting ${cases.length} conformance cases`);
+    runResults = await pool(cases, opts.jobs, (c) => runCase(opts.upstream, c));
+    const differ = runResults.filter((r) => r.diffs.length > 0);
+    out.push('', '## dagu start against upstream conformance expectations', '');
+    out.push(`${runResults.length - differ.length} of ${runResults.length} cases match.`, '');
+    for (const r of runResults) {
+      if (r.diffs.length === 0) out.push(`- match  ${r.label}`);
+      else {
+        out.push(`- DIFFER ${r.label}: ${r.diffs.join('; ')}`);
+        for (const t of r.tail) out.push(`    stderr: ${t.trim().slice(0, 300)}`);
+      }
+    }
+  }
+
+  const text = out.join('\n');
+  console.log(text);
+  if (opts.md) writeFileSync(opts.md, `${text}\n`);
+  if (opts.json) writeFileSync(opts.json, JSON.stringify({ validate: results, run: runResults }, null, 2));
+  const failed = results.some((r) => r.failed) || runResults.some((r) => r.diffs.length > 0);
+  process.exit(failed ? 1 : 0);
+}
+
+await main();

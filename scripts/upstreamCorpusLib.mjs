@@ -1,0 +1,187 @@
+// The pure parts of scripts/upstreamCorpus.mjs: finding DAG texts in Markdown and Go sources, turning what
+// `dagu validate` printed into a class, judging it against what upstream Dagu expects of the file, and
+// comparing a `dagu start` with upstream's expected outcome. No file, process or clock here, so that
+// scripts/upstreamCorpus.test.ts can check each rule on small texts.
+
+/** The phrase our parser puts in every "this Dagu feature is not supported here" error. */
+export const UNSUPPORTED_MARK = 'not supported by this product';
+
+/**
+ * A DAG text found inside another file.
+ * @typedef {{ line: number, text: string }} EmbeddedDag
+ */
+
+/**
+ * Removes the indentation every non-blank line shares (a fence inside a list item, a Go raw string inside a
+ * struct literal).
+ * @param {string} text
+ * @returns {string}
+ */
+export function dedent(text) {
+  const lines = text.split('\n');
+  let common = Infinity;
+  for (const line of lines) {
+    if (line.trim() === '') continue;
+    common = Math.min(common, line.length - line.trimStart().length);
+  }
+  if (!Number.isFinite(common) || common === 0) return text;
+  return lines.map((line) => line.slice(common)).join('\n');
+}
+
+/** A DAG document has a `steps:` key at its top level (column 0 once dedented). */
+function looksLikeDag(text) {
+  return /^steps:/m.test(text);
+}
+
+/**
+ * The ```yaml / ```yml fenced blocks of a Markdown text that look like whole DAG files (a top-level `steps:`),
+ * with the 1-based line of their opening fence. Fragments (a single step, a `params:` snippet) are left out.
+ * @param {string} markdown
+ * @returns {EmbeddedDag[]}
+ */
+export function yamlBlocksOf(markdown) {
+  const lines = markdown.split('\n');
+  /** @type {EmbeddedDag[]} */
+  const blocks = [];
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^(\s*)(`{3,}|~{3,})\s*ya?ml\b/i.exec(lines[i]);
+    if (!open) continue;
+    const fence = open[2];
+    const body = [];
+    let j = i + 1;
+    while (j < lines.length && !lines[j].trimStart().startsWith(fence)) body.push(lines[j++]);
+    const text = dedent(body.join('\n'));
+    if (looksLikeDag(text)) blocks.push({ line: i + 1, text: text.endsWith('\n') ? text : `${text}\n` });
+    i = j;
+  }
+  return blocks;
+}
+
+/**
+ * The Go raw string literals (backquoted) of a Go source that look like whole DAG files. Literals with
+ * fmt verbs (`%s`, `%d`, ...) are templates filled in by the test and are left out, as is text built by
+ * concatenation.
+ * @param {string} source
+ * @returns {EmbeddedDag[]}
+ */
+export function goRawDagsOf(source) {
+  /** @type {EmbeddedDag[]} */
+  const dags = [];
+  const literal = /`([^`]*)`/g;
+  let m;
+  while ((m = literal.exec(source)) !== null) {
+    const raw = m[1];
+    if (!raw.includes('\n') || /%[-+# 0]*\d*[sdvqtfx]/.test(raw)) continue;
+    const text = dedent(raw.replace(/^\n/, ''));
+    if (!looksLikeDag(text)) continue;
+    const line = source.slice(0, m.index).split('\n').length;
+    dags.push({ line, text: text.endsWith('\n') ? text : `${text}\n` });
+  }
+  return dags;
+}
+
+/**
+ * What `dagu validate` said of a file: `ok` (exit 0), `unsupported` (refused because it needs a Dagu
+ * feature this product does not run) or `rejected` (any other failure).
+ * @param {{ code: number | null, stderr: string }} result
+ * @returns {'ok' | 'unsupported' | 'rejected'}
+ */
+export function classifyValidate(result) {
+  if (result.code === 0) return 'ok';
+  const errors = result.stderr
+    .split('\n')
+    .filter((l) => /:\d+:\d+: /.test(l) || l.includes(UNSUPPORTED_MARK));
+  // Unsupported only when every error is an unsupported one: a file that is also wrong elsewhere is rejected.
+  if (result.code === 2 && errors.length > 0 && errors.every((l) => l.includes(UNSUPPORTED_MARK))) {
+    return 'unsupported';
+  }
+  return 'rejected';
+}
+
+/**
+ * What upstream Dagu expects of a file: `valid` (its tests or docs load it), `invalid` (its tests say
+ * validation fails) or `unknown` (a DAG from a Go test whose expectation this script does not know).
+ * @typedef {'valid' | 'invalid' | 'unknown'} Expectation
+ */
+
+/**
+ * The verdict on one file: `ok`, `unsupported`, `error` (rejected though upstream loads it), `rejected`
+ * (rejected as upstream does), `accepted` (accepted though upstream rejects it), and for files without a
+ * known expectation `rejected?`. `failed` says whether the verdict breaks the target.
+ * @param {'ok' | 'unsupported' | 'rejected'} cls
+ * @param {Expectation} expect
+ * @returns {{ verdict: string, failed: boolean }}
+ */
+export function judge(cls, expect) {
+  if (expect === 'invalid') {
+    return cls === 'ok' ? { verdict: 'accepted', failed: true } : { verdict: 'rejected', failed: false };
+  }
+  if (cls === 'rejected') {
+    return expect === 'valid' ? { verdict: 'error', failed: true } : { verdict: 'rejected?', failed: false };
+  }
+  return { verdict: cls, failed: false };
+}
+
+/**
+ * Upstream's `dagu start` arguments in ours: `--params "a=1 b=2"` becomes `-- a=1 b=2` after the file
+ * (our CLI takes parameters after `--`); `--run-id`, `--trigger-type` and `--schedule-time` are the same.
+ * Splits the params string on whitespace, which is enough for the cases in the expectations table.
+ * @param {string} file
+ * @param {{ params?: string, flags?: string[] }} run
+ * @returns {string[]}
+ */
+export function startArgs(file, run) {
+  const args = ['start', ...(run.flags ?? []), file];
+  if (run.params) args.push('--', ...run.params.trim().split(/\s+/));
+  return args;
+}
+
+/**
+ * One `dagu start` case: the exit code upstream's test asserts (undefined: not asserted, `nonzero`: any
+ * failure), files with exact content, files containing and not containing strings, files that must not
+ * exist, and text stderr must contain.
+ * @typedef {object} RunExpectation
+ * @property {number | 'nonzero'} [exit]
+ * @property {Record<string, string>} [files]
+ * @property {Record<string, string[]>} [contains]
+ * @property {Record<string, string[]>} [notContains]
+ * @property {string[]} [absent]
+ * @property {string[]} [stderr]
+ */
+
+/**
+ * What differs between a `dagu start` and upstream's expectation. `readFile` returns a project file's text,
+ * or null when it does not exist.
+ * @param {RunExpectation} expect
+ * @param {{ code: number | null, stderr: string }} actual
+ * @param {(name: string) => string | null} readFile
+ * @returns {string[]} one line per difference; empty when the run matches
+ */
+export function compareRun(expect, actual, readFile) {
+  const diffs = [];
+  const exitOk =
+    expect.exit === undefined ||
+    (expect.exit === 'nonzero' ? actual.code !== 0 : actual.code === expect.exit);
+  if (!exitOk) diffs.push(`exit ${actual.code}, expected ${expect.exit}`);
+  for (const [name, content] of Object.entries(expect.files ?? {})) {
+    const got = readFile(name);
+    if (got === null) diffs.push(`${name} missing (expected ${JSON.stringify(content)})`);
+    else if (got !== content)
+      diffs.push(`${name} is ${JSON.stringify(got)}, expected ${JSON.stringify(content)}`);
+  }
+  for (const [name, parts] of Object.entries(expect.contains ?? {})) {
+    const got = readFile(name);
+    if (got === null) diffs.push(`${name} missing`);
+    else for (const p of parts) if (!got.includes(p)) diffs.push(`${name} lacks ${JSON.stringify(p)}`);
+  }
+  for (const [name, parts] of Object.entries(expect.notContains ?? {})) {
+    const got = readFile(name) ?? '';
+    for (const p of parts) if (got.includes(p)) diffs.push(`${name} contains ${JSON.stringify(p)}`);
+  }
+  for (const name of expect.absent ?? []) if (readFile(name) !== null) diffs.push(`${name} exists`);
+  for (const p of expect.stderr ?? []) {
+    if (!actual.stderr.toLowerCase().includes(p.toLowerCase()))
+      diffs.push(`stderr lacks ${JSON.stringify(p)}`);
+  }
+  return diffs;
+}
