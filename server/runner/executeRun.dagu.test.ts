@@ -326,3 +326,33 @@ describe('executeRun: log files', () => {
     expect(read(join(dir, 'logs', 'both.log'))).toBe('out\nerr\n');
   });
 });
+
+describe('executeRun: continue_on.mark_success', () => {
+  it('rewrites a failure its continue rule matched to succeeded, so the run succeeds (exit 0)', async () => {
+    const { final } = await runDag(
+      dagOf([
+        stepOf('rescued', 'echo "WARN: soft"; exit 3', {
+          continue_on: { failure: false, output: ['WARN'], mark_success: true },
+        }),
+        stepOf('next', 'true', { depends: ['rescued'] }),
+      ]),
+      dir,
+    );
+    expect(final.steps.map((s) => s.status)).toEqual(['succeeded', 'succeeded']);
+    expect(final.status).toBe('succeeded');
+    expect(runExitCode(final)).toBe(0);
+  });
+
+  it('keeps a step timeout failed even with mark_success', async () => {
+    const { final } = await runDag(
+      dagOf([
+        stepOf('slow', 'sleep 5', {
+          timeout_sec: 0.2,
+          continue_on: { failure: true, mark_success: true },
+        }),
+      ]),
+      dir,
+    );
+    expect(final.steps[0]).toMatchObject({ status: 'failed', exit_code: 124 });
+  });
+});

@@ -357,7 +357,14 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
           });
     if (state === 'failed' && !handler) {
       await settleContinues(spec, stepStatus);
-      addError(`step ${JSON.stringify(spec.name)} failed: ${stepStatus.error}`);
+      const stepTimedOut = stepStatus.exit_code === 124 && /timed out/.test(stepStatus.error ?? '');
+      if (spec.continue_on.mark_success && continuesMemo.get(spec.name) && !stepTimedOut) {
+        // mark_success: a matched continue rule rewrites the failure to a success; no run error.
+        stepStatus.status = 'succeeded';
+        report();
+      } else {
+        addError(`step ${JSON.stringify(spec.name)} failed: ${stepStatus.error}`);
+      }
     }
     logger.info('Step finished', { step: spec.name, state, exit_code: stepStatus.exit_code });
   };
