@@ -4,7 +4,7 @@ import { newRunStatus } from '../core/runStatus';
 import { TERMINAL_RUN_STATES, type RunStatus } from '../core/types';
 import { AttemptConflictError, RunNotFoundError } from '../store/errors';
 import { RunConflictError } from './errors';
-import { attemptLogDir, runAttempt, type AttemptContext } from './runAttempt';
+import { attemptLogDir, dagLogRoot, runAttempt, type AttemptContext } from './runAttempt';
 import { isoNow } from './runStep';
 
 /** Inputs of `dagu retry`. */
@@ -37,7 +37,14 @@ export async function runNextAttempt(
   if (!accepts(previous)) throw new RunConflictError(o.runId, previous.status);
 
   const attempt = previous.attempt + 1;
-  const logDir = attemptLogDir(o.runStore, o.config, o.dag.name, o.runId, attempt);
+  const logDir = attemptLogDir(
+    o.runStore,
+    o.config,
+    o.dag.name,
+    o.runId,
+    attempt,
+    dagLogRoot(o.dag, o.config, o.env ?? process.env),
+  );
   const status = newRunStatus({
     dag: o.dag,
     runId: o.runId,

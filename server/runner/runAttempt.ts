@@ -1,17 +1,18 @@
 // What starting and retrying a run share: where the attempt's logs go, and running it marked active
 // with its status reported to the run store.
 
-import { isAbsolute, relative, sep } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Config } from '../config/types';
 import type { Clock, Logger } from '../core/ports';
 import type { DagSpec, RunStatus, StepStatus } from '../core/types';
 import type { RunStore } from '../store/types';
 import { SECOND } from '../core/units';
+import { resolveValue } from '../core/dag/values';
 import { errorCode } from '../store/fsutil';
 import { FinalStatusUnwrittenError } from './errors';
 import { executeRun } from './executeRun';
 import { notifyRun } from './runNotification';
-import { runWorkDirPath } from './workDir';
+import { expandHome, runWorkDirPath } from './workDir';
 import { errorText, storeReporter } from './statusReporter';
 import type { SubDagRunner } from './subDag';
 
@@ -31,19 +32,38 @@ export interface AttemptContext {
   subDag?: SubDagRunner;
 }
 
-/** The attempt's log directory, absolute (from the run store) and relative to the logs root (for the status). */
+/**
+ * The attempt's log directory, absolute (from the run store, or under the DAG's own `log_dir`) and relative
+ * to the logs root (for the status).
+ */
 export function attemptLogDir(
   runStore: RunStore,
   config: Config,
   dagName: string,
   runId: string,
   attempt: number,
+  dagLogRoot: string | null = null,
 ): { absolute: string; relative: string } {
-  const absolute = runStore.logDir(dagName, runId, attempt);
+  // The store checks the names before they become part of a path, for the DAG's log_dir too.
+  const stored = runStore.logDir(dagName, runId, attempt);
+  const absolute = dagLogRoot === null ? stored : join(dagLogRoot, dagName, runId, String(attempt));
   const rel = relative(config.paths.log_dir, absolute);
   // A store that keeps logs outside the logs root gets its absolute path recorded rather than a `../..` path.
   const outside = rel.startsWith('..') || isAbsolute(rel);
   return { absolute, relative: outside ? absolute : rel.split(sep).join('/') };
+}
+
+/**
+ * The DAG's `log_dir` as an absolute directory (env-expanded with the host environment; a relative one is
+ * taken from the DAG file's directory, else the DAGs directory), or null when it has none.
+ */
+export function dagLogRoot(dag: DagSpec, config: Config, env: NodeJS.ProcessEnv): string | null {
+  if (!dag.log_dir) return null;
+  const hostEnv = Object.fromEntries(
+    Object.entries(env).flatMap(([k, v]) => (v === undefined ? [] : [[k, v]])),
+  ) as Record<string, string>;
+  const text = expandHome(resolveValue(dag.log_dir, { hostEnv }, 'hostValue'), hostEnv.HOME);
+  return resolve(dag.file ? dirname(dag.file) : config.paths.dags_dir, text);
 }
 
 /** How long the changes of a run's steps gather before their status is written (see storeReporter). */

@@ -20,7 +20,7 @@ let dir: string;
 let cleanup: () => void;
 beforeEach(() => {
   ({ dir, cleanup } = tempDir());
-  mkdirSync(join(dir, 'dags')); // steps of a DAG without a file run in the DAGs directory
+  mkdirSync(join(dir, 'dags'));
 });
 afterEach(() => cleanup());
 
@@ -220,5 +220,29 @@ describe('retryRun', () => {
     await expect(retryRun({ ...options(store, dag), runId: 'waiting' })).rejects.toThrow(
       'run waiting is already queued',
     );
+  });
+
+  it("writes step logs under the DAG's log_dir (relative to the DAG file) and records their absolute paths", async () => {
+    const store = new FileRunStore({ dataDir: join(dir, 'data'), logDir: join(dir, 'logs') });
+    const dag = dagOf([stepOf('hello', 'echo hi')], {
+      name: 'own-logs',
+      file: join(dir, 'dags', 'own-logs.yaml'),
+      log_dir: '../custom-logs',
+    });
+    const final = await startRun(options(store, dag, { runId: 'r-logs' }));
+
+    const where = join(dir, 'custom-logs', 'own-logs', 'r-logs', '1');
+    expect(final.log_dir).toBe(where);
+    expect(final.steps[0].stdout).toBe(join(where, 'hello.out'));
+    expect(readFileSync(join(where, 'hello.out'), 'utf8')).toBe('hi\n');
+  });
+
+  it('runs steps of a DAG without working_dir in the per-run work directory under the data directory', async () => {
+    const store = new FileRunStore({ dataDir: join(dir, 'data'), logDir: join(dir, 'logs') });
+    const dag = dagOf([stepOf('where', 'pwd')], { name: 'wd' });
+    const final = await startRun(options(store, dag, { runId: 'r-wd' }));
+
+    const workDir = join(configFor(dir).paths.data_dir, 'dag-run-work', 'wd', 'r-wd', 'root');
+    expect(readFileSync(join(dir, 'logs', final.steps[0].stdout!), 'utf8')).toBe(`${workDir}\n`);
   });
 });

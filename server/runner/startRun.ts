@@ -6,7 +6,7 @@ import { resolveParams } from '../core/params';
 import { newRunStatus } from '../core/runStatus';
 import type { RunStatus, TriggerType } from '../core/types';
 import { RunConflictError } from './errors';
-import { attemptLogDir, runAttempt, type AttemptContext } from './runAttempt';
+import { attemptLogDir, dagLogRoot, runAttempt, type AttemptContext } from './runAttempt';
 import { isoNow } from './runStep';
 
 /** Inputs of `dagu start`. */
@@ -37,14 +37,28 @@ export async function startRun(o: StartRunOptions): Promise<RunStatus> {
     // process claims it, the other stops here without touching it.
     if (!(await o.runStore.claimAttempt(runId, queued.attempt, `${hostname()}:${process.pid}`)))
       throw new RunConflictError(runId, 'claimed');
-    const logDir = attemptLogDir(o.runStore, o.config, queued.dag_name, runId, queued.attempt);
+    const logDir = attemptLogDir(
+      o.runStore,
+      o.config,
+      queued.dag_name,
+      runId,
+      queued.attempt,
+      dagLogRoot(o.dag, o.config, o.env ?? process.env),
+    );
     // Same attempt, same params, trigger and slot; executeRun sets it running and writes it at once,
     // which is what the queue consumer waits for before it removes the queue item.
     const status: RunStatus = { ...queued, status: 'running', conditions: [], log_dir: logDir.relative };
     return runAttempt(o, status, logDir.absolute);
   }
 
-  const logDir = attemptLogDir(o.runStore, o.config, o.dag.name, runId, 1);
+  const logDir = attemptLogDir(
+    o.runStore,
+    o.config,
+    o.dag.name,
+    runId,
+    1,
+    dagLogRoot(o.dag, o.config, o.env ?? process.env),
+  );
   const status = newRunStatus({
     dag: o.dag,
     runId,
