@@ -30,13 +30,16 @@ import {
 import { tmpdir } from 'node:os';
 import { clearTimeout, setTimeout } from 'node:timers';
 import path from 'node:path';
-import { INVALID, RUNS } from './upstreamCorpusExpectations.mjs';
+import { INVALID, RUNS, START_FAILS } from './upstreamCorpusExpectations.mjs';
 import {
   classifyValidate,
   compareRun,
+  errorLinesOf,
   goRawDagsOf,
+  UNSUPPORTED_MARK,
   judge,
   startArgs,
+  withoutEntrypointName,
   yamlBlocksOf,
 } from './upstreamCorpusLib.mjs';
 
@@ -147,6 +150,7 @@ function collect(up, opts) {
     const td = path.join(up, 'conformance', spec, 'testdata');
     if (!/^spec\d+/.test(spec) || !existsSync(td)) continue;
     const invalid = new Set(INVALID[spec] ?? []);
+    const startFails = new Set(START_FAILS[spec] ?? []);
     for (const rel of filesUnder(td).filter(isYaml)) {
       entries.push({
         id: `conformance/${spec}/testdata/${rel}`,
@@ -154,7 +158,7 @@ function collect(up, opts) {
         folder: td,
         file: rel,
         text: null,
-        expect: invalid.has(rel) ? 'invalid' : 'valid',
+        expect: invalid.has(rel) ? 'invalid' : startFails.has(rel) ? 'start-fails' : 'valid',
       });
     }
   }
@@ -242,19 +246,36 @@ function dagu(args, project, home, extraEnv = {}) {
   });
 }
 
+/** stderr lines worth reporting, with the temp project's path taken out. */
+function reportLines(stderr, project) {
+  const errors = errorLinesOf(stderr);
+  const lines = errors.length > 0 ? errors : stderr.split('\n').filter((l) => l.trim() !== '');
+  return lines.map((l) => l.split(project + path.sep).join('')).slice(0, 6);
+}
+
+/**
+ * Validates one entry. A file whose first document has a top-level `name:` is validated twice: as it is
+ * (upstream's validate rejects it, so ours must too) and without that line (the rest must pass).
+ */
 async function validate(entry) {
   const { dir, project } = makeProject(entry);
   try {
     const home = path.join(dir, 'home');
     mkdirSync(home);
+    const filePath = path.join(project, entry.file);
+    const original = readFileSync(filePath, 'utf8');
+    const stripped = entry.expect === 'invalid' ? null : withoutEntrypointName(original);
+    /** @type {string | undefined} */
+    let entrypointName;
+    if (stripped !== null) {
+      const asIs = await dagu(['validate', entry.file], project, home);
+      entrypointName = asIs.code === 0 ? 'accepted (upstream validate rejects it)' : 'rejected as upstream';
+      writeFileSync(filePath, stripped);
+    }
     const res = await dagu(['validate', entry.file], project, home);
     const cls = classifyValidate(res);
-    const { verdict, failed } = judge(cls, entry.expect);
-    const firstLines = res.stderr
-      .split('\n')
-      .filter((l) => l.trim() !== '')
-      .map((l) => l.replace(project + path.sep, ''))
-      .slice(0, 3);
+    let { verdict, failed } = judge(cls, entry.expect);
+    if (entrypointName?.startsWith('accepted')) failed = true;
     return {
       id: entry.id,
       group: entry.group,
@@ -263,7 +284,8 @@ async function validate(entry) {
       verdict,
       failed,
       code: res.code,
-      firstLines,
+      entrypointName,
+      lines: reportLines(res.stderr, project),
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -286,13 +308,18 @@ async function runCase(up, rc) {
       const p = path.join(project, name);
       return existsSync(p) ? readFileSync(p, 'utf8') : null;
     };
-    const diffs = compareRun(rc.expect, res, read);
+    // A file refused as an unsupported Dagu feature is not a run difference: the validate list reports it.
+    const unsupported = res.code === 2 && res.stderr.includes(UNSUPPORTED_MARK);
+    const diffs = unsupported ? [] : compareRun(rc.expect, res, read);
     const label = `${rc.spec}/${rc.file}${rc.params ? ` (params ${rc.params})` : ''}`;
     const tail = res.stderr
       .split('\n')
       .filter((l) => /error|fail|invalid|not supported/i.test(l))
       .slice(0, 2);
-    return { label, diffs, code: res.code, tail };
+    const feature = unsupported
+      ? (errorLinesOf(res.stderr)[0] ?? '').replace(/^.*?: (?=\S+: Dagu's)/, '')
+      : '';
+    return { label, diffs, unsupported, feature, code: res.code, tail };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -313,7 +340,16 @@ async function pool(items, jobs, fn) {
 }
 
 function summaryTable(results) {
-  const verdicts = ['ok', 'unsupported', 'error', 'rejected', 'accepted', 'rejected?'];
+  const verdicts = [
+    'ok',
+    'unsupported',
+    'unsupported+',
+    'error',
+    'rejected',
+    'accepted',
+    'early',
+    'rejected?',
+  ];
   const groups = [...new Set(results.map((r) => r.group))];
   const lines = [
     `| group | files | ${verdicts.join(' | ')} |`,
@@ -338,17 +374,23 @@ async function main() {
   const out = [];
   out.push('## dagu validate over the upstream corpus', '');
   out.push(
-    'Verdicts: ok (accepted), unsupported (refused as a Dagu feature not supported here), error (rejected though upstream loads it), rejected (rejected, as upstream does), accepted (accepted though upstream rejects it), rejected? (rejected; upstream expectation not tabled).',
+    'Verdicts: ok (accepted), unsupported (refused as a Dagu feature not supported here), unsupported+ (refused as unsupported, with other errors too), error (rejected though upstream loads it), rejected (rejected, as upstream does), accepted (accepted though upstream rejects it), early (rejected at validate; upstream fails it at start), rejected? (rejected; upstream expectation not tabled).',
     '',
   );
   out.push(summaryTable(results), '');
+  const named = results.filter((r) => r.entrypointName !== undefined);
+  out.push(
+    `Files whose first document sets \`name:\` (upstream's validate rejects that; the verdict is for the file without it): ${named.length}, ours ${named.every((r) => r.entrypointName === 'rejected as upstream') ? 'rejects every one as upstream does' : 'ACCEPTS some (see below)'}.`,
+    '',
+  );
   out.push('### Per file', '');
   for (const r of results) {
-    const detail =
-      r.verdict === 'ok' || r.verdict === 'rejected'
-        ? ''
-        : ` — ${r.firstLines[0] ?? `(exit ${r.code}, no stderr)`}`;
-    out.push(`- ${r.verdict.padEnd(11)} ${r.id}${detail}`);
+    const mark = r.entrypointName?.startsWith('accepted') ? ' [entrypoint name accepted]' : '';
+    out.push(`- ${r.verdict.padEnd(12)} ${r.id}${mark}`);
+    if (r.verdict !== 'ok' && r.verdict !== 'rejected') {
+      for (const l of r.lines.length > 0 ? r.lines : [`(exit ${r.code}, no stderr)`])
+        out.push(`      ${l.slice(0, 400)}`);
+    }
   }
 
   let runResults = [];
@@ -357,12 +399,17 @@ async function main() {
     console.error(`upstreamCorpus: starting ${cases.length} conformance cases`);
     runResults = await pool(cases, opts.jobs, (c) => runCase(opts.upstream, c));
     const differ = runResults.filter((r) => r.diffs.length > 0);
+    const blocked = runResults.filter((r) => r.unsupported);
     out.push('', '## dagu start against upstream conformance expectations', '');
-    out.push(`${runResults.length - differ.length} of ${runResults.length} cases match.`, '');
+    out.push(
+      `${runResults.length - differ.length - blocked.length} of ${runResults.length} cases match; ${differ.length} differ; ${blocked.length} are refused as unsupported.`,
+      '',
+    );
     for (const r of runResults) {
-      if (r.diffs.length === 0) out.push(`- match  ${r.label}`);
+      if (r.unsupported) out.push(`- unsupported ${r.label}: ${r.feature.slice(0, 200)}`);
+      else if (r.diffs.length === 0) out.push(`- match  ${r.label}`);
       else {
-        out.push(`- DIFFER ${r.label}: ${r.diffs.join('; ')}`);
+        out.push(`- DIFFER ${r.label}: ${r.diffs.join('; ').slice(0, 600)}`);
         for (const t of r.tail) out.push(`    stderr: ${t.trim().slice(0, 300)}`);
       }
     }

@@ -145,6 +145,16 @@ export const INVALID = {
 };
 
 /**
+ * Files upstream's validate accepts whose `dagu start` fails: a dependency cycle (found only at start) and a
+ * bad regular expression in a step precondition (found when the step is reached).
+ * @type {Record<string, string[]>}
+ */
+export const START_FAILS = {
+  spec009_step_reference: ['invalid_cycle.yaml'],
+  spec023_preconditions: ['negate_invalid_regex_fails.yaml'],
+};
+
+/**
  * One `dagu start` case of a conformance folder: the file, upstream's `--params` string and other flags,
  * extra environment, what the test creates first, and the expected outcome.
  * @typedef {object} RunCase

@@ -81,38 +81,72 @@ export function goRawDagsOf(source) {
 }
 
 /**
+ * The error lines of a `dagu validate` output: `<file>:<line>:<col>: <message>` lines and lines that say a
+ * feature is not supported.
+ * @param {string} stderr
+ * @returns {string[]}
+ */
+export function errorLinesOf(stderr) {
+  return stderr.split('\n').filter((l) => /:\d+:\d+: /.test(l) || l.includes(UNSUPPORTED_MARK));
+}
+
+/**
  * What `dagu validate` said of a file: `ok` (exit 0), `unsupported` (refused because it needs a Dagu
- * feature this product does not run) or `rejected` (any other failure).
+ * feature this product does not run), `unsupported+` (refused for that, with other errors beside it, often
+ * ones that follow from it) or `rejected` (any other failure).
  * @param {{ code: number | null, stderr: string }} result
- * @returns {'ok' | 'unsupported' | 'rejected'}
+ * @returns {'ok' | 'unsupported' | 'unsupported+' | 'rejected'}
  */
 export function classifyValidate(result) {
   if (result.code === 0) return 'ok';
-  const errors = result.stderr
-    .split('\n')
-    .filter((l) => /:\d+:\d+: /.test(l) || l.includes(UNSUPPORTED_MARK));
-  // Unsupported only when every error is an unsupported one: a file that is also wrong elsewhere is rejected.
-  if (result.code === 2 && errors.length > 0 && errors.every((l) => l.includes(UNSUPPORTED_MARK))) {
-    return 'unsupported';
-  }
-  return 'rejected';
+  const errors = errorLinesOf(result.stderr);
+  const unsupported = errors.filter((l) => l.includes(UNSUPPORTED_MARK));
+  if (result.code !== 2 || unsupported.length === 0) return 'rejected';
+  return unsupported.length === errors.length ? 'unsupported' : 'unsupported+';
+}
+
+/**
+ * Upstream's `dagu validate` refuses a `name` key in a file's first document (the entrypoint's name is the
+ * file's), though `dagu start` loads such files and upstream's own examples and testdata have many. This
+ * returns the text without that top-level `name:` line, to check the rest of the file, or null when the
+ * first document has no top-level `name:` key.
+ * @param {string} text
+ * @returns {string | null}
+ */
+export function withoutEntrypointName(text) {
+  const lines = text.split('\n');
+  let first = 0;
+  while (first < lines.length && /^\s*(#.*)?$/.test(lines[first])) first++;
+  if (/^---\s*$/.test(lines[first] ?? '')) first++;
+  let end = first;
+  while (end < lines.length && !/^---\s*$/.test(lines[end])) end++;
+  const at = lines.slice(first, end).findIndex((l) => /^name\s*:/.test(l));
+  if (at < 0) return null;
+  const i = first + at;
+  // A block scalar or flow value could continue on the next lines; drop indented continuation lines too.
+  let j = i + 1;
+  while (j < end && /^\s+\S/.test(lines[j])) j++;
+  return [...lines.slice(0, i), ...lines.slice(j)].join('\n');
 }
 
 /**
  * What upstream Dagu expects of a file: `valid` (its tests or docs load it), `invalid` (its tests say
- * validation fails) or `unknown` (a DAG from a Go test whose expectation this script does not know).
- * @typedef {'valid' | 'invalid' | 'unknown'} Expectation
+ * validation fails), `start-fails` (validation passes but `dagu start` fails before running it) or
+ * `unknown` (a DAG from a Go test whose expectation this script does not know).
+ * @typedef {'valid' | 'invalid' | 'start-fails' | 'unknown'} Expectation
  */
 
 /**
  * The verdict on one file: `ok`, `unsupported`, `error` (rejected though upstream loads it), `rejected`
  * (rejected as upstream does), `accepted` (accepted though upstream rejects it), and for files without a
- * known expectation `rejected?`. `failed` says whether the verdict breaks the target.
- * @param {'ok' | 'unsupported' | 'rejected'} cls
+ * known expectation `rejected?`, and for files upstream loads but refuses at start (a cycle, a bad regex
+ * found at run time) `early` when ours rejects them at validate already. `failed` says whether the verdict breaks the target.
+ * @param {'ok' | 'unsupported' | 'unsupported+' | 'rejected'} cls
  * @param {Expectation} expect
  * @returns {{ verdict: string, failed: boolean }}
  */
 export function judge(cls, expect) {
+  if (expect === 'start-fails') return { verdict: cls === 'rejected' ? 'early' : cls, failed: false };
   if (expect === 'invalid') {
     return cls === 'ok' ? { verdict: 'accepted', failed: true } : { verdict: 'rejected', failed: false };
   }

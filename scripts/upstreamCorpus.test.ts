@@ -1,0 +1,116 @@
+// The rules of scripts/upstreamCorpus.mjs on small texts: which embedded texts count as DAG files, how a
+// `dagu validate` output is classed and judged, and how a start is compared with upstream's expectation.
+
+import { describe, expect, it } from 'vitest';
+import {
+  classifyValidate,
+  compareRun,
+  goRawDagsOf,
+  judge,
+  startArgs,
+  withoutEntrypointName,
+  yamlBlocksOf,
+} from './upstreamCorpusLib.mjs';
+
+describe('yamlBlocksOf', () => {
+  it('keeps yaml fences with a top-level steps key, dedented, and leaves fragments out', () => {
+    const md = [
+      '# Doc',
+      '```yaml',
+      'steps:',
+      '  - run: echo a',
+      '```',
+      '- item:',
+      '  ```yml',
+      '  type: chain',
+      '  steps:',
+      '    - echo b',
+      '  ```',
+      '```yaml',
+      '- id: build',
+      '  run: make',
+      '```',
+      '```sh',
+      'steps: not yaml',
+      '```',
+    ].join('\n');
+    expect(yamlBlocksOf(md)).toEqual([
+      { line: 2, text: 'steps:\n  - run: echo a\n' },
+      { line: 7, text: 'type: chain\nsteps:\n  - echo b\n' },
+    ]);
+  });
+});
+
+describe('goRawDagsOf', () => {
+  it('finds raw strings holding a DAG and skips fmt templates', () => {
+    const src = 'a := `\nsteps:\n  - run: echo "x"\n`\nb := `\nsteps:\n  - run: echo %s\n`\nc := `name`\n';
+    expect(goRawDagsOf(src)).toEqual([{ line: 1, text: 'steps:\n  - run: echo "x"\n' }]);
+  });
+});
+
+describe('classifyValidate and judge', () => {
+  const unsupported =
+    "f.yaml:2:5: steps[0].container: Dagu's container steps are not supported by this product (x)";
+  const other = 'f.yaml:1:1: foo: unknown key "foo"';
+  it('tells accepted, unsupported, unsupported with other errors, and rejected files apart', () => {
+    expect(classifyValidate({ code: 0, stderr: '' })).toBe('ok');
+    expect(classifyValidate({ code: 2, stderr: unsupported })).toBe('unsupported');
+    expect(classifyValidate({ code: 2, stderr: `${unsupported}\n${other}` })).toBe('unsupported+');
+    expect(classifyValidate({ code: 2, stderr: other })).toBe('rejected');
+    expect(classifyValidate({ code: 1, stderr: unsupported })).toBe('rejected');
+  });
+  it('fails a rejected file upstream loads and an accepted file upstream rejects, and nothing else', () => {
+    expect(judge('rejected', 'valid')).toEqual({ verdict: 'error', failed: true });
+    expect(judge('ok', 'invalid')).toEqual({ verdict: 'accepted', failed: true });
+    expect(judge('unsupported', 'invalid')).toEqual({ verdict: 'rejected', failed: false });
+    expect(judge('unsupported', 'valid')).toEqual({ verdict: 'unsupported', failed: false });
+    expect(judge('rejected', 'unknown')).toEqual({ verdict: 'rejected?', failed: false });
+    expect(judge('rejected', 'start-fails')).toEqual({ verdict: 'early', failed: false });
+  });
+});
+
+describe('withoutEntrypointName', () => {
+  it("drops the first document's top-level name only", () => {
+    expect(withoutEntrypointName('# c\nname: a\nsteps:\n  - name: s\n    run: x\n---\nname: child\n')).toBe(
+      '# c\nsteps:\n  - name: s\n    run: x\n---\nname: child\n',
+    );
+    expect(withoutEntrypointName('steps:\n  - name: s\n---\nname: child\n')).toBeNull();
+  });
+});
+
+describe('startArgs and compareRun', () => {
+  it('puts upstream --params after -- and keeps the other flags', () => {
+    expect(startArgs('f.yaml', { params: 'a=1 b=2', flags: ['--run-id', 'r1'] })).toEqual([
+      'start',
+      '--run-id',
+      'r1',
+      'f.yaml',
+      '--',
+      'a=1',
+      'b=2',
+    ]);
+  });
+  it('names each difference of exit code and files', () => {
+    const files: Record<string, string> = { 'out.txt': 'prod\n', 'extra.txt': 'x' };
+    const read = (n: string) => files[n] ?? null;
+    expect(
+      compareRun(
+        { exit: 0, files: { 'out.txt': 'prod\n' }, contains: { 'out.txt': ['pro'] }, absent: ['gone.txt'] },
+        { code: 0, stderr: '' },
+        read,
+      ),
+    ).toEqual([]);
+    expect(
+      compareRun(
+        { exit: 'nonzero', files: { 'out.txt': 'dev\n', 'miss.txt': 'y' }, absent: ['extra.txt'] },
+        { code: 0, stderr: '' },
+        read,
+      ),
+    ).toEqual([
+      'exit 0, expected nonzero',
+      'out.txt is "prod\\n", expected "dev\\n"',
+      'miss.txt missing (expected "y")',
+      'extra.txt exists',
+    ]);
+  });
+});
