@@ -180,7 +180,7 @@ function collect(up, opts) {
   // DAGs in the Markdown docs.
   for (const rel of all.filter((f) => f.endsWith('.md') && !f.startsWith('ui/'))) {
     for (const block of yamlBlocksOf(readFileSync(path.join(up, rel), 'utf8'))) {
-      entries.push(embedded(`${rel}:${block.line}`, 'docs', block, 'valid'));
+      entries.push(embedded(`${rel}:${block.line}`, 'docs', block, block.invalid ? 'invalid' : 'valid'));
     }
   }
   // DAG texts embedded in Go integration tests: their expectation is not tabled here.

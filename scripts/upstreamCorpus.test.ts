@@ -30,13 +30,19 @@ describe('yamlBlocksOf', () => {
       '- id: build',
       '  run: make',
       '```',
+      'Invalid duplicate ids:',
+      '',
+      '```yaml',
+      'steps: []',
+      '```',
       '```sh',
       'steps: not yaml',
       '```',
     ].join('\n');
     expect(yamlBlocksOf(md)).toEqual([
-      { line: 2, text: 'steps:\n  - run: echo a\n' },
-      { line: 7, text: 'type: chain\nsteps:\n  - echo b\n' },
+      { line: 2, text: 'steps:\n  - run: echo a\n', invalid: false },
+      { line: 7, text: 'type: chain\nsteps:\n  - echo b\n', invalid: false },
+      { line: 18, text: 'steps: []\n', invalid: true },
     ]);
   });
 });

@@ -7,9 +7,12 @@
 export const UNSUPPORTED_MARK = 'not supported by this product';
 
 /**
- * A DAG text found inside another file.
- * @typedef {{ line: number, text: string }} EmbeddedDag
+ * A DAG text found inside another file. `invalid` is set for a Markdown block the prose just before it
+ * presents as invalid ("Invalid duplicate ids:", "Do not leave ...", "This is invalid:").
+ * @typedef {{ line: number, text: string, invalid?: boolean }} EmbeddedDag
  */
+
+const MARKED_INVALID = /\binvalid\b|\bforbidden\b|\bdo not leave\b/i;
 
 /**
  * Removes the indentation every non-blank line shares (a fence inside a list item, a Go raw string inside a
@@ -43,6 +46,8 @@ export function yamlBlocksOf(markdown) {
   const lines = markdown.split('\n');
   /** @type {EmbeddedDag[]} */
   const blocks = [];
+  let previousInvalid = false;
+  let previousEnd = -1;
   for (let i = 0; i < lines.length; i++) {
     const open = /^(\s*)(`{3,}|~{3,})\s*ya?ml\b/i.exec(lines[i]);
     if (!open) continue;
@@ -51,7 +56,18 @@ export function yamlBlocksOf(markdown) {
     let j = i + 1;
     while (j < lines.length && !lines[j].trimStart().startsWith(fence)) body.push(lines[j++]);
     const text = dedent(body.join('\n'));
-    if (looksLikeDag(text)) blocks.push({ line: i + 1, text: text.endsWith('\n') ? text : `${text}\n` });
+    if (looksLikeDag(text)) {
+      const before = lines
+        .slice(Math.max(0, i - 6), i)
+        .filter((l) => l.trim() !== '' && !l.trim().startsWith('```'))
+        .slice(-2);
+      // A block right after an invalid one, with no prose between, is another invalid example.
+      const follows = previousInvalid && lines.slice(previousEnd + 1, i).every((l) => l.trim() === '');
+      const invalid = follows || before.some((l) => MARKED_INVALID.test(l));
+      previousInvalid = invalid;
+      previousEnd = j;
+      blocks.push({ line: i + 1, text: text.endsWith('\n') ? text : `${text}\n`, invalid });
+    }
     i = j;
   }
   return blocks;
