@@ -740,6 +740,7 @@ export interface components {
       worker_selector: components['schemas']['Labels'] | null;
       /** @description Steps run when a run succeeds, fails, is aborted, or in any case at the end. */
       handler_on: {
+        init?: components['schemas']['NullableStepSpec'];
         success: components['schemas']['NullableStepSpec'];
         failure: components['schemas']['NullableStepSpec'];
         abort: components['schemas']['NullableStepSpec'];
@@ -752,6 +753,94 @@ export interface components {
       };
       /** @description The file it was loaded from; null when it came from elsewhere. */
       file: string | null;
+      /** @description `worker_selector: local`: the DAG always runs on the host that starts it. */
+      force_local?: boolean;
+      /** @description Its group in the console; empty when none. */
+      group?: string;
+      /** @description Its labels, lowercased (`key` or `key=value`). */
+      labels?: string[];
+      /**
+       * @description How its steps are ordered; a chain's order is already in each step's `depends`.
+       * @enum {string}
+       */
+      type?: 'graph' | 'chain';
+      /** @description The shell of its steps; null for the default. */
+      shell?: string | null;
+      /** @description Arguments of that shell. */
+      shell_args?: string[];
+      /** @description The working directory of its steps; null for a work directory of each run. */
+      working_dir?: string | null;
+      /** @description Dotenv files loaded at run start, in order. */
+      dotenv?: string[];
+      /** @description Conditions checked before the run's steps. */
+      preconditions?: components['schemas']['ConditionSpec'][];
+      /** @description Seconds between starting one step and the next. */
+      delay_sec?: number;
+      /** @description Seconds a stopped step gets before it is killed. */
+      max_clean_up_time_sec?: number;
+      /** @description Steps running at once at most; 0 for no limit. */
+      max_active_steps?: number;
+      /** @description The largest captured output of a step, in bytes. */
+      max_output_size?: number;
+      /** @description Days of run history kept. */
+      hist_retention_days?: number | null;
+      /** @description Runs of history kept, when set. */
+      hist_retention_runs?: number | null;
+      /** @description The directory of its run logs; null for the logs directory. */
+      log_dir?: string | null;
+      /**
+       * @description Whether a step's stdout and stderr are logged to one file or two.
+       * @enum {string}
+       */
+      log_output?: 'separate' | 'merged';
+      /** @description Skip a slot when the last run succeeded since the previous slot. */
+      skip_if_successful?: boolean;
+      /** @description When its running runs are stopped. */
+      stop_schedule?: components['schemas']['ScheduleSpec'][];
+      /** @description When it is restarted. */
+      restart_schedule?: components['schemas']['ScheduleSpec'][];
+      /** @description Seconds between stopping and starting again on a restart. */
+      restart_wait_sec?: number;
+      /** @description The mail server for its notifications and mail steps. */
+      smtp?: null | {
+        host: string;
+        port: number;
+        username: string;
+        password: string;
+      };
+      /** @description Which outcomes send a notification. */
+      mail_on?: {
+        failure: boolean;
+        success: boolean;
+      };
+      /** @description Sender, recipients and subject prefix of the failure notification. */
+      error_mail?: null | components['schemas']['MailSpec'];
+      /** @description Sender, recipients and subject prefix of the success notification. */
+      info_mail?: null | components['schemas']['MailSpec'];
+      /** @description The other documents of its file, sub-DAGs by name. */
+      local_dags?: {
+        [key: string]: components['schemas']['DagDefinition'];
+      };
+      /** @description Deprecated spellings and other warnings found when it was loaded. */
+      warnings?: string[];
+    };
+    /** @description Who a notification comes from and goes to. */
+    MailSpec: {
+      from: string;
+      to: string[];
+      prefix: string;
+      attach_logs: boolean;
+    };
+    /** @description One precondition. */
+    ConditionSpec: {
+      /** @description A value to compare, or a command to run when `expected` is null. */
+      condition: string | null;
+      /** @description A value whose commands in backticks or `$(...)` are run first. */
+      eval: string | null;
+      /** @description The line the value must have (or `re:` and a regular expression). */
+      expected: string | null;
+      /** @description The condition holds when the check fails. */
+      negate: boolean;
     };
     /** @description Names to string values. */
     StringMap: {
@@ -774,6 +863,20 @@ export interface components {
       name: string | null;
       /** @description Its default value. */
       value: string;
+      /** @description The checks and dynamic default of a parameter declared with `name:` and more keys. */
+      rich?: {
+        has_default: boolean;
+        eval: string | null;
+        description: string;
+        type: null | ('string' | 'integer' | 'number' | 'boolean');
+        required: boolean;
+        enum: null | string[];
+        minimum: number | null;
+        maximum: number | null;
+        min_length: number | null;
+        max_length: number | null;
+        pattern: string | null;
+      };
     };
     /** @description How often and how soon something that failed is tried again. */
     RetryPolicy: {
@@ -810,6 +913,14 @@ export interface components {
       continue_on: {
         /** @description Go on with the next steps even when this one fails. */
         failure: boolean;
+        /** @description Go on when this one was skipped. */
+        skipped?: boolean;
+        /** @description Exit codes that let the next steps go on. */
+        exit_code?: number[];
+        /** @description Stdout patterns that let the next steps go on. */
+        output?: string[];
+        /** @description Count this step as succeeded when one of the above let the run go on. */
+        mark_success?: boolean;
       };
       /** @description The variable its trimmed stdout is stored in for later steps. */
       output: string | null;
@@ -819,6 +930,57 @@ export interface components {
       params?: components['schemas']['ParamSpec'][];
       /** @description Labels a worker must have to run this step. */
       worker_selector: components['schemas']['Labels'] | null;
+      /** @description Its id, for references such as `${id.stdout}`. */
+      id?: string | null;
+      /** @description Its description. */
+      description?: string;
+      /** @description What it runs besides a shell command (`kind`, and the action's settings). */
+      action?: {
+        /** @enum {string} */
+        kind: 'command' | 'exec' | 'dag' | 'http' | 'jq' | 'mail' | 'log' | 'noop';
+      } & {
+        [key: string]: unknown;
+      };
+      /** @description Arguments of its own shell. */
+      shell_args?: string[];
+      /** @description Whether the step set its own shell. */
+      shell_explicit?: boolean;
+      /** @description Its `command` is the interpreter its script is run with. */
+      script_interpreter?: boolean;
+      /** @description Conditions checked when it becomes ready; unmet, it is skipped. */
+      preconditions?: components['schemas']['ConditionSpec'][];
+      /** @description How it is repeated; null when it is not. */
+      repeat_policy?: null | {
+        mode: null | ('while' | 'until');
+        condition: string | null;
+        expected: string | null;
+        exit_code: number[];
+        interval_sec: number;
+        limit: number | null;
+        backoff: number;
+        max_interval_sec: number | null;
+      };
+      /** @description Exit codes that are retried; empty for any failure. */
+      retry_exit_codes?: number[];
+      /** @description The signal it gets when its run is stopped; null for SIGTERM. */
+      signal_on_stop?: string | null;
+      /** @description A file that also receives its stdout. */
+      stdout_file?: string | null;
+      /** @description A file that also receives its stderr. */
+      stderr_file?: string | null;
+      /**
+       * @description Whether its stdout and stderr are logged to one file or two.
+       * @enum {string}
+       */
+      log_output?: 'separate' | 'merged';
+      /** @description Send the failure notification when this step fails. */
+      mail_on_error?: boolean;
+      /** @description The items its sub-DAG runs for, one child run each; null when it runs once. */
+      parallel?: null | {
+        variable: string | null;
+        items: (string | components['schemas']['StringMap'])[];
+        max_concurrent: number;
+      };
     };
     /** @description A handler step, or null when the DAG has none. */
     NullableStepSpec: components['schemas']['StepSpec'] | null;

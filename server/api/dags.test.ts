@@ -74,6 +74,18 @@ describe('getDag', () => {
     expect(detail.recent_runs).toEqual([]);
   });
 
+  it('never serves the SMTP password of a DAG or of its local sub-DAGs', async () => {
+    const smtp = 'smtp:\n  host: mail.example\n  port: 25\n  username: u\n  password: hunter2\n';
+    svc.writeDag(
+      'mailer',
+      `${smtp}steps:\n  - call: child\n---\nname: child\n${smtp}steps:\n  - run: "true"\n`,
+    );
+    const detail = await getDag(svc, 'mailer');
+    expect(detail.dag?.smtp).toEqual({ host: 'mail.example', port: 25, username: 'u', password: '********' });
+    expect(detail.dag?.local_dags?.child.smtp?.password).toBe('********');
+    expect(JSON.stringify(detail)).not.toContain('hunter2');
+  });
+
   it('fails with NotFoundError for an unknown DAG', async () => {
     await expect(getDag(svc, 'nope')).rejects.toBeInstanceOf(NotFoundError);
   });

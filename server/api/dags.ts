@@ -80,8 +80,20 @@ async function describe(svc: Services, nameOrFile: string, runs: number): Promis
     last_run: recent[0] ?? null,
     errors: loaded.ok ? [] : loaded.errors.map(formatDagError),
     warnings: loaded.ok ? loaded.warnings.map((w) => (typeof w === 'string' ? w : formatDagError(w))) : [],
-    dag,
+    dag: dag && withoutSecrets(dag),
     recent_runs: recent,
+  };
+}
+
+/** The definition as the console may show it: the SMTP password (and a local sub-DAG's) is never served. */
+function withoutSecrets(dag: DagSpec): DagSpec {
+  const local = dag.local_dags
+    ? Object.fromEntries(Object.entries(dag.local_dags).map(([k, d]) => [k, withoutSecrets(d)]))
+    : undefined;
+  return {
+    ...dag,
+    ...(dag.smtp ? { smtp: { ...dag.smtp, password: dag.smtp.password === '' ? '' : '********' } } : {}),
+    ...(local ? { local_dags: local } : {}),
   };
 }
 

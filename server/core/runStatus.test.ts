@@ -34,15 +34,17 @@ describe('newRunStatus', () => {
     ]);
   });
 
-  it('records the chain the runner follows when no step declares depends', () => {
+  it('records the chain the runner follows in a chain DAG', () => {
     const d = dag(
-      'steps:\n  - name: a\n    command: "true"\n  - name: b\n    command: "true"\n  - name: c\n    command: "true"\n',
+      'type: chain\nsteps:\n  - name: a\n    command: "true"\n  - name: b\n    command: "true"\n  - name: c\n    command: "true"\n',
     );
     expect(newRunStatus(input(d)).steps.map((s) => s.depends)).toEqual([[], ['a'], ['b']]);
   });
 
   it('copies the list, so a later change of the DAG object does not reach the record', () => {
-    const d = dag('steps:\n  - name: a\n    command: "true"\n  - name: b\n    command: "true"\n');
+    const d = dag(
+      'type: chain\nsteps:\n  - name: a\n    command: "true"\n  - name: b\n    command: "true"\n',
+    );
     const status = newRunStatus(input(d));
     d.steps[1].depends.push('x');
     expect(status.steps[1].depends).toEqual(['a']);
