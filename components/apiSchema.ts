@@ -753,6 +753,8 @@ export interface components {
       };
       /** @description The file it was loaded from; null when it came from elsewhere. */
       file: string | null;
+      /** @description Named values fixed at load, read as `${consts.name}`. */
+      consts?: components['schemas']['StringMap'];
       /** @description `worker_selector: local`: the DAG always runs on the host that starts it. */
       force_local?: boolean;
       /** @description Its group in the console; empty when none. */
@@ -937,7 +939,7 @@ export interface components {
       /** @description What it runs besides a shell command (`kind`, and the action's settings). */
       action?: {
         /** @enum {string} */
-        kind: 'command' | 'exec' | 'dag' | 'http' | 'jq' | 'mail' | 'log' | 'noop';
+        kind: 'command' | 'exec' | 'dag' | 'http' | 'jq' | 'mail' | 'log' | 'noop' | 'file' | 'wait';
       } & {
         [key: string]: unknown;
       };
@@ -960,6 +962,12 @@ export interface components {
         backoff: number;
         max_interval_sec: number | null;
       };
+      /** @description Outputs the step declares, written to `$DAGU_OUTPUT_FILE`. */
+      outputs?: {
+        name: string;
+        /** @enum {string} */
+        type: 'string' | 'json';
+      }[];
       /** @description Exit codes that are retried; empty for any failure. */
       retry_exit_codes?: number[];
       /** @description The signal it gets when its run is stopped; null for SIGTERM. */

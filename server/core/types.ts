@@ -55,7 +55,17 @@ export type StepAction =
   /** `action: log.write` / `type: log`. */
   | { kind: 'log'; with: Record<string, unknown> }
   /** `action: noop` / `type: noop`, or a step with only an output declaration. */
-  | { kind: 'noop' };
+  | { kind: 'noop' }
+  /** `action: file.<op>` (stat, read, write, copy, move, delete, mkdir, list) / `type: file`. */
+  | { kind: 'file'; op: string; with: Record<string, unknown> }
+  /** `action: wait.<op>` (duration, until, file, http) / `type: wait`. */
+  | { kind: 'wait'; op: string; with: Record<string, unknown> };
+
+/** One declared output of a step (`outputs:`), written by the step to `$DAGU_OUTPUT_FILE`. */
+export interface DeclaredOutputSpec {
+  name: string;
+  type: 'string' | 'json';
+}
 
 /** One precondition entry (`preconditions:` at DAG or step level). */
 export interface ConditionSpec {
@@ -141,6 +151,11 @@ export interface StepSpec {
   continue_on: { failure: boolean } & Partial<ContinueOnSpec>;
   /** Name of a variable that receives the step's trimmed stdout for later steps. */
   output: string | null;
+  /**
+   * Declared `outputs:` (needs an `id`): `name=value` lines or heredoc blocks the step writes to
+   * `$DAGU_OUTPUT_FILE`, published as `${steps.<id>.outputs.<name>}` when the step succeeds; absent = none.
+   */
+  outputs?: DeclaredOutputSpec[];
   /** Run another DAG as a sub-run (issue 4). */
   call: string | null;
   /** Parameters passed to the `call`ed DAG; the parser always fills it (empty when none). */
@@ -229,6 +244,8 @@ export interface DagSpec {
   /** Path of the file the DAG was loaded from, or null when it came from elsewhere. */
   file: string | null;
   /** Issue 14 keys; absent on specs built by older code (then the defaults in brackets apply). */
+  /** `consts`: named values fixed at load, read as `${consts.name}`; in declaration order. */
+  consts?: Record<string, string>;
   /** `group` (UI grouping) [''] and `labels` (lowercased `key=value` or `key`) [tags]. */
   group?: string;
   labels?: string[];
