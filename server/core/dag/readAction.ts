@@ -31,7 +31,7 @@ const RUN_CONFLICTS = [
   'action',
 ] as const;
 
-type ActionKind = StepAction['kind'];
+type ActionKind = Exclude<StepAction['kind'], 'file' | 'wait'>;
 
 /** Action names and legacy types this product runs, with the action kind they stand for. */
 const KNOWN_ACTIONS: Record<string, { kind: ActionKind; enqueue?: boolean }> = {
