@@ -435,6 +435,10 @@ export interface components {
       output: {
         [key: string]: string;
       } | null;
+      /** @description Declared outputs (name to emitted text) the step wrote to `$DAGU_OUTPUT_FILE`; absent when none. */
+      outputs?: {
+        [key: string]: string;
+      } | null;
       /** @description The steps this one waited for, as the DAG declared them; absent in records of older versions. */
       depends?: string[];
       /** @description Executions of a repeat_policy step after its first; absent when it never repeated. */

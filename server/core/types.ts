@@ -320,6 +320,11 @@ export interface StepStatus {
   stderr: string | null;
   /** Captured output variable, when the step declares `output`. */
   output: Record<string, string> | null;
+  /**
+   * Declared `outputs:` the step published (name to emitted text; a `json` output keeps its JSON text), read
+   * from `$DAGU_OUTPUT_FILE` after its successful attempt; absent/null when it published none.
+   */
+  outputs?: Record<string, string> | null;
   /** Executions of a `repeat_policy` step so far, after the first (0 when it ran once). */
   repeat_count?: number;
   /** Why a step was skipped or aborted without running (`precondition not met: ...`, `upstream failed`). */
