@@ -305,10 +305,20 @@ describe('executeRun: working directories', () => {
     expect(read(seen)).toBe(`${explicit}\n`);
   });
 
-  it('fails the run before any step when the DAG working_dir does not exist', async () => {
-    const { final } = await runDag(dagOf([stepOf('a', 'true')], { working_dir: join(dir, 'nope') }), dir);
+  it('creates a DAG working_dir that does not exist and runs the steps there (Dagu spec 019)', async () => {
+    const seen = join(dir, 'seen');
+    const missing = join(dir, 'nope', 'deeper');
+    const { final } = await runDag(dagOf([stepOf('a', `pwd > ${seen}`)], { working_dir: missing }), dir);
+    expect(final.status).toBe('succeeded');
+    expect(read(seen)).toBe(`${missing}\n`);
+  });
+
+  it('fails the run before any step when the DAG working_dir cannot be a directory', async () => {
+    const file = join(dir, 'a-file');
+    writeFileSync(file, 'x');
+    const { final } = await runDag(dagOf([stepOf('a', 'true')], { working_dir: file }), dir);
     expect(final.status).toBe('failed');
-    expect(final.error).toMatch(/does not exist/);
+    expect(final.error).toMatch(/cannot create working directory .*a-file/);
     expect(final.steps[0].status).toBe('not_started');
   });
 });

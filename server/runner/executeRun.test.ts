@@ -315,7 +315,8 @@ describe('executeRun', () => {
       'DAG_NAME=test-dag',
       'DAG_RUN_ID=run-1',
       'DAG_RUN_STEP_NAME=show',
-      `DAG_RUN_LOG_FILE=${join(dir, 'logs', 'show.out')}`,
+      // The run's own log (no process log here), not the step's stdout: Dagu's run log file.
+      `DAG_RUN_LOG_FILE=${join(dir, 'logs', '_run.log')}`,
       'DAG_RUN_SCHEDULE_TIME=2026-11-30T01:15:00Z',
       'A=dag',
       'B=step',

@@ -11,7 +11,7 @@ import { resolveValue } from '../core/dag/values';
 import { errorCode } from '../store/fsutil';
 import { FinalStatusUnwrittenError } from './errors';
 import { executeRun } from './executeRun';
-import { notifyRun } from './runNotification';
+import { notifyRun, notifyStepFailure } from './runNotification';
 import { expandHome, runWorkDirPath } from './workDir';
 import { errorText, storeReporter } from './statusReporter';
 import type { SubDagRunner } from './subDag';
@@ -128,6 +128,12 @@ export async function runAttempt(
       const error = await notifyRun(dag, ended, ctx.config.paths.log_dir);
       if (error) throw new Error(error);
     },
+    notifyStepFailure: async (dag, now, step) => {
+      const error = await notifyStepFailure(dag, now, step, ctx.config.paths.log_dir);
+      if (error) throw new Error(error);
+    },
+    // Where the server and the schedulers send a run process's output; a terminal run has none.
+    processLog: join(ctx.runStore.logDir(status.dag_name, status.run_id, status.attempt), 'process.log'),
     subDag: ctx.subDag,
     resumeFrom,
   });

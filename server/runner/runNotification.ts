@@ -1,9 +1,11 @@
 // The run's `mail_on` notification, sent once the run has ended: the error mail when the run carries an
 // error or failed (so a partial success gets the error mail, as in Dagu), else the info mail for a success
-// or partial success. A mail that cannot be sent is logged by the caller and changes nothing.
+// or partial success. And a step's `mail_on_error`: the error mail when that step fails, sent at once with
+// the run's status of that moment (Dagu needs `error_mail` and `smtp` for it, not `mail_on`). A mail that
+// cannot be sent is logged by the caller and changes nothing.
 
 import { isAbsolute, join } from 'node:path';
-import type { DagSpec, MailSpec, RunStatus } from '../core/types';
+import type { DagSpec, MailSpec, RunStatus, StepStatus } from '../core/types';
 import { renderRunMailBody, runMailSubject, sendRunMail } from './actions/runMail';
 import { runExitCode } from './runOutcome';
 
@@ -19,7 +21,29 @@ export function runMailFor(dag: DagSpec, status: RunStatus): MailSpec | null {
 
 /** Sends the notification `runMailFor` chose; resolves to an error text when it failed, else null. */
 export async function notifyRun(dag: DagSpec, status: RunStatus, logRoot: string): Promise<string | null> {
-  const mail = runMailFor(dag, status);
+  return sendNotification(dag, runMailFor(dag, status), status, logRoot);
+}
+
+/**
+ * Sends the error mail for `step`, which failed and has `mail_on_error`; `status` is the run as it is then
+ * (still running). Resolves to an error text when it failed, else null; nothing to send is null too.
+ */
+export async function notifyStepFailure(
+  dag: DagSpec,
+  status: RunStatus,
+  step: StepStatus,
+  logRoot: string,
+): Promise<string | null> {
+  if (step.status !== 'failed') return null;
+  return sendNotification(dag, dag.error_mail ?? null, status, logRoot);
+}
+
+async function sendNotification(
+  dag: DagSpec,
+  mail: MailSpec | null,
+  status: RunStatus,
+  logRoot: string,
+): Promise<string | null> {
   if (!mail || !dag.smtp) return null;
   const attachments = mail.attach_logs
     ? status.steps.flatMap((s) =>

@@ -24,6 +24,7 @@ import * as files from '../store/fileCalls';
 import { runStepAction, type ActionRunner } from './runStepAction';
 import { checkConditions } from './checkConditions';
 import { DEFAULT_MAX_OUTPUT_BYTES, OutputCapture, readTail } from './outputCapture';
+import { readStepOutputs } from './stepOutputs';
 import { spawnShell, type ShellHandle } from './spawnShell';
 import {
   chooseShell,
@@ -75,6 +76,12 @@ export interface StepRun {
   once?: boolean;
   /** Runs http/jq/mail/log/noop actions; absent: the built-in dispatcher of `./actions`. */
   runAction?: ActionRunner;
+  /**
+   * The step's `$DAGU_OUTPUT_FILE` (the caller puts it in `env`): created empty before each attempt, read after
+   * a successful one against `step.outputs` (see stepOutputs.ts), removed after each attempt. A file that does
+   * not parse fails the attempt; what it declares goes to `status.outputs`. Absent: no output file.
+   */
+  outputFile?: string;
 }
 
 /** How one execution attempt ended. */
@@ -104,6 +111,7 @@ export async function runStep(run: StepRun): Promise<StepStatus['status']> {
     repeat_count: 0,
     output: null,
   } satisfies Partial<StepStatus>);
+  delete status.outputs;
   run.onChange();
 
   // The step's end is reported after its files are closed: then the report, the run's end and the final
@@ -274,8 +282,51 @@ function stopped(run: StepRun): () => StepStatus['status'] {
   return () => finishStopped(run, reason);
 }
 
-/** One attempt: the command entries one after another (stopping at the first failure), or the action. */
+/** One attempt with its fresh `$DAGU_OUTPUT_FILE`, read when the attempt succeeded, removed after it. */
 async function attempt(
+  run: StepRun,
+  scope: ValueScope,
+  fds: StepFds,
+  repeating: boolean,
+): Promise<AttemptResult> {
+  // Only the attempt that makes the step succeed publishes outputs.
+  delete run.status.outputs;
+  const path = run.outputFile;
+  if (path === undefined) return attemptOnce(run, scope, fds, repeating);
+  try {
+    await files.writeFile(path, '', 0o600);
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    return {
+      kind: 'failed',
+      exitCode: null,
+      error: `cannot create the step output file: ${why}`,
+      retryable: false,
+    };
+  }
+  try {
+    const result = await attemptOnce(run, scope, fds, repeating);
+    if (result.kind !== 'ok') return result;
+    const max = run.dag?.max_output_size ?? DEFAULT_MAX_OUTPUT_BYTES;
+    const parsed = await readStepOutputs(path, run.step.outputs ?? [], max);
+    if (!parsed.ok) {
+      // Dagu: a file that does not parse fails the attempt (retried by the retry policy like any failure).
+      return {
+        kind: 'failed',
+        exitCode: 0,
+        error: `failed to parse DAGU_OUTPUT_FILE: ${parsed.error}`,
+        retryable: true,
+      };
+    }
+    if (Object.keys(parsed.values).length > 0) run.status.outputs = { ...parsed.values };
+    return result;
+  } finally {
+    await files.unlink(path).catch(() => undefined);
+  }
+}
+
+/** One attempt: the command entries one after another (stopping at the first failure), or the action. */
+async function attemptOnce(
   run: StepRun,
   scope: ValueScope,
   fds: StepFds,

@@ -48,6 +48,8 @@ export interface RunEnvInput {
   managed: Readonly<Record<string, string>>;
   /** `${context.*}` values known for the whole run (`dag.name`, `run.id`, `paths.work_dir`, ...). */
   context: Readonly<Record<string, string>>;
+  /** The DAG's `consts` (resolved at load), for `${consts.x}` in every field that resolves values. */
+  consts?: Readonly<Record<string, string>>;
 }
 
 /** The run's scope: what every step and handler starts from. */
@@ -59,6 +61,7 @@ export interface RunEnv {
   params: StepParams;
   paramsJson: string;
   context: Record<string, string>;
+  consts: Readonly<Record<string, string>>;
 }
 
 /** Resolved params as JSON (DAG_PARAMS_JSON, `${params}`): named by name, positional by position. */
@@ -80,6 +83,7 @@ export function scopeOf(
     params: { ...positionalVars(run.params.positional), ...run.params.named },
     paramsJson: run.paramsJson,
     context: run.context,
+    consts: run.consts,
     ...extra,
   };
 }
@@ -98,6 +102,7 @@ export function evaluateDagEnv(input: RunEnvInput, dagEnv: Readonly<Record<strin
     params,
     paramsJson: json,
     context: { ...input.context },
+    consts: nullProto({ ...(input.consts ?? {}) }),
   };
   const hostEnv = definedOnly(input.processEnv);
   for (const [name, text] of Object.entries(dagEnv)) {
@@ -131,6 +136,8 @@ export interface StepEnvInput {
   extra?: Readonly<Record<string, string>>;
   /** Step references (`${id.stdout}`, `${steps.id.outputs.x}`) the step's fields may use. */
   steps?: ValueScope['steps'];
+  /** `${context.*}` values of this step only: `step.id`, a handler's `run.status`. */
+  context?: Readonly<Record<string, string>>;
 }
 
 /** A step's resolved environment: the run scope it sees, and the environment its process gets. */
@@ -144,10 +151,11 @@ export interface StepEnv {
 /** Builds a step's environment; its `env` entries are resolved in order, without host-environment fallback. */
 export function buildStepEnv(run: RunEnv, step: StepEnvInput): StepEnv {
   const vars = nullProto({ ...run.vars, DAG_RUN_STEP_NAME: step.name, PWD: step.pwd, ...step.outputs });
-  const context: Record<string, string> = { ...run.context, 'step.name': step.name };
+  const context: Record<string, string> = { ...run.context, ...step.context, 'step.name': step.name };
   if (step.files) {
     context['paths.step_stdout_file'] = step.files.stdout;
     context['paths.step_stderr_file'] = step.files.stderr;
+    context['paths.step_output_file'] = step.files.outputFile;
   }
   const scopeRun = { ...run, context };
   for (const [name, text] of Object.entries(step.env)) {

@@ -1,0 +1,109 @@
+// Declared step outputs (Dagu's `outputs:`): every attempt gets an empty `$DAGU_OUTPUT_FILE`; after the
+// attempt succeeds the file is read as `name=value` lines and `name<<DELIM` ... `DELIM` blocks. Every name
+// written must be declared, every declared name written once, and a `json` output must hold valid JSON;
+// anything else fails the attempt. Stdout is never an output.
+
+import type { DeclaredOutputSpec } from '../core/types';
+import * as files from '../store/fileCalls';
+
+/** The outcome of reading an output file: the values by name, or why the file is not acceptable. */
+export type ParsedOutputs = { ok: true; values: Record<string, string> } | { ok: false; error: string };
+
+const DELIMITER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * Parses the text of an output file against the step's declarations (none = nothing may be written).
+ * Line endings are normalised to `\n`; a trailing newline ends the last record.
+ */
+export function parseStepOutputs(text: string, declared: readonly DeclaredOutputSpec[]): ParsedOutputs {
+  const types = new Map(declared.map((d) => [d.name, d.type]));
+  const values: Record<string, string> = Object.create(null);
+  const normalised = text.replace(/\r\n?/g, '\n');
+  const lines = normalised === '' ? [] : normalised.split('\n');
+  if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
+
+  const record = (name: string, value: string): string | null => {
+    const type = types.get(name);
+    if (type === undefined) return `undeclared step output ${JSON.stringify(name)}`;
+    if (Object.hasOwn(values, name)) return `duplicate step output ${JSON.stringify(name)}`;
+    if (type === 'json' && !isJson(value)) return `step output ${JSON.stringify(name)} is not valid JSON`;
+    values[name] = value;
+    return null;
+  };
+
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    const at = i + 1;
+    if (line === '') return fail(`empty line at line ${at} is not a valid step output record`);
+    const eq = line.indexOf('=');
+    const heredoc = line.indexOf('<<');
+    // `name<<DELIM` opens a block unless an `=` comes first (`token=a<<b` is a one-line value).
+    if (heredoc >= 0 && (eq < 0 || heredoc < eq)) {
+      const name = line.slice(0, heredoc);
+      const delimiter = line.slice(heredoc + 2);
+      if (name === '') return fail(`missing output name at line ${at}`);
+      if (!DELIMITER.test(delimiter)) return fail(`invalid multiline delimiter at line ${at}`);
+      let end = i + 1;
+      while (end < lines.length && lines[end] !== delimiter) end++;
+      if (end >= lines.length) return fail(`unclosed multiline output ${JSON.stringify(name)}`);
+      const problem = record(name, lines.slice(i + 1, end).join('\n'));
+      if (problem) return fail(problem);
+      i = end;
+      continue;
+    }
+    if (eq < 0) return fail(`invalid step output record at line ${at}`);
+    if (eq === 0) return fail(`missing output name at line ${at}`);
+    const problem = record(line.slice(0, eq), line.slice(eq + 1));
+    if (problem) return fail(problem);
+  }
+
+  const missing = declared.find((d) => !Object.hasOwn(values, d.name));
+  if (missing) return fail(`declared step output ${JSON.stringify(missing.name)} was not emitted`);
+  return { ok: true, values };
+}
+
+/**
+ * Reads and parses an attempt's output file. More than `maxBytes` bytes, bytes that are not UTF-8, or a
+ * file that cannot be read fail it.
+ */
+export async function readStepOutputs(
+  path: string,
+  declared: readonly DeclaredOutputSpec[],
+  maxBytes: number,
+): Promise<ParsedOutputs> {
+  let fd: number;
+  try {
+    fd = await files.open(path, 'r');
+  } catch (err) {
+    return fail(`cannot read the output file: ${(err as Error).message}`);
+  }
+  try {
+    const size = (await files.fstat(fd)).size;
+    if (size > maxBytes) return fail(`step outputs exceeded maximum size limit of ${maxBytes} bytes`);
+    const buf = Buffer.alloc(size);
+    let n = 0;
+    for (let got = -1; n < size && got !== 0; n += got) got = await files.readAt(fd, buf.subarray(n), n);
+    let text: string;
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(buf.subarray(0, n));
+    } catch {
+      return fail('step output file is not valid UTF-8');
+    }
+    return parseStepOutputs(text, declared);
+  } finally {
+    await files.close(fd).catch(() => undefined);
+  }
+}
+
+function fail(error: string): ParsedOutputs {
+  return { ok: false, error };
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
