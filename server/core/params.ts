@@ -1,7 +1,7 @@
 // Run parameters: the DAG's defaults merged with command-line overrides. Values are data, never shell text:
 // nothing here (or anywhere in dagu) expands `$VAR`, `$(...)`, backticks or globs in a parameter.
 
-import type { ParamSpec } from './types';
+import type { ParamRichSpec, ParamSpec } from './types';
 
 /** Names of named parameters (they become environment variables of the steps). */
 export const PARAM_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -107,4 +107,286 @@ export function splitParamString(s: string): SplitParamsResult {
   }
   if (inWord) words.push(word);
   return { ok: true, words };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Dagu 2.x's rules for a caller's params (research note §2.1): how `--params` text and argv words read, how
+// they are laid over the DAG's declared params, and the checks of a rich definition.
+
+export type ParamsResult<T> = ({ ok: true } & T) | { ok: false; error: string };
+
+/**
+ * Reads param text the way Dagu reads the string form and `--params`: a JSON object (named, keys sorted) or
+ * array (strings and scalars positional, objects named), else tokens, each an optional `name=` followed by a
+ * double-quoted string (unquoted like a JSON/Go string), a backtick-quoted string (kept with its backticks)
+ * or a run of non-blank characters. Single quotes are ordinary characters here, as in Dagu.
+ */
+export function parseParamString(text: string): ParamSpec[] {
+  const input = text.trim();
+  const json = parseJsonParams(input);
+  if (json) return json;
+  const out: ParamSpec[] = [];
+  for (const m of input.matchAll(/(?:([^\s=]+)=)?("(?:\\"|[^"])*"|`[^`]*`|[^"\s]+)/g)) {
+    let value = m[2];
+    if (value.startsWith('"')) value = unquoteDouble(value);
+    out.push({ name: m[1] ?? null, value });
+  }
+  return out;
+}
+
+/**
+ * Reads the params a caller gave as words (after `--` on the command line, or the API's list): a single
+ * JSON object or array is read as JSON; otherwise each word is one param, `NAME=value` or a value.
+ */
+export function parseParamArgs(words: readonly string[]): ParamSpec[] {
+  if (words.length === 1) {
+    const json = parseJsonParams(words[0].trim());
+    if (json) return json;
+  }
+  return words.map(parseParamWord);
+}
+
+function parseJsonParams(input: string): ParamSpec[] | null {
+  const object = input.startsWith('{') && input.endsWith('}');
+  if (!object && !(input.startsWith('[') && input.endsWith(']'))) return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(input);
+  } catch {
+    return null;
+  }
+  const fromObject = (o: Record<string, unknown>): ParamSpec[] =>
+    Object.keys(o)
+      .sort()
+      .map((name) => ({ name, value: jsonParamText(o[name]) }));
+  if (Array.isArray(parsed)) {
+    return parsed.flatMap((item: unknown) =>
+      item !== null && typeof item === 'object' && !Array.isArray(item)
+        ? fromObject(item as Record<string, unknown>)
+        : [{ name: null, value: jsonParamText(item) }],
+    );
+  }
+  return parsed !== null && typeof parsed === 'object' ? fromObject(parsed as Record<string, unknown>) : null;
+}
+
+/** A JSON value as param text: a string as it is, anything else as its JSON text. */
+function jsonParamText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  return value === undefined ? '' : JSON.stringify(value);
+}
+
+/** A double-quoted token's text: JSON string rules (close to Go's), else the quotes dropped and \" unescaped. */
+function unquoteDouble(token: string): string {
+  try {
+    const v: unknown = JSON.parse(token);
+    if (typeof v === 'string') return v;
+  } catch {
+    // fall through
+  }
+  return token
+    .replace(/^"+|"+$/g, '')
+    .split('\\"')
+    .join('"');
+}
+
+/** One declared param (or an extra one the caller added) after the caller's values are laid over. */
+export interface LaidParam {
+  /** Null for a positional param. */
+  name: string | null;
+  value: string;
+  /** False for a definition without a default that the caller did not give (it is absent from the run). */
+  has_value: boolean;
+  /** The caller gave this value (an `eval` then does not run). */
+  supplied: boolean;
+  /** The rich definition, when the DAG declares one. */
+  rich: ParamRichSpec | null;
+}
+
+/** Whether a declared param has a value before any caller or `eval`: plain ones always, rich ones by default. */
+function declaredHasValue(p: ParamSpec): boolean {
+  return p.rich === undefined || p.rich.has_default;
+}
+
+/**
+ * Lays a caller's params over a DAG's declared ones, Dagu's way: if the DAG declares any named param, a name
+ * it does not declare is refused; a positional value fills the declared entries in order (named ones count
+ * too), and more positional values than declared entries are refused; with nothing declared every value is
+ * added; a named value replaces its namesake.
+ */
+export function layParams(
+  declared: readonly ParamSpec[],
+  overrides: readonly ParamSpec[],
+): ParamsResult<{ params: LaidParam[] }> {
+  const names = new Set(declared.flatMap((p) => (p.name === null ? [] : [p.name])));
+  if (names.size > 0) {
+    const unknown = [
+      ...new Set(overrides.flatMap((p) => (p.name !== null && !names.has(p.name) ? [p.name] : []))),
+    ].sort();
+    if (unknown.length > 0) {
+      return {
+        ok: false,
+        error:
+          `unknown parameter(s): ${unknown.map((n) => JSON.stringify(n)).join(', ')}; ` +
+          `accepted parameters are: ${[...names].sort().join(', ')}`,
+      };
+    }
+  }
+  const positionalCount = overrides.filter((p) => p.name === null).length;
+  if (declared.length > 0 && positionalCount > declared.length) {
+    return {
+      ok: false,
+      error: `too many positional params: expected at most ${declared.length}, got ${positionalCount}`,
+    };
+  }
+  const params: LaidParam[] = declared.map((p) => ({
+    name: p.name,
+    value: p.value,
+    has_value: declaredHasValue(p),
+    supplied: false,
+    rich: p.rich ?? null,
+  }));
+  let position = 0;
+  for (const o of overrides) {
+    const supplied = { value: o.value, has_value: true, supplied: true };
+    if (o.name === null && declared.length > 0) {
+      Object.assign(params[position++], supplied);
+      continue;
+    }
+    const same = o.name === null ? undefined : params.find((p) => p.name === o.name);
+    if (same) Object.assign(same, supplied);
+    else params.push({ name: o.name, rich: null, ...supplied });
+  }
+  return { ok: true, params };
+}
+
+/** The list a run record stores: every param that has a value, `NAME=value` or the bare positional value. */
+export function paramList(params: readonly LaidParam[]): string[] {
+  return params.flatMap((p) => (p.has_value ? [formatParam({ name: p.name, value: p.value })] : []));
+}
+
+/**
+ * A new run's params (what its record holds from creation): the caller's values laid over the declared
+ * ones, checked against rich definitions. A definition with `eval` the caller did not give is left out: the
+ * run process evaluates it when it starts (see {@link pendingEval}).
+ */
+export function resolveRunParams(
+  declared: readonly ParamSpec[],
+  overrides: readonly ParamSpec[],
+): ParamsResult<{ list: string[] }> {
+  const laid = layParams(declared, overrides);
+  if (!laid.ok) return laid;
+  const params = laid.params.map((p) => (pendingEval(p) ? { ...p, has_value: false } : p));
+  const error = checkParams(params, { evalPending: true });
+  return error === null ? { ok: true, list: paramList(params) } : { ok: false, error };
+}
+
+/** The declared params with nothing laid over them (a scheduled run); never refused. */
+export function defaultParamList(declared: readonly ParamSpec[]): string[] {
+  const laid = layParams(declared, []);
+  return laid.ok ? paramList(laid.params.map((p) => (pendingEval(p) ? { ...p, has_value: false } : p))) : [];
+}
+
+/** True for a definition whose value comes from its `eval` when the run starts. */
+export function pendingEval(p: LaidParam): boolean {
+  return !p.supplied && p.rich !== null && p.rich.eval !== null && p.rich.eval.trim() !== '';
+}
+
+/**
+ * Reads a stored list back against the declared params: named words fill their namesake, bare values the
+ * declared positional entries in order; words the DAG does not declare follow. A declared value the list
+ * lacks (a record made without the defaults) is the default again; a definition with `eval` stays without a
+ * value. Nothing is refused: the list was checked when the run was created.
+ */
+export function readParamList(declared: readonly ParamSpec[], list: readonly string[]): LaidParam[] {
+  const params: LaidParam[] = declared.map((p) => ({
+    name: p.name,
+    value: p.value,
+    has_value: declaredHasValue(p) && !(p.rich?.eval ?? '').trim(),
+    supplied: false,
+    rich: p.rich ?? null,
+  }));
+  const slots = params.filter((p) => p.name === null);
+  let position = 0;
+  for (const word of list) {
+    const w = parseParamWord(word);
+    const target = w.name === null ? slots[position++] : params.find((p) => p.name === w.name);
+    const value = { value: w.value, has_value: true, supplied: true };
+    if (target) Object.assign(target, value);
+    else params.push({ name: w.name, rich: null, ...value });
+  }
+  return params;
+}
+
+/**
+ * Checks every rich definition's value (`type`, `enum`, bounds, lengths, `pattern`, `required`); the first
+ * problem as a message naming the param, or null. With `evalPending`, a definition still waiting for its
+ * `eval` is not yet missing.
+ */
+export function checkParams(
+  params: readonly LaidParam[],
+  opts: { evalPending?: boolean } = {},
+): string | null {
+  for (const p of params) {
+    if (p.rich === null || p.name === null) continue;
+    if (!p.has_value) {
+      if (p.rich.required && !(opts.evalPending && pendingEval(p))) {
+        return `parameter ${JSON.stringify(p.name)} is required`;
+      }
+      continue;
+    }
+    const problem = checkParamValue(p.name, p.rich, p.value);
+    if (problem !== null) return problem;
+  }
+  return null;
+}
+
+/** One rich definition's checks on `value`; a message naming the param, or null when it passes. */
+export function checkParamValue(name: string, rich: ParamRichSpec, value: string): string | null {
+  const label = `parameter ${JSON.stringify(name)}`;
+  const got = JSON.stringify(value);
+  let number: number | null = null;
+  if (rich.type === 'integer') {
+    if (!/^\s*[+-]?\d+\s*$/.test(value)) return `${label} must be an integer, got ${got}`;
+    number = Number(value.trim());
+  } else if (rich.type === 'number') {
+    number = value.trim() === '' ? NaN : Number(value.trim());
+    if (!Number.isFinite(number)) return `${label} must be a number, got ${got}`;
+  } else if (rich.type === 'boolean' && !/^(true|false)$/i.test(value)) {
+    return `${label} must be true or false, got ${got}`;
+  }
+  if (rich.enum !== null && rich.enum.length > 0) {
+    const same = (e: string) =>
+      number !== null
+        ? Number(e) === number
+        : rich.type === 'boolean'
+          ? e.toLowerCase() === value.toLowerCase()
+          : e === value;
+    if (!rich.enum.some(same)) return `${label} must be one of ${rich.enum.join(', ')}, got ${got}`;
+  }
+  if (number !== null && rich.minimum !== null && number < rich.minimum) {
+    return `${label} must be at least ${rich.minimum}, got ${got}`;
+  }
+  if (number !== null && rich.maximum !== null && number > rich.maximum) {
+    return `${label} must be at most ${rich.maximum}, got ${got}`;
+  }
+  const length = [...value].length;
+  if (rich.min_length !== null && length < rich.min_length) {
+    return `${label} must be at least ${rich.min_length} characters long, got ${got}`;
+  }
+  if (rich.max_length !== null && length > rich.max_length) {
+    return `${label} must be at most ${rich.max_length} characters long, got ${got}`;
+  }
+  if (rich.pattern !== null && !patternMatches(rich.pattern, value)) {
+    return `${label} must match the pattern ${rich.pattern}, got ${got}`;
+  }
+  return null;
+}
+
+function patternMatches(pattern: string, value: string): boolean {
+  try {
+    return new RegExp(pattern, 'u').test(value);
+  } catch {
+    // The loader refuses a bad pattern; one that slipped through matches nothing rather than everything.
+    return false;
+  }
 }

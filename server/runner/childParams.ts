@@ -1,9 +1,8 @@
-// The params a sub-DAG run starts with: the call step's values laid over the child's defaults the way Dagu's
-// runtime lays command-line params over a DAG's (positional values fill the declared entries in order, named
-// values replace their namesake), with Dagu's two refusals: an undeclared name when the child declares named
-// params, and more positional values than it declares.
+// The params a sub-DAG run starts with: the call step's values laid over the child's declared params by the
+// same rule as a command-line start (core/params.ts resolveRunParams: Dagu's refusals of an undeclared name
+// and of too many positional values, and the rich definitions' checks).
 
-import { formatParam, parseParamWord, splitParamString } from '../core/params';
+import { parseParamWord, resolveRunParams, splitParamString } from '../core/params';
 import type { ParamSpec } from '../core/types';
 
 export type ChildParamsResult = { ok: true; list: string[] } | { ok: false; error: string };
@@ -13,45 +12,7 @@ export function applyChildParams(
   defaults: readonly ParamSpec[],
   overrides: readonly ParamSpec[],
 ): ChildParamsResult {
-  const declared = new Set(defaults.flatMap((p) => (p.name === null ? [] : [p.name])));
-  if (declared.size > 0) {
-    const unknown = [
-      ...new Set(overrides.flatMap((p) => (p.name !== null && !declared.has(p.name) ? [p.name] : []))),
-    ];
-    if (unknown.length > 0) {
-      return {
-        ok: false,
-        error:
-          `unknown parameter(s): ${unknown.map((n) => JSON.stringify(n)).join(', ')}; ` +
-          `accepted parameters are: ${[...declared].sort().join(', ')}`,
-      };
-    }
-  }
-  const entries = defaults.map((p) => ({ ...p }));
-  let positional = 0;
-  for (const o of overrides) {
-    if (o.name === null) {
-      // With no declared params every value is welcome; otherwise they fill the declared entries in order.
-      if (defaults.length === 0) {
-        entries.push({ ...o });
-        continue;
-      }
-      if (positional >= defaults.length) {
-        const got = overrides.filter((p) => p.name === null).length;
-        return {
-          ok: false,
-          error: `too many positional params: expected at most ${defaults.length}, got ${got}`,
-        };
-      }
-      entries[positional].value = o.value;
-      positional++;
-      continue;
-    }
-    const same = entries.find((p) => p.name === o.name);
-    if (same) same.value = o.value;
-    else entries.push({ ...o });
-  }
-  return { ok: true, list: entries.map(formatParam) };
+  return resolveRunParams(defaults, overrides);
 }
 
 /**
