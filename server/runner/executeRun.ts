@@ -4,9 +4,9 @@
 // It knows nothing about where the status is stored.
 
 import { hostname, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve as resolvePath } from 'node:path';
 import { formatDuration } from '../core/duration';
-import { resolveValue } from '../core/dag/values';
+import { resolveValue, type StepRefInfo } from '../core/dag/values';
 import type { Clock, Logger } from '../core/ports';
 import type { DagSpec, RunState, RunStatus, StepSpec, StepStatus } from '../core/types';
 import { SECOND } from '../core/units';
@@ -15,13 +15,13 @@ import { checkConditions } from './checkConditions';
 import { loadDotenv } from './dotenv';
 import { evaluateRunParams } from './evalParams';
 import { filterHostEnv, type HostEnvPassthrough } from './hostEnv';
-import { LogFileNames, type StepLogFiles } from './logFiles';
+import { LogFileNames, RUN_LOG_FILE, RunLogWriter, teeLogger, type StepLogFiles } from './logFiles';
 import { markRunnerError, runGraph } from './runGraph';
 import { failureContinues, finalRunState, type RunFacts } from './runOutcome';
 import { isoNow, runStep, type StopReason } from './runStep';
 import { errorText, type StatusReporter } from './statusReporter';
 import { chooseShell, defaultShellOf } from './stepCommand';
-import { buildStepEnv, evaluateDagEnv, withDotenv, type RunEnv, type StepEnv } from './stepEnv';
+import { buildStepEnv, evaluateDagEnv, scopeOf, withDotenv, type RunEnv, type StepEnv } from './stepEnv';
 import { runCallStep, type SubDagRunner } from './subDag';
 import { ensureDir, expandHome, stepDirPath } from './workDir';
 
@@ -59,6 +59,17 @@ export interface ExecuteRunOptions {
   resumeFrom?: readonly StepStatus[];
   /** Sends the run's `mail_on` notification; a failure is logged and changes nothing. */
   notify?: (dag: DagSpec, status: RunStatus) => Promise<void>;
+  /**
+   * Sends the error mail for a step with `mail_on_error` that failed (the run still running); a failure is
+   * logged and changes nothing. The run waits for it before it ends.
+   */
+  notifyStepFailure?: (dag: DagSpec, status: RunStatus, step: StepStatus) => Promise<void>;
+  /**
+   * The run process's own log (`process.log`, where its output goes when the server or a scheduler started
+   * it). When that file exists it is the run's log file (DAG_RUN_LOG_FILE, `${context.paths.log_file}`);
+   * otherwise the engine writes its own lines to `_run.log` in `logDir` and that is the run's log file.
+   */
+  processLog?: string;
 }
 
 type HandlerKind = 'init' | 'success' | 'failure' | 'abort' | 'exit';
@@ -66,8 +77,10 @@ type HandlerKind = 'init' | 'success' | 'failure' | 'abort' | 'exit';
 /** Runs the attempt to its end and returns the final status. Never throws for a step or storage failure. */
 export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
   const { dag, clock } = opts;
-  // Callers name the component and DAG; the run ID is what only the engine knows for sure.
-  const logger = opts.logger.child({ run_id: opts.status.run_id });
+  // Callers name the component and DAG; the run ID is what only the engine knows for sure. The engine's
+  // lines also go to the run's own log file when it has no process log (decided below).
+  const runLog = new RunLogWriter(() => isoNow(clock));
+  const logger = teeLogger(opts.logger.child({ run_id: opts.status.run_id }), runLog);
   const status: RunStatus = structuredClone(opts.status);
   Object.assign(status, {
     status: 'running',
@@ -149,6 +162,15 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
   await files.mkdir(opts.logDir, true).catch((err) => {
     setupError = `cannot create log directory ${JSON.stringify(opts.logDir)}: ${errorText(err)}`;
   });
+  let runLogFile = join(opts.logDir, RUN_LOG_FILE);
+  if (opts.processLog !== undefined && (await isFile(opts.processLog))) {
+    runLogFile = opts.processLog;
+    runLog.discard();
+  } else if (setupError === null) {
+    runLog.open(runLogFile);
+  } else {
+    runLog.discard();
+  }
   const hostEnv = filterHostEnv(opts.baseEnv, opts.envPassthrough);
   const runWorkDir = opts.workDir ?? join(tmpdir(), `dagu_${dag.name}_${status.run_id}`);
   const workDirError = setupError === null ? await ensureDir(runWorkDir) : null;
@@ -173,50 +195,64 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
         DAG_RUN_ID: status.run_id,
         DAG_RUN_WORK_DIR: runWorkDir,
         DAG_RUN_SCHEDULE_TIME: status.schedule_time ?? '',
+        DAG_RUN_LOG_FILE: runLogFile,
       },
+      // `run.status` is only for handlers (Dagu: status-aware scopes); steps leave the reference as it is.
       context: {
         'dag.name': dag.name,
         'run.id': status.run_id,
-        'run.status': 'running',
         'attempt.id': String(status.attempt),
+        'attempt.started_at': rfc3339Seconds(status.started_at!),
         'trigger.type': status.trigger_type,
         'paths.work_dir': runWorkDir,
-        ...(status.schedule_time ? { 'run.scheduled_at': status.schedule_time } : {}),
+        'paths.log_file': runLogFile,
+        ...(status.schedule_time ? { 'run.scheduled_at': rfc3339Seconds(status.schedule_time) } : {}),
       },
+      consts: dag.consts,
     },
     dag.env,
   );
-  // An explicit DAG working_dir (absolute after load; `~` and `$VAR` are expanded now), else the work dir.
+  // Root fields resolve against the run scope (params, consts, context, DAG env) and the host environment.
+  const rootValue = (text: string) =>
+    resolveValue(text, scopeOf(run, run.vars, { hostEnv: definedEnv(opts.baseEnv) }), 'hostValue');
+  // An explicit DAG working_dir (absolute after load; `~` and references are resolved now, and it is created
+  // when missing, as Dagu does), else the work dir.
   const dagDir =
     dag.working_dir !== undefined && dag.working_dir !== null && dag.working_dir !== ''
-      ? expandHome(resolveValue(dag.working_dir, { vars: run.vars, hostEnv }, 'hostValue'), hostEnv.HOME)
+      ? resolvePath(
+          dag.file ? dirname(dag.file) : runWorkDir,
+          expandHome(rootValue(dag.working_dir), hostEnv.HOME),
+        )
       : runWorkDir;
   if (setupError === null && dagDir !== runWorkDir) {
-    const isDir = await files.stat(dagDir).then(
-      (s) => s.isDirectory(),
-      () => false,
-    );
-    if (!isDir) setupError = `working directory ${JSON.stringify(dagDir)} does not exist`;
+    const dirError = await ensureDir(dagDir);
+    if (dirError) setupError = dirError;
   }
   if (setupError === null) {
-    const dotenvPaths = (dag.dotenv ?? []).map((p) =>
-      resolveValue(p, { vars: run.vars, hostEnv: definedEnv(opts.baseEnv) }, 'hostValue'),
-    );
+    const dotenvPaths = (dag.dotenv ?? []).map(rootValue);
     const fileDir = dag.file ? dirname(dag.file) : dagDir;
     const bases = dag.working_dir ? [dagDir, fileDir] : [fileDir];
     const loaded = await loadDotenv(dotenvPaths, bases);
     for (const w of loaded.warnings) logger.warn('Dotenv file not loaded', { error: w });
     run = withDotenv(run, loaded.values);
   }
+  // The DAG shell and its args are resolved once the run scope is complete; steps get them resolved.
+  const shellDag: DagSpec = {
+    ...dag,
+    shell: dag.shell ? rootValue(dag.shell) : dag.shell,
+    shell_args: dag.shell_args?.map(rootValue),
+  };
   const dagShell = chooseShell({
     stepShell: null,
     stepShellArgs: [],
-    dagShell: dag.shell ?? null,
-    dagShellArgs: dag.shell_args ?? [],
+    dagShell: shellDag.shell ?? null,
+    dagShellArgs: shellDag.shell_args ?? [],
     defaultShell: defaultShellOf(hostEnv),
   }).words;
 
   // --- One step or handler.
+  /** `mail_on_error` mails under way; the run waits for them before it ends. */
+  const mails: Promise<void>[] = [];
   const outputsOf = (names: Iterable<string>): Record<string, string> => {
     const out: Record<string, string> = Object.create(null);
     for (const name of names) {
@@ -225,17 +261,25 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
     }
     return out;
   };
-  const stepRefs = () => {
-    const refs: Record<
-      string,
-      { stdout?: string; stderr?: string; exit_code?: number | null; output?: string | null }
-    > = {};
+  /**
+   * Step references by id. Published declared outputs (`${steps.<id>.outputs.<name>}`) only of the steps in
+   * `upstream` (the ones this step depends on, directly or not); a handler gets none (Dagu spec 007).
+   */
+  const stepRefs = (upstream: ReadonlySet<string>) => {
+    const refs: Record<string, StepRefInfo> = {};
     for (const spec of dag.steps) {
       if (!spec.id) continue;
       const s = status.steps.find((x) => x.name === spec.name);
       const f = stepFiles.get(spec.name);
       const out = s?.output && spec.output ? (s.output[spec.output] ?? null) : null;
-      refs[spec.id] = { stdout: f?.stdout, stderr: f?.stderr, exit_code: s?.exit_code ?? null, output: out };
+      const outputs = upstream.has(spec.name) ? (s?.outputs ?? null) : null;
+      refs[spec.id] = {
+        stdout: f?.stdout,
+        stderr: f?.stderr,
+        exit_code: s?.exit_code ?? null,
+        output: out,
+        outputs,
+      };
     }
     return refs;
   };
@@ -263,7 +307,13 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
     let cwd: string;
     try {
       // Steps see the outputs of the steps they depend on, directly or not; handlers see every output.
-      const visible = handler ? dag.steps.map((s) => s.name) : upstreamOrder(spec.name, specsByName);
+      const upstream = handler ? [] : upstreamOrder(spec.name, specsByName);
+      const visible = handler ? dag.steps.map((s) => s.name) : upstream;
+      const refs = stepRefs(new Set(upstream));
+      // Dagu: `context.step.id` for a step with an id (not for handlers); `run.status` only in handlers.
+      const stepContext: Record<string, string> = {};
+      if (!handler && spec.id) stepContext['step.id'] = spec.id;
+      if (handler) stepContext['run.status'] = handler.runState;
       const pwdGuess = dagDir;
       const partial = buildStepEnv(run, {
         name: spec.name,
@@ -271,7 +321,8 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
         outputs: outputsOf(visible),
         env: {},
         files: null,
-        steps: stepRefs(),
+        steps: refs,
+        context: stepContext,
       });
       const dirText = spec.dir
         ? resolveValue(spec.dir, { ...partial.scope, hostEnv: definedEnv(opts.baseEnv) }, 'hostValue')
@@ -282,12 +333,10 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
         pwd: cwd,
         outputs: outputsOf(visible),
         env: spec.env,
-        files: handler ? null : { stdout: f.stdout, stderr: f.stderr, outputFile: `${f.script}.outputs` },
-        extra: {
-          DAG_RUN_LOG_FILE: f.stdout,
-          ...(handler ? { DAG_RUN_STATUS: handler.runState } : {}),
-        },
-        steps: stepRefs(),
+        files: handler ? null : { stdout: f.stdout, stderr: f.stderr, outputFile: f.output },
+        extra: handler ? { DAG_RUN_STATUS: handler.runState } : {},
+        steps: refs,
+        context: stepContext,
       });
     } catch (err) {
       return fail(`cannot prepare the step: ${errorText(err)}`);
@@ -302,8 +351,8 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
       const shell = chooseShell({
         stepShell: spec.shell,
         stepShellArgs: spec.shell_args ?? [],
-        dagShell: dag.shell ?? null,
-        dagShellArgs: dag.shell_args ?? [],
+        dagShell: shellDag.shell ?? null,
+        dagShellArgs: shellDag.shell_args ?? [],
         defaultShell: defaultShellOf(hostEnv),
       }).words;
       const outcome = await checkConditions(spec.preconditions ?? [], {
@@ -361,10 +410,11 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
             clock,
             stop,
             onChange: report,
-            dag,
+            dag: shellDag,
             defaultShell: defaultShellOf(hostEnv),
             scope: env.scope,
             once: handler !== null,
+            outputFile: handler ? undefined : f.output,
           });
     if (state === 'failed' && !handler) {
       await settleContinues(spec, stepStatus);
@@ -376,6 +426,17 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
       } else {
         addError(`step ${JSON.stringify(spec.name)} failed: ${stepStatus.error}`);
       }
+    }
+    if (stepStatus.status === 'failed' && spec.mail_on_error && opts.notifyStepFailure) {
+      // Dagu mails a step's failure when it happens (the run still running), from the side.
+      const failed = structuredClone(stepStatus);
+      mails.push(
+        opts
+          .notifyStepFailure(dag, structuredClone(status), failed)
+          .catch((err) =>
+            logger.warn('Step failure mail failed', { step: spec.name, error: errorText(err) }),
+          ),
+      );
     }
     logger.info('Step finished', { step: spec.name, state, exit_code: stepStatus.exit_code });
   };
@@ -483,6 +544,7 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
     status.error = facts.errors[0] ?? status.error ?? stopReason?.message ?? null;
   }
   if (finalState === 'succeeded' && facts.errors.length === 0) status.error = null;
+  await Promise.all(mails);
   clearInterval(heartbeatTimer);
   opts.signal.removeEventListener('abort', onAbort);
   status.finished_at = isoNow(clock);
@@ -495,6 +557,7 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
       .notify(dag, status)
       .catch((err) => logger.warn('Run notification failed', { error: errorText(err) }));
   }
+  await runLog.flush();
   return status;
 }
 
@@ -525,6 +588,19 @@ function abortReason(reason: unknown): StopReason {
   const signal =
     typeof reason === 'string' && /^SIG[A-Z0-9]+$/.test(reason) ? (reason as NodeJS.Signals) : 'SIGTERM';
   return { kind: 'aborted', signal, message: `run aborted (${signal})`, forwarded: signal !== 'SIGTERM' };
+}
+
+/** An RFC 3339 UTC time to the second (`2026-03-13T01:00:00Z`), as Dagu gives its context times. */
+function rfc3339Seconds(iso: string): string {
+  const ms = Date.parse(iso);
+  return Number.isNaN(ms) ? iso : new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
+}
+
+async function isFile(path: string): Promise<boolean> {
+  return files.stat(path).then(
+    (s) => s.isFile(),
+    () => false,
+  );
 }
 
 function definedEnv(env: NodeJS.ProcessEnv): Record<string, string> {
