@@ -461,11 +461,12 @@ export class FileRunStore implements RunStore {
   /** Removes what is left of a run moved to `deleted/`; without its status only the directory itself goes. */
   private async purge(runId: string, status: RunStatus | null): Promise<void> {
     if (status !== null) {
+      // Logs first: once a run is gone from the list, nothing of it is left but the moved directory.
+      await fs.removeTree(path.join(this.logRoot, status.dag_name, runId));
+      await fs.removeTree(path.join(this.workRoot, status.dag_name, runId));
       const createdMs = createdMsOf(status);
       await removeIndexMarker(path.join(this.indexDir, 'all'), createdMs, runId, status.dag_name);
       await removeIndexMarker(path.join(this.indexDir, 'dag', status.dag_name), createdMs, runId, null);
-      await fs.removeTree(path.join(this.logRoot, status.dag_name, runId));
-      await fs.removeTree(path.join(this.workRoot, status.dag_name, runId));
     }
     await fs.removeTree(path.join(this.deletedDir, runId));
   }

@@ -231,7 +231,7 @@ describe('the DAG cache (keyed by the build ID compiled into the bundle)', () =>
     writeFileSync(file, 'steps:\n  - name: s\n    comand: echo third\n');
     const third = await dagu(['start', 'cached'], h.env);
     expect(third.code).toBe(2);
-    expect(third.stderr).toContain(`${file}:2:5: steps[0]: a step needs a command`);
+    expect(third.stderr).toContain(`${file}:2:5: steps[0]: a step needs run, an action or a call`);
   });
 
   it('serves only the build that wrote an entry', async () => {

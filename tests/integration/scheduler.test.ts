@@ -84,23 +84,32 @@ describe('dagu scheduler', () => {
     expect(readdirSafe(path.join(h.home, 'data', 'queue', 'q'))).toEqual([]);
   });
 
-  it('gives the steps of a run it starts the environment it has, NODE_EXTRA_CA_CERTS included', async () => {
+  it("filters the host environment of a run's steps as Dagu does; env_passthrough lets a variable through", async () => {
+    // The scheduler sets NODE_EXTRA_CA_CERTS aside while a run process starts (a run process makes no TLS
+    // call); it must neither leak under its stashed name nor bypass the filter on the way back.
     const ca = path.join(h.home, 'extra-ca.pem');
     writeFileSync(ca, '');
     h.writeDag(
       'env',
-      'steps:\n  - name: s\n    command: echo "$NODE_EXTRA_CA_CERTS|${DAGU_STEP_NODE_EXTRA_CA_CERTS:-}"\n',
+      'steps:\n  - name: s\n    run: echo "$NODE_EXTRA_CA_CERTS|${DAGU_STEP_NODE_EXTRA_CA_CERTS:-}|${SECRET_TOKEN:-}"\n',
     );
-    expect((await dagu(['enqueue', '--run-id', 'env1', 'env'], h.env)).code).toBe(0);
-    scheduler({ ...h.env, NODE_EXTRA_CA_CERTS: ca });
-    const run = await eventually(
-      async () => (await runs('env')).find((r) => r.status === 'succeeded'),
-      20_000,
-    );
-    const st = JSON.parse((await dagu(['status', '--json', run.run_id], h.env)).stdout) as {
-      steps: Array<{ stdout: string }>;
+    const stepOutput = async (runId: string, env: NodeJS.ProcessEnv) => {
+      expect((await dagu(['enqueue', '--run-id', runId, 'env'], h.env)).code).toBe(0);
+      const s = scheduler({ ...env, NODE_EXTRA_CA_CERTS: ca, SECRET_TOKEN: 'hunter2' });
+      const run = await eventually(
+        async () => (await runs('env')).find((r) => r.run_id === runId && r.status === 'succeeded'),
+        20_000,
+      );
+      await s.stop('SIGTERM');
+      const st = JSON.parse((await dagu(['status', '--json', run.run_id], h.env)).stdout) as {
+        steps: Array<{ stdout: string }>;
+      };
+      return readFileSync(path.join(h.home, 'logs', st.steps[0].stdout), 'utf8');
     };
-    expect(readFileSync(path.join(h.home, 'logs', st.steps[0].stdout), 'utf8')).toBe(`${ca}|\n`);
+    expect(await stepOutput('env1', h.env)).toBe('||\n');
+    expect(await stepOutput('env2', { ...h.env, DAGU_ENV_PASSTHROUGH: 'NODE_EXTRA_CA_CERTS' })).toBe(
+      `${ca}||\n`,
+    );
   });
 
   it('refuses to enqueue when queues are disabled', async () => {
@@ -205,6 +214,7 @@ describe('history retention', () => {
     }, 30_000);
     expect(left).toEqual(['r3', 'r4']);
     for (const id of ['r1', 'r2']) {
+      // Its logs go before its list entries.
       expect(() => readdirSync(logsOf(id))).toThrow();
       const st = await dagu(['status', '--json', id], env);
       expect(st.code).not.toBe(0);
