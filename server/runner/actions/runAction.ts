@@ -1,23 +1,36 @@
 // The entry point the runner calls for a step whose action is not a shell command: dispatches to the
-// in-process implementations of Dagu's `http`, `jq`, `mail`, `log` and `noop` step types.
+// in-process implementations of Dagu's `http`, `jq`, `mail`, `log`, `noop`, `file.*` and `wait.*` actions.
 
 import type { StepAction } from '../../core/types';
+import { runFileAction } from './fileAction';
 import { runHttpAction } from './httpAction';
 import { runJqAction } from './jqAction';
 import { runMailAction } from './mailAction';
 import { sinkWriter } from './sinkWriter';
 import { ACTION_OK, actionFailed, type ActionContext, type ActionResult } from './types';
+import { runWaitAction } from './waitAction';
 
 /** The actions this module runs; `command`, `exec` and `dag` belong to the runner itself. */
-export type InProcessAction = Extract<StepAction, { kind: 'http' | 'jq' | 'mail' | 'log' | 'noop' }>;
+export type InProcessAction = Extract<StepAction, { kind: InProcessKind }>;
+
+type InProcessKind = 'http' | 'jq' | 'mail' | 'log' | 'noop' | 'file' | 'wait';
+const IN_PROCESS_KINDS: readonly string[] = [
+  'http',
+  'jq',
+  'mail',
+  'log',
+  'noop',
+  'file',
+  'wait',
+] satisfies InProcessKind[];
 
 export function isInProcessAction(action: StepAction | undefined): action is InProcessAction {
-  return action !== undefined && ['http', 'jq', 'mail', 'log', 'noop'].includes(action.kind);
+  return action !== undefined && IN_PROCESS_KINDS.includes(action.kind);
 }
 
 /**
  * Runs one action to its end. Expected failures (bad `with` values, a non-2xx answer, an SMTP error, a
- * stop) come back as `{ exitCode: 1, error }`; only a bug or a failing log file rejects.
+ * missing file, a stop) come back as `{ exitCode: 1, error }`; only a bug or a failing log file rejects.
  */
 export async function runAction(action: InProcessAction, ctx: ActionContext): Promise<ActionResult> {
   if (ctx.signal.aborted) return actionFailed(`${action.kind}: stopped before it started`);
@@ -32,6 +45,10 @@ export async function runAction(action: InProcessAction, ctx: ActionContext): Pr
       return runLogAction(ctx);
     case 'noop':
       return ACTION_OK;
+    case 'file':
+      return runFileAction(action.op, ctx);
+    case 'wait':
+      return runWaitAction(action.op, ctx);
   }
 }
 

@@ -1,7 +1,8 @@
 // The contract between the runner and the step types this product runs in-process (Dagu's `http`, `jq`,
-// `mail`, `log` and `noop` actions): what an action is given, and what it reports back.
+// `mail`, `log`, `noop`, `file.*` and `wait.*` actions): what an action is given, and what it reports back.
 
 import type { Writable } from 'node:stream';
+import type { Clock } from '../../core/ports';
 import type { SmtpSpec } from '../../core/types';
 
 /** Where an action writes: an open file descriptor (a step log file) or a writable stream. */
@@ -25,8 +26,10 @@ export interface ActionContext {
   smtp: SmtpSpec | null;
   /** The step's working directory: relative `output`, `files`, `input` and attachment paths start here. */
   workingDir: string;
-  /** The step's environment (available to actions that need it; the ones here read nothing from it). */
+  /** The step's environment; `file.*` reads `HOME` from it to expand a leading `~`. */
   env: Record<string, string | undefined>;
+  /** The run's clock, for `wait.until` (the wall-clock time it waits for); the system clock when absent. */
+  clock?: Clock;
 }
 
 /** How an action ended: exit code 0 and no error when it succeeded. */
