@@ -21,6 +21,8 @@ export interface Entry {
 export class DagReader {
   readonly errors: DagError[] = [];
   readonly warnings: string[] = [];
+  /** Errors that only follow from a part of the file being refused as unsupported (see dropFollowOns). */
+  private readonly followOns = new Set<DagError>();
 
   constructor(
     private readonly doc: Document,
@@ -47,6 +49,24 @@ export class DagReader {
   /** Records that a Dagu feature this product does not run is used at `node`. */
   unsupported(node: Node | null | undefined, field: string, reason: string): undefined {
     return this.error(node, field, reason, 'unsupported');
+  }
+
+  /**
+   * Records an error that is only worth telling when nothing near it was refused as unsupported: a `foreach:`
+   * step "needs run" only because its body is Dagu's foreach, which is refused already.
+   */
+  followOn(node: Node | null | undefined, field: string, message: string): undefined {
+    this.error(node, field, message);
+    this.followOns.add(this.errors[this.errors.length - 1]);
+    return undefined;
+  }
+
+  /** When an error from index `from` on refuses something as unsupported, the follow-on errors among them go. */
+  dropFollowOns(from: number): void {
+    if (this.followOns.size === 0) return;
+    const part = this.errors.slice(from);
+    if (!part.some((e) => e.kind === 'unsupported')) return;
+    this.errors.splice(from, part.length, ...part.filter((e) => !this.followOns.has(e)));
   }
 
   /** Records an error about an entry's value (or its key when it has no value). */

@@ -218,8 +218,8 @@ describe('what a step executes', () => {
       '2:34: steps[0].with: http needs with.method',
       '2:43: steps[0].with.verb: unknown key "verb" (allowed: method, url, headers, query, body, form, files, timeout, silent, debug, json, format, output, skip_tls_verify)',
     ]);
-    expect(errors(step('  - {action: teleport}'))).toEqual([
-      '2:14: steps[0].action: unknown action "teleport"',
+    expect(errors(step('  - {action: http.get}'))).toEqual([
+      '2:14: steps[0].action: unknown action "http.get" (http has http.request)',
     ]);
     expect(errors(step('  - {action: jq.filter, run: x, with: {filter: .}}'))).toEqual([
       '2:14: steps[0].action: run cannot be used together with action',

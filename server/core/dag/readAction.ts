@@ -3,14 +3,14 @@
 // their `with:` map as written; values in it are resolved when the step starts.
 
 import { isMap, isScalar, isSeq } from 'yaml';
-import type { Node } from 'yaml';
 import { isValidDagName } from '../names';
 import { splitParamString } from '../params';
 import type { ParallelSpec, ParamSpec, StepAction } from '../types';
 import type { DagReader, Entry } from './dagReader';
 import { describe, isNull } from './dagReader';
 import { readParams } from './readFields';
-import { unsupportedActionReason } from './unsupported';
+import { FILE_OPS, readOpAction, WAIT_OPS } from './readOpAction';
+import { unknownActionMessage, unsupportedActionReason } from './unsupported';
 
 /** At most this many literal `parallel` items, and children at once, as in Dagu. */
 export const MAX_PARALLEL_ITEMS = 1000;
@@ -31,10 +31,13 @@ const RUN_CONFLICTS = [
   'action',
 ] as const;
 
-type ActionKind = Exclude<StepAction['kind'], 'file' | 'wait'>;
+type ActionKind = StepAction['kind'];
 
-/** Action names and legacy types this product runs, with the action kind they stand for. */
-const KNOWN_ACTIONS: Record<string, { kind: ActionKind; enqueue?: boolean }> = {
+/**
+ * Action names and legacy types this product runs, with the action kind they stand for; `op` is the
+ * operation of a file or wait action (a legacy `type: file` step names it in `command`).
+ */
+const KNOWN_ACTIONS: Record<string, { kind: ActionKind; enqueue?: boolean; op?: string }> = {
   command: { kind: 'command' },
   shell: { kind: 'command' },
   exec: { kind: 'exec' },
@@ -53,6 +56,9 @@ const KNOWN_ACTIONS: Record<string, { kind: ActionKind; enqueue?: boolean }> = {
   'log.write': { kind: 'log' },
   log: { kind: 'log' },
   noop: { kind: 'noop' },
+  file: { kind: 'file' },
+  ...Object.fromEntries(FILE_OPS.map((op) => [`file.${op}`, { kind: 'file' as const, op }])),
+  ...Object.fromEntries(WAIT_OPS.map((op) => [`wait.${op}`, { kind: 'wait' as const, op }])),
 };
 
 /** What a step executes, as read. */
@@ -105,11 +111,11 @@ export function readExecution(r: DagReader, map: Map<string, Entry>, stepEntry: 
   if (has('action') && has('type')) r.errorAt(map.get('type')!, 'use action or its old form type, not both');
   if (name === undefined && has('call')) name = 'dag.run';
   if (name === undefined && has('exec')) name = 'exec';
-  const known = KNOWN_ACTIONS[name ?? 'command'];
+  const known = Object.hasOwn(KNOWN_ACTIONS, name ?? 'command') ? KNOWN_ACTIONS[name ?? 'command'] : null;
   if (!known) {
     const reason = unsupportedActionReason(name!);
     if (reason) r.unsupported(actionEntry!.value, actionEntry!.field, reason);
-    else r.errorAt(actionEntry!, `unknown action ${JSON.stringify(name)}`);
+    else r.errorAt(actionEntry!, unknownActionMessage(name!));
     return out;
   }
 
@@ -122,6 +128,10 @@ export function readExecution(r: DagReader, map: Map<string, Entry>, stepEntry: 
       break;
     case 'dag':
       readDagCall(r, map, withEntry, known.enqueue === true, out);
+      break;
+    case 'file':
+    case 'wait':
+      readOpAction(r, map, known.kind, known.op ?? null, withEntry, out);
       break;
     default:
       readNamedAction(r, map, known.kind, withEntry, out);
@@ -168,7 +178,7 @@ function readCommandStep(
   const written = [runEntry, commandEntry, scriptEntry].some((e) => e !== undefined && !isNull(e.value));
   if (!written) {
     if (!isNull(stepEntry.value))
-      r.error(stepEntry.value, stepEntry.field, 'a step needs run, an action or a call');
+      r.followOn(stepEntry.value, stepEntry.field, 'a step needs run, an action or a call');
   }
   out.namePrefix = out.script !== null && !out.script_interpreter ? 'script' : 'cmd';
   if (out.script_interpreter) out.namePrefix = 'script';
@@ -427,9 +437,13 @@ function readNamedAction(
   const legacyType = map.has('type') && !map.has('action');
   const w: Record<string, unknown> = {};
   if (withEntry && !isNull(withEntry.value)) {
-    if (kind === 'noop') r.errorAt(withEntry, 'noop takes no with');
-    const m = r.map(withEntry, ACTION_WITH_KEYS[kind], 'with');
-    for (const [k, e] of m ?? []) w[k] = r.toJS(e.value);
+    // noop takes nothing: an empty `with: {}` is all Dagu allows.
+    if (kind === 'noop' && !(isMap(withEntry.value) && withEntry.value.items.length === 0)) {
+      r.errorAt(withEntry, `noop takes no with, got ${describe(withEntry.value)}`);
+    } else {
+      const m = r.map(withEntry, ACTION_WITH_KEYS[kind], 'with');
+      for (const [k, e] of m ?? []) w[k] = r.toJS(e.value);
+    }
   }
   // Legacy http and jq steps carry their input in command and script.
   const command = r.string(map.get('command'));
@@ -458,12 +472,9 @@ function readNamedAction(
   if (run && !isNull(run.value)) r.errorAt(run, `action ${kind} does not take run`);
   const need = (keys: string[]) => {
     for (const k of keys) {
-      if (w[k] === undefined || w[k] === null || w[k] === '') {
-        r.error(
-          (withEntry?.value ?? map.get('action')?.value ?? map.get('type')?.value) as Node,
-          withEntry?.field ?? 'with',
-          `${kind} needs with.${k}`,
-        );
+      if (w[k] === undefined || w[k] === null || (typeof w[k] === 'string' && w[k].trim() === '')) {
+        const at = withEntry ?? map.get('action') ?? map.get('type')!;
+        r.error(at.value, at.field, `${kind} needs with.${k}`);
       }
     }
   };

@@ -15,6 +15,7 @@ import { readCount, readDagRetryPolicy, readPreconditions } from './readPolicies
 import { readSchedule } from './readSchedule';
 import { DEFAULTS_KEYS, readLogOutput, readNonEmpty, readStep } from './readStep';
 import type { StepDefaults } from './readStep';
+import { readConsts } from './readConsts';
 import { readSteps } from './readSteps';
 import { UNSUPPORTED_ROOT_KEYS } from './unsupported';
 
@@ -26,6 +27,7 @@ export const ROOT_KEYS = [
   'labels',
   'tags',
   'params',
+  'consts',
   'env',
   'dotenv',
   'shell',
@@ -149,6 +151,8 @@ export function readDag(r: DagReader, root: Node, opts: ReadDagOptions): DagSpec
     info_mail: readMail(r, map.get('info_mail')),
   };
   readRunConfig(r, map.get('run_config'));
+  const consts = readConsts(r, map.get('consts'));
+  if (consts) dag.consts = consts;
   return dag;
 }
 
@@ -351,12 +355,17 @@ function readSignalHandling(r: DagReader, entry: Entry | undefined): { enable_pr
 
 function readSmtp(r: DagReader, entry: Entry | undefined): SmtpSpec | null {
   if (!entry || isNull(entry.value)) return null;
+  const firstError = r.errors.length;
   const map = r.map(entry, ['host', 'port', 'username', 'password'], 'smtp', {
     oauth: "Dagu's SMTP OAuth is not supported by this product (use username and password)",
   });
   if (!map) return null;
   const host = r.string(map.get('host'))?.trim() ?? '';
-  if (host === '') r.errorAt(map.get('host') ?? entry, 'smtp needs a host');
+  if (host === '') {
+    const at = map.get('host') ?? entry;
+    r.followOn(isNull(at.value) ? at.keyNode : at.value, at.field, 'smtp needs a host');
+  }
+  r.dropFollowOns(firstError);
   return {
     host,
     port: readCount(r, map.get('port'), 1, 65535, true) ?? 587,

@@ -2,6 +2,7 @@
 // and lists of names.
 
 import { isMap, isScalar, isSeq } from 'yaml';
+import type { YAMLMap } from 'yaml';
 import { parseParamWord, splitParamString } from '../params';
 import type { ParamRichSpec, ParamSpec } from '../types';
 import type { DagReader, Entry } from './dagReader';
@@ -111,9 +112,7 @@ export function readParams(r: DagReader, entry: Entry | undefined): ParamSpec[] 
   if (isScalar(entry.value)) {
     addWords(r, entry, out);
   } else if (isMap(entry.value)) {
-    if (
-      entry.value.items.some((p) => isScalar(p.key) && (p.key.value === 'schema' || p.key.value === 'values'))
-    ) {
+    if (isSchemaParams(entry.value)) {
       return (
         r.unsupported(
           entry.value,
@@ -149,6 +148,22 @@ export function readParams(r: DagReader, entry: Entry | undefined): ParamSpec[] 
     seen.add(p.name);
   }
   return out;
+}
+
+/**
+ * Dagu's schema-backed params: `{schema: ..., values: ...}` (a JSON Schema file or URL with values), or an
+ * inline JSON Schema (`{type: object, properties: {...}}`). Any other map is a map of params.
+ */
+function isSchemaParams(map: YAMLMap): boolean {
+  const value = (key: string) => map.items.find((p) => isScalar(p.key) && p.key.value === key);
+  if (value('schema') || value('values')) return true;
+  const type = value('type')?.value;
+  return (
+    isScalar(type) &&
+    typeof type.value === 'string' &&
+    type.value.trim() === 'object' &&
+    value('properties') !== undefined
+  );
 }
 
 function addWords(r: DagReader, entry: Entry, out: ParamSpec[]): void {
@@ -260,14 +275,15 @@ function paramNameMessage(name: string): string {
 export function readNameList(r: DagReader, entry: Entry | undefined, what: string): Entry[] {
   if (!entry || isNull(entry.value)) return [];
   const items = isSeq(entry.value) ? (r.list(entry, what) ?? []) : [entry];
+  // Dagu reads a number or a boolean as its text: `depends: [42]` names the step "42".
   return items.filter((item) => {
-    const text = r.string(item, 'a step name');
+    const text = r.scalarText(item, 'a step name');
     if (text === undefined && isNull(item.value)) r.errorAt(item, 'must be a step name, got nothing');
     return text !== undefined;
   });
 }
 
-/** The text of an entry that `readNameList` accepted. */
+/** The text of an entry that `readNameList` accepted, as written (numbers and booleans as their text). */
 export function textOf(entry: Entry): string {
   return String((entry.value as { value: unknown }).value);
 }

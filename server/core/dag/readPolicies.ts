@@ -44,9 +44,13 @@ const SIGNALS = new Set(
   ).split(' '),
 );
 
-/** `preconditions`: a string, one object, or a list of strings and `{condition | eval, expected, negate}`. */
+/** `preconditions`: a string, or a list of strings and `{condition | eval, expected, negate}` (not one map). */
 export function readPreconditions(r: DagReader, entry: Entry | undefined): ConditionSpec[] {
   if (!entry || isNull(entry.value)) return [];
+  if (isMap(entry.value)) {
+    r.errorAt(entry, 'must be a command or a list (write the condition as a list item: - condition: ...)');
+    return [];
+  }
   const items = isSeq(entry.value) ? (r.list(entry, 'preconditions') ?? []) : [entry];
   const out: ConditionSpec[] = [];
   for (const item of items) {
@@ -75,17 +79,30 @@ function readCondition(r: DagReader, item: Entry): ConditionSpec | undefined {
   }
   const map = r.map(item, CONDITION_KEYS, 'a precondition');
   if (!map) return undefined;
-  const condition = r.string(map.get('condition'));
-  const evalText = r.string(map.get('eval'));
-  const expected = r.scalarText(map.get('expected'));
+  const before = r.errors.length;
+  // Each of condition, eval and expected, when written, is a string with more than blanks in it.
+  const text = (key: string) => {
+    const e = map.get(key);
+    if (!e) return undefined;
+    const v = r.string(e, 'a non-empty string');
+    if (v === undefined && isNull(e.value)) return r.errorAt(e, 'must be a non-empty string, got nothing');
+    if (v !== undefined && v.trim() === '') return r.errorAt(e, 'must not be empty');
+    return v;
+  };
+  const condition = text('condition');
+  const evalText = text('eval');
+  const expected = text('expected');
   const negate = r.boolean(map.get('negate')) ?? false;
+  if (r.errors.length > before) return undefined;
   if ((condition === undefined) === (evalText === undefined)) {
     return r.errorAt(item, 'a precondition needs exactly one of condition and eval');
   }
   if (evalText !== undefined && expected === undefined) {
     return r.errorAt(map.get('eval')!, 'eval needs expected: the value its output is compared with');
   }
-  if (expected !== undefined && expected === '') return r.errorAt(map.get('expected')!, 'must not be empty');
+  if (expected?.startsWith('re:') && expected.slice(3).trim() === '') {
+    return r.errorAt(map.get('expected')!, 'the regular expression (regexp) after re: must not be empty');
+  }
   if (expected !== undefined && !checkPattern(r, map.get('expected')!, expected)) return undefined;
   return { condition: condition ?? null, eval: evalText ?? null, expected: expected ?? null, negate };
 }

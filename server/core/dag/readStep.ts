@@ -1,9 +1,9 @@
 // Reads one step (or one handler) of a DAG file into a StepSpec; names, ids and dependencies are settled
 // later (readSteps.ts), once every step is known.
 
-import { isMap, isSeq } from 'yaml';
+import { isMap, isScalar, isSeq } from 'yaml';
 import type { Node } from 'yaml';
-import type { StepSpec } from '../types';
+import type { DeclaredOutputSpec, StepSpec } from '../types';
 import type { DagReader, Entry } from './dagReader';
 import { describe, isNull } from './dagReader';
 import { stepDeprecations } from './deprecations';
@@ -41,6 +41,7 @@ export const STEP_KEYS = [
   'stderr',
   'log_output',
   'output',
+  'outputs',
   'depends',
   'dependencies',
   'continue_on',
@@ -104,6 +105,7 @@ export function readStep(
   index: number,
   handlerName: string | null = null,
 ): ReadStep | null {
+  const firstError = r.errors.length;
   const map = r.map(entry, STEP_KEYS, 'a step', UNSUPPORTED_STEP_KEYS);
   if (!map) return null;
   const node = entry.value as Node;
@@ -121,6 +123,7 @@ export function readStep(
   const dependsEntries = handlerName === null ? readNameList(r, dependsEntry, 'depends') : [];
 
   const output = readOutputName(r, map.get('output'));
+  const outputs = readDeclaredOutputs(r, map.get('outputs'), idEntry, node);
   const stdout = readRedirect(r, map.get('stdout'));
   const stderr = readRedirect(r, map.get('stderr'));
   if (stdout !== null && stdout === stderr) {
@@ -162,10 +165,12 @@ export function readStep(
     retry_policy: handlerName === null ? retry.policy : null,
     continue_on: readContinueOn(r, get('continue_on')),
     output: output ?? null,
+    ...(outputs ? { outputs } : {}),
     call: exec.call,
     params: exec.params,
     worker_selector: selector,
   };
+  r.dropFollowOns(firstError);
   return {
     spec,
     field: entry.field,
@@ -196,8 +201,14 @@ function readStepName(r: DagReader, entry: Entry | null): string | undefined {
   if (raw === undefined) return isNull(entry.value) ? r.errorAt(entry, 'must not be empty') : undefined;
   const name = raw.trim();
   if (name === '') return r.errorAt(entry, 'must not be empty');
-  if (name.length > 255)
-    return r.errorAt(entry, `a step name has at most 255 characters, got ${name.length}`);
+  // Dagu counts the bytes of the name's UTF-8 form.
+  const bytes = utf8Length(name);
+  if (bytes > MAX_STEP_NAME_BYTES) {
+    return r.errorAt(
+      entry,
+      `a step name has at most ${MAX_STEP_NAME_BYTES} bytes in UTF-8, got ${bytes}${bytes === name.length ? '' : ` (${name.length} characters)`}`,
+    );
+  }
   // Step names become log file names.
   if (name.includes('/')) return r.errorAt(entry, `step name ${JSON.stringify(name)} must not contain "/"`);
   // eslint-disable-next-line no-control-regex
@@ -207,13 +218,28 @@ function readStepName(r: DagReader, entry: Entry | null): string | undefined {
   return name;
 }
 
+const MAX_STEP_NAME_BYTES = 255;
+
+/** The length of a text in UTF-8 bytes. */
+export function utf8Length(text: string): number {
+  let bytes = 0;
+  for (const ch of text) {
+    const code = ch.codePointAt(0)!;
+    bytes += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
+  }
+  return bytes;
+}
+
 const ID_PATTERN = /^[A-Za-z][A-Za-z0-9_]*$/;
 const RESERVED_IDS = new Set(['env', 'params', 'args', 'stdout', 'stderr', 'output', 'outputs']);
 
 function readStepId(r: DagReader, entry: Entry | null): string | undefined {
   if (!entry || isNull(entry.value)) return undefined;
-  const id = r.string(entry, 'a string');
-  if (id === undefined) return undefined;
+  const written = r.string(entry, 'a string');
+  if (written === undefined) return undefined;
+  // Dagu trims an id before checking it and matching dependencies against it; a blank id is no id.
+  const id = written.trim();
+  if (id === '') return undefined;
   if (!ID_PATTERN.test(id)) {
     return r.errorAt(
       entry,
@@ -242,6 +268,80 @@ function readOutputName(r: DagReader, entry: Entry | undefined): string | undefi
   if (!ENV_NAME_PATTERN.test(name))
     return r.errorAt(entry, `${JSON.stringify(text)} is not a valid variable name`);
   return name;
+}
+
+const OUTPUT_NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
+
+/**
+ * `outputs:` (Dagu's declared outputs): a non-empty list of `{name, type}` (type string or json, string by
+ * default), names unique; the step needs an `id`, under which later steps read them. Dagu's `path` form
+ * (files a build DAG materializes) is refused as unsupported.
+ */
+function readDeclaredOutputs(
+  r: DagReader,
+  entry: Entry | undefined,
+  idEntry: Entry | null,
+  stepNode: Node,
+): DeclaredOutputSpec[] | undefined {
+  if (!entry) return undefined;
+  if (!isSeq(entry.value) || entry.value.items.length === 0) {
+    return r.errorAt(
+      entry,
+      `outputs must be a non-empty sequence (list) of {name, type}, got ${describe(entry.value)}`,
+    );
+  }
+  if (
+    !idEntry ||
+    isNull(idEntry.value) ||
+    (isScalar(idEntry.value) && String(idEntry.value.value).trim() === '')
+  ) {
+    r.error(
+      stepNode,
+      entry.field,
+      'a step with outputs must define id (later steps read ${steps.<id>.outputs.<name>})',
+    );
+  }
+  const out: DeclaredOutputSpec[] = [];
+  const seen = new Set<string>();
+  for (const item of r.list(entry, 'outputs') ?? []) {
+    if (!isMap(item.value) || item.value.items.length === 0) {
+      r.errorAt(item, `an output must be a map with a name, got ${describe(item.value)}`);
+      continue;
+    }
+    const m = r.map(item, ['name', 'type'], 'an output', {
+      path: "Dagu's path outputs (files a build DAG materializes) are not supported by this product (declare {name, type})",
+    });
+    if (!m) continue;
+    const nameEntry = m.get('name');
+    if (!nameEntry || isNull(nameEntry.value)) {
+      r.errorAt(nameEntry ?? item, 'name is required');
+      continue;
+    }
+    const written = r.string(nameEntry, 'a string');
+    if (written === undefined) continue;
+    const name = written.trim();
+    if (!OUTPUT_NAME.test(name)) {
+      r.errorAt(
+        nameEntry,
+        `name must match ${OUTPUT_NAME.source} (a letter, then letters, digits and _), got ${JSON.stringify(written)}`,
+      );
+      continue;
+    }
+    if (seen.has(name)) {
+      r.errorAt(nameEntry, `duplicate output name ${JSON.stringify(name)}`);
+      continue;
+    }
+    seen.add(name);
+    let type: DeclaredOutputSpec['type'] = 'string';
+    const typeText = r.string(m.get('type'), 'string or json');
+    if (typeText !== undefined) {
+      const t = typeText.trim();
+      if (t === 'string' || t === 'json') type = t;
+      else r.errorAt(m.get('type')!, `type must be string or json, got ${JSON.stringify(typeText)}`);
+    }
+    out.push({ name, type });
+  }
+  return out;
 }
 
 /** `stdout:` / `stderr:` as a file path; Dagu's object forms (artifact, outputs) are not run here. */

@@ -217,7 +217,8 @@ function linkGraph(r: DagReader, steps: readonly ReadStep[], index: StepIndex): 
   for (const step of steps) {
     const depends: string[] = [];
     for (const entry of step.dependsEntries) {
-      const written = textOf(entry).trim();
+      // Matched as written: ids and names are trimmed when read, a dependency is not (as in Dagu).
+      const written = textOf(entry);
       const target = index.byName.get(written) ?? index.byId.get(written);
       if (!target) {
         r.error(entry.value, `${step.field}.depends`, `step ${JSON.stringify(written)} does not exist`);

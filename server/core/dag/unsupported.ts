@@ -32,7 +32,6 @@ export const UNSUPPORTED_ROOT_KEYS: Readonly<Record<string, string>> = {
     "Dagu's webhook triggers are not supported by this product (start runs with dagu start or the API)",
   otel: "Dagu's OpenTelemetry export is not supported by this product (it exports Prometheus metrics)",
   artifacts: "Dagu's run artifacts are not supported by this product (write files to the step's working_dir)",
-  consts: "Dagu's consts are not supported by this product yet (use env or params)",
   wait_mail: "Dagu's wait mail is not supported by this product (it has no human-approval wait)",
 };
 
@@ -46,7 +45,6 @@ export const UNSUPPORTED_STEP_KEYS: Readonly<Record<string, string>> = {
   routes: "Dagu's router steps are not supported by this product (use preconditions on the targets)",
   value: "Dagu's router steps are not supported by this product (use preconditions on the targets)",
   foreach: "Dagu's foreach steps are not supported by this product (use parallel with a sub-DAG)",
-  outputs: "Dagu's declared step outputs are not supported by this product (use output: NAME)",
   inputs: "Dagu's declared step inputs are not supported by this product (use params or env)",
   output_schema: "Dagu's output schemas are not supported by this product (use output: NAME)",
   shell_packages: "Dagu's nix-shell packages are not supported by this product (it runs no nix-shell)",
@@ -75,8 +73,6 @@ const UNSUPPORTED_FAMILIES: Readonly<Record<string, string>> = {
   data: "Dagu's data actions are not supported by this product (use jq.filter or a run step)",
   artifact: "Dagu's artifact actions are not supported by this product (write files to the working_dir)",
   outputs: "Dagu's outputs.write action is not supported by this product (use output: NAME)",
-  file: "Dagu's file actions are not supported by this product yet (use a run step)",
-  wait: "Dagu's wait actions are not supported by this product yet (use a run step with sleep)",
   foreach: "Dagu's foreach steps are not supported by this product (use parallel with a sub-DAG)",
   action: "Dagu's custom actions are not supported by this product (it runs only Dagu's built-in actions)",
 };
@@ -134,9 +130,34 @@ const DAGU_ACTIONS = new Set([
   'wait.until',
 ]);
 
+/** Families of Dagu's built-in actions this product runs: a name in one of them that it does not know is a typo. */
+const SUPPORTED_FAMILIES = new Set([
+  'command',
+  'shell',
+  'exec',
+  'dag',
+  'http',
+  'jq',
+  'mail',
+  'log',
+  'noop',
+  'file',
+  'wait',
+]);
+
+/** A custom action's name, as Dagu's schema allows it (`greet`, `release.announce`, `embedded_echo`). */
+const CUSTOM_ACTION_NAME = /^[A-Za-z][A-Za-z0-9_-]*(\.[A-Za-z][A-Za-z0-9_-]*)*$/;
+
+const REMOTE_ACTIONS =
+  "Dagu's remote actions (name@version, owner/repo@version, source:...@version) are not supported by this product (it fetches no action packages; use a run step)";
+const CUSTOM_ACTIONS =
+  "is not one of Dagu's built-in actions; custom actions (declared under actions: or step_types:, or registered by a program that embeds Dagu) are not supported by this product";
+
 /**
  * Why an action (`docker.run`) or a legacy executor type (`docker`) is refused, or null when it is not one of
- * Dagu's that this product refuses (then it is either supported or unknown to Dagu as well).
+ * Dagu's that this product refuses (then it is either supported or a mistake: see unknownActionMessage).
+ * Remote actions and custom actions (any name outside the built-in families) are refused here too: Dagu
+ * resolves them from outside the DAG's built-in set, which this product does not have.
  */
 export function unsupportedActionReason(name: string): string | null {
   const family = name.split('.')[0];
@@ -145,7 +166,30 @@ export function unsupportedActionReason(name: string): string | null {
   }
   // Redis actions are `redis.<command>`, any Redis command.
   if (family === 'redis' && name.includes('.')) return UNSUPPORTED_FAMILIES.redis;
-  // Remote packages (`owner/repo@v1`) are custom actions fetched from a registry.
-  if (/^[\w.-]+\/[\w.-]+@/.test(name)) return UNSUPPORTED_FAMILIES.action;
+  // `duckdb@v1`, `owner/repo@v1`, `source:./x@local`: packages fetched and run by Dagu's action runtime.
+  if (name.includes('@')) return REMOTE_ACTIONS;
+  if (CUSTOM_ACTION_NAME.test(name) && !SUPPORTED_FAMILIES.has(family) && !(family in UNSUPPORTED_FAMILIES)) {
+    return `action ${JSON.stringify(name)} ${CUSTOM_ACTIONS}`;
+  }
   return null;
+}
+
+/** The error for an action name that is neither run here nor refused as a Dagu feature (`http.get`, `a b`). */
+export function unknownActionMessage(name: string): string {
+  const family = name.split('.')[0];
+  const known = [
+    ...DAGU_ACTIONS,
+    'dag.run',
+    'dag.enqueue',
+    'http.request',
+    'jq.filter',
+    'mail.send',
+    'log.write',
+  ]
+    .filter((a) => a.startsWith(`${family}.`))
+    .sort();
+  if (name === 'wait')
+    return 'unknown action "wait" (use action: wait.duration, wait.until, wait.file or wait.http)';
+  if (known.length > 0) return `unknown action ${JSON.stringify(name)} (${family} has ${known.join(', ')})`;
+  return `unknown action ${JSON.stringify(name)}`;
 }
