@@ -1,7 +1,11 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { systemClock } from '../core/clock';
+import { silentLogger } from '../core/ports';
 import type { RunStatus } from '../core/types';
+import { startRun } from '../runner/startRun';
+import { loadDagByName } from '../store/dagCatalog';
 import { BadRequestError, NotFoundError } from './errors';
 import { enqueueDag } from './queue';
 import { readRunLog } from './runLogs';
@@ -89,6 +93,84 @@ describe('readRunLog', () => {
     symlinkSync(outside, path.join(svc.config.paths.log_dir, 'hello', 'link.out'));
     await withStepLogs('hello/link.out');
     await expect(readRunLog(svc, run.run_id, 'greet', 'stdout')).rejects.toThrow(
+      /outside the logs directory/,
+    );
+  });
+});
+
+describe('readRunLog: a DAG with its own log_dir', () => {
+  const customRoot = () => path.join(path.dirname(svc.config.paths.dags_dir), 'custom-logs');
+
+  /** Runs `hello` for real with `log_dir` outside the logs root; its record then holds absolute log paths. */
+  async function runWithLogDir(): Promise<RunStatus> {
+    svc.writeDag(
+      'hello',
+      'log_dir: ../custom-logs\nsteps:\n  - name: greet\n    command: echo in-custom-log-dir\n',
+    );
+    const loaded = await loadDagByName(svc.config.paths.dags_dir, 'hello');
+    if (!loaded.ok) throw new Error('the test DAG does not load');
+    return startRun({
+      dag: loaded.dag,
+      runStore: svc.runs,
+      config: svc.config,
+      clock: systemClock,
+      logger: silentLogger,
+      signal: new AbortController().signal,
+      env: { PATH: process.env.PATH },
+      triggerType: 'manual',
+      scheduleTime: null,
+      params: [],
+      newRunId: () => 'custom-run',
+    });
+  }
+
+  it("shows the logs a real run wrote under the DAG's log_dir", async () => {
+    const final = await runWithLogDir();
+    expect(final.status).toBe('succeeded');
+    const stdout = final.steps[0].stdout!;
+    expect(path.isAbsolute(stdout)).toBe(true);
+    expect(stdout.startsWith(path.join(customRoot(), 'hello', 'custom-run') + path.sep)).toBe(true);
+    const log = await readRunLog(svc, 'custom-run', 'greet', 'stdout');
+    expect(log).toMatchObject({ exists: true, content: 'in-custom-log-dir\n' });
+  });
+
+  it('refuses an absolute path in a record that is not inside that run’s directory of the log_dir', async () => {
+    run = await runWithLogDir();
+    const runDir = path.join(customRoot(), 'hello', 'custom-run');
+    // Another run's directory under the same log_dir, a `..` escape, and a file of the host.
+    const elsewhere = path.join(customRoot(), 'hello', 'other-run', '1', 'greet.out');
+    mkdirSync(path.dirname(elsewhere), { recursive: true });
+    writeFileSync(elsewhere, 'not yours');
+    for (const hostile of [
+      elsewhere,
+      path.join(runDir, '..', 'other-run', '1', 'greet.out'),
+      '/etc/passwd',
+    ]) {
+      await withStepLogs(hostile);
+      await expect(readRunLog(svc, run.run_id, 'greet', 'stdout')).rejects.toThrow(
+        /outside the logs directory/,
+      );
+    }
+  });
+
+  it('does not follow a symlink in the run directory to a file outside it', async () => {
+    run = await runWithLogDir();
+    const link = path.join(customRoot(), 'hello', 'custom-run', '1', 'link.out');
+    symlinkSync('/etc/passwd', link);
+    await withStepLogs(link);
+    await expect(readRunLog(svc, run.run_id, 'greet', 'stdout')).rejects.toThrow(
+      /outside the logs directory/,
+    );
+  });
+
+  it('refuses every absolute path when the DAG has no log_dir (or is gone)', async () => {
+    await withStepLogs('/etc/passwd');
+    await expect(readRunLog(svc, run.run_id, 'greet', 'stdout')).rejects.toThrow(
+      /outside the logs directory/,
+    );
+    const ran = await runWithLogDir();
+    svc.writeDag('hello', 'steps:\n  - name: greet\n    command: echo hi\n');
+    await expect(readRunLog(svc, ran.run_id, 'greet', 'stdout')).rejects.toThrow(
       /outside the logs directory/,
     );
   });

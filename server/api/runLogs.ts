@@ -1,8 +1,12 @@
-// Reading one step's stdout or stderr log of a run, confined to the logs directory.
+// Reading one step's stdout or stderr log of a run, confined to the logs directory, or, for a DAG with its
+// own `log_dir`, to that run's directory under it (the DAG is read again to know where that is: a path in a
+// status record alone never decides what may be read).
 
 import { open, realpath } from 'node:fs/promises';
 import path from 'node:path';
-import type { StepStatus } from '../core/types';
+import type { RunStatus, StepStatus } from '../core/types';
+import { dagLogRoot } from '../runner/logFiles';
+import { loadDagByName } from '../store/dagCatalog';
 import { BadRequestError, NotFoundError } from './errors';
 import { getRun } from './runs';
 import type { Services } from './services';
@@ -62,9 +66,9 @@ export async function readRunLog(
 
   let handle;
   try {
-    // Resolve symlinks too: a link inside the logs directory must not lead a request outside it.
-    const root = await realpath(svc.config.paths.log_dir);
-    const file = confine(root, await realpath(confine(root, relative)));
+    const file = path.isAbsolute(relative)
+      ? await confineToDagLogDir(svc, status, relative)
+      : await confineResolved(svc.config.paths.log_dir, relative);
     handle = await open(file, 'r');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return empty;
@@ -86,6 +90,28 @@ export async function readRunLog(
   } finally {
     await handle.close();
   }
+}
+
+/** `relative` under `root`, symlinks resolved: a link inside must not lead a request outside. */
+async function confineResolved(root: string, relative: string): Promise<string> {
+  const real = await realpath(root);
+  return confine(real, await realpath(confine(real, relative)));
+}
+
+/**
+ * An absolute log path of a run record: allowed only inside `<log_dir>/<dag>/<run id>/` of the DAG's own
+ * `log_dir` as its file says now (where the runner puts such a DAG's logs). A DAG that is gone or has no
+ * `log_dir` allows nothing.
+ */
+async function confineToDagLogDir(svc: Services, status: RunStatus, file: string): Promise<string> {
+  const outside = () => new BadRequestError(`log path ${JSON.stringify(file)} is outside the logs directory`);
+  const loaded = await loadDagByName(svc.config.paths.dags_dir, status.dag_name).catch(() => null);
+  if (!loaded?.ok) throw outside();
+  const root = dagLogRoot(loaded.dag, svc.config, process.env);
+  if (root === null) throw outside();
+  const runDir = path.join(root, status.dag_name, status.run_id);
+  confine(runDir, file);
+  return confineResolved(runDir, file);
 }
 
 function findStep(

@@ -1,9 +1,31 @@
 // File names of an attempt's step logs. Step names come from DAG files, so they are reduced to a safe
 // character set before they become part of a path, and made unique (a handler may share a step's name).
 
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import type { Config } from '../config/types';
+import { resolveValue } from '../core/dag/values';
 import type { LogFields, Logger } from '../core/ports';
+import type { DagSpec } from '../core/types';
 import * as files from '../store/fileCalls';
+import { expandHome } from './workDir';
+
+/**
+ * The DAG's `log_dir` as an absolute directory (env-expanded with the host environment; a relative one is
+ * taken from the DAG file's directory, else the DAGs directory), or null when it has none. Its runs' logs go
+ * to `<that>/<dag>/<run id>/<attempt>/`.
+ */
+export function dagLogRoot(
+  dag: Pick<DagSpec, 'log_dir' | 'file'>,
+  config: Pick<Config, 'paths'>,
+  env: NodeJS.ProcessEnv,
+): string | null {
+  if (!dag.log_dir) return null;
+  const hostEnv = Object.fromEntries(
+    Object.entries(env).flatMap(([k, v]) => (v === undefined ? [] : [[k, v]])),
+  ) as Record<string, string>;
+  const text = expandHome(resolveValue(dag.log_dir, { hostEnv }, 'hostValue'), hostEnv.HOME);
+  return resolve(dag.file ? dirname(dag.file) : config.paths.dags_dir, text);
+}
 
 /** Absolute paths (for the process) and paths relative to the logs root (for the status record). */
 export interface StepLogFiles {

@@ -1,18 +1,20 @@
 // What starting and retrying a run share: where the attempt's logs go, and running it marked active
 // with its status reported to the run store.
 
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { isAbsolute, join, relative, sep } from 'node:path';
 import type { Config } from '../config/types';
 import type { Clock, Logger } from '../core/ports';
 import type { DagSpec, RunStatus, StepStatus } from '../core/types';
 import type { RunStore } from '../store/types';
 import { SECOND } from '../core/units';
-import { resolveValue } from '../core/dag/values';
 import { errorCode } from '../store/fsutil';
 import { FinalStatusUnwrittenError } from './errors';
 import { executeRun } from './executeRun';
 import { notifyRun, notifyStepFailure } from './runNotification';
-import { expandHome, runWorkDirPath } from './workDir';
+import { runWorkDirPath } from './workDir';
+import { dagLogRoot } from './logFiles';
+
+export { dagLogRoot };
 import { errorText, storeReporter } from './statusReporter';
 import type { SubDagRunner } from './subDag';
 
@@ -51,19 +53,6 @@ export function attemptLogDir(
   // A store that keeps logs outside the logs root gets its absolute path recorded rather than a `../..` path.
   const outside = rel.startsWith('..') || isAbsolute(rel);
   return { absolute, relative: outside ? absolute : rel.split(sep).join('/') };
-}
-
-/**
- * The DAG's `log_dir` as an absolute directory (env-expanded with the host environment; a relative one is
- * taken from the DAG file's directory, else the DAGs directory), or null when it has none.
- */
-export function dagLogRoot(dag: DagSpec, config: Config, env: NodeJS.ProcessEnv): string | null {
-  if (!dag.log_dir) return null;
-  const hostEnv = Object.fromEntries(
-    Object.entries(env).flatMap(([k, v]) => (v === undefined ? [] : [[k, v]])),
-  ) as Record<string, string>;
-  const text = expandHome(resolveValue(dag.log_dir, { hostEnv }, 'hostValue'), hostEnv.HOME);
-  return resolve(dag.file ? dirname(dag.file) : config.paths.dags_dir, text);
 }
 
 /** How long the changes of a run's steps gather before their status is written (see storeReporter). */
