@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConflictError, NotFoundError, toErrorResponse } from './errors';
+import { BadRequestError, ConflictError, NotFoundError, toErrorResponse } from './errors';
 import { dequeueRun, enqueueDag } from './queue';
 import { getRun } from './runs';
 import { NoCoordinatorError } from './startDag';
@@ -35,6 +35,30 @@ describe('enqueueDag', () => {
       { run_id: status.run_id, dag_name: 'hello', queue: 'hello' },
     ]);
     expect((await svc.queue.list('hello')).map((i) => i.run_id)).toEqual([status.run_id]);
+  });
+
+  it("records the DAG's default params with the caller's laid over them", async () => {
+    svc.writeDag(
+      'withParams',
+      'params:\n  - FOO: bar\n  - MODE: fast\nsteps:\n  - name: s\n    run: echo "$FOO"\n',
+    );
+    expect((await enqueueDag(svc, 'withParams', [])).params).toEqual(['FOO=bar', 'MODE=fast']);
+    expect((await enqueueDag(svc, 'withParams', ['MODE=slow'])).params).toEqual(['FOO=bar', 'MODE=slow']);
+    expect((await enqueueDag(svc, 'withParams', ['{"MODE": "json"}'])).params).toEqual([
+      'FOO=bar',
+      'MODE=json',
+    ]);
+  });
+
+  it('refuses params the DAG does not declare and records nothing', async () => {
+    svc.writeDag('withParams', 'params:\n  - FOO: bar\nsteps:\n  - name: s\n    run: echo "$FOO"\n');
+    const refused = enqueueDag(svc, 'withParams', ['BOGUS=1']);
+    await expect(refused).rejects.toBeInstanceOf(BadRequestError);
+    await expect(refused).rejects.toThrow(
+      'DAG withParams: unknown parameter(s): "BOGUS"; accepted parameters are: FOO',
+    );
+    expect(await svc.runs.listActive()).toEqual([]);
+    expect(await svc.queue.list('withParams')).toEqual([]);
   });
 
   it('keeps the trigger type, slot time and run ID a catch-up enqueue asks for', async () => {

@@ -3,10 +3,11 @@
 import { isDistributed } from '../coordinator/dispatcherApi';
 import { randomHex } from '../store/randomHex';
 import { assertRunId } from '../core/names';
+import { parseParamArgs, resolveRunParams } from '../core/params';
 import { newRunId } from '../core/runId';
 import { isoUtc, newRunStatus } from '../core/runStatus';
 import type { RunStatus, TriggerType } from '../core/types';
-import { ConflictError } from './errors';
+import { BadRequestError, ConflictError } from './errors';
 import { requireDag } from './requireDag';
 import { getRun } from './runs';
 import { NoCoordinatorError } from './startDag';
@@ -25,16 +26,20 @@ export const QUEUES_DISABLED = 'queues are disabled (queues.enabled: false)';
 
 /**
  * Records a run as `queued` and puts it in its DAG's queue; the active scheduler starts it when the queue
- * has room. The run record comes first so a queue item never points at nothing.
+ * has room. The run record comes first so a queue item never points at nothing. Its params are the DAG's
+ * with the caller's laid over them (each word a value or `NAME=value`, or one JSON object/array word); params
+ * the DAG refuses are a BadRequestError and nothing is recorded.
  */
 export async function enqueueDag(
   svc: Services,
   dagName: string,
-  params: string[],
+  params: readonly string[],
   opts: EnqueueOptions = {},
 ): Promise<RunStatus> {
   if (!svc.config.queues.enabled) throw new ConflictError(QUEUES_DISABLED);
   const dag = await requireDag(svc, dagName);
+  const resolved = resolveRunParams(dag.params, parseParamArgs(params));
+  if (!resolved.ok) throw new BadRequestError(`DAG ${dag.name}: ${resolved.error}`);
   // A run for the workers is refused at once while no coordinator is alive, as a start is: its caller is
   // there to read why, and nothing is recorded. (A scheduled slot is held instead: see decideDispatch.)
   if (isDistributed(dag, svc.config.default_execution_mode) && !(await availabilityNow(svc)).available) {
@@ -49,7 +54,7 @@ export async function enqueueDag(
     status: 'queued',
     triggerType: opts.triggerType ?? 'manual',
     scheduleTime: opts.scheduleTime ?? null,
-    params: [...params],
+    params: resolved.list,
     nowIso: now,
   });
   const created = await svc.runs.createRun(status);

@@ -7,11 +7,12 @@ import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { isDistributed, newRunDispatch } from '../coordinator/dispatcherApi';
 import { NO_COORDINATORS, type WaitReason } from '../core/distributed';
+import { parseParamArgs, resolveRunParams } from '../core/params';
 import { newRunId } from '../core/runId';
 import type { RunStatus } from '../core/types';
 import { SECOND } from '../core/units';
 import { spawnDetachedRun } from '../runner/spawnDetached';
-import { ApiError, ConflictError } from './errors';
+import { ApiError, BadRequestError, ConflictError } from './errors';
 import { requireDag } from './requireDag';
 import type { Services } from './services';
 
@@ -68,13 +69,18 @@ export interface StartOptions {
 export async function startDag(
   svc: Services,
   dagName: string,
-  params: string[],
+  params: readonly string[],
   opts: StartOptions = {},
 ): Promise<StartResult> {
   const dag = await requireDag(svc, dagName);
+  // Params the DAG refuses are refused here, before a run process or a dispatch records anything.
+  const resolved = resolveRunParams(dag.params, parseParamArgs(params));
+  if (!resolved.ok) throw new BadRequestError(`DAG ${dag.name}: ${resolved.error}`);
   const runId = newRunId(svc.clock.nowMs(), randomHex(4));
   if (isDistributed(dag, svc.config.default_execution_mode)) {
-    const result = await svc.dispatcher.dispatch(newRunDispatch(dag, runId, { params })).catch(dispatchError);
+    const result = await svc.dispatcher
+      .dispatch(newRunDispatch(dag, runId, { params: resolved.list }))
+      .catch(dispatchError);
     if (result.outcome === 'refused') throw refusalError(result);
     svc.logger.info('Run handed to the workers', { dag: dag.name, run_id: runId, outcome: result.outcome });
     return {

@@ -25,6 +25,12 @@ program.addHelpText(
   '\nExit codes: 0 success, 1 the run failed (or was aborted), 2 usage or configuration error.',
 );
 
+const PARAMS_ARGUMENT =
+  "parameters after '--': each word a value or NAME=value, or one JSON object/array " +
+  '(e.g. dagu start etl -- 2026-01-31 MODE=full)';
+const PARAMS_OPTION =
+  'parameters as one text instead of after --: "NAME=value NAME2=\\"two words\\" value", or JSON';
+
 /**
  * The commands, in the order help lists them. Only the command being run is defined (defining all of them
  * costs every `dagu start` a few milliseconds); help, a bare `dagu` and an unknown word get all of them.
@@ -35,7 +41,8 @@ const COMMANDS: Record<string, (program: Command) => unknown> = {
       .command('start')
       .description('Run a DAG now, in the foreground, in this process')
       .argument('<dag>', 'DAG name (file stem in the DAGs directory) or path to a DAG file')
-      .argument('[params...]', 'parameters after --: positional values or KEY=value')
+      .argument('[params...]', PARAMS_ARGUMENT)
+      .option('-p, --params <text>', PARAMS_OPTION)
       .option('--run-id <id>', 'run ID to use (an existing queued run is taken over)')
       .addOption(
         new Option('--trigger-type <type>', 'why the run starts')
@@ -52,7 +59,8 @@ const COMMANDS: Record<string, (program: Command) => unknown> = {
       .command('enqueue')
       .description('Queue a run of a DAG; the active scheduler starts it when its queue has room')
       .argument('<dag>', 'DAG name or file')
-      .argument('[params...]', 'parameters after --')
+      .argument('[params...]', PARAMS_ARGUMENT)
+      .option('-p, --params <text>', PARAMS_OPTION)
       .option('--run-id <id>', 'run ID to use')
       .action(lazy(() => import('./commands/queue'), 'enqueueCommand')),
 
@@ -186,6 +194,12 @@ function defineCommands(args: string[]): void {
 
 type Handler = (...args: unknown[]) => Promise<number | void>;
 
+/** How many command-line words follow the first `--` (the params of start/enqueue), or null without one. */
+function argsAfterDash(rawArgs: readonly string[]): number | null {
+  const dash = rawArgs.indexOf('--', 2);
+  return dash < 0 ? null : rawArgs.length - dash - 1;
+}
+
 /** The long-running commands; every other command does one job and exits. */
 const SERVICES = new Set(['scheduler', 'server', 'start-all', 'coordinator', 'worker']);
 
@@ -198,7 +212,11 @@ function lazy(load: () => Promise<Record<string, unknown>>, name: string) {
     // A one-shot command waits on nothing else while a file call is in flight, unless it supervises a step
     // or a sub-DAG run: blocking calls then save it a thread-pool round trip each (see store/fileCalls.ts).
     if (!SERVICES.has(cmd.name())) blockFileCallsWhile(() => supervisedChildren() === 0);
-    const code = await handler(...args.slice(0, -1), { ...program.opts(), ...cmd.opts() });
+    const code = await handler(...args.slice(0, -1), {
+      ...program.opts(),
+      ...cmd.opts(),
+      argsAfterDash: argsAfterDash(process.argv),
+    });
     process.exitCode = typeof code === 'number' ? code : 0;
   };
 }

@@ -1,6 +1,7 @@
 // What every dispatch path (CLI start/retry/resume, API start, sub-DAG steps, the scheduler's queue) asks
 // of the dispatcher, and what it answers. The Dispatcher class implements it over the shared stores.
 
+import { defaultParamList } from '../core/params';
 import type { Labels, WaitReason } from '../core/distributed';
 import type { DagSpec, RunStatus, TriggerType } from '../core/types';
 import type { TaskOperation } from '../store/dispatchTypes';
@@ -68,7 +69,7 @@ export function resolveSelector(dag: DagSpec, stepSelector: Labels | null = null
 }
 
 /**
- * A new run of `dag` for the workers: a manual start with no params and the DAG's own selector unless `over`
+ * A new run of `dag` for the workers: a manual start with the DAG's default params and its own selector unless `over`
  * says otherwise (a sub-DAG's trigger and parent, the queue's slot time, a step's selector, ...).
  */
 export function newRunDispatch(
@@ -81,7 +82,7 @@ export function newRunDispatch(
     runId,
     operation: 'start',
     triggerType: 'manual',
-    params: [],
+    params: defaultParamList(dag.params),
     scheduleTime: null,
     selector: resolveSelector(dag),
     previous: null,

@@ -25,7 +25,10 @@ function rich(name: string, over: Partial<ParamRichSpec> & { default?: string } 
   };
 }
 
-const opts = { baseEnv: { PATH: process.env.PATH, PA_HOST_VALUE: 'host' }, cwd: tmpdir() };
+const opts = {
+  baseEnv: { ...process.env, PA_HOST_VALUE: 'host' },
+  cwd: tmpdir(),
+};
 const dagOf = (params: ParamSpec[]) => ({ params, shell: null, shell_args: [] });
 
 async function listOf(params: ParamSpec[], list: string[] = []): Promise<string[]> {

@@ -49,7 +49,7 @@ async function firstAttempt(store: MemoryRunStore, dag: DagSpec) {
     ...context(store, dag),
     triggerType: 'manual',
     scheduleTime: null,
-    params: ['P=1'],
+    params: [{ name: 'P', value: '1' }],
     newRunId: () => 'run-1',
   });
 }

@@ -13,7 +13,7 @@ import type { RunStore } from '../store/types';
 import { RunConflictError } from './errors';
 import { retryRun } from './retryRun';
 import { loadConfig } from '../config/loadConfig';
-import { startRun, type StartRunOptions } from './startRun';
+import { ParamsRejectedError, startRun, type StartRunOptions } from './startRun';
 import { dagOf, minimalEnv, stepOf, tempDir } from './testSupport';
 
 let dir: string;
@@ -80,7 +80,7 @@ describe('startRun', () => {
         activeWhileRunning = (await store.listActive()).map((a) => a.run_id);
       return original(s);
     };
-    const final = await startRun(options(store, dag, { params: ['MODE=slow'] }));
+    const final = await startRun(options(store, dag, { params: [{ name: 'MODE', value: 'slow' }] }));
 
     expect(final).toMatchObject({
       run_id: 'fresh-run',
@@ -121,7 +121,9 @@ describe('startRun', () => {
       },
     ];
     await store.createRun(queued);
-    const final = await startRun(options(store, dag, { runId: 'queued-run', params: ['ignored'] }));
+    const final = await startRun(
+      options(store, dag, { runId: 'queued-run', params: [{ name: null, value: 'ignored' }] }),
+    );
 
     expect(final).toMatchObject({
       attempt: 1,
@@ -135,6 +137,98 @@ describe('startRun', () => {
     expect(readFileSync(join(dir, 'logs', 'test-dag', 'queued-run', '1', 'show.out'), 'utf8')).toBe(
       'from-queue\n',
     );
+  });
+
+  it('refuses params the DAG does not accept before anything is recorded', async () => {
+    const store = new TempLogRunStore(join(dir, 'logs'));
+    const dag = dagOf([stepOf('show', 'echo "$FOO"')], { params: [{ name: 'FOO', value: 'bar' }] });
+    const start = startRun(options(store, dag, { params: [{ name: 'BOGUS', value: '1' }] }));
+    await expect(start).rejects.toBeInstanceOf(ParamsRejectedError);
+    await expect(start).rejects.toThrow('unknown parameter(s): "BOGUS"; accepted parameters are: FOO');
+    expect((await store.readStatus('fresh-run')).kind).toBe('missing');
+  });
+
+  it("gives a queued run recorded without params the DAG's defaults and pending evals", async () => {
+    const store = new TempLogRunStore(join(dir, 'logs'));
+    const evaluated = {
+      name: 'DAY',
+      value: '',
+      rich: {
+        has_default: false,
+        eval: '`printf evaluated`',
+        description: '',
+        type: null,
+        required: false,
+        enum: null,
+        minimum: null,
+        maximum: null,
+        min_length: null,
+        max_length: null,
+        pattern: null,
+      },
+    };
+    const dag = dagOf([stepOf('show', 'echo "$FOO $DAY"')], {
+      params: [{ name: 'FOO', value: 'bar' }, evaluated],
+    });
+    const queued = newRunStatus({
+      dag,
+      runId: 'old-record',
+      status: 'queued',
+      triggerType: 'scheduler',
+      scheduleTime: null,
+      params: [],
+      nowIso: new Date().toISOString(),
+    });
+    await store.createRun(queued);
+    const final = await startRun(options(store, dag, { runId: 'old-record' }));
+    expect(final).toMatchObject({ status: 'succeeded', params: ['FOO=bar', 'DAY=evaluated'] });
+    expect(readFileSync(join(dir, 'logs', 'test-dag', 'old-record', '1', 'show.out'), 'utf8')).toBe(
+      'bar evaluated\n',
+    );
+  });
+
+  it("fails a run before any step when a param's eval fails and it has no default", async () => {
+    const store = new TempLogRunStore(join(dir, 'logs'));
+    const marker = join(dir, 'ran');
+    const dag = dagOf([stepOf('show', `touch "${marker}"`)], {
+      params: [
+        {
+          name: 'DAY',
+          value: '',
+          rich: {
+            has_default: false,
+            eval: '`exit 4`',
+            description: '',
+            type: null,
+            required: false,
+            enum: null,
+            minimum: null,
+            maximum: null,
+            min_length: null,
+            max_length: null,
+            pattern: null,
+          },
+        },
+      ],
+    });
+    const final = await startRun(options(store, dag));
+    expect(final.status).toBe('failed');
+    expect(final.error).toMatch(/params: parameter "DAY" eval failed/);
+    expect(final.steps[0].status).toBe('not_started');
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it("starts a restart with an earlier run's list as it is", async () => {
+    const store = new TempLogRunStore(join(dir, 'logs'));
+    const dag = dagOf([stepOf('show', 'echo "$1 $A"')], {
+      params: [
+        { name: 'A', value: '1' },
+        { name: null, value: 'p' },
+      ],
+    });
+    const final = await startRun(options(store, dag, { recordParams: ['A=x', 'q'] }));
+    expect(final.params).toEqual(['A=x', 'q']);
+    expect(readFileSync(join(dir, 'logs', 'test-dag', 'fresh-run', '1', 'show.out'), 'utf8')).toBe('q x\n');
   });
 
   it('runs a queued run once when two processes are told to start it at the same time', async () => {
@@ -191,7 +285,7 @@ describe('retryRun', () => {
     const store = new TempLogRunStore(join(dir, 'logs'));
     const marker = join(dir, 'marker');
     const dag = dagOf([stepOf('flaky', `[ -f "${marker}" ] || { touch "${marker}"; exit 1; }; echo "$1"`)]);
-    const first = await startRun(options(store, dag, { params: ['p1'] }));
+    const first = await startRun(options(store, dag, { params: [{ name: null, value: 'p1' }] }));
     expect(first.status).toBe('failed');
 
     const second = await retryRun({ ...options(store, dag), runId: 'fresh-run' });

@@ -2,9 +2,9 @@
 
 import { hostname } from 'node:os';
 import { assertRunId } from '../core/names';
-import { resolveParams } from '../core/params';
+import { readParamList, paramList, resolveRunParams } from '../core/params';
 import { newRunStatus } from '../core/runStatus';
-import type { RunStatus, TriggerType } from '../core/types';
+import type { ParamSpec, RunStatus, TriggerType } from '../core/types';
 import { RunConflictError } from './errors';
 import { attemptLogDir, dagLogRoot, runAttempt, type AttemptContext } from './runAttempt';
 import { isoNow } from './runStep';
@@ -15,14 +15,36 @@ export interface StartRunOptions extends AttemptContext {
   runId?: string;
   triggerType: TriggerType;
   scheduleTime: string | null;
-  /** Command-line param overrides (ignored when taking over a queued run, which has its params). */
-  params: string[];
+  /**
+   * The caller's params, laid over the DAG's by Dagu's rule (core/params.ts resolveRunParams); ignored when
+   * taking over a queued run, which has its params.
+   */
+  params: readonly ParamSpec[];
+  /** Instead of `params`: the resolved list of an earlier run (a restart), taken as it is. */
+  recordParams?: readonly string[];
   newRunId: () => string;
+}
+
+/** Thrown when the caller's params are refused (unknown name, too many positional values, a failed check). */
+export class ParamsRejectedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ParamsRejectedError';
+  }
+}
+
+/** The params a new run's record starts with; throws ParamsRejectedError when the caller's are refused. */
+export function newRunParams(o: Pick<StartRunOptions, 'dag' | 'params' | 'recordParams'>): string[] {
+  if (o.recordParams !== undefined) return paramList(readParamList(o.dag.params, o.recordParams));
+  const resolved = resolveRunParams(o.dag.params, o.params);
+  if (!resolved.ok) throw new ParamsRejectedError(resolved.error);
+  return resolved.list;
 }
 
 /**
  * Runs the DAG once and returns the final status. A queued run with `runId` is taken over (same attempt);
- * throws RunConflictError if `runId` belongs to a run in any other state. Never exits the process.
+ * throws RunConflictError if `runId` belongs to a run in any other state, and ParamsRejectedError (before
+ * anything is recorded) for refused params. Never exits the process.
  */
 export async function startRun(o: StartRunOptions): Promise<RunStatus> {
   const runId = assertRunId(o.runId ?? o.newRunId());
@@ -51,6 +73,7 @@ export async function startRun(o: StartRunOptions): Promise<RunStatus> {
     return runAttempt(o, status, logDir.absolute);
   }
 
+  const params = newRunParams(o);
   const logDir = attemptLogDir(
     o.runStore,
     o.config,
@@ -65,7 +88,7 @@ export async function startRun(o: StartRunOptions): Promise<RunStatus> {
     status: 'running',
     triggerType: o.triggerType,
     scheduleTime: o.scheduleTime,
-    params: resolveParams(o.dag.params, o.params).list,
+    params,
     nowIso: isoNow(o.clock),
     logDir: logDir.relative,
   });

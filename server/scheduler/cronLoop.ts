@@ -1,6 +1,7 @@
 // The scheduler's tick loop: at each slot boundary it creates one run per due slot (run ID derived from the
 // slot, created exclusively, so a slot never runs twice) and starts it as a detached process.
 
+import { defaultParamList } from '../core/params';
 import { isoUtc, newRunStatus } from '../core/runStatus';
 import { slotRunId } from '../core/slotRunId';
 import { dueSlots } from '../core/schedule';
@@ -278,7 +279,7 @@ export class CronLoop {
       status: 'queued',
       triggerType: 'scheduler',
       scheduleTime: isoUtc(slotMs),
-      params: [],
+      params: defaultParamList(dag.params),
       nowIso: isoUtc(this.d.clock.nowMs()),
       dispatchedBy: this.d.instanceId,
     });
@@ -492,7 +493,7 @@ export class CronLoop {
       status: 'queued',
       triggerType: 'catchup',
       scheduleTime: isoUtc(slotMs),
-      params: [],
+      params: defaultParamList(dag.params),
       nowIso: isoUtc(this.d.clock.nowMs()),
       dispatchedBy: this.d.instanceId,
     });

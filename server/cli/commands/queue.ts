@@ -5,12 +5,14 @@ import { createServices } from '../../api/services';
 import { dequeueRun, enqueueDag } from '../../api/operations';
 import { cliContext, type GlobalOptions } from '../context';
 import { EXIT_OK } from '../exit';
+import { cliParams, paramWords, type ParamFlags } from './start';
 
 export async function enqueueCommand(
   dag: string,
-  params: string[],
-  opts: GlobalOptions & { runId?: string },
+  words: string[],
+  opts: GlobalOptions & ParamFlags & { runId?: string },
 ) {
+  const params = paramWords(cliParams('enqueue', dag, words, opts));
   const { config, logger } = cliContext(opts, { component: 'cli' });
   if (opts.runId !== undefined) assertRunId(opts.runId);
   const status = await enqueueDag(createServices(config, logger), dag, params, { runId: opts.runId });

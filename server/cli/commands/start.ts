@@ -7,15 +7,15 @@ import { systemClock } from '../../core/clock';
 import type { Config } from '../../config/types';
 import { isoUtc } from '../../core/runStatus';
 import { assertRunId } from '../../core/names';
-import { resolveParams } from '../../core/params';
+import { formatParam, parseParamArgs, parseParamString, resolveRunParams } from '../../core/params';
 import { newRunId } from '../../core/runId';
-import type { DagSpec, TriggerType } from '../../core/types';
+import type { DagSpec, ParamSpec, TriggerType } from '../../core/types';
 import { endedStatus } from '../../coordinator/endedStatus';
 import { isDistributed, resolveSelector } from '../../coordinator/dispatcherApi';
 import { RunConflictError } from '../../runner/errors';
 import type { AttemptContext } from '../../runner/runAttempt';
 import { runWithRetries } from '../../runner/runWithRetries';
-import { startRun } from '../../runner/startRun';
+import { newRunParams, startRun } from '../../runner/startRun';
 import type { SubDagRunner } from '../../runner/subDag';
 import { cliContext, type GlobalOptions } from '../context';
 import { UsageError } from '../exit';
@@ -31,7 +31,58 @@ import {
 
 export { printSummary } from './dispatchClient';
 
-interface StartOptions extends GlobalOptions {
+/** How the command line gave params: `--params "<text>"` and how many words followed `--` (main.ts). */
+export interface ParamFlags {
+  params?: string;
+  /** Number of command-line words after the first `--`; absent or null when there was none. */
+  argsAfterDash?: number | null;
+}
+
+/**
+ * The caller's params of `dagu start`/`dagu enqueue`: the words after `--` (each one param, or a single JSON
+ * object or array), or the `--params` text (Dagu's tokens, or JSON). Words after the DAG without `--` are
+ * refused, as Dagu does, and so are both forms at once.
+ */
+export function cliParams(
+  command: string,
+  dagArg: string,
+  words: readonly string[],
+  flags: ParamFlags,
+): ParamSpec[] {
+  const afterDash = flags.argsAfterDash ?? 0;
+  const stray = words.slice(0, Math.max(0, words.length - afterDash));
+  if (stray.length > 0) {
+    const shown = stray.join(' ');
+    throw new UsageError(
+      `unexpected words after the DAG ${JSON.stringify(dagArg)}: ${shown}; parameters go after '--' ` +
+        `(dagu ${command} ${dagArg} -- ${shown}) or in --params`,
+    );
+  }
+  if (flags.params !== undefined && words.length > 0) {
+    throw new UsageError(`give parameters either with --params or after '--', not both`);
+  }
+  if (flags.params !== undefined) return parseParamString(unquote(flags.params));
+  return parseParamArgs(words);
+}
+
+/** The caller's params as words for a command line or the API list (`NAME=value` or a value). */
+export function paramWords(params: readonly ParamSpec[]): string[] {
+  return params.map(formatParam);
+}
+
+/** Throws a UsageError when `params` would be refused for `dag`, before anything is recorded. */
+export function checkCallerParams(dag: DagSpec, params: readonly ParamSpec[]): void {
+  const resolved = resolveRunParams(dag.params, params);
+  if (!resolved.ok) throw new UsageError(`DAG ${dag.name}: ${resolved.error}`);
+}
+
+/** Dagu drops one pair of quotes around the whole `--params` text. */
+function unquote(text: string): string {
+  const t = text.trim();
+  return t.length >= 2 && (t[0] === '"' || t[0] === "'") && t.endsWith(t[0]) ? t.slice(1, -1) : t;
+}
+
+interface StartOptions extends GlobalOptions, ParamFlags {
   runId?: string;
   triggerType: TriggerType;
   scheduleTime?: string;
@@ -45,11 +96,14 @@ interface StartOptions extends GlobalOptions {
  */
 export type LocalRunContext = AttemptContext & { subDag?: SubDagRunner };
 
-export async function startCommand(dagArg: string, params: string[], opts: StartOptions): Promise<number> {
+export async function startCommand(dagArg: string, words: string[], opts: StartOptions): Promise<number> {
+  const params = cliParams('start', dagArg, words, opts);
   const { config, logger } = cliContext(opts, { component: 'runner' });
   if (opts.runId !== undefined) assertRunId(opts.runId);
   const scheduleTime = opts.scheduleTime ? normalizeTime(opts.scheduleTime) : null;
   const dag = await loadDagOrThrow(config, dagArg);
+  // A queued run taken over (`--run-id` from the scheduler or the queue) has its params in its record.
+  if (opts.runId === undefined || params.length > 0) checkCallerParams(dag, params);
   const stores = runCommandStores(config, logger);
   if (isDistributed(dag, config.default_execution_mode)) {
     return startDistributed({ config, stores, dag, params, scheduleTime, opts });
@@ -99,7 +153,7 @@ async function startDistributed(a: {
   config: Config;
   stores: RunCommandStores;
   dag: DagSpec;
-  params: string[];
+  params: ParamSpec[];
   scheduleTime: string | null;
   opts: StartOptions;
 }): Promise<number> {
@@ -121,7 +175,7 @@ async function startDistributed(a: {
         ...base,
         runId: opts.runId ?? newRunId(Date.now(), randomHex(4)),
         triggerType: opts.triggerType,
-        params: resolveParams(dag.params, a.params).list,
+        params: newRunParams({ dag, params: a.params }),
         scheduleTime: a.scheduleTime,
         fromQueue: false,
       },
