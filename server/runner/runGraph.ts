@@ -31,6 +31,10 @@ export async function runGraph(o: RunGraphOptions): Promise<void> {
   const view = (name: string): DependencyView | null => {
     const entry = byName.get(name);
     if (!entry) return null;
+    // A step is over for its dependents only when its run is: its status may read `failed` a moment
+    // before the run has read its stdout log for `continue_on.output`.
+    if (running.has(name))
+      return { spec: entry.spec, status: { ...entry.status, status: 'running' }, continues: false };
     const continues = entry.status.status === 'failed' && o.continues(entry.spec, entry.status);
     return { spec: entry.spec, status: entry.status, continues };
   };
