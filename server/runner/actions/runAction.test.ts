@@ -72,6 +72,8 @@ describe('runAction', () => {
   it('tells the actions it runs from the ones the runner runs', () => {
     expect(isInProcessAction({ kind: 'http', with: {} })).toBe(true);
     expect(isInProcessAction({ kind: 'noop' })).toBe(true);
+    expect(isInProcessAction({ kind: 'file', op: 'read', with: {} })).toBe(true);
+    expect(isInProcessAction({ kind: 'wait', op: 'duration', with: {} })).toBe(true);
     expect(isInProcessAction({ kind: 'command' })).toBe(false);
     expect(isInProcessAction({ kind: 'exec', command: 'x', args: [] })).toBe(false);
     expect(isInProcessAction(undefined)).toBe(false);

@@ -72,9 +72,15 @@ describe('wait.duration', () => {
 
 describe('wait.until', () => {
   it('returns at once for a time already past', async () => {
-    const { result, elapsedMs } = await wait('until', { until: '2020-01-01T00:00:00Z' }).done;
-    expect(result).toEqual(OK);
-    expect(elapsedMs).toBeLessThan(1000);
+    for (const until of [
+      '2020-01-01T00:00:00Z',
+      '2020-01-01T00:00:00,5-07:00',
+      '2020-01-01T00:00:00.123456789Z',
+    ]) {
+      const { result, elapsedMs } = await wait('until', { until }).done;
+      expect(result).toEqual(OK);
+      expect(elapsedMs).toBeLessThan(1000);
+    }
   });
 
   it('waits until the run clock reaches the time, offsets and fractions included', async () => {
@@ -220,6 +226,8 @@ describe('wait action settings', () => {
     ],
     ['until', { until: '2026-05-01T09:30:00' }, 'is not an RFC 3339 timestamp'],
     ['until', { until: '2026-02-30T09:30:00Z' }, 'has a day out of range'],
+    ['until', { until: '2026-05-01t09:30:00z' }, 'is not an RFC 3339 timestamp'],
+    ['until', { until: '2026-05-01T09:30:00+24:00' }, 'has a time zone offset out of range'],
     ['file', {}, 'wait: with.path is required for file'],
     ['file', { path: 'x', state: 'present' }, "wait: with.state: 'present' is not 'exists' or 'missing'"],
     ['http', {}, 'wait: with.url is required for http'],

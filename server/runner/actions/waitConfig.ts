@@ -150,11 +150,13 @@ function positiveDuration(w: Record<string, unknown>, field: string, fallback: s
   return ms;
 }
 
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:(Z)|([+-])(\d{2}):(\d{2}))$/;
+const RFC3339 =
+  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:[.,](\d+))?(?:(Z)|([+-])(\d{2}):(\d{2}))$/;
 
 /**
  * An RFC 3339 timestamp (`2026-05-01T09:30:00Z`, `2026-05-01T09:30:00.5+02:00`) as milliseconds since
- * the epoch. As in Go, the `T`, the seconds and the zone (`Z` or `±hh:mm`) are required.
+ * the epoch. As in Go, the `T`, the seconds and the zone (`Z` or `±hh:mm`) are required, in capitals, and
+ * a fraction of a second may follow a `.` or a `,`.
  */
 export function parseRfc3339(text: string, field: string): number {
   const m = RFC3339.exec(text);
