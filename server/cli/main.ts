@@ -212,7 +212,9 @@ function lazy(load: () => Promise<Record<string, unknown>>, name: string) {
     // A one-shot command waits on nothing else while a file call is in flight, unless it supervises a step
     // or a sub-DAG run: blocking calls then save it a thread-pool round trip each (see store/fileCalls.ts).
     if (!SERVICES.has(cmd.name())) blockFileCallsWhile(() => supervisedChildren() === 0);
-    const code = await handler(...args.slice(0, -1), {
+    // Commander passes the operands, its own options object and the command: the handler gets the operands
+    // and the options of the command together with the global ones (`--home`) and where `--` was.
+    const code = await handler(...args.slice(0, -2), {
       ...program.opts(),
       ...cmd.opts(),
       argsAfterDash: argsAfterDash(process.argv),

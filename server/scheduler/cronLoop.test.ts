@@ -324,6 +324,17 @@ describe('CronLoop: live slots', () => {
 describe('CronLoop: many slots in one tick', () => {
   const manyDags = (n: number) => Array.from({ length: n }, (_, i) => everyMinute(`dag${i}`));
 
+  it("records a slot's run with the DAG's default params, as a catch-up replay too", async () => {
+    const h = harness({
+      now: '01:15:30',
+      dags: [everyMinute('withParams', 'params:\n  - FOO: bar\n  - 2026-01-31\n')],
+      state: { last_tick_ms: at('01:13:50') },
+    });
+    await h.start(10 * MINUTE);
+    expect((await h.status(slotId('withParams', '01:14:00'))).params).toEqual(['FOO=bar', '2026-01-31']);
+    expect((await h.status(slotId('withParams', '01:15:00'))).params).toEqual(['FOO=bar', '2026-01-31']);
+  });
+
   it('creates every due slot’s record before it starts the first process', async () => {
     const h = harness({ now: '01:15:30', dags: manyDags(40) });
     const recordsAtEachLaunch: number[] = [];

@@ -162,7 +162,8 @@ describe('dagu start', () => {
     const canary = path.join(h.home, 'pwned');
     h.writeDag(
       'params',
-      'params:\n  - NAME=default\nsteps:\n  - name: show\n    command: printf "%s|%s|%s" "$NAME" "$1" "$2"\n',
+      // Two positional slots first: Dagu fills the declared entries in order, named ones included.
+      'params:\n  - one\n  - two\n  - NAME=default\nsteps:\n  - name: show\n    command: printf "%s|%s|%s" "$NAME" "$1" "$2"\n',
     );
     const evil = `'; touch ${canary}; echo '`;
     const r = await dagu(
@@ -174,7 +175,7 @@ describe('dagu start', () => {
     const out = readFileSync(path.join(h.home, 'logs', s.steps[0].stdout), 'utf8');
     expect(out).toBe(`$(touch ${canary})|${evil}|a b`);
     expect(existsSync(canary)).toBe(false);
-    expect(s.params).toEqual([`NAME=$(touch ${canary})`, evil, 'a b']);
+    expect(s.params).toEqual([evil, 'a b', `NAME=$(touch ${canary})`]);
   });
 });
 
@@ -213,6 +214,88 @@ describe('bad input gets one clear line, exit 2 and no run record', () => {
     expect(v.stderr).toMatch(/depends/);
     expect(v.stderr).toMatch(/bogus_key/);
     expect(existsSync(path.join(h.home, 'data', 'runs'))).toBe(false);
+  });
+});
+
+describe('dagu start and enqueue params', () => {
+  const PARAMS_DAG =
+    'params:\n  - FOO: bar\n  - MODE: fast\nsteps:\n  - name: show\n    run: echo "$FOO $MODE"\n';
+  const stdoutOf = async (runId: string) => {
+    const s = await status(runId);
+    return readFileSync(path.join(h.home, 'logs', s.steps[0].stdout), 'utf8');
+  };
+
+  it("gives an enqueued run the DAG's default params when the queue starts it", async () => {
+    h.writeDag('withparams', PARAMS_DAG);
+    const q = await dagu(['enqueue', '--run-id', 'q1', 'withparams', '--', 'MODE=slow'], h.env);
+    expect(q.code, q.stderr).toBe(0);
+    expect((await status('q1')).params).toEqual(['FOO=bar', 'MODE=slow']);
+    // What the scheduler's queue consumer runs for a queued run.
+    const r = await dagu(['start', '--run-id', 'q1', 'withparams'], h.env);
+    expect(r.code, r.stderr).toBe(0);
+    expect(await stdoutOf('q1')).toBe('bar slow\n');
+  });
+
+  it('takes params after --, in --params/-p text, or as one JSON argument', async () => {
+    h.writeDag('withparams', PARAMS_DAG);
+    const forms = [
+      ['--', 'FOO=a b', 'MODE=x'],
+      ['--params', 'FOO="a b" MODE=x'],
+      ['-p', 'MODE=x FOO="a b"'],
+      ['--', '{"FOO": "a b", "MODE": "x"}'],
+    ];
+    for (const [i, form] of forms.entries()) {
+      const args = form[0] === '--' ? ['withparams', ...form] : [...form, 'withparams'];
+      const r = await dagu(['start', '--run-id', `f${i}`, ...args], h.env);
+      expect(r.code, `${form.join(' ')}: ${r.stderr}`).toBe(0);
+      expect(await stdoutOf(`f${i}`)).toBe('a b x\n');
+    }
+  });
+
+  it.each([
+    [
+      'words after the DAG without --',
+      ['withparams', 'FOO=x'],
+      /unexpected words after the DAG.*use|parameters go after '--'/,
+    ],
+    [
+      'an undeclared name',
+      ['withparams', '--', 'BOGUS=1'],
+      /unknown parameter\(s\): "BOGUS"; accepted parameters are: FOO, MODE/,
+    ],
+    [
+      'too many positional values',
+      ['withparams', '--', 'a', 'b', 'c'],
+      /too many positional params: expected at most 2, got 3/,
+    ],
+    [
+      '--params and -- together',
+      ['--params', 'FOO=1', 'withparams', '--', 'MODE=2'],
+      /either with --params or after '--'/,
+    ],
+  ])('refuses %s with a clear error and records no run', async (_what, args, message) => {
+    h.writeDag('withparams', PARAMS_DAG);
+    for (const command of ['start', 'enqueue']) {
+      const r = await dagu([command, '--run-id', 'refused', ...args], h.env);
+      expect(r.code, command).toBe(2);
+      expect(r.stderr, command).toMatch(message);
+      const s = await dagu(['status', 'refused'], h.env);
+      expect(s.code, command).not.toBe(0);
+    }
+  });
+
+  it("fails the run before any step when a param's eval fails and has no default", async () => {
+    h.writeDag(
+      'evalfail',
+      'params:\n  - name: DAY\n    eval: "`exit 3`"\nsteps:\n  - name: show\n    run: touch "$DAGU_HOME/ran"\n',
+    );
+    const r = await dagu(['start', 'evalfail'], h.env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/params: parameter \\?"DAY\\?" eval failed/);
+    const s = await status(runIdOf(r.stdout));
+    expect(s).toMatchObject({ status: 'failed' });
+    expect(s.steps[0].status).toBe('not_started');
+    expect(existsSync(path.join(h.home, 'ran'))).toBe(false);
   });
 });
 
