@@ -73,6 +73,17 @@ describe('executeRun: consts', () => {
   });
 });
 
+describe('executeRun: the params payload', () => {
+  it('leaves ${params} as written and DAG_PARAMS_JSON unset when the run has no params', async () => {
+    const seen = join(dir, 'seen');
+    const step = stepOf('s', `printf '%s|%s\\n' '\${params}' "\${DAG_PARAMS_JSON-unset}" > ${seen}`);
+    await runDag(dagOf([step]), dir);
+    expect(read(seen)).toBe('${params}|unset\n');
+    await runDag(dagOf([step]), dir, { params: ['A=1'] });
+    expect(read(seen)).toBe('{"A":"1"}|{"A":"1"}\n');
+  });
+});
+
 describe('executeRun: declared outputs', () => {
   it('publishes name=value and heredoc outputs to dependents as ${steps.<id>.outputs.<name>}', async () => {
     const seen = join(dir, 'seen');

@@ -59,7 +59,8 @@ export interface RunEnv {
   /** params < managed < DAG env < dotenv < protected; positional params under "1", "2", ... */
   vars: Record<string, string>;
   params: StepParams;
-  paramsJson: string;
+  /** Null when the run has no params at all: `${params}` then stays as written, DAG_PARAMS_JSON is unset. */
+  paramsJson: string | null;
   context: Record<string, string>;
   consts: Readonly<Record<string, string>>;
 }
@@ -94,8 +95,10 @@ export function scopeOf(
  */
 export function evaluateDagEnv(input: RunEnvInput, dagEnv: Readonly<Record<string, string>>): RunEnv {
   const params = splitParams(input.params);
-  const json = paramsJson(params);
-  const managed = { ...input.managed, DAG_PARAMS_JSON: json, DAGU_PARAMS_JSON: json };
+  // Dagu: without any resolved param there is no payload: `${params}` stays, DAG_PARAMS_JSON is not set.
+  const json = input.params.length > 0 ? paramsJson(params) : null;
+  const managed: Record<string, string> =
+    json === null ? { ...input.managed } : { ...input.managed, DAG_PARAMS_JSON: json, DAGU_PARAMS_JSON: json };
   const run: RunEnv = {
     host: { ...input.filteredHost },
     vars: nullProto({ ...positionalVars(params.positional), ...params.named, ...managed }),
