@@ -53,6 +53,14 @@ describe('evaluateRunParams', () => {
     ]);
   });
 
+  it('passes an unresolved reference to the command as written', async () => {
+    const params = [
+      rich('ENV', { description: 'not given' }),
+      rich('S', { eval: "$(printf '%s-api' '${params.ENV}')" }),
+    ];
+    expect(await listOf(params)).toEqual(['S=${params.ENV}-api']);
+  });
+
   it('resolves host variables of the dagu process before the command runs', async () => {
     expect(await listOf([rich('H', { eval: '$(printf "%s-x" "$PA_HOST_VALUE")' })])).toEqual(['H=host-x']);
   });

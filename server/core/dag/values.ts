@@ -922,7 +922,9 @@ async function substituteDollarParens(
 }
 
 async function runSubstitution(cmd: string, state: PhaseState, run: CommandSubstituter): Promise<string> {
-  const command = state.dollarToken === null ? cmd : cmd.split(state.dollarToken).join('$');
+  let command = state.dollarToken === null ? cmd : cmd.split(state.dollarToken).join('$');
+  // An unresolved `${ns.x}` reaches the command as written, as it does every other field.
+  for (const [placeholder, token] of state.protectedRefs) command = command.split(placeholder).join(token);
   try {
     return (await run(command)).trim();
   } catch (err) {
