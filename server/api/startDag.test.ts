@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DispatchParams } from '../coordinator/dispatcherApi';
 import { newRunStatus } from '../core/runStatus';
-import { NotFoundError, toErrorResponse } from './errors';
+import { BadRequestError, NotFoundError, toErrorResponse } from './errors';
 import { getDag } from './dags';
 import { getRun } from './runs';
 import { NoCoordinatorError, NoWorkerError, startDag } from './startDag';
@@ -39,6 +39,19 @@ describe('startDag', () => {
       '$(rm -rf /)',
     ]);
     expect(call.home).toBe(svc.config.home);
+  });
+
+  it('refuses params the DAG does not accept before any process starts', async () => {
+    svc.writeDag('strict', 'params:\n  - FOO: bar\nsteps:\n  - name: s\n    run: echo "$FOO"\n');
+    const refused = startDag(svc, 'strict', ['BOGUS=1'], { waitMs: 0 });
+    await expect(refused).rejects.toBeInstanceOf(BadRequestError);
+    await expect(refused).rejects.toThrow(
+      'DAG strict: unknown parameter(s): "BOGUS"; accepted parameters are: FOO',
+    );
+    await expect(startDag(svc, 'strict', ['a', 'b'], { waitMs: 0 })).rejects.toThrow(
+      'too many positional params: expected at most 1, got 2',
+    );
+    expect(await svc.runs.listActive()).toEqual([]);
   });
 
   it("returns the run's status once its process has recorded it", async () => {
