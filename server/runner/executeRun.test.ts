@@ -408,6 +408,19 @@ describe('executeRun with call steps', () => {
     });
   });
 
+  it('fails a call step that declares outputs: nothing writes them', async () => {
+    const fake = fakeSubDag(async (r) => ({ run_id: r.runId, status: 'succeeded', error: null }));
+    const dag = callDag();
+    dag.steps[1] = { ...dag.steps[1], id: 'child', outputs: [{ name: 'tag', type: 'string' }] };
+    const { final } = await runDag(dag, dir, { subDag: fake.runner });
+
+    expect(stepNamed(final.steps, 'child')).toMatchObject({
+      status: 'failed',
+      error: 'failed to parse DAGU_OUTPUT_FILE: declared step output "tag" was not emitted',
+    });
+    expect(stepNamed(final.steps, 'after').status).toBe('aborted');
+  });
+
   it("passes a child's partial success on: dependents run and the run ends partially_succeeded", async () => {
     const fake = fakeSubDag(async (r) => ({ run_id: r.runId, status: 'partially_succeeded', error: 'x' }));
     const { final } = await runDag(callDag(), dir, { subDag: fake.runner });

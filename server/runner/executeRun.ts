@@ -383,7 +383,7 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
       }
     }
 
-    const state =
+    let state =
       spec.call !== null || spec.action?.kind === 'dag'
         ? await runCallStep({
             step: spec,
@@ -416,6 +416,16 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
             once: handler !== null,
             outputFile: handler ? undefined : f.output,
           });
+    const declared = spec.outputs ?? [];
+    if (state === 'succeeded' && declared.length > 0 && (spec.call !== null || spec.action?.kind === 'dag')) {
+      // A sub-DAG step writes no output file: what it declares is never emitted (Dagu fails it the same way).
+      state = 'failed';
+      Object.assign(stepStatus, {
+        status: 'failed',
+        error: `failed to parse DAGU_OUTPUT_FILE: declared step output ${JSON.stringify(declared[0]!.name)} was not emitted`,
+      });
+      report();
+    }
     if (state === 'failed' && !handler) {
       await settleContinues(spec, stepStatus);
       const stepTimedOut = stepStatus.exit_code === 124 && /timed out/.test(stepStatus.error ?? '');
