@@ -6,9 +6,9 @@ import {
   layParams,
   parseParamArgs,
   parseParamString,
+  paramList,
   parseParamWord,
   readParamList,
-  resolveParams,
   resolveRunParams,
   splitParamString,
 } from './params';
@@ -39,59 +39,6 @@ describe('parseParamWord', () => {
 
   it('writes a parameter back to the same word', () => {
     for (const w of ['A=1', 'plain', 'X=', '--f=1']) expect(formatParam(parseParamWord(w))).toBe(w);
-  });
-});
-
-describe('resolveParams', () => {
-  const defaults = [pos('first'), named('DATE', 'today'), pos('second'), named('MODE', 'fast')];
-
-  it('returns the defaults when there are no overrides', () => {
-    expect(resolveParams(defaults, [])).toEqual({
-      positional: ['first', 'second'],
-      named: { DATE: 'today', MODE: 'fast' },
-      list: ['first', 'DATE=today', 'second', 'MODE=fast'],
-    });
-  });
-
-  it('replaces a named default in place and adds an unknown name at the end', () => {
-    const r = resolveParams(defaults, ['MODE=slow', 'EXTRA=1']);
-    expect(r.named).toEqual({ DATE: 'today', MODE: 'slow', EXTRA: '1' });
-    expect(r.list).toEqual(['first', 'DATE=today', 'second', 'MODE=slow', 'EXTRA=1']);
-  });
-
-  it('replaces positional defaults by index and appends extra positional values', () => {
-    const r = resolveParams(defaults, ['one', 'two', 'three']);
-    expect(r.positional).toEqual(['one', 'two', 'three']);
-    expect(r.list).toEqual(['one', 'DATE=today', 'two', 'MODE=fast', 'three']);
-  });
-
-  it('lets the last override of a name win', () => {
-    expect(resolveParams([], ['A=1', 'A=2']).named).toEqual({ A: '2' });
-  });
-
-  it('keeps shell metacharacters, quotes and spaces verbatim', () => {
-    const nasty = ['a; rm -rf /', '$(touch /tmp/pwned)', '`id`', 'it\'s "quoted"', '  spaced  ', '*'];
-    const r = resolveParams([], [...nasty, ...nasty.map((v) => `V=${v}`)]);
-    expect(r.positional).toEqual(nasty);
-    expect(r.named.V).toBe('*');
-    expect(r.list.slice(0, nasty.length)).toEqual(nasty);
-  });
-
-  it('treats a parameter named __proto__ as an ordinary name', () => {
-    const r = resolveParams([], ['__proto__=x']);
-    expect(Object.keys(r.named)).toEqual(['__proto__']);
-    expect(Object.getPrototypeOf(r.named)).toBe(Object.prototype);
-  });
-
-  it('reads its own list back to the same result, so a retry runs with the same params', () => {
-    const first = resolveParams(defaults, ['x', 'MODE=a b', 'NEW=$(y)']);
-    expect(resolveParams([], first.list)).toEqual(first);
-  });
-
-  it('does not change the defaults it was given', () => {
-    const input = [named('A', '1')];
-    resolveParams(input, ['A=2']);
-    expect(input).toEqual([named('A', '1')]);
   });
 });
 
@@ -270,6 +217,15 @@ describe('readParamList', () => {
       ['C', 'c', false],
       ['EXTRA', '1', true],
     ]);
+  });
+});
+
+describe('a stored list read back', () => {
+  it('gives the same list, so a restart runs with the same params', () => {
+    const declared = [named('A', '1'), pos('p'), named('B', '2'), pos('q')];
+    const list = runList(declared, [pos('x'), named('B', 'b c'), pos('$(y)')]);
+    expect(list).toEqual(['A=x', '$(y)', 'B=b c', 'q']);
+    expect(paramList(readParamList(declared, list))).toEqual(list);
   });
 });
 

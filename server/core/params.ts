@@ -6,16 +6,6 @@ import type { ParamRichSpec, ParamSpec } from './types';
 /** Names of named parameters (they become environment variables of the steps). */
 export const PARAM_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-/** Parameters of one run, after overrides. */
-export interface ResolvedParams {
-  /** Positional values in order; steps get them as $1, $2, ... */
-  positional: string[];
-  /** Named values; steps get them as environment variables. */
-  named: Record<string, string>;
-  /** Every parameter in order as `KEY=value` or a bare value: what RunStatus.params stores. */
-  list: string[];
-}
-
 export type SplitParamsResult = { ok: true; words: string[] } | { ok: false; error: string };
 
 /**
@@ -33,35 +23,6 @@ export function parseParamWord(word: string): ParamSpec {
 /** A parameter as one word of the stored list. */
 export function formatParam(p: ParamSpec): string {
   return p.name === null ? p.value : `${p.name}=${p.value}`;
-}
-
-/**
- * Merges command-line overrides into the DAG's defaults. A named override (`KEY=value`) replaces the default
- * of that name, or is added at the end; a bare value replaces the positional default at its index, or is
- * added at the end. Values are kept verbatim.
- */
-export function resolveParams(defaults: readonly ParamSpec[], overrides: readonly string[]): ResolvedParams {
-  const entries: ParamSpec[] = defaults.map((p) => ({ ...p }));
-  let positionalIndex = 0;
-  for (const word of overrides) {
-    const override = parseParamWord(word);
-    if (override.name === null) {
-      const slots = entries.filter((p) => p.name === null);
-      if (positionalIndex < slots.length) slots[positionalIndex].value = override.value;
-      else entries.push(override);
-      positionalIndex++;
-    } else {
-      const same = entries.filter((p) => p.name === override.name);
-      if (same.length === 0) entries.push(override);
-      for (const p of same) p.value = override.value;
-    }
-  }
-  return {
-    positional: entries.filter((p) => p.name === null).map((p) => p.value),
-    // fromEntries defines own properties, so a parameter named __proto__ stays a parameter.
-    named: Object.fromEntries(entries.flatMap((p) => (p.name === null ? [] : [[p.name, p.value]]))),
-    list: entries.map(formatParam),
-  };
 }
 
 /**

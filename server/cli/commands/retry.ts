@@ -7,14 +7,13 @@ import { stopRun } from '../../api/operations';
 import { createServices } from '../../api/services';
 import { systemClock } from '../../core/clock';
 import { assertRunId } from '../../core/names';
-import { resolveParams } from '../../core/params';
 import { newRunId } from '../../core/runId';
 import { TERMINAL_RUN_STATES, type DagSpec, type RunStatus } from '../../core/types';
 import { SECOND } from '../../core/units';
 import { isDistributed, nextAttemptDispatch, newRunDispatch } from '../../coordinator/dispatcherApi';
 import { resumeRun } from '../../runner/resumeRun';
 import { retryRun } from '../../runner/retryRun';
-import { startRun } from '../../runner/startRun';
+import { newRunParams, startRun } from '../../runner/startRun';
 import type { RunStore } from '../../store/types';
 import { cliContext, type CliContext, type GlobalOptions } from '../context';
 import { EXIT_RUN_FAILED, UsageError } from '../exit';
@@ -134,7 +133,9 @@ export async function restartCommand(runId: string, opts: Opts): Promise<number>
       stores,
       detach: opts.detach,
       quiet: opts.quiet,
-      params: newRunDispatch(dag, newId(), { params: resolveParams(dag.params, previous.params).list }),
+      params: newRunDispatch(dag, newId(), {
+        params: newRunParams({ dag, params: [], recordParams: previous.params }),
+      }),
     });
   }
   return foreground(
