@@ -70,6 +70,8 @@ export async function runStepAction(
       smtp: run.dag?.smtp ?? null,
       workingDir: run.cwd,
       env: run.env,
+      // wait.until reads the run's clock, not the wall clock of its own.
+      clock: run.clock,
     };
     let result: ActionResult;
     try {
