@@ -323,3 +323,22 @@ describe('FileRunStore history deletion on disk', () => {
     expect(await store.purgeDeleted()).toBe(0);
   });
 });
+
+describe("FileRunStore deletion of a run logged under its DAG's own log_dir", () => {
+  it('removes that log directory too, and nothing a record of another shape names', async () => {
+    const home = await tempHome();
+    const store = new FileRunStore({ dataDir: path.join(home, 'data'), logDir: path.join(home, 'logs') });
+    const own = path.join(home, 'elsewhere', 'etl', 'mine', '1');
+    await fs.mkdir(own, { recursive: true });
+    await store.createRun(testRunStatus({ run_id: 'mine', status: 'succeeded', log_dir: own }));
+    const decoy = path.join(home, 'decoy', '1');
+    await fs.mkdir(decoy, { recursive: true });
+    await store.createRun(testRunStatus({ run_id: 'odd', status: 'succeeded', log_dir: decoy }));
+    expect(await store.deleteRun('mine')).toEqual({ deleted: true });
+    expect(await store.deleteRun('odd')).toEqual({ deleted: true });
+    await expect(fs.stat(path.join(home, 'elsewhere', 'etl', 'mine'))).rejects.toThrow();
+    expect((await fs.stat(path.join(home, 'elsewhere', 'etl'))).isDirectory()).toBe(true);
+    expect((await fs.stat(decoy)).isDirectory()).toBe(true);
+    await fs.rm(home, { recursive: true, force: true });
+  });
+});

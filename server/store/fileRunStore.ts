@@ -463,6 +463,8 @@ export class FileRunStore implements RunStore {
     if (status !== null) {
       // Logs first: once a run is gone from the list, nothing of it is left but the moved directory.
       await fs.removeTree(path.join(this.logRoot, status.dag_name, runId));
+      const ownLogs = ownLogDirOf(status);
+      if (ownLogs !== null) await fs.removeTree(ownLogs);
       await fs.removeTree(path.join(this.workRoot, status.dag_name, runId));
       const createdMs = createdMsOf(status);
       await removeIndexMarker(path.join(this.indexDir, 'all'), createdMs, runId, status.dag_name);
@@ -608,6 +610,23 @@ export class FileRunStore implements RunStore {
  */
 function isStaleEntry(entry: RunIndexEntry, summary: RunSummary): boolean {
   return summary.attempt === 1 && createdMsOf(summary) !== entry.createdMs;
+}
+
+/**
+ * The run's log directory under its DAG's own `log_dir` (an absolute attempt directory in the record,
+ * `<log_dir>/<dag>/<run_id>/<attempt>`), or null. Only a path of exactly that shape is taken, so a record can
+ * never point a deletion anywhere else.
+ */
+function ownLogDirOf(status: RunStatus): string | null {
+  if (!path.isAbsolute(status.log_dir)) return null;
+  const attemptDir = path.normalize(status.log_dir);
+  const runDir = path.dirname(attemptDir);
+  const ok =
+    ATTEMPT_DIR_PATTERN.test(path.basename(attemptDir)) &&
+    path.basename(runDir) === status.run_id &&
+    path.basename(path.dirname(runDir)) === status.dag_name &&
+    path.dirname(path.dirname(runDir)) !== path.parse(runDir).root;
+  return ok ? runDir : null;
 }
 
 function serialize(status: RunStatus): string {
