@@ -116,7 +116,7 @@ describe('readRunLog: a DAG with its own log_dir', () => {
       clock: systemClock,
       logger: silentLogger,
       signal: new AbortController().signal,
-      env: { PATH: process.env.PATH },
+      env: { NODE_ENV: 'test', PATH: process.env.PATH },
       triggerType: 'manual',
       scheduleTime: null,
       params: [],

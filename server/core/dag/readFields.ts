@@ -3,7 +3,7 @@
 
 import { isMap, isScalar, isSeq } from 'yaml';
 import type { YAMLMap } from 'yaml';
-import { parseParamWord, splitParamString } from '../params';
+import { parseParamString } from '../params';
 import type { ParamRichSpec, ParamSpec } from '../types';
 import type { DagReader, Entry } from './dagReader';
 import { describe, isNull } from './dagReader';
@@ -169,13 +169,9 @@ function isSchemaParams(map: YAMLMap): boolean {
 function addWords(r: DagReader, entry: Entry, out: ParamSpec[]): void {
   const text = r.scalarText(entry, 'a string, a list or a map');
   if (text === undefined) return;
-  const split = splitParamString(text);
-  if (!split.ok) {
-    r.errorAt(entry, split.error);
-    return;
-  }
-  for (const word of split.words) {
-    const p = parseParamWord(word);
+  // Dagu's tokens, not shell words: `name=` then "a Go-quoted string", `a backtick text` (kept with its
+  // backticks, never run) or a run of non-blanks; single quotes are ordinary characters.
+  for (const p of parseParamString(text)) {
     if (p.name !== null && !DAG_PARAM_NAME.test(p.name)) r.errorAt(entry, paramNameMessage(p.name));
     else out.push(p);
   }
