@@ -28,6 +28,8 @@ export class DagReader {
     private readonly doc: Document,
     private readonly lines: LineCounter,
     readonly file: string | null,
+    /** `dagu validate`: problems Dagu finds only when a run starts are warnings here, not errors. */
+    readonly validating = false,
   ) {}
 
   /** Records an error located at `node` (its first character). */

@@ -665,6 +665,20 @@ describe('parseDag: errors name the file, line, column and field', () => {
     ]);
   });
 
+  it('lets validate pass a dependency cycle with a warning, as Dagu finds it only at start', () => {
+    const r = parseDag(
+      yaml('steps:', '  - {name: a, run: x, depends: b}', '  - {name: b, run: x, depends: a}'),
+      {
+        file: FILE,
+        defaultName: 'etl',
+        strict: true,
+      },
+    );
+    expect(r.ok && r.warnings).toEqual([
+      'steps[0].depends: dependency cycle: a depends on b, which depends on a; the run fails when it starts',
+    ]);
+  });
+
   it('reports a step that depends on itself', () => {
     expect(errors(yaml('steps:', '  - {name: a, command: x, depends: a}'))).toEqual([
       'dags/etl.yaml:2:5: steps[0].depends: dependency cycle: a depends on itself',

@@ -64,7 +64,7 @@ export function parseDag(text: string, opts: ParseDagOptions): ParseDagResult {
   let entrypoint: DagSpec | null = null;
   const locals: DagSpec[] = [];
   documents.forEach((doc, i) => {
-    const r = new DagReader(doc as Document, lines, opts.file);
+    const r = new DagReader(doc as Document, lines, opts.file, opts.strict === true);
     const root = r.resolve(doc.contents)!;
     const dag = readDag(r, root, { file: opts.file, defaultName: i === 0 ? opts.defaultName : null });
     errors.push(...r.errors);

@@ -46,7 +46,10 @@ export function readSteps(
   const cycle = findCycle(steps.map((s) => s.spec));
   if (cycle) {
     const first = index.byName.get(cycle[0])!;
-    r.error(first.node, `${first.field}.depends`, `dependency cycle: ${describeCycle(cycle)}`);
+    const message = `dependency cycle: ${describeCycle(cycle)}`;
+    // As in Dagu, validate passes a cycle (it is found when the run's plan is made); it still says so.
+    if (r.validating) r.warnings.push(`${first.field}.depends: ${message}; the run fails when it starts`);
+    else r.error(first.node, `${first.field}.depends`, message);
   }
   return steps;
 }
