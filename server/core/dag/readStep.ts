@@ -152,7 +152,8 @@ export function readStep(
     signal_on_stop: readSignal(r, get('signal_on_stop')),
     stdout_file: stdout,
     stderr_file: stderr,
-    log_output: readLogOutput(r, map.get('log_output')) ?? 'separate',
+    // Unset when the step has none: the DAG's log_output applies then.
+    log_output: readLogOutput(r, map.get('log_output')),
     mail_on_error: r.boolean(get('mail_on_error')) ?? false,
     parallel: exec.parallel,
     command: exec.command,
