@@ -175,26 +175,6 @@ const CASES: DagCase[] = [
     errors: [':3:5: schedule[1]: must be a cron expression, got a number 5'],
   },
   {
-    what: 'a dependency cycle through three steps',
-    file: 'cycle',
-    yaml: [
-      'steps:',
-      '  - {name: a, command: echo, depends: c}',
-      '  - {name: b, command: echo, depends: a}',
-      '  - {name: c, command: echo, depends: b}',
-      '',
-    ].join('\n'),
-    errors: [
-      ':2:5: steps[0].depends: dependency cycle: a depends on c, which depends on b, which depends on a',
-    ],
-  },
-  {
-    what: 'a step that depends on itself',
-    file: 'self-cycle',
-    yaml: 'steps:\n  - name: a\n    command: echo\n    depends: a\n',
-    errors: [':2:5: steps[0].depends: dependency cycle: a depends on itself'],
-  },
-  {
     what: 'a dependency on a step that does not exist',
     file: 'missing-dep',
     yaml: 'steps:\n  - name: a\n    command: echo\n    depends: [zz]\n',
@@ -350,6 +330,40 @@ describe('a hostile or broken DAG file', () => {
       // Nothing else was touched: no run record, no log directory, the good DAG and its run as they were.
       expect(snapshotTree(home.home)).toEqual(written);
       expect(Object.keys(written).filter((k) => !(k in before))).toEqual([`dags/${c.file}.yaml`]);
+    } finally {
+      rmSync(file, { force: true });
+    }
+  });
+
+  it.each([
+    {
+      what: 'a dependency cycle through three steps',
+      file: 'cycle',
+      yaml: 'steps:\n  - {name: a, run: echo, depends: c}\n  - {name: b, run: echo, depends: a}\n  - {name: c, run: echo, depends: b}\n',
+      at: ':2:5: ',
+      cycle: 'steps[0].depends: dependency cycle: a depends on c, which depends on b, which depends on a',
+    },
+    {
+      what: 'a step that depends on itself',
+      file: 'self-cycle',
+      yaml: 'steps:\n  - name: a\n    run: echo\n    depends: a\n',
+      at: ':2:5: ',
+      cycle: 'steps[0].depends: dependency cycle: a depends on itself',
+    },
+  ])('$what: validate passes it with a warning (as Dagu), start refuses, nothing is written', async (c) => {
+    const file = path.join(home.dags, `${c.file}.yaml`);
+    writeFileSync(file, c.yaml);
+    const written = snapshotTree(home.home);
+    try {
+      const [validate, start] = await Promise.all([
+        dagu(['validate', file], home.env),
+        dagu(['start', file], home.env),
+      ]);
+      expect(validate.code, validate.stderr).toBe(0);
+      expect(validate.stderr).toBe(`${file}: warning: ${c.cycle}; the run fails when it starts\n`);
+      expect(start.code).toBe(2);
+      expect(start.stderr).toBe(`dagu: ${file}${c.at}${c.cycle}\n`);
+      expect(snapshotTree(home.home)).toEqual(written);
     } finally {
       rmSync(file, { force: true });
     }
