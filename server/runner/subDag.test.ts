@@ -178,15 +178,26 @@ describe('runCallStep', () => {
 
   it('runs every item with at most max_concurrent children at once and sums them up', async () => {
     let running = 0;
+    let started = 0;
     let peak = 0;
+    // Each child waits until the cap is reached (or every item has started), so the peak is the cap however
+    // the children happen to be scheduled; if the cap were not kept, the peak would exceed it.
+    let waiters: Array<() => void> = [];
     const step = stepOf('fan', null, {
       call: 'child',
       parallel: parallel({ items: ['a', 'b', 'c', 'd', 'e', 'f', 'g'], max_concurrent: 3 }),
     });
     const r = await callStep(step, async (req) => {
       running++;
+      started++;
       peak = Math.max(peak, running);
-      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise<void>((resolve) => {
+        waiters.push(resolve);
+        if (running >= 3 || started === 7) {
+          for (const w of waiters) w();
+          waiters = [];
+        }
+      });
       running--;
       const item = req.params[0];
       return ended(item === 'c' ? 'failed' : 'succeeded', { ITEM_SEEN: item })(req);
