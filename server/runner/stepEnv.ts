@@ -98,7 +98,9 @@ export function evaluateDagEnv(input: RunEnvInput, dagEnv: Readonly<Record<strin
   // Dagu: without any resolved param there is no payload: `${params}` stays, DAG_PARAMS_JSON is not set.
   const json = input.params.length > 0 ? paramsJson(params) : null;
   const managed: Record<string, string> =
-    json === null ? { ...input.managed } : { ...input.managed, DAG_PARAMS_JSON: json, DAGU_PARAMS_JSON: json };
+    json === null
+      ? { ...input.managed }
+      : { ...input.managed, DAG_PARAMS_JSON: json, DAGU_PARAMS_JSON: json };
   const run: RunEnv = {
     host: { ...input.filteredHost },
     vars: nullProto({ ...positionalVars(params.positional), ...params.named, ...managed }),

@@ -144,14 +144,12 @@ export class StopRestartSchedules {
         continue;
       }
       this.d.logger.info('Starting the run of a restart schedule', { dag: p.dag, slot: isoUtc(p.slotMs) });
-      await this.d
-        .startSlot(dag, p.slotMs)
-        .catch((err: Error) =>
-          this.d.logger.error('Could not start the run of a restart schedule', {
-            dag: p.dag,
-            error: err.message,
-          }),
-        );
+      await this.d.startSlot(dag, p.slotMs).catch((err: Error) =>
+        this.d.logger.error('Could not start the run of a restart schedule', {
+          dag: p.dag,
+          error: err.message,
+        }),
+      );
     }
     this.pending = keep;
   }
