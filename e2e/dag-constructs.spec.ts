@@ -3,10 +3,10 @@
 // repeat counts, partially succeeded steps, and call/parallel child runs linked from their parent step and
 // back, a parallel step's thousand children summarised and listed a page at a time.
 //
-// The first test uses a real run: retries and `depends` work in the runner today. The second seeds run
-// records through the project's own run store (e2e/seedRuns.ts, FileRunStore), shaped exactly as the status
-// contract of server/core/types.ts says, because the runner work that writes `skip_reason`,
-// `repeat_count`, `sub_runs` and `parent` lands separately; the console must show them either way.
+// The first and the last test use real runs (the last one: a precondition skip, a repeat, a call to a local
+// sub-DAG and a parallel fan-out, all written by the runner itself). The second seeds run records through
+// the project's own run store (e2e/seedRuns.ts, FileRunStore), shaped exactly as the status contract of
+// server/core/types.ts says, for what a short real run cannot give: a thousand children, a partial success.
 
 import { apiPost, expect, screenshot, test } from './clusterTest';
 import { seededRun, seededStep, seedRuns } from './seedRuns';
@@ -221,4 +221,60 @@ test('skips with reasons, repeat counts, partial success and child runs linked b
   await expect(page.getByTestId('step-details')).toHaveAttribute('data-step', 'call-one');
   await expect(page.getByTestId('step-details').getByTestId('sub-run')).toHaveCount(1);
   await screenshot(page, testInfo, 'parent-step-from-child');
+});
+
+test('a real run of the new runner shows a precondition skip, a repeat count and child runs both ways', async ({
+  cluster,
+  page,
+}, testInfo) => {
+  // Everything here is written by the runner itself: skip_reason, repeat_count, sub_runs and parent.
+  await cluster.writeDag(
+    'family',
+    // A graph: the steps do not depend on each other (a skip would spread to a dependent).
+    `steps:
+  - name: check
+    run: echo never
+    preconditions:
+      - condition: "\${DAG_NAME}"
+        expected: other
+  - name: poll
+    run: echo polled
+    repeat_policy:
+      repeat: true
+      limit: 3
+      interval_sec: 0
+  - name: call-one
+    call: child
+    params: "WHO=one"
+  - name: fan
+    call: child
+    parallel:
+      items: [a, b, c]
+---
+name: child
+params:
+  - WHO: nobody
+steps:
+  - run: echo "hello \${WHO}"
+`,
+  );
+  const server = await cluster.startServer();
+  const started = await apiPost<{ run_id: string }>(server, '/api/v1/dags/family/start', { params: [] });
+  await page.goto(`${server.url}/runs/${started.run_id}`);
+  await expect(page.getByTestId('run-status')).toHaveText('succeeded', { timeout: 60_000 });
+
+  await expect(page.getByTestId('step-reason-check')).toContainText('skipped: precondition not met');
+  await expect(page.getByTestId('step-counts-poll')).toHaveText('repeated 2×');
+  await expect(page.getByTestId('step-children-fan')).toContainText('3 child runs: 3 succeeded');
+
+  await page.getByTestId('step-children-call-one').getByRole('link').first().click();
+  await expect(page).toHaveURL(/\/runs\/[^?]+$/);
+  await expect(page.getByTestId('run-status')).toHaveText('succeeded');
+  await expect(page.getByTestId('parent-run')).toContainText(
+    `started by step call-one of parent run family ${started.run_id}`,
+  );
+  await page.getByTestId('parent-step-link').click();
+  await expect(page).toHaveURL(new RegExp(`/runs/${started.run_id}\\?step=call-one$`));
+  await expect(page.getByTestId('step-details')).toHaveAttribute('data-step', 'call-one');
+  await screenshot(page, testInfo, 'real-run-family');
 });
