@@ -261,7 +261,9 @@ describe('POSIX operators on defined variables', () => {
     ['${NAME:+w}', 'w'],
     ['${EMPTY:+w}', ''],
     ['${EMPTY+w}', 'w'],
-    ['${EMPTY:=v}', 'v'],
+    // Upstream spec006: an assignment is never made; an empty variable keeps the expression.
+    ['${EMPTY:=v}', '${EMPTY:=v}'],
+    ['${NAME:=v}', 'world'],
     ['${#GREETING}', '10'],
     ['${GREETING:0:5}', 'Hello'],
     ['${GREETING:5}', 'World'],
@@ -276,6 +278,15 @@ describe('POSIX operators on defined variables', () => {
     ['${FILE#zzz}', 'archive.tar.gz'],
   ])('%s → %s', (text, want) => {
     expect(r(text, 'stepEnv')).toBe(want);
+  });
+
+  it('keeps every shell-style expression of a field that would assign, and still fills plain references', () => {
+    // Upstream conformance spec006 "shell-style assignment preserves field".
+    expect(
+      r('$NAME ${NAME} ${NAME:-fallback} ${EMPTY:=fallback} ${EMPTY:-fallback} x${EMPTY}x', 'value'),
+    ).toBe('world world ${NAME:-fallback} ${EMPTY:=fallback} ${EMPTY:-fallback} xx');
+    // Without an assigning expression the operators apply.
+    expect(r('${NAME:-fallback} ${EMPTY:-fallback}', 'value')).toBe('world fallback');
   });
 
   it('keeps an operator on an undefined variable verbatim', () => {

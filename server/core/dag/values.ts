@@ -696,6 +696,9 @@ function posixVarName(inner: string): string {
 function expandShellVars(text: string, scope: ValueScope, opts: PolicyOptions): string {
   if (!text.includes('$')) return text;
   const lookup = (name: string): string | undefined => lookupShellVar(name, scope, opts);
+  // Dagu: when a `${NAME:=word}` would assign (NAME set but empty), every shell-style expression of the
+  // field is kept as written; plain `$NAME` and `${NAME}` still resolve.
+  const keepOperators = assignsInField(text, lookup);
   return text.replace(
     VAR_TOKEN,
     (
@@ -714,9 +717,21 @@ function expandShellVars(text: string, scope: ValueScope, opts: PolicyOptions): 
       // Undefined variables are left for whoever runs the text next, even with an operator.
       if (value === undefined) return match;
       if (braced === undefined || braced === name) return value;
+      if (keepOperators) return match;
       return expandPosixOperator(braced, name, value, lookup) ?? match;
     },
   );
+}
+
+/** Whether the text has a `${NAME:=word}` (outside single quotes) whose NAME is set but empty. */
+function assignsInField(text: string, lookup: (name: string) => string | undefined): boolean {
+  if (!text.includes(':=')) return false;
+  for (const m of text.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*):=/g)) {
+    const at = m.index ?? 0;
+    if (isSingleQuoted(text, at, at + m[0].length) || isEscapedDollar(text, at)) continue;
+    if (lookup(m[1]) === '') return true;
+  }
+  return false;
 }
 
 /**
@@ -738,8 +753,10 @@ function expandPosixOperator(
     const set = colon === ':' ? value !== '' : true;
     switch (kind) {
       case '-':
-      case '=':
         return set ? value : word(w);
+      case '=':
+        // An assignment is never made: a set value is used, an empty one (with `:`) keeps the expression.
+        return set ? value : undefined;
       case '+':
         return set ? word(w) : '';
       default:
