@@ -50,7 +50,7 @@ describe('parseDag: a valid DAG', () => {
           signal_on_stop: null,
           stdout_file: null,
           stderr_file: null,
-          log_output: undefined,
+
           mail_on_error: false,
           parallel: null,
           command: ['echo hi'],

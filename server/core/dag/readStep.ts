@@ -152,8 +152,9 @@ export function readStep(
     signal_on_stop: readSignal(r, get('signal_on_stop')),
     stdout_file: stdout,
     stderr_file: stderr,
-    // Unset when the step has none: the DAG's log_output applies then.
-    log_output: readLogOutput(r, map.get('log_output')),
+    // Absent when the step has none (the DAG's log_output applies then). Absent, not undefined: a parsed DAG
+    // must survive JSON unchanged to be kept in the DAG parse cache.
+    ...optional('log_output', readLogOutput(r, map.get('log_output'))),
     mail_on_error: r.boolean(get('mail_on_error')) ?? false,
     parallel: exec.parallel,
     command: exec.command,
@@ -394,4 +395,9 @@ function readFileDependencies(r: DagReader, entry: Entry | undefined): void {
     else if (/\$\{/.test(path))
       r.errorAt(item, 'file dependency paths must be literal (no ${...} references)');
   }
+}
+
+/** `{[key]: value}` when value is defined, else nothing: keeps a spec free of undefined-valued keys. */
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return value === undefined ? {} : ({ [key]: value } as { [P in K]?: V });
 }
