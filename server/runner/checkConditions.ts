@@ -2,13 +2,12 @@
 // match (`condition`/`eval` against `expected`) or a command check (`<shell> <args> -c <text>`, exit 0 =
 // met), each entry evaluated in order without short-circuit, `negate` swapping met and not met.
 
-import { execFile } from 'node:child_process';
 import { evaluateConditions, type ConditionPort } from '../core/dag/conditions';
 import { resolveEvalValue, resolveValue, type ValueScope } from '../core/dag/values';
 import type { ConditionSpec } from '../core/types';
 import { signalGroup } from './processGroup';
 import { spawnProcess } from './spawnProcess';
-import { DEFAULT_MAX_OUTPUT_BYTES } from './outputCapture';
+import { shellArgv, substituteCommand } from './commandSubstitution';
 
 /** What the conditions of one place (DAG, step, repeat) see. */
 export interface ConditionContext {
@@ -67,11 +66,6 @@ export async function checkConditions(
 }
 
 /** The argv of `text` run by `shell`, `-c` added unless the shell args already carry it. */
-function shellArgv(shell: readonly string[], text: string): { file: string; args: string[] } {
-  const [file = 'sh', ...args] = shell;
-  return { file, args: args.includes('-c') ? [...args, text] : [...args, '-c', text] };
-}
-
 /** Runs a command check; resolves to its exit code, null when it could not start or was killed. */
 async function runCheck(text: string, ctx: ConditionContext): Promise<number | null> {
   const { file, args } = shellArgv(ctx.shell, text);
@@ -101,28 +95,11 @@ async function runCheck(text: string, ctx: ConditionContext): Promise<number | n
 
 /** One backtick or `$(...)` body of an `eval`: run by the shell, its stdout is the value. */
 function substitute(command: string, ctx: ConditionContext): Promise<string> {
-  const { file, args } = shellArgv(ctx.shell, command);
-  return new Promise((resolve, reject) => {
-    execFile(
-      file,
-      args,
-      {
-        cwd: ctx.cwd,
-        env: ctx.env,
-        timeout: SUBSTITUTION_TIMEOUT_MS,
-        killSignal: 'SIGKILL',
-        maxBuffer: ctx.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
-        signal: ctx.signal,
-        encoding: 'utf8',
-      },
-      (err, stdout, stderr) => {
-        if (!err) return resolve(stdout);
-        const why =
-          err.killed && !ctx.signal?.aborted
-            ? `timed out after ${SUBSTITUTION_TIMEOUT_MS / 1000}s`
-            : err.message.split('\n')[0];
-        reject(new Error(stderr.trim() ? `${why}; stderr: ${stderr.trim()}` : why));
-      },
-    );
+  return substituteCommand(ctx.shell, command, {
+    cwd: ctx.cwd,
+    env: ctx.env,
+    timeoutMs: SUBSTITUTION_TIMEOUT_MS,
+    maxOutputBytes: ctx.maxOutputBytes,
+    signal: ctx.signal,
   });
 }

@@ -4,12 +4,11 @@
 // `default`; without one the run fails before any step. The final values are then checked against the
 // rich definitions.
 
-import { execFile } from 'node:child_process';
 import { resolveEvalValue, type ValueScope } from '../core/dag/values';
 import { checkParams, paramList, pendingEval, readParamList, type LaidParam } from '../core/params';
 import type { DagSpec } from '../core/types';
 import { filterHostEnv } from './hostEnv';
-import { DEFAULT_MAX_OUTPUT_BYTES } from './outputCapture';
+import { substituteCommand } from './commandSubstitution';
 import { chooseShell, defaultShellOf } from './stepCommand';
 
 export interface EvalParamsOptions {
@@ -94,32 +93,12 @@ function runSubstitution(
   command: string,
   o: EvalParamsOptions & { env: NodeJS.ProcessEnv },
 ): Promise<string> {
-  const [file, ...configured] = shell as [string, ...string[]];
-  const args = [...configured.filter((a) => a !== '-c'), '-c', command];
-  const timeoutMs = o.timeoutMs ?? EVAL_TIMEOUT_MS;
-  return new Promise((resolve, reject) => {
-    execFile(
-      file,
-      args,
-      {
-        cwd: o.cwd,
-        env: o.env,
-        timeout: timeoutMs,
-        killSignal: 'SIGKILL',
-        maxBuffer: DEFAULT_MAX_OUTPUT_BYTES,
-        signal: o.signal,
-        encoding: 'utf8',
-      },
-      (err, stdout, stderr) => {
-        if (!err) return resolve(stdout);
-        const why =
-          err.killed && !o.signal?.aborted
-            ? `timed out after ${timeoutMs / 1000}s`
-            : err.message.split('\n')[0];
-        reject(new Error(stderr.trim() ? `${why}; stderr: ${stderr.trim()}` : why));
-      },
-    );
-  });
+  // A configured -c is dropped: the body goes after the one -c added here.
+  return substituteCommand(
+    shell.filter((a, i) => i === 0 || a !== '-c'),
+    command,
+    { cwd: o.cwd, env: o.env, timeoutMs: o.timeoutMs ?? EVAL_TIMEOUT_MS, signal: o.signal },
+  );
 }
 
 function definedOnly(env: NodeJS.ProcessEnv): Record<string, string> {

@@ -5,6 +5,7 @@
 
 import type { StepSpec, StepStatus } from '../core/types';
 import { gateStep, type DependencyView } from './runOutcome';
+import { abortableSleep } from './abortableSleep';
 
 export interface RunGraphOptions {
   specs: readonly StepSpec[];
@@ -92,7 +93,7 @@ export async function runGraph(o: RunGraphOptions): Promise<void> {
             .then(() => name),
         );
         // Dagu waits after each start before it starts another or looks at a finished step.
-        if (o.delayMs > 0) await sleep(o.delayMs, o.stop);
+        if (o.delayMs > 0) await abortableSleep(o.delayMs, o.stop);
         continue;
       }
     }
@@ -111,17 +112,4 @@ function block(status: StepStatus, state: 'aborted' | 'skipped', reason: string)
 export function markRunnerError(s: StepStatus, err: unknown): void {
   s.status = 'failed';
   s.error = `runner error: ${err instanceof Error ? err.message : String(err)}`;
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done);
-  });
 }

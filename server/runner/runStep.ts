@@ -33,6 +33,7 @@ import {
   type TextPolicy,
   type TextResolver,
 } from './stepCommand';
+import { abortableSleep } from './abortableSleep';
 
 /**
  * Why the whole run is stopping; carried as the `reason` of the run's stop signal. `forwarded`: the signal
@@ -217,7 +218,7 @@ async function execute(run: StepRun, opened: number[]): Promise<() => StepStatus
       status.status = 'retrying';
       status.error = result.error;
       run.onChange();
-      await sleep(decision.delay_ms, run.stop);
+      await abortableSleep(decision.delay_ms, run.stop);
       if (run.stop.aborted) return stopped(run);
       status.retry_count = decision.retry_count;
       status.status = 'running';
@@ -243,7 +244,7 @@ async function execute(run: StepRun, opened: number[]): Promise<() => StepStatus
     }
     const decision = decideRepeat(repeat, facts);
     if (!decision.repeat) return end;
-    await sleep(decision.delay_ms, run.stop);
+    await abortableSleep(decision.delay_ms, run.stop);
     if (run.stop.aborted) return end;
     status.repeat_count = (status.repeat_count ?? 0) + 1;
     status.status = 'running';
@@ -531,19 +532,6 @@ export function finish(
   run.status.finished_at = isoNow(run.clock);
   run.onChange();
   return state;
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (ms <= 0 || signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done);
-  });
 }
 
 export function isoNow(clock: Clock): string {
