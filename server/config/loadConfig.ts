@@ -1,10 +1,9 @@
 // Loads config.yaml < DAGU_* environment < command-line flags into a validated Config, once, at the edge.
 
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import type * as Yaml from 'yaml';
+import { loadYaml } from './loadYaml';
 import { editDistance } from '../core/dag/keyHints';
 import { formatDuration, parseDuration } from '../core/duration';
 import { isValidDagName } from '../core/names';
@@ -401,14 +400,4 @@ function compile(s: Setting, raw: Raw | undefined): unknown {
       return value;
     }
   }
-}
-
-/**
- * The YAML parser, loaded when there is a config file to read: a command run without one (and whose DAG
- * comes from the DAG cache) never loads it.
- */
-function loadYaml(): typeof Yaml {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- bundled, loaded lazily
-  if (typeof require === 'function') return require('yaml') as typeof Yaml;
-  return createRequire(import.meta.url)('yaml') as typeof Yaml;
 }

@@ -6,7 +6,7 @@
 import { mkdtemp, rm, stat, writeFile, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { parseAllDocuments } from 'yaml';
+import { loadYaml } from '../config/loadYaml';
 
 const EXTENSIONS = ['.yaml', '.yml'];
 const HAS_EXTENSION = /\.ya?ml$/i;
@@ -61,7 +61,7 @@ async function isFile(file: string): Promise<boolean> {
  */
 export async function localDocumentText(file: string, name: string): Promise<string | null> {
   const source = await readFile(file, 'utf8');
-  const docs = parseAllDocuments(source);
+  const docs = loadYaml().parseAllDocuments(source);
   if (!Array.isArray(docs)) return null;
   const texts: Array<{ name: unknown; text: string }> = [];
   for (const doc of docs) {
