@@ -6,7 +6,6 @@
 
 import { isAbsolute, join } from 'node:path';
 import type { DagSpec, MailSpec, RunStatus, StepStatus } from '../core/types';
-import { renderRunMailBody, runMailSubject, sendRunMail } from './actions/runMail';
 import { runExitCode } from './runOutcome';
 
 /** Which mail, if any, a finished run gets. */
@@ -50,6 +49,8 @@ async function sendNotification(
         [s.stdout, s.stderr].flatMap((p) => (p ? [isAbsolute(p) ? p : join(logRoot, p)] : [])),
       )
     : [];
+  // Loaded only when a mail is due: it brings Node's network and TLS modules.
+  const { renderRunMailBody, runMailSubject, sendRunMail } = await import('./actions/runMail');
   const result = await sendRunMail({
     smtp: dag.smtp,
     mail,

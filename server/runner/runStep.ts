@@ -3,7 +3,6 @@
 // `output` capture and the `stdout`/`stderr` copies; retries; repeats; and stopping when the run is
 // stopped (signal_on_stop, resent, then SIGKILL) or times out (SIGKILL at once).
 
-import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join, resolve as resolvePath } from 'node:path';
 import {
@@ -34,6 +33,7 @@ import {
   type TextResolver,
 } from './stepCommand';
 import { abortableSleep } from './abortableSleep';
+import { randomHex } from '../store/randomHex';
 
 /**
  * Why the whole run is stopping; carried as the `reason` of the run's stop signal. `forwarded`: the signal
@@ -339,7 +339,7 @@ async function attemptOnce(
     : null;
   const errOffset = (await files.fstat(fds.err)).size;
   const timeoutMs = step.timeout_sec !== null && step.timeout_sec > 0 ? step.timeout_sec * SECOND : null;
-  const startedMono = performance.now();
+  const startedMono = run.clock.monoMs();
   const kind = step.action?.kind ?? 'command';
 
   let result: AttemptResult | { kind: 'timed_out' };
@@ -350,7 +350,7 @@ async function attemptOnce(
   }
 
   if (result.kind === 'timed_out') {
-    const elapsed = formatDuration(Math.round(performance.now() - startedMono));
+    const elapsed = formatDuration(Math.round(run.clock.monoMs() - startedMono));
     return {
       kind: 'failed',
       exitCode: 124,
@@ -493,7 +493,7 @@ function describe(inv: Invocation): string {
 
 /** Writes a script to `dagu_script-<random><ext>` in the temp directory, mode 0750; returns its path. */
 async function writeScript(script: { text: string; ext: string }): Promise<string> {
-  const path = join(tmpdir(), `dagu_script-${randomBytes(8).toString('hex')}${script.ext}`);
+  const path = join(tmpdir(), `dagu_script-${randomHex(8)}${script.ext}`);
   const fd = await files.open(path, 'wx', 0o750);
   try {
     await files.writeAll(fd, script.text);

@@ -3,10 +3,15 @@
 // document has no file of its own; its child run gets a temp file holding it first and its sibling local
 // documents after it, so that it can call them in turn.
 
-import { mkdtemp, rm, stat, writeFile, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadYaml } from '../config/loadYaml';
+
+/**
+ * node:fs/promises, loaded when a sub-DAG is looked up: at module load it would bring Node's promise file API
+ * (and readline and perf_hooks with it) into every run process, sub-DAGs or not.
+ */
+const fsp = () => import('node:fs/promises');
 
 const EXTENSIONS = ['.yaml', '.yml'];
 const HAS_EXTENSION = /\.ya?ml$/i;
@@ -34,7 +39,7 @@ export async function findDagFile(
 
 async function searchStem(dir: string, stem: string, depth: number): Promise<string | null> {
   if (depth > MAX_SEARCH_DEPTH) return null;
-  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+  const entries = await (await fsp()).readdir(dir, { withFileTypes: true }).catch(() => []);
   const sorted = entries.filter((e) => !e.name.startsWith('.')).sort((a, b) => (a.name < b.name ? -1 : 1));
   for (const e of sorted) {
     if (e.isFile() && HAS_EXTENSION.test(e.name) && e.name.replace(HAS_EXTENSION, '') === stem) {
@@ -50,7 +55,7 @@ async function searchStem(dir: string, stem: string, depth: number): Promise<str
 }
 
 async function isFile(file: string): Promise<boolean> {
-  const s = await stat(file).catch(() => null);
+  const s = await (await fsp()).stat(file).catch(() => null);
   return s?.isFile() ?? false;
 }
 
@@ -60,7 +65,7 @@ async function isFile(file: string): Promise<boolean> {
  * Null when the file has no later document of that name.
  */
 export async function localDocumentText(file: string, name: string): Promise<string | null> {
-  const source = await readFile(file, 'utf8');
+  const source = await (await fsp()).readFile(file, 'utf8');
   const docs = loadYaml().parseAllDocuments(source);
   if (!Array.isArray(docs)) return null;
   const texts: Array<{ name: unknown; text: string }> = [];
@@ -109,7 +114,7 @@ export class LocalDocumentFiles {
     if (entry.users > 0) return;
     this.files.delete(key);
     entry.file.then(
-      (file) => rm(path.dirname(file), { recursive: true, force: true }),
+      async (file) => (await fsp()).rm(path.dirname(file), { recursive: true, force: true }),
       () => undefined,
     );
   }
@@ -122,8 +127,8 @@ async function writeTemp(callerFile: string, name: string): Promise<string> {
   }
   const text = await localDocumentText(callerFile, name);
   if (text === null) throw new Error(`${callerFile} has no local DAG named ${JSON.stringify(name)}`);
-  const dir = await mkdtemp(path.join(tmpdir(), 'dagu-local-dag-'));
+  const dir = await (await fsp()).mkdtemp(path.join(tmpdir(), 'dagu-local-dag-'));
   const file = path.join(dir, `${name}.yaml`);
-  await writeFile(file, text);
+  await (await fsp()).writeFile(file, text);
   return file;
 }

@@ -1,14 +1,12 @@
 // The entry point the runner calls for a step whose action is not a shell command: dispatches to the
 // in-process implementations of Dagu's `http`, `jq`, `mail`, `log`, `noop`, `file.*` and `wait.*` actions.
 
+// Each action's module is loaded when a step first uses it: they bring Node's http, tls, crypto and worker
+// modules, which a run of shell steps alone (nearly every run) should not pay for at start.
+
 import type { StepAction } from '../../core/types';
-import { runFileAction } from './fileAction';
-import { runHttpAction } from './httpAction';
-import { runJqAction } from './jqAction';
-import { runMailAction } from './mailAction';
 import { sinkWriter } from './sinkWriter';
 import { ACTION_OK, actionFailed, type ActionContext, type ActionResult } from './types';
-import { runWaitAction } from './waitAction';
 
 /** The actions this module runs; `command`, `exec` and `dag` belong to the runner itself. */
 export type InProcessAction = Extract<StepAction, { kind: InProcessKind }>;
@@ -36,19 +34,19 @@ export async function runAction(action: InProcessAction, ctx: ActionContext): Pr
   if (ctx.signal.aborted) return actionFailed(`${action.kind}: stopped before it started`);
   switch (action.kind) {
     case 'http':
-      return runHttpAction(ctx);
+      return (await import('./httpAction')).runHttpAction(ctx);
     case 'jq':
-      return runJqAction(ctx);
+      return (await import('./jqAction')).runJqAction(ctx);
     case 'mail':
-      return runMailAction(ctx);
+      return (await import('./mailAction')).runMailAction(ctx);
     case 'log':
       return runLogAction(ctx);
     case 'noop':
       return ACTION_OK;
     case 'file':
-      return runFileAction(action.op, ctx);
+      return (await import('./fileAction')).runFileAction(action.op, ctx);
     case 'wait':
-      return runWaitAction(action.op, ctx);
+      return (await import('./waitAction')).runWaitAction(action.op, ctx);
   }
 }
 
