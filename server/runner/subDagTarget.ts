@@ -6,12 +6,19 @@
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadYaml } from '../config/loadYaml';
+import { createRequire } from 'node:module';
+import type * as FsPromises from 'node:fs/promises';
 
 /**
  * node:fs/promises, loaded when a sub-DAG is looked up: at module load it would bring Node's promise file API
  * (and readline and perf_hooks with it) into every run process, sub-DAGs or not.
  */
-const fsp = () => import('node:fs/promises');
+// A plain require, not import(): the bundled CLI runs as a vm script, where a dynamic import has no loader.
+const fsp = async (): Promise<typeof FsPromises> =>
+  typeof require === 'function'
+    ? // eslint-disable-next-line @typescript-eslint/no-require-imports -- bundled, loaded lazily
+      (require('node:fs/promises') as typeof FsPromises)
+    : (createRequire(import.meta.url)('node:fs/promises') as typeof FsPromises);
 
 const EXTENSIONS = ['.yaml', '.yml'];
 const HAS_EXTENSION = /\.ya?ml$/i;
