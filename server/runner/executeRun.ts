@@ -657,7 +657,8 @@ function initialSteps(specs: readonly StepSpec[], resumeFrom: readonly StepStatu
   }));
 }
 
-function freshStepStatus(name: string): StepStatus {
+/** A step's status before it runs. */
+export function freshStepStatus(name: string): StepStatus {
   return {
     name,
     status: 'not_started',

@@ -5,23 +5,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../core/clock';
 import type { StepSpec, StepStatus } from '../core/types';
 import { groupAlive } from './processGroup';
+import { freshStepStatus } from './executeRun';
 import { runStep, type StepRun, type StopReason } from './runStep';
 import { minimalEnv, stepOf, tempDir, waitFor } from './testSupport';
 
-function freshStatus(name: string): StepStatus {
-  return {
-    name,
-    status: 'not_started',
-    started_at: null,
-    finished_at: null,
-    exit_code: null,
-    error: null,
-    retry_count: 0,
-    stdout: null,
-    stderr: null,
-    output: null,
-  };
-}
+const freshStatus = freshStepStatus;
 
 /** True while `pid` runs (a zombie waiting for its reaper does not count). */
 const running = (pid: number) => {

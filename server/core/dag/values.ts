@@ -656,7 +656,24 @@ function isSafeHomeWord(value: string): boolean {
   return (value === '~' || value.startsWith('~/')) && /^[A-Za-z0-9~/._\-+=,:@]*$/.test(value);
 }
 
-function replacePlainVars(text: string, scope: ValueScope, opts: PolicyOptions): string {
+/** One `$NAME`, `${...}` or `$1` token of a text, outside single quotes and not escaped. */
+interface VarToken {
+  match: string;
+  /** The `${...}` body, or undefined for `$NAME` and `$1`. */
+  braced: string | undefined;
+  /** The variable name (for `${...}`, as `nameOf` reads it from the body). */
+  name: string;
+}
+
+/**
+ * Replaces each variable token with what `replace` returns (undefined keeps it). Tokens in single quotes,
+ * escaped, with an invalid name, or a positional followed by more digits are always kept.
+ */
+function replaceVarTokens(
+  text: string,
+  nameOf: (braced: string) => string,
+  replace: (token: VarToken) => string | undefined,
+): string {
   if (!text.includes('$')) return text;
   return text.replace(
     VAR_TOKEN,
@@ -669,12 +686,22 @@ function replacePlainVars(text: string, scope: ValueScope, opts: PolicyOptions):
     ) => {
       const end = offset + match.length;
       if (isSingleQuoted(text, offset, end) || isEscapedDollar(text, offset)) return match;
-      const key = braced ?? plain ?? positional ?? '';
-      if (!validVarToken(key)) return match;
+      const name = braced !== undefined ? nameOf(braced) : (plain ?? positional ?? '');
+      if (!validVarToken(name)) return match;
       if (positional !== undefined && numericContinues(text, end)) return match;
-      const value = lookupOwn(scope.vars, key);
-      if (value === undefined) return match;
-      if (opts.deferShellVars && !NUMERIC.test(key) && !isSafeHomeWord(value)) return match;
+      return replace({ match, braced, name }) ?? match;
+    },
+  );
+}
+
+function replacePlainVars(text: string, scope: ValueScope, opts: PolicyOptions): string {
+  return replaceVarTokens(
+    text,
+    (braced) => braced,
+    ({ name }) => {
+      const value = lookupOwn(scope.vars, name);
+      if (value === undefined) return undefined;
+      if (opts.deferShellVars && !NUMERIC.test(name) && !isSafeHomeWord(value)) return undefined;
       return value;
     },
   );
@@ -699,28 +726,14 @@ function expandShellVars(text: string, scope: ValueScope, opts: PolicyOptions): 
   // Dagu: when a `${NAME:=word}` would assign (NAME set but empty), every shell-style expression of the
   // field is kept as written; plain `$NAME` and `${NAME}` still resolve.
   const keepOperators = assignsInField(text, lookup);
-  return text.replace(
-    VAR_TOKEN,
-    (
-      match: string,
-      braced: string | undefined,
-      plain: string | undefined,
-      positional: string | undefined,
-      offset: number,
-    ) => {
-      const end = offset + match.length;
-      if (isSingleQuoted(text, offset, end) || isEscapedDollar(text, offset)) return match;
-      const name = braced !== undefined ? posixVarName(braced) : (plain ?? positional ?? '');
-      if (!validVarToken(name)) return match;
-      if (positional !== undefined && numericContinues(text, end)) return match;
-      const value = lookup(name);
-      // Undefined variables are left for whoever runs the text next, even with an operator.
-      if (value === undefined) return match;
-      if (braced === undefined || braced === name) return value;
-      if (keepOperators) return match;
-      return expandPosixOperator(braced, name, value, lookup) ?? match;
-    },
-  );
+  return replaceVarTokens(text, posixVarName, ({ braced, name }) => {
+    const value = lookup(name);
+    // Undefined variables are left for whoever runs the text next, even with an operator.
+    if (value === undefined) return undefined;
+    if (braced === undefined || braced === name) return value;
+    if (keepOperators) return undefined;
+    return expandPosixOperator(braced, name, value, lookup);
+  });
 }
 
 /** Whether the text has a `${NAME:=word}` (outside single quotes) whose NAME is set but empty. */
