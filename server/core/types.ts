@@ -181,6 +181,11 @@ export interface ScheduleSpec {
   timezone: string | null;
   /** True when the expression has a leading seconds field. */
   has_seconds: boolean;
+  /**
+   * Set on a one-off entry (Dagu's `{at: <RFC 3339 time>}`): the single slot, ms since the epoch. `expression`
+   * then holds the time as written, `cron` is empty, and the entry has no other slot.
+   */
+  at_ms?: number;
 }
 
 export interface ParamSpec {
