@@ -67,6 +67,37 @@ export interface DeclaredOutputSpec {
   type: 'string' | 'json';
 }
 
+/**
+ * Where one entry of an object-form `output:` (or of `stdout.outputs.fields`) gets its value: a literal
+ * (value-resolved at run time, strings inside it too), or the step's trimmed stdout/stderr or a file, read as
+ * text (trimmed) or decoded as JSON/YAML, with an optional jq `select` applied to the decoded value.
+ */
+export type StructuredOutputEntry =
+  | { kind: 'value'; value: unknown }
+  | {
+      kind: 'source';
+      from: 'stdout' | 'stderr' | 'file';
+      /** For `from: file`: the path (value-resolved, relative to the step's working dir); else null. */
+      path: string | null;
+      /** Null = text (trimmed). */
+      decode: 'text' | 'json' | 'yaml' | null;
+      /** A jq expression applied after decoding; only with decode json or yaml. */
+      select: string | null;
+    };
+
+/**
+ * `stdout: {outputs: ...}`: the step's stdout published as its outputs. Either `fields` (each an entry read
+ * from stdout or a literal), or one `field` receiving the whole stdout (text, or decoded), or, with no field,
+ * the decoded object itself (decode defaults to json then).
+ */
+export interface StdoutOutputsSpec {
+  field: string | null;
+  decode: 'text' | 'json' | 'yaml' | null;
+  select: string | null;
+  /** Entries by name in file order; null when `fields` is not used. */
+  fields: Array<[string, StructuredOutputEntry]> | null;
+}
+
 /** One precondition entry (`preconditions:` at DAG or step level). */
 export interface ConditionSpec {
   /** Value-resolved text: compared with `expected`, or run as a shell command when `expected` is null. */
@@ -156,6 +187,13 @@ export interface StepSpec {
    * `$DAGU_OUTPUT_FILE`, published as `${steps.<id>.outputs.<name>}` when the step succeeds; absent = none.
    */
   outputs?: DeclaredOutputSpec[];
+  /**
+   * Object-form `output:` (Dagu 2.x structured output), entries in file order; absent when `output` is a name
+   * or not given. Published after the step ends as `${id.output}` (compact JSON) and `${id.outputs.<key>}`.
+   */
+  structured_output?: Array<[string, StructuredOutputEntry]>;
+  /** `stdout: {outputs: ...}`, published as `${id.outputs.<name>}`; absent when not given. */
+  stdout_outputs?: StdoutOutputsSpec;
   /** Run another DAG as a sub-run (issue 4). */
   call: string | null;
   /** Parameters passed to the `call`ed DAG; the parser always fills it (empty when none). */
@@ -330,6 +368,16 @@ export interface StepStatus {
    * from `$DAGU_OUTPUT_FILE` after its successful attempt; absent/null when it published none.
    */
   outputs?: Record<string, string> | null;
+  /**
+   * An object-form `output:` as published: its compact JSON (`${id.output}`, `${id.output.key}`); absent/null
+   * when the step has no object-form output or it was not evaluated.
+   */
+  output_value?: string | null;
+  /**
+   * Values published by an object-form `output:` or `stdout.outputs` (Dagu's step outputs payload), by name:
+   * `${id.outputs.<name>}` reads them when the step declared no `outputs:`; absent/null when none.
+   */
+  published_outputs?: Record<string, unknown> | null;
   /** Executions of a `repeat_policy` step so far, after the first (0 when it ran once). */
   repeat_count?: number;
   /** Why a step was skipped or aborted without running (`precondition not met: ...`, `upstream failed`). */
