@@ -12,6 +12,11 @@ export interface StepRefInfo {
   output?: string | null;
   /** Published `outputs` (`${steps.id.outputs.x}`, `${id.outputs.x}`); null/absent when none were published. */
   outputs?: Readonly<Record<string, unknown>> | null;
+  /**
+   * Values of an object-form `output:` or `stdout.outputs`: `${id.outputs.x}` reads them when `outputs` is
+   * absent; `${steps.id.outputs.x}` never does (Dagu keeps that namespace for declared outputs).
+   */
+  published_outputs?: Readonly<Record<string, unknown>> | null;
 }
 
 /**
@@ -64,6 +69,8 @@ export interface ValueScope {
  * - `directCommand`: `exec` argv: as `value` plus host env.
  * - `eval`: precondition `eval` and `params[].eval`: as `hostValue` plus backtick and `$(...)` substitution;
  *   only {@link resolveEvalValue} accepts it.
+ * - `structuredOutput`: strings of an object-form `output:` (literals, file paths): refs and run-scope `$VAR`;
+ *   no POSIX operators, no host env, `\$` unescaped.
  * - `literal`: nothing is expanded.
  */
 export type ValuePolicy =
@@ -77,6 +84,7 @@ export type ValuePolicy =
   | 'conditionCommand'
   | 'directCommand'
   | 'eval'
+  | 'structuredOutput'
   | 'literal';
 
 /** Runs one command-substitution body with the field's shell; resolves to its stdout, rejects on failure. */
@@ -141,6 +149,13 @@ const POLICIES: Record<Exclude<ValuePolicy, 'literal'>, PolicyOptions> = {
     substitute: false,
   },
   eval: { expandEnv: true, host: true, escapeDollar: true, deferShellVars: false, substitute: true },
+  structuredOutput: {
+    expandEnv: false,
+    host: false,
+    escapeDollar: true,
+    deferShellVars: false,
+    substitute: false,
+  },
 };
 
 /**
@@ -469,12 +484,7 @@ function resolveReference(
 function resolveStepProperty(step: StepRefInfo, path: string): string | undefined {
   for (const prop of ['.output', '.outputs'] as const) {
     if (path.startsWith(prop + '.') || path.startsWith(prop + '[')) {
-      const json =
-        prop === '.output'
-          ? step.output
-          : step.outputs === null || step.outputs === undefined
-            ? null
-            : JSON.stringify(step.outputs);
+      const json = prop === '.output' ? step.output : publishedOutputsJson(step);
       if (json === null || json === undefined) return undefined;
       return resolveJsonPath(json, path.slice(prop.length));
     }
@@ -502,7 +512,7 @@ function resolveStepProperty(step: StepRefInfo, path: string): string | undefine
       value = step.output ?? undefined;
       break;
     case '.outputs':
-      value = step.outputs ? JSON.stringify(step.outputs) : undefined;
+      value = publishedOutputsJson(step) ?? undefined;
       break;
     default:
       return undefined;
@@ -512,6 +522,12 @@ function resolveStepProperty(step: StepRefInfo, path: string): string | undefine
   if (slice.start >= chars.length) return '';
   const end = slice.length === null ? chars.length : Math.min(slice.start + slice.length, chars.length);
   return chars.slice(slice.start, end).join('');
+}
+
+/** What `${id.outputs...}` reads: declared outputs, else the values of an object output or stdout.outputs. */
+function publishedOutputsJson(step: StepRefInfo): string | null {
+  const outputs = step.outputs ?? step.published_outputs;
+  return outputs === null || outputs === undefined ? null : stringifySortedJson(outputs);
 }
 
 function parseSlice(spec: string): { start: number; length: number | null } | null {
@@ -559,14 +575,23 @@ function parsePath(path: string): PathSegment[] | null {
  * (`<nil>`); indexing a string or number, or non-JSON text, gives undefined (the reference stays verbatim).
  */
 export function resolveJsonPath(json: string, path: string): string | undefined {
-  const segs = parsePath(path);
-  if (segs === null) return undefined;
   let value: unknown;
   try {
     value = JSON.parse(json);
   } catch {
     return undefined;
   }
+  const selected = selectJsonPath(value, path);
+  return selected === undefined ? undefined : formatGoValue(selected.value);
+}
+
+/**
+ * Selects the jq path `path` (`.a.b[0]`, `."k"`, `["k"]`) in a decoded JSON value: a missing key or index
+ * gives null, as in jq; a path that does not parse, or indexing a scalar, gives undefined.
+ */
+export function selectJsonPath(value: unknown, path: string): { value: unknown } | undefined {
+  const segs = parsePath(path);
+  if (segs === null) return undefined;
   for (const seg of segs) {
     if (value === null) continue;
     if ('key' in seg) {
@@ -579,7 +604,7 @@ export function resolveJsonPath(json: string, path: string): string | undefined 
       value = idx >= 0 && idx < value.length ? (value[idx] as unknown) : null;
     }
   }
-  return formatGoValue(value);
+  return { value };
 }
 
 /** A JSON value as Go's `%v` prints it: objects/arrays as compact JSON, 1000000 as 1e+06, null as <nil>. */
