@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dueSlots, nextSlot, parseSchedule, slotGranularityMs } from './schedule';
+import { dueSlots, nextSlot, parseAtSchedule, parseSchedule, slotGranularityMs } from './schedule';
 import type { ScheduleSpec } from './types';
 import { DAY, HOUR, MINUTE, SECOND } from './units';
 
@@ -246,5 +246,67 @@ describe('slotGranularityMs', () => {
   it('is a second with a seconds field and a minute without', () => {
     expect(slotGranularityMs(schedule('* * * * * *'))).toBe(SECOND);
     expect(slotGranularityMs(schedule('* * * * *'))).toBe(MINUTE);
+  });
+});
+
+describe('one-off at schedules', () => {
+  function oneOff(text: string): ScheduleSpec {
+    const parsed = parseAtSchedule(text);
+    if (!parsed.ok) throw new Error(`test time ${text} did not parse: ${parsed.error}`);
+    return parsed.schedule;
+  }
+  const atError = (text: string) => {
+    const parsed = parseAtSchedule(text);
+    if (parsed.ok) throw new Error(`expected ${text} to be rejected`);
+    return parsed.error;
+  };
+  const s = oneOff('2026-12-24T09:00:00+01:00');
+  const T = at('2026-12-24T08:00:00Z');
+
+  it('reads an RFC 3339 time with an offset as its instant, keeping the text as written', () => {
+    expect(s).toEqual({
+      expression: '2026-12-24T09:00:00+01:00',
+      cron: '',
+      timezone: null,
+      has_seconds: false,
+      at_ms: T,
+    });
+    expect(oneOff('2026-12-24T08:00:00Z').at_ms).toBe(T);
+    expect(oneOff('2026-12-24T03:00:00-05:00').at_ms).toBe(T);
+    expect(oneOff('2028-02-29T00:00:00Z').at_ms).toBe(at('2028-02-29T00:00:00Z'));
+  });
+
+  it('names what is wrong with a bad time', () => {
+    expect(atError('2026-12-24T09:00:00')).toMatch(/needs an explicit offset/);
+    expect(atError('2026-12-24T09:00:01Z')).toMatch(/whole minute/);
+    expect(atError('2026-12-24T09:00:00.000Z')).toMatch(/whole minute/);
+    expect(atError('2026-12-24T09:00+01:00')).toMatch(/needs the seconds/);
+    expect(atError('2026-12-24t09:00:00z')).toMatch(/must be an RFC 3339 time with an offset/);
+    expect(atError('24/12/2026 09:00')).toMatch(/must be an RFC 3339 time with an offset/);
+    expect(atError('')).toMatch(/must be an RFC 3339 time with an offset/);
+    expect(atError('2026-13-01T00:00:00Z')).toMatch(/month 13 is out of range/);
+    expect(atError('2027-02-29T00:00:00Z')).toMatch(/day 29 does not exist in 2027-02/);
+    expect(atError('2026-12-24T09:60:00Z')).toMatch(/minute 60 is out of range/);
+    expect(atError('2026-12-24T09:00:00+24:00')).toMatch(/offset \+24:00 is out of range/);
+  });
+
+  it('has exactly one slot: next before it, none after it', () => {
+    expect(nextSlot(s, 0)).toBe(T);
+    expect(nextSlot(s, T - 1)).toBe(T);
+    expect(nextSlot(s, T)).toBeNull();
+    expect(nextSlot(s, T + DAY)).toBeNull();
+  });
+
+  it('is due only in a window that contains it', () => {
+    expect(dueSlots(s, T - MINUTE, T)).toEqual([T]);
+    expect(dueSlots(s, T - 1, T + HOUR)).toEqual([T]);
+    expect(dueSlots(s, T, T + HOUR)).toEqual([]);
+    expect(dueSlots(s, T - HOUR, T - 1)).toEqual([]);
+    expect(dueSlots(s, T + 1, T - 1)).toEqual([]);
+    expect(dueSlots(s, T - 1, T, 0)).toEqual([]);
+  });
+
+  it('has minute granularity', () => {
+    expect(slotGranularityMs(s)).toBe(MINUTE);
   });
 });

@@ -1,5 +1,6 @@
 // Cron schedules: validating expressions with messages that name the bad field, and computing slot times.
 // Slot times are absolute instants (ms since the epoch); 5- and 6-field schedules run in UTC unless CRON_TZ says.
+// A one-off entry (Dagu's `at`) is a schedule with a single slot.
 
 import { cronExpressionParser } from './cronLibrary';
 import type { ScheduleSpec } from './types';
@@ -115,8 +116,48 @@ export function parseSchedule(expression: string): ParseScheduleResult {
   return { ok: true, schedule };
 }
 
+/**
+ * Parses a one-off time as Dagu accepts it: RFC 3339 with an explicit offset (`Z` or `+hh:mm`) and seconds
+ * of `00`, like `2026-12-24T09:00:00+01:00`. A time in the past is valid (it simply has no slot ahead).
+ * Never throws.
+ */
+export function parseAtSchedule(text: string): ParseScheduleResult {
+  const example = 'like 2026-12-24T09:00:00+01:00';
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?$/.exec(text);
+  if (!m) return { ok: false, error: `must be an RFC 3339 time with an offset, ${example}` };
+  const [, year, month, day, hour, minute, second, fraction, offset] = m;
+  if (offset === undefined) {
+    return { ok: false, error: `needs an explicit offset (Z or +hh:mm), ${example}` };
+  }
+  if (second === undefined) return { ok: false, error: `needs the seconds, written :00, ${example}` };
+  if (second !== '00' || fraction !== undefined) {
+    return {
+      ok: false,
+      error: 'must be on a whole minute: one-off times have minute precision (seconds :00)',
+    };
+  }
+  const y = Number(year);
+  const mo = Number(month);
+  const d = Number(day);
+  if (mo < 1 || mo > 12) return { ok: false, error: `month ${month} is out of range 01-12` };
+  const daysInMonth = new Date(Date.UTC(y, mo, 0)).getUTCDate();
+  if (d < 1 || d > daysInMonth) return { ok: false, error: `day ${day} does not exist in ${year}-${month}` };
+  if (Number(hour) > 23) return { ok: false, error: `hour ${hour} is out of range 00-23` };
+  if (Number(minute) > 59) return { ok: false, error: `minute ${minute} is out of range 00-59` };
+  if (offset !== 'Z' && (Number(offset.slice(1, 3)) > 23 || Number(offset.slice(4)) > 59)) {
+    return { ok: false, error: `offset ${offset} is out of range (at most ±23:59)` };
+  }
+  const atMs = Date.parse(text);
+  if (Number.isNaN(atMs)) return { ok: false, error: `must be an RFC 3339 time with an offset, ${example}` };
+  return {
+    ok: true,
+    schedule: { expression: text, cron: '', timezone: null, has_seconds: false, at_ms: atMs },
+  };
+}
+
 /** The first slot strictly after `afterMs`, or null when the schedule has no further slot. */
 export function nextSlot(s: ScheduleSpec, afterMs: number): number | null {
+  if (s.at_ms !== undefined) return s.at_ms > afterMs ? s.at_ms : null;
   try {
     const expr = parseCron(s, afterMs);
     for (;;) {
@@ -140,6 +181,7 @@ export function dueSlots(
   max: number = MAX_DUE_SLOTS,
 ): number[] {
   if (!(toInclusiveMs > fromExclusiveMs) || max < 1) return [];
+  if (s.at_ms !== undefined) return s.at_ms > fromExclusiveMs && s.at_ms <= toInclusiveMs ? [s.at_ms] : [];
   const start = windowStart(s, fromExclusiveMs, toInclusiveMs, max);
   const slots: number[] = [];
   try {

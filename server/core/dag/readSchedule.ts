@@ -1,8 +1,8 @@
-// Reads `schedule`: a cron string, a list of them (or of `{kind: cron, expression}` entries), or a map of
-// `start`, `stop` and `restart` schedules, each in those shapes.
+// Reads `schedule`: a cron string, a list of them (or of `{kind: cron, expression}` and one-off `{at: time}`
+// entries), or a map of `start`, `stop` and `restart` schedules, each in those shapes.
 
 import { isMap, isScalar, isSeq } from 'yaml';
-import { parseSchedule } from '../schedule';
+import { parseAtSchedule, parseSchedule } from '../schedule';
 import type { ScheduleSpec } from '../types';
 import type { DagReader, Entry } from './dagReader';
 import { describe, isNull } from './dagReader';
@@ -37,7 +37,10 @@ function readList(r: DagReader, entry: Entry | undefined, isStart: boolean): Sch
   return out;
 }
 
-/** `{kind: cron, expression}`; Dagu's one-off `at` times and runtime profiles are not run here. */
+/**
+ * `{kind: cron, expression}` or Dagu's one-off `{kind: at, at: <RFC 3339 time>}` (`kind` may be left out: it
+ * follows from the other key). One-off times are for start schedules only; runtime profiles are not run here.
+ */
 function readEntryObject(r: DagReader, item: Entry, isStart: boolean): ScheduleSpec | undefined {
   const map = r.map(item, ['kind', 'expression', 'at', 'profile'], 'a schedule entry');
   if (!map) return undefined;
@@ -49,20 +52,38 @@ function readEntryObject(r: DagReader, item: Entry, isStart: boolean): ScheduleS
       "Dagu's runtime profiles are not supported by this product",
     );
   }
-  const kind = r.string(map.get('kind'), 'cron or at') ?? (map.has('at') ? 'at' : 'cron');
-  if (kind === 'at') {
-    const at = map.get('at') ?? map.get('kind')!;
-    if (!isStart) return r.errorAt(at, 'a one-off at time is allowed only for start');
-    return r.unsupported(
-      at.value,
-      at.field,
-      "Dagu's one-off at schedules are not supported by this product (use a cron expression)",
-    );
+  const expression = present(map.get('expression'));
+  const at = present(map.get('at'));
+  const kindEntry = present(map.get('kind'));
+  const kind = kindEntry ? r.string(kindEntry, 'cron or at') : at ? 'at' : 'cron';
+  if (kind === undefined) return undefined;
+  if (kind !== 'cron' && kind !== 'at') {
+    return r.errorAt(kindEntry!, `must be cron or at, got ${JSON.stringify(kind)}`);
   }
-  if (kind !== 'cron') return r.errorAt(map.get('kind')!, `must be cron or at, got ${JSON.stringify(kind)}`);
-  const expression = map.get('expression');
-  if (!expression || isNull(expression.value)) return r.errorAt(item, 'a cron entry needs expression');
+  if (expression && at) return r.errorAt(item, 'a schedule entry has either expression or at, not both');
+  if (kind === 'at') {
+    if (!isStart) return r.errorAt(at ?? kindEntry!, 'a one-off at time is allowed only for start schedules');
+    if (!at) return r.errorAt(item, 'a one-off entry (kind: at) needs at, an RFC 3339 time');
+    return readAt(r, at);
+  }
+  if (!expression)
+    return r.errorAt(item, at ? 'a cron entry has expression, not at' : 'a cron entry needs expression');
   return readCron(r, expression);
+}
+
+function present(entry: Entry | undefined): Entry | undefined {
+  return entry && !isNull(entry.value) ? entry : undefined;
+}
+
+function readAt(r: DagReader, item: Entry): ScheduleSpec | undefined {
+  if (!isScalar(item.value) || typeof item.value.value !== 'string') {
+    return r.errorAt(item, `must be an RFC 3339 time as text, got ${describe(item.value)}`);
+  }
+  const text = r.string(item, 'an RFC 3339 time');
+  if (text === undefined) return undefined;
+  const parsed = parseAtSchedule(text);
+  if (parsed.ok) return parsed.schedule;
+  return r.errorAt(item, `invalid one-off time ${JSON.stringify(text)}: ${parsed.error}`);
 }
 
 function readCron(r: DagReader, item: Entry): ScheduleSpec | undefined {
