@@ -31,6 +31,11 @@ const PARAMS_ARGUMENT =
 const PARAMS_OPTION =
   'parameters as one text instead of after --: "NAME=value NAME2=\\"two words\\" value", or JSON';
 
+const RUN_OR_DAG =
+  'a run ID, or a DAG name or file (Dagu form). A word is a DAG when it is a .yaml/.yml path or --run-id is ' +
+  'given; else a generated run ID (20261130-011530-1a2b3c4d, sched-...) is a run, then a DAG of that name, ' +
+  'then a run with that ID';
+
 /**
  * The commands, in the order help lists them. Only the command being run is defined (defining all of them
  * costs every `dagu start` a few milliseconds); help, a bare `dagu` and an unknown word get all of them.
@@ -43,7 +48,7 @@ const COMMANDS: Record<string, (program: Command) => unknown> = {
       .argument('<dag>', 'DAG name (file stem in the DAGs directory) or path to a DAG file')
       .argument('[params...]', PARAMS_ARGUMENT)
       .option('-p, --params <text>', PARAMS_OPTION)
-      .option('--run-id <id>', 'run ID to use (an existing queued run is taken over)')
+      .option('-r, --run-id <id>', 'run ID to use (an existing queued run is taken over)')
       .addOption(
         new Option('--trigger-type <type>', 'why the run starts')
           .choices(['manual', 'scheduler', 'catchup', 'retry', 'subdag', 'queue'])
@@ -74,23 +79,40 @@ const COMMANDS: Record<string, (program: Command) => unknown> = {
   stop: (program) =>
     program
       .command('stop')
-      .description('Stop a running run (SIGTERM to its steps) or remove a queued one')
-      .argument('<run-id>')
+      .description(
+        'Stop a running run (SIGTERM to its steps) or remove a queued one; given a DAG, stop its running runs',
+      )
+      .argument('<run-id|dag>', RUN_OR_DAG)
+      .option('-r, --run-id <id>', 'with a DAG: stop this run of it (Dagu form: dagu stop --run-id ID etl)')
+      .addHelpText(
+        'after',
+        '\nExamples:\n  dagu stop 20261130-011530-1a2b3c4d\n  dagu stop etl\n  dagu stop --run-id 20261130-011530-1a2b3c4d etl',
+      )
       .action(lazy(() => import('./commands/stop'), 'stopCommand')),
 
   status: (program) =>
     program
       .command('status')
-      .description('Show the status of a run')
-      .argument('<run-id>')
+      .description("Show the status of a run, or of a DAG's latest run")
+      .argument('<run-id|dag>', RUN_OR_DAG)
+      .option('-r, --run-id <id>', 'with a DAG: show this run of it (Dagu form: dagu status --run-id ID etl)')
       .option('--json', 'print the status record as JSON')
+      .addHelpText(
+        'after',
+        '\nExamples:\n  dagu status 20261130-011530-1a2b3c4d\n  dagu status etl\n  dagu status --run-id 20261130-011530-1a2b3c4d etl',
+      )
       .action(lazy(() => import('./commands/status'), 'statusCommand')),
 
   retry: (program) =>
     program
       .command('retry')
       .description('Run a finished run again as a new attempt with the same parameters, in the foreground')
-      .argument('<run-id>')
+      .argument('<run-id|dag>', RUN_OR_DAG)
+      .option('-r, --run-id <id>', 'with a DAG: the run of it to retry (required then, as in Dagu)')
+      .addHelpText(
+        'after',
+        '\nExamples:\n  dagu retry 20261130-011530-1a2b3c4d\n  dagu retry --run-id 20261130-011530-1a2b3c4d etl',
+      )
       .option('-q, --quiet', 'print nothing but errors')
       .option('--detach', 'for a DAG that runs on workers: return once the run is handed over')
       .action(lazy(() => import('./commands/retry'), 'retryCommand')),
@@ -101,7 +123,8 @@ const COMMANDS: Record<string, (program: Command) => unknown> = {
       .description(
         'Run a finished run again as a new attempt that re-runs only the steps that did not succeed',
       )
-      .argument('<run-id>')
+      .argument('<run-id|dag>', RUN_OR_DAG)
+      .option('-r, --run-id <id>', 'with a DAG: the run of it to resume (required then)')
       .option('-q, --quiet', 'print nothing but errors')
       .option('--detach', 'for a DAG that runs on workers: return once the run is handed over')
       .action(lazy(() => import('./commands/resume'), 'resumeCommand')),
@@ -110,7 +133,11 @@ const COMMANDS: Record<string, (program: Command) => unknown> = {
     program
       .command('restart')
       .description('Stop a run if it is running, then start its DAG again with the same parameters')
-      .argument('<run-id>')
+      .argument('<run-id|dag>', `${RUN_OR_DAG}; a DAG alone means its running run (exit 1 if none)`)
+      .option(
+        '-r, --run-id <id>',
+        'with a DAG: restart this run of it (Dagu form: dagu restart --run-id ID etl)',
+      )
       .option('-q, --quiet', 'print nothing but errors')
       .option('--detach', 'for a DAG that runs on workers: return once the run is handed over')
       .action(lazy(() => import('./commands/retry'), 'restartCommand')),

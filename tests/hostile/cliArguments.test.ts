@@ -28,7 +28,7 @@ const CASES: ArgCase[] = [
   {
     what: 'a missing run ID',
     args: ['status'],
-    error: "error: missing required argument 'run-id'",
+    error: "error: missing required argument 'run-id|dag'",
     usage: true,
   },
   {

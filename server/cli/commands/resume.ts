@@ -5,15 +5,17 @@ import { isResumable } from '../../runner/resumeRun';
 import { cliContext, type GlobalOptions } from '../context';
 import { UsageError } from '../exit';
 import { runCommandStores } from './dispatchClient';
-import { nextAttempt, readRun } from './retry';
+import { nextAttempt, runNamed } from './retry';
 
-type Opts = GlobalOptions & { quiet?: boolean; detach?: boolean };
+type Opts = GlobalOptions & { quiet?: boolean; detach?: boolean; runId?: string };
 
-export async function resumeCommand(runId: string, opts: Opts): Promise<number> {
+/** `dagu resume <run-id>`, or `dagu resume --run-id ID <dag>` in the form of Dagu's `retry`. */
+export async function resumeCommand(word: string, opts: Opts): Promise<number> {
   const ctx = cliContext(opts, { component: 'runner' });
   const { config } = ctx;
   const stores = runCommandStores(config, ctx.logger);
-  const previous = await readRun(stores.runs, runId);
+  const previous = await runNamed(ctx, stores, word, opts, 'resume');
+  const runId = previous.run_id;
   if (previous.status === 'succeeded')
     throw new UsageError(
       `run ${runId} succeeded; there is nothing to resume (use dagu retry to run it again)`,

@@ -27,8 +27,9 @@ import {
   type RunCommandStores,
 } from './dispatchClient';
 import type { LocalRunContext } from './start';
+import { resolveTarget, runOfDag, runningRunsOf } from './target';
 
-type Opts = GlobalOptions & { quiet?: boolean; detach?: boolean };
+type Opts = GlobalOptions & { quiet?: boolean; detach?: boolean; runId?: string };
 
 /** The latest attempt of a run; a usage error when it does not exist or cannot be read. */
 export async function readRun(store: Pick<RunStore, 'readStatus'>, runId: string): Promise<RunStatus> {
@@ -74,14 +75,36 @@ export async function foreground(
   }
 }
 
-export async function retryCommand(runId: string, opts: Opts): Promise<number> {
+export async function retryCommand(word: string, opts: Opts): Promise<number> {
   const ctx = cliContext(opts, { component: 'runner' });
   const { config } = ctx;
   const stores = runCommandStores(config, ctx.logger);
-  const previous = await readRun(stores.runs, runId);
+  const previous = await runNamed(ctx, stores, word, opts, 'retry');
+  const runId = previous.run_id;
   if (!TERMINAL_RUN_STATES.includes(previous.status))
     throw new UsageError(`run ${runId} is ${previous.status}; only a finished run can be retried`);
   return nextAttempt(ctx, stores, previous, 'retry', opts);
+}
+
+/**
+ * The run a `retry`/`resume` word names: a run ID, or in Dagu's form a DAG with `--run-id` (which Dagu
+ * requires for these commands).
+ */
+export async function runNamed(
+  ctx: CliContext,
+  stores: RunCommandStores,
+  word: string,
+  opts: Opts,
+  command: 'retry' | 'resume',
+): Promise<RunStatus> {
+  const target = await resolveTarget(ctx.config, stores.runs, word, opts.runId);
+  if (target.kind === 'run') return readRun(stores.runs, target.runId);
+  if (target.runId === undefined)
+    throw new UsageError(
+      `dagu ${command} ${word} needs --run-id: which run of DAG ${target.dagName} to ${command} ` +
+        `(dagu history ${target.dagName} lists them), or give the run ID alone`,
+    );
+  return runOfDag(stores.runs, target.dagName, target.runId);
 }
 
 /**
@@ -110,11 +133,29 @@ export async function nextAttempt(
   return foreground(ctx, stores, dag, (r) => run({ ...r, runId: previous.run_id }), opts.quiet);
 }
 
-export async function restartCommand(runId: string, opts: Opts): Promise<number> {
+export async function restartCommand(word: string, opts: Opts): Promise<number> {
   const ctx = cliContext(opts, { component: 'runner' });
   const { config, logger } = ctx;
   const stores = runCommandStores(config, logger);
-  let previous = await readRun(stores.runs, runId);
+  const target = await resolveTarget(config, stores.runs, word, opts.runId);
+  let previous: RunStatus;
+  if (target.kind === 'run') previous = await readRun(stores.runs, target.runId);
+  else if (target.runId !== undefined) previous = await runOfDag(stores.runs, target.dagName, target.runId);
+  else {
+    // Dagu's `restart <dag>`: its running run (the newest, if several); a DAG with none is an error (exit 1).
+    const running = await runningRunsOf(stores.runs, target.dagName);
+    if (running.length === 0) {
+      const latest = (await stores.runs.listRuns({ dag: target.dagName, limit: 1 })).items[0];
+      throw new UsageError(
+        `DAG ${target.dagName} is not running` +
+          (latest ? ` (its latest run ${latest.run_id} is ${latest.status})` : ' (it has no runs)') +
+          `; to run a finished run again: dagu restart --run-id ID ${target.dagName}`,
+        EXIT_RUN_FAILED,
+      );
+    }
+    previous = running[running.length - 1];
+  }
+  const runId = previous.run_id;
   if (!TERMINAL_RUN_STATES.includes(previous.status)) {
     await stopRun(createServices(config, logger), runId);
     const deadline = Date.now() + config.run.kill_grace_ms + 10 * SECOND;

@@ -1,24 +1,35 @@
-// `dagu status`: prints a run's latest attempt, readable or as JSON. A run waiting for a worker shows why as it
-// is now, as the console does: with no coordinator alive, `NoAvailableCoordinator`.
+// `dagu status`: prints a run's latest attempt, readable or as JSON. The run is named by its ID, or in Dagu's
+// form by its DAG (`dagu status etl` is the DAG's latest run; `dagu status --run-id ID etl` one of its runs).
+// A run waiting for a worker shows why as it is now, as the console does: with no coordinator alive,
+// `NoAvailableCoordinator`.
 
 import { withConditionsNow } from '../../api/waitingNow';
 import { systemClock } from '../../core/clock';
-import { assertRunId } from '../../core/names';
 import { FileCoordinatorRegistry } from '../../store/fileCoordinatorRegistry';
 import { FileDispatchStore } from '../../store/fileDispatchStore';
 import { FileRunStore } from '../../store/fileRunStore';
 import { cliContext, type GlobalOptions } from '../context';
-import { EXIT_OK, UsageError } from '../exit';
+import { EXIT_OK, EXIT_RUN_FAILED, UsageError } from '../exit';
 import { printSummary } from './start';
+import { resolveTarget, runOfDag } from './target';
 
-export async function statusCommand(runId: string, opts: GlobalOptions & { json?: boolean }) {
+export async function statusCommand(word: string, opts: GlobalOptions & { json?: boolean; runId?: string }) {
   const { config } = cliContext(opts, { component: 'cli' });
-  assertRunId(runId);
   const store = new FileRunStore({ dataDir: config.paths.data_dir, logDir: config.paths.log_dir });
-  const r = await store.readStatus(runId);
-  if (r.kind === 'missing') throw new UsageError(`run ${JSON.stringify(runId)} not found`);
-  if (r.kind === 'corrupt')
-    throw new UsageError(`status of run ${runId} is unreadable (${r.path}): ${r.error}`, 1);
+  const target = await resolveTarget(config, store, word, opts.runId);
+  let found;
+  if (target.kind === 'dag') {
+    found = await runOfDag(store, target.dagName, target.runId);
+  } else {
+    const r = await store.readStatus(target.runId);
+    if (r.kind === 'missing') throw new UsageError(`run ${JSON.stringify(target.runId)} not found`);
+    if (r.kind === 'corrupt')
+      throw new UsageError(
+        `status of run ${target.runId} is unreadable (${r.path}): ${r.error}`,
+        EXIT_RUN_FAILED,
+      );
+    found = r.status;
+  }
   const dataDir = config.paths.data_dir;
   const status = await withConditionsNow(
     {
@@ -26,7 +37,7 @@ export async function statusCommand(runId: string, opts: GlobalOptions & { json?
       tasks: new FileDispatchStore({ dataDir }),
       clock: systemClock,
     },
-    r.status,
+    found,
   );
   if (opts.json) process.stdout.write(`${JSON.stringify(status, null, 2)}\n`);
   else printSummary(status);
