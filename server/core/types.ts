@@ -175,6 +175,11 @@ export interface StepSpec {
   shell: string | null;
   dir: string | null;
   env: Record<string, string>;
+  /**
+   * Names of `env` entries whose backtick parts run as commands when the step starts (their output takes
+   * their place), as Dagu 1.x does; set only for a file read with 1.x meaning. Absent = none.
+   */
+  env_eval?: string[];
   /** Names of steps this step waits for; empty for the first step of a chain. */
   depends: string[];
   timeout_sec: number | null;
@@ -271,6 +276,11 @@ export interface DagSpec {
   steps: StepSpec[];
   params: ParamSpec[];
   env: Record<string, string>;
+  /**
+   * Names of `env` entries whose backtick parts run as commands when the run starts (their output takes
+   * their place), as Dagu 1.x does; set only for a file read with 1.x meaning. Absent = none.
+   */
+  env_eval?: string[];
   /** Queue name; defaults to the DAG name. */
   queue: string;
   max_active_runs: number;
