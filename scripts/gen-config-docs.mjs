@@ -13,14 +13,14 @@ export const CONFIG_DOC_FILE = 'docs/configuration.md';
 const SECTIONS = [
   ['Web server', ['host', 'port']],
   ['Access control', ['auth']],
-  ['Directories', ['paths']],
+  ['Directories', ['paths', 'skip_examples']],
   ['Logging', ['log']],
-  ['Scheduler', ['scheduler']],
+  ['Scheduler', ['scheduler', 'tz']],
   ['Runs', ['run']],
   ['Queues', ['queues']],
   ['Coordinator', ['default_execution_mode', 'coordinator']],
   ['Worker', ['worker']],
-  ['Step environment', ['env_passthrough', 'env_passthrough_prefixes']],
+  ['Step environment', ['env_passthrough', 'env_passthrough_prefixes', 'default_shell']],
 ];
 
 const INTRO = `# Configuration reference

@@ -242,3 +242,195 @@ describe('values the rest of the system could not use', () => {
     expect(() => load()).toThrow(/config\.yaml: invalid YAML: Excessive alias count/);
   });
 });
+
+describe("a Dagu home's config.yaml", () => {
+  const write = (text: string) => writeFileSync(path.join(home, 'config.yaml'), text);
+
+  it("reads Dagu 2.x's keys that mean something here under their own names", () => {
+    write(
+      [
+        'host: 0.0.0.0',
+        'port: 9001',
+        'dags_dir: flows',
+        'log_dir: /var/log/dagu',
+        'tz: Europe/Paris',
+        'default_shell: bash',
+        'log_format: json',
+        'debug: true',
+        'auth:',
+        '  mode: basic',
+        '  basic: {username: ops, password: pw}',
+        'scheduler:',
+        '  port: 0',
+        '  lock_stale_threshold: 40s',
+        '  zombie_detection_interval: 20s',
+        'proc:',
+        '  heartbeat_interval: 4s',
+        '  stale_threshold: 90s',
+        'queues:',
+        '  enabled: false',
+        '  config:',
+        '    - {name: batch, max_active_runs: 3}',
+        '    - {name: etl, max_concurrency: 2, max_active_runs: 9}',
+        'coordinator: {host: 0.0.0.0, port: 50066, advertise: coord.internal}',
+        'worker: {id: w-1, max_active_runs: 7, labels: {zone: b, gpu: "true"}}',
+        'base_config: shared/base.yaml',
+        '',
+      ].join('\n'),
+    );
+    const c = load();
+    expect(c).toMatchObject({
+      host: '0.0.0.0',
+      port: 9001,
+      tz: 'Europe/Paris',
+      default_shell: 'bash',
+      log: { level: 'debug', format: 'json' },
+      auth: { mode: 'basic', username: 'ops', password: 'pw' },
+      queues: {
+        enabled: false,
+        config: [
+          { name: 'batch', max_concurrency: 3 },
+          { name: 'etl', max_concurrency: 2 },
+        ],
+      },
+      worker: { id: 'w-1', max_active_runs: 7, labels: { zone: 'b', gpu: 'true' } },
+      warnings: [],
+    });
+    expect(c.paths).toMatchObject({
+      dags_dir: path.join(home, 'flows'),
+      log_dir: '/var/log/dagu',
+      base_config: path.join(home, 'shared/base.yaml'),
+    });
+    expect(c.scheduler).toMatchObject({
+      port: 0,
+      lock_stale_threshold_ms: 40_000,
+      zombie_check_interval_ms: 20_000,
+    });
+    expect(c.run).toMatchObject({ heartbeat_interval_ms: 4000, heartbeat_stale_threshold_ms: 90_000 });
+    expect(c.coordinator).toMatchObject({ host: '0.0.0.0', port: 50066, url: 'http://coord.internal:50066' });
+  });
+
+  it("reads Dagu 1.30.2's camelCase keys and its legacy auth keys", () => {
+    write(
+      [
+        'dagsDir: my-dags',
+        'dataDir: store',
+        'logFormat: text',
+        'basicAuthUsername: admin',
+        'basicAuthPassword: pw',
+        'isBasicAuth: true',
+        'defaultShell: /bin/zsh',
+        'scheduler: {lockStaleThreshold: 20s, lockRetryInterval: 2s}',
+        'queues:',
+        '  enabled: true',
+        '  config:',
+        '    - {name: batch, maxActiveRuns: 5}',
+        '    - {name: io, maxConcurrency: 2}',
+        'worker: {maxActiveRuns: 3, labels: "zone=a"}',
+        'paths: {baseConfig: b.yaml}',
+        '',
+      ].join('\n'),
+    );
+    const c = load();
+    expect(c.paths.dags_dir).toBe(path.join(home, 'my-dags'));
+    expect(c.paths.data_dir).toBe(path.join(home, 'store'));
+    expect(c.paths.base_config).toBe(path.join(home, 'b.yaml'));
+    expect(c.auth).toEqual({ mode: 'basic', username: 'admin', password: 'pw' });
+    expect(c.default_shell).toBe('/bin/zsh');
+    expect(c.scheduler).toMatchObject({ lock_stale_threshold_ms: 20_000, lock_retry_interval_ms: 2000 });
+    expect(c.queues.config).toEqual([
+      { name: 'batch', max_concurrency: 5 },
+      { name: 'io', max_concurrency: 2 },
+    ]);
+    expect(c.worker).toMatchObject({ max_active_runs: 3, labels: { zone: 'a' } });
+    expect(c.warnings).toEqual([]);
+  });
+
+  it("takes 1.x's token mapping as the token, and keeps basic auth where 1.x also had a token", () => {
+    write('auth:\n  token:\n    value: tok-1\n');
+    expect(load().auth).toEqual({ mode: 'token', token: 'tok-1' });
+    write('auth:\n  basic: {username: a, password: b}\n  token: {value: tok-1}\n');
+    const c = load();
+    expect(c.auth).toEqual({ mode: 'basic', username: 'a', password: 'b' });
+    expect(c.warnings?.[0]).toMatch(
+      /not used by this product: auth\.token\.value \(basic auth protects the API here\)$/,
+    );
+  });
+
+  it('names every Dagu key without a meaning here in one warning, and still starts', () => {
+    write(
+      [
+        'navbarColor: "#fff"',
+        'ui: {navbar_title: Ops, dags: {sort_field: name}}',
+        'permissions: {write_dags: false}',
+        'auth:',
+        '  oidc: {client_id: x, issuer: https://id.example}',
+        'paths: {dag_runs_dir: /x, queue_dir: /y}',
+        'scheduler: {retry_failure_window: 24h}',
+        'tunnel: {enabled: false}',
+        '',
+      ].join('\n'),
+    );
+    const c = load();
+    expect(c.warnings).toEqual([
+      `${path.join(home, 'config.yaml')}: Dagu settings not used by this product: navbarColor, ui.navbar_title, ` +
+        'ui.dags, permissions, auth.oidc, paths.dag_runs_dir, paths.queue_dir, scheduler.retry_failure_window, tunnel',
+    ]);
+  });
+
+  it("follows Dagu's auth.mode: none leaves the file's credentials unused, builtin is named as missing", () => {
+    write('auth:\n  mode: none\n  basic: {username: a, password: b}\n');
+    let c = load();
+    expect(c.auth).toEqual({ mode: 'none' });
+    expect(c.warnings?.[0]).toMatch(
+      /auth\.basic\.username \(auth\.mode is none\), auth\.basic\.password \(auth\.mode is none\)$/,
+    );
+    write('auth:\n  mode: builtin\n  builtin: {token: {secret: s}}\n');
+    c = load();
+    expect(c.auth).toEqual({ mode: 'none' });
+    expect(c.warnings?.[0]).toMatch(
+      /auth\.builtin, auth\.mode: builtin \(no user accounts here; the server is open: set auth\.basic or auth\.token\)$/,
+    );
+  });
+
+  it("lets this product's key win over Dagu's name for the same setting", () => {
+    write('dags_dir: theirs\npaths:\n  dags_dir: ours\n');
+    expect(load().paths.dags_dir).toBe(path.join(home, 'ours'));
+    write('dags_dir: theirs\n');
+    expect(load({ DAGU_DAGS_DIR: '/env' }).paths.dags_dir).toBe('/env');
+    expect(load({ DAGU_DAGS: '/dagu-env' }).paths.dags_dir).toBe('/dagu-env');
+    expect(load({ DAGU_DAGS: '/dagu-env', DAGU_DAGS_DIR: '/env' }).paths.dags_dir).toBe('/env');
+  });
+
+  it('still refuses keys neither product has, and bad values under Dagu names, naming the key', () => {
+    write('navbar_colour: red\n');
+    expect(() => load()).toThrow(/unknown key "navbar_colour"/);
+    write('scheduler: {lockStaleThreshold: soon}\n');
+    expect(() => load()).toThrow(/scheduler\.lockStaleThreshold in .*config\.yaml: "soon" is not a duration/);
+    write('tz: Mars/Olympus\n');
+    expect(() => load()).toThrow(/tz in .*: "Mars\/Olympus" is not a time zone/);
+  });
+
+  it('keeps defaults for the new settings and the zombie check on when Dagu turns it off', () => {
+    expect(load()).toMatchObject({ tz: null, default_shell: null, skip_examples: false, warnings: [] });
+    expect(load().paths.base_config).toBe(path.join(home, 'base.yaml'));
+    write('scheduler: {zombie_detection_interval: 0}\n');
+    const c = load();
+    expect(c.scheduler.zombie_check_interval_ms).toBe(10_000);
+    expect(c.warnings?.[0]).toMatch(
+      /scheduler\.zombie_detection_interval \(0: the check cannot be turned off here\)$/,
+    );
+  });
+
+  it("leaves Dagu's own environment variables alone", () => {
+    const dagu = {
+      DAGU_UI_NAVBAR_COLOR: 'red',
+      DAGU_AUTH_MODE: 'none',
+      DAGU_QUEUE_DIR: '/q',
+      DAGU_CERT_FILE: '/c',
+      DAGU_SCHEDULER_ZOMBIE_DETECTION_INTERVAL: '5s',
+    };
+    expect(load(dagu).home).toBe(home);
+    expect(load({ DAGU_PROC_HEARTBEAT_INTERVAL: '2s' }).run.heartbeat_interval_ms).toBe(2000);
+  });
+});

@@ -8,6 +8,7 @@ import { editDistance } from '../core/dag/keyHints';
 import { formatDuration, parseDuration } from '../core/duration';
 import { isValidDagName } from '../core/names';
 import { DAY, MILLISECOND } from '../core/units';
+import { daguKey, foldKey, isDaguSection } from './daguKeys';
 import { SETTINGS, STRUCTURED_KEYS, type Setting } from './settings';
 import type { AuthConfig, Config, QueueConfig } from './types';
 
@@ -27,7 +28,8 @@ export interface LoadConfigOptions {
   home?: string;
 }
 
-type Raw = { value: unknown; origin: string };
+/** A setting's value and where it came from; `dagu` is the Dagu key (as written) it was read under. */
+type Raw = { value: unknown; origin: string; dagu?: string };
 
 export function resolveHome(env: NodeJS.ProcessEnv, home?: string): string {
   const h = home ?? env.DAGU_HOME ?? path.join(homedir(), '.dagu');
@@ -45,7 +47,12 @@ export function loadConfig(opts: LoadConfigOptions = {}): Config {
   for (const s of SETTINGS) {
     const fileValue = fromFile.values.get(s.key);
     if (fileValue !== undefined) raw.set(s.key, { value: fileValue, origin: `${s.key} in ${configFile}` });
-    for (const name of [s.env, ...(s.envAliases ?? [])]) {
+    else {
+      const dagu = fromFile.dagu.get(s.key);
+      if (dagu) raw.set(s.key, { value: dagu.value, origin: `${dagu.key} in ${configFile}`, dagu: dagu.key });
+    }
+    // The variable of this product wins over its alias (Dagu's name of the same setting).
+    for (const name of [...(s.envAliases ?? []).slice().reverse(), s.env]) {
       const v = env[name];
       if (v !== undefined && v !== '') raw.set(s.key, { value: v, origin: `${name} (${s.key})` });
     }
@@ -59,6 +66,9 @@ export function loadConfig(opts: LoadConfigOptions = {}): Config {
       SETTINGS.find((s) => s.key === key)!,
       raw.get(key),
     );
+  applyDaguAuthMode(fromFile, raw, configFile);
+  if (fromFile.debug !== undefined && !raw.has('log.level') && fromFile.debug.value === true)
+    raw.set('log.level', { value: 'debug', origin: `${fromFile.debug.key} in ${configFile}` });
   const dir = (key: string, fallback: string) => {
     const value = v(key) as string | null;
     return path.resolve(home, value ?? fallback);
@@ -83,6 +93,7 @@ export function loadConfig(opts: LoadConfigOptions = {}): Config {
     );
   }
 
+  const auth = compileAuth(v, raw, env, fromFile.unused);
   return {
     home,
     paths: {
@@ -90,10 +101,11 @@ export function loadConfig(opts: LoadConfigOptions = {}): Config {
       dags_dir: dir('paths.dags_dir', 'dags'),
       data_dir: dir('paths.data_dir', 'data'),
       log_dir: dir('paths.log_dir', 'logs'),
+      base_config: dir('paths.base_config', 'base.yaml'),
     },
     host: v('host') as string,
     port: v('port') as number,
-    auth: compileAuth(v, raw, env),
+    auth,
     log: {
       level: v('log.level') as Config['log']['level'],
       format: v('log.format') as Config['log']['format'],
@@ -116,7 +128,7 @@ export function loadConfig(opts: LoadConfigOptions = {}): Config {
     default_execution_mode: v('default_execution_mode') as Config['default_execution_mode'],
     env_passthrough: (v('env_passthrough') as string[] | null) ?? [],
     env_passthrough_prefixes: (v('env_passthrough_prefixes') as string[] | null) ?? [],
-    coordinator: compileCoordinator(v, raw),
+    coordinator: compileCoordinator(v, raw, fromFile.advertise),
     worker: {
       id: v('worker.id') as string | null,
       labels: parseLabelsSetting(
@@ -127,7 +139,27 @@ export function loadConfig(opts: LoadConfigOptions = {}): Config {
       heartbeat_interval_ms: v('worker.heartbeat_interval') as number,
       work_dir: dir('worker.work_dir', 'worker'),
     },
+    tz: compileTimeZone(v('tz') as string | null, raw),
+    default_shell: v('default_shell') as string | null,
+    skip_examples: v('skip_examples') as boolean,
+    warnings:
+      fromFile.unused.length > 0
+        ? [`${configFile}: Dagu settings not used by this product: ${fromFile.unused.join(', ')}`]
+        : [],
   };
+}
+
+/** An IANA zone name, or null (UTC); Go's `Local` is the host's zone, which for schedules here is UTC. */
+function compileTimeZone(tz: string | null, raw: Map<string, Raw>): string | null {
+  if (tz === null || tz === 'Local') return null;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+  } catch {
+    throw new ConfigError(
+      `${raw.get('tz')?.origin ?? 'tz'}: ${JSON.stringify(tz)} is not a time zone (use an IANA name such as Europe/Paris)`,
+    );
+  }
+  return tz;
 }
 
 const AUTH_KEYS = ['auth.basic.username', 'auth.basic.password', 'auth.token'] as const;
@@ -136,7 +168,12 @@ const AUTH_KEYS = ['auth.basic.username', 'auth.basic.password', 'auth.token'] a
  * One protection mode or none. Unlike other settings, an empty auth variable is an error rather than "unset":
  * someone who exported DAGU_AUTH_TOKEN= meant to protect the server, not to leave it open.
  */
-function compileAuth(v: (key: string) => unknown, raw: Map<string, Raw>, env: NodeJS.ProcessEnv): AuthConfig {
+function compileAuth(
+  v: (key: string) => unknown,
+  raw: Map<string, Raw>,
+  env: NodeJS.ProcessEnv,
+  unused: string[],
+): AuthConfig {
   for (const key of AUTH_KEYS) {
     const s = SETTINGS.find((setting) => setting.key === key)!;
     if (env[s.env] === '' && !raw.has(key))
@@ -144,7 +181,14 @@ function compileAuth(v: (key: string) => unknown, raw: Map<string, Raw>, env: No
   }
   const username = v('auth.basic.username') as string | null;
   const password = v('auth.basic.password') as string | null;
-  const token = v('auth.token') as string | null;
+  let token = v('auth.token') as string | null;
+  // Dagu 1.x served basic auth to the console and a token to the API side by side; here one mode protects
+  // both, so a token given under Dagu's names alone gives way to basic auth (and is named in the warning).
+  const daguToken = raw.get('auth.token')?.dagu;
+  if (username !== null && token !== null && daguToken !== undefined) {
+    unused.push(`${daguToken} (basic auth protects the API here)`);
+    token = null;
+  }
   if ((username === null) !== (password === null)) {
     const missing = username === null ? 'auth.basic.username' : 'auth.basic.password';
     throw new ConfigError(`${missing} must be set too: basic auth needs both a username and a password`);
@@ -161,7 +205,11 @@ function compileAuth(v: (key: string) => unknown, raw: Map<string, Raw>, env: No
   return { mode: 'none' };
 }
 
-function compileCoordinator(v: (key: string) => unknown, raw: Map<string, Raw>): Config['coordinator'] {
+function compileCoordinator(
+  v: (key: string) => unknown,
+  raw: Map<string, Raw>,
+  advertise: string | null,
+): Config['coordinator'] {
   const cert = v('coordinator.tls.cert_file') as string | null;
   const key = v('coordinator.tls.key_file') as string | null;
   if ((cert === null) !== (key === null)) {
@@ -172,7 +220,7 @@ function compileCoordinator(v: (key: string) => unknown, raw: Map<string, Raw>):
   const port = v('coordinator.port') as number;
   const url =
     (v('coordinator.url') as string | null) ??
-    `${cert ? 'https' : 'http'}://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
+    `${cert ? 'https' : 'http'}://${advertise ?? (host === '0.0.0.0' ? '127.0.0.1' : host)}:${port}`;
   try {
     const u = new URL(url);
     if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('scheme');
@@ -225,12 +273,36 @@ export function parseLabelsSetting(text: string | null, origin: string): Record<
   return out;
 }
 
-function readConfigFile(file: string): { values: Map<string, unknown>; queues: QueueConfig[] } {
+/** What config.yaml holds: this product's keys, Dagu's keys that set the same settings, and the rest of Dagu's. */
+interface ConfigFile {
+  /** Values under this product's keys. */
+  values: Map<string, unknown>;
+  /** Values under Dagu's names, by the setting they set (used where `values` lacks the setting). */
+  dagu: Map<string, { key: string; value: unknown }>;
+  queues: QueueConfig[];
+  /** Dagu keys (as written) without a meaning here, for the start-up warning. */
+  unused: string[];
+  /** Dagu's `auth.mode`. */
+  authMode?: { key: string; value: unknown };
+  debug?: { key: string; value: unknown };
+  /** The host workers reach the coordinator at (Dagu's `coordinator.advertise`). */
+  advertise: string | null;
+}
+
+const emptyFile = (): ConfigFile => ({
+  values: new Map(),
+  dagu: new Map(),
+  queues: [],
+  unused: [],
+  advertise: null,
+});
+
+function readConfigFile(file: string): ConfigFile {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { values: new Map(), queues: [] };
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return emptyFile();
     throw new ConfigError(`cannot read ${file}: ${(err as Error).message}`);
   }
   const { LineCounter, parseDocument } = loadYaml();
@@ -249,11 +321,12 @@ function readConfigFile(file: string): { values: Map<string, unknown>; queues: Q
     // The yaml library refuses aliases that would expand without bound ("billion laughs").
     throw new ConfigError(`${file}: invalid YAML: ${(err as Error).message}`);
   }
-  if (root === null || root === undefined) return { values: new Map(), queues: [] };
+  if (root === null || root === undefined) return emptyFile();
   if (typeof root !== 'object' || Array.isArray(root))
     throw new ConfigError(`${file}: must be a mapping of keys`);
 
-  const values = new Map<string, unknown>();
+  const out = emptyFile();
+  const special = new Map<string, { key: string; value: unknown }>();
   const known = new Set([...SETTINGS.map((s) => s.key), ...STRUCTURED_KEYS]);
   const prefixes = new Set(
     [...known].flatMap((k) =>
@@ -263,22 +336,115 @@ function readConfigFile(file: string): { values: Map<string, unknown>; queues: Q
         .map((_, i, a) => a.slice(0, i + 1).join('.')),
     ),
   );
+  const notMapping = (key: string, val: unknown, example: string | undefined) =>
+    new ConfigError(
+      `${file}: ${key} must be a mapping of keys${example ? ` (such as ${example})` : ''}, got ${JSON.stringify(val)}`,
+    );
   const walk = (obj: Record<string, unknown>, prefix: string) => {
     for (const [k, val] of Object.entries(obj)) {
       const key = prefix ? `${prefix}.${k}` : k;
-      if (known.has(key)) values.set(key, val);
-      else if (!prefixes.has(key)) throw new ConfigError(`${file}: unknown key ${JSON.stringify(key)}`);
+      const isMapping = val !== null && typeof val === 'object' && !Array.isArray(val);
+      // Dagu 1.x wrote `auth.token` as a mapping (`value:`): that one is Dagu's, not this product's text key.
+      if (known.has(key) && !(isMapping && isDaguSection(key))) {
+        out.values.set(key, val);
+        continue;
+      }
+      const dagu = daguKey(key);
+      if (dagu && !prefixes.has(key)) {
+        const use = dagu.use;
+        if ('setting' in use) {
+          if (!out.dagu.has(use.setting)) out.dagu.set(use.setting, { key, value: val });
+        } else if ('special' in use) special.set(dagu.key, { key, value: val });
+        else out.unused.push(key);
+        continue;
+      }
+      if (!prefixes.has(key) && !isDaguSection(key))
+        throw new ConfigError(`${file}: unknown key ${JSON.stringify(key)}`);
       // `scheduler:` with nothing under it is an empty section, as in YAML's own reading.
-      else if (val === null) continue;
-      else if (typeof val === 'object' && !Array.isArray(val)) walk(val as Record<string, unknown>, key);
-      else
-        throw new ConfigError(
-          `${file}: ${key} must be a mapping of keys (such as ${[...known].find((k) => k.startsWith(`${key}.`))}), got ${JSON.stringify(val)}`,
+      if (val === null) continue;
+      if (!isMapping)
+        throw notMapping(
+          key,
+          val,
+          [...known].find((n) => n.startsWith(`${key}.`)),
         );
+      walk(val as Record<string, unknown>, key);
     }
   };
   walk(root as Record<string, unknown>, '');
-  return { values, queues: compileQueues(values.get('queues.config'), file) };
+  readDaguSpecials(out, special);
+  if (out.values.get('worker.labels') !== undefined)
+    out.values.set('worker.labels', labelsText(out.values.get('worker.labels')));
+  const daguLabels = out.dagu.get('worker.labels');
+  if (daguLabels) daguLabels.value = labelsText(daguLabels.value);
+  const queues = out.values.get('queues.config') ?? out.dagu.get('queues.config')?.value;
+  out.queues = compileQueues(queues, file);
+  return out;
+}
+
+/** Worker labels as `key=value,...`: Dagu also writes them as a mapping. */
+function labelsText(value: unknown): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  return Object.entries(value as Record<string, unknown>)
+    .map(([k, v]) => `${k}=${String(v)}`)
+    .join(',');
+}
+
+/** Dagu keys read together with others (see DAGU_KEYS' `special`). */
+function readDaguSpecials(out: ConfigFile, special: Map<string, { key: string; value: unknown }>): void {
+  out.authMode = special.get('auth.mode');
+  out.debug = special.get('debug');
+  const zombie = special.get('scheduler.zombie_detection_interval');
+  if (zombie) {
+    // Dagu turns the check off with 0; here runs whose process died are always found.
+    const off =
+      zombie.value === 0 || (typeof zombie.value === 'string' && /^0+(\.0*)?[a-z]*$/i.test(zombie.value));
+    if (off) out.unused.push(`${zombie.key} (0: the check cannot be turned off here)`);
+    else if (!out.dagu.has('scheduler.zombie_check_interval'))
+      out.dagu.set('scheduler.zombie_check_interval', zombie);
+  }
+  const advertise = special.get('coordinator.advertise');
+  if (typeof advertise?.value === 'string' && advertise.value.trim() !== '')
+    out.advertise = advertise.value.trim();
+  const coordinators = special.get('worker.coordinators');
+  if (coordinators) {
+    const list = (
+      Array.isArray(coordinators.value) ? coordinators.value : String(coordinators.value).split(',')
+    )
+      .map((c) => String(c).trim())
+      .filter((c) => c !== '');
+    if (list.length === 1 && !out.dagu.has('coordinator.url'))
+      out.dagu.set('coordinator.url', {
+        key: coordinators.key,
+        value: /^https?:\/\//.test(list[0]) ? list[0] : `http://${list[0]}`,
+      });
+    else if (list.length > 1) out.unused.push(`${coordinators.key} (one coordinator URL here)`);
+  }
+}
+
+/**
+ * Dagu's `auth.mode`: `none` leaves the server open whatever credentials the file holds (as in Dagu), `basic`
+ * uses them. Dagu's `builtin` mode (user accounts) does not exist here: the file's credentials, if any, still
+ * protect the server, and the warning says so.
+ */
+function applyDaguAuthMode(file: ConfigFile, raw: Map<string, Raw>, configFile: string): void {
+  if (!file.authMode) return;
+  const mode = String(file.authMode.value).toLowerCase();
+  const fromFile = (key: string) => raw.get(key)?.origin.endsWith(` in ${configFile}`) === true;
+  if (mode === 'none') {
+    for (const key of AUTH_KEYS)
+      if (fromFile(key)) {
+        file.unused.push(`${raw.get(key)!.dagu ?? key} (auth.mode is none)`);
+        raw.delete(key);
+      }
+  } else if (mode === 'builtin') {
+    const open = !AUTH_KEYS.some((key) => raw.has(key));
+    file.unused.push(
+      `${file.authMode.key}: builtin (no user accounts here${open ? '; the server is open: set auth.basic or auth.token' : ''})`,
+    );
+  } else if (mode !== 'basic') {
+    file.unused.push(`${file.authMode.key}: ${JSON.stringify(file.authMode.value)}`);
+  }
 }
 
 function compileQueues(value: unknown, file: string): QueueConfig[] {
@@ -290,15 +456,24 @@ function compileQueues(value: unknown, file: string): QueueConfig[] {
     const where = `${file}: queues.config[${i}]`;
     if (q === null || typeof q !== 'object' || Array.isArray(q))
       throw new ConfigError(`${where} must be a mapping`);
-    const { name, max_concurrency, ...rest } = q as Record<string, unknown>;
-    const extra = Object.keys(rest);
-    if (extra.length > 0) throw new ConfigError(`${where}: unknown key ${JSON.stringify(extra[0])}`);
+    // Dagu spells the limit max_concurrency, maxConcurrency, or (deprecated) max_active_runs / maxActiveRuns.
+    let name: unknown;
+    let mc: unknown;
+    let legacy: unknown;
+    for (const [k, val] of Object.entries(q as Record<string, unknown>)) {
+      const folded = foldKey(k);
+      if (k === 'name' || folded === 'name') name = val;
+      else if (k === 'max_concurrency') mc = val;
+      else if (folded === 'maxconcurrency') mc ??= val;
+      else if (folded === 'maxactiveruns') legacy = val;
+      else throw new ConfigError(`${where}: unknown key ${JSON.stringify(k)}`);
+    }
     if (typeof name !== 'string' || !isValidDagName(name))
       throw new ConfigError(`${where}.name: ${JSON.stringify(name)} is not a valid queue name`);
     if (seen.has(name))
       throw new ConfigError(`${where}.name: queue ${JSON.stringify(name)} is defined twice`);
     seen.add(name);
-    const mc = max_concurrency ?? 1;
+    mc ??= legacy ?? 1;
     if (typeof mc !== 'number' || !Number.isInteger(mc) || mc < 1)
       throw new ConfigError(
         `${where}.max_concurrency: ${JSON.stringify(mc)} must be a whole number of at least 1`,

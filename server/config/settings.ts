@@ -70,6 +70,7 @@ export const SETTINGS: readonly Setting[] = [
   {
     key: 'paths.dags_dir',
     env: 'DAGU_DAGS_DIR',
+    envAliases: ['DAGU_DAGS'],
     kind: 'string',
     default: null,
     doc: 'Directory of DAG files (default: DAGU_HOME/dags)',
@@ -87,6 +88,13 @@ export const SETTINGS: readonly Setting[] = [
     kind: 'string',
     default: null,
     doc: 'Directory of step logs (default: DAGU_HOME/logs)',
+  },
+  {
+    key: 'paths.base_config',
+    env: 'DAGU_BASE_CONFIG',
+    kind: 'string',
+    default: null,
+    doc: "Dagu's base config: a DAG file whose keys every DAG inherits (default: DAGU_HOME/base.yaml; a missing file is no base)",
   },
   {
     key: 'log.level',
@@ -152,6 +160,7 @@ export const SETTINGS: readonly Setting[] = [
   {
     key: 'run.heartbeat_interval',
     env: 'DAGU_RUN_HEARTBEAT_INTERVAL',
+    envAliases: ['DAGU_PROC_HEARTBEAT_INTERVAL'],
     kind: 'duration',
     default: '5s',
     doc: 'How often a run process refreshes its heartbeat',
@@ -159,6 +168,7 @@ export const SETTINGS: readonly Setting[] = [
   {
     key: 'run.heartbeat_stale_threshold',
     env: 'DAGU_RUN_HEARTBEAT_STALE_THRESHOLD',
+    envAliases: ['DAGU_PROC_STALE_THRESHOLD'],
     kind: 'duration',
     default: '45s',
     doc: 'A running run whose heartbeat is older than this is marked failed',
@@ -316,6 +326,27 @@ export const SETTINGS: readonly Setting[] = [
     kind: 'duration',
     default: '1s',
     doc: 'How often a worker heartbeats to the coordinator (its runs and labels ride along)',
+  },
+  {
+    key: 'tz',
+    env: 'DAGU_TZ',
+    kind: 'string',
+    default: null,
+    doc: 'IANA time zone of the schedules that name none with CRON_TZ= (unset: UTC)',
+  },
+  {
+    key: 'default_shell',
+    env: 'DAGU_DEFAULT_SHELL',
+    kind: 'string',
+    default: null,
+    doc: 'Shell of the steps whose DAG (and base config) set no shell (unset: the built-in choice)',
+  },
+  {
+    key: 'skip_examples',
+    env: 'DAGU_SKIP_EXAMPLES',
+    kind: 'bool',
+    default: false,
+    doc: 'Do not write the example DAGs into a DAGs directory created on first start',
   },
   {
     key: 'env_passthrough',

@@ -18,6 +18,8 @@ export interface Config {
     dags_dir: string;
     data_dir: string;
     log_dir: string;
+    /** Absolute path of Dagu's base config, merged under every DAG (may not exist). Unset: no base config. */
+    base_config?: string;
   };
   /** Console/API bind address and port. */
   host: string;
@@ -81,4 +83,12 @@ export interface Config {
     /** Absolute local directory for the runs a worker executes. */
     work_dir: string;
   };
+  /** IANA time zone of schedules without `CRON_TZ=`; null or unset: UTC. */
+  tz?: string | null;
+  /** Shell of DAGs that set none, themselves or in the base config; null or unset: the built-in choice. */
+  default_shell?: string | null;
+  /** Do not seed a new DAGs directory with the example DAGs. */
+  skip_examples?: boolean;
+  /** Lines to log once at start: Dagu settings in config.yaml that have no meaning here. */
+  warnings?: string[];
 }
