@@ -22,7 +22,12 @@ const program = new Command()
 
 program.addHelpText(
   'after',
-  '\nExit codes: 0 success, 1 the run failed (or was aborted), 2 usage or configuration error.',
+  '\nExit codes: 0 success, 1 the run failed (or was aborted), 2 usage or configuration error.\n' +
+    'status, stop, restart, retry and resume of a DAG or run that does not exist, and restart of a DAG\n' +
+    'with no running run, exit 1 as in Dagu (which exits 1 on every error, usage errors too).\n' +
+    "\nRuns are named by run ID (dagu status 20261130-011530-1a2b3c4d) or, in Dagu's form, by DAG and\n" +
+    '--run-id (dagu status --run-id 20261130-011530-1a2b3c4d etl); a DAG alone means its latest run\n' +
+    '(status), its running runs (stop, restart).',
 );
 
 const PARAMS_ARGUMENT =
@@ -141,6 +146,82 @@ const COMMANDS: Record<string, (program: Command) => unknown> = {
       .option('-q, --quiet', 'print nothing but errors')
       .option('--detach', 'for a DAG that runs on workers: return once the run is handed over')
       .action(lazy(() => import('./commands/retry'), 'restartCommand')),
+
+  dry: (program) =>
+    program
+      .command('dry')
+      .description(
+        'Show what dagu start would run, in order, with the params resolved; runs nothing, records nothing',
+      )
+      .argument('<dag>', 'DAG name (file stem in the DAGs directory) or path to a DAG file')
+      .argument('[params...]', PARAMS_ARGUMENT)
+      .option('-p, --params <text>', PARAMS_OPTION)
+      .action(lazy(() => import('./commands/dry'), 'dryCommand')),
+
+  history: (program) =>
+    program
+      .command('history')
+      .description("Past runs, newest first (all DAGs', or one DAG's), from the last 30 days by default")
+      .argument('[dag]', 'DAG name or file')
+      .option('--from <date>', 'runs created from this UTC time (2026-01-31 or 2026-01-31T15:04:05Z)')
+      .option('--to <date>', 'runs created up to this UTC time')
+      .option('--last <span>', 'runs of the last 24h, 7d, 1w, ... (not with --from/--to)')
+      .option('--status <list>', 'only these statuses, separated by commas (failed,aborted)')
+      .option('--run-id <text>', 'only run IDs that contain this text')
+      .option('-l, --limit <n>', 'at most this many runs (default 100, at most 1000)')
+      .option('-f, --format <format>', 'table, json (the keys of Dagu) or csv', 'table')
+      .option('--json', 'the same as --format json')
+      .action(lazy(() => import('./commands/history'), 'historyCommand')),
+
+  ls: (program) =>
+    program
+      .command('ls')
+      .description('List the DAGs: schedule, next run, last run, tags')
+      .argument('[pattern]', 'only DAGs whose name or file contains this text')
+      .option('-n, --next', 'accepted for Dagu; the next run is always shown')
+      .option('-l, --last', 'accepted for Dagu; the last run is always shown')
+      .option('-H, --history', 'add the statuses of the five latest runs')
+      .option('-t, --sort-last', 'sort by last run, newest first')
+      .option('-r, --reverse', 'reverse the order')
+      .option('--json', 'print the list as JSON')
+      .action(lazy(() => import('./commands/ls'), 'lsCommand')),
+
+  ps: (program) =>
+    program
+      .command('ps')
+      .description('List the runs running now (queued ones: dagu history --status queued)')
+      .option('-d, --dag <name>', 'only runs of this DAG')
+      .option('-r, --run-id <text>', 'only run IDs that contain this text')
+      .option('-q, --quiet', 'print nothing when no run is running')
+      .option('--json', 'print the runs as JSON')
+      .action(lazy(() => import('./commands/ps'), 'psCommand')),
+
+  cleanup: (program) =>
+    program
+      .command('cleanup')
+      .description("Remove a DAG's old runs with their logs; queued and running runs are always kept")
+      .argument('<dag>', 'DAG name or file')
+      .option('--retention-days <n>', 'keep the runs of the last n days (default 0: remove all)', '0')
+      .option('--dry-run', 'list what would be removed, remove nothing')
+      .option('-y, --yes', 'do not ask for confirmation (without it the answer is read from stdin)')
+      .option('-q, --quiet', 'do not ask either')
+      .addHelpText(
+        'after',
+        '\nExamples:\n  dagu cleanup --dry-run etl\n  dagu cleanup --retention-days 30 -y etl',
+      )
+      .action(lazy(() => import('./commands/cleanup'), 'cleanupCommand')),
+
+  schema: (program) =>
+    program
+      .command('schema')
+      .description('Describe the keys of a DAG file or config.yaml, and what this product does with each')
+      .argument('<dag|config>', 'which file')
+      .argument('[path]', 'a key, dotted (steps.retry_policy.limit); without it, the top-level keys')
+      .addHelpText(
+        'after',
+        '\nExamples:\n  dagu schema dag\n  dagu schema dag steps\n  dagu schema dag steps.retry_policy\n  dagu schema config scheduler',
+      )
+      .action(lazy(() => import('./commands/schema'), 'schemaCommand')),
 
   validate: (program) =>
     program

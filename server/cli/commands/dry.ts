@@ -1,0 +1,23 @@
+// `dagu dry <dag> [-- params]`: what `dagu start` would do, without doing it. The DAG is loaded and checked as
+// start checks it, the caller's params are laid over the declared ones and checked, and the steps are listed
+// in the order they would start. No command runs and, as in Dagu, no run is recorded; Dagu also writes a
+// log of its simulated run, this writes nothing at all.
+
+import { resolveRunParams } from '../../core/params';
+import { cliContext, type GlobalOptions } from '../context';
+import { EXIT_OK, EXIT_RUN_FAILED, UsageError } from '../exit';
+import { loadDagOrThrow } from '../loadDagOrThrow';
+import { dryPlan } from './dryPlan';
+import { cliParams, type ParamFlags } from './start';
+
+export async function dryCommand(dagArg: string, words: string[], opts: GlobalOptions & ParamFlags) {
+  const params = cliParams('dry', dagArg, words, opts);
+  const { config } = cliContext(opts, { component: 'cli' });
+  const dag = await loadDagOrThrow(config, dagArg);
+  const resolved = resolveRunParams(dag.params, params);
+  if (!resolved.ok) throw new UsageError(`DAG ${dag.name}: ${resolved.error}`);
+  const plan = dryPlan(dag, resolved.list);
+  if (!plan.ok) throw new UsageError(plan.error, EXIT_RUN_FAILED);
+  process.stdout.write(`${plan.lines.join('\n')}\n`);
+  return EXIT_OK;
+}
