@@ -72,7 +72,8 @@ const Expect = z
   })
   .strict();
 
-const Case = z
+/** One case; other suites may `.extend()` it with keys of their own. */
+export const Case = z
   .object({
     name: z.string(),
     /** Where the expectation comes from: an upstream file/function or a section of the research note. */
@@ -103,19 +104,24 @@ const Case = z
   .strict();
 export type Case = z.infer<typeof Case>;
 
-const CasesFile = z.object({ cases: z.array(Case).min(1) }).strict();
-
-export interface Feature {
+export interface Feature<C extends Case = Case> {
   name: string;
   dir: string;
-  cases: Case[];
+  cases: C[];
 }
 
-/** Every feature folder with a `cases.yaml`, in name order. A malformed cases file throws, naming it. */
-export function discoverFeatures(): Feature[] {
-  const features: Feature[] = [];
-  for (const name of readdirSync(SUITE_DIR).sort()) {
-    const dir = path.join(SUITE_DIR, name);
+/**
+ * Every feature folder with a `cases.yaml` under `root` (this suite's folder by default), in name order, its
+ * cases read with `caseSchema` (an extension of `Case`). A malformed cases file throws, naming it.
+ */
+export function discoverFeatures<C extends Case = Case>(
+  root: string = SUITE_DIR,
+  caseSchema: z.ZodType<C> = Case as unknown as z.ZodType<C>,
+): Array<Feature<C>> {
+  const CasesFile = z.object({ cases: z.array(caseSchema).min(1) }).strict();
+  const features: Array<Feature<C>> = [];
+  for (const name of readdirSync(root).sort()) {
+    const dir = path.join(root, name);
     const file = path.join(dir, 'cases.yaml');
     if (!statSync(dir).isDirectory() || !existsSync(file)) continue;
     const parsed = CasesFile.safeParse(parseYaml(readFileSync(file, 'utf8')));
