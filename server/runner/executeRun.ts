@@ -12,6 +12,7 @@ import type { DagSpec, RunState, RunStatus, StepSpec, StepStatus } from '../core
 import { SECOND } from '../core/units';
 import * as files from '../store/fileCalls';
 import { checkConditions } from './checkConditions';
+import { runEnvBackticks } from './dagu1Env';
 import { loadDotenv } from './dotenv';
 import { evaluateRunParams } from './evalParams';
 import { filterHostEnv, type HostEnvPassthrough } from './hostEnv';
@@ -185,6 +186,18 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
     if (laid.ok) status.params = laid.list;
     else setupError = laid.error;
   }
+  // A Dagu 1.x file: the backtick parts of the entries it names run now, in the DAG file's directory.
+  let dagEnv = dag.env;
+  if (setupError === null && (dag.env_eval ?? []).length > 0) {
+    const ran = await runEnvBackticks(dag.env, dag.env_eval, {
+      shell: ['sh'],
+      cwd: dag.file ? dirname(dag.file) : runWorkDir,
+      env: { ...hostEnv, ...paramVars(status.params) } as NodeJS.ProcessEnv,
+      signal: stopper.signal,
+    });
+    if (ran.ok) dagEnv = ran.env;
+    else setupError = ran.error;
+  }
   let run: RunEnv = evaluateDagEnv(
     {
       processEnv: opts.baseEnv,
@@ -210,7 +223,7 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
       },
       consts: dag.consts,
     },
-    dag.env,
+    dagEnv,
   );
   // Root fields resolve against the run scope (params, consts, context, DAG env) and the host environment.
   const rootValue = (text: string) =>
@@ -328,11 +341,22 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
         ? resolveValue(spec.dir, { ...partial.scope, hostEnv: definedEnv(opts.baseEnv) }, 'hostValue')
         : null;
       cwd = stepDirPath(dagDir, dirText, hostEnv.HOME);
+      let ownEnv = spec.env;
+      if ((spec.env_eval ?? []).length > 0) {
+        const ran = await runEnvBackticks(spec.env, spec.env_eval, {
+          shell: ['sh'],
+          cwd: dagDir,
+          env: partial.processEnv,
+          signal: stopper.signal,
+        });
+        if (!ran.ok) return fail(ran.error);
+        ownEnv = ran.env;
+      }
       env = buildStepEnv(run, {
         name: spec.name,
         pwd: cwd,
         outputs: outputsOf(visible),
-        env: spec.env,
+        env: ownEnv,
         files: handler ? null : { stdout: f.stdout, stderr: f.stderr, outputFile: f.output },
         extra: handler ? { DAG_RUN_STATUS: handler.runState } : {},
         steps: refs,
@@ -671,4 +695,14 @@ export function freshStepStatus(name: string): StepStatus {
     stderr: null,
     output: null,
   };
+}
+
+/** Named params (`KEY=value`) as variables, for the commands a Dagu 1.x env runs. */
+function paramVars(params: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (const p of params) {
+    const m = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(p);
+    if (m) out[m[1]] = m[2];
+  }
+  return out;
 }

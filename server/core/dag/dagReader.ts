@@ -21,6 +21,8 @@ export interface Entry {
 export class DagReader {
   readonly errors: DagError[] = [];
   readonly warnings: string[] = [];
+  /** Env value nodes of a Dagu 1.x file whose backticks run when the run or step starts (see dagu1.ts). */
+  evalEnv: ReadonlySet<Node> = new Set();
   /** Errors that only follow from a part of the file being refused as unsupported (see dropFollowOns). */
   private readonly followOns = new Set<DagError>();
 

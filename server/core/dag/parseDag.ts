@@ -8,11 +8,15 @@ import { isMap, isScalar } from 'yaml';
 import type { DagSpec } from '../types';
 import type { DagError } from './dagError';
 import { DagReader, isNull } from './dagReader';
+import { dagu1Warning, differencesUnder1x, translateDagu1 } from './dagu1';
 import { readDag } from './readDag';
 
 export type { DagError } from './dagError';
 export { formatDagError } from './dagError';
 export { dagNameFromFile } from './dagName';
+
+/** How the reader's deprecation warnings start (deprecations.ts). */
+const DEPRECATED = 'Deprecated DAG syntax:';
 
 export type ParseDagResult =
   { ok: true; dag: DagSpec; warnings: string[] } | { ok: false; errors: DagError[] };
@@ -49,7 +53,10 @@ export function parseDag(text: string, opts: ParseDagOptions): ParseDagResult {
   for (const doc of list) for (const w of doc.warnings) warnings.push(w.message);
 
   const documents = list.filter((d) => !isNull(d.contents as Node | null));
-  if (opts.strict) checkDocuments(list, lines, opts.file, errors);
+  // A file in Dagu 1.x spelling is read with 1.x meaning: translated to 2.x spelling first (dagu1.ts).
+  const dagu1 = translateDagu1(documents as Document[], 'read');
+  // Dagu 1.x's validate had no pre-pass: a 1.x file is held to the loader's rules only.
+  if (opts.strict && !dagu1.isDagu1) checkDocuments(list, lines, opts.file, errors);
   if (documents.length === 0) {
     errors.push({
       file: opts.file,
@@ -65,15 +72,20 @@ export function parseDag(text: string, opts: ParseDagOptions): ParseDagResult {
   const locals: DagSpec[] = [];
   documents.forEach((doc, i) => {
     const r = new DagReader(doc as Document, lines, opts.file, opts.strict === true);
+    r.evalEnv = dagu1.evalEnv;
     const root = r.resolve(doc.contents)!;
     const dag = readDag(r, root, { file: opts.file, defaultName: i === 0 ? opts.defaultName : null });
     errors.push(...r.errors);
     const prefix = i === 0 ? '' : `document ${i + 1} (${dag?.name ?? '?'}): `;
-    warnings.push(...r.warnings.map((w) => prefix + w));
+    // A 1.x file's legacy spellings (command, string steps, ...) are named once, by `dagu migrate`.
+    const own = dagu1.isDagu1 ? r.warnings.filter((w) => !w.startsWith(DEPRECATED)) : r.warnings;
+    warnings.push(...own.map((w) => prefix + w));
     if (i === 0) entrypoint = dag;
     else if (dag) locals.push(dag);
   });
   checkLocalNames(documents, locals, lines, opts.file, entrypoint, errors);
+  if (dagu1.isDagu1) warnings.unshift(dagu1Warning(dagu1, opts.file ?? `${opts.defaultName}.yaml`));
+  else if (opts.strict) warnings.push(...differencesUnder1x(documents as Document[]));
   if (errors.length > 0 || entrypoint === null) return { ok: false, errors: sortErrors(errors) };
   const dag: DagSpec = entrypoint;
   dag.local_dags = Object.fromEntries(locals.map((l) => [l.name, l]));

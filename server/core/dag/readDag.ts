@@ -8,6 +8,7 @@ import { InvalidNameError, isValidDagName } from '../names';
 import type { DagSpec, HandlerSpecs, MailSpec, OverlapPolicy, SmtpSpec, StepSpec } from '../types';
 import type { DagReader, Entry } from './dagReader';
 import { describe, isNull } from './dagReader';
+import { envEvalNames } from './dagu1';
 import { deprecation } from './deprecations';
 import { isLocalSelector, readEnv, readParams, readWorkerSelector } from './readFields';
 import { readShell } from './readAction';
@@ -153,6 +154,8 @@ export function readDag(r: DagReader, root: Node, opts: ReadDagOptions): DagSpec
   readRunConfig(r, map.get('run_config'));
   const consts = readConsts(r, map.get('consts'));
   if (consts) dag.consts = consts;
+  const envEval = envEvalNames(r.evalEnv, map.get('env')?.value);
+  if (envEval.length > 0) dag.env_eval = envEval;
   return dag;
 }
 

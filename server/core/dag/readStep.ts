@@ -6,6 +6,7 @@ import type { Node } from 'yaml';
 import type { DeclaredOutputSpec, StepSpec } from '../types';
 import type { DagReader, Entry } from './dagReader';
 import { describe, isNull } from './dagReader';
+import { envEvalNames } from './dagu1';
 import { stepDeprecations } from './deprecations';
 import { readExecution } from './readAction';
 import { ENV_NAME_PATTERN, readEnv, readNameList, readWorkerSelector } from './readFields';
@@ -172,6 +173,8 @@ export function readStep(
     params: exec.params,
     worker_selector: selector,
   };
+  const envEval = envEvalNames(r.evalEnv, map.get('env')?.value);
+  if (envEval.length > 0) spec.env_eval = envEval;
   r.dropFollowOns(firstError);
   return {
     spec,
