@@ -2,14 +2,14 @@
 // full list of its errors, each naming the file, line, column and field, so that `dagu validate` can print
 // them all. A file may hold several documents: the first is the DAG, later ones are local sub-DAGs.
 
-import { LineCounter, parseAllDocuments } from 'yaml';
-import type { Document, Node } from 'yaml';
+import type { Document, LineCounter, Node } from 'yaml';
 import { isMap, isScalar } from 'yaml';
 import type { DagSpec } from '../types';
 import type { DagError } from './dagError';
 import { DagReader, isNull } from './dagReader';
 import { dagu1Warning, differencesUnder1x, translateDagu1 } from './dagu1';
 import { readDag } from './readDag';
+import { parseYamlDocuments } from './yamlFrontEnd';
 
 export type { DagError } from './dagError';
 export { formatDagError } from './dagError';
@@ -35,8 +35,7 @@ export interface ParseDagOptions {
 
 /** Parses a DAG file. Never throws: problems are returned, all of them. */
 export function parseDag(text: string, opts: ParseDagOptions): ParseDagResult {
-  const lines = new LineCounter();
-  const docs = parseAllDocuments(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: false });
+  const { docs, lines } = parseYamlDocuments(text);
   const errors: DagError[] = [];
   const warnings: string[] = [];
   const list = Array.isArray(docs) ? docs : [];

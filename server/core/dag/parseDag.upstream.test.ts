@@ -102,7 +102,7 @@ describe('remote and custom actions, and errors that only follow from a refusal'
     ]);
   });
 
-  it('does not say a foreach or object-output step needs run: only that the feature is refused', () => {
+  it('does not say a foreach step needs run, nor a step with only an object output (a noop)', () => {
     expect(
       errors(
         step(
@@ -115,7 +115,6 @@ describe('remote and custom actions, and errors that only follow from a refusal'
       ),
     ).toEqual([
       "3:5: steps[0].foreach: Dagu's foreach steps are not supported by this product (use parallel with a sub-DAG) [unsupported]",
-      "5:13: steps[1].output: Dagu's structured step outputs are not supported by this product (use output: NAME) [unsupported]",
       '6:5: steps[2]: a step needs run, an action or a call',
     ]);
   });

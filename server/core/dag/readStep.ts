@@ -3,12 +3,14 @@
 
 import { isMap, isScalar, isSeq } from 'yaml';
 import type { Node } from 'yaml';
-import type { DeclaredOutputSpec, StepSpec } from '../types';
+import { readsStream } from '../structuredOutput';
+import type { DeclaredOutputSpec, StdoutOutputsSpec, StepSpec, StructuredOutputEntry } from '../types';
 import type { DagReader, Entry } from './dagReader';
 import { describe, isNull } from './dagReader';
 import { envEvalNames } from './dagu1';
 import { stepDeprecations } from './deprecations';
 import { readExecution } from './readAction';
+import { readStdoutObject, readStructuredOutput } from './readOutputs';
 import { ENV_NAME_PATTERN, readEnv, readNameList, readWorkerSelector } from './readFields';
 import {
   readContinueOn,
@@ -118,15 +120,36 @@ export function readStep(
   const idEntry = map.get('id') ?? null;
   const id = readStepId(r, idEntry);
 
+  const beforeExecution = r.errors.length;
   const exec = readExecution(r, map, entry);
+  const afterExecution = r.errors.length;
   const dependsEntry = map.get('depends');
   readFileDependencies(r, map.get('dependencies'));
   const dependsEntries = handlerName === null ? readNameList(r, dependsEntry, 'depends') : [];
 
-  const output = readOutputName(r, map.get('output'));
+  const outputEntry = map.get('output');
+  const objectOutput = outputEntry !== undefined && isMap(outputEntry.value);
+  const structured = objectOutput ? readStructuredOutput(r, outputEntry) : undefined;
+  const output = objectOutput ? undefined : readOutputName(r, outputEntry);
   const outputs = readDeclaredOutputs(r, map.get('outputs'), idEntry, node);
-  const stdout = readRedirect(r, map.get('stdout'));
+  const stdoutEntry = map.get('stdout');
+  const stdoutOutputs =
+    stdoutEntry && isMap(stdoutEntry.value) ? readStdoutObject(r, stdoutEntry) : undefined;
+  const stdout = readRedirect(r, stdoutEntry);
   const stderr = readRedirect(r, map.get('stderr'));
+  // Dagu runs a step that has nothing to execute but an object output reading no stream as a noop step.
+  if (
+    structured &&
+    structured.length > 0 &&
+    exec.action.kind === 'command' &&
+    exec.command === null &&
+    exec.script === null &&
+    !readsStream(structured, 'stdout') &&
+    !readsStream(structured, 'stderr')
+  ) {
+    exec.action = { kind: 'noop' };
+    withdrawNeedsRun(r, beforeExecution, afterExecution);
+  }
   if (stdout !== null && stdout === stderr) {
     r.errorAt(map.get('stderr')!, 'stdout and stderr name the same file; use log_output: merged instead');
   }
@@ -169,6 +192,11 @@ export function readStep(
     continue_on: readContinueOn(r, get('continue_on')),
     output: output ?? null,
     ...(outputs ? { outputs } : {}),
+    ...optional<'structured_output', Array<[string, StructuredOutputEntry]>>(
+      'structured_output',
+      structured && structured.length > 0 ? structured : undefined,
+    ),
+    ...optional<'stdout_outputs', StdoutOutputsSpec>('stdout_outputs', stdoutOutputs),
     call: exec.call,
     params: exec.params,
     worker_selector: selector,
@@ -257,17 +285,17 @@ function readStepId(r: DagReader, entry: Entry | null): string | undefined {
   return id;
 }
 
-/** `output: NAME` (a leading `$` is dropped); the object form of Dagu 2.x is not run here. */
+/** The "needs run" error readExecution gave a step that turned out to be an output-only noop step. */
+function withdrawNeedsRun(r: DagReader, from: number, to: number): void {
+  for (let i = to - 1; i >= from; i--) {
+    if (r.errors[i]?.message === 'a step needs run, an action or a call') r.errors.splice(i, 1);
+  }
+}
+
+/** `output: NAME` (a leading `$` is dropped); a map is the object form (readOutputs.ts). */
 function readOutputName(r: DagReader, entry: Entry | undefined): string | undefined {
   if (!entry || isNull(entry.value)) return undefined;
-  if (isMap(entry.value)) {
-    return r.unsupported(
-      entry.value,
-      entry.field,
-      "Dagu's structured step outputs are not supported by this product (use output: NAME)",
-    );
-  }
-  const text = r.string(entry, 'a variable name');
+  const text = r.string(entry, 'a variable name or a map');
   if (text === undefined) return undefined;
   const name = text.trim().replace(/^\$/, '');
   if (!ENV_NAME_PATTERN.test(name))
@@ -349,15 +377,21 @@ function readDeclaredOutputs(
   return out;
 }
 
-/** `stdout:` / `stderr:` as a file path; Dagu's object forms (artifact, outputs) are not run here. */
+/**
+ * `stdout:` / `stderr:` as a file path. The object forms: `stdout: {outputs}` is read by readStdoutObject;
+ * Dagu's `artifact` is refused as unsupported; `stderr` takes no outputs (an error in Dagu too).
+ */
 function readRedirect(r: DagReader, entry: Entry | undefined): string | null {
   if (!entry || isNull(entry.value)) return null;
   if (isMap(entry.value)) {
-    r.unsupported(
-      entry.value,
-      entry.field,
-      `Dagu's ${entry.key} artifacts and outputs are not supported by this product (give a file path)`,
-    );
+    if (entry.key === 'stderr') {
+      const m = r.map(entry, ['outputs'], 'stderr', {
+        artifact: "Dagu's stderr artifacts are not supported by this product (give a file path)",
+      });
+      const outputs = m?.get('outputs');
+      if (outputs) r.errorAt(outputs, 'stderr takes no outputs (stdout: {outputs: ...} does)');
+      if (entry.value.items.length === 0) r.errorAt(entry, 'a stderr map must not be empty');
+    }
     return null;
   }
   return readNonEmpty(r, entry) ?? null;
