@@ -11,7 +11,7 @@ export interface PlannedSlot {
 }
 
 /**
- * Slots of every DAG in (fromExclusiveMs, toInclusiveMs], oldest first, de-duplicated per DAG. With a
+ * Cron slots of every DAG in (fromExclusiveMs, toInclusiveMs], oldest first, de-duplicated per DAG. With a
  * NextSlotMemo as `slots`, a tick that nextWake (with the same memo) woke for computes no slot at all.
  */
 export function planTick(
@@ -25,6 +25,7 @@ export function planTick(
   for (const dag of dags) {
     const due = new Set<number>();
     for (const s of dag.schedule) {
+      if (s.at_ms !== undefined) continue; // one-off slots: planOneOffs
       const first = slots.next(s, fromExclusiveMs);
       if (first === null || first > toInclusiveMs) continue;
       const second = slots.next(s, first);
@@ -63,7 +64,7 @@ export function finestGranularityMs(dags: readonly DagSpec[]): number {
 }
 
 /**
- * Missed slots to replay for one DAG: those in (max(lastSlot, now - window), beforeMs), reduced by the
+ * Missed cron slots to replay for one DAG: those in (max(lastSlot, now - window), beforeMs), reduced by the
  * overlap policy (`latest` keeps only the newest; `skip` and `all` keep every slot, and the queue decides).
  */
 export function planCatchup(
@@ -81,7 +82,10 @@ export function planCatchup(
   const to = opts.beforeMs - 1;
   if (to <= from) return [];
   const slots = new Set<number>();
-  for (const s of dag.schedule) for (const t of dueSlots(s, from, to)) slots.add(t);
+  for (const s of dag.schedule) {
+    if (s.at_ms !== undefined) continue; // a missed one-off slot stays pending instead (planOneOffs)
+    for (const t of dueSlots(s, from, to)) slots.add(t);
+  }
   const sorted = [...slots].sort((a, b) => a - b);
   const policy = opts.policy ?? dag.overlap_policy;
   return policy === 'latest' ? sorted.slice(-1) : sorted;

@@ -6,6 +6,7 @@ import { isoUtc, newRunStatus } from '../core/runStatus';
 import { slotRunId } from '../core/slotRunId';
 import { dueSlots } from '../core/schedule';
 import { NextSlotMemo } from '../core/nextSlotMemo';
+import { planOneOffs, withoutOneOff, type PendingOneOffs } from '../core/oneOffSlots';
 import { skipsAsSucceeded } from '../core/skipIfSuccessful';
 import { nextWake, planCatchup, planTick, type PlannedSlot } from '../core/tickPlan';
 import type { Clock, Logger, Timers, TimerHandle } from '../core/ports';
@@ -74,6 +75,11 @@ export type DispatchOutcome =
   /** `skip_if_successful`: the DAG's latest run succeeded since the previous slot. */
   | 'skipped';
 
+/** A slot a tick dispatches; `oneOff` for a one-off (`at`) slot, which waits while its DAG is busy. */
+interface DueSlot extends PlannedSlot {
+  oneOff?: true;
+}
+
 /** A slot whose run record createSlot made, and whose process launchSlot is to start. */
 export interface CreatedSlot {
   dag: DagSpec;
@@ -89,6 +95,12 @@ export class CronLoop {
   private ticking: Promise<void> | null = null;
   /** Slots whose dispatch failed on storage errors; retried on the next tick. */
   private retry: PlannedSlot[] = [];
+  /** One-off slots seen before their time and not dispatched yet; persisted in the state file. */
+  private pendingOneOffs: PendingOneOffs = {};
+  /** Whether pendingOneOffs changed since the state file was last written. */
+  private pendingOneOffsDirty = false;
+  /** Run IDs of one-off slots already logged as waiting for their busy DAG. */
+  private readonly waitingOneOffs = new Set<string>();
   /** Run IDs of slots whose record this instance created but whose process failed to start. */
   private readonly unlaunched = new Set<string>();
   /** Run IDs of slots whose record this tick created and whose process is not started yet. */
@@ -110,6 +122,7 @@ export class CronLoop {
    */
   async start(opts: { recoveryWindowMs?: number } = {}): Promise<void> {
     this.state = await this.d.stateFile.read();
+    this.pendingOneOffs = this.state.pending_at ?? {};
     const now = this.d.clock.nowMs();
     const minuteStart = Math.floor(now / MINUTE) * MINUTE;
     this.lastTickMs = minuteStart - 1;
@@ -144,10 +157,14 @@ export class CronLoop {
     const now = this.d.clock.nowMs();
     try {
       dags = await this.loadDags();
-      const due = [
+      const oneOffs = planOneOffs(dags, this.pendingOneOffs, now);
+      this.pendingOneOffs = oneOffs.pending;
+      if (oneOffs.changed) this.pendingOneOffsDirty = true;
+      const cronDue = [
         ...this.retry.filter((p) => now - p.slotMs <= RETRY_HORIZON_MS),
         ...newestPerDag(planTick(dags, this.lastTickMs, now, this.slots), this.d.logger),
       ];
+      const due: DueSlot[] = [...cronDue, ...oneOffs.due.map((p) => ({ ...p, oneOff: true as const }))];
       for (const p of this.retry)
         if (now - p.slotMs > RETRY_HORIZON_MS)
           this.d.logger.error('Gave up on a slot whose run record could not be created', {
@@ -163,7 +180,7 @@ export class CronLoop {
       try {
         activeRuns = await this.activeRunsByDag();
       } catch (err) {
-        this.retry = due;
+        this.retry = cronDue; // one-off slots stay pending, and so are due again
         throw err;
       }
       // Every due slot's record first, then the processes: a record is file work in this process, a launch
@@ -172,9 +189,14 @@ export class CronLoop {
       await runConcurrently(toLaunch, LAUNCH_CONCURRENCY, async ({ plan, slot }) =>
         this.settleSlot(plan, await this.launchSlot(slot)),
       );
-      if (due.length > 0 && this.state && this.d.canDispatch()) {
-        this.state.last_tick_ms = now;
-        await this.d.stateFile.write(this.state);
+      if ((cronDue.length > 0 || this.pendingOneOffsDirty) && this.state && this.d.canDispatch()) {
+        if (cronDue.length > 0) this.state.last_tick_ms = now;
+        this.state.pending_at = this.pendingOneOffs;
+        this.pendingOneOffsDirty = false;
+        await this.d.stateFile.write(this.state).catch((err: Error) => {
+          this.pendingOneOffsDirty = true;
+          throw err;
+        });
       }
       this.firstTickDone = true;
     } catch (err) {
@@ -192,25 +214,25 @@ export class CronLoop {
    * in the order they were due; any other outcome is settled here.
    */
   private async createDueSlots(
-    due: PlannedSlot[],
+    due: DueSlot[],
     dags: DagSpec[],
     activeRuns: ActiveRuns,
-  ): Promise<Array<{ plan: PlannedSlot; slot: CreatedSlot }>> {
+  ): Promise<Array<{ plan: DueSlot; slot: CreatedSlot }>> {
     const byName = new Map(dags.map((g) => [g.name, g]));
-    const perDag = new Map<string, Array<{ plan: PlannedSlot; order: number }>>();
+    const perDag = new Map<string, Array<{ plan: DueSlot; order: number }>>();
     due.forEach((plan, order) => {
       if (!byName.has(plan.dag)) return;
       perDag.set(plan.dag, [...(perDag.get(plan.dag) ?? []), { plan, order }]);
     });
-    const created: Array<{ plan: PlannedSlot; slot: CreatedSlot; order: number }> = [];
+    const created: Array<{ plan: DueSlot; slot: CreatedSlot; order: number }> = [];
     await runConcurrently([...perDag.values()], CREATE_CONCURRENCY, async (slots) => {
       for (const { plan, order } of slots) {
-        const r = await this.createSlot(byName.get(plan.dag)!, plan.slotMs, activeRuns).catch(
-          (err: Error) => {
-            this.d.logger.error('Could not plan a slot; will retry', { dag: plan.dag, error: err.message });
-            return 'failed' as const;
-          },
-        );
+        const r = await this.createSlot(byName.get(plan.dag)!, plan.slotMs, activeRuns, {
+          oneOff: plan.oneOff === true,
+        }).catch((err: Error) => {
+          this.d.logger.error('Could not plan a slot; will retry', { dag: plan.dag, error: err.message });
+          return 'failed' as const;
+        });
         if (typeof r === 'object') created.push({ plan, slot: r, order });
         else this.settleSlot(plan, r);
       }
@@ -253,20 +275,32 @@ export class CronLoop {
   /**
    * The first half of a dispatch: creates the slot's run record, or finds why not. A DAG that runs on the
    * workers is queued for them here (no process to start); a created local run is returned for launchSlot,
-   * and its DAG counts as busy from now on.
+   * and its DAG counts as busy from now on. A one-off slot (`oneOff`) is not skipped by `skip_if_successful`,
+   * and while its DAG is busy it waits (the caller keeps it pending) rather than being skipped, as in Dagu.
    */
   async createSlot(
     dag: DagSpec,
     slotMs: number,
     activeRuns: ActiveRuns,
+    opts: { oneOff?: boolean } = {},
   ): Promise<CreatedSlot | DispatchOutcome> {
     const runId = slotRunId(this.d.dataDir, dag.name, slotMs);
     const log = this.d.logger.child({ dag: dag.name, run_id: runId });
     if ([...(activeRuns.get(dag.name) ?? [])].some((id) => id !== runId)) {
-      log.info('Skipped a slot: the previous run of this DAG is still active', { slot: isoUtc(slotMs) });
+      if (!opts.oneOff) {
+        log.info('Skipped a slot: the previous run of this DAG is still active', { slot: isoUtc(slotMs) });
+      } else if (!this.waitingOneOffs.has(runId)) {
+        this.waitingOneOffs.add(runId);
+        log.info('A one-off slot waits until the active run of its DAG ends', { slot: isoUtc(slotMs) });
+      }
       return 'busy';
     }
-    if (dag.skip_if_successful && (await this.succeededSincePreviousSlot(dag, slotMs, runId))) {
+    this.waitingOneOffs.delete(runId);
+    if (
+      !opts.oneOff &&
+      dag.skip_if_successful &&
+      (await this.succeededSincePreviousSlot(dag, slotMs, runId))
+    ) {
       log.info('Skipped a slot: the last run succeeded since the previous slot (skip_if_successful)', {
         slot: isoUtc(slotMs),
       });
@@ -505,9 +539,17 @@ export class CronLoop {
     await this.d.queue.enqueue({ queue, run_id: runId, dag_name: dag.name, enqueued_at: enqueuedAt });
   }
 
-  /** A slot that failed is retried next tick; any other outcome has handled it. */
-  private settleSlot(p: PlannedSlot, outcome: DispatchOutcome) {
-    if (outcome === 'failed') this.retry.push(p);
+  /**
+   * A slot that failed is retried next tick; any other outcome has handled it. A one-off slot stays pending
+   * (and so due) while it failed, waits for its busy DAG, or this instance may not dispatch.
+   */
+  private settleSlot(p: DueSlot, outcome: DispatchOutcome) {
+    if (p.oneOff) {
+      if (outcome === 'failed' || outcome === 'busy' || outcome === 'fenced') return;
+      this.pendingOneOffs = withoutOneOff(this.pendingOneOffs, p.dag, p.slotMs);
+      this.pendingOneOffsDirty = true;
+      this.noteSlot(p.dag, p.slotMs);
+    } else if (outcome === 'failed') this.retry.push(p);
     else this.noteSlot(p.dag, p.slotMs);
   }
 
@@ -555,6 +597,7 @@ function newestPerDag(planned: PlannedSlot[], logger: Logger): PlannedSlot[] {
 function firstLiveSlot(dag: DagSpec, minuteStartMs: number, nowMs: number): number | null {
   let newest: number | null = null;
   for (const s of dag.schedule) {
+    if (s.at_ms !== undefined) continue; // one-off slots are not replayed (planOneOffs keeps them due)
     const slots = dueSlots(s, minuteStartMs - 1, nowMs);
     const last = slots[slots.length - 1];
     if (last !== undefined && (newest === null || last > newest)) newest = last;

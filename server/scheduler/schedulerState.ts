@@ -1,5 +1,6 @@
-// The scheduler's persisted progress (data/scheduler/state.json): the last completed tick and the last slot
-// planned per DAG, so that a restarted scheduler knows which slots it missed. Written atomically.
+// The scheduler's persisted progress (data/scheduler/state.json): the last completed tick, the last slot
+// planned per DAG and the pending one-off slots, so that a restarted scheduler knows which slots it missed.
+// Written atomically.
 
 import path from 'node:path';
 import { readJsonFile, writeFileAtomic } from '../store/fsutil';
@@ -11,6 +12,11 @@ export interface SchedulerState {
   last_tick_ms: number | null;
   /** Per DAG: the newest slot (ms) that was planned and handled. */
   dags: Record<string, { last_slot_ms: number }>;
+  /**
+   * Per DAG: one-off (`at`) slots seen before their time and not dispatched yet (see core/oneOffSlots). Absent
+   * in files written before one-off schedules existed.
+   */
+  pending_at?: Record<string, number[]>;
 }
 
 export const emptyState = (): SchedulerState => ({ version: 1, last_tick_ms: null, dags: {} });
