@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { parseDag } from '../../core/dag/parseDag';
+import type { DagSpec } from '../../core/types';
+import { dryPlan } from './dryPlan';
+
+function dag(yaml: string): DagSpec {
+  const r = parseDag(yaml, { defaultName: 'plan', file: '/dags/plan.yaml' });
+  if (!r.ok) throw new Error(JSON.stringify(r.errors));
+  return r.dag;
+}
+
+describe('dryPlan', () => {
+  it('lists the steps in the order they would start, with what each runs and waits for', () => {
+    const plan = dryPlan(
+      dag(
+        [
+          'steps:',
+          '  - name: last',
+          '    depends: [first, mid]',
+          '    run: echo done',
+          '  - name: first',
+          '    run: echo $X',
+          '  - name: mid',
+          '    depends: first',
+          '    run: |',
+          '      echo a',
+          '      echo b',
+          'handler_on:',
+          '  failure:',
+          '    run: echo failed',
+          '',
+        ].join('\n'),
+      ),
+      ['X=1'],
+    );
+    expect(plan).toEqual({
+      ok: true,
+      lines: [
+        'Dry run of plan (/dags/plan.yaml): nothing is run and no run is recorded',
+        'type: graph',
+        'params: X=1',
+        'steps, in the order they would start:',
+        '   1. first  run: echo $X',
+        '   2. mid    script: echo a (+1 lines)  after first',
+        '   3. last   run: echo done  after first, mid',
+        'handlers:',
+        '  on failure: run: echo failed',
+      ],
+    });
+  });
+
+  it('refuses steps that wait for each other in a cycle (the loader refuses such a file first)', () => {
+    const spec = dag('steps:\n  - name: a\n    run: x\n  - name: b\n    depends: a\n    run: y\n');
+    const cyclic = { ...spec, steps: [{ ...spec.steps[0], depends: ['b'] }, spec.steps[1]] };
+    expect(dryPlan(cyclic, [])).toEqual({
+      ok: false,
+      error: 'DAG plan: its steps depend on each other in a cycle',
+    });
+  });
+});
