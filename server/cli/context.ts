@@ -4,6 +4,7 @@ import { loadConfig } from '../config/loadConfig';
 import type { Config } from '../config/types';
 import type { Logger, LogFields } from '../core/ports';
 import { createLogger } from '../log/createLogger';
+import { useHomeConfig } from './initHome';
 
 export interface GlobalOptions {
   home?: string;
@@ -37,5 +38,6 @@ export function cliContext(
   const level =
     opts.quiet && (config.log.level === 'info' || config.log.level === 'debug') ? 'warn' : config.log.level;
   const logger = createLogger({ level, format: config.log.format, base });
+  useHomeConfig(config, logger);
   return { config, logger };
 }

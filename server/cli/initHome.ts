@@ -5,6 +5,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../config/types';
 import type { Logger } from '../core/ports';
+import { setBaseConfig } from '../store/dagCatalog';
 import { UsageError } from './exit';
 import { EXAMPLE_DAGS } from './exampleDags';
 
@@ -18,9 +19,23 @@ export async function initHome(config: Config, logger: Logger): Promise<void> {
   } catch (err) {
     throw new UsageError(`DAGU_HOME ${config.home} cannot be used: ${(err as Error).message}`);
   }
-  if (!createdDags) return;
+  if (!createdDags || config.skip_examples) return;
   for (const [name, text] of Object.entries(EXAMPLE_DAGS)) {
     await writeFile(path.join(config.paths.dags_dir, name), text, { flag: 'wx' }).catch(() => undefined);
   }
   logger.info('Created DAGU_HOME with example DAGs', { home: config.home, dags_dir: config.paths.dags_dir });
+}
+
+/**
+ * What every command takes from the configuration besides its values: DAGs loaded from the DAGs directory
+ * inherit Dagu's base config (and `default_shell`, `tz`), and the Dagu settings config.yaml names without a
+ * meaning here are logged once.
+ */
+export function useHomeConfig(config: Config, logger: Logger): void {
+  const file = config.paths.base_config;
+  setBaseConfig(
+    config.paths.dags_dir,
+    file ? { file, defaultShell: config.default_shell ?? null, tz: config.tz ?? null } : null,
+  );
+  for (const warning of config.warnings ?? []) logger.warn(warning);
 }

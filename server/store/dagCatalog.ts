@@ -7,6 +7,7 @@ import type { DagSpec } from '../core/types';
 import type { DagError } from '../core/dag/dagError';
 import { dagNameFromFile } from '../core/dag/dagName';
 import type { ParseDagResult } from '../core/dag/parseDag';
+import type { BaseLayer } from '../core/dag/baseConfig';
 import type { DagSpecCache } from './dagSpecCache';
 import * as fs from './fileCalls';
 import { errorCode, errorMessage, readTextFile, readdirOrEmpty } from './fsutil';
@@ -29,6 +30,47 @@ export interface DagFileResult extends DagFile {
 }
 
 const DAG_FILE_PATTERN = /\.ya?ml$/i;
+
+/** Where the base config of a DAGs directory is, and the config's defaults every DAG inherits with it. */
+export interface BaseConfigSource {
+  /** Absolute path of base.yaml (a missing file is no base). */
+  file: string;
+  defaultShell?: string | null;
+  tz?: string | null;
+}
+
+// On globalThis: the CLI's bundle sets it, and the web bundle's copy of this module (same process) reads it.
+const BASES = Symbol.for('dagu.store.baseConfigs');
+const baseSources: Map<string, BaseConfigSource> = ((globalThis as Record<symbol, unknown>)[BASES] ??=
+  new Map<string, BaseConfigSource>()) as Map<string, BaseConfigSource>;
+
+/**
+ * Makes every DAG loaded from `dagsDir` inherit Dagu's base config (see core/dag/baseConfig.ts). Set once by
+ * the composition root from the configuration; a directory never set loads DAGs without a base.
+ */
+export function setBaseConfig(dagsDir: string, source: BaseConfigSource | null): void {
+  if (source) baseSources.set(path.resolve(dagsDir), source);
+  else baseSources.delete(path.resolve(dagsDir));
+}
+
+/** The base layer of `dagsDir` now (base.yaml is read at each load, as Dagu does), or its error. */
+async function baseLayerOf(dagsDir: string): Promise<{ layer: BaseLayer | null; text: string } | DagError> {
+  const source = baseSources.get(path.resolve(dagsDir));
+  if (!source) return { layer: null, text: '' };
+  let text: string | null = null;
+  try {
+    text = await readTextFile(source.file);
+  } catch (err) {
+    const code = errorCode(err);
+    if (code !== 'ENOENT' && code !== 'ENOTDIR')
+      return readError(source.file, `cannot read the base config: ${errorMessage(err)}`);
+  }
+  const { readBaseLayer } = await import('../core/dag/baseConfig');
+  const r = readBaseLayer({ text, file: source.file, defaultShell: source.defaultShell, tz: source.tz });
+  if (!r.ok) return r.error;
+  // Part of the cache key: a changed base.yaml or default must not reuse parses made under the old one.
+  return { layer: r.layer, text: r.layer ? JSON.stringify(r.layer) : '' };
+}
 
 /**
  * The largest DAG file read. Far above any real DAG (20,000 steps take about 800 KB), and low enough that a
@@ -65,10 +107,11 @@ export async function loadDag(
   opts: LoadDagOptions = {},
 ): Promise<LoadDagResult> {
   if (nameOrPath.includes('/') || DAG_FILE_PATTERN.test(nameOrPath)) {
-    const result = await loadDagFile(path.resolve(nameOrPath), opts);
+    const withBase = { ...opts, dagsDir };
+    const result = await loadDagFile(path.resolve(nameOrPath), withBase);
     const bareFileName = !nameOrPath.includes('/');
     return 'notFound' in result && bareFileName
-      ? loadDagFile(path.resolve(dagsDir, nameOrPath), opts)
+      ? loadDagFile(path.resolve(dagsDir, nameOrPath), withBase)
       : result;
   }
   return loadDagByName(dagsDir, nameOrPath, opts);
@@ -93,7 +136,7 @@ export async function loadDagByName(
 ): Promise<LoadDagResult> {
   const name = assertDagName(dagName);
   for (const ext of ['.yaml', '.yml']) {
-    const result = await loadDagFile(path.resolve(dagsDir, name + ext), opts);
+    const result = await loadDagFile(path.resolve(dagsDir, name + ext), { ...opts, dagsDir });
     if (!('notFound' in result)) return result;
   }
   // A file may declare a `name:` other than its stem.
@@ -106,7 +149,7 @@ export async function loadAllDags(dagsDir: string): Promise<DagFileResult[]> {
   const files = await listDagFiles(dagsDir);
   return Promise.all(
     files.map(async (entry) => {
-      const result = await loadDagFile(entry.file);
+      const result = await loadDagFile(entry.file, { dagsDir });
       // The file was listed a moment ago; if it vanished since, report that as its error.
       const parsed: ParseDagResult =
         'notFound' in result
@@ -117,7 +160,10 @@ export async function loadAllDags(dagsDir: string): Promise<DagFileResult[]> {
   );
 }
 
-async function loadDagFile(file: string, opts: LoadDagOptions = {}): Promise<LoadDagResult> {
+async function loadDagFile(
+  file: string,
+  opts: LoadDagOptions & { dagsDir?: string } = {},
+): Promise<LoadDagResult> {
   const cache = opts.strict ? undefined : opts.cache;
   let text: string;
   try {
@@ -135,12 +181,20 @@ async function loadDagFile(file: string, opts: LoadDagOptions = {}): Promise<Loa
     if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR') return { ok: false, notFound: true };
     return { ok: false, errors: [readError(file, `cannot read the file: ${errorMessage(err)}`)] };
   }
-  const cached = await cache?.get(file, text);
+  const base = opts.dagsDir === undefined ? { layer: null, text: '' } : await baseLayerOf(opts.dagsDir);
+  if ('message' in base) return { ok: false, errors: [base] };
+  const key = base.layer ? `${text}\n\u0000base:${base.text}` : text;
+  const cached = await cache?.get(file, key);
   if (cached) return { ok: true, ...cached };
   // Loaded on first use: a run process whose DAG comes from the cache never loads the YAML parser.
   const { parseDag } = await import('../core/dag/parseDag');
-  const result = parseDag(text, { file, defaultName: dagNameFromFile(file), strict: opts.strict });
-  if (result.ok && cache) await cache.put(file, text, { dag: result.dag, warnings: result.warnings });
+  const result = parseDag(text, {
+    file,
+    defaultName: dagNameFromFile(file),
+    strict: opts.strict,
+    base: base.layer,
+  });
+  if (result.ok && cache) await cache.put(file, key, { dag: result.dag, warnings: result.warnings });
   return result;
 }
 

@@ -6,6 +6,7 @@ import type { Document, LineCounter, Node } from 'yaml';
 import { isMap, isScalar } from 'yaml';
 import type { DagSpec } from '../types';
 import type { DagError } from './dagError';
+import { applyBaseLayer, type BaseLayer } from './baseConfig';
 import { DagReader, isNull } from './dagReader';
 import { dagu1Warning, differencesUnder1x, translateDagu1 } from './dagu1';
 import { readDag } from './readDag';
@@ -31,6 +32,8 @@ export interface ParseDagOptions {
    * document needs `steps` as a non-empty list, and no document may be empty.
    */
   strict?: boolean;
+  /** Dagu's base config and config defaults, laid under every document (see baseConfig.ts). */
+  base?: BaseLayer | null;
 }
 
 /** Parses a DAG file. Never throws: problems are returned, all of them. */
@@ -70,6 +73,7 @@ export function parseDag(text: string, opts: ParseDagOptions): ParseDagResult {
   let entrypoint: DagSpec | null = null;
   const locals: DagSpec[] = [];
   documents.forEach((doc, i) => {
+    if (opts.base) applyBaseLayer(doc as Document, opts.base);
     const r = new DagReader(doc as Document, lines, opts.file, opts.strict === true);
     r.evalEnv = dagu1.evalEnv;
     const root = r.resolve(doc.contents)!;
