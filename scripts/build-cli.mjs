@@ -29,11 +29,18 @@ import path from 'node:path';
  * reads and compiles, stays smaller, and a command that uses a part gets it from a warm cache. Our sources
  * keep requiring the package names; this redirects those requires to the parts.
  */
-const PARTS = { 'cron-parser': 'cron', luxon: 'cron', pino: 'pino', yaml: 'yaml', nodemailer: 'mail' }; // bin/dagu lists the same parts
+const PARTS = {
+  'cron-parser': 'cron',
+  luxon: 'cron',
+  pino: 'pino',
+  yaml: 'yaml',
+  'js-yaml': 'jsyaml',
+  nodemailer: 'mail',
+}; // bin/dagu lists the same parts
 const partsPlugin = {
   name: 'dagu-parts',
   setup(b) {
-    b.onResolve({ filter: /^(cron-parser|luxon|pino|yaml|nodemailer)$/ }, (args) =>
+    b.onResolve({ filter: /^(cron-parser|luxon|pino|yaml|js-yaml|nodemailer)$/ }, (args) =>
       args.importer.includes('node_modules')
         ? undefined
         : { path: `dagu-bundle:${PARTS[args.path]}`, external: true },
