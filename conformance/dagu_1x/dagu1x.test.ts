@@ -4,7 +4,7 @@
 // file, migrated with `--write`, must run to the same outcome and load without the 1.x warning.
 // Build the CLI first (`npm run build:cli`).
 
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -50,11 +50,16 @@ const asRun = (c: Case1x): Case1x => (c.differs ? { ...c, expect: c.differs.expe
 /** Whether 1.30.2 loaded the file at all (a refused file has no 1.x meaning to keep). */
 const loads1x = (c: Case1x) => !c.expect.no_run && !c.differs?.expect.no_run;
 
-/** `dagu validate FILE` in a fresh home. */
+/** `dagu validate` of a copy of FILE (with the suite's service addresses filled in) in a fresh home. */
 async function validate(file: string): Promise<Result> {
   const home = tempHome();
   try {
-    return await dagu(['validate', file], home.env);
+    const copy = path.join(home.dags, path.basename(file));
+    const text = readFileSync(file, 'utf8')
+      .replaceAll('{{http}}', services.httpUrl)
+      .replaceAll('{{smtp_port}}', String(services.smtpPort));
+    writeFileSync(copy, text);
+    return await dagu(['validate', copy], home.env);
   } finally {
     home.cleanup();
   }
