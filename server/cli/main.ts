@@ -230,6 +230,14 @@ const COMMANDS: Record<string, (program: Command) => unknown> = {
       .argument('[dags...]', 'DAG names or files (default: every file in the DAGs directory)')
       .action(lazy(() => import('./commands/validate'), 'validateCommand')),
 
+  migrate: (program) =>
+    program
+      .command('migrate')
+      .description('Rewrite Dagu 1.x DAG files in 2.x spelling, keeping their meaning (prints a diff)')
+      .argument('<paths...>', 'DAG files, or directories searched for .yaml/.yml files')
+      .option('--write', 'write the migrated files (atomically); without it only the diff is printed')
+      .action(lazy(() => import('./commands/migrate'), 'migrateCommand')),
+
   scheduler: (program) =>
     program
       .command('scheduler')
