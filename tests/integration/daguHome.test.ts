@@ -1,0 +1,134 @@
+// A Dagu 1.30.2 home used as it is (fixtures/dagu-home-1.30.2: its config.yaml in Dagu's keys, its base.yaml,
+// its DAGs and the run history and queue item 1.30.2 wrote): `dagu start`, `dagu scheduler` and `dagu server`
+// start on it, name the Dagu settings they do not use in one warning, give every DAG base.yaml's values, and
+// leave Dagu's own files as they were.
+
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { dagu, eventually, freePort, killProcessesWithHome, startService, type Service } from './harness';
+
+const FIXTURE = path.join(import.meta.dirname, 'fixtures', 'dagu-home-1.30.2');
+const WARNING =
+  'config.yaml: Dagu settings not used by this product: navbarColor, navbarTitle, ui.maxDashboardPageLimit, ' +
+  'permissions, latestStatusToday';
+
+let home: string;
+let env: NodeJS.ProcessEnv;
+let services: Service[];
+
+beforeEach(() => {
+  home = mkdtempSync(path.join(tmpdir(), 'dagu-home-'));
+  cpSync(FIXTURE, home, { recursive: true });
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('DAGU_')));
+  env = {
+    ...clean,
+    DAGU_HOME: home,
+    DAGU_SCHEDULER_PORT: '0',
+    DAGU_RUN_PRESTART: 'false',
+    DAGU_RUN_HEARTBEAT_INTERVAL: '500ms',
+    DAGU_RUN_HEARTBEAT_STALE_THRESHOLD: '3s',
+  } as unknown as NodeJS.ProcessEnv;
+  services = [];
+});
+afterEach(async () => {
+  await Promise.all(services.map((s) => s.stop('SIGKILL')));
+  killProcessesWithHome(home);
+  rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+});
+
+/** The files 1.30.2 wrote, read from the fixture (paths relative to a home). */
+function fixtureFiles(): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir)) {
+      const p = path.join(dir, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else out.set(path.relative(FIXTURE, p), readFileSync(p, 'utf8'));
+    }
+  };
+  walk(path.join(FIXTURE, 'data'));
+  walk(path.join(FIXTURE, 'logs'));
+  return out;
+}
+
+/** Dagu's files in the home now, for the same paths: each must still be there, unchanged. */
+function expectDaguFilesUntouched(): void {
+  const before = fixtureFiles();
+  expect(before.size).toBeGreaterThan(5);
+  for (const [rel, text] of before) expect(readFileSync(path.join(home, rel), 'utf8'), rel).toBe(text);
+}
+
+describe('a Dagu 1.30.2 home', () => {
+  it('dagu start runs a DAG with base.yaml merged in, warns once, and leaves Dagu history alone', async () => {
+    const r = await dagu(['start', 'hello'], env);
+    expect(r.code, r.stderr).toBe(0);
+    const warnings = r.stderr.split('\n').filter((l) => l.includes('Dagu settings not used'));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain(WARNING);
+    const runId = /^\S+ (\S+) \(attempt/m.exec(r.stdout)![1];
+    const s = await dagu(['status', '--json', runId], env);
+    expect(s.code, s.stderr).toBe(0);
+    const status = JSON.parse(s.stdout) as { status: string; steps: Array<{ stdout: string }> };
+    expect(status.status).toBe('succeeded');
+    // As 1.30.2 printed for the same files: the base's variable, and the DAG's own value of a shared one.
+    expect(readFileSync(path.join(home, 'logs', status.steps[0].stdout), 'utf8')).toContain(
+      'base=inherited-from-base shared=dag',
+    );
+    expectDaguFilesUntouched();
+  });
+
+  it('dagu scheduler runs scheduled DAGs with the base values and does not take Dagu queue items', async () => {
+    writeFileSync(
+      path.join(home, 'dags', 'tick.yaml'),
+      'schedule: "*/2 * * * * *"\nsteps:\n  - name: s\n    command: echo "tick $FROM_BASE"\n',
+    );
+    const port = await freePort();
+    const s = startService(['scheduler'], { ...env, DAGU_SCHEDULER_PORT: String(port) });
+    services.push(s);
+    await s.waitFor(/Dagu settings not used by this product/, 60_000);
+    expect(s.output()).toContain(WARNING);
+    const { FileRunStore } = await import('../../server/store/fileRunStore');
+    const store = new FileRunStore({ dataDir: path.join(home, 'data'), logDir: path.join(home, 'logs') });
+    const done = await eventually(
+      async () => {
+        const page = await store.listRuns({ dag: 'tick', limit: 50 });
+        return page.items.find((x) => x.status === 'succeeded');
+      },
+      60_000,
+      250,
+    );
+    const run = await store.readStatus(done.run_id);
+    if (run.kind !== 'ok') throw new Error(`run ${done.run_id}: ${run.kind}`);
+    expect(readFileSync(path.join(home, 'logs', run.status.steps[0].stdout!), 'utf8')).toContain(
+      'tick inherited-from-base',
+    );
+    // Dagu's queued run of hello is not ours: nothing of hello ran, and its item is still there.
+    expect((await store.listRuns({ dag: 'hello', limit: 50 })).items).toEqual([]);
+    expect(await s.stop()).toBe(0);
+    expectDaguFilesUntouched();
+  });
+
+  it('dagu server serves the DAGs and lists only its own runs', async () => {
+    const port = await freePort();
+    const s = startService(['server', '--port', String(port)], env);
+    services.push(s);
+    const api = `http://127.0.0.1:${port}/api/v1`;
+    const dag = await eventually(
+      async () => {
+        const res = await fetch(`${api}/dags/hello`, { signal: AbortSignal.timeout(5000) });
+        return res.ok ? ((await res.json()) as Record<string, unknown>) : null;
+      },
+      90_000,
+      250,
+    ).catch((err: Error) => {
+      throw new Error(`${err.message}\nserver output:\n${s.output()}`);
+    });
+    expect(JSON.stringify(dag)).toContain('inherited-from-base');
+    const runs = (await (await fetch(`${api}/runs?dag=hello`)).json()) as { items: unknown[] };
+    expect(runs.items).toEqual([]);
+    expect(s.output()).toContain(WARNING);
+    expectDaguFilesUntouched();
+  });
+});
