@@ -70,7 +70,7 @@ Other environment variables the program reads:
 `;
 
 /** The text docs/configuration.md should have for this settings table. */
-export function renderConfigDocs({ settings, structuredKeys, formatDuration, parseDuration }) {
+export function renderConfigDocs({ settings, structuredKeys, formatDuration, parseDuration, daguKeys = {} }) {
   const groups = new Map(SECTIONS.map(([title]) => [title, []]));
   for (const s of settings) {
     const top = s.key.split('.')[0];
@@ -96,7 +96,48 @@ export function renderConfigDocs({ settings, structuredKeys, formatDuration, par
     if (title === 'Step environment') out.push('', STEP_ENV_NOTE);
     out.push('');
   }
+  if (Object.keys(daguKeys).length > 0) out.push(daguSection(daguKeys));
   return `${out.join('\n').trimEnd()}\n`;
+}
+
+const DAGU_SPECIAL = {
+  debug: '`true`: `log.level` `debug`',
+  'auth.mode': '`none`: the file\'s credentials are not used; `basic`: they are; `builtin`: warned (no user accounts here; the file\'s credentials, if any, still protect the server)',
+  is_basic_auth: 'no effect: the credentials alone turn basic auth on',
+  is_auth_token: 'no effect: the token alone turns token auth on',
+  'scheduler.zombie_detection_interval': '`scheduler.zombie_check_interval`; `0` (off) is warned, the check stays on',
+  'coordinator.advertise': 'the host of the default `coordinator.url`',
+  'worker.coordinators': 'one address: `coordinator.url`; several: warned',
+};
+
+function daguSection(daguKeys) {
+  const rows = Object.entries(daguKeys).map(([key, use]) => {
+    const here = use.setting ? code(use.setting) : use.special ? DAGU_SPECIAL[key] : 'not used: named in the warning';
+    return `| ${code(key)} | ${here} |`;
+  });
+  return `## A Dagu home's config.yaml
+
+A \`config.yaml\` written for Dagu (1.30.2 or 2.x) is read as it is. Dagu's keys are matched the way Dagu reads
+them, ignoring case and \`_\`, so 1.30.2's \`dagsDir\` and \`lockStaleThreshold\` are 2.x's \`dags_dir\` and
+\`lock_stale_threshold\`. A Dagu key with a meaning here sets the setting in the right column; where this
+product's own key is set too, **this product's key wins** (Dagu itself lets its legacy top-level \`dags_dir\`
+win over \`paths.dags_dir\`). The Dagu keys without a meaning here are named in one warning when a command
+starts (\`config.yaml: Dagu settings not used by this product: navbarColor, permissions, ...\`) and do not stop
+it; a key that neither product has is still an error. In \`queues.config\`, Dagu's \`max_active_runs\`,
+\`maxActiveRuns\` and \`maxConcurrency\` are read as \`max_concurrency\`; \`worker.labels\` may be a mapping.
+
+Dagu's base config, \`base.yaml\` (\`paths.base_config\`), is merged under every DAG as Dagu merges it: a key
+the DAG sets wins, a key only the base sets is inherited; \`env\` and \`dotenv\` are appended, the base's
+entries first; mappings (\`handler_on\` handler by handler, \`smtp\`, \`defaults\`, ...) are merged key by key,
+except \`mail_on\`, \`retry_policy\` and \`webhook\`, which the DAG replaces whole; the base's \`name\` and
+\`steps\` are not inherited. \`default_shell\` is the base's \`shell\` where it sets none, and \`tz\` the zone of
+each schedule without \`CRON_TZ=\`. Dagu's run history, queue items and other files under \`data/\` are left as
+they are and are not read as this product's.
+
+| Dagu key | Here |
+| --- | --- |
+${rows.join('\n')}
+`;
 }
 
 const STEP_ENV_NOTE = `Step processes do not inherit the whole environment of the process that runs the DAG, as in Dagu 2.x.
@@ -170,7 +211,9 @@ function escapeCell(text) {
 export async function generateConfigDocs(root = ROOT) {
   const settings = await import(pathToFileURL(path.join(root, SETTINGS_FILE)).href);
   const duration = await import(pathToFileURL(path.join(root, 'server/core/duration.ts')).href);
+  const dagu = await import(pathToFileURL(path.join(root, 'server/config/daguKeys.ts')).href);
   return renderConfigDocs({
+    daguKeys: dagu.DAGU_KEYS,
     settings: settings.SETTINGS,
     structuredKeys: settings.STRUCTURED_KEYS,
     formatDuration: duration.formatDuration,
