@@ -102,17 +102,23 @@ export function renderConfigDocs({ settings, structuredKeys, formatDuration, par
 
 const DAGU_SPECIAL = {
   debug: '`true`: `log.level` `debug`',
-  'auth.mode': '`none`: the file\'s credentials are not used; `basic`: they are; `builtin`: warned (no user accounts here; the file\'s credentials, if any, still protect the server)',
+  'auth.mode':
+    "`none`: the file's credentials are not used; `basic`: they are; `builtin`: warned (no user accounts here; the file's credentials, if any, still protect the server)",
   is_basic_auth: 'no effect: the credentials alone turn basic auth on',
   is_auth_token: 'no effect: the token alone turns token auth on',
-  'scheduler.zombie_detection_interval': '`scheduler.zombie_check_interval`; `0` (off) is warned, the check stays on',
+  'scheduler.zombie_detection_interval':
+    '`scheduler.zombie_check_interval`; `0` (off) is warned, the check stays on',
   'coordinator.advertise': 'the host of the default `coordinator.url`',
   'worker.coordinators': 'one address: `coordinator.url`; several: warned',
 };
 
 function daguSection(daguKeys) {
   const rows = Object.entries(daguKeys).map(([key, use]) => {
-    const here = use.setting ? code(use.setting) : use.special ? DAGU_SPECIAL[key] : 'not used: named in the warning';
+    const here = use.setting
+      ? code(use.setting)
+      : use.special
+        ? DAGU_SPECIAL[key]
+        : 'not used: named in the warning';
     return `| ${code(key)} | ${here} |`;
   });
   return `## A Dagu home's config.yaml
