@@ -17,6 +17,7 @@ const program = new Command()
   .description('Cron workflow scheduler: DAGs of shell steps, active/standby schedulers, labelled workers')
   .version(VERSION, '-v, --version')
   .option('--home <dir>', 'DAGU_HOME (default: $DAGU_HOME or ~/.dagu)')
+  .option('--dagu-home <dir>', "Dagu's name for --home")
   .showHelpAfterError()
   .exitOverride();
 
@@ -296,7 +297,7 @@ const COMMANDS: Record<string, (program: Command) => unknown> = {
 /** The command word: the first argument that is not a global option (`--home <dir>` takes a value). */
 function commandWord(args: string[]): string {
   for (let i = 0; i < args.length; i++) {
-    if (args[i] === '--home') i++;
+    if (args[i] === '--home' || args[i] === '--dagu-home') i++;
     else if (!args[i].startsWith('-')) return args[i];
   }
   return '';
@@ -330,8 +331,10 @@ function lazy(load: () => Promise<Record<string, unknown>>, name: string) {
     if (!SERVICES.has(cmd.name())) blockFileCallsWhile(() => supervisedChildren() === 0);
     // Commander passes the operands, its own options object and the command: the handler gets the operands
     // and the options of the command together with the global ones (`--home`) and where `--` was.
+    const globals = program.opts<{ home?: string; daguHome?: string }>();
     const code = await handler(...args.slice(0, -2), {
-      ...program.opts(),
+      ...globals,
+      home: globals.home ?? globals.daguHome,
       ...cmd.opts(),
       argsAfterDash: argsAfterDash(process.argv),
     });

@@ -84,6 +84,16 @@ describe('dagu start with Dagu params', () => {
   });
 });
 
+describe("Dagu's --dagu-home", () => {
+  it('names the home like --home, after the command word as Dagu writes it', async () => {
+    const env = { ...h.env, DAGU_HOME: '' };
+    delete env.DAGU_HOME;
+    const r = await dagu(['start', '--dagu-home', h.home, '--quiet', 'etl'], env);
+    expect(r.code, r.stderr).toBe(0);
+    expect((await statusOf('etl')).status).toBe('succeeded');
+  });
+});
+
 describe('status, stop, restart and retry of a DAG', () => {
   it("status <dag> is the DAG's latest run; --run-id picks one of its runs; run IDs still work", async () => {
     const first = await startQuiet('-p', 'X=1', 'etl');
