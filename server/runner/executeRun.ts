@@ -278,7 +278,7 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
    * Step references by id. Published declared outputs (`${steps.<id>.outputs.<name>}`) only of the steps in
    * `upstream` (the ones this step depends on, directly or not); a handler gets none (Dagu spec 007).
    */
-  const stepRefs = (upstream: ReadonlySet<string>) => {
+  const stepRefs = (upstream: ReadonlySet<string>, handler: boolean) => {
     const refs: Record<string, StepRefInfo> = {};
     for (const spec of dag.steps) {
       if (!spec.id) continue;
@@ -286,12 +286,15 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
       const f = stepFiles.get(spec.name);
       const out = s?.output && spec.output ? (s.output[spec.output] ?? null) : null;
       const outputs = upstream.has(spec.name) ? (s?.outputs ?? null) : null;
+      // Structured outputs (object output, stdout.outputs): for the steps upstream, and every step in handlers.
+      const sees = handler || upstream.has(spec.name);
       refs[spec.id] = {
         stdout: f?.stdout,
         stderr: f?.stderr,
         exit_code: s?.exit_code ?? null,
-        output: out,
+        output: (sees ? s?.output_value : null) ?? out,
         outputs,
+        published_outputs: sees ? (s?.published_outputs ?? null) : null,
       };
     }
     return refs;
@@ -322,7 +325,7 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
       // Steps see the outputs of the steps they depend on, directly or not; handlers see every output.
       const upstream = handler ? [] : upstreamOrder(spec.name, specsByName);
       const visible = handler ? dag.steps.map((s) => s.name) : upstream;
-      const refs = stepRefs(new Set(upstream));
+      const refs = stepRefs(new Set(upstream), handler !== null);
       // Dagu: `context.step.id` for a step with an id (not for handlers); `run.status` only in handlers.
       const stepContext: Record<string, string> = {};
       if (!handler && spec.id) stepContext['step.id'] = spec.id;

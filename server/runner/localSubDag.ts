@@ -9,6 +9,7 @@ import { runProcessEnv } from './runProcessEnv';
 import { closeSync, openSync } from 'node:fs';
 import type { Config } from '../config/types';
 import { formatDagError } from '../core/dag/dagError';
+import { stringifySortedJson } from '../core/dag/values';
 import { formatSelector } from '../core/distributed';
 import { formatDuration } from '../core/duration';
 import type { Clock, Logger } from '../core/ports';
@@ -436,6 +437,10 @@ async function spawnChildRun(
 export function childResult(s: RunStatus): SubDagResult {
   const outputs: Record<string, string> = Object.create(null);
   for (const step of [...s.steps, ...Object.values(s.handlers)]) {
+    // Structured outputs first (text as it is, other values as JSON), then the step's output variable.
+    for (const [k, v] of Object.entries(step?.published_outputs ?? {})) {
+      outputs[k] = v === null || v === undefined ? '' : typeof v === 'string' ? v : stringifySortedJson(v);
+    }
     if (step?.output) Object.assign(outputs, step.output);
   }
   return {

@@ -23,7 +23,8 @@ import * as files from '../store/fileCalls';
 import { runStepAction, type ActionRunner } from './runStepAction';
 import { checkConditions } from './checkConditions';
 import { DEFAULT_MAX_OUTPUT_BYTES, OutputCapture, readTail } from './outputCapture';
-import { readStepOutputs } from './stepOutputs';
+import { readsStream } from '../core/structuredOutput';
+import { hasStructuredOutputs, publishStructuredOutputs, readStepOutputs } from './stepOutputs';
 import { spawnShell, type ShellHandle } from './spawnShell';
 import {
   chooseShell,
@@ -113,6 +114,8 @@ export async function runStep(run: StepRun): Promise<StepStatus['status']> {
     output: null,
   } satisfies Partial<StepStatus>);
   delete status.outputs;
+  delete status.output_value;
+  delete status.published_outputs;
   run.onChange();
 
   // The step's end is reported after its files are closed: then the report, the run's end and the final
@@ -334,9 +337,15 @@ async function attemptOnce(
   repeating: boolean,
 ): Promise<AttemptResult> {
   const { step } = run;
-  const capture = step.output
-    ? new OutputCapture(run.dag?.max_output_size ?? DEFAULT_MAX_OUTPUT_BYTES)
-    : null;
+  const maxBytes = run.dag?.max_output_size ?? DEFAULT_MAX_OUTPUT_BYTES;
+  // Stdout is captured for `output: NAME`, an object output reading it, and stdout.outputs; stderr only for
+  // an object output reading it.
+  const structured = step.structured_output ?? [];
+  const capture =
+    step.output || readsStream(structured, 'stdout') || step.stdout_outputs !== undefined
+      ? new OutputCapture(maxBytes)
+      : null;
+  const errCapture = readsStream(structured, 'stderr') ? new OutputCapture(maxBytes) : null;
   const errOffset = (await files.fstat(fds.err)).size;
   const timeoutMs = step.timeout_sec !== null && step.timeout_sec > 0 ? step.timeout_sec * SECOND : null;
   const startedMono = run.clock.monoMs();
@@ -344,9 +353,9 @@ async function attemptOnce(
 
   let result: AttemptResult | { kind: 'timed_out' };
   if (kind === 'command' || kind === 'exec') {
-    result = await runProcesses(run, scope, fds, capture, timeoutMs, repeating);
+    result = await runProcesses(run, scope, fds, { out: capture, err: errCapture }, timeoutMs, repeating);
   } else {
-    result = await runStepAction(run, scope, fds, capture, timeoutMs, run.runAction);
+    result = await runStepAction(run, scope, fds, capture, timeoutMs, run.runAction, errCapture);
   }
 
   if (result.kind === 'timed_out') {
@@ -361,7 +370,7 @@ async function attemptOnce(
   }
   if (result.kind === 'stopped') return result;
   // The output variable is kept even when the step failed (continue_on dependents and handlers see it).
-  if (capture) {
+  if (capture && step.output) {
     const overflow = capture.error();
     if (overflow)
       return {
@@ -370,7 +379,24 @@ async function attemptOnce(
         error: overflow,
         retryable: true,
       };
-    run.status.output = { [step.output!]: capture.value() };
+    run.status.output = { [step.output]: capture.value() };
+  }
+  // Structured outputs are evaluated after a failed command too; an evaluation error fails the step.
+  if (hasStructuredOutputs(step)) {
+    const problem = await publishStructuredOutputs(
+      step,
+      run.status,
+      { stdout: capture, stderr: errCapture },
+      { scope, cwd: run.cwd, maxBytes, signal: run.stop },
+    );
+    if (problem !== null) {
+      return {
+        kind: 'failed',
+        exitCode: result.kind === 'ok' ? 0 : result.exitCode,
+        error: problem,
+        retryable: true,
+      };
+    }
   }
   if (result.kind === 'failed' && result.exitCode !== null && result.exitCode !== 0) {
     const tail = (await readTail(fds.err, errOffset, STDERR_TAIL_BYTES)).trimEnd();
@@ -400,7 +426,7 @@ async function runProcesses(
   run: StepRun,
   scope: ValueScope,
   fds: StepFds,
-  capture: OutputCapture | null,
+  captures: { out: OutputCapture | null; err: OutputCapture | null },
   timeoutMs: number | null,
   repeating: boolean,
 ): Promise<AttemptResult | { kind: 'timed_out' }> {
@@ -451,7 +477,8 @@ async function runProcesses(
           stderrFd: fds.err,
           stdoutTee: fds.outTee,
           stderrTee: fds.errTee,
-          stdoutCapture: capture,
+          stdoutCapture: captures.out,
+          stderrCapture: captures.err,
         });
         if (stoppedBy) stopProcess(run, current, stoppedBy);
         else if (timedOut) current.kill();

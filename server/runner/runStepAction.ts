@@ -41,6 +41,7 @@ export async function runStepAction(
   capture: OutputCapture | null,
   timeoutMs: number | null,
   runner: ActionRunner | undefined,
+  errCapture: OutputCapture | null = null,
 ): Promise<Attempt> {
   const action = run.step.action!;
   const controller = new AbortController();
@@ -57,7 +58,7 @@ export async function runStepAction(
   else run.stop.addEventListener('abort', onStop, { once: true });
 
   const stdout = teeSink([fds.out, ...fds.outTee], capture);
-  const stderr = teeSink([fds.err, ...fds.errTee], null);
+  const stderr = teeSink([fds.err, ...fds.errTee], errCapture);
   try {
     const withMap = 'with' in action ? (resolveWith(action.with, scope) as Record<string, unknown>) : {};
     const ctx: ActionContext = {

@@ -25,6 +25,8 @@ export interface ShellInvocation {
   stderrTee?: readonly number[];
   /** Receives stdout too (the step's `output:`); then stdout flows through a pipe. */
   stdoutCapture?: OutputCapture | null;
+  /** Receives stderr too (a structured output reading stderr); then stderr flows through a pipe. */
+  stderrCapture?: OutputCapture | null;
 }
 
 /** How to stop a running invocation politely. */
@@ -53,7 +55,7 @@ const RESEND_EVERY_MS = 5000;
 
 export function spawnShell(inv: ShellInvocation): ShellHandle {
   const teeOut = (inv.stdoutTee ?? []).length > 0 || !!inv.stdoutCapture;
-  const teeErr = (inv.stderrTee ?? []).length > 0;
+  const teeErr = (inv.stderrTee ?? []).length > 0 || !!inv.stderrCapture;
   const child = spawnProcess({
     file: inv.file,
     args: inv.args,
@@ -70,7 +72,9 @@ export function spawnShell(inv: ShellInvocation): ShellHandle {
   if (child.stdout) {
     pumps.push(pump(child.stdout, [inv.stdoutFd, ...(inv.stdoutTee ?? [])], inv.stdoutCapture ?? null));
   }
-  if (child.stderr) pumps.push(pump(child.stderr, [inv.stderrFd, ...(inv.stderrTee ?? [])], null));
+  if (child.stderr) {
+    pumps.push(pump(child.stderr, [inv.stderrFd, ...(inv.stderrTee ?? [])], inv.stderrCapture ?? null));
+  }
 
   let stopDeadline: number | null = null;
   const timers: NodeJS.Timeout[] = [];

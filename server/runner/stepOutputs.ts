@@ -2,9 +2,20 @@
 // attempt succeeds the file is read as `name=value` lines and `name<<DELIM` ... `DELIM` blocks. Every name
 // written must be declared, every declared name written once, and a `json` output must hold valid JSON;
 // anything else fails the attempt. Stdout is never an output.
+// Also the runner's side of structured outputs (object `output:`, `stdout.outputs`): the sources
+// core/structuredOutput.ts reads, and publishing what it evaluates on the step's status.
 
-import type { DeclaredOutputSpec } from '../core/types';
+import { isAbsolute, resolve as resolvePath } from 'node:path';
+import { resolveValue, type ValueScope } from '../core/dag/values';
+import {
+  evaluateStdoutOutputs,
+  evaluateStructuredOutput,
+  type OutputSources,
+} from '../core/structuredOutput';
+import type { DeclaredOutputSpec, StepSpec, StepStatus } from '../core/types';
 import * as files from '../store/fileCalls';
+import { runJq } from './actions/jqRun';
+import type { OutputCapture } from './outputCapture';
 
 /** The outcome of reading an output file: the values by name, or why the file is not acceptable. */
 export type ParsedOutputs = { ok: true; values: Record<string, string> } | { ok: false; error: string };
@@ -105,5 +116,102 @@ function isJson(text: string): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+/** What one attempt captured for structured outputs: null when the stream was not captured. */
+export interface AttemptCaptures {
+  stdout: OutputCapture | null;
+  stderr: OutputCapture | null;
+}
+
+/** Whether a step publishes structured outputs (then its streams may need capturing). */
+export function hasStructuredOutputs(step: StepSpec): boolean {
+  return (step.structured_output?.length ?? 0) > 0 || step.stdout_outputs !== undefined;
+}
+
+/**
+ * Evaluates a step's object `output:` and `stdout.outputs` after an attempt (whether or not it failed, as Dagu
+ * does) and publishes them on `status`: `output_value` (the object output's JSON) and `published_outputs`
+ * (its values, then stdout.outputs' values, which replace them). Returns the step's error when evaluation fails.
+ */
+export async function publishStructuredOutputs(
+  step: StepSpec,
+  status: StepStatus,
+  captures: AttemptCaptures,
+  o: { scope: ValueScope; cwd: string; maxBytes: number; signal: AbortSignal },
+): Promise<string | null> {
+  delete status.output_value;
+  delete status.published_outputs;
+  const src = outputSources(captures, o);
+  if (step.structured_output && step.structured_output.length > 0) {
+    const r = await evaluateStructuredOutput(step.structured_output, src);
+    if (!r.ok) return `failed to evaluate structured output: ${r.error}`;
+    status.output_value = r.value.json;
+    status.published_outputs = r.value.values;
+  }
+  if (step.stdout_outputs) {
+    const r = await evaluateStdoutOutputs(step.stdout_outputs, src);
+    if (!r.ok) return `failed to evaluate stdout outputs: ${r.error}`;
+    status.published_outputs = { ...r.value };
+  }
+  return null;
+}
+
+function outputSources(
+  captures: AttemptCaptures,
+  o: { scope: ValueScope; cwd: string; maxBytes: number; signal: AbortSignal },
+): OutputSources {
+  const stream = (c: OutputCapture | null) =>
+    c === null
+      ? { ok: true as const, value: '' }
+      : c.exceeded
+        ? { ok: false as const, error: `output exceeded maximum size limit of ${c.maxBytes} bytes` }
+        : { ok: true as const, value: c.value() };
+  return {
+    stdout: stream(captures.stdout),
+    stderr: stream(captures.stderr),
+    maxBytes: o.maxBytes,
+    resolveText: (text) => resolveValue(text, o.scope, 'structuredOutput'),
+    readFile: async (path) => {
+      const full = isAbsolute(path) ? path : resolvePath(o.cwd, path);
+      try {
+        return { ok: true, value: await readLimited(full, o.maxBytes) };
+      } catch (e) {
+        return { ok: false, error: (e as Error).message };
+      }
+    },
+    selectExpression: async (value, expression) => {
+      let outcome;
+      try {
+        outcome = await runJq(expression, JSON.stringify(value ?? null), o.signal);
+      } catch (e) {
+        return { ok: false, error: (e as Error).message };
+      }
+      if (outcome.exitCode !== 0) {
+        return { ok: false, error: outcome.stderr.trim() || `jq exited with code ${outcome.exitCode}` };
+      }
+      const first = outcome.stdout.split('\n').find((line) => line !== '');
+      if (first === undefined) return { ok: false, error: 'the expression gave no value' };
+      return { ok: true, value: JSON.parse(first) as unknown };
+    },
+  };
+}
+
+/** A file's text, refused when it is over `maxBytes` bytes (Dagu reads at most the limit). */
+async function readLimited(path: string, maxBytes: number): Promise<string> {
+  const fd = await files.open(path, 'r');
+  try {
+    const size = (await files.fstat(fd)).size;
+    if (size > maxBytes) throw new Error(`output exceeded maximum size limit of ${maxBytes} bytes`);
+    // Read one byte more than the limit: a file that grows (or a device) is still caught.
+    const buf = Buffer.alloc(Math.min(maxBytes + 1, Math.max(size, 64 * 1024)));
+    let n = 0;
+    for (let got = -1; n < buf.length && got !== 0; n += got)
+      got = await files.readAt(fd, buf.subarray(n), n);
+    if (n > maxBytes) throw new Error(`output exceeded maximum size limit of ${maxBytes} bytes`);
+    return buf.subarray(0, n).toString('utf8');
+  } finally {
+    await files.close(fd).catch(() => undefined);
   }
 }
