@@ -22,6 +22,42 @@ export interface Dagu1Translation {
   blockers: string[];
 }
 
+/** Dagu 1.30.2's camelCase root keys (its schema and decoder); other camelCase keys are nobody's. */
+const ROOT_CAMEL_1X = new Set([
+  'workingDir',
+  'skipIfSuccessful',
+  'logDir',
+  'logOutput',
+  'handlerOn',
+  'mailOn',
+  'errorMail',
+  'infoMail',
+  'waitMail',
+  'timeoutSec',
+  'delaySec',
+  'restartWaitSec',
+  'histRetentionDays',
+  'maxActiveRuns',
+  'maxActiveSteps',
+  'maxCleanUpTimeSec',
+  'maxOutputSize',
+  'registryAuths',
+  'runConfig',
+  'workerSelector',
+]);
+/** Dagu 1.30.2's camelCase step keys. */
+const STEP_CAMEL_1X = new Set([
+  'workingDir',
+  'shellPackages',
+  'logOutput',
+  'continueOn',
+  'retryPolicy',
+  'repeatPolicy',
+  'mailOnError',
+  'signalOnStop',
+  'workerSelector',
+  'timeoutSec',
+]);
 /** Step keys whose value is a map of Dagu's own keys (so its camelCase keys are 1.x spellings). */
 const STEP_STRUCT_KEYS = new Set(['continueOn', 'retryPolicy', 'repeatPolicy', 'parallel', 'output']);
 /** Root keys whose value is a map of Dagu's own keys. */
@@ -77,47 +113,25 @@ function allStepMaps(root: YAMLMap): YAMLMap[] {
   ];
 }
 
-/** Whether a map of Dagu's own keys (and the maps of its keys below it) has a camelCase key. */
-function hasCamel(map: unknown): boolean {
-  if (!isMap(map)) return false;
-  return map.items.some((p) => {
-    const key = keyOf(p as Pair);
-    return key !== null && hasUpper(key);
-  });
-}
-
 /** Whether one document uses a spelling only Dagu 1.x has. */
 function documentIs1x(root: YAMLMap): boolean {
   for (const p of root.items) {
     const key = keyOf(p as Pair);
-    if (key === null) continue;
-    if (hasUpper(key) || key === 'precondition') return true;
-    if (ROOT_PLAIN_STRUCT.has(key) && hasCamel((p as Pair).value)) return true;
+    if (key !== null && (ROOT_CAMEL_1X.has(key) || key === 'precondition')) return true;
   }
-  const steps = allStepMaps(root);
-  const typeText = stringOf(pairOf(root, 'type')?.value)?.trim().toLowerCase();
-  for (const step of steps) {
+  for (const step of allStepMaps(root)) {
     for (const p of step.items) {
       const key = keyOf(p as Pair);
       if (key === null) continue;
-      if (hasUpper(key) || key === 'dir' || key === 'executor' || key === 'precondition') return true;
-      if (
-        (STEP_STRUCT_KEYS.has(key) || key === 'container' || key === 'llm') &&
-        hasCamel((p as Pair).value)
-      ) {
+      if (STEP_CAMEL_1X.has(key) || key === 'dir' || key === 'executor' || key === 'precondition')
         return true;
-      }
       if (key === 'preconditions' && conditionItems((p as Pair).value).some((c) => pairOf(c, 'command'))) {
         return true;
       }
     }
     // `run:` naming a sub-DAG with its params: 2.x refuses the pair, 1.x calls the DAG.
     if (pairOf(step, 'run') && pairOf(step, 'params') && isScalar(pairOf(step, 'run')!.value)) return true;
-    // `depends` under chain: 2.x refuses it, 1.x adds the step before.
-    if (typeText === 'chain' && pairOf(step, 'depends')) return true;
   }
-  const handlers = pairOf(root, 'handler_on')?.value;
-  if (isMap(handlers) && pairOf(handlers, 'cancel')) return true;
   return false;
 }
 
@@ -214,7 +228,7 @@ class Translator {
       else if (key === 'handlerOn' || key === 'handler_on') {
         if (key === 'handlerOn') this.rename(p, 'handler_on');
         this.handlers(p.value);
-      } else if (hasUpper(key)) {
+      } else if (ROOT_CAMEL_1X.has(key)) {
         this.rename(p, snakeCase(key));
         if (ROOT_STRUCT_KEYS.has(key)) this.snakeKeys(p.value);
       } else if (ROOT_PLAIN_STRUCT.has(key)) {
@@ -261,7 +275,7 @@ class Translator {
       else if (key === 'executor') this.executor(step, p, field);
       else if (key === 'run' && isScalar(p.value) && !pairOf(step, 'command') && !pairOf(step, 'script')) {
         this.rename(p, 'call');
-      } else if (hasUpper(key)) {
+      } else if (STEP_CAMEL_1X.has(key)) {
         this.rename(p, snakeCase(key));
         if (STEP_STRUCT_KEYS.has(key)) this.snakeKeys(p.value);
       } else if (STEP_STRUCT_KEYS.has(key) || key === 'container' || key === 'llm') {

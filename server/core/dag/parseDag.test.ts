@@ -408,12 +408,16 @@ describe('parseDag: errors name the file, line, column and field', () => {
   });
 
   it('hints the snake_case key for a camelCase one', () => {
-    expect(errors(yaml('catchupWindow: 1h', 'maxActiveRuns: 2', ...oneStep))).toEqual([
+    // Dagu 1.x's own camelCase keys are read with 1.x meaning (dagu1.test.ts); others get the hint.
+    expect(errors(yaml('catchupWindow: 1h', 'overlapPolicy: skip', ...oneStep))).toEqual([
       'dags/etl.yaml:1:1: catchupWindow: unknown key "catchupWindow": Dagu keys are snake_case; use catchup_window',
-      'dags/etl.yaml:2:1: maxActiveRuns: unknown key "maxActiveRuns": Dagu keys are snake_case; use max_active_runs',
+      'dags/etl.yaml:2:1: overlapPolicy: unknown key "overlapPolicy": Dagu keys are snake_case; use overlap_policy',
     ]);
-    expect(errors(yaml('steps:', '  - name: s', '    command: x', '    retryPolicy: {limit: 1}'))).toEqual([
-      'dags/etl.yaml:4:5: steps[0].retryPolicy: unknown key "retryPolicy": Dagu keys are snake_case; use retry_policy',
+    expect(errors(yaml('catchupWindow: 1h', 'maxActiveRuns: 1', ...oneStep))).toEqual([
+      'dags/etl.yaml:1:1: catchupWindow: unknown key "catchupWindow": Dagu keys are snake_case; use catchup_window',
+    ]);
+    expect(errors(yaml('steps:', '  - name: s', '    command: x', '    shellArgs: [-e]'))).toEqual([
+      'dags/etl.yaml:4:5: steps[0].shellArgs: unknown key "shellArgs": Dagu keys are snake_case; use shell_args',
     ]);
   });
 
@@ -422,8 +426,8 @@ describe('parseDag: errors name the file, line, column and field', () => {
       'dags/etl.yaml:2:5: steps[0]: a step needs run, an action or a call',
       'dags/etl.yaml:3:5: steps[0].comand: unknown key "comand" (did you mean command?)',
     ]);
-    expect(errors(yaml('steps:', '  - name: s', '    command: x', '    dir: /tmp'))).toEqual([
-      'dags/etl.yaml:4:5: steps[0].dir: key "dir" was removed from Dagu\'s DAG language; use working_dir',
+    expect(errors(yaml('dir: /tmp', 'steps:', '  - name: s', '    command: x'))).toEqual([
+      'dags/etl.yaml:1:1: dir: key "dir" was removed from Dagu\'s DAG language; use working_dir',
     ]);
   });
 
