@@ -198,19 +198,24 @@ function outputSources(
   };
 }
 
-/** A file's text, refused when it is over `maxBytes` bytes (Dagu reads at most the limit). */
+/**
+ * A file's text, refused when it holds more than `maxBytes` bytes. Read in chunks up to one byte past the
+ * limit, whatever its size says: a device such as /dev/zero reports 0 and never ends.
+ */
 async function readLimited(path: string, maxBytes: number): Promise<string> {
   const fd = await files.open(path, 'r');
   try {
-    const size = (await files.fstat(fd)).size;
-    if (size > maxBytes) throw new Error(`output exceeded maximum size limit of ${maxBytes} bytes`);
-    // Read one byte more than the limit: a file that grows (or a device) is still caught.
-    const buf = Buffer.alloc(Math.min(maxBytes + 1, Math.max(size, 64 * 1024)));
-    let n = 0;
-    for (let got = -1; n < buf.length && got !== 0; n += got)
-      got = await files.readAt(fd, buf.subarray(n), n);
-    if (n > maxBytes) throw new Error(`output exceeded maximum size limit of ${maxBytes} bytes`);
-    return buf.subarray(0, n).toString('utf8');
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const buf = Buffer.alloc(Math.min(64 * 1024, maxBytes + 1 - total));
+      const got = await files.readAt(fd, buf, total);
+      if (got === 0) break;
+      chunks.push(buf.subarray(0, got));
+      total += got;
+      if (total > maxBytes) throw new Error(`output exceeded maximum size limit of ${maxBytes} bytes`);
+    }
+    return Buffer.concat(chunks).toString('utf8');
   } finally {
     await files.close(fd).catch(() => undefined);
   }

@@ -86,7 +86,7 @@ describe('object-form output', () => {
     );
   });
 
-  it('fails the step when stdout goes over max_output_size, and when the published JSON does', async () => {
+  it('fails the step when stdout, a file (an endless one too) or the published JSON goes over max_output_size', async () => {
     const dag = dagFrom(
       'max_output_size: 64',
       'steps:',
@@ -98,6 +98,10 @@ describe('object-form output', () => {
       '  - id: file',
       '    run: head -c 65 /dev/zero > big.txt',
       '    output: {v: {from: file, path: big.txt}}',
+      '  - id: endless',
+      '    output: {v: {from: file, path: /dev/zero}}',
+      '  - id: dir',
+      '    output: {v: {from: file, path: .}}',
     );
     const { final } = await runDag(dag, dir);
     expect(final.steps.map((s) => [s.status, s.error])).toEqual([
@@ -109,6 +113,14 @@ describe('object-form output', () => {
       [
         'failed',
         'failed to evaluate structured output: v: failed to read file "big.txt": output exceeded maximum size limit of 64 bytes',
+      ],
+      [
+        'failed',
+        'failed to evaluate structured output: v: failed to read file "/dev/zero": output exceeded maximum size limit of 64 bytes',
+      ],
+      [
+        'failed',
+        'failed to evaluate structured output: v: failed to read file ".": EISDIR: illegal operation on a directory, read',
       ],
     ]);
   });
