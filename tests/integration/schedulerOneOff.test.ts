@@ -36,7 +36,7 @@ function plusOne(ms: number): string {
   return `${new Date(ms + 3_600_000).toISOString().slice(0, 19)}+01:00`;
 }
 
-const stateFile = () => path.join(h.home, 'data', 'scheduler', 'state.json');
+const stateFile = () => path.join(h.home, 'data', 'scheduler', 'tick-state.json');
 
 describe('dagu scheduler: one-off at entries', () => {
   it('runs a pending slot missed while it was down once, never an unseen past one, and keeps a future one', async () => {
