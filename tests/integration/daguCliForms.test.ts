@@ -86,8 +86,7 @@ describe('dagu start with Dagu params', () => {
 
 describe("Dagu's --dagu-home", () => {
   it('names the home like --home, after the command word as Dagu writes it', async () => {
-    const env = { ...h.env, DAGU_HOME: '' };
-    delete env.DAGU_HOME;
+    const { DAGU_HOME: _home, ...env } = h.env;
     const r = await dagu(['start', '--dagu-home', h.home, '--quiet', 'etl'], env);
     expect(r.code, r.stderr).toBe(0);
     expect((await statusOf('etl')).status).toBe('succeeded');
