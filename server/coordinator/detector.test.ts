@@ -10,7 +10,7 @@ import {
   type CoordinatorHarness,
   type StoreKit,
 } from './testing/coordinatorHarness';
-import { silenceReason } from './detector';
+import { CoordinatorDetector, silenceReason } from './detector';
 
 describe.each(STORE_KITS)('CoordinatorDetector on $name', ({ make }) => {
   let kit: StoreKit;
@@ -175,6 +175,29 @@ describe.each(STORE_KITS)('CoordinatorDetector on $name', ({ make }) => {
     });
     const late = await h.reportRunning('worker-b', 'run-1');
     expect(late).toMatchObject({ accepted: false, cancel: true });
+  });
+
+  it('gives workers a whole stale threshold to heartbeat after the coordinator (re)starts', async () => {
+    await h.heartbeat('worker-b', { zone: 'b' });
+    await h.dispatch('run-1', { zone: 'b' });
+    await h.take('worker-b', { zone: 'b' });
+    await h.reportRunning('worker-b', 'run-1');
+    // The coordinator is down for three stale thresholds; a new one starts on the same stores.
+    await h.time.advance(3 * STALE_MS);
+    const restarted = new CoordinatorDetector({ ...h.detectorDeps, clock: h.time, timers: h.time });
+
+    expect((await restarted.sweep()).workerRunsFailed).toEqual([]);
+    await h.time.advance(STALE_MS / 2);
+    const { attempt } = await h.status('run-1');
+    await h.heartbeat('worker-b', { zone: 'b' }, [{ run_id: 'run-1', attempt }]);
+    await h.time.advance(STALE_MS / 2 + 1 * SECOND);
+    expect((await restarted.sweep()).workerRunsFailed).toEqual([]);
+    expect((await h.status('run-1')).status).toBe('running');
+
+    // A worker that never comes back is judged once the threshold has passed under the new coordinator.
+    await h.time.advance(STALE_MS + 1 * SECOND);
+    expect((await restarted.sweep()).workerRunsFailed).toEqual(['run-1']);
+    await restarted.stop();
   });
 
   it('keeps the run of a worker that heartbeats while its record cannot be written (a full disk)', async () => {

@@ -71,9 +71,16 @@ export class CoordinatorDetector {
   /** When (monotonic ms) each run on a healthy worker was first seen missing from its heartbeats. */
   private readonly unlistedSince = new Map<string, number>();
   private readonly seenThisPass = new Set<string>();
+  /**
+   * When this detector began (clock ms). A worker cannot heartbeat while no coordinator is up, so silence is
+   * only judged once a whole stale threshold has passed under this coordinator: a restart that took longer
+   * than the threshold must not fail every run that kept going on its worker meanwhile.
+   */
+  private readonly startedMs: number;
 
   constructor(private readonly d: CoordinatorDetectorDeps) {
     this.locks = d.locks ?? new RunLocks();
+    this.startedMs = d.clock.nowMs();
   }
 
   /** Sweeps now and then every interval until `stop`. */
@@ -214,6 +221,7 @@ export class CoordinatorDetector {
   /** Runs on a worker whose heartbeats stopped (or that is not registered at all) are failed. */
   private async failSilentWorkerRuns(result: SweepResult): Promise<void> {
     const now = this.d.clock.nowMs();
+    const judgeSilence = now - this.startedMs > this.d.staleMs;
     const stored = await this.d.workers.list();
     const records = this.d.sightings
       ? this.d.sightings.overlay(stored)
@@ -227,9 +235,12 @@ export class CoordinatorDetector {
       const r = await this.d.runs.readStatus(a.run_id);
       if (r.kind !== 'ok' || !onWorker(r.status)) return;
       const workerId = r.status.worker_id!;
+      const record = records.get(workerId);
+      // An unregistered worker is judged at once; a silent one only after the start-up grace.
       const reason =
-        silenceReason(workerId, records.get(workerId), now, this.d.staleMs) ??
-        this.unlistedReason(r.status, records.get(workerId)!);
+        (judgeSilence || record === undefined
+          ? silenceReason(workerId, record, now, this.d.staleMs)
+          : null) ?? this.unlistedReason(r.status, record!);
       if (reason === null) return;
       const failed = await this.locks.with(a.run_id, async () => {
         // Read again right before writing: a final status may have landed meanwhile.

@@ -124,7 +124,7 @@ export async function coordinatorHarness(kit: StoreKit, opts: HarnessOptions = {
     locks,
     coordinators: opts.coordinators,
   });
-  const detector = new CoordinatorDetector({
+  const detectorDeps = {
     runs,
     tasks,
     workers,
@@ -138,7 +138,8 @@ export async function coordinatorHarness(kit: StoreKit, opts: HarnessOptions = {
     workerRetentionMs: opts.retentionMs ?? RETENTION_MS,
     locks,
     sightings,
-  });
+  };
+  const detector = new CoordinatorDetector(detectorDeps);
   const reports = new WorkerReports({
     runs,
     tasks,
@@ -160,6 +161,8 @@ export async function coordinatorHarness(kit: StoreKit, opts: HarnessOptions = {
     cancels,
     dispatcher,
     detector,
+    /** What the detector was built from, for a second detector on the same stores (a restart). */
+    detectorDeps,
     reports,
     /** A worker heartbeat (its first one registers it). */
     heartbeat(
