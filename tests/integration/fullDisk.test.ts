@@ -242,7 +242,7 @@ describe('a full disk under DAGU_HOME', () => {
       'remote',
       `schedule: "*/3 * * * * *"\nworker_selector:\n  zone: a\nsteps:\n  - name: r\n    command: sleep 0.5\n`,
     );
-    dag('long', `steps:\n  - name: l\n    command: sleep 2\n`);
+    dag('long', `steps:\n  - name: l\n    command: sleep 4\n`);
 
     const scheduler = new Supervised(['scheduler'], env);
     const server = new Supervised(['server'], env);
@@ -267,7 +267,12 @@ describe('a full disk under DAGU_HOME', () => {
       // Runs in the middle of their steps when the disk fills: their end cannot be written.
       writeFileSync(writeFlag, '');
       const cutOff = [dagu(['start', 'long'], env, 60_000), dagu(['start', 'long'], env, 60_000)];
-      await new Promise((r) => setTimeout(r, 1000));
+      // Both are running (their records written) before the disk fills, however slow the machine.
+      await eventually(
+        async () =>
+          (await apiRuns(baseUrl)).filter((r) => r.dag_name === 'long' && r.status === 'running').length >= 2,
+        30_000,
+      );
       // The disk fills: the ballast takes what is left, and the runs' logs need more.
       full = fillDisk(home);
       const refused: Result[] = [];
