@@ -145,7 +145,7 @@ class Cluster {
   workerRecord(id: string): WorkerRecord | null {
     try {
       return JSON.parse(
-        readFileSync(path.join(this.dataDir, 'distributed', 'workers', `${id}.json`), 'utf8'),
+        readFileSync(path.join(this.dataDir, 'cluster', 'workers', `${id}.json`), 'utf8'),
       ) as WorkerRecord;
     } catch {
       return null;
@@ -245,7 +245,7 @@ async function cancel() {
       await c.dispatch(runId, { zone: 'b' });
       const task = await c.services.tasks.findByRun(runId);
       if (!task) throw new Error(`no task for ${runId}`);
-      const file = path.join(c.dataDir, 'distributed', 'pending', `${task.task_id}.json`);
+      const file = path.join(c.dataDir, 'cluster', 'pending', `${task.task_id}.json`);
       if (!existsSync(file)) throw new Error(`no task file ${file}`);
       const useApi = i % 2 === 0;
       const t0 = performance.now();

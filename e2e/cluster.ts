@@ -344,10 +344,10 @@ export class DaguCluster {
     return w;
   }
 
-  /** The coordinator's record of a worker's last heartbeat (data/distributed/workers/<id>.json), or null. */
+  /** The coordinator's record of a worker's last heartbeat (data/cluster/workers/<id>.json), or null. */
   lastHeartbeatMs(workerId: string): number | null {
     try {
-      const file = path.join(this.dataDir, 'distributed', 'workers', `${workerId}.json`);
+      const file = path.join(this.dataDir, 'cluster', 'workers', `${workerId}.json`);
       const record = JSON.parse(readFileSync(file, 'utf8')) as { last_heartbeat_ms?: unknown };
       return typeof record.last_heartbeat_ms === 'number' ? record.last_heartbeat_ms : null;
     } catch {

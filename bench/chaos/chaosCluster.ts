@@ -157,7 +157,7 @@ export class ChaosCluster {
   /** Runs each worker reports executing in its last heartbeat (the coordinator's worker record). */
   workerRuns(id: string): string[] {
     try {
-      const file = path.join(this.dataDir, 'distributed', 'workers', `${id}.json`);
+      const file = path.join(this.dataDir, 'cluster', 'workers', `${id}.json`);
       const rec = JSON.parse(readFileSync(file, 'utf8')) as { running?: Array<{ run_id: string }> };
       return (rec.running ?? []).map((r) => r.run_id);
     } catch {

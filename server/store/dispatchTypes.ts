@@ -1,4 +1,4 @@
-// Interfaces of the distributed stores under DAGU_HOME/data/distributed: the dispatch store (tasks waiting
+// Interfaces of the distributed stores under DAGU_HOME/data/cluster: the dispatch store (tasks waiting
 // for, or claimed by, a worker), worker presence, and cancel requests for runs on workers. File-backed
 // implementations and in-memory fakes pass the same contract suites.
 
@@ -131,7 +131,7 @@ export interface CancelRequests {
 }
 
 /**
- * A coordinator's liveness record (data/distributed/coordinators/<coordinator_id>.json), refreshed while it
+ * A coordinator's liveness record (data/cluster/coordinators/<coordinator_id>.json), refreshed while it
  * runs: dispatchers refuse, and the active scheduler fails expired holds itself, while no record is fresh.
  */
 export interface CoordinatorRecord extends CoordinatorBeat {

@@ -1,5 +1,10 @@
-// Names and paths of the distributed stores under DAGU_HOME/data/distributed: task IDs, worker IDs and the
+// Names and paths of the distributed stores under DAGU_HOME/data/cluster: task IDs, worker IDs and the
 // directory of each store. Every name is checked against its pattern before it becomes part of a path.
+//
+// Earlier versions kept these stores under data/distributed, where Dagu 2.x keeps its own dispatch tasks and
+// worker heartbeats in directories of the same names (pending, claims, workers). Ours moved out so that a
+// home shared with Dagu is never mixed; legacyDistributedDirs names the old places, from which the stores
+// adopt the files that have our shape (see adoptLegacyFiles).
 
 import path from 'node:path';
 import { assertDagName, assertRunId, isValidRunId } from '../core/names';
@@ -80,7 +85,7 @@ export function isValidTaskId(taskId: unknown): taskId is string {
   return parseTaskId(taskId) !== null;
 }
 
-/** Directories of the distributed stores under `DAGU_HOME/data`. */
+/** Directories of the distributed stores under `DAGU_HOME/data/cluster`. */
 export interface DistributedDirs {
   root: string;
   pending: string;
@@ -91,7 +96,18 @@ export interface DistributedDirs {
 }
 
 export function distributedDirs(dataDir: string): DistributedDirs {
-  const root = path.join(path.resolve(dataDir), 'distributed');
+  return dirsUnder(path.join(path.resolve(dataDir), 'cluster'));
+}
+
+/**
+ * Where earlier versions kept the same stores: `DAGU_HOME/data/distributed`, which Dagu 2.x uses too. Only
+ * read, to adopt files of ours; a file there of any other shape is Dagu's and is never touched.
+ */
+export function legacyDistributedDirs(dataDir: string): DistributedDirs {
+  return dirsUnder(path.join(path.resolve(dataDir), 'distributed'));
+}
+
+function dirsUnder(root: string): DistributedDirs {
   return {
     root,
     pending: path.join(root, 'pending'),

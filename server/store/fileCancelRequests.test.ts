@@ -28,7 +28,7 @@ describe('FileCancelRequests on disk', () => {
 
   it('keeps a request as a file named after the run that every store instance sees', async () => {
     await new FileCancelRequests({ dataDir }).request('r1', 1234);
-    const dir = path.join(dataDir, 'distributed', 'cancels');
+    const dir = path.join(dataDir, 'cluster', 'cancels');
     expect(await fs.readdir(dir)).toEqual(['r1']);
     expect(JSON.parse(await fs.readFile(path.join(dir, 'r1'), 'utf8'))).toEqual({
       run_id: 'r1',

@@ -1,23 +1,52 @@
-// CancelRequests on the shared data directory: one file per run, data/distributed/cancels/<run_id>,
-// created whole and exclusively (a second request for the run keeps the first), removed by clear.
+// CancelRequests on the shared data directory: one file per run, data/cluster/cancels/<run_id>,
+// created whole and exclusively (a second request for the run keeps the first), removed by clear. Requests
+// an earlier version left in data/distributed/cancels are moved here at first use.
 
 import path from 'node:path';
 import { assertRunId, isValidRunId } from '../core/names';
-import { distributedDirs } from './distributedDir';
+import { distributedDirs, legacyDistributedDirs } from './distributedDir';
+import { adoptLegacyFiles, parseJsonOrUndefined } from './legacyDistributed';
 import type { CancelRequests } from './dispatchTypes';
 import { createFileExclusive, ensureDir, errorCode, isTempName, readdirOrEmpty } from './fsutil';
 import * as fs from './fileCalls';
 
-/** CancelRequests backed by files under `DAGU_HOME/data/distributed/cancels`. */
+/** CancelRequests backed by files under `DAGU_HOME/data/cluster/cancels`. */
 export class FileCancelRequests implements CancelRequests {
   private readonly dir: string;
+  private readonly legacyDir: string;
+  /** Adoption of an earlier version's requests, once per process. */
+  private adopted: Promise<void> | null = null;
 
   constructor(opts: { dataDir: string }) {
     this.dir = distributedDirs(opts.dataDir).cancels;
+    this.legacyDir = legacyDistributedDirs(opts.dataDir).cancels;
+  }
+
+  /** Moves the requests of ours from data/distributed/cancels (`{run_id, requested_at_ms}` named by run). */
+  private adoptLegacy(): Promise<void> {
+    this.adopted ??= adoptLegacyFiles({
+      from: this.legacyDir,
+      to: this.dir,
+      isOurName: isValidRunId,
+      isOurs: (name, text) => {
+        const v = parseJsonOrUndefined(text) as { run_id?: unknown; requested_at_ms?: unknown } | undefined;
+        return (
+          typeof v === 'object' && v !== null && v.run_id === name && typeof v.requested_at_ms === 'number'
+        );
+      },
+    }).then(
+      () => {},
+      (err: unknown) => {
+        this.adopted = null;
+        throw err;
+      },
+    );
+    return this.adopted;
   }
 
   async request(runId: string, nowMs: number): Promise<void> {
     assertRunId(runId);
+    await this.adoptLegacy();
     await ensureDir(this.dir);
     // False when the run was already asked to cancel: that request stands.
     await createFileExclusive(
@@ -28,6 +57,7 @@ export class FileCancelRequests implements CancelRequests {
 
   async has(runId: string): Promise<boolean> {
     assertRunId(runId);
+    await this.adoptLegacy();
     try {
       await fs.stat(this.file(runId));
       return true;
@@ -39,11 +69,13 @@ export class FileCancelRequests implements CancelRequests {
 
   /** Run IDs with a request, sorted. */
   async list(): Promise<string[]> {
+    await this.adoptLegacy();
     return (await readdirOrEmpty(this.dir)).filter((name) => !isTempName(name) && isValidRunId(name)).sort();
   }
 
   async clear(runId: string): Promise<void> {
     assertRunId(runId);
+    await this.adoptLegacy();
     try {
       await fs.unlink(this.file(runId));
     } catch (err) {

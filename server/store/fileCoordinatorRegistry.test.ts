@@ -29,7 +29,7 @@ describe('FileCoordinatorRegistry on disk', () => {
     dataDir = await tempDataDir();
     logger = new RecordingLogger();
     registry = new FileCoordinatorRegistry({ dataDir, logger });
-    dir = path.join(dataDir, 'distributed', 'coordinators');
+    dir = path.join(dataDir, 'cluster', 'coordinators');
   });
   afterEach(async () => {
     await fs.rm(dataDir, { recursive: true, force: true });

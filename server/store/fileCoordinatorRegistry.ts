@@ -1,4 +1,4 @@
-// CoordinatorRegistry on the shared data directory: data/distributed/coordinators/<coordinator_id>.json,
+// CoordinatorRegistry on the shared data directory: data/cluster/coordinators/<coordinator_id>.json,
 // replaced atomically on every refresh. Corrupt records are logged and skipped, never deleted.
 
 import path from 'node:path';
@@ -19,7 +19,7 @@ export interface FileCoordinatorRegistryOptions {
 
 const JSON_SUFFIX = '.json';
 
-/** CoordinatorRegistry backed by one file per coordinator under `DAGU_HOME/data/distributed/coordinators`. */
+/** CoordinatorRegistry backed by one file per coordinator under `DAGU_HOME/data/cluster/coordinators`. */
 export class FileCoordinatorRegistry implements CoordinatorRegistry {
   private readonly dir: string;
   private readonly report: (report: CorruptFileReport) => void;

@@ -38,8 +38,8 @@ describe('FileDispatchStore on disk', () => {
     dataDir = await tempDataDir();
     logger = new RecordingLogger();
     store = new FileDispatchStore({ dataDir, logger });
-    pendingDir = path.join(dataDir, 'distributed', 'pending');
-    claimsDir = path.join(dataDir, 'distributed', 'claims');
+    pendingDir = path.join(dataDir, 'cluster', 'pending');
+    claimsDir = path.join(dataDir, 'cluster', 'claims');
   });
   afterEach(async () => {
     await fs.rm(dataDir, { recursive: true, force: true });

@@ -1,8 +1,10 @@
 // DispatchStore on the shared data directory: one JSON file per task,
-//   data/distributed/pending/<task_id>.json   waiting for a worker
-//   data/distributed/claims/<task_id>.json    claimed, not yet acknowledged
+//   data/cluster/pending/<task_id>.json   waiting for a worker
+//   data/cluster/claims/<task_id>.json    claimed, not yet acknowledged
 // A claim is `rename(pending → claims)`: of several coordinators or pollers exactly one rename succeeds.
-// Corrupt files are logged and skipped, never deleted.
+// Corrupt files are logged and skipped, never deleted. Task files of ours that an earlier version left in
+// data/distributed/{pending,claims} are moved here at first use; Dagu 2.x's task files there (named
+// `task_<ms>_<uuid>.json`) are never read or touched.
 
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
@@ -17,6 +19,7 @@ import {
   compareTasks,
   distributedDirs,
   isLabels,
+  legacyDistributedDirs,
   isValidTaskId,
   newClaimToken,
   parseTaskId,
@@ -38,6 +41,7 @@ import {
   readdirOrEmpty,
   writeFileAtomic,
 } from './fsutil';
+import { adoptLegacyFiles, parseJsonOrUndefined } from './legacyDistributed';
 import { randomHex } from './randomHex';
 
 /** Options of FileDispatchStore. */
@@ -60,11 +64,15 @@ const JSON_SUFFIX = '.json';
 /** A claim being given back: renamed out of the way first, so exactly one process returns it. */
 const RETURNING_PATTERN = /^(.+)\.json\.returning-[0-9a-f]{8}$/;
 
-/** DispatchStore backed by task files under `DAGU_HOME/data/distributed`; safe for several processes and hosts. */
+/** DispatchStore backed by task files under `DAGU_HOME/data/cluster`; safe for several processes and hosts. */
 export class FileDispatchStore implements DispatchStore {
   readonly durable = true;
   private readonly pendingDir: string;
   private readonly claimsDir: string;
+  private readonly legacy: { pending: string; claims: string };
+  private readonly logger: Logger;
+  /** Adoption of an earlier version's task files, once per process (and again at rebuildIndex). */
+  private adopted: Promise<void> | null = null;
   private readonly report: (report: CorruptFileReport) => void;
   /**
    * Pending tasks already read, by ID, so each file is read once: workers poll several times a second and
@@ -80,13 +88,17 @@ export class FileDispatchStore implements DispatchStore {
     const dirs = distributedDirs(opts.dataDir);
     this.pendingDir = dirs.pending;
     this.claimsDir = dirs.claims;
+    const legacy = legacyDistributedDirs(opts.dataDir);
+    this.legacy = { pending: legacy.pending, claims: legacy.claims };
     const logger = opts.logger ?? silentLogger;
+    this.logger = logger;
     this.report = onceReporter((r) =>
       logger.warn('Skipping a corrupt dispatch task file', { path: r.path, error: r.error }),
     );
   }
 
   async enqueue(task: NewDispatchTask): Promise<DispatchTask> {
+    await this.adoptLegacy();
     assertNewTask(task);
     await Promise.all([ensureDir(this.pendingDir), ensureDir(this.claimsDir)]);
     // The same run and attempt enqueued twice within a millisecond: the later one takes the next free ID.
@@ -117,6 +129,7 @@ export class FileDispatchStore implements DispatchStore {
   }
 
   async takeExpiredHold(taskId: string, taker: string, nowMs: number): Promise<DispatchTask | null> {
+    await this.adoptLegacy();
     if (!isValidTaskId(taskId)) return null;
     // The file is the truth (the index may miss a claim given back with a new enqueue time).
     const task = await this.readTask(this.pendingFile(taskId), taskId);
@@ -151,6 +164,7 @@ export class FileDispatchStore implements DispatchStore {
   }
 
   async ack(taskId: string, workerId: string, token: string): Promise<AckResult> {
+    await this.adoptLegacy();
     if (!isValidTaskId(taskId)) return { ok: false, reason: 'not_found' };
     const task = await this.readTask(this.claimFile(taskId), taskId);
     if (!task) return { ok: false, reason: 'not_found' };
@@ -185,12 +199,14 @@ export class FileDispatchStore implements DispatchStore {
   }
 
   async listClaims(): Promise<DispatchTask[]> {
+    await this.adoptLegacy();
     const ids = await taskIdsIn(this.claimsDir);
     const tasks = await Promise.all(ids.map((id) => this.readTask(this.claimFile(id), id)));
     return tasks.filter((t): t is DispatchTask => t !== null).sort(compareTasks);
   }
 
   async findByRun(runId: string): Promise<DispatchTask | null> {
+    await this.adoptLegacy();
     assertRunId(runId);
     const ofRun = (ids: string[]) => ids.filter((id) => parseTaskId(id)?.runId === runId);
     for (const id of ofRun(await taskIdsIn(this.pendingDir))) {
@@ -205,6 +221,7 @@ export class FileDispatchStore implements DispatchStore {
   }
 
   async delete(taskId: string): Promise<boolean> {
+    await this.adoptLegacy();
     if (!isValidTaskId(taskId)) return false;
     this.index.delete(taskId);
     try {
@@ -221,6 +238,7 @@ export class FileDispatchStore implements DispatchStore {
     ttlMs: number,
     keep: (task: DispatchTask) => boolean = () => false,
   ): Promise<{ returned: DispatchTask[]; expired: DispatchTask[] }> {
+    await this.adoptLegacy();
     // Expire first: a claim given back below starts its TTL again now.
     const expired = await this.expireUnclaimed(nowMs, ttlMs, keep);
     const returned: DispatchTask[] = [];
@@ -232,6 +250,7 @@ export class FileDispatchStore implements DispatchStore {
   }
 
   async rebuildIndex(): Promise<void> {
+    this.adopted = null;
     this.index.clear();
     this.corrupt.clear();
     await this.refreshIndex();
@@ -307,8 +326,40 @@ export class FileDispatchStore implements DispatchStore {
     return back;
   }
 
+  /**
+   * Moves the task files of ours that an earlier version left under data/distributed into data/cluster, once
+   * per process. Claims move first, so no task is seen in neither place. A file there that is not ours by
+   * name and content (Dagu's) stays as it is.
+   */
+  private adoptLegacy(): Promise<void> {
+    this.adopted ??= (async () => {
+      const isOurName = (name: string) =>
+        name.endsWith(JSON_SUFFIX) && isValidTaskId(name.slice(0, -JSON_SUFFIX.length));
+      const isOurs = (name: string, text: string) =>
+        taskFileError(parseJsonOrUndefined(text), name.slice(0, -JSON_SUFFIX.length)) === null;
+      for (const [from, to] of [
+        [this.legacy.claims, this.claimsDir],
+        [this.legacy.pending, this.pendingDir],
+      ] as const) {
+        const moved = await adoptLegacyFiles({ from, to, isOurName, isOurs });
+        if (moved.length > 0) {
+          this.logger.info('Moved dispatch tasks of an earlier version to their new directory', {
+            from,
+            to,
+            count: moved.length,
+          });
+        }
+      }
+    })().catch((err: unknown) => {
+      this.adopted = null; // tried again at the next call
+      throw err;
+    });
+    return this.adopted;
+  }
+
   /** Brings the index up to the pending directory's listing, reading only files it has not seen. */
   private async refreshIndex(): Promise<void> {
+    await this.adoptLegacy();
     const listed = new Set(await taskIdsIn(this.pendingDir));
     for (const id of this.index.keys()) if (!listed.has(id)) this.index.delete(id);
     for (const id of this.corrupt) if (!listed.has(id)) this.corrupt.delete(id);

@@ -28,7 +28,7 @@ describe('FileWorkerRegistry on disk', () => {
     dataDir = await tempDataDir();
     logger = new RecordingLogger();
     registry = new FileWorkerRegistry({ dataDir, logger });
-    dir = path.join(dataDir, 'distributed', 'workers');
+    dir = path.join(dataDir, 'cluster', 'workers');
   });
   afterEach(async () => {
     await fs.rm(dataDir, { recursive: true, force: true });

@@ -1,4 +1,4 @@
-// WorkerRegistry on the shared data directory: data/distributed/workers/<worker_id>.json, replaced
+// WorkerRegistry on the shared data directory: data/cluster/workers/<worker_id>.json, replaced
 // atomically on every heartbeat. Corrupt records are logged and skipped, never deleted.
 
 import { promises as fs } from 'node:fs';
@@ -21,7 +21,7 @@ export interface FileWorkerRegistryOptions {
 
 const JSON_SUFFIX = '.json';
 
-/** WorkerRegistry backed by one file per worker under `DAGU_HOME/data/distributed/workers`. */
+/** WorkerRegistry backed by one file per worker under `DAGU_HOME/data/cluster/workers`. */
 export class FileWorkerRegistry implements WorkerRegistry {
   private readonly dir: string;
   private readonly report: (report: CorruptFileReport) => void;

@@ -450,7 +450,7 @@ describe('a damaged dispatch task file', () => {
   it.each(DISPATCH_CASES)(
     '$what: skipped with one warning naming it, kept, and the task behind it still reaches a worker',
     async (c) => {
-      const pending = path.join(home.data, 'distributed', 'pending', `${lostTask(c.n).task_id}.json`);
+      const pending = path.join(home.data, 'cluster', 'pending', `${lostTask(c.n).task_id}.json`);
       writeFileSync(pending, c.content);
       // Its file name is older than any real task: first in line, so a poller stuck on it would starve.
       await parts.dispatcher.dispatch(newRunDispatch(dag, `behind-${c.n}`, { selector: ZONE_B }));

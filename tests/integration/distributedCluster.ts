@@ -163,11 +163,11 @@ export class Cluster {
     await this.worker(id).stop('SIGKILL');
   }
 
-  /** The worker's record as the coordinator last wrote it (data/distributed/workers/<id>.json), or null. */
+  /** The worker's record as the coordinator last wrote it (data/cluster/workers/<id>.json), or null. */
   workerRecord(id: string): WorkerRecord | null {
     try {
       return JSON.parse(
-        readFileSync(path.join(this.dataDir, 'distributed', 'workers', `${id}.json`), 'utf8'),
+        readFileSync(path.join(this.dataDir, 'cluster', 'workers', `${id}.json`), 'utf8'),
       ) as WorkerRecord;
     } catch {
       return null;
@@ -211,10 +211,10 @@ export class Cluster {
     });
   }
 
-  /** Names of the task files under data/distributed/<dir> (pending or claims). */
+  /** Names of the task files under data/cluster/<dir> (pending or claims). */
   taskFiles(dir: 'pending' | 'claims'): string[] {
     try {
-      return readdirSync(path.join(this.dataDir, 'distributed', dir)).filter((f) => f.endsWith('.json'));
+      return readdirSync(path.join(this.dataDir, 'cluster', dir)).filter((f) => f.endsWith('.json'));
     } catch {
       return [];
     }
