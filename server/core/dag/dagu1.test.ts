@@ -110,6 +110,22 @@ steps:
     expect(r.warnings[0]).toContain('run -> call');
   });
 
+  it('applies both precondition and preconditions, as 1.x does, the old key first', () => {
+    const r = read(`
+precondition: test -d /
+preconditions:
+  - condition: "$HOME"
+    expected: "re:^/"
+steps:
+  - command: echo a
+    preconditions: [test -e /]
+    precondition: {condition: "1", expected: "1"}
+`);
+    expect(r.dag.preconditions.map((c) => c.condition)).toEqual(['test -d /', '$HOME']);
+    expect(r.dag.steps[0].preconditions.map((c) => c.condition)).toEqual(['1', 'test -e /']);
+    expect(r.warnings[0]).toContain('precondition -> preconditions');
+  });
+
   it('orders steps as a chain when no step has depends, and runs them in the file directory', () => {
     const r = read(
       'workingDir: ""\nsteps:\n  - command: echo a\n  - command: echo b\n'.replace(

@@ -224,7 +224,7 @@ class Translator {
     for (const p of [...root.items] as Pair[]) {
       const key = keyOf(p);
       if (key === null) continue;
-      if (key === 'precondition') this.rename(p, 'preconditions');
+      if (key === 'precondition') this.precondition(root, p);
       else if (key === 'handlerOn' || key === 'handler_on') {
         if (key === 'handlerOn') this.rename(p, 'handler_on');
         this.handlers(p.value);
@@ -257,6 +257,24 @@ class Translator {
     }
   }
 
+  /**
+   * 1.x's `precondition`: renamed, or, when the map has `preconditions` too (1.x applies both), its conditions
+   * go first in that list.
+   */
+  private precondition(map: YAMLMap, pair: Pair): void {
+    const list = pairOf(map, 'preconditions');
+    if (!list) {
+      this.rename(pair, 'preconditions');
+      return;
+    }
+    const items = (node: unknown): unknown[] => (isSeq(node) ? [...node.items] : node == null ? [] : [node]);
+    const merged = new YAMLSeq();
+    merged.items.push(...items(pair.value), ...items(list.value));
+    list.value = merged;
+    map.items.splice(map.items.indexOf(pair), 1);
+    this.renamed('precondition', 'preconditions');
+  }
+
   private handlers(node: unknown): void {
     if (!isMap(node)) return;
     for (const p of node.items as Pair[]) {
@@ -271,7 +289,7 @@ class Translator {
       const key = keyOf(p);
       if (key === null) continue;
       if (key === 'dir') this.rename(p, 'working_dir');
-      else if (key === 'precondition') this.rename(p, 'preconditions');
+      else if (key === 'precondition') this.precondition(step, p);
       else if (key === 'executor') this.executor(step, p, field);
       else if (key === 'run' && isScalar(p.value) && !pairOf(step, 'command') && !pairOf(step, 'script')) {
         this.rename(p, 'call');
