@@ -2,7 +2,7 @@
 
 import { loadConfig } from '../config/loadConfig';
 import type { Config } from '../config/types';
-import type { Logger, LogFields } from '../core/ports';
+import { silentLogger, type Logger, type LogFields } from '../core/ports';
 import { createLogger } from '../log/createLogger';
 import { useHomeConfig } from './initHome';
 
@@ -38,6 +38,9 @@ export function cliContext(
   const level =
     opts.quiet && (config.log.level === 'info' || config.log.level === 'debug') ? 'warn' : config.log.level;
   const logger = createLogger({ level, format: config.log.format, base });
-  useHomeConfig(config, logger);
+  // The config's warnings (Dagu settings not used here) are for the commands people run: --quiet prints
+  // nothing but errors, and every run a scheduler, the console or a parent run starts is quiet, so a run's
+  // output does not repeat them.
+  useHomeConfig(config, opts.quiet ? silentLogger : logger);
   return { config, logger };
 }

@@ -104,6 +104,8 @@ describe('a Dagu 1.30.2 home', () => {
     expect(readFileSync(path.join(home, 'logs', run.status.steps[0].stdout!), 'utf8')).toContain(
       'tick inherited-from-base',
     );
+    // The runs it starts are quiet: the warning is the scheduler's, once, not repeated by every run.
+    expect(s.output().split('Dagu settings not used').length - 1).toBe(1);
     // Dagu's queued run of hello is not ours: nothing of hello ran, and its item is still there.
     expect((await store.listRuns({ dag: 'hello', limit: 50 })).items).toEqual([]);
     expect(await s.stop()).toBe(0);
