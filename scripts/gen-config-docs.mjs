@@ -138,7 +138,9 @@ entries first; mappings (\`handler_on\` handler by handler, \`smtp\`, \`defaults
 except \`mail_on\`, \`retry_policy\` and \`webhook\`, which the DAG replaces whole; the base's \`name\` and
 \`steps\` are not inherited. \`default_shell\` is the base's \`shell\` where it sets none, and \`tz\` the zone of
 each schedule without \`CRON_TZ=\`. Dagu's run history, queue items and other files under \`data/\` are left as
-they are and are not read as this product's.
+they are and are not read as this product's. Where both write in the same directory, the names differ: this
+product's scheduler state is \`data/scheduler/tick-state.json\` (Dagu 2.x's is \`state.json\` beside it), and its
+dispatch tasks and worker records live in \`data/cluster/\` (Dagu 2.x's in \`data/distributed/\`).
 
 | Dagu key | Here |
 | --- | --- |
