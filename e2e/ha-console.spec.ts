@@ -41,8 +41,12 @@ test('the overview shows active and standby, the failover after kill -9 with the
   const settings = page.getByTestId('failover-settings');
   for (const text of ['3s', '500ms', '750ms', '4s']) await expect(settings).toContainText(text);
   expect(I_MS).toBe(750);
-  const staleEntries = page.locator('[data-testid="failover-entry"][data-cause="stale"]');
-  await expect(staleEntries).toHaveCount(0);
+  // No takeover by anyone but a yet. (On very slow storage a's first claim can time out and still land: a
+  // then takes over its own unsettled claim as stale once it has stood still for T, as designed; that entry
+  // names a as the new holder. Any other entry before the kill would be a real failover.)
+  await expect(page.locator('[data-testid="failover-entry"]')).toHaveCount(
+    await page.locator(`[data-testid="failover-entry"][data-to="${idA}"]`).count(),
+  );
   await screenshot(page, testInfo, 'overview-before-kill');
 
   // Let b watch a renew the lock once more, then kill the holder without a chance to release.
