@@ -199,6 +199,12 @@ export interface StepSpec {
   structured_output?: Array<[string, StructuredOutputEntry]>;
   /** `stdout: {outputs: ...}`, published as `${id.outputs.<name>}`; absent when not given. */
   stdout_outputs?: StdoutOutputsSpec;
+  /**
+   * `output_schema`: an inline JSON Schema (draft 2020-12) object. Stdout must be one JSON value it accepts,
+   * else the step fails; the value (compact JSON) is the step's `${id.output}` unless an object `output:`
+   * publishes one. Absent when not given.
+   */
+  output_schema?: Record<string, unknown>;
   /** Run another DAG as a sub-run (issue 4). */
   call: string | null;
   /** Parameters passed to the `call`ed DAG; the parser always fills it (empty when none). */
@@ -241,6 +247,14 @@ export interface ParamSpec {
    * caller did not supply it, runs `eval` (command-substituted) before any step.
    */
   rich?: ParamRichSpec;
+}
+
+/** A JSON Schema (draft 2020-12) that a DAG's params must satisfy (DagSpec.param_schema). */
+export interface ParamSchemaSpec {
+  /** The schema: an object or a boolean; null when it is in `file`. */
+  schema: Record<string, unknown> | boolean | null;
+  /** `params.schema` as a file path, read when a run starts: absolute, or from the DAG's folder. */
+  file: string | null;
 }
 
 /** The checks and dynamic default of a rich parameter definition. */
@@ -296,6 +310,12 @@ export interface DagSpec {
   signal_handling: { enable_propagation: boolean };
   /** Path of the file the DAG was loaded from, or null when it came from elsewhere. */
   file: string | null;
+  /**
+   * Dagu's schema-backed params (a top-level inline JSON Schema, or `{schema, values}`); absent for every other
+   * form. `params` then holds the explicit values (from `values`, or the properties' `default`s) as named
+   * params; the run checks the final values against the schema when it starts.
+   */
+  param_schema?: ParamSchemaSpec;
   /** Issue 14 keys; absent on specs built by older code (then the defaults in brackets apply). */
   /** `consts`: named values fixed at load, read as `${consts.name}`; in declaration order. */
   consts?: Record<string, string>;
