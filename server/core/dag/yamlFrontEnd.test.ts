@@ -81,6 +81,13 @@ const SNIPPETS: Record<string, string> = {
     't: 0b101',
     'u: "multi\\nline"',
     'v: 12:30',
+    'w: TRUE',
+    'x: Null',
+    'y: NULL',
+    'z: nullish',
+    'aa: Nope',
+    'ab: FALSE',
+    'ac: truthy',
   ].join('\n'),
   blocks: 'run: |\n  echo one\n  echo two\nscript: >-\n  folded\n  text\n\nkeep: |+\n  kept\n\nafter: x\n',
   nested:

@@ -177,6 +177,9 @@ class Builder {
 
 /** A plain scalar as the yaml library's core schema resolves it (its tests in the same order). */
 function plainScalar(s: string): Scalar {
+  // Most plain scalars are words (keys, names, commands): none of the patterns below starts with a letter
+  // other than those of null, true and false.
+  if (/^[A-EG-MO-SU-Za-eg-mo-su-z_/$]/.test(s)) return new Scalar(s);
   if (/^(?:~|[Nn]ull|NULL)?$/.test(s)) return new Scalar(null);
   if (/^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/.test(s)) return new Scalar(s[0] === 't' || s[0] === 'T');
   if (/^0o[0-7]+$/.test(s)) return withFormat(new Scalar(parseInt(s.substring(2), 8)), 'OCT');
