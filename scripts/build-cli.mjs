@@ -36,11 +36,12 @@ const PARTS = {
   yaml: 'yaml',
   'js-yaml': 'jsyaml',
   nodemailer: 'mail',
+  'ajv/dist/2020': 'jsonschema',
 }; // bin/dagu lists the same parts
 const partsPlugin = {
   name: 'dagu-parts',
   setup(b) {
-    b.onResolve({ filter: /^(cron-parser|luxon|pino|yaml|js-yaml|nodemailer)$/ }, (args) =>
+    b.onResolve({ filter: /^(cron-parser|luxon|pino|yaml|js-yaml|nodemailer|ajv\/dist\/2020)$/ }, (args) =>
       args.importer.includes('node_modules')
         ? undefined
         : { path: `dagu-bundle:${PARTS[args.path]}`, external: true },

@@ -38,7 +38,7 @@ export async function enqueueDag(
 ): Promise<RunStatus> {
   if (!svc.config.queues.enabled) throw new ConflictError(QUEUES_DISABLED);
   const dag = await requireDag(svc, dagName);
-  const resolved = resolveRunParams(dag.params, parseParamArgs(params));
+  const resolved = resolveRunParams(dag.params, parseParamArgs(params), dag.param_schema);
   if (!resolved.ok) throw new BadRequestError(`DAG ${dag.name}: ${resolved.error}`);
   // A run for the workers is refused at once while no coordinator is alive, as a start is: its caller is
   // there to read why, and nothing is recorded. (A scheduled slot is held instead: see decideDispatch.)

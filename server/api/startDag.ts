@@ -74,7 +74,7 @@ export async function startDag(
 ): Promise<StartResult> {
   const dag = await requireDag(svc, dagName);
   // Params the DAG refuses are refused here, before a run process or a dispatch records anything.
-  const resolved = resolveRunParams(dag.params, parseParamArgs(params));
+  const resolved = resolveRunParams(dag.params, parseParamArgs(params), dag.param_schema);
   if (!resolved.ok) throw new BadRequestError(`DAG ${dag.name}: ${resolved.error}`);
   const runId = newRunId(svc.clock.nowMs(), randomHex(4));
   if (isDistributed(dag, svc.config.default_execution_mode)) {

@@ -1,7 +1,8 @@
 // Run parameters: the DAG's defaults merged with command-line overrides. Values are data, never shell text:
 // nothing here (or anywhere in dagu) expands `$VAR`, `$(...)`, backticks or globs in a parameter.
 
-import type { ParamRichSpec, ParamSpec } from './types';
+import { resolveSchemaRunParams } from './paramSchema';
+import type { ParamRichSpec, ParamSchemaSpec, ParamSpec } from './types';
 
 /** Names of named parameters (they become environment variables of the steps). */
 export const PARAM_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -228,12 +229,16 @@ export function paramList(params: readonly LaidParam[]): string[] {
 /**
  * A new run's params (what its record holds from creation): the caller's values laid over the declared
  * ones, checked against rich definitions. A definition with `eval` the caller did not give is left out: the
- * run process evaluates it when it starts (see {@link pendingEval}).
+ * run process evaluates it when it starts (see {@link pendingEval}). With the DAG's `schema`, Dagu's rules for
+ * schema-backed params apply instead (core/paramSchema.ts).
  */
 export function resolveRunParams(
   declared: readonly ParamSpec[],
   overrides: readonly ParamSpec[],
+  schema?: ParamSchemaSpec,
 ): ParamsResult<{ list: string[] }> {
+  // A schema-backed DAG (DagSpec.param_schema): names only, typed by the schema, checked when the run starts.
+  if (schema) return resolveSchemaRunParams(schema, declared, overrides);
   const laid = layParams(declared, overrides);
   if (!laid.ok) return laid;
   const params = laid.params.map((p) => (pendingEval(p) ? { ...p, has_value: false } : p));

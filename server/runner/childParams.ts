@@ -3,7 +3,7 @@
 // and of too many positional values, and the rich definitions' checks).
 
 import { parseParamWord, resolveRunParams, splitParamString } from '../core/params';
-import type { ParamSpec } from '../core/types';
+import type { ParamSchemaSpec, ParamSpec } from '../core/types';
 
 export type ChildParamsResult = { ok: true; list: string[] } | { ok: false; error: string };
 
@@ -11,8 +11,9 @@ export type ChildParamsResult = { ok: true; list: string[] } | { ok: false; erro
 export function applyChildParams(
   defaults: readonly ParamSpec[],
   overrides: readonly ParamSpec[],
+  schema?: ParamSchemaSpec,
 ): ChildParamsResult {
-  return resolveRunParams(defaults, overrides);
+  return resolveRunParams(defaults, overrides, schema);
 }
 
 /**

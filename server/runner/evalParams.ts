@@ -7,6 +7,7 @@
 import { resolveEvalValue, type ValueScope } from '../core/dag/values';
 import { checkParams, paramList, pendingEval, readParamList, type LaidParam } from '../core/params';
 import type { DagSpec } from '../core/types';
+import { checkSchemaParams } from './schemaParams';
 import { filterHostEnv } from './hostEnv';
 import { substituteCommand } from './commandSubstitution';
 import { chooseShell, defaultShellOf } from './stepCommand';
@@ -32,10 +33,12 @@ export const EVAL_TIMEOUT_MS = 10_000;
  * declared default the list lacks), in the DAG's declared order, and checked; an error names the param.
  */
 export async function evaluateRunParams(
-  dag: Pick<DagSpec, 'params' | 'shell' | 'shell_args'>,
+  dag: Pick<DagSpec, 'params' | 'shell' | 'shell_args'> &
+    Partial<Pick<DagSpec, 'param_schema' | 'file' | 'working_dir'>>,
   list: readonly string[],
   opts: EvalParamsOptions,
 ): Promise<EvalParamsResult> {
+  if (dag.param_schema) return checkSchemaParams(dag, dag.param_schema, list);
   const params = readParamList(dag.params, list);
   const pending = params.filter((p) => !p.has_value && pendingEval(p));
   if (pending.length > 0) {

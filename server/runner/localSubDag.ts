@@ -127,7 +127,7 @@ export function localSubDagRunner(deps: LocalSubDagDeps): SubDagRunner {
           `sub-DAG calls nest deeper than ${MAX_CALL_DEPTH} levels: ${[...chain, dag.name].join(' -> ')}`,
         );
       }
-      const params = applyChildParams(dag.params, req.params.map(parseParamWord));
+      const params = applyChildParams(dag.params, req.params.map(parseParamWord), dag.param_schema);
       if (!params.ok) throw new SubDagStartError(dag.name, `sub-DAG ${dag.name}: ${params.error}`);
       const logger = deps.logger.child({ sub_dag: dag.name, sub_run_id: req.runId });
       if (req.mode === 'enqueue') return await enqueueChild(deps, called, req, params.list);

@@ -342,7 +342,10 @@ async function attemptOnce(
   // an object output reading it.
   const structured = step.structured_output ?? [];
   const capture =
-    step.output || readsStream(structured, 'stdout') || step.stdout_outputs !== undefined
+    step.output ||
+    readsStream(structured, 'stdout') ||
+    step.stdout_outputs !== undefined ||
+    step.output_schema !== undefined
       ? new OutputCapture(maxBytes)
       : null;
   const errCapture = readsStream(structured, 'stderr') ? new OutputCapture(maxBytes) : null;
@@ -387,7 +390,7 @@ async function attemptOnce(
       step,
       run.status,
       { stdout: capture, stderr: errCapture },
-      { scope, cwd: run.cwd, maxBytes, signal: run.stop },
+      { scope, cwd: run.cwd, maxBytes, signal: run.stop, failed: result.kind !== 'ok' },
     );
     if (problem !== null) {
       return {

@@ -36,7 +36,7 @@ export class ParamsRejectedError extends Error {
 /** The params a new run's record starts with; throws ParamsRejectedError when the caller's are refused. */
 export function newRunParams(o: Pick<StartRunOptions, 'dag' | 'params' | 'recordParams'>): string[] {
   if (o.recordParams !== undefined) return paramList(readParamList(o.dag.params, o.recordParams));
-  const resolved = resolveRunParams(o.dag.params, o.params);
+  const resolved = resolveRunParams(o.dag.params, o.params, o.dag.param_schema);
   if (!resolved.ok) throw new ParamsRejectedError(resolved.error);
   return resolved.list;
 }

@@ -7,9 +7,11 @@
 
 import { isAbsolute, resolve as resolvePath } from 'node:path';
 import { resolveValue, type ValueScope } from '../core/dag/values';
+import { readSchemaStdout } from '../core/outputSchema';
 import {
   evaluateStdoutOutputs,
   evaluateStructuredOutput,
+  type Outcome,
   type OutputSources,
 } from '../core/structuredOutput';
 import type { DeclaredOutputSpec, StepSpec, StepStatus } from '../core/types';
@@ -127,7 +129,11 @@ export interface AttemptCaptures {
 
 /** Whether a step publishes structured outputs (then its streams may need capturing). */
 export function hasStructuredOutputs(step: StepSpec): boolean {
-  return (step.structured_output?.length ?? 0) > 0 || step.stdout_outputs !== undefined;
+  return (
+    (step.structured_output?.length ?? 0) > 0 ||
+    step.stdout_outputs !== undefined ||
+    step.output_schema !== undefined
+  );
 }
 
 /**
@@ -139,11 +145,22 @@ export async function publishStructuredOutputs(
   step: StepSpec,
   status: StepStatus,
   captures: AttemptCaptures,
-  o: { scope: ValueScope; cwd: string; maxBytes: number; signal: AbortSignal },
+  o: { scope: ValueScope; cwd: string; maxBytes: number; signal: AbortSignal; failed?: boolean },
 ): Promise<string | null> {
   delete status.output_value;
   delete status.published_outputs;
   const src = outputSources(captures, o);
+  // output_schema first: stdout must be one JSON value the schema accepts. A failed command keeps its own
+  // error (as in Dagu); without an object output, the checked value is the step's output.
+  let schemaValue: string | null = null;
+  if (step.output_schema) {
+    const r = await checkOutputSchema(step.output_schema, src.stdout, o.maxBytes);
+    if (r.ok) schemaValue = r.value;
+    else if (!o.failed) return `failed to validate output_schema: ${r.error}`;
+  }
+  if (step.output_schema && !(step.structured_output && step.structured_output.length > 0)) {
+    status.output_value = schemaValue;
+  }
   if (step.structured_output && step.structured_output.length > 0) {
     const r = await evaluateStructuredOutput(step.structured_output, src);
     if (!r.ok) return `failed to evaluate structured output: ${r.error}`;
@@ -156,6 +173,27 @@ export async function publishStructuredOutputs(
     status.published_outputs = { ...r.value };
   }
   return null;
+}
+
+/** Stdout checked against an output_schema: the value as compact JSON, or why it is refused (never quoting it). */
+async function checkOutputSchema(
+  schema: Record<string, unknown>,
+  stdout: Outcome<string>,
+  maxBytes: number,
+): Promise<Outcome<string>> {
+  if (!stdout.ok) return stdout;
+  const read = readSchemaStdout(stdout.value);
+  if (!read.ok) return read;
+  const { compileSchema } = await import('./jsonSchema');
+  const compiled = compileSchema(schema, { useDefaults: false, dataVar: 'stdout' });
+  if (!compiled.ok) return compiled;
+  if (compiled.check(read.value) !== null)
+    return { ok: false, error: 'stdout JSON does not match output_schema' };
+  const json = JSON.stringify(read.value);
+  if (Buffer.byteLength(json) > maxBytes) {
+    return { ok: false, error: `output exceeded maximum size limit of ${maxBytes} bytes` };
+  }
+  return { ok: true, value: json };
 }
 
 function outputSources(

@@ -14,7 +14,7 @@ export async function dryCommand(dagArg: string, words: string[], opts: GlobalOp
   const params = cliParams('dry', dagArg, words, opts);
   const { config } = cliContext(opts, { component: 'cli' });
   const dag = await loadDagOrThrow(config, dagArg);
-  const resolved = resolveRunParams(dag.params, params);
+  const resolved = resolveRunParams(dag.params, params, dag.param_schema);
   if (!resolved.ok) throw new UsageError(`DAG ${dag.name}: ${resolved.error}`);
   const plan = dryPlan(dag, resolved.list);
   if (!plan.ok) throw new UsageError(plan.error, EXIT_RUN_FAILED);

@@ -72,7 +72,7 @@ export function paramWords(params: readonly ParamSpec[]): string[] {
 
 /** Throws a UsageError when `params` would be refused for `dag`, before anything is recorded. */
 export function checkCallerParams(dag: DagSpec, params: readonly ParamSpec[]): void {
-  const resolved = resolveRunParams(dag.params, params);
+  const resolved = resolveRunParams(dag.params, params, dag.param_schema);
   if (!resolved.ok) throw new UsageError(`DAG ${dag.name}: ${resolved.error}`);
 }
 

@@ -130,27 +130,23 @@ describe('remote and custom actions, and errors that only follow from a refusal'
 });
 
 describe('schema-backed params', () => {
-  const refused = [
-    "2:3: params: Dagu's schema-backed params are not supported by this product (list the params) [unsupported]",
-  ];
-
-  it('refuses an inline JSON Schema and {schema, values} as unsupported, with no other error', () => {
-    expect(
-      errors(
-        yaml(
-          'params:',
-          '  type: object',
-          '  properties:',
-          '    region: {type: string, default: eu}',
-          '  required: [region]',
-          'steps:',
-          '  - run: a',
-        ),
+  it('reads an inline JSON Schema and {schema, values} (readParamSchema.test.ts has the rules)', () => {
+    const inline = parse(
+      yaml(
+        'params:',
+        '  type: object',
+        '  properties:',
+        '    region: {type: string, default: eu}',
+        '  required: [region]',
+        'steps:',
+        '  - run: a',
       ),
-    ).toEqual(refused);
-    expect(errors(yaml('params:', '  schema: ./p.json', '  values: {a: 1}', 'steps:', '  - run: a'))).toEqual(
-      refused,
     );
+    expect(inline.params).toEqual([{ name: 'region', value: 'eu' }]);
+    expect(inline.param_schema?.file).toBeNull();
+    const declared = parse(yaml('params:', '  schema: ./p.json', '  values: {a: 1}', 'steps:', '  - run: a'));
+    expect(declared.param_schema).toEqual({ schema: null, file: './p.json' });
+    expect(declared.params).toEqual([{ name: 'a', value: '1' }]);
   });
 
   it('still reads a map of params that has keys named type or properties', () => {

@@ -5,7 +5,15 @@ import { isMap, isScalar, isSeq } from 'yaml';
 import type { Node } from 'yaml';
 import { parseDuration } from '../duration';
 import { InvalidNameError, isValidDagName } from '../names';
-import type { DagSpec, HandlerSpecs, MailSpec, OverlapPolicy, SmtpSpec, StepSpec } from '../types';
+import type {
+  DagSpec,
+  HandlerSpecs,
+  ParamSchemaSpec,
+  MailSpec,
+  OverlapPolicy,
+  SmtpSpec,
+  StepSpec,
+} from '../types';
 import type { DagReader, Entry } from './dagReader';
 import { describe, isNull } from './dagReader';
 import { envEvalNames } from './dagu1';
@@ -102,13 +110,14 @@ export function readDag(r: DagReader, root: Node, opts: ReadDagOptions): DagSpec
   const maxActiveRuns = readMaxActiveRuns(r, map.get('max_active_runs'), queue !== undefined);
   const retention = readRetention(r, map);
   const timeout = readCount(r, map.get('timeout_sec'), 0, MAX_SECONDS);
+  let paramSchema: ParamSchemaSpec | undefined;
   const dag: DagSpec = {
     name,
     description: r.string(map.get('description'))?.trim() ?? '',
     tags: labels,
     schedule: schedules.start,
     steps: steps.map((s) => s.spec),
-    params: readParams(r, map.get('params')),
+    params: readParams(r, map.get('params'), (spec) => (paramSchema = spec)),
     env: readEnv(r, map.get('env')),
     queue: queue ?? name,
     max_active_runs: maxActiveRuns,
@@ -151,6 +160,7 @@ export function readDag(r: DagReader, root: Node, opts: ReadDagOptions): DagSpec
     error_mail: readMail(r, map.get('error_mail')),
     info_mail: readMail(r, map.get('info_mail')),
   };
+  if (paramSchema) dag.param_schema = paramSchema;
   readRunConfig(r, map.get('run_config'));
   const consts = readConsts(r, map.get('consts'));
   if (consts) dag.consts = consts;

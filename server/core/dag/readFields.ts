@@ -2,9 +2,9 @@
 // and lists of names.
 
 import { isMap, isScalar, isSeq } from 'yaml';
-import type { YAMLMap } from 'yaml';
 import { parseParamString } from '../params';
-import type { ParamRichSpec, ParamSpec } from '../types';
+import type { ParamRichSpec, ParamSchemaSpec, ParamSpec } from '../types';
+import { readSchemaParams, schemaForm } from './readParamSchema';
 import type { DagReader, Entry } from './dagReader';
 import { describe, isNull } from './dagReader';
 
@@ -104,22 +104,32 @@ const PARAM_TYPES = ['string', 'integer', 'number', 'boolean'] as const;
 
 /**
  * `params`: a string of shell-like words, a map (sorted by name, as Dagu reads it), or a list of `KEY=value`
- * words, bare values, `{KEY: value}` maps and rich `{name, default, eval, type, ...}` definitions.
+ * words, bare values, `{KEY: value}` maps and rich `{name, default, eval, type, ...}` definitions. With
+ * `onSchema` (the DAG level), Dagu's schema-backed forms too (readParamSchema.ts): the schema goes to `onSchema`
+ * and the explicit values are returned as named params.
  */
-export function readParams(r: DagReader, entry: Entry | undefined): ParamSpec[] {
+export function readParams(
+  r: DagReader,
+  entry: Entry | undefined,
+  onSchema?: (spec: ParamSchemaSpec) => void,
+): ParamSpec[] {
   if (!entry || isNull(entry.value)) return [];
   const out: ParamSpec[] = [];
   if (isScalar(entry.value)) {
     addWords(r, entry, out);
   } else if (isMap(entry.value)) {
-    if (isSchemaParams(entry.value)) {
-      return (
-        r.unsupported(
-          entry.value,
-          entry.field,
-          "Dagu's schema-backed params are not supported by this product (list the params)",
-        ) ?? []
-      );
+    const form = schemaForm(r, entry.value);
+    if (form !== null) {
+      if (!onSchema) {
+        return (
+          r.unsupported(
+            entry.value,
+            entry.field,
+            "Dagu's schema-backed params are only read at the DAG level",
+          ) ?? []
+        );
+      }
+      return readSchemaParams(r, entry, form, onSchema);
     }
     addMap(r, entry, out);
   } else if (isSeq(entry.value)) {
@@ -148,22 +158,6 @@ export function readParams(r: DagReader, entry: Entry | undefined): ParamSpec[] 
     seen.add(p.name);
   }
   return out;
-}
-
-/**
- * Dagu's schema-backed params: `{schema: ..., values: ...}` (a JSON Schema file or URL with values), or an
- * inline JSON Schema (`{type: object, properties: {...}}`). Any other map is a map of params.
- */
-function isSchemaParams(map: YAMLMap): boolean {
-  const value = (key: string) => map.items.find((p) => isScalar(p.key) && p.key.value === key);
-  if (value('schema') || value('values')) return true;
-  const type = value('type')?.value;
-  return (
-    isScalar(type) &&
-    typeof type.value === 'string' &&
-    type.value.trim() === 'object' &&
-    value('properties') !== undefined
-  );
 }
 
 function addWords(r: DagReader, entry: Entry, out: ParamSpec[]): void {

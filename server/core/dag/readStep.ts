@@ -21,6 +21,7 @@ import {
   readStepRetryPolicy,
 } from './readPolicies';
 import { UNSUPPORTED_STEP_KEYS } from './unsupported';
+import { outputSchemaProblem } from '../outputSchema';
 
 export const STEP_KEYS = [
   'name',
@@ -45,6 +46,7 @@ export const STEP_KEYS = [
   'log_output',
   'output',
   'outputs',
+  'output_schema',
   'depends',
   'dependencies',
   'continue_on',
@@ -197,6 +199,7 @@ export function readStep(
       structured && structured.length > 0 ? structured : undefined,
     ),
     ...optional<'stdout_outputs', StdoutOutputsSpec>('stdout_outputs', stdoutOutputs),
+    ...optional('output_schema', readOutputSchema(r, map.get('output_schema'))),
     call: exec.call,
     params: exec.params,
     worker_selector: selector,
@@ -435,6 +438,15 @@ function readFileDependencies(r: DagReader, entry: Entry | undefined): void {
 }
 
 /** `{[key]: value}` when value is defined, else nothing: keeps a spec free of undefined-valued keys. */
+/** `output_schema`: an inline JSON Schema object that describes an object (core/outputSchema.ts). */
+function readOutputSchema(r: DagReader, entry: Entry | undefined): Record<string, unknown> | undefined {
+  if (!entry || isNull(entry.value)) return undefined;
+  const schema = isMap(entry.value) ? r.toJS(entry.value) : undefined;
+  const problem = outputSchemaProblem(schema);
+  if (problem !== null) return r.errorAt(entry, problem);
+  return schema as Record<string, unknown>;
+}
+
 function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
   return value === undefined ? {} : ({ [key]: value } as { [P in K]?: V });
 }

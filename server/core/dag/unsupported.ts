@@ -46,7 +46,6 @@ export const UNSUPPORTED_STEP_KEYS: Readonly<Record<string, string>> = {
   value: "Dagu's router steps are not supported by this product (use preconditions on the targets)",
   foreach: "Dagu's foreach steps are not supported by this product (use parallel with a sub-DAG)",
   inputs: "Dagu's declared step inputs are not supported by this product (use params or env)",
-  output_schema: "Dagu's output schemas are not supported by this product (use output: NAME)",
   shell_packages: "Dagu's nix-shell packages are not supported by this product (it runs no nix-shell)",
 };
 
