@@ -125,12 +125,11 @@ const CASES: DagCase[] = [
     errors: [':4:1: schedul: unknown key "schedul" (did you mean schedule?)'],
   },
   {
+    // A camelCase key Dagu 1.x never had either (1.x's own, like workingDir, are read with 1.x's meaning).
     what: 'a camelCase step key from another tool',
     file: 'camel-key',
-    yaml: `${STEP}    workingDir: /srv\n`,
-    errors: [
-      ':4:5: steps[0].workingDir: unknown key "workingDir": Dagu keys are snake_case; use working_dir',
-    ],
+    yaml: `${STEP}    shellArgs: [-e]\n`,
+    errors: [':4:5: steps[0].shellArgs: unknown key "shellArgs": Dagu keys are snake_case; use shell_args'],
   },
   {
     what: 'an invalid overlap policy',
