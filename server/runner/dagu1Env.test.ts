@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runEnvBackticks } from './dagu1Env';
 
-const opts = { shell: ['sh'], cwd: '/', env: { PATH: process.env.PATH } };
+const opts = { shell: ['sh'], cwd: '/', env: { NODE_ENV: 'test' as const, PATH: process.env.PATH } };
 
 describe('runEnvBackticks', () => {
   it('runs the backtick parts of the named entries, in order, and keeps $( ) and other entries as text', async () => {

@@ -121,8 +121,8 @@ steps:
     preconditions: [test -e /]
     precondition: {condition: "1", expected: "1"}
 `);
-    expect(r.dag.preconditions.map((c) => c.condition)).toEqual(['test -d /', '$HOME']);
-    expect(r.dag.steps[0].preconditions.map((c) => c.condition)).toEqual(['1', 'test -e /']);
+    expect((r.dag.preconditions ?? []).map((c) => c.condition)).toEqual(['test -d /', '$HOME']);
+    expect((r.dag.steps[0].preconditions ?? []).map((c) => c.condition)).toEqual(['1', 'test -e /']);
     expect(r.warnings[0]).toContain('precondition -> preconditions');
   });
 
