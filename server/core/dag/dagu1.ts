@@ -291,7 +291,14 @@ class Translator {
       if (key === 'dir') this.rename(p, 'working_dir');
       else if (key === 'precondition') this.precondition(step, p);
       else if (key === 'executor') this.executor(step, p, field);
-      else if (key === 'run' && isScalar(p.value) && !pairOf(step, 'command') && !pairOf(step, 'script')) {
+      else if (
+        key === 'run' &&
+        isScalar(p.value) &&
+        // A DAG name has no spaces: `run: echo x` beside 1.x keys is a 2.x shell command in a mixed file.
+        /^\S+$/.test(String(p.value.value)) &&
+        !pairOf(step, 'command') &&
+        !pairOf(step, 'script')
+      ) {
         this.rename(p, 'call');
       } else if (STEP_CAMEL_1X.has(key)) {
         this.rename(p, snakeCase(key));
