@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { DispatchParams } from '../coordinator/dispatcherApi';
+import type { DispatchParams } from '../core/dispatcherApi';
 import { newRunStatus } from '../core/runStatus';
 import { BadRequestError, NotFoundError, toErrorResponse } from './errors';
 import { getDag } from './dags';
@@ -51,6 +51,18 @@ describe('startDag', () => {
     await expect(startDag(svc, 'strict', ['a', 'b'], { waitMs: 0 })).rejects.toThrow(
       'too many positional params: expected at most 1, got 2',
     );
+    expect(await svc.runs.listActive()).toEqual([]);
+  });
+
+  it("refuses values a schema-backed DAG's JSON Schema refuses before any process starts", async () => {
+    svc.writeDag(
+      'typed',
+      'params:\n  type: object\n  properties:\n    port: {type: integer, default: 80, maximum: 65535}\n' +
+        'steps:\n  - name: s\n    run: echo "$port"\n',
+    );
+    const refused = startDag(svc, 'typed', ['port=70000'], { waitMs: 0 });
+    await expect(refused).rejects.toBeInstanceOf(BadRequestError);
+    await expect(refused).rejects.toThrow(/^DAG typed: params: parameter validation failed: .*port/);
     expect(await svc.runs.listActive()).toEqual([]);
   });
 

@@ -11,6 +11,7 @@ import { parseParamArgs, resolveRunParams } from '../core/params';
 import { newRunId } from '../core/runId';
 import type { RunStatus } from '../core/types';
 import { SECOND } from '../core/units';
+import { checkSchemaParams } from '../runner/schemaParams';
 import { spawnDetachedRun } from '../runner/spawnDetached';
 import { ApiError, BadRequestError, ConflictError } from './errors';
 import { requireDag } from './requireDag';
@@ -76,6 +77,10 @@ export async function startDag(
   // Params the DAG refuses are refused here, before a run process or a dispatch records anything.
   const resolved = resolveRunParams(dag.params, parseParamArgs(params), dag.param_schema);
   if (!resolved.ok) throw new BadRequestError(`DAG ${dag.name}: ${resolved.error}`);
+  if (dag.param_schema) {
+    const checked = await checkSchemaParams(dag, dag.param_schema, resolved.list);
+    if (!checked.ok) throw new BadRequestError(`DAG ${dag.name}: ${checked.error}`);
+  }
   const runId = newRunId(svc.clock.nowMs(), randomHex(4));
   if (isDistributed(dag, svc.config.default_execution_mode)) {
     const result = await svc.dispatcher

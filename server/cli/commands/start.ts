@@ -3,15 +3,16 @@
 
 import { hostname } from 'node:os';
 import { randomHex } from '../../store/randomHex';
-import { systemClock } from '../../core/clock';
+import { systemClock, systemTimers } from '../../core/clock';
 import type { Config } from '../../config/types';
 import { isoUtc } from '../../core/runStatus';
 import { assertRunId } from '../../core/names';
 import { formatParam, parseParamArgs, parseParamString, resolveRunParams } from '../../core/params';
+import { checkSchemaParams } from '../../runner/schemaParams';
 import { newRunId } from '../../core/runId';
 import type { DagSpec, ParamSpec, TriggerType } from '../../core/types';
-import { endedStatus } from '../../coordinator/endedStatus';
-import { isDistributed, resolveSelector } from '../../coordinator/dispatcherApi';
+import { endedStatus } from '../../core/endedStatus';
+import { isDistributed, resolveSelector } from '../../core/dispatcherApi';
 import { RunConflictError } from '../../runner/errors';
 import type { AttemptContext } from '../../runner/runAttempt';
 import { runWithRetries } from '../../runner/runWithRetries';
@@ -70,10 +71,18 @@ export function paramWords(params: readonly ParamSpec[]): string[] {
   return params.map(formatParam);
 }
 
-/** Throws a UsageError when `params` would be refused for `dag`, before anything is recorded. */
-export function checkCallerParams(dag: DagSpec, params: readonly ParamSpec[]): void {
+/**
+ * Throws a UsageError when `params` would be refused for `dag`, before anything is recorded: by the DAG's
+ * declared params, and for a schema-backed DAG by its JSON Schema too (Dagu refuses such values before a run
+ * exists).
+ */
+export async function checkCallerParams(dag: DagSpec, params: readonly ParamSpec[]): Promise<void> {
   const resolved = resolveRunParams(dag.params, params, dag.param_schema);
   if (!resolved.ok) throw new UsageError(`DAG ${dag.name}: ${resolved.error}`);
+  if (dag.param_schema) {
+    const checked = await checkSchemaParams(dag, dag.param_schema, resolved.list);
+    if (!checked.ok) throw new UsageError(`DAG ${dag.name}: ${checked.error}`);
+  }
 }
 
 /** Dagu drops one pair of quotes around the whole `--params` text. */
@@ -103,7 +112,7 @@ export async function startCommand(dagArg: string, words: string[], opts: StartO
   const scheduleTime = opts.scheduleTime ? normalizeTime(opts.scheduleTime) : null;
   const dag = await loadDagOrThrow(config, dagArg);
   // A queued run taken over (`--run-id` from the scheduler or the queue) has its params in its record.
-  if (opts.runId === undefined || params.length > 0) checkCallerParams(dag, params);
+  if (opts.runId === undefined || params.length > 0) await checkCallerParams(dag, params);
   const stores = runCommandStores(config, logger);
   if (isDistributed(dag, config.default_execution_mode)) {
     return startDistributed({ config, stores, dag, params, scheduleTime, opts });
@@ -122,6 +131,8 @@ export async function startCommand(dagArg: string, words: string[], opts: StartO
       runStore: stores.runs,
       config,
       clock: systemClock,
+      timers: systemTimers,
+      env: process.env,
       logger: logger.child({ dag: dag.name }),
       signal: controller.signal,
       subDag: cliSubDagRunner(config, logger.child({ dag: dag.name }), stores),
