@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { coordinatorAvailability } from '../core/coordinatorPresence';
 import { SECOND } from '../core/units';
-import { FakeTime } from '../scheduler/testing/fakeTime';
-import { RecordingLogger } from '../scheduler/testing/loopFixtures';
+import { FakeTime } from '../testing/fakeTime';
+import { RecordingLogger } from '../testing/recordingLogger';
 import type { CoordinatorRecord } from '../store/dispatchTypes';
 import { MemoryCoordinatorRegistry } from '../store/memoryCoordinatorRegistry';
 import { CoordinatorBeacon } from './coordinatorBeacon';

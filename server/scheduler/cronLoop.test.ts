@@ -7,9 +7,11 @@ import { testRunStatus } from '../store/testRunStatus';
 import { CronLoop } from './cronLoop';
 import { emptyState, type SchedulerState } from './schedulerState';
 import { FakeLauncher } from './testing/fakeLauncher';
-import { FakeTime } from './testing/fakeTime';
+import { FakeTime } from '../testing/fakeTime';
 import { FaultyRunStore } from './testing/faultyRunStore';
-import { dagFromYaml, MemoryStateStore, RecordingLogger } from './testing/loopFixtures';
+import { dagFromYaml } from '../testing/dagFromYaml';
+import { MemoryStateStore } from './testing/memoryStateStore';
+import { RecordingLogger } from '../testing/recordingLogger';
 
 const DATA_DIR = '/srv/dagu/data';
 const ME = 'sched-b';

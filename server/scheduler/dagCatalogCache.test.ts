@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CachedDag, DagSpecCache } from '../store/dagSpecCache';
 import { DagCatalogCache } from './dagCatalogCache';
-import { RecordingLogger } from './testing/loopFixtures';
+import { RecordingLogger } from '../testing/recordingLogger';
 
 const dagText = (n: number) => `schedule: "${n} 1 * * *"\nsteps:\n  - name: t\n    command: "true"\n`;
 

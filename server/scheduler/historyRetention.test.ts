@@ -5,7 +5,7 @@ import { DAY } from '../core/units';
 import { MemoryRunStore } from '../store/memoryRunStore';
 import { testRunStatus } from '../store/testRunStatus';
 import { HistoryRetention } from './historyRetention';
-import { FakeTime } from './testing/fakeTime';
+import { FakeTime } from '../testing/fakeTime';
 
 const now = Date.UTC(2026, 11, 1);
 const iso = (ms: number) => new Date(ms).toISOString();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SECOND } from '../core/units';
 import { RecentLaunches } from './recentLaunches';
-import { FakeTime } from './testing/fakeTime';
+import { FakeTime } from '../testing/fakeTime';
 
 describe('RecentLaunches', () => {
   it('holds a run from the start of its launch until the grace after its end has passed', async () => {

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SchedulerStateFile, schedulerStateShapeError, type SchedulerState } from './schedulerState';
-import { RecordingLogger } from './testing/loopFixtures';
+import { RecordingLogger } from '../testing/recordingLogger';
 
 /** The state file Dagu 2.x writes to data/scheduler/state.json (schema version 4, indented). */
 const DAGU_STATE = `{

@@ -6,8 +6,8 @@ import { SECOND } from '../core/units';
 import { MemoryRunStore } from '../store/memoryRunStore';
 import { testRunStatus } from '../store/testRunStatus';
 import { StopRestartSchedules } from './stopRestart';
-import { FakeTime } from './testing/fakeTime';
-import { dagFromYaml } from './testing/loopFixtures';
+import { FakeTime } from '../testing/fakeTime';
+import { dagFromYaml } from '../testing/dagFromYaml';
 
 const at = (hhmmss: string) => Date.parse(`2026-11-30T${hhmmss}Z`);
 const cron = (expr: string): ScheduleSpec => {

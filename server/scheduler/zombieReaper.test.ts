@@ -4,9 +4,10 @@ import type { RunStatus } from '../core/types';
 import { SECOND } from '../core/units';
 import type { DispatchTask } from '../store/dispatchTypes';
 import { MemoryQueueStore } from '../store/memoryQueueStore';
-import { FakeTime } from './testing/fakeTime';
+import { FakeTime } from '../testing/fakeTime';
 import { FaultyRunStore } from './testing/faultyRunStore';
-import { dagFromYaml, RecordingLogger } from './testing/loopFixtures';
+import { dagFromYaml } from '../testing/dagFromYaml';
+import { RecordingLogger } from '../testing/recordingLogger';
 import { UNMARKED_SCAN_INTERVAL_MS, ZombieReaper } from './zombieReaper';
 
 const START = Date.parse('2026-11-30T01:15:30Z');

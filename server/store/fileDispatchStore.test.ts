@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RecordingLogger } from '../scheduler/testing/loopFixtures';
+import { RecordingLogger } from '../testing/recordingLogger';
 import { describeDispatchStoreContract, testTask } from './dispatchStore.contract';
 import { FileDispatchStore } from './fileDispatchStore';
 

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { COORDINATOR_PATHS } from '../coordinator/protocol';
 import { dagOf, stepOf, tempDir } from '../runner/testSupport';
 import { CoordinatorClient, CoordinatorError, CoordinatorUnreachableError } from './coordinatorClient';
-import { writeSelfSignedCert } from '../coordinator/testing/selfSignedCert';
+import { writeSelfSignedCert } from '../testing/selfSignedCert';
 import { taskOf } from './testSupport';
 
 type Handler = (req: IncomingMessage, body: unknown, res: ServerResponse) => void;

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../core/ports';
 import { tempDir } from '../runner/testSupport';
-import { FakeTime } from '../scheduler/testing/fakeTime';
+import { FakeTime } from '../testing/fakeTime';
 import { encodeChunk, LogShipper } from './logShipper';
 import { FakeCoordinator } from './testSupport';
 

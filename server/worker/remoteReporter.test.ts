@@ -3,7 +3,7 @@ import { silentLogger } from '../core/ports';
 import { newRunStatus } from '../core/runStatus';
 import type { RunState, RunStatus } from '../core/types';
 import { dagOf, stepOf } from '../runner/testSupport';
-import { FakeTime } from '../scheduler/testing/fakeTime';
+import { FakeTime } from '../testing/fakeTime';
 import { remoteReporter, type Rejection } from './remoteReporter';
 import { FakeCoordinator } from './testSupport';
 

@@ -4,7 +4,7 @@ import { newRunStatus } from '../core/runStatus';
 import type { RunState } from '../core/types';
 import { SubDagStartError, type SubDagRequest } from '../runner/subDag';
 import { dagOf, stepOf } from '../runner/testSupport';
-import { FakeTime, settle } from '../scheduler/testing/fakeTime';
+import { FakeTime, settle } from '../testing/fakeTime';
 import { remoteSubDagRunner } from './remoteSubDag';
 import { FakeCoordinator } from './testSupport';
 

@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { writeSelfSignedCert } from '../../coordinator/testing/selfSignedCert';
+import { writeSelfSignedCert } from '../../testing/selfSignedCert';
 import { CollectingSink, testContext } from './actionTestContext';
 import { runHttpAction } from './httpAction';
 
