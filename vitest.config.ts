@@ -11,7 +11,8 @@ export default defineConfig({
         resolve: { alias },
         test: {
           name: 'unit',
-          include: ['server/**/*.test.ts', 'scripts/**/*.test.ts'],
+          // components/: the console's pure logic (no DOM: the project stays on node, without jsdom).
+          include: ['server/**/*.test.ts', 'scripts/**/*.test.ts', 'components/**/*.test.ts'],
           environment: 'node',
           // Some unit files start real shells and step processes; on a loaded machine (CI beside a CPU hog)
           // Vitest's 5 s default has failed such a test that was only slow. A hang still fails, at 30 s.

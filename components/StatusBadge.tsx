@@ -1,7 +1,7 @@
 // A run or step state as a coloured badge; the text is the state verbatim, colour only reinforces it.
 
 import type { ReactNode } from 'react';
-import type { Tone } from '@/server/console/tone';
+import type { Tone } from './tone';
 
 const STYLES: Record<string, string> = {
   queued: 'bg-sky-100 text-sky-800 ring-sky-300 dark:bg-sky-950 dark:text-sky-200 dark:ring-sky-800',
@@ -39,7 +39,7 @@ export function StatusBadge({ status, testId }: { status: string; testId?: strin
   );
 }
 
-/** Badge colours per tone (see server/console/tone.ts); every pair stays readable in light and dark mode. */
+/** Badge colours per tone (see tone.ts); every pair stays readable in light and dark mode. */
 export const TONE_BADGE: Record<Tone, string> = {
   ok: 'bg-emerald-100 text-emerald-900 ring-emerald-300 dark:bg-emerald-950 dark:text-emerald-200 dark:ring-emerald-700',
   info: 'bg-sky-100 text-sky-900 ring-sky-300 dark:bg-sky-950 dark:text-sky-200 dark:ring-sky-700',

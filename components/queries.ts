@@ -14,7 +14,7 @@ import type {
   StartResult,
   StepLog,
 } from '@/components/apiTypes';
-import { withoutRuns } from '@/server/console/withoutRuns';
+import { withoutRuns } from './queue/withoutRuns';
 import { getJson, isNotFound, postJson } from './api';
 
 /** The run list's view state, as held in the URL. */

@@ -4,7 +4,7 @@
 
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useSyncExternalStore, type ReactNode } from 'react';
-import { signInNeed } from '@/server/console/signInNeed';
+import { signInNeed } from './signInNeed';
 import { lastUnauthorizedAt, subscribeUnauthorized } from '../api';
 import { SignInForm } from './SignInForm';
 import { sessionQuery } from './session';

@@ -11,7 +11,7 @@ import { formatRelative, formatTime } from '../format';
 import { dagQuery } from '../queries';
 import { RunTable } from '../runs/RunTable';
 import { useNow } from '../useNow';
-import { orderStepsAsRun } from '@/server/console/stepOrder';
+import { orderStepsAsRun } from '../graph/stepOrder';
 import { StepGraph } from '../graph/StepGraph';
 import { RunNowButton } from './RunNowButton';
 import { StartDagButton } from './StartDagButton';

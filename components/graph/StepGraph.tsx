@@ -5,7 +5,7 @@
 
 import { useId, useMemo } from 'react';
 import type { StepState } from '@/components/apiTypes';
-import { layoutGraph } from '@/server/console/graphLayout';
+import { layoutGraph } from './graphLayout';
 import { STEP_NODE_STYLES, STEP_STATES, STEP_SWATCH_STYLES, stepStateLabel } from './stepStateStyles';
 
 /** Node height when nodes carry a detail line (the layout's default fits two lines). */

@@ -4,8 +4,8 @@ import type { FailoverView } from '../apiTypes';
 import { EmptyState, tableClass, TableHead, tdClass } from '../Panels';
 import { ToneBadge } from '../StatusBadge';
 import { formatTime } from '../format';
-import { formatGap } from '@/server/console/durationText';
-import { failoverCauseText, failoverCauseTone } from '@/server/console/failoverCause';
+import { formatGap } from '../durationText';
+import { failoverCauseText, failoverCauseTone } from './failoverCause';
 import { ageSinceText, type LiveClock } from './liveClock';
 
 export function FailoverHistory({ failovers, clock }: { failovers: FailoverView[]; clock: LiveClock }) {

@@ -6,7 +6,7 @@ import type { FailoverSettings, Overview, SchedulerInstanceView } from '../apiTy
 import { EmptyState, Field } from '../Panels';
 import { ToneBadge } from '../StatusBadge';
 import { formatTime } from '../format';
-import { instanceRoleTone, sortInstances } from '@/server/console/instanceOrder';
+import { instanceRoleTone, sortInstances } from './instanceOrder';
 import { ageSinceText, ageText, type LiveClock } from './liveClock';
 
 export function SchedulerInstances({ overview, clock }: { overview: Overview; clock: LiveClock }) {

@@ -1,7 +1,7 @@
 // What the overview needs to turn server-measured ages into ages that tick between polls.
 
-import { formatAge } from '@/server/console/durationText';
-import { liveAgeMs, liveAgeSince } from '@/server/console/liveAge';
+import { formatAge } from '../durationText';
+import { liveAgeMs, liveAgeSince } from '../liveAge';
 
 /** The answer's server time, when it arrived (browser clock) and the ticking browser time (null before hydration). */
 export interface LiveClock {

@@ -18,7 +18,7 @@ import {
 import { ConfirmDialog } from '../dialog/ConfirmDialog';
 import { errorText } from '../errorText';
 import { queueQuery, type QueueFilter } from '../queries';
-import { liveAgeMs } from '@/server/console/liveAge';
+import { liveAgeMs } from '../liveAge';
 import { useNow } from '../useNow';
 import { QueueFilters } from './QueueFilters';
 import { QueueSummaries } from './QueueSummaries';

@@ -6,7 +6,7 @@ import type { WaitingRun } from '@/components/apiTypes';
 import { buttonClass, linkClass, tdClass } from '../Panels';
 import { formatTime } from '../format';
 import { ConditionList } from '../runs/ConditionList';
-import { formatCountdown, holdText } from '@/server/console/waitText';
+import { formatCountdown, holdText } from './waitText';
 
 const KIND_STYLES: Record<WaitingRun['kind'], string> = {
   queued: 'bg-sky-100 text-sky-800 ring-sky-300 dark:bg-sky-950 dark:text-sky-200 dark:ring-sky-800',

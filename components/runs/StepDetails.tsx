@@ -2,7 +2,7 @@
 // error, and the child runs it started.
 
 import type { StepStatus } from '@/components/apiTypes';
-import { countTexts, notRunText } from '@/server/console/stepNotes';
+import { countTexts, notRunText } from './stepNotes';
 import { StatusBadge } from '../StatusBadge';
 import { SubRunList } from './SubRunList';
 

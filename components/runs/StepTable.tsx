@@ -4,7 +4,7 @@
 
 import Link from 'next/link';
 import type { StepStatus } from '@/components/apiTypes';
-import { countTexts, notRunText, subRunSummaryText } from '@/server/console/stepNotes';
+import { countTexts, notRunText, subRunSummaryText } from './stepNotes';
 import { StatusBadge } from '../StatusBadge';
 import { linkClass, tableClass, TableHead, tdClass } from '../Panels';
 import { formatSpan, formatTime } from '../format';

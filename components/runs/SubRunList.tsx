@@ -5,12 +5,7 @@
 import Link from 'next/link';
 import { useMemo, useState } from 'react';
 import type { StepStatus } from '@/components/apiTypes';
-import {
-  countSubRuns,
-  subRunStateLabel,
-  subRunSummaryText,
-  UNKNOWN_SUB_RUN_STATE,
-} from '@/server/console/stepNotes';
+import { countSubRuns, subRunStateLabel, subRunSummaryText, UNKNOWN_SUB_RUN_STATE } from './stepNotes';
 import { buttonClass, linkClass } from '../Panels';
 import { StatusBadge } from '../StatusBadge';
 import { runHref } from './runLinks';

@@ -7,8 +7,8 @@ import type { WorkerSummary } from '../apiTypes';
 import { EmptyState, ErrorPanel, LoadingPanel, StaleNotice, tableClass, TableHead } from '../Panels';
 import { errorText } from '../errorText';
 import { useNow } from '../useNow';
-import { formatAge } from '@/server/console/durationText';
-import { workerStateOf } from '@/server/console/workerState';
+import { formatAge } from '../durationText';
+import { workerStateOf } from './workerState';
 import { WorkerRow } from './WorkerRow';
 import { workersQuery } from './queries';
 

@@ -5,9 +5,9 @@ import type { WorkerSummary } from '../apiTypes';
 import { linkClass, tdClass } from '../Panels';
 import { StatusBadge, ToneBadge } from '../StatusBadge';
 import { formatTime } from '../format';
-import { formatAge } from '@/server/console/durationText';
-import { liveAgeMs } from '@/server/console/liveAge';
-import { capacityUse, workerStateTone, type WorkerState } from '@/server/console/workerState';
+import { formatAge } from '../durationText';
+import { liveAgeMs } from '../liveAge';
+import { capacityUse, workerStateTone, type WorkerState } from './workerState';
 
 export function WorkerRow({
   worker: w,

@@ -1,7 +1,7 @@
 // How long a waiting run has waited and when its hold runs out, as the queue page writes it ("fails in
 // 1m 12s"). Whole seconds: the page ticks once a second between polls, and tenths would flicker.
 
-import { DAY, HOUR, MINUTE, SECOND } from '../core/units';
+import { DAY, HOUR, MINUTE, SECOND } from '@/server/core/units';
 
 /** `0s`, `42s`, `1m 12s`, `2h 5m`, `3d 4h`; rounded up, so a countdown reaches `0s` only when it is over. */
 export function formatCountdown(ms: number): string {

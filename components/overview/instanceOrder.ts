@@ -2,7 +2,7 @@
 // take over, then those that are gone.
 
 import type { SchedulerInstanceView } from '@/components/apiTypes';
-import type { Tone } from './tone';
+import type { Tone } from '../tone';
 
 type Role = SchedulerInstanceView['role'];
 

@@ -1,7 +1,7 @@
 // Durations as the console writes them for operators: a failover gap with a tenth of a second ("3.4 s") and
 // ages in whole seconds that tick once a second ("12 s", "2 min 5 s"). Pure, so it is unit-tested here.
 
-import { DAY, HOUR, MINUTE, SECOND } from '../core/units';
+import { DAY, HOUR, MINUTE, SECOND } from '@/server/core/units';
 
 /** `850 ms`, `3.4 s`, `2 min 5 s`, `1 h 3 min`; `unknown` when the gap was not measured. */
 export function formatGap(ms: number | null | undefined): string {

@@ -1,7 +1,7 @@
 // The cause of a failover in the words an operator reads on the overview.
 
 import type { FailoverView } from '@/components/apiTypes';
-import type { Tone } from './tone';
+import type { Tone } from '../tone';
 
 const CAUSE_TEXT: Record<FailoverView['cause'], string> = {
   released: 'clean handover (released)',

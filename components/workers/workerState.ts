@@ -1,7 +1,7 @@
 // A worker's heartbeat state and capacity as the workers page shows them.
 
 import type { WorkerSummary } from '@/components/apiTypes';
-import type { Tone } from './tone';
+import type { Tone } from '../tone';
 
 export type WorkerState = WorkerSummary['state'];
 
