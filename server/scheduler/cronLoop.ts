@@ -9,7 +9,8 @@ import { NextSlotMemo } from '../core/nextSlotMemo';
 import { planOneOffs, withoutOneOff, type PendingOneOffs } from '../core/oneOffSlots';
 import { skipsAsSucceeded } from '../core/skipIfSuccessful';
 import { nextWake, planCatchup, planTick, type PlannedSlot } from '../core/tickPlan';
-import type { Clock, Logger, Timers, TimerHandle } from '../core/ports';
+import type { Clock, Logger, Timers } from '../core/ports';
+import { TimerLoop } from '../core/timerLoop';
 import type { DagSpec } from '../core/types';
 import { MINUTE, SECOND } from '../core/units';
 import type { QueueStore, RunStore } from '../store/types';
@@ -90,9 +91,7 @@ export interface CreatedSlot {
 export class CronLoop {
   private state: SchedulerState | null = null;
   private lastTickMs = 0;
-  private timer: TimerHandle | null = null;
-  private stopped = false;
-  private ticking: Promise<void> | null = null;
+  private readonly loop: TimerLoop;
   /** Slots whose dispatch failed on storage errors; retried on the next tick. */
   private retry: PlannedSlot[] = [];
   /** One-off slots seen before their time and not dispatched yet; persisted in the state file. */
@@ -113,7 +112,10 @@ export class CronLoop {
   /** Each schedule's coming slots, worked out once each instead of at every tick. */
   private readonly slots = new NextSlotMemo();
 
-  constructor(private readonly d: CronLoopDeps) {}
+  constructor(private readonly d: CronLoopDeps) {
+    // tick() logs its own failures and always returns the next wake-up.
+    this.loop = new TimerLoop({ timers: d.timers, pass: () => this.tick(), onError: () => MAX_IDLE_MS });
+  }
 
   /**
    * Starts ticking. The first tick plans the slots of the current minute. Before it, missed slots are
@@ -127,7 +129,7 @@ export class CronLoop {
     const minuteStart = Math.floor(now / MINUTE) * MINUTE;
     this.lastTickMs = minuteStart - 1;
     await this.replayMissed(now, minuteStart, opts.recoveryWindowMs ?? 0);
-    this.schedule(0);
+    this.loop.start(0);
   }
 
   /**
@@ -139,20 +141,11 @@ export class CronLoop {
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) this.d.timers.clearTimeout(this.timer);
-    await this.ticking;
+    await this.loop.stop();
   }
 
-  private schedule(delayMs: number) {
-    if (this.stopped) return;
-    this.timer = this.d.timers.setTimeout(() => {
-      this.ticking = this.tick().finally(() => (this.ticking = null));
-    }, delayMs);
-  }
-
-  /** One tick: plan slots since the last tick, dispatch them, persist progress, arm the next wake-up. */
-  async tick(): Promise<void> {
+  /** One tick: plan slots since the last tick, dispatch them, persist progress; returns the delay to the next. */
+  private async tick(): Promise<number> {
     let dags: DagSpec[] = this.lastDags;
     const now = this.d.clock.nowMs();
     try {
@@ -205,7 +198,7 @@ export class CronLoop {
     const after = this.d.clock.nowMs();
     const wake = nextWake(dags, Math.max(after, this.lastTickMs), this.slots);
     const delay = wake === null ? MAX_IDLE_MS : Math.min(MAX_IDLE_MS, wake - after);
-    this.schedule(this.retry.length > 0 ? Math.min(delay, SECOND) : delay);
+    return this.retry.length > 0 ? Math.min(delay, SECOND) : delay;
   }
 
   /**

@@ -4,7 +4,8 @@
 // Slots missed while no scheduler was active are not replayed: stopping or restarting late is rarely what a
 // stop time meant.
 
-import type { Clock, Logger, Timers, TimerHandle } from '../core/ports';
+import type { Clock, Logger, Timers } from '../core/ports';
+import { TimerLoop } from '../core/timerLoop';
 import { isoUtc } from '../core/runStatus';
 import { nextWake, planTick } from '../core/tickPlan';
 import type { DagSpec } from '../core/types';
@@ -40,66 +41,65 @@ interface PendingRestart {
 
 export class StopRestartSchedules {
   private lastTickMs: number;
-  private timer: TimerHandle | null = null;
-  private stopped = false;
-  private ticking: Promise<void> | null = null;
   private pending: PendingRestart[] = [];
+  private readonly loop: TimerLoop;
 
   constructor(private readonly d: StopRestartDeps) {
     this.lastTickMs = d.clock.nowMs();
+    this.loop = new TimerLoop({
+      timers: d.timers,
+      pass: () => this.tick(),
+      // tick() logs its own failures; this is only reached if working out the next wake-up threw.
+      onError: (err) => {
+        this.d.logger.error('Stop/restart schedule tick failed', { error: (err as Error).message });
+        return POLL_MS;
+      },
+    });
   }
 
   start(): void {
-    this.stopped = false;
     this.lastTickMs = this.d.clock.nowMs();
-    this.arm(0);
+    this.loop.start(0);
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) this.d.timers.clearTimeout(this.timer);
-    await this.ticking;
+    await this.loop.stop();
   }
 
-  private arm(ms: number) {
-    if (this.stopped) return;
-    this.timer = this.d.timers.setTimeout(() => {
-      this.ticking = this.tick()
-        .catch((err: Error) =>
-          this.d.logger.error('Stop/restart schedule tick failed', { error: err.message }),
-        )
-        .finally(() => (this.ticking = null));
-    }, ms);
-  }
-
-  /** One pass: acts on the stop and restart slots due since the last pass, then on pending restarts. */
-  async tick(): Promise<void> {
+  /** One pass over the stop and restart slots, whatever it met; returns the delay to the next. */
+  private async tick(): Promise<number> {
     const now = this.d.clock.nowMs();
     let dags: DagSpec[] = [];
     try {
       dags = await this.d.catalog.load();
-      const byName = new Map(dags.map((g) => [g.name, g]));
-      const stops = planTick(asStarts(dags, 'stop_schedule'), this.lastTickMs, now);
-      const restarts = planTick(asStarts(dags, 'restart_schedule'), this.lastTickMs, now);
-      this.lastTickMs = Math.max(this.lastTickMs, now);
-      if (!this.d.canDispatch()) return;
-      for (const slot of [...stops, ...restarts]) {
-        const isRestart = restarts.includes(slot);
-        const stoppedAny = await this.stopRunning(slot.dag, isRestart ? 'restart' : 'stop', slot.slotMs);
-        if (isRestart) {
-          this.pending = this.pending.filter((p) => p.dag !== slot.dag);
-          this.pending.push({ dag: slot.dag, slotMs: slot.slotMs, sinceMs: now, stoppedAny });
-        }
-      }
-      await this.startRestarts(byName, now);
-    } finally {
-      const wake = nextWake(
-        [...asStarts(dags, 'stop_schedule'), ...asStarts(dags, 'restart_schedule')],
-        Math.max(this.d.clock.nowMs(), this.lastTickMs),
-      );
-      const idle = wake === null ? MAX_IDLE_MS : Math.min(MAX_IDLE_MS, wake - this.d.clock.nowMs());
-      this.arm(this.pending.length > 0 ? Math.min(POLL_MS, idle) : Math.max(0, idle));
+      await this.act(dags, now);
+    } catch (err) {
+      this.d.logger.error('Stop/restart schedule tick failed', { error: (err as Error).message });
     }
+    const wake = nextWake(
+      [...asStarts(dags, 'stop_schedule'), ...asStarts(dags, 'restart_schedule')],
+      Math.max(this.d.clock.nowMs(), this.lastTickMs),
+    );
+    const idle = wake === null ? MAX_IDLE_MS : Math.min(MAX_IDLE_MS, wake - this.d.clock.nowMs());
+    return this.pending.length > 0 ? Math.min(POLL_MS, idle) : Math.max(0, idle);
+  }
+
+  /** Acts on the stop and restart slots due since the last pass, then on pending restarts. */
+  private async act(dags: DagSpec[], now: number): Promise<void> {
+    const byName = new Map(dags.map((g) => [g.name, g]));
+    const stops = planTick(asStarts(dags, 'stop_schedule'), this.lastTickMs, now);
+    const restarts = planTick(asStarts(dags, 'restart_schedule'), this.lastTickMs, now);
+    this.lastTickMs = Math.max(this.lastTickMs, now);
+    if (!this.d.canDispatch()) return;
+    for (const slot of [...stops, ...restarts]) {
+      const isRestart = restarts.includes(slot);
+      const stoppedAny = await this.stopRunning(slot.dag, isRestart ? 'restart' : 'stop', slot.slotMs);
+      if (isRestart) {
+        this.pending = this.pending.filter((p) => p.dag !== slot.dag);
+        this.pending.push({ dag: slot.dag, slotMs: slot.slotMs, sinceMs: now, stoppedAny });
+      }
+    }
+    await this.startRestarts(byName, now);
   }
 
   /** Asks every running run of the DAG to stop; true if there was one. */

@@ -4,7 +4,8 @@
 import { isUtf8 } from 'node:buffer';
 import { open, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Logger, TimerHandle, Timers } from '../core/ports';
+import type { Logger, Timers } from '../core/ports';
+import { TimerLoop } from '../core/timerLoop';
 import { errorText } from '../runner/statusReporter';
 import type { LogChunk } from '../coordinator/protocol';
 import type { CoordinatorApi } from './coordinatorClient';
@@ -38,27 +39,32 @@ export class LogShipper {
   private readonly offsets = new Map<string, number>();
   private readonly intervalMs: number;
   private readonly chunkBytes: number;
-  private timer: TimerHandle | null = null;
-  private stopped = false;
+  private readonly loop: TimerLoop;
   private pass: Promise<boolean> = Promise.resolve(true);
   private failing = false;
 
   constructor(private readonly o: LogShipperOptions) {
     this.intervalMs = o.intervalMs ?? DEFAULT_INTERVAL_MS;
     this.chunkBytes = o.chunkBytes ?? LOG_CHUNK_BYTES;
+    // shipAll() reports its own failures (it resolves false); the loop only spaces the passes.
+    this.loop = new TimerLoop({
+      timers: o.timers,
+      pass: async () => {
+        await this.flush();
+        return this.intervalMs;
+      },
+      onError: () => this.intervalMs,
+    });
   }
 
   /** Ships every `intervalMs` until `stop()`. */
   start(): void {
-    this.stopped = false;
-    this.schedule();
+    this.loop.start(this.intervalMs);
   }
 
-  /** No more periodic passes (a pass in flight finishes). */
+  /** No more periodic passes (a pass in flight finishes; flush() still ships). */
   stop(): void {
-    this.stopped = true;
-    if (this.timer) this.o.timers.clearTimeout(this.timer);
-    this.timer = null;
+    void this.loop.stop();
   }
 
   /** Runs a full pass after the one in flight; true when the coordinator holds every byte written so far. */
@@ -70,13 +76,6 @@ export class LogShipper {
   /** Bytes of `file` the coordinator has confirmed. */
   offset(file: string): number {
     return this.offsets.get(file) ?? 0;
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = this.o.timers.setTimeout(() => {
-      void this.flush().then(() => this.schedule());
-    }, this.intervalMs);
   }
 
   private async shipAll(): Promise<boolean> {
