@@ -3,20 +3,10 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { z } from 'zod';
-import type { ErrorBody } from './protocol';
+import { HttpError } from '../core/httpError';
 
-/** A reply other than 2xx, with the `ErrorBody` code and message. */
-export class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
-    this.name = 'HttpError';
-  }
-}
+// The coordinator's routes throw the one HTTP error type of the code base.
+export { HttpError };
 
 export function sendJson(
   res: ServerResponse,
@@ -36,8 +26,7 @@ export function sendJson(
 }
 
 export function sendError(res: ServerResponse, err: HttpError): void {
-  const body: ErrorBody = { error: { code: err.code, message: err.message } };
-  sendJson(res, err.status, body, err.headers);
+  sendJson(res, err.status, err.body(), err.headers);
 }
 
 export function sendNoContent(res: ServerResponse): void {

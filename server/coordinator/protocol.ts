@@ -146,6 +146,4 @@ export interface WorkerView {
 }
 
 /** Error body of every non-2xx reply. */
-export interface ErrorBody {
-  error: { code: string; message: string };
-}
+export type { ErrorBody } from '../core/httpError';
