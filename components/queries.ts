@@ -1,4 +1,4 @@
-// Every query of the console: the only place query keys are spelled, with how often each view refreshes.
+// Every query of the console with how often each view refreshes (their keys are spelled in queryKeys.ts).
 // Mutations live here too, so that what they invalidate is next to what they change.
 
 import { queryOptions, type QueryClient } from '@tanstack/react-query';
@@ -16,23 +16,7 @@ import type {
 } from '@/components/apiTypes';
 import { withoutRuns } from './queue/withoutRuns';
 import { getJson, isNotFound, postJson } from './api';
-
-/** The run list's view state, as held in the URL. */
-export interface RunFilter {
-  dag?: string;
-  status?: string;
-  cursor?: string;
-}
-
-/** The queue page's view state, as held in the URL. */
-export interface QueueFilter {
-  queue?: string;
-  dag?: string;
-  selector?: string;
-  reason?: string;
-}
-
-export const QUEUE_FILTER_KEYS = ['queue', 'dag', 'selector', 'reason'] as const;
+import { QUEUE_FILTER_KEYS, queryKeys, type LogStream, type QueueFilter, type RunFilter } from './queryKeys';
 
 /** Live views refresh at least this often. */
 export const LIVE_REFRESH_MS = 2000;
@@ -49,21 +33,21 @@ export function isTerminal(status: string | undefined): boolean {
 
 export const dagsQuery = () =>
   queryOptions({
-    queryKey: ['dags'],
+    queryKey: queryKeys.dags(),
     queryFn: ({ signal }) => getJson<{ dags: DagSummary[] }>('/api/v1/dags', signal),
     refetchInterval: LIVE_REFRESH_MS,
   });
 
 export const dagQuery = (name: string) =>
   queryOptions({
-    queryKey: ['dags', name],
+    queryKey: queryKeys.dag(name),
     queryFn: ({ signal }) => getJson<DagDetail>(`/api/v1/dags/${enc(name)}`, signal),
     refetchInterval: LIVE_REFRESH_MS,
   });
 
 export const runsQuery = (filter: RunFilter) =>
   queryOptions({
-    queryKey: ['runs', { dag: filter.dag ?? '', status: filter.status ?? '', cursor: filter.cursor ?? '' }],
+    queryKey: queryKeys.runList(filter),
     queryFn: ({ signal }) => {
       const q = new URLSearchParams();
       if (filter.dag) q.set('dag', filter.dag);
@@ -77,7 +61,7 @@ export const runsQuery = (filter: RunFilter) =>
 
 export const runQuery = (runId: string) =>
   queryOptions({
-    queryKey: ['run', runId],
+    queryKey: queryKeys.run(runId),
     queryFn: ({ signal }) => getJson<RunStatus>(`/api/v1/runs/${enc(runId)}`, signal),
     refetchInterval: (query) => (isTerminal(query.state.data?.status) ? false : RUN_REFRESH_MS),
     // Right after a start the run process may not have written its record yet: keep asking for a while.
@@ -92,12 +76,12 @@ export const runQuery = (runId: string) =>
 export const stepLogQuery = (
   runId: string,
   step: string,
-  stream: 'stdout' | 'stderr',
+  stream: LogStream,
   version: string,
   live: boolean,
 ) =>
   queryOptions({
-    queryKey: ['run', runId, 'log', step, stream, version],
+    queryKey: queryKeys.stepLog(runId, step, stream, version),
     queryFn: ({ signal }) =>
       getJson<StepLog>(`/api/v1/runs/${enc(runId)}/logs/${enc(step)}?stream=${stream}&tail=65536`, signal),
     refetchInterval: live ? RUN_REFRESH_MS : false,
@@ -115,7 +99,7 @@ export function queueFilterParams(filter: QueueFilter): URLSearchParams {
 
 export const queueQuery = (filter: QueueFilter = {}) =>
   queryOptions({
-    queryKey: ['queue', Object.fromEntries(QUEUE_FILTER_KEYS.map((k) => [k, filter[k] ?? '']))],
+    queryKey: queryKeys.queue(filter),
     queryFn: ({ signal }) => {
       const q = queueFilterParams(filter).toString();
       return getJson<QueueListing>(q ? `/api/v1/queue?${q}` : '/api/v1/queue', signal);
@@ -126,12 +110,12 @@ export const queueQuery = (filter: QueueFilter = {}) =>
 /** Marks everything a run state change can affect as stale. */
 function invalidateRuns(client: QueryClient, runId?: string): Promise<void> {
   return Promise.all([
-    client.invalidateQueries({ queryKey: ['runs'] }),
-    client.invalidateQueries({ queryKey: ['dags'] }),
-    client.invalidateQueries({ queryKey: ['queue'] }),
+    client.invalidateQueries({ queryKey: queryKeys.runLists() }),
+    client.invalidateQueries({ queryKey: queryKeys.dags() }),
+    client.invalidateQueries({ queryKey: queryKeys.queues() }),
     // The overview's run counts (its own poll is fast; this only saves a tick).
-    client.invalidateQueries({ queryKey: ['overview'] }),
-    runId ? client.invalidateQueries({ queryKey: ['run', runId] }) : Promise.resolve(),
+    client.invalidateQueries({ queryKey: queryKeys.overview() }),
+    runId ? client.invalidateQueries({ queryKey: queryKeys.run(runId) }) : Promise.resolve(),
   ]).then(() => undefined);
 }
 
@@ -163,7 +147,7 @@ export async function retryRun(client: QueryClient, runId: string): Promise<Retr
 /** Drops runs from every cached queue listing, keeping the time each listing was received (the page adds the
  *  time since then to the waits it shows). */
 function removeFromListings(client: QueryClient, runIds: readonly string[]): void {
-  for (const [key, old] of client.getQueriesData<QueueListing>({ queryKey: ['queue'] })) {
+  for (const [key, old] of client.getQueriesData<QueueListing>({ queryKey: queryKeys.queues() })) {
     if (!old) continue;
     const next = withoutRuns(old, runIds);
     if (next !== old) client.setQueryData(key, next, { updatedAt: client.getQueryState(key)?.dataUpdatedAt });
@@ -175,8 +159,8 @@ function removeFromListings(client: QueryClient, runIds: readonly string[]): voi
  * waiting for the server. Returns the listings as they were, to put back when the request itself fails.
  */
 export async function hideWaitingRuns(client: QueryClient, runIds: readonly string[]) {
-  await client.cancelQueries({ queryKey: ['queue'] });
-  const snapshot = client.getQueriesData<QueueListing>({ queryKey: ['queue'] });
+  await client.cancelQueries({ queryKey: queryKeys.queues() });
+  const snapshot = client.getQueriesData<QueueListing>({ queryKey: queryKeys.queues() });
   removeFromListings(client, runIds);
   return snapshot;
 }
@@ -207,6 +191,6 @@ export async function cancelWaitingRuns(
   );
   // Not awaited: the answer is shown now; fresh data follows on its own.
   void invalidateRuns(client);
-  for (const r of result.results) void client.invalidateQueries({ queryKey: ['run', r.run_id] });
+  for (const r of result.results) void client.invalidateQueries({ queryKey: queryKeys.run(r.run_id) });
   return result;
 }

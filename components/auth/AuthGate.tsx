@@ -6,6 +6,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useSyncExternalStore, type ReactNode } from 'react';
 import { signInNeed } from './signInNeed';
 import { lastUnauthorizedAt, subscribeUnauthorized } from '../api';
+import { queryKeys } from '../queryKeys';
 import { SignInForm } from './SignInForm';
 import { sessionQuery } from './session';
 
@@ -22,7 +23,7 @@ export function AuthGate({ children }: { children: ReactNode }) {
 
   // A refused call means the session answer may be out of date (an expired cookie): ask again.
   useEffect(() => {
-    if (unauthorizedAt !== null) void client.invalidateQueries({ queryKey: sessionQuery().queryKey });
+    if (unauthorizedAt !== null) void client.invalidateQueries({ queryKey: queryKeys.session() });
   }, [client, unauthorizedAt]);
 
   const need = signInNeed(session.data ?? null, session.dataUpdatedAt, unauthorizedAt);

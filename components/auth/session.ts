@@ -4,13 +4,14 @@
 import { queryOptions, type QueryClient } from '@tanstack/react-query';
 import type { SessionView } from '../apiTypes';
 import { getJson, postJson } from '../api';
+import { queryKeys } from '../queryKeys';
 
 /** The protection rarely changes; a 401 elsewhere makes the shell ask again at once. */
 export const SESSION_REFRESH_MS = 30_000;
 
 export const sessionQuery = () =>
   queryOptions({
-    queryKey: ['session'],
+    queryKey: queryKeys.session(),
     queryFn: ({ signal }) => getJson<SessionView>('/api/v1/session', signal),
     refetchInterval: SESSION_REFRESH_MS,
   });

@@ -4,12 +4,13 @@
 import { queryOptions } from '@tanstack/react-query';
 import type { Overview } from '../apiTypes';
 import { getJson } from '../api';
+import { queryKeys } from '../queryKeys';
 
 export const OVERVIEW_REFRESH_MS = 1000;
 
 export const overviewQuery = () =>
   queryOptions({
-    queryKey: ['overview'],
+    queryKey: queryKeys.overview(),
     queryFn: ({ signal }) => getJson<Overview>('/api/v1/overview', signal),
     refetchInterval: OVERVIEW_REFRESH_MS,
   });

@@ -7,7 +7,7 @@ import { useRouter } from 'next/navigation';
 import type { ChangeEvent } from 'react';
 import type { QueueListing } from '@/components/apiTypes';
 import { FilterFormActions, FilterSelect } from '../FilterControls';
-import { QUEUE_FILTER_KEYS, type QueueFilter } from '../queries';
+import { QUEUE_FILTER_KEYS, type QueueFilter } from '../queryKeys';
 import { isFiltered, queueHref } from './queueFilterUrl';
 
 const CONTROLS: Array<{

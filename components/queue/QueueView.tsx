@@ -17,7 +17,8 @@ import {
 } from '../Panels';
 import { ConfirmDialog } from '../dialog/ConfirmDialog';
 import { errorText } from '../errorText';
-import { queueQuery, type QueueFilter } from '../queries';
+import { queueQuery } from '../queries';
+import type { QueueFilter } from '../queryKeys';
 import { liveAgeMs } from '../liveAge';
 import { useNow } from '../useNow';
 import { QueueFilters } from './QueueFilters';

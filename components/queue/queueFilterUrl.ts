@@ -1,6 +1,7 @@
 // The queue page's URL: the filter lives in the query string so a view can be shared and survives reloads.
 
-import { queueFilterParams, QUEUE_FILTER_KEYS, type QueueFilter } from '../queries';
+import { queueFilterParams } from '../queries';
+import { QUEUE_FILTER_KEYS, type QueueFilter } from '../queryKeys';
 
 export function queueHref(filter: QueueFilter): string {
   const q = queueFilterParams(filter).toString();

@@ -9,7 +9,8 @@ import { useRouter } from 'next/navigation';
 import type { ChangeEvent } from 'react';
 import { RUN_STATES } from '@/server/api/runStates';
 import { FilterFormActions, FilterSelect } from '../FilterControls';
-import { dagsQuery, type RunFilter } from '../queries';
+import { dagsQuery } from '../queries';
+import type { RunFilter } from '../queryKeys';
 import { runListHref } from './runFilterUrl';
 
 export function RunFilters({ filter }: { filter: RunFilter }) {

@@ -8,6 +8,7 @@ import { useLayoutEffect, useRef, useState } from 'react';
 import type { StepStatus } from '@/components/apiTypes';
 import { errorText } from '../errorText';
 import { stepLogQuery } from '../queries';
+import { isStepLogOf } from '../queryKeys';
 
 const STREAMS = ['stdout', 'stderr'] as const;
 type Stream = (typeof STREAMS)[number];
@@ -37,7 +38,7 @@ export function StepLogTail({
     // When the step finishes its key changes: keep showing the text while the final fetch runs, but never
     // the other stream's text.
     placeholderData: (previous, previousQuery) =>
-      previousQuery?.queryKey[4] === stream && previousQuery.queryKey[3] === step.name ? previous : undefined,
+      isStepLogOf(previousQuery?.queryKey, step.name, stream) ? previous : undefined,
   });
 
   const pre = useRef<HTMLPreElement>(null);

@@ -1,6 +1,6 @@
 // The run list's URL: the filter lives in the query string so a view can be shared and survives reloads.
 
-import type { RunFilter } from '../queries';
+import type { RunFilter } from '../queryKeys';
 
 export function runListHref(filter: RunFilter): string {
   const q = new URLSearchParams();

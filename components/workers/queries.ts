@@ -3,12 +3,13 @@
 import { queryOptions } from '@tanstack/react-query';
 import type { WorkerListing } from '../apiTypes';
 import { getJson } from '../api';
+import { queryKeys } from '../queryKeys';
 
 export const WORKERS_REFRESH_MS = 2000;
 
 export const workersQuery = () =>
   queryOptions({
-    queryKey: ['workers'],
+    queryKey: queryKeys.workers(),
     queryFn: ({ signal }) => getJson<WorkerListing>('/api/v1/workers', signal),
     refetchInterval: WORKERS_REFRESH_MS,
   });

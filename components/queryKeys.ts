@@ -1,0 +1,66 @@
+// The console's query keys: the only place they are spelled. A key starts with its family, so that a mutation
+// marks a whole family stale with the family's key (`queryKeys.runLists()` matches every run-list page) and a
+// run's key covers its step logs. The filters that make a view are part of its key, with an unset field and an
+// empty one spelled alike, so that equal views share one cache entry.
+
+/** The run list's view state, as held in the URL. */
+export interface RunFilter {
+  dag?: string;
+  status?: string;
+  cursor?: string;
+}
+
+/** The queue page's view state, as held in the URL. */
+export interface QueueFilter {
+  queue?: string;
+  dag?: string;
+  selector?: string;
+  reason?: string;
+}
+
+export const QUEUE_FILTER_KEYS = ['queue', 'dag', 'selector', 'reason'] as const satisfies ReadonlyArray<
+  keyof QueueFilter
+>;
+
+export type LogStream = 'stdout' | 'stderr';
+
+const DAGS = 'dags';
+const RUNS = 'runs';
+const RUN = 'run';
+const QUEUE = 'queue';
+const LOG = 'log';
+
+export const queryKeys = {
+  session: () => ['session'] as const,
+  overview: () => ['overview'] as const,
+  workers: () => ['workers'] as const,
+  /** The DAG list, and the prefix of every DAG's detail. */
+  dags: () => [DAGS] as const,
+  dag: (name: string) => [DAGS, name] as const,
+  /** The prefix of every run-list page, whatever its filter. */
+  runLists: () => [RUNS] as const,
+  runList: (filter: RunFilter) =>
+    [RUNS, { dag: filter.dag ?? '', status: filter.status ?? '', cursor: filter.cursor ?? '' }] as const,
+  /** One run, and the prefix of its step logs. */
+  run: (runId: string) => [RUN, runId] as const,
+  /** `version` (the step's attempt, state and finish) changes the key, so a finished step is fetched once more. */
+  stepLog: (runId: string, step: string, stream: LogStream, version: string) =>
+    [RUN, runId, LOG, step, stream, version] as const,
+  /** The prefix of every queue listing, whatever its filter. */
+  queues: () => [QUEUE] as const,
+  queue: (filter: QueueFilter) =>
+    [
+      QUEUE,
+      {
+        queue: filter.queue ?? '',
+        dag: filter.dag ?? '',
+        selector: filter.selector ?? '',
+        reason: filter.reason ?? '',
+      },
+    ] as const,
+};
+
+/** Whether `key` is a step log of `step` in `stream` (any run, any version). */
+export function isStepLogOf(key: readonly unknown[] | undefined, step: string, stream: LogStream): boolean {
+  return key?.[0] === RUN && key[2] === LOG && key[3] === step && key[4] === stream;
+}
