@@ -2,10 +2,10 @@
 
 import Link from 'next/link';
 import type { Overview } from '../apiTypes';
+import { workerCountCard } from './workerCounts';
 
 export function RunCounts({ counts }: { counts: Overview['counts'] }) {
-  const w = counts.workers;
-  const workers = w.healthy + w.late + w.lost;
+  const workers = workerCountCard(counts.workers);
   return (
     <section aria-labelledby="counts-heading">
       <h2 id="counts-heading" className="sr-only">
@@ -29,10 +29,10 @@ export function RunCounts({ counts }: { counts: Overview['counts'] }) {
         <CountCard
           href="/workers"
           testId="count-workers"
-          value={workers}
-          label={workers === 1 ? 'worker' : 'workers'}
-          detail={`${w.healthy} healthy · ${w.late} late · ${w.lost} lost`}
-          warn={w.late + w.lost > 0}
+          value={workers.total}
+          label={workers.label}
+          detail={workers.detail}
+          warn={workers.warn}
         />
       </ul>
     </section>

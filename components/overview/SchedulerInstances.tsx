@@ -8,6 +8,7 @@ import { ToneBadge } from '../StatusBadge';
 import { formatTime } from '../format';
 import { instanceRoleTone, sortInstances } from './instanceOrder';
 import { ageSinceText, ageText, type LiveClock } from './liveClock';
+import { standbyCount, takeoverText } from './standbyText';
 
 export function SchedulerInstances({ overview, clock }: { overview: Overview; clock: LiveClock }) {
   const activeId = overview.active_instance;
@@ -52,7 +53,7 @@ function NoActiveAlert({
   settings: FailoverSettings;
   instances: SchedulerInstanceView[];
 }) {
-  const standbys = instances.filter((i) => i.role === 'standby' || i.role === 'starting').length;
+  const takeover = takeoverText(standbyCount(instances), settings.takeover_bound);
   return (
     <div
       role="alert"
@@ -62,9 +63,7 @@ function NoActiveAlert({
       <p className="font-semibold">No active scheduler</p>
       <p className="mt-1 text-sm">
         No instance holds the scheduler lock, so scheduled runs are not being started.{' '}
-        {standbys > 0 ? (
-          `${standbys === 1 ? 'The standby takes' : `One of the ${standbys} standbys takes`} over at most ${settings.takeover_bound} (T + 2R) after the last renewal.`
-        ) : (
+        {takeover ?? (
           <>
             No standby is running: start one with <code className="font-mono">dagu scheduler</code>.
           </>
