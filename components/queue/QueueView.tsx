@@ -24,8 +24,10 @@ import { useNow } from '../useNow';
 import { QueueFilters } from './QueueFilters';
 import { QueueSummaries } from './QueueSummaries';
 import { WaitingRunRow } from './WaitingRunRow';
+import { cancelQuestion, cancellingText, cancelSummary } from './cancelText';
 import { isFiltered, queueHref } from './queueFilterUrl';
 import { useCancelRuns } from './useCancelRuns';
+import { selectionOf, shownItems, waitingCountText, withSelected } from './waitingSelection';
 
 export function QueueView({ filter }: { filter: QueueFilter }) {
   const { data, error, isPending, refetch, dataUpdatedAt } = useQuery({
@@ -44,23 +46,13 @@ export function QueueView({ filter }: { filter: QueueFilter }) {
     );
 
   // Runs being cancelled stay hidden even if a poll lands before the server has answered.
-  const leaving = new Set(cancel.isPending ? cancel.variables : []);
-  const items = data.items.filter((i) => !leaving.has(i.run_id));
+  const items = shownItems(data.items, cancel.isPending ? cancel.variables : []);
   const shownIds = items.map((i) => i.run_id);
-  const chosen = shownIds.filter((id) => selected.has(id));
-  const allChosen = items.length > 0 && chosen.length === items.length;
+  const { chosen, all: allChosen, some: someChosen } = selectionOf(shownIds, selected);
   // Time since the listing arrived: added to its waits and taken off its holds, so both tick between polls.
   const elapsed = liveAgeMs(0, dataUpdatedAt, now) ?? 0;
 
-  const select = (ids: string[], on: boolean) =>
-    setSelected((prev) => {
-      const next = new Set(prev);
-      for (const id of ids) {
-        if (on) next.add(id);
-        else next.delete(id);
-      }
-      return next;
-    });
+  const select = (ids: string[], on: boolean) => setSelected((prev) => withSelected(prev, ids, on));
   const confirm = () => {
     if (!confirming) return;
     const ids = confirming;
@@ -106,9 +98,7 @@ export function QueueView({ filter }: { filter: QueueFilter }) {
             <h2 id="waiting-heading" className="text-lg font-semibold">
               Waiting runs{' '}
               <span className="text-sm font-normal text-zinc-500 dark:text-zinc-400">
-                {data.total > data.items.length
-                  ? `showing ${items.length} of ${data.total - (data.items.length - items.length)}`
-                  : items.length}
+                {waitingCountText(data.total, data.items.length, items.length)}
               </span>
             </h2>
             <button
@@ -131,7 +121,7 @@ export function QueueView({ filter }: { filter: QueueFilter }) {
                         type="checkbox"
                         checked={allChosen}
                         ref={(el) => {
-                          if (el) el.indeterminate = chosen.length > 0 && !allChosen;
+                          if (el) el.indeterminate = someChosen;
                         }}
                         onChange={(e) => select(shownIds, e.currentTarget.checked)}
                         aria-label="Select all shown runs"
@@ -168,7 +158,7 @@ export function QueueView({ filter }: { filter: QueueFilter }) {
       )}
       {confirming && (
         <ConfirmDialog
-          title={confirming.length === 1 ? 'Cancel this run?' : `Cancel ${confirming.length} runs?`}
+          title={cancelQuestion(confirming.length)}
           confirmLabel="Cancel runs"
           dismissLabel="Keep"
           tone="danger"
@@ -203,7 +193,7 @@ function CancelOutcome({
   if (cancel.isPending) {
     return (
       <p role="status" className="text-sm text-zinc-600 dark:text-zinc-300" data-testid="cancel-result">
-        Cancelling {cancel.variables.length} run{cancel.variables.length === 1 ? '' : 's'}…
+        {cancellingText(cancel.variables.length)}
       </p>
     );
   }
@@ -216,9 +206,7 @@ function CancelOutcome({
       />
     );
   }
-  const { results } = cancel.data as CancelResult;
-  const done = results.filter((r) => r.ok);
-  const failed = results.filter((r) => !r.ok);
+  const { text, failed } = cancelSummary((cancel.data as CancelResult).results);
   return (
     <div
       data-testid="cancel-result"
@@ -229,12 +217,7 @@ function CancelOutcome({
       }`}
     >
       <div className="flex items-start justify-between gap-3">
-        <p role="status">
-          {done.length > 0
-            ? `Cancelled ${done.length} run${done.length === 1 ? '' : 's'}.`
-            : 'No run was cancelled.'}
-          {failed.length > 0 && ` ${failed.length} could not be cancelled:`}
-        </p>
+        <p role="status">{text}</p>
         <button type="button" className={buttonClass('secondary')} onClick={onDismiss}>
           Dismiss
         </button>
