@@ -9,16 +9,7 @@ import { buttonClass } from '../Panels';
 import { ConfirmDialog } from '../dialog/ConfirmDialog';
 import { errorText } from '../errorText';
 import { isTerminal, retryRun, stopRun } from '../queries';
-
-/**
- * What the stop did, read from the run it answers with: ended now, or still running because its process was
- * signalled here or (the 202 answer) the worker running it was asked to stop it on its next heartbeat.
- */
-function stopOutcome(after: RunStatus): string {
-  if (after.status !== 'running') return `Stopped: the run is ${after.status} now.`;
-  if (after.worker_id) return `Worker ${after.worker_id} was asked to stop it; it ends aborted shortly.`;
-  return 'Stop signal sent; the run ends aborted shortly.';
-}
+import { stopOutcome } from './stopOutcome';
 
 export function RunActions({
   run,

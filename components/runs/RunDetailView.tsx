@@ -6,13 +6,12 @@
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useState } from 'react';
-import type { RetryResult, RunStatus, StepStatus } from '@/components/apiTypes';
+import type { RetryResult, RunStatus } from '@/components/apiTypes';
 import { isNotFound } from '../api';
 import { EmptyState, ErrorPanel, LoadingPanel, PageHeader, linkClass } from '../Panels';
 import { StatusBadge } from '../StatusBadge';
 import { errorText } from '../errorText';
 import { nodeDetail } from './stepNotes';
-import { orderStepsAsRun } from '../graph/stepOrder';
 import { formatSpan } from '../format';
 import { StepGraph } from '../graph/StepGraph';
 import { RUN_REFRESH_MS, isTerminal, runQuery } from '../queries';
@@ -22,7 +21,8 @@ import { ParentRunLink } from './ParentRunLink';
 import { RunFacts } from './RunFacts';
 import { StepDetails } from './StepDetails';
 import { StepLogTail } from './StepLogTail';
-import { StepTable, type StepRowData } from './StepTable';
+import { StepTable } from './StepTable';
+import { rowToShow, runRows } from './runSteps';
 
 export function RunDetailView({
   runId,
@@ -69,13 +69,9 @@ export function RunDetailView({
 
   const live = !isTerminal(run.status);
   const awaitingAttempt = retried !== null && run.attempt < retried.attempt;
-  const steps = orderStepsAsRun(run.steps);
-  const rows: StepRowData[] = [...steps.map((step) => ({ step })), ...handlerRows(run.handlers)];
-  const selectedRow =
-    rows.find((r) => r.step.name === picked) ??
-    rows.find((r) => r.step === defaultStep(steps)) ??
-    rows[0] ??
-    null;
+  const runView = runRows(run);
+  const { steps, rows } = runView;
+  const selectedRow = rowToShow(runView, picked);
   const selectedStep = selectedRow?.step ?? null;
 
   return (
@@ -154,33 +150,4 @@ export function RunDetailView({
       <StepTable rows={rows} now={now} selected={selectedStep?.name ?? null} onSelect={setPicked} />
     </div>
   );
-}
-
-/** The step worth looking at first: the one running, else the one that failed, else the last that ran. */
-function defaultStep(steps: StepStatus[]): StepStatus | undefined {
-  return (
-    steps.find((s) => s.status === 'running' || s.status === 'retrying') ??
-    steps.find((s) => s.status === 'failed') ??
-    steps.findLast((s) => s.status !== 'not_started')
-  );
-}
-
-const HANDLER_ORDER = ['init', 'success', 'failure', 'abort', 'exit'];
-
-/**
- * The handler steps after the steps, in the order they run. A handler named after its kind (`onSuccess`)
- * shows as such; another name says which handler it is (`on failure: notify`).
- */
-function handlerRows(handlers: RunStatus['handlers']): StepRowData[] {
-  const rank = (kind: string) => {
-    const i = HANDLER_ORDER.indexOf(kind);
-    return i === -1 ? HANDLER_ORDER.length : i;
-  };
-  return Object.entries(handlers as Record<string, StepStatus | undefined>)
-    .sort(([a], [b]) => rank(a) - rank(b))
-    .flatMap(([kind, h]) => {
-      if (!h) return [];
-      const own = `on${kind.charAt(0).toUpperCase()}${kind.slice(1)}`;
-      return [{ step: h, label: h.name === own ? own : `on ${kind}: ${h.name}` }];
-    });
 }

@@ -5,22 +5,9 @@ import type { RunStatus } from '@/components/apiTypes';
 import { Field } from '../Panels';
 import { formatRelative, formatSpan, formatTime } from '../format';
 import { ConditionList } from './ConditionList';
-
-const TRIGGER_TEXT: Record<RunStatus['trigger_type'], string> = {
-  scheduler: 'the scheduler, for its slot',
-  manual: 'an operator',
-  catchup: 'catch-up of a missed slot',
-  retry: 'a retry',
-  subdag: 'a parent run',
-  queue: 'its queue',
-};
+import { hostText, selectorText, startedByText, workerText } from './runFactText';
 
 export function RunFacts({ run, now }: { run: RunStatus; now: number | null }) {
-  const selector = run.worker_selector
-    ? Object.entries(run.worker_selector)
-        .map(([k, v]) => `${k}: ${v}`)
-        .join(', ')
-    : null;
   return (
     <>
       <div className="grid grid-cols-1 gap-3 sm:grid-cols-2">
@@ -31,10 +18,7 @@ export function RunFacts({ run, now }: { run: RunStatus; now: number | null }) {
           <p className="mt-1 text-xl font-semibold" data-testid="run-trigger">
             {run.trigger_type}
           </p>
-          <p className="text-sm text-zinc-600 dark:text-zinc-300">
-            started by {TRIGGER_TEXT[run.trigger_type] ?? run.trigger_type}
-            {run.dispatched_by ? ` (scheduler ${run.dispatched_by})` : ''}
-          </p>
+          <p className="text-sm text-zinc-600 dark:text-zinc-300">{startedByText(run)}</p>
         </div>
         <div className="rounded-lg border border-zinc-200 px-4 py-3 dark:border-zinc-800">
           <p className="text-xs font-semibold tracking-wide text-zinc-500 uppercase dark:text-zinc-400">
@@ -52,11 +36,9 @@ export function RunFacts({ run, now }: { run: RunStatus; now: number | null }) {
         <Field label="Attempt">{run.attempt}</Field>
         <Field label="Queue">{run.queue}</Field>
         <Field label="Worker">
-          <span data-testid="run-worker">
-            {run.worker_id ?? (selector !== null ? 'not claimed yet' : 'local')}
-          </span>
+          <span data-testid="run-worker">{workerText(run)}</span>
         </Field>
-        <Field label="Host">{run.host ? `${run.host}${run.pid ? ` (pid ${run.pid})` : ''}` : '—'}</Field>
+        <Field label="Host">{hostText(run)}</Field>
         <Field label="Created">{formatTime(run.created_at)}</Field>
         <Field label="Started">{formatTime(run.started_at)}</Field>
         <Field label="Finished">{formatTime(run.finished_at)}</Field>
@@ -71,7 +53,7 @@ export function RunFacts({ run, now }: { run: RunStatus; now: number | null }) {
           )}
         </Field>
         <Field label="Worker selector">
-          {selector === null ? '—' : <code>{selector === '' ? 'any worker' : `{${selector}}`}</code>}
+          {run.worker_selector ? <code>{selectorText(run.worker_selector)}</code> : '—'}
         </Field>
         {run.queued_at && <Field label="Queued">{formatTime(run.queued_at)}</Field>}
       </dl>

@@ -9,12 +9,7 @@ import { StatusBadge } from '../StatusBadge';
 import { linkClass, tableClass, TableHead, tdClass } from '../Panels';
 import { formatSpan, formatTime } from '../format';
 import { runHref } from './runLinks';
-
-export interface StepRowData {
-  step: StepStatus;
-  /** Shown instead of the name, e.g. `on failure: notify`. */
-  label?: string;
-}
+import type { StepRowData } from './runSteps';
 
 export function StepTable({
   rows,
