@@ -15,7 +15,7 @@ import { loadConfig } from '../server/config/loadConfig';
 import type { Labels } from '../server/core/distributed';
 import type { DagSpec } from '../server/core/types';
 import { COORDINATOR_PATHS } from '../server/coordinator/protocol';
-import { newRunDispatch } from '../server/coordinator/dispatcherApi';
+import { newRunDispatch } from '../server/core/dispatcherApi';
 import { loadDag } from '../server/store/dagCatalog';
 import type { WorkerRecord } from '../server/store/dispatchTypes';
 import {

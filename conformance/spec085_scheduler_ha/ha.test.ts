@@ -5,6 +5,7 @@
 import { renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { systemClock } from '../../server/core/clock';
 import { FileEventLog } from '../../server/store/fileEventLog';
 import { FileRunStore } from '../../server/store/fileRunStore';
 import type { RunSummary } from '../../server/store/types';
@@ -98,7 +99,7 @@ describe('spec085 scheduler HA: roles and takeover', () => {
     expect(took).toBeGreaterThanOrEqual(T_MS - I_MS); // it waited for the lock to go stale
     await cluster.active(EVENT_DEADLINE_MS, [b]);
     // The failover history records it, with the gap measured from the failed holder's last renewal.
-    const events = new FileEventLog({ dataDir: cluster.dataDir });
+    const events = new FileEventLog({ dataDir: cluster.dataDir, clock: systemClock });
     const acquired = await eventually(async () => {
       const list = await events.list({ types: ['scheduler.lock.acquired'] });
       return list.find((e) => e.data.how === 'stale');

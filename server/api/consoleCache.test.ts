@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { systemClock } from '../core/clock';
 import type { Logger } from '../core/ports';
 import { silentLogger } from '../core/ports';
 import { MemoryEventLog } from '../store/memoryEventLog';
@@ -9,7 +10,7 @@ import { LogEventFeed, type EventFeed } from './eventFeed';
 
 describe('ConsoleCache', () => {
   it('feeds role events to the failover history and run events to the record cache', async () => {
-    const log = new MemoryEventLog();
+    const log = new MemoryEventLog({ clock: systemClock });
     const cache = new ConsoleCache(new LogEventFeed(log));
     await log.append('scheduler.lock.acquired', { instance: 'a', how: 'fresh', previous_instance: null });
     await cache.sync();

@@ -2,6 +2,7 @@ import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileS
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { systemClock } from '../core/clock';
 import { FileEventLog } from '../store/fileEventLog';
 import { MemoryEventLog } from '../store/memoryEventLog';
 import { FileEventFeed, LogEventFeed } from './eventFeed';
@@ -18,7 +19,7 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('FileEventFeed', () => {
   it('returns every event on the first read and only the new ones after that', async () => {
-    const log = new FileEventLog({ dataDir: dir });
+    const log = new FileEventLog({ dataDir: dir, clock: systemClock });
     const feed = new FileEventFeed(dir);
     const a = await log.append('scheduler.lock.acquired', { instance: 'a' });
     const b = await log.append('dag.run.queued', { run_id: 'r1' });
@@ -31,7 +32,7 @@ describe('FileEventFeed', () => {
   });
 
   it('skips the types it is not asked for, and does not offer them again later', async () => {
-    const log = new FileEventLog({ dataDir: dir });
+    const log = new FileEventLog({ dataDir: dir, clock: systemClock });
     const feed = new FileEventFeed(dir);
     await log.append('dag.run.queued', { run_id: 'r1' });
     const lock = await log.append('scheduler.lock.lost', { instance: 'a' });

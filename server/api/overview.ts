@@ -9,7 +9,7 @@ import { isLive, type InstanceRecord } from '../store/instanceRegistry';
 import type { FailoverView } from './failoverHistory';
 import { securityView, type SecurityView } from './security';
 import type { Services } from './services';
-import { countWaiting, waitingSnapshot } from './waitingSnapshot';
+import { countWaiting, waitingSnapshot } from '../store/waitingSnapshot';
 import { workerState } from './workers';
 
 export type { FailoverView } from './failoverHistory';

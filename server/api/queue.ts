@@ -1,6 +1,6 @@
 // Queue operations: enqueue a DAG run and dequeue a queued run (the queue view is in queueListing.ts).
 
-import { isDistributed } from '../coordinator/dispatcherApi';
+import { isDistributed } from '../core/dispatcherApi';
 import { randomHex } from '../store/randomHex';
 import { assertRunId } from '../core/names';
 import { parseParamArgs, resolveRunParams } from '../core/params';

@@ -14,7 +14,7 @@ import { BadRequestError } from './errors';
 import { describeIssues } from './http';
 import type { Services } from './services';
 import { availabilityNow } from './waitingNow';
-import { countWaiting, waitingSnapshot } from './waitingSnapshot';
+import { countWaiting, waitingSnapshot } from '../store/waitingSnapshot';
 
 /** One run that waits: in a local queue (`queued`), or handed to the workers and not yet claimed. */
 export interface WaitingRun {

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { DispatchParams } from '../coordinator/dispatcherApi';
+import type { DispatchParams } from '../core/dispatcherApi';
 import { testRunStatus } from '../store/testRunStatus';
 import { ConflictError, NotFoundError, toErrorResponse } from './errors';
 import { retryRun } from './retryRun';

@@ -4,7 +4,7 @@
 
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { isDistributed, nextAttemptDispatch } from '../coordinator/dispatcherApi';
+import { isDistributed, nextAttemptDispatch } from '../core/dispatcherApi';
 import { TERMINAL_RUN_STATES } from '../core/types';
 import { spawnDetachedRun } from '../runner/spawnDetached';
 import { ConflictError } from './errors';

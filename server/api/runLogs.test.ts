@@ -1,7 +1,7 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { systemClock } from '../core/clock';
+import { systemClock, systemTimers } from '../core/clock';
 import { silentLogger } from '../core/ports';
 import type { RunStatus } from '../core/types';
 import { startRun } from '../runner/startRun';
@@ -114,6 +114,7 @@ describe('readRunLog: a DAG with its own log_dir', () => {
       runStore: svc.runs,
       config: svc.config,
       clock: systemClock,
+      timers: systemTimers,
       logger: silentLogger,
       signal: new AbortController().signal,
       env: { NODE_ENV: 'test', PATH: process.env.PATH },

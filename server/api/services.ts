@@ -9,7 +9,7 @@ import { createFileStores } from '../store/fileStores';
 import { FileQueueStore } from '../store/fileQueueStore';
 import { FileWorkerRegistry } from '../store/fileWorkerRegistry';
 import type { EventLog, QueueStore, RunStore } from '../store/types';
-import type { DispatcherApi } from '../coordinator/dispatcherApi';
+import type { DispatcherApi } from '../core/dispatcherApi';
 import type { CoordinatorRegistry, DispatchStore, WorkerRegistry } from '../store/dispatchTypes';
 import { FileCoordinatorRegistry } from '../store/fileCoordinatorRegistry';
 import { InstanceRegistry } from '../store/instanceRegistry';
@@ -53,14 +53,14 @@ export function createServices(
   opts: CreateServicesOptions = {},
 ): Services {
   const dataDir = config.paths.data_dir;
-  const { events, runs, tasks, onCorrupt } = createFileStores(config, logger);
+  const { events, runs, tasks, onCorrupt } = createFileStores(config, logger, systemClock);
   const workers = new FileWorkerRegistry({ dataDir, logger });
   return {
     config,
     runs,
     queue: new FileQueueStore({ dataDir, onCorrupt }),
     events,
-    dispatcher: fileDispatcher(config, { runs, tasks, workers }, logger),
+    dispatcher: fileDispatcher(config, { runs, tasks, workers }, logger, systemClock),
     tasks,
     workers,
     coordinators: new FileCoordinatorRegistry({ dataDir, logger }),

@@ -5,7 +5,7 @@
 import { randomHex } from '../store/randomHex';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { isDistributed, newRunDispatch } from '../coordinator/dispatcherApi';
+import { isDistributed, newRunDispatch } from '../core/dispatcherApi';
 import { NO_COORDINATORS, type WaitReason } from '../core/distributed';
 import { parseParamArgs, resolveRunParams } from '../core/params';
 import { newRunId } from '../core/runId';

@@ -1,7 +1,7 @@
 // The table of every scalar setting: its key, environment variable, default and kind.
 // The loader, the validator and the generated configuration reference all read this one table.
 
-import { WORKER_ID_PATTERN } from '../store/distributedDir';
+import { WORKER_ID_PATTERN } from '../core/workerId';
 
 export type SettingKind = 'duration' | 'port' | 'bool' | 'string' | 'int' | 'enum' | 'list';
 

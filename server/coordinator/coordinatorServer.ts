@@ -13,7 +13,7 @@ import type { LoadDagResult } from '../store/dagCatalog';
 import type { WorkerRegistry } from '../store/dispatchTypes';
 import type { RunStore } from '../store/types';
 import { hasBearerToken } from './auth';
-import { resolveSelector, type DispatcherApi, newRunDispatch } from './dispatcherApi';
+import { resolveSelector, type DispatcherApi, newRunDispatch } from '../core/dispatcherApi';
 import { DispatchConflictError, DispatchFailedError, RunUnreadableError } from './errors';
 import { HttpError, readJson, sendError, sendJson, sendNoContent } from './httpIo';
 import type { LogChunks } from './logChunks';

@@ -4,12 +4,13 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config/loadConfig';
 import type { Config } from '../config/types';
-import { systemClock, systemTimers } from '../core/clock';
-import { RecordingLogger } from '../scheduler/testing/loopFixtures';
+import { systemClock } from '../core/clock';
+import { RecordingLogger } from '../testing/recordingLogger';
 import { coordinatorAvailability } from '../core/coordinatorPresence';
 import { FileCoordinatorRegistry } from '../store/fileCoordinatorRegistry';
 import { FileEventLog } from '../store/fileEventLog';
-import { CoordinatorService } from './coordinatorService';
+import { composeCoordinator } from '../cli/composeCoordinator';
+import type { CoordinatorService } from './coordinatorService';
 import { COORDINATOR_PATHS } from './protocol';
 
 let home: string;
@@ -33,7 +34,7 @@ afterEach(async () => {
 });
 
 async function start(logger = new RecordingLogger()): Promise<CoordinatorService> {
-  const svc = new CoordinatorService({ config, clock: systemClock, timers: systemTimers, logger });
+  const svc = composeCoordinator(config, logger);
   await svc.start();
   running.push(svc);
   return svc;
@@ -131,7 +132,7 @@ describe('CoordinatorService', () => {
       parent: null,
     });
 
-    const events = await new FileEventLog({ dataDir: config.paths.data_dir }).list({
+    const events = await new FileEventLog({ dataDir: config.paths.data_dir, clock: systemClock }).list({
       types: ['dag.run.queued'],
     });
 

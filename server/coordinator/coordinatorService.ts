@@ -1,6 +1,6 @@
-// One `dagu coordinator` process: the file stores under DAGU_HOME/data (so a restart loses nothing), run
-// status writes that append run events, the dispatcher, the detector, the worker-facing HTTP(S) server and
-// the liveness record that tells every other process a coordinator is alive.
+// One `dagu coordinator` process: the dispatcher, the detector, the worker-facing HTTP(S) server and the
+// liveness record that tells every other process a coordinator is alive, over the stores its composition root
+// gives it (server/cli/composeCoordinator.ts: the file stores under DAGU_HOME/data, run writes with events).
 
 import { hostname } from 'node:os';
 import type { Config } from '../config/types';
@@ -8,13 +8,6 @@ import type { Clock, Logger, Timers } from '../core/ports';
 import { loadDag } from '../store/dagCatalog';
 import { coordinatorIdOf } from '../store/distributedDir';
 import type { CoordinatorRegistry } from '../store/dispatchTypes';
-import { FileCancelRequests } from '../store/fileCancelRequests';
-import { FileCoordinatorRegistry } from '../store/fileCoordinatorRegistry';
-import { FileDispatchStore } from '../store/fileDispatchStore';
-import { FileEventLog } from '../store/fileEventLog';
-import { FileRunStore } from '../store/fileRunStore';
-import { FileWorkerRegistry } from '../store/fileWorkerRegistry';
-import { withRunEvents } from '../store/runEvents';
 import { assembleCoordinator, type CoordinatorParts, type CoordinatorStores } from './assembleCoordinator';
 import { CoordinatorBeacon } from './coordinatorBeacon';
 
@@ -23,24 +16,10 @@ export interface CoordinatorServiceDeps {
   clock: Clock;
   timers: Timers;
   logger: Logger;
-  /** Stores to use instead of the file stores of `config.paths.data_dir` (tests). */
-  stores?: CoordinatorStores;
-  /** Where the liveness record goes, instead of `config.paths.data_dir` (tests). */
-  registry?: CoordinatorRegistry;
-}
-
-/** The file stores of a data directory, run writes emitting `dag.run.*` events. */
-export function fileCoordinatorStores(config: Config, clock: Clock, logger: Logger): CoordinatorStores {
-  const dataDir = config.paths.data_dir;
-  const onCorrupt = (r: { path: string; error: string }) => logger.warn('Skipped a corrupt file', { ...r });
-  const runs = new FileRunStore({ dataDir, logDir: config.paths.log_dir, onCorrupt });
-  const events = new FileEventLog({ dataDir, clock, onCorrupt });
-  return {
-    runs: withRunEvents(runs, events, { logger }),
-    tasks: new FileDispatchStore({ dataDir, logger }),
-    workers: new FileWorkerRegistry({ dataDir, logger }),
-    cancels: new FileCancelRequests({ dataDir }),
-  };
+  /** The runs, tasks, workers and cancel requests the coordinator serves. */
+  stores: CoordinatorStores;
+  /** Where its liveness record goes. */
+  registry: CoordinatorRegistry;
 }
 
 export class CoordinatorService {
@@ -52,7 +31,7 @@ export class CoordinatorService {
     const c = d.config.coordinator;
     const logger = d.logger.child({ component: 'coordinator' });
     this.parts = assembleCoordinator({
-      stores: d.stores ?? fileCoordinatorStores(d.config, d.clock, logger),
+      stores: d.stores,
       settings: {
         host: c.host,
         port: c.port,
@@ -87,9 +66,7 @@ export class CoordinatorService {
     const log = this.d.logger.child({ component: 'coordinator' });
     const host = hostname();
     this.beacon = new CoordinatorBeacon({
-      registry:
-        this.d.registry ??
-        new FileCoordinatorRegistry({ dataDir: this.d.config.paths.data_dir, logger: log }),
+      registry: this.d.registry,
       clock: this.d.clock,
       timers: this.d.timers,
       logger: log,

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { SECOND } from '../core/units';
 import type { RunStatus } from '../core/types';
-import { FakeTime } from '../scheduler/testing/fakeTime';
-import { dagFromYaml, RecordingLogger } from '../scheduler/testing/loopFixtures';
+import { FakeTime } from '../testing/fakeTime';
+import { dagFromYaml } from '../testing/dagFromYaml';
+import { RecordingLogger } from '../testing/recordingLogger';
 import { testRunStatus } from '../store/testRunStatus';
 import { DagRetries } from './dagRetries';
-import type { DispatchParams, DispatcherApi } from './dispatcherApi';
+import type { DispatchParams, DispatcherApi } from '../core/dispatcherApi';
 
 function setup(
   yaml = 'retry_policy:\n  limit: 2\n  interval_sec: 5\n  backoff: 2\nworker_selector: {zone: b}',

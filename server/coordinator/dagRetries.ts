@@ -8,7 +8,7 @@ import { formatDuration } from '../core/duration';
 import type { Logger, TimerHandle, Timers } from '../core/ports';
 import type { RunStatus } from '../core/types';
 import type { LoadDagResult } from '../store/dagCatalog';
-import { resolveSelector, type DispatcherApi } from './dispatcherApi';
+import { resolveSelector, type DispatcherApi } from '../core/dispatcherApi';
 
 export interface DagRetriesDeps {
   dispatcher: DispatcherApi;

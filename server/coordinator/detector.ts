@@ -17,8 +17,8 @@ import type {
 } from '../store/dispatchTypes';
 import type { RunStore } from '../store/types';
 import { CANCELLED_BEFORE_WORKER } from './dispatcher';
-import { endedStatus } from './endedStatus';
-import { expireHold, failWaitingRun, isWaiting, type EndWaitingDeps } from './expireHold';
+import { endedStatus } from '../core/endedStatus';
+import { expireHold, failWaitingRun, isWaiting, type EndWaitingDeps } from '../store/expireHold';
 import { RunLocks } from './runLocks';
 import { onWorker, runsOwnedBy } from './workerRuns';
 import type { WorkerSightings } from './workerSightings';

@@ -10,7 +10,6 @@ import {
   type Labels,
 } from '../core/distributed';
 import type { Config } from '../config/types';
-import { systemClock } from '../core/clock';
 import { coordinatorAvailability } from '../core/coordinatorPresence';
 import type { Clock, Logger } from '../core/ports';
 import { isoUtc, newRunStatus } from '../core/runStatus';
@@ -27,10 +26,10 @@ import { FileCancelRequests } from '../store/fileCancelRequests';
 import { FileCoordinatorRegistry } from '../store/fileCoordinatorRegistry';
 import { FileWorkerRegistry } from '../store/fileWorkerRegistry';
 import type { RunStore } from '../store/types';
-import type { CancelOutcome, DispatcherApi, DispatchParams, DispatchResult } from './dispatcherApi';
-import { endedStatus } from './endedStatus';
+import type { CancelOutcome, DispatcherApi, DispatchParams, DispatchResult } from '../core/dispatcherApi';
+import { endedStatus } from '../core/endedStatus';
 import { DispatchConflictError, DispatchFailedError, RunUnreadableError } from './errors';
-import { isHoldTaker } from './expireHold';
+import { isHoldTaker } from '../store/expireHold';
 import { RunLocks } from './runLocks';
 
 /** The error of a run cancelled while it waited for a worker. */
@@ -69,6 +68,7 @@ export function fileDispatcher(
   config: Config,
   stores: { runs: RunStore; tasks: DispatchStore; workers?: WorkerRegistry },
   logger: Logger,
+  clock: Clock,
 ): Dispatcher {
   const dataDir = config.paths.data_dir;
   return new Dispatcher({
@@ -77,7 +77,7 @@ export function fileDispatcher(
     workers: stores.workers ?? new FileWorkerRegistry({ dataDir, logger }),
     cancels: new FileCancelRequests({ dataDir }),
     coordinators: new FileCoordinatorRegistry({ dataDir, logger }),
-    clock: systemClock,
+    clock,
     logger,
     waitMs: config.coordinator.worker_wait_timeout_ms,
     staleMs: config.coordinator.worker_stale_threshold_ms,

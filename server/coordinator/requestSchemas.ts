@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { DAG_NAME_PATTERN, RUN_ID_PATTERN } from '../core/names';
 import type { RunStatus } from '../core/types';
-import { WORKER_ID_PATTERN } from '../store/distributedDir';
+import { WORKER_ID_PATTERN } from '../core/workerId';
 import type {
   AckRequest,
   DispatchRequest,

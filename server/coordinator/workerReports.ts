@@ -11,7 +11,7 @@ import type { CancelRequests, DispatchStore, WorkerRecord, WorkerRegistry } from
 import { parseTaskId } from '../store/distributedDir';
 import type { RunStore } from '../store/types';
 import { CANCELLED_BEFORE_WORKER } from './dispatcher';
-import { endedStatus } from './endedStatus';
+import { endedStatus } from '../core/endedStatus';
 import type {
   AckRequest,
   HeartbeatRequest,

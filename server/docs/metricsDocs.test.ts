@@ -5,7 +5,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config/loadConfig';
+import { systemClock } from '../core/clock';
 import { createMetrics } from '../metrics/metrics';
+import { InstanceRegistry } from '../store/instanceRegistry';
+import { MemoryDispatchStore } from '../store/memoryDispatchStore';
+import { MemoryQueueStore } from '../store/memoryQueueStore';
+import { MemoryRunStore } from '../store/memoryRunStore';
+import { MemoryWorkerRegistry } from '../store/memoryWorkerRegistry';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const PAGE = 'docs/metrics.md';
@@ -17,7 +23,15 @@ afterAll(() => rmSync(home, { recursive: true, force: true }));
 /** The metrics as the server registers them (nothing is scraped, so no file is read). */
 function registeredMetrics(): Array<{ name: string; labels: string[] }> {
   const env = { DAGU_HOME: home } as unknown as NodeJS.ProcessEnv;
-  const { registry } = createMetrics(loadConfig({ env }));
+  const config = loadConfig({ env });
+  const { registry } = createMetrics(config, {
+    clock: systemClock,
+    workers: new MemoryWorkerRegistry(),
+    tasks: new MemoryDispatchStore(),
+    queue: new MemoryQueueStore(),
+    runs: new MemoryRunStore(),
+    instances: new InstanceRegistry(config.paths.data_dir),
+  });
   return registry.getMetricsAsArray().map((m) => ({
     name: m.name,
     // Every prom-client metric keeps its label names; the registry's listing type leaves them out.

@@ -150,6 +150,9 @@ describe('the web server’s /metrics registry', () => {
         clock: svc.clock,
         workers: svc.workers,
         tasks: svc.tasks,
+        queue: svc.queue,
+        runs: svc.runs,
+        instances: svc.instances,
       });
       const text = await registry.metrics();
       expect(text).toContain('dagu_scheduler_instances{status="active"} 0');

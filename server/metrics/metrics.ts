@@ -3,14 +3,9 @@
 
 import { Gauge, Registry } from 'prom-client';
 import type { Config } from '../config/types';
-import { systemClock } from '../core/clock';
 import type { Clock } from '../core/ports';
 import type { DispatchStore, WorkerRegistry } from '../store/dispatchTypes';
-import { FileDispatchStore } from '../store/fileDispatchStore';
-import { FileQueueStore } from '../store/fileQueueStore';
-import { FileRunStore } from '../store/fileRunStore';
-import { FileWorkerRegistry } from '../store/fileWorkerRegistry';
-import { InstanceRegistry, isLive } from '../store/instanceRegistry';
+import { isLive, type InstanceRegistry } from '../store/instanceRegistry';
 import type { QueueStore, RunStore } from '../store/types';
 import { registerDistributedMetrics } from './distributedMetrics';
 import { registerRunMetrics } from './runMetrics';
@@ -19,22 +14,19 @@ export interface Metrics {
   registry: Registry;
 }
 
-/** Stores and clock the metrics read; by default the files under the configured data directory. */
+/** Stores and clock the metrics read: the web server's (server/api/services.ts). */
 export interface MetricsSources {
-  clock?: Clock;
-  workers?: Pick<WorkerRegistry, 'list'>;
-  tasks?: Pick<DispatchStore, 'pendingSummaries'>;
-  queue?: Pick<QueueStore, 'queues' | 'list'>;
-  runs?: Pick<RunStore, 'listActive'>;
-  instances?: Pick<InstanceRegistry, 'list'>;
+  clock: Clock;
+  workers: Pick<WorkerRegistry, 'list'>;
+  tasks: Pick<DispatchStore, 'pendingSummaries'>;
+  queue: Pick<QueueStore, 'queues' | 'list'>;
+  runs: Pick<RunStore, 'listActive'>;
+  instances: Pick<InstanceRegistry, 'list'>;
 }
 
-export function createMetrics(config: Config, sources: MetricsSources = {}): Metrics {
+export function createMetrics(config: Config, sources: MetricsSources): Metrics {
   const registry = new Registry();
-  const clock = sources.clock ?? systemClock;
-  const dataDir = config.paths.data_dir;
-  const instances = sources.instances ?? new InstanceRegistry(dataDir);
-  const tasks = sources.tasks ?? new FileDispatchStore({ dataDir });
+  const { clock, instances, tasks } = sources;
   const { lock_stale_threshold_ms: T, lock_retry_interval_ms: R } = config.scheduler;
   new Gauge({
     name: 'dagu_scheduler_instances',
@@ -51,14 +43,14 @@ export function createMetrics(config: Config, sources: MetricsSources = {}): Met
     },
   });
   registerDistributedMetrics(registry, {
-    workers: sources.workers ?? new FileWorkerRegistry({ dataDir }),
+    workers: sources.workers,
     tasks,
     clock,
     staleMs: config.coordinator.worker_stale_threshold_ms,
   });
   registerRunMetrics(registry, {
-    queue: sources.queue ?? new FileQueueStore({ dataDir }),
-    runs: sources.runs ?? new FileRunStore({ dataDir, logDir: config.paths.log_dir }),
+    queue: sources.queue,
+    runs: sources.runs,
     tasks,
     configuredQueues: config.queues.config.map((q) => q.name),
   });

@@ -7,7 +7,7 @@ import {
   waitingSnapshot,
   type WaitingSnapshot,
   type WaitingSources,
-} from '../api/waitingSnapshot';
+} from '../store/waitingSnapshot';
 
 export interface RunMetricsDeps extends WaitingSources {
   /** Queues of `queues.config`: reported (as 0) even while empty, so their series do not come and go. */

@@ -7,12 +7,7 @@ import { systemClock } from '../core/clock';
 import { silentLogger } from '../core/ports';
 import { newRunStatus } from '../core/runStatus';
 import type { DagSpec, RunState, RunStatus } from '../core/types';
-import type {
-  CancelOutcome,
-  DispatchParams,
-  DispatchResult,
-  DispatcherApi,
-} from '../coordinator/dispatcherApi';
+import type { CancelOutcome, DispatchParams, DispatchResult, DispatcherApi } from '../core/dispatcherApi';
 import { MemoryRunStore } from '../store/memoryRunStore';
 import {
   localSubDagRunner,

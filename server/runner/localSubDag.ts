@@ -16,13 +16,8 @@ import type { Clock, Logger } from '../core/ports';
 import { isoUtc, newRunStatus } from '../core/runStatus';
 import { TERMINAL_RUN_STATES, type DagSpec, type RunStatus } from '../core/types';
 import { SECOND } from '../core/units';
-import { endedStatus } from '../coordinator/endedStatus';
-import {
-  isDistributed,
-  resolveSelector,
-  type DispatcherApi,
-  newRunDispatch,
-} from '../coordinator/dispatcherApi';
+import { endedStatus } from '../core/endedStatus';
+import { isDistributed, resolveSelector, type DispatcherApi, newRunDispatch } from '../core/dispatcherApi';
 import { loadDag, type LoadDagResult } from '../store/dagCatalog';
 import type { QueueStore, RunStore } from '../store/types';
 import { parseParamWord } from '../core/params';

@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config/loadConfig';
-import { systemClock } from '../core/clock';
+import { systemClock, systemTimers } from '../core/clock';
 import { silentLogger } from '../core/ports';
 import type { DagSpec } from '../core/types';
 import { RunNotFoundError } from '../store/errors';
@@ -38,6 +38,7 @@ function context(runStore: MemoryRunStore, dag: DagSpec): AttemptContext {
     runStore,
     config: loadConfig({ home: dir, env: { NODE_ENV: 'test' } }),
     clock: systemClock,
+    timers: systemTimers,
     logger: silentLogger,
     signal: new AbortController().signal,
     env: minimalEnv(),

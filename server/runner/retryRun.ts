@@ -43,7 +43,7 @@ export async function runNextAttempt(
     o.dag.name,
     o.runId,
     attempt,
-    dagLogRoot(o.dag, o.config, o.env ?? process.env),
+    dagLogRoot(o.dag, o.config, o.env),
   );
   const status = newRunStatus({
     dag: o.dag,

@@ -5,7 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config/loadConfig';
-import { systemClock } from '../core/clock';
+import { systemClock, systemTimers } from '../core/clock';
 import type { LogFields, Logger } from '../core/ports';
 import { TERMINAL_RUN_STATES, type RunStatus } from '../core/types';
 import { MemoryRunStore } from '../store/memoryRunStore';
@@ -74,6 +74,7 @@ function start(store: MemoryRunStore, logger: Logger) {
     runStore: store,
     config: config(),
     clock: systemClock,
+    timers: systemTimers,
     logger,
     triggerType: 'manual',
     scheduleTime: null,

@@ -3,7 +3,7 @@
 
 import { isAbsolute, join, relative, sep } from 'node:path';
 import type { Config } from '../config/types';
-import type { Clock, Logger } from '../core/ports';
+import type { Clock, Logger, Timers } from '../core/ports';
 import type { DagSpec, RunStatus, StepStatus } from '../core/types';
 import type { RunStore } from '../store/types';
 import { SECOND } from '../core/units';
@@ -24,12 +24,14 @@ export interface AttemptContext {
   runStore: RunStore;
   config: Config;
   clock: Clock;
+  /** Paces the status writes (storeReporter). */
+  timers: Timers;
   /** Should already carry `component` and `dag`; the runner adds `run_id`. */
   logger: Logger;
   /** Abort = stop the run; a signal name as the reason (`'SIGINT'`) is what the steps receive. */
   signal: AbortSignal;
-  /** Environment the steps inherit; defaults to this process's environment. */
-  env?: NodeJS.ProcessEnv;
+  /** Environment the steps inherit: the run process's own, from its composition root. */
+  env: NodeJS.ProcessEnv;
   /** Runs `call:` steps; without it they fail with a clear error. */
   subDag?: SubDagRunner;
 }
@@ -97,6 +99,7 @@ export async function runAttempt(
   const reporter = storeReporter(ctx.runStore, logger, {
     settleMs: STEP_REPORT_SETTLE_MS,
     written: opts.markedActive ? status.status : null,
+    timers: ctx.timers,
     nowMs: () => ctx.clock.nowMs(),
   });
   // A throw from the engine (a bug) leaves the marker too: what it last wrote may well say `running`.
@@ -110,7 +113,7 @@ export async function runAttempt(
     signal: ctx.signal,
     killGraceMs: ctx.config.run.kill_grace_ms,
     heartbeatIntervalMs: ctx.config.run.heartbeat_interval_ms,
-    baseEnv: ctx.env ?? process.env,
+    baseEnv: ctx.env,
     envPassthrough: { names: ctx.config.env_passthrough, prefixes: ctx.config.env_passthrough_prefixes },
     workDir: runWorkDirPath(ctx.config.paths.data_dir, status.dag_name, status.run_id),
     notify: async (dag, ended) => {

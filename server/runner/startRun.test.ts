@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Config } from '../config/types';
-import { systemClock } from '../core/clock';
+import { systemClock, systemTimers } from '../core/clock';
 import { silentLogger } from '../core/ports';
 import { newRunStatus } from '../core/runStatus';
 import type { DagSpec } from '../core/types';
@@ -52,6 +52,7 @@ function options(runStore: RunStore, dag: DagSpec, extra: Partial<StartRunOption
     runStore,
     config: configFor(dir),
     clock: systemClock,
+    timers: systemTimers,
     logger: silentLogger,
     triggerType: 'manual',
     scheduleTime: null,

@@ -65,7 +65,7 @@ export async function startRun(o: StartRunOptions): Promise<RunStatus> {
       queued.dag_name,
       runId,
       queued.attempt,
-      dagLogRoot(o.dag, o.config, o.env ?? process.env),
+      dagLogRoot(o.dag, o.config, o.env),
     );
     // Same attempt, same params, trigger and slot; executeRun sets it running and writes it at once,
     // which is what the queue consumer waits for before it removes the queue item.
@@ -80,7 +80,7 @@ export async function startRun(o: StartRunOptions): Promise<RunStatus> {
     o.dag.name,
     runId,
     1,
-    dagLogRoot(o.dag, o.config, o.env ?? process.env),
+    dagLogRoot(o.dag, o.config, o.env),
   );
   const status = newRunStatus({
     dag: o.dag,

@@ -1,9 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import { systemClock, systemTimers } from '../core/clock';
 import { silentLogger, type Logger } from '../core/ports';
 import { newRunStatus } from '../core/runStatus';
 import type { RunStatus } from '../core/types';
 import { storeReporter } from './statusReporter';
 import { dagOf, stepOf } from './testSupport';
+
+/** Real time, for the tests that do not pace the reporter. */
+const realTime = { timers: systemTimers, nowMs: () => systemClock.nowMs() };
 
 function statusWith(error: string | null): RunStatus {
   const s = newRunStatus({
@@ -74,7 +78,7 @@ function warnings(): Logger & { messages: string[] } {
 describe('storeReporter', () => {
   it('writes the changes of one burst once, even when they come in separate microtasks', async () => {
     const store = slowStore();
-    const reporter = storeReporter(store);
+    const reporter = storeReporter(store, silentLogger, realTime);
     const first = reporter.write(statusWith('1'));
     await Promise.resolve();
     void reporter.write(statusWith('2'));
@@ -90,7 +94,7 @@ describe('storeReporter', () => {
 
   it('never writes two statuses at once and skips snapshots superseded while a write was in flight', async () => {
     const store = slowStore();
-    const reporter = storeReporter(store);
+    const reporter = storeReporter(store, silentLogger, realTime);
     const first = reporter.write(statusWith('1'));
     while (store.maxInFlight === 0) await new Promise((r) => setImmediate(r)); // '1' is now in flight
     void reporter.write(statusWith('2'));
@@ -106,7 +110,7 @@ describe('storeReporter', () => {
 
   it('writes the status as it was when write was called, not as it is later', async () => {
     const store = slowStore();
-    const reporter = storeReporter(store);
+    const reporter = storeReporter(store, silentLogger, realTime);
     const status = statusWith('before');
     const done = reporter.write(status);
     status.error = 'after';
@@ -118,7 +122,7 @@ describe('storeReporter', () => {
   it('logs a failed write without rejecting and writes the status again on the next change', async () => {
     const store = slowStore([1]);
     const logger = warnings();
-    const reporter = storeReporter(store, logger);
+    const reporter = storeReporter(store, logger, realTime);
     await drain(store, reporter.write(statusWith('lost')));
     expect(store.written).toEqual([]);
     expect(logger.messages).toEqual(['Failed to write run status; will retry on the next change']);
@@ -129,7 +133,7 @@ describe('storeReporter', () => {
 
   it('retries a failed status write on the next heartbeat and writes the heartbeat for the run', async () => {
     const store = slowStore([1]);
-    const reporter = storeReporter(store);
+    const reporter = storeReporter(store, silentLogger, realTime);
     await drain(store, reporter.write(statusWith('final')));
     await drain(store, reporter.heartbeat(1234));
 
@@ -189,7 +193,7 @@ describe('storeReporter', () => {
     it('gives up after about timeoutMs with the last error when the disk stays full', async () => {
       const store = fullThenFreed(Infinity);
       const timers = quickTimers();
-      const reporter = storeReporter(store, silentLogger, { timers });
+      const reporter = storeReporter(store, silentLogger, { timers, nowMs: () => systemClock.nowMs() });
       void reporter.write(statusWith('final'));
 
       const outcome = await reporter.settle(5000);
@@ -202,7 +206,7 @@ describe('storeReporter', () => {
     it('returns at once when everything is written already', async () => {
       const store = fullThenFreed(0);
       const timers = quickTimers();
-      const reporter = storeReporter(store, silentLogger, { timers });
+      const reporter = storeReporter(store, silentLogger, { timers, nowMs: () => systemClock.nowMs() });
       await reporter.write(statusWith('final'));
       expect(await reporter.settle(5000)).toEqual({ written: true });
       expect(timers.asked).toEqual([]);
@@ -213,7 +217,7 @@ describe('storeReporter', () => {
     const fields: Array<Record<string, unknown>> = [];
     const logger: Logger = { ...silentLogger, warn: (_m, f) => fields.push(f ?? {}), child: () => logger };
     const store = fullThenFreedForHeartbeat();
-    const reporter = storeReporter(store, logger);
+    const reporter = storeReporter(store, logger, realTime);
     await reporter.write(statusWith('lost'));
     await reporter.heartbeat(1);
     expect(fields.length).toBe(3);
@@ -253,7 +257,12 @@ describe('storeReporter', () => {
     it('holds a change of steps back until settleMs passed, then writes the newest one', async () => {
       const store = slowStore();
       const timers = manualTimers();
-      const reporter = storeReporter(store, silentLogger, { settleMs: 100, written: 'running', timers });
+      const reporter = storeReporter(store, silentLogger, {
+        settleMs: 100,
+        written: 'running',
+        timers,
+        nowMs: () => systemClock.nowMs(),
+      });
       const first = reporter.write(withState('running', 'step a started'));
       void reporter.write(withState('running', 'step b started'));
       await turns();
@@ -269,7 +278,12 @@ describe('storeReporter', () => {
     it('writes a change of the run state at once, with the held-back changes before it', async () => {
       const store = slowStore();
       const timers = manualTimers();
-      const reporter = storeReporter(store, silentLogger, { settleMs: 100, written: 'running', timers });
+      const reporter = storeReporter(store, silentLogger, {
+        settleMs: 100,
+        written: 'running',
+        timers,
+        nowMs: () => systemClock.nowMs(),
+      });
       void reporter.write(withState('running', 'step started'));
       await turns();
       const end = reporter.write(withState('succeeded', 'ended'));
@@ -281,7 +295,12 @@ describe('storeReporter', () => {
     it('writes the first status at once when the run state on disk is another (a queued run starting)', async () => {
       const store = slowStore();
       const timers = manualTimers();
-      const reporter = storeReporter(store, silentLogger, { settleMs: 100, written: 'queued', timers });
+      const reporter = storeReporter(store, silentLogger, {
+        settleMs: 100,
+        written: 'queued',
+        timers,
+        nowMs: () => systemClock.nowMs(),
+      });
       await drain(store, reporter.write(withState('running', 'started')));
       expect(store.written).toEqual(['started']);
       expect(timers.pending()).toBe(0);

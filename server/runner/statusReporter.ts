@@ -1,8 +1,7 @@
 // Where a run's status and heartbeat go. The engine only sees this interface, so the same engine can
 // write to the local run store or (issue 4) report to a coordinator from a remote worker.
 
-import { systemTimers } from '../core/clock';
-import { silentLogger, type Logger, type Timers } from '../core/ports';
+import type { Logger, Timers } from '../core/ports';
 import type { RunState, RunStatus } from '../core/types';
 import type { RunStore } from '../store/types';
 
@@ -39,9 +38,9 @@ export interface StoreReporterOptions {
   settleMs?: number;
   /** The run's state in the status already on disk (`running` for a run created running), if known. */
   written?: RunState | null;
-  timers?: Timers;
-  /** Wall-clock ms for the heartbeats `settle` writes between its tries (default Date.now). */
-  nowMs?: () => number;
+  timers: Timers;
+  /** Wall-clock ms for the heartbeats `settle` writes between its tries. */
+  nowMs: () => number;
 }
 
 /**
@@ -56,11 +55,11 @@ export interface StoreReporterOptions {
  */
 export function storeReporter(
   runStore: Pick<RunStore, 'writeStatus' | 'writeHeartbeat'>,
-  logger: Logger = silentLogger,
-  opts: StoreReporterOptions = {},
+  logger: Logger,
+  opts: StoreReporterOptions,
 ): StoreReporter {
   const settleMs = opts.settleMs ?? 0;
-  const timers = opts.timers ?? systemTimers;
+  const { timers, nowMs } = opts;
   let latest: RunStatus | null = null;
   let latestSeq = 0;
   let writtenSeq = 0;
@@ -135,7 +134,6 @@ export function storeReporter(
       heartbeatInFlight = false;
     }
   };
-  const nowMs = opts.nowMs ?? Date.now;
   const sleep = (ms: number) => new Promise<void>((resolve) => timers.setTimeout(resolve, ms));
 
   const reporter: StoreReporter = {

@@ -16,7 +16,7 @@ import type {
   WorkerRegistry,
 } from '../store/dispatchTypes';
 import type { RunStore } from '../store/types';
-import { expireHold, failWaitingRun, type EndWaitingDeps } from '../coordinator/expireHold';
+import { expireHold, failWaitingRun, type EndWaitingDeps } from '../store/expireHold';
 
 /**
  * Detection intervals a live coordinator gets to fail an expired hold before the scheduler does it: its

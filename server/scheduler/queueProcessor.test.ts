@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { QueueConfig } from '../config/types';
-import type { DispatchParams, DispatchResult, DispatcherApi } from '../coordinator/dispatcherApi';
+import type { DispatchParams, DispatchResult, DispatcherApi } from '../core/dispatcherApi';
 import { refusalError, waitingConditions, type WaitReason } from '../core/distributed';
 import type { Clock } from '../core/ports';
 import { isoUtc, newRunStatus } from '../core/runStatus';
@@ -15,9 +15,10 @@ import { MemoryQueueStore } from '../store/memoryQueueStore';
 import type { RunStore } from '../store/types';
 import { QueueProcessor, REFUSED_RETRY_MS } from './queueProcessor';
 import { FakeLauncher } from './testing/fakeLauncher';
-import { FakeTime } from './testing/fakeTime';
+import { FakeTime } from '../testing/fakeTime';
 import { FaultyRunStore } from './testing/faultyRunStore';
-import { dagFromYaml, RecordingLogger } from './testing/loopFixtures';
+import { dagFromYaml } from '../testing/dagFromYaml';
+import { RecordingLogger } from '../testing/recordingLogger';
 
 const START = Date.parse('2026-11-30T01:15:30Z');
 

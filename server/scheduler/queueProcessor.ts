@@ -8,7 +8,7 @@ import type { DagSpec, RunStatus } from '../core/types';
 import { SECOND } from '../core/units';
 import type { QueueConfig } from '../config/types';
 import type { QueueItem, QueueStore, RunStore } from '../store/types';
-import { isDistributed, type DispatcherApi, newRunDispatch } from '../coordinator/dispatcherApi';
+import { isDistributed, type DispatcherApi, newRunDispatch } from '../core/dispatcherApi';
 import type { DispatchStore } from '../store/dispatchTypes';
 import type { DagSource } from './dagCatalogCache';
 import type { Launcher } from './launcher';

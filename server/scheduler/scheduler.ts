@@ -1,25 +1,20 @@
 // The scheduler service: the tick loop, the queue consumer and the zombie reaper, wired around the stores.
 // (Failover between several instances is added on top of `canDispatch`.) Queued runs of DAGs that go to
-// workers are handed to a dispatcher over the data directory's dispatch store; runs no worker took are
-// ended here too while no coordinator is alive (holdExpiry.ts), on the reaper's beat.
+// workers are handed to the dispatcher the composition root gives it (server/cli/composeScheduler.ts); runs
+// no worker took are ended here too while no coordinator is alive (holdExpiry.ts), on the reaper's beat.
 
-import { isDistributed } from '../coordinator/dispatcherApi';
+import { isDistributed } from '../core/dispatcherApi';
 import type { Config } from '../config/types';
-import { Dispatcher } from '../coordinator/dispatcher';
-import type { DispatcherApi } from '../coordinator/dispatcherApi';
+import type { DispatcherApi } from '../core/dispatcherApi';
 import type { Clock, Logger, Timers, TimerHandle } from '../core/ports';
 import type { DispatchStore } from '../store/dispatchTypes';
-import { FileCancelRequests } from '../store/fileCancelRequests';
-import { FileCoordinatorRegistry } from '../store/fileCoordinatorRegistry';
-import { FileDispatchStore } from '../store/fileDispatchStore';
-import { FileWorkerRegistry } from '../store/fileWorkerRegistry';
 import { withRunEvents } from '../store/runEvents';
 import type { DagSpecCache } from '../store/dagSpecCache';
 import type { EventLog, QueueStore, RunStore } from '../store/types';
 import { CronLoop } from './cronLoop';
 import { DagCatalogCache } from './dagCatalogCache';
 import { HistoryRetention } from './historyRetention';
-import { HoldExpiry } from './holdExpiry';
+import type { HoldExpiry } from './holdExpiry';
 import type { Launcher } from './launcher';
 import { QueueProcessor } from './queueProcessor';
 import { RecentLaunches } from './recentLaunches';
@@ -40,13 +35,22 @@ export interface SchedulerDeps {
   events: EventLog;
   launch: Launcher;
   canDispatch?: () => boolean;
-  /** Hand-over of queued runs to the workers; default: a Dispatcher over the data directory's stores. */
-  distributed?: SchedulerDistributed;
+  /**
+   * Hand-over of queued runs to the workers, built over the scheduler's own run store (`runs` with its
+   * run-events decorator) and fence; without it, queued runs of DAGs for the workers stay queued.
+   */
+  distributed?: SchedulerDistributedFactory;
   /** Where the DAGs the scheduler parses are kept for its run processes (see DagCatalogCache). */
   dagSpecCache?: DagSpecCache;
   /** Asks a run to stop, for `schedule: {stop, restart}`; without it such slots are logged and skipped. */
   stopRun?: (runId: string) => Promise<void>;
 }
+
+/** Builds the distributed side over the run store the scheduler writes through and its `canDispatch`. */
+export type SchedulerDistributedFactory = (
+  runs: RunStore,
+  canDispatch: () => boolean,
+) => SchedulerDistributed;
 
 /** What the queue and the reaper need of the distributed side. */
 export interface SchedulerDistributed {
@@ -54,41 +58,6 @@ export interface SchedulerDistributed {
   tasks: Pick<DispatchStore, 'findByRun'>;
   /** Ends runs no worker took while no coordinator is alive; swept right after the zombie reaper. */
   holdExpiry?: Pick<HoldExpiry, 'sweep'>;
-}
-
-/** The dispatcher and the hold expiry over the files under `paths.data_dir`, writing runs through `runs`. */
-function fileDistributed(d: SchedulerDeps, runs: RunStore, canDispatch: () => boolean): SchedulerDistributed {
-  const dataDir = d.config.paths.data_dir;
-  const c = d.config.coordinator;
-  const tasks = new FileDispatchStore({ dataDir, logger: d.logger });
-  const workers = new FileWorkerRegistry({ dataDir, logger: d.logger });
-  const cancels = new FileCancelRequests({ dataDir });
-  const coordinators = new FileCoordinatorRegistry({ dataDir, logger: d.logger });
-  const dispatcher = new Dispatcher({
-    runs,
-    tasks,
-    workers,
-    cancels,
-    coordinators,
-    clock: d.clock,
-    logger: d.logger.child({ component: 'dispatcher' }),
-    waitMs: c.worker_wait_timeout_ms,
-    staleMs: c.worker_stale_threshold_ms,
-  });
-  const holdExpiry = new HoldExpiry({
-    runs,
-    tasks,
-    cancels,
-    workers,
-    coordinators,
-    clock: d.clock,
-    logger: d.logger.child({ component: 'hold-expiry' }),
-    canDispatch,
-    detectionIntervalMs: c.detection_interval_ms,
-    reservationTtlMs: c.reservation_ttl_ms,
-    staleMs: c.worker_stale_threshold_ms,
-  });
-  return { dispatcher, tasks, holdExpiry };
 }
 
 /** Delay of the first history retention sweep after the scheduler starts (at most the interval). */
@@ -127,8 +96,8 @@ export class Scheduler {
     const logger = d.logger;
     // Every status the loops write (queued catch-ups, queue hand-overs, reaped runs) emits `dag.run.*`.
     const runs = withRunEvents(d.runs, d.events, { logger });
-    const distributed = d.distributed ?? fileDistributed(d, runs, canDispatch);
-    this.holdExpiry = distributed.holdExpiry ?? null;
+    const distributed = d.distributed?.(runs, canDispatch) ?? null;
+    this.holdExpiry = distributed?.holdExpiry ?? null;
     this.cron = new CronLoop({
       dataDir: d.config.paths.data_dir,
       instanceId: d.instanceId ?? 'local',
@@ -155,8 +124,8 @@ export class Scheduler {
       launch,
       canDispatch,
       executionMode: d.config.default_execution_mode,
-      dispatcher: distributed.dispatcher,
-      tasks: distributed.tasks,
+      dispatcher: distributed?.dispatcher,
+      tasks: distributed?.tasks,
     });
     this.reaper = new ZombieReaper({
       clock: d.clock,
@@ -165,7 +134,7 @@ export class Scheduler {
       queue: d.queue,
       heartbeatStaleMs: d.config.run.heartbeat_stale_threshold_ms,
       canDispatch,
-      tasks: distributed.tasks,
+      tasks: distributed?.tasks,
       slotAdoptionDone: () => this.cron.slotAdoptionDone(),
       // A slot's record is created before its process is started (the tick creates all of them first).
       launching: (runId) => recent.has(runId) || this.cron.isLaunchPending(runId),

@@ -16,7 +16,7 @@ import type { EventLog, QueueStore, RunStore } from '../store/types';
 import { startHealthServer, type HealthServer } from './healthServer';
 import type { Launcher } from './launcher';
 import { LeaseKeeper, type RoleChange } from './leaseKeeper';
-import { Scheduler, type SchedulerDistributed } from './scheduler';
+import { Scheduler, type SchedulerDistributedFactory } from './scheduler';
 
 export interface SchedulerServiceDeps {
   config: Config;
@@ -31,8 +31,8 @@ export interface SchedulerServiceDeps {
   registry: InstanceRegistry;
   identity: { instance_id: string; host: string; pid: number };
   newToken: () => string;
-  /** Hand-over of queued runs to the workers; default: a Dispatcher over the data directory's stores. */
-  distributed?: SchedulerDistributed;
+  /** Hand-over of queued runs to the workers (see SchedulerDeps.distributed); none: they stay queued. */
+  distributed?: SchedulerDistributedFactory;
   /** Called once when the instance stops being active by losing the lock; the process must exit non-zero. */
   onLost: (reason: string) => void;
   /** Whether a process of this host is still running; lets a restarted instance drop its dead predecessor's record. */

@@ -4,10 +4,8 @@
 
 import type { CoordinatorBeat } from '../core/coordinatorPresence';
 import type { Labels } from '../core/distributed';
+import type { TaskOperation } from '../core/dispatcherApi';
 import type { DagSpec, RunStatus, TriggerType } from '../core/types';
-
-/** What a worker is asked to do with a run. `resume` runs again only the steps that did not succeed. */
-export type TaskOperation = 'start' | 'retry' | 'resume';
 
 /** A run handed to the workers. The run record (status `queued`) exists before the task does. */
 export interface DispatchTask {

@@ -8,33 +8,14 @@
 
 import path from 'node:path';
 import { assertDagName, assertRunId, isValidRunId } from '../core/names';
+import { WORKER_ID_PATTERN } from '../core/workerId';
 import { formatMs13 } from './runList';
-
-/** Worker IDs: letters, digits, `_`, `.`, `@` and `-`, at most 128 characters (`host@pid` fits). */
-export const WORKER_ID_PATTERN = /^[A-Za-z0-9_.@-]{1,128}$/;
 
 /** `<enqueued ms, 13 digits>-<run_id>-<attempt>`; the run ID may itself contain `-`, the attempt is last. */
 export const TASK_ID_PATTERN = /^(\d{13})-([A-Za-z0-9_-]{1,64})-([1-9]\d{0,8})$/;
 
 /** Attempts a task ID can carry (nine digits). */
 export const MAX_TASK_ATTEMPT = 999_999_999;
-
-/** Thrown when a worker ID that would become part of a path does not match WORKER_ID_PATTERN. */
-export class InvalidWorkerIdError extends Error {
-  constructor(readonly value: string) {
-    super(`invalid worker ID ${JSON.stringify(value)}: use 1 to 128 letters, digits, "_", ".", "@" or "-"`);
-    this.name = 'InvalidWorkerIdError';
-  }
-}
-
-export function isValidWorkerId(value: unknown): value is string {
-  return typeof value === 'string' && WORKER_ID_PATTERN.test(value);
-}
-
-export function assertWorkerId(value: string): string {
-  if (!isValidWorkerId(value)) throw new InvalidWorkerIdError(value);
-  return value;
-}
 
 /** Coordinator IDs name files too: the characters of a worker ID. */
 export const COORDINATOR_ID_PATTERN = WORKER_ID_PATTERN;

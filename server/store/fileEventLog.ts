@@ -5,7 +5,6 @@
 // skipped and reported rather than breaking the log.
 
 import path from 'node:path';
-import { systemClock } from '../core/clock';
 import type { Clock } from '../core/ports';
 import { onceReporter } from './corruptReporter';
 import * as fs from './fileCalls';
@@ -28,7 +27,8 @@ import { isoTime } from '../core/isoTime';
 export interface FileEventLogOptions {
   /** `DAGU_HOME/data`. */
   dataDir: string;
-  clock?: Clock;
+  /** Stamps event IDs; the composition root passes the real clock. */
+  clock: Clock;
   /** Told once about each torn or corrupt line that reads skip; for the log. */
   onCorrupt?: (report: CorruptFileReport) => void;
 }
@@ -46,7 +46,7 @@ export class FileEventLog implements EventLog {
 
   constructor(opts: FileEventLogOptions) {
     this.eventsDir = path.join(path.resolve(opts.dataDir), 'events');
-    this.ids = new EventIdGenerator(opts.clock ?? systemClock);
+    this.ids = new EventIdGenerator(opts.clock);
     this.report = onceReporter(opts.onCorrupt);
   }
 

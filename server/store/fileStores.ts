@@ -3,7 +3,7 @@
 // start from here; the run commands stop here (a run process needs no console caches).
 
 import type { Config } from '../config/types';
-import type { Logger } from '../core/ports';
+import type { Clock, Logger } from '../core/ports';
 import { FileDispatchStore } from './fileDispatchStore';
 import { FileEventLog } from './fileEventLog';
 import { FileRunStore } from './fileRunStore';
@@ -21,11 +21,11 @@ export interface FileStores {
   onCorrupt: (report: CorruptFileReport) => void;
 }
 
-export function createFileStores(config: Config, logger: Logger): FileStores {
+export function createFileStores(config: Config, logger: Logger, clock: Clock): FileStores {
   const { data_dir: dataDir, log_dir: logDir } = config.paths;
   const onCorrupt = (report: CorruptFileReport) =>
     logger.warn('Skipped a corrupt file', { path: report.path, error: report.error });
-  const events = new FileEventLog({ dataDir, onCorrupt });
+  const events = new FileEventLog({ dataDir, onCorrupt, clock });
   const runs = withRunEvents(new FileRunStore({ dataDir, logDir, onCorrupt }), events, { logger });
   return { events, runs, tasks: new FileDispatchStore({ dataDir, logger }), onCorrupt };
 }

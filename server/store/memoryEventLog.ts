@@ -1,6 +1,5 @@
 // In-memory EventLog with the behaviour of FileEventLog (same IDs, order, filters and size limit), for tests.
 
-import { systemClock } from '../core/clock';
 import type { Clock } from '../core/ports';
 import { InvalidCursorError } from './errors';
 import {
@@ -13,13 +12,13 @@ import {
 } from './eventRecord';
 import type { EventLog, EventRecord } from './types';
 
-/** EventLog kept in memory; `clock` defaults to the system clock. */
+/** EventLog kept in memory; `clock` stamps the event IDs. */
 export class MemoryEventLog implements EventLog {
   private readonly records: EventRecord[] = [];
   private readonly ids: EventIdGenerator;
 
-  constructor(opts: { clock?: Clock } = {}) {
-    this.ids = new EventIdGenerator(opts.clock ?? systemClock);
+  constructor(opts: { clock: Clock }) {
+    this.ids = new EventIdGenerator(opts.clock);
   }
 
   async append(type: string, data: Record<string, unknown>): Promise<EventRecord> {

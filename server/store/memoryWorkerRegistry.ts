@@ -1,6 +1,6 @@
 // In-memory WorkerRegistry with the behaviour of FileWorkerRegistry (same ID validation and order), for tests.
 
-import { assertWorkerId } from './distributedDir';
+import { assertWorkerId } from '../core/workerId';
 import type { WorkerRecord, WorkerRegistry } from './dispatchTypes';
 
 /** WorkerRegistry kept in memory; records are copied in and out. */

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { systemClock } from '../core/clock';
 import { waitingConditions } from '../core/distributed';
 import type { StepStatus } from '../core/types';
-import { RecordingLogger } from '../scheduler/testing/loopFixtures';
+import { RecordingLogger } from '../testing/recordingLogger';
 import { MAX_EVENT_LINE_BYTES } from './eventRecord';
 import { MemoryEventLog } from './memoryEventLog';
 import { MemoryRunStore } from './memoryRunStore';
@@ -9,7 +10,7 @@ import { runEventData, runEventType, withRunEvents } from './runEvents';
 import { testRunStatus } from './testRunStatus';
 import type { EventLog } from './types';
 
-function setup(events: EventLog = new MemoryEventLog()) {
+function setup(events: EventLog = new MemoryEventLog({ clock: systemClock })) {
   const inner = new MemoryRunStore();
   const logger = new RecordingLogger();
   return { inner, events, logger, store: withRunEvents(inner, events, { logger }) };
@@ -34,7 +35,7 @@ const step = (name: string, overrides: Partial<StepStatus> = {}): StepStatus => 
 describe('withRunEvents', () => {
   it('flushes every run event to the disk but the one of a run starting', async () => {
     const appended: Array<[string, boolean | undefined]> = [];
-    const memory = new MemoryEventLog();
+    const memory = new MemoryEventLog({ clock: systemClock });
     const recording: EventLog = {
       append: (type, data, opts) => {
         appended.push([type, opts?.durable]);
@@ -187,7 +188,7 @@ describe('runEventData', () => {
       status: 'failed',
       error: expect.stringMatching(/truncated/),
     });
-    const events = new MemoryEventLog();
+    const events = new MemoryEventLog({ clock: systemClock });
     const record = await events.append('dag.run.failed', data as unknown as Record<string, unknown>);
     expect(record.data).toEqual(JSON.parse(JSON.stringify(data)));
   });
@@ -196,7 +197,7 @@ describe('runEventData', () => {
 describe('withRunEvents across processes', () => {
   it('does not announce again a state another process already wrote (the ack of a held run stays queued)', async () => {
     const inner = new MemoryRunStore();
-    const events = new MemoryEventLog();
+    const events = new MemoryEventLog({ clock: systemClock });
     const cli = withRunEvents(inner, events);
     const coordinator = withRunEvents(inner, events);
     const queued = testRunStatus({ run_id: 'r9', status: 'queued', worker_selector: { zone: 'b' } });
@@ -211,7 +212,7 @@ describe('withRunEvents across processes', () => {
 describe('withRunEvents and waiting conditions', () => {
   it('announces a queued run again once it says why it waits, but not on every refresh of that reason', async () => {
     const inner = new MemoryRunStore();
-    const events = new MemoryEventLog();
+    const events = new MemoryEventLog({ clock: systemClock });
     const store = withRunEvents(inner, events);
     const queued = testRunStatus({ run_id: 'q1', status: 'queued', worker_selector: { zone: 'b' } });
     await store.createRun(queued);

@@ -1,7 +1,7 @@
 // The behaviour every WorkerRegistry must have; run against FileWorkerRegistry and MemoryWorkerRegistry.
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { InvalidWorkerIdError } from './distributedDir';
+import { InvalidWorkerIdError } from '../core/workerId';
 import type { WorkerRecord, WorkerRegistry } from './dispatchTypes';
 import type { StoreFixture } from './runStore.contract';
 

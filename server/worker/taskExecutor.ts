@@ -27,8 +27,8 @@ export interface TaskExecutorDeps {
   timers: Timers;
   /** Carries `component: 'worker'`; the executor adds `dag` and `run_id`. */
   logger: Logger;
-  /** Environment the steps inherit; defaults to this process's environment. */
-  env?: NodeJS.ProcessEnv;
+  /** Environment the steps inherit (the worker process's, from its composition root). */
+  env: NodeJS.ProcessEnv;
   /** Step log shipping period; default 500 ms. */
   logIntervalMs?: number;
 }
@@ -179,7 +179,7 @@ async function runAccepted(
       signal: stop.signal,
       killGraceMs: config.run.kill_grace_ms,
       heartbeatIntervalMs: config.worker.heartbeat_interval_ms,
-      baseEnv: deps.env ?? process.env,
+      baseEnv: deps.env,
       envPassthrough: { names: config.env_passthrough, prefixes: config.env_passthrough_prefixes },
       // The attempt's directory on this worker is its run work directory (DAG_RUN_WORK_DIR).
       workDir: dirs.dir,

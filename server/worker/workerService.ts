@@ -4,7 +4,6 @@
 
 import { hostname } from 'node:os';
 import type { Config } from '../config/types';
-import { systemTimers } from '../core/clock';
 import type { Clock, Logger, TimerHandle, Timers } from '../core/ports';
 import { SECOND } from '../core/units';
 import { errorText } from '../runner/statusReporter';
@@ -20,7 +19,7 @@ export interface WorkerServiceDeps {
   config: Config;
   client: Pick<CoordinatorApi, 'url' | 'heartbeat' | 'leave' | 'poll'>;
   clock: Clock;
-  timers?: Timers;
+  timers: Timers;
   /** Carries `component: 'worker'`. */
   logger: Logger;
   executeTask: ExecuteTaskFn;
@@ -71,7 +70,7 @@ export class WorkerService {
   private stopping: Promise<void> | null = null;
 
   constructor(private readonly deps: WorkerServiceDeps) {
-    this.timers = deps.timers ?? systemTimers;
+    this.timers = deps.timers;
     this.host = deps.host ?? hostname();
     this.pid = deps.pid ?? process.pid;
     this.id = deps.config.worker.id ?? `${this.host}-${this.pid}`;

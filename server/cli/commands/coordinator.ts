@@ -1,9 +1,9 @@
 // `dagu coordinator`: the worker-facing API, the dispatch store's detector, until SIGINT/SIGTERM.
 
-import { systemClock, systemTimers } from '../../core/clock';
 import type { Config } from '../../config/types';
 import type { Logger } from '../../core/ports';
-import { CoordinatorService } from '../../coordinator/coordinatorService';
+import type { CoordinatorService } from '../../coordinator/coordinatorService';
+import { composeCoordinator } from '../composeCoordinator';
 import { cliContext, type GlobalOptions } from '../context';
 import { UsageError } from '../exit';
 import { initHome } from '../initHome';
@@ -16,7 +16,7 @@ export interface CoordinatorCommandOptions extends GlobalOptions {
 
 /** Builds and starts the coordinator; a busy port or an unreadable TLS file fails startup (exit 1). */
 export async function startCoordinator(config: Config, logger: Logger): Promise<CoordinatorService> {
-  const service = new CoordinatorService({ config, clock: systemClock, timers: systemTimers, logger });
+  const service = composeCoordinator(config, logger);
   try {
     await service.start();
   } catch (err) {

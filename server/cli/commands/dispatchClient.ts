@@ -14,7 +14,7 @@ import type {
   DispatcherApi,
   DispatchParams,
   DispatchResult,
-} from '../../coordinator/dispatcherApi';
+} from '../../core/dispatcherApi';
 import { localSubDagRunner, waitForRunEnd } from '../../runner/localSubDag';
 import { runExitCode } from '../../runner/runOutcome';
 import type { DispatchStore } from '../../store/dispatchTypes';
@@ -40,12 +40,12 @@ export interface RunCommandStores {
 }
 
 export function runCommandStores(config: Config, logger: Logger): RunCommandStores {
-  const { runs, tasks } = createFileStores(config, logger);
+  const { runs, tasks } = createFileStores(config, logger, systemClock);
   // Only a run that goes to the workers needs the dispatcher: it is loaded then, not on every run's start.
   let loaded: Promise<DispatcherApi> | null = null;
   const load = () =>
     (loaded ??= import('../../coordinator/dispatcher').then((m) =>
-      m.fileDispatcher(config, { runs, tasks }, logger),
+      m.fileDispatcher(config, { runs, tasks }, logger, systemClock),
     ));
   const dispatcher: DispatcherApi = {
     dispatch: async (p) => (await load()).dispatch(p),

@@ -5,12 +5,12 @@
 import { randomHex } from '../../store/randomHex';
 import { stopRun } from '../../api/operations';
 import { createServices } from '../../api/services';
-import { systemClock } from '../../core/clock';
+import { systemClock, systemTimers } from '../../core/clock';
 import { assertRunId } from '../../core/names';
 import { newRunId } from '../../core/runId';
 import { TERMINAL_RUN_STATES, type DagSpec, type RunStatus } from '../../core/types';
 import { SECOND } from '../../core/units';
-import { isDistributed, nextAttemptDispatch, newRunDispatch } from '../../coordinator/dispatcherApi';
+import { isDistributed, nextAttemptDispatch, newRunDispatch } from '../../core/dispatcherApi';
 import { resumeRun } from '../../runner/resumeRun';
 import { retryRun } from '../../runner/retryRun';
 import { newRunParams, startRun } from '../../runner/startRun';
@@ -63,6 +63,8 @@ export async function foreground(
       runStore: stores.runs,
       config: ctx.config,
       clock: systemClock,
+      timers: systemTimers,
+      env: process.env,
       logger,
       signal: controller.signal,
       subDag: cliSubDagRunner(ctx.config, logger, stores),

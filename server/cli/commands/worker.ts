@@ -57,7 +57,11 @@ export async function workerCommand(opts: WorkerCommandOptions): Promise<number>
     timers: systemTimers,
     logger,
     executeTask: (task, ctx) =>
-      executeTask({ config, client, clock: systemClock, timers: systemTimers, logger }, task, ctx),
+      executeTask(
+        { config, client, clock: systemClock, timers: systemTimers, env: process.env, logger },
+        task,
+        ctx,
+      ),
   });
   logger.info('Worker starting', {
     worker_id: service.id,

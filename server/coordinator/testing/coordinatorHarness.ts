@@ -8,8 +8,9 @@ import type { Labels } from '../../core/distributed';
 import { isoUtc, newRunStatus } from '../../core/runStatus';
 import type { DagSpec, RunStatus } from '../../core/types';
 import { MINUTE, SECOND } from '../../core/units';
-import { FakeTime } from '../../scheduler/testing/fakeTime';
-import { dagFromYaml, RecordingLogger } from '../../scheduler/testing/loopFixtures';
+import { FakeTime } from '../../testing/fakeTime';
+import { dagFromYaml } from '../../testing/dagFromYaml';
+import { RecordingLogger } from '../../testing/recordingLogger';
 import type {
   CancelRequests,
   CoordinatorRegistry,
@@ -28,7 +29,7 @@ import { MemoryWorkerRegistry } from '../../store/memoryWorkerRegistry';
 import type { RunStore } from '../../store/types';
 import { CoordinatorDetector } from '../detector';
 import { Dispatcher } from '../dispatcher';
-import { newRunDispatch, type DispatchParams } from '../dispatcherApi';
+import { newRunDispatch, type DispatchParams } from '../../core/dispatcherApi';
 import { RunLocks } from '../runLocks';
 import { WorkerReports } from '../workerReports';
 import { WorkerSightings } from '../workerSightings';

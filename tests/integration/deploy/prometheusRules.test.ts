@@ -6,7 +6,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { systemClock } from '../../../server/core/clock';
 import { createMetrics } from '../../../server/metrics/metrics';
+import { InstanceRegistry } from '../../../server/store/instanceRegistry';
+import { MemoryDispatchStore } from '../../../server/store/memoryDispatchStore';
+import { MemoryQueueStore } from '../../../server/store/memoryQueueStore';
+import { MemoryRunStore } from '../../../server/store/memoryRunStore';
+import { MemoryWorkerRegistry } from '../../../server/store/memoryWorkerRegistry';
 import { ROOT } from '../harness';
 import { configFrom } from './daguEnv';
 
@@ -43,7 +49,15 @@ describe('the Prometheus rules', () => {
   it('name only metrics and labels the server registers, and every rule says how bad and what to do', () => {
     const home = mkdtempSync(path.join(tmpdir(), 'dagu-metrics-'));
     try {
-      const { registry } = createMetrics(configFrom({ DAGU_HOME: home }));
+      const config = configFrom({ DAGU_HOME: home });
+      const { registry } = createMetrics(config, {
+        clock: systemClock,
+        workers: new MemoryWorkerRegistry(),
+        tasks: new MemoryDispatchStore(),
+        queue: new MemoryQueueStore(),
+        runs: new MemoryRunStore(),
+        instances: new InstanceRegistry(config.paths.data_dir),
+      });
       expect(files.length).toBeGreaterThanOrEqual(2);
       for (const file of files) {
         for (const rule of rulesOf(file)) {

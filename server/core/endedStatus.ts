@@ -1,7 +1,7 @@
 // The status the coordinator writes when it ends a run no worker will finish: failed (a hold ran out, a
 // worker went silent) or aborted (cancelled before a worker took it).
 
-import type { RunState, RunStatus } from '../core/types';
+import type { RunState, RunStatus } from './types';
 
 /**
  * `s` ended as `state` with `error` at `nowIso`: conditions cleared (the run left `queued`), steps that were

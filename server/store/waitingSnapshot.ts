@@ -2,8 +2,8 @@
 // queues, the dispatch tasks no worker has claimed, and the runs marked active. The queue listing, the
 // overview's counts and /metrics all start from it.
 
-import type { DispatchStore, PendingSummary } from '../store/dispatchTypes';
-import type { QueueItem, QueueStore, RunStore } from '../store/types';
+import type { DispatchStore, PendingSummary } from './dispatchTypes';
+import type { QueueItem, QueueStore, RunStore } from './types';
 
 export interface WaitingSnapshot {
   /** Local queue items per queue, in queue order (queues with items only). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { DagSpec } from '../core/types';
+import type { DagSpec } from './types';
 import { isDistributed } from './dispatcherApi';
 
 const dag = (over: Partial<DagSpec>) => ({ worker_selector: null, ...over }) as DagSpec;

@@ -1,10 +1,13 @@
 // What every dispatch path (CLI start/retry/resume, API start, sub-DAG steps, the scheduler's queue) asks
-// of the dispatcher, and what it answers. The Dispatcher class implements it over the shared stores.
+// of the dispatcher, and what it answers: the port the services share. The coordinator's Dispatcher class
+// implements it over the shared stores; each process's composition root (server/cli) builds it.
 
-import { defaultParamList } from '../core/params';
-import type { Labels, WaitReason } from '../core/distributed';
-import type { DagSpec, RunStatus, TriggerType } from '../core/types';
-import type { TaskOperation } from '../store/dispatchTypes';
+import { defaultParamList } from './params';
+import type { Labels, WaitReason } from './distributed';
+import type { DagSpec, RunStatus, TriggerType } from './types';
+
+/** What a worker is asked to do with a run. `resume` runs again only the steps that did not succeed. */
+export type TaskOperation = 'start' | 'retry' | 'resume';
 
 export interface DispatchParams {
   dag: DagSpec;

@@ -3,13 +3,12 @@
 // step of the dispatch store decides which of them (or of several coordinators) writes a given run.
 
 import { holdExpiredError } from '../core/distributed';
+import { endedStatus } from '../core/endedStatus';
 import type { Clock } from '../core/ports';
 import { isoUtc } from '../core/runStatus';
 import type { RunStatus } from '../core/types';
-import type { CancelRequests, DispatchStore, DispatchTask } from '../store/dispatchTypes';
-import type { RunStore } from '../store/types';
-import { endedStatus } from './endedStatus';
-import type { RunLocks } from './runLocks';
+import type { CancelRequests, DispatchStore, DispatchTask } from './dispatchTypes';
+import type { RunStore } from './types';
 
 /**
  * Who takes an expired hold, as its claim records it: `hold-expiry:coordinator`, `hold-expiry:scheduler`.
@@ -30,8 +29,8 @@ export interface EndWaitingDeps {
   runs: RunStore;
   cancels: CancelRequests;
   clock: Clock;
-  /** This process's per-run lock, when it has one (the coordinator's parts share one). */
-  locks?: RunLocks;
+  /** This process's per-run lock, when it has one (the coordinator's parts share one, its RunLocks). */
+  locks?: { with<T>(runId: string, fn: () => Promise<T>): Promise<T> };
 }
 
 /**
