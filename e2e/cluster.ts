@@ -228,7 +228,7 @@ export class DaguCluster {
 
   /** A fresh DAGU_HOME (with an empty dags/ so no example DAGs are seeded) and the env every process shares. */
   static async create(logDir: string, extraEnv: Record<string, string> = {}): Promise<DaguCluster> {
-    for (const built of ['dist/cli.cjs', 'dist/web.cjs', '.next/BUILD_ID']) {
+    for (const built of ['dist/cli.cjs', '.next/BUILD_ID']) {
       if (!existsSync(path.join(ROOT, built))) {
         throw new Error(`e2e: ${built} is missing; run \`npm run build\` before \`npm run test:e2e\``);
       }

@@ -103,21 +103,6 @@ async function buildInto(out) {
     });
   }
 
-  // The console's server and API router: a separate bundle that only `dagu server` and `start-all` load.
-  await build({
-    entryPoints: ['server/api/webEntry.ts'],
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    external: ['next', 'next/*', 'react', 'react-dom', '@tanstack/*', 'prom-client'],
-    outfile: `${out}/web.cjs`,
-    keepNames: true,
-    sourcemap: 'linked',
-    logLevel: 'warning',
-    logOverride: { 'empty-import-meta': 'silent' },
-  });
-
   // bin/dagu reads the bundles as latin1, which is only the same text when every byte is ASCII (esbuild escapes
   // non-ASCII characters in strings; a literal one in a regular expression or template stays as it is).
   for (const name of ['cli', ...new Set(Object.values(PARTS))]) {

@@ -20,18 +20,21 @@ async function serve(router: ReturnType<typeof createApiRouter>): Promise<string
 }
 
 describe('createApiRouter', () => {
+  // The context every handler gets (dagu server passes its services).
+  const ctx = { name: 'ctx' };
   const router = createApiRouter(
+    ctx,
     [
       {
         path: '/api/v1/runs/:id',
-        handlers: { GET: async (_req, ctx) => Response.json({ id: (await ctx.params).id }) },
+        handlers: { GET: async (c, _req, params) => Response.json({ id: params.id, ctx: c.name }) },
       },
       {
         path: '/api/v1/runs/:id/stop',
         handlers: {
-          POST: async (req, ctx) =>
+          POST: async (_c, req, params) =>
             Response.json(
-              { id: (await ctx.params).id, body: await req.text(), origin: req.headers.get('origin') },
+              { id: params.id, body: await req.text(), origin: req.headers.get('origin') },
               { status: 202 },
             ),
         },
@@ -40,10 +43,10 @@ describe('createApiRouter', () => {
     (req) => Response.json({ missing: `${req.method} ${new URL(req.url).pathname}` }, { status: 404 }),
   );
 
-  it('passes decoded path parameters to the matching handler', async () => {
+  it('passes its context and the decoded path parameters to the matching handler', async () => {
     const base = await serve(router);
     const r = await fetch(`${base}/api/v1/runs/a%2Db`);
-    expect(await r.json()).toEqual({ id: 'a-b' });
+    expect(await r.json()).toEqual({ id: 'a-b', ctx: 'ctx' });
   });
 
   it('hands the request body, headers and status through', async () => {

@@ -1,24 +1,32 @@
-// Serves /api/v1 requests straight from the route handlers' table (app/api/v1/routeTable.ts) on the Node
-// http server, converting between Node's request/response and the Fetch API the handlers speak.
+// Serves /api/v1 requests from a route table (apiRoutes.ts) on the Node http server, converting between
+// Node's request/response and the Fetch API the handlers speak. Every handler gets the context the router
+// was made with: `dagu server` passes the services its command built, so there is one set per process and
+// no module has to find them on its own.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 
 type Params = Record<string, string>;
-type Handler = (req: Request, ctx: { params: Promise<Params> }) => Promise<Response> | Response;
-export interface RouteEntry {
+type Handler<C> = (ctx: C, req: Request, params: Params) => Promise<Response> | Response;
+export interface RouteEntry<C> {
+  /** Path with `:name` segments, e.g. `/api/v1/runs/:id`. */
   path: string;
-  handlers: Partial<Record<'GET' | 'POST', Handler>>;
+  handlers: Partial<Record<'GET' | 'POST', Handler<C>>>;
 }
 
-interface Compiled {
+interface Compiled<C> {
   regex: RegExp;
   names: string[];
-  handlers: RouteEntry['handlers'];
+  handlers: RouteEntry<C>['handlers'];
 }
 
-export function createApiRouter(routes: readonly RouteEntry[], notFound: Handler) {
-  const compiled: Compiled[] = routes.map((r) => {
+/** A request handler for the routes; `notFound` answers any /api/v1 path that no route matches. */
+export function createApiRouter<C>(
+  ctx: C,
+  routes: readonly RouteEntry<C>[],
+  notFound: (req: Request) => Response,
+) {
+  const compiled: Compiled<C>[] = routes.map((r) => {
     const names: string[] = [];
     const source = r.path
       .split('/')
@@ -35,7 +43,7 @@ export function createApiRouter(routes: readonly RouteEntry[], notFound: Handler
   return async function route(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
     const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
     if (!url.pathname.startsWith('/api/v1/') && url.pathname !== '/api/v1') return false;
-    let handler: Handler = notFound;
+    let handler: Handler<C> = (_ctx, request) => notFound(request);
     let params: Params = {};
     for (const c of compiled) {
       const m = c.regex.exec(url.pathname);
@@ -64,7 +72,7 @@ export function createApiRouter(routes: readonly RouteEntry[], notFound: Handler
       body: hasBody ? (Readable.toWeb(req) as ReadableStream<Uint8Array>) : undefined,
       duplex: 'half',
     } as RequestInit);
-    const response = await handler(request, { params: Promise.resolve(params) });
+    const response = await handler(ctx, request, params);
     const out: Record<string, string> = {};
     response.headers.forEach((v, k) => (out[k] = v));
     res.writeHead(response.status, out);
@@ -83,7 +91,7 @@ function decodeParams(names: string[], m: RegExpExecArray): Params | null {
 }
 
 /** The answer to a path whose parameters cannot be decoded: the caller's mistake, so 400 rather than 500. */
-function badEncoding(pathname: string): Handler {
+function badEncoding<C>(pathname: string): Handler<C> {
   return () =>
     Response.json(
       {
@@ -97,8 +105,8 @@ function badEncoding(pathname: string): Handler {
 }
 
 /** The answer to a known path asked with a method it does not serve: 405 naming the ones it does. */
-function methodNotAllowed(allowed: string[], pathname: string): Handler {
-  return (req) =>
+function methodNotAllowed<C>(allowed: string[], pathname: string): Handler<C> {
+  return (_ctx, req) =>
     Response.json(
       {
         error: {

@@ -36,26 +36,23 @@ export interface RespondOptions {
  */
 export async function respond(
   req: Request,
-  svc: () => Services,
+  svc: Services,
   op: (svc: Services) => Promise<unknown>,
   opts: RespondOptions = {},
 ): Promise<Response> {
-  let services: Services | undefined;
   try {
-    services = svc();
-    if (!opts.public) assertAuthenticated(services.config.auth, credentialsOf(req));
+    if (!opts.public) assertAuthenticated(svc.config.auth, credentialsOf(req));
     if (req.method !== 'GET' && req.method !== 'HEAD') assertSameOrigin(req);
-    const result = await op(services);
+    const result = await op(svc);
     return result instanceof Reply
       ? jsonResponse(result.body, result.status, result.headers)
       : jsonResponse(result);
   } catch (err) {
     const { status, body, headers } = toErrorResponse(err);
     if (status >= 500) {
-      const logger = services?.logger;
-      const fields = { error: err instanceof Error ? (err.stack ?? err.message) : String(err) };
-      if (logger) logger.error('API request failed', fields);
-      else console.error('API request failed', fields);
+      svc.logger.error('API request failed', {
+        error: err instanceof Error ? (err.stack ?? err.message) : String(err),
+      });
     }
     return jsonResponse(body, status, headers);
   }

@@ -3,10 +3,10 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { z } from 'zod';
-import { API_ROUTES } from '../../app/api/v1/routeTable';
+import { API_ROUTES } from './apiRoutes';
+import type { Services } from './services';
 import { generateApiSchema, SCHEMA_FILE, SPEC_FILE } from '../../scripts/gen-api-types.mjs';
 import { testRunStatus } from '../store/testRunStatus';
-import { setServices } from './context';
 import { T0, testServices, type TestServices } from './testServices';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -84,6 +84,9 @@ interface Answer {
   template: string;
 }
 
+/** The services the handlers answer with (set by the tests that call them). */
+let current: Services | null = null;
+
 async function call(
   method: 'GET' | 'POST',
   url: string,
@@ -101,7 +104,7 @@ async function call(
     const handler = route.handlers[method];
     if (!handler) throw new Error(`no ${method} handler for ${route.path}`);
     const params = Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(m[i + 1])]));
-    const res = await handler(new Request(u, { method, ...init }), { params: Promise.resolve(params) });
+    const res = await handler(current!, new Request(u, { method, ...init }), params);
     return { status: res.status, body: await res.json(), template: toTemplate(route.path) };
   }
   throw new Error(`no route for ${url}`);
@@ -229,11 +232,11 @@ describe('answers of the real handlers', () => {
   let svc: TestServices;
   const useServices = (next: TestServices) => {
     svc = next;
-    setServices(svc);
+    current = svc;
   };
   beforeEach(() => useServices(testServices()));
   afterEach(() => {
-    setServices(undefined);
+    current = null;
     svc.cleanup();
   });
 

@@ -1,6 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { API_NOT_FOUND, API_ROUTES } from '../../app/api/v1/routeTable';
-import { setServices } from './context';
+import { API_ROUTES, apiNotFound } from './apiRoutes';
 import { testServices, type TestServices } from './testServices';
 
 const PUBLIC = new Set([
@@ -13,10 +12,8 @@ const PUBLIC = new Set([
 let svc: TestServices;
 beforeEach(() => {
   svc = testServices((c) => ({ ...c, auth: { mode: 'token', token: 'secret-token' } }));
-  setServices(svc);
 });
 afterEach(() => {
-  setServices(undefined);
   svc.cleanup();
 });
 
@@ -34,7 +31,7 @@ function call(method: 'GET' | 'POST', path: string, headers: Record<string, stri
     headers: { 'content-type': 'application/json', ...headers },
     body: method === 'POST' ? '{}' : undefined,
   });
-  return route.handlers[method]!(req, { params: Promise.resolve(params) });
+  return route.handlers[method]!(svc, req, params);
 }
 
 describe('the API with auth.token configured', () => {
@@ -72,18 +69,20 @@ describe('the API with auth.token configured', () => {
   it('signs a browser in with the token and then accepts its cookie', async () => {
     const route = API_ROUTES.find((r) => r.path === '/api/v1/session')!;
     const wrong = await route.handlers.POST!(
+      svc,
       new Request('http://127.0.0.1:8080/api/v1/session', { method: 'POST', body: '{"token":"nope"}' }),
-      { params: Promise.resolve({}) },
+      {},
     );
     expect(wrong.status).toBe(401);
     expect(wrong.headers.get('set-cookie')).toBeNull();
 
     const ok = await route.handlers.POST!(
+      svc,
       new Request('http://127.0.0.1:8080/api/v1/session', {
         method: 'POST',
         body: '{"token":"secret-token"}',
       }),
-      { params: Promise.resolve({}) },
+      {},
     );
     expect(ok.status).toBe(200);
     expect(await ok.json()).toMatchObject({ auth: 'token', authenticated: true });
@@ -101,9 +100,7 @@ describe('the API with auth.token configured', () => {
   });
 
   it('answers an unknown path 404 (it names nothing the caller may not see)', async () => {
-    const res = await API_NOT_FOUND(new Request('http://127.0.0.1:8080/api/v1/nope'), {
-      params: Promise.resolve({}),
-    });
+    const res = apiNotFound(new Request('http://127.0.0.1:8080/api/v1/nope'));
     expect(res.status).toBe(404);
   });
 });

@@ -1,6 +1,8 @@
-// Hosts the console and the REST API for `dagu server` / `dagu start-all`: a Node http server handing requests
-// to Next.js (imported lazily, so other commands never load it) and answering /livez and /metrics itself.
-// The configured auth guards the pages and /metrics here (webGuard.ts) and the API in its handlers.
+// Hosts the console and the REST API for `dagu server` / `dagu start-all`: a Node http server answering
+// /api/v1 (apiRoutes.ts), /livez and /metrics itself and handing pages to Next.js (required lazily from
+// node_modules, so other commands never load it). Next only renders pages: the data a page needs on the
+// server is looked up here and passed in a request header (pageData.ts), so no server module is loaded
+// twice. The configured auth guards the pages and /metrics here (webGuard.ts) and the API in `respond`.
 
 import { existsSync } from 'node:fs';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
@@ -8,26 +10,26 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import type next_ from 'next';
 import path from 'node:path';
-import type { Config } from '../config/types';
 import type { Logger } from '../core/ports';
 import { SECOND } from '../core/units';
 import { createMetrics } from '../metrics/metrics';
-import { setServices } from './context';
-import { createServices } from './services';
+import { createApiRouter } from './apiRouter';
+import { API_ROUTES, apiNotFound } from './apiRoutes';
+import { encodePageData, PAGE_DATA_HEADER, pageDataFor } from './pageData';
+import type { Services } from './services';
 import { guardRequest } from './webGuard';
 
 const CLOSE_GRACE_MS = 3 * SECOND;
 
 export interface WebServerOptions {
-  config: Config;
+  /** The process's services (built by the command): the API, the pages' data and /metrics use them. */
+  services: Services;
   logger: Logger;
   /** Project root: where `.next/` (from `next build`) and next.config.mjs live. */
   dir: string;
   host: string;
   /** 0 picks a free port; the chosen one is returned. */
   port: number;
-  /** Serves /api/v1 directly with these handlers (the same ones Next would call), skipping Next's router. */
-  api?: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
 }
 
 export interface WebServer {
@@ -36,7 +38,7 @@ export interface WebServer {
 }
 
 export async function startWebServer(opts: WebServerOptions): Promise<WebServer> {
-  const { logger } = opts;
+  const { logger, services } = opts;
   if (!existsSync(path.join(opts.dir, '.next', 'BUILD_ID'))) {
     throw new Error(
       `the console is not built (no .next/BUILD_ID in ${opts.dir}); run \`npm run build\` first`,
@@ -46,9 +48,7 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
   // import below. (Next's typings make NODE_ENV read-only, hence Object.assign.)
   if (!process.env.NODE_ENV) Object.assign(process.env, { NODE_ENV: 'production' });
   process.env.NEXT_TELEMETRY_DISABLED ??= '1';
-  // Route handlers reach the same config (flags included) through this process-wide singleton.
-  const services = createServices(opts.config, logger, { listen: { host: opts.host, port: opts.port } });
-  setServices(services);
+  const api = createApiRouter(services, API_ROUTES, apiNotFound);
 
   // Loaded with require from the project root: Next is CommonJS, stays outside the CLI bundle, and only
   // this command pays for loading it.
@@ -57,7 +57,19 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
   const handle = app.getRequestHandler();
   await app.prepare();
 
-  const metrics = createMetrics(opts.config, {
+  /**
+   * Hands a page to Next, with the data it renders on the server in its header (never the browser's). A
+   * prefetch gets none: Next renders it only down to the loading boundary, never the page itself.
+   */
+  async function renderPage(req: IncomingMessage, res: ServerResponse, pathname: string) {
+    delete req.headers[PAGE_DATA_HEADER];
+    const wanted = (req.method === 'GET' || req.method === 'HEAD') && !req.headers['next-router-prefetch'];
+    const data = wanted ? await pageDataFor(services, pathname) : null;
+    if (data) req.headers[PAGE_DATA_HEADER] = encodePageData(data);
+    await handle(req, res);
+  }
+
+  const metrics = createMetrics(services.config, {
     clock: services.clock,
     workers: services.workers,
     tasks: services.tasks,
@@ -65,7 +77,7 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
     runs: services.runs,
     instances: services.instances,
   });
-  const auth = opts.config.auth;
+  const auth = services.config.auth;
   const server = http.createServer((req, res) => {
     const pathname = (req.url ?? '/').split('?')[0];
     const refusal = guardRequest(auth, pathname, {
@@ -95,9 +107,8 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
       res.end(req.method === 'HEAD' ? undefined : 'ok\n');
       return;
     }
-    const viaApi = opts.api ? opts.api(req, res) : Promise.resolve(false);
-    viaApi
-      .then((served) => (served ? undefined : handle(req, res)))
+    api(req, res)
+      .then((served) => (served ? undefined : renderPage(req, res, pathname)))
       .catch((err: unknown) => {
         logger.error('Request failed', {
           url: req.url,
@@ -136,7 +147,6 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
           server.closeIdleConnections();
         });
         await app.close();
-        setServices(undefined);
       })();
       return closing;
     },

@@ -1,2 +1,2 @@
-// The version printed by `dagu version`; kept in step with package.json by the release process.
-export const VERSION = '0.1.0';
+// The version printed by `dagu version`: core's, which the API reports too.
+export { VERSION } from '../core/version';

@@ -8,12 +8,10 @@ import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_NOT_FOUND, API_ROUTES } from '../../app/api/v1/routeTable';
+import { API_ROUTES, apiNotFound } from '../../server/api/apiRoutes';
 import { createApiRouter } from '../../server/api/apiRouter';
-import { setServices } from '../../server/api/context';
 import { createServices } from '../../server/api/services';
 import { loadConfig } from '../../server/config/loadConfig';
-import { systemClock } from '../../server/core/clock';
 import { RecordingLogger } from '../../server/scheduler/testing/loopFixtures';
 import { FileEventLog } from '../../server/store/fileEventLog';
 import { snapshotTree } from './dataDirSnapshot';
@@ -353,8 +351,7 @@ beforeAll(async () => {
   home = await seededHome();
   const config = loadConfig({ env: { ...home.env, DAGU_AUTH_TOKEN: TOKEN } });
   logger = new RecordingLogger();
-  setServices(createServices(config, logger));
-  const route = createApiRouter(API_ROUTES, API_NOT_FOUND);
+  const route = createApiRouter(createServices(config, logger), API_ROUTES, apiNotFound);
   server = http.createServer((req, res) => {
     void route(req, res).then((served) => {
       if (!served) res.writeHead(404).end();
@@ -366,7 +363,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await new Promise<void>((resolve) => server.close(() => resolve()));
-  setServices(undefined);
   home.cleanup();
 });
 
@@ -491,7 +487,7 @@ describe('a damaged line in the event log', () => {
     const file = path.join(eventsDir, readdirSync(eventsDir).sort().at(-1)!);
     // A whole line of junk, then a write torn off mid-record with the next event glued to it.
     appendFileSync(file, 'not an event\n{"id":"17960');
-    const after = await new FileEventLog({ dataDir: home.data, clock: systemClock }).append('hostile.after_damage', { ok: true });
+    const after = await new FileEventLog({ dataDir: home.data }).append('hostile.after_damage', { ok: true });
     const damaged = readFileSync(file, 'utf8');
 
     const listed = await get('/api/v1/events?limit=1000');

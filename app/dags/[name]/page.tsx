@@ -1,12 +1,11 @@
-// /dags/:name: one DAG. Read on the server first, so an unknown name is a real 404.
+// /dags/:name: one DAG. Read on the server first (by `dagu server`, see app/pageData.ts), so an unknown name
+// is a real 404.
 
 import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
 import { DagDetailView } from '@/components/dags/DagDetailView';
-import { getServices } from '@/server/api/context';
-import { NotFoundError } from '@/server/api/errors';
-import { getDag } from '@/server/api/operations';
-import { isValidDagName } from '@/server/core/names';
+import type { DagDetail } from '@/components/apiTypes';
+import { pageData } from '@/app/pageData';
 
 export const dynamic = 'force-dynamic';
 
@@ -18,13 +17,7 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 
 export default async function DagPage({ params }: Props) {
   const name = (await params).name;
-  if (!isValidDagName(name)) notFound();
-  let detail;
-  try {
-    detail = await getDag(getServices(), name);
-  } catch (err) {
-    if (err instanceof NotFoundError) notFound();
-    throw err;
-  }
-  return <DagDetailView name={name} initial={detail} />;
+  const data = await pageData<DagDetail>(`dag:${name}`);
+  if (data.outcome === 'not_found') notFound();
+  return <DagDetailView name={name} initial={data.value} />;
 }

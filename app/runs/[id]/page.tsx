@@ -1,15 +1,12 @@
 // /runs/:id: one run (`?step=` selects a step). The first status comes from the server; the browser then
-// polls until the run ends.
+// polls until the run ends (the first status is looked up by `dagu server`, see app/pageData.ts).
 // A run that is not recorded yet (just started) is waited for in the browser rather than shown as missing.
 
 import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
 import { RunDetailView } from '@/components/runs/RunDetailView';
-import { getServices } from '@/server/api/context';
-import { NotFoundError } from '@/server/api/errors';
-import { viewRun } from '@/server/api/operations';
-import { isValidRunId } from '@/server/core/names';
 import type { RunStatus } from '@/components/apiTypes';
+import { pageData } from '@/app/pageData';
 
 export const dynamic = 'force-dynamic';
 
@@ -26,13 +23,10 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 export default async function RunPage({ params, searchParams }: Props) {
   const { id } = await params;
   const { step } = await searchParams;
-  if (!isValidRunId(id)) notFound();
-  let initial: RunStatus | null = null;
-  try {
-    initial = await viewRun(getServices(), id);
-  } catch (err) {
-    if (!(err instanceof NotFoundError)) throw err;
-  }
+  // Null when the run is not recorded yet; not found when no run can have this ID.
+  const data = await pageData<RunStatus | null>(`run:${id}`);
+  if (data.outcome === 'not_found') notFound();
+  const initial = data.value;
   return (
     <RunDetailView
       key={id}

@@ -1,0 +1,220 @@
+// Every /api/v1 route in one table: the path, and per method the handler that reads the request, runs one
+// operation through `respond` (auth, same-origin check, JSON answer, error mapping) and answers. `dagu server`
+// serves it with createApiRouter (apiRouter.ts), handing every handler the services its command built.
+// Anything a request must pass lives in `respond` and the operations, so no route can skip it.
+
+import { BadRequestError } from './errors';
+import { listEvents, parseEventsQuery } from './events';
+import { cancelBodySchema, enqueueBodySchema, jsonResponse, readJsonBody, Reply, respond } from './http';
+import { signInBodySchema, startBodySchema } from './http';
+import {
+  cancelQueuedRuns,
+  dequeueOrCancel,
+  enqueueDag,
+  getDag,
+  getOverview,
+  listDags,
+  listQueue,
+  listRuns,
+  parseQueueQuery,
+  readRunLog,
+  requestStop,
+  retryRun,
+  startDag,
+  viewRun,
+  type LogStream,
+} from './operations';
+import type { Services } from './services';
+import { getSession, signIn, signOut } from './session';
+import { listWorkers } from './workers';
+import { VERSION } from '../core/version';
+
+/** Path parameters, percent-decoded: `{ id: 'a-b' }` for `/api/v1/runs/a%2Db`. */
+export type Params = Record<string, string>;
+export type ApiHandler = (svc: Services, req: Request, params: Params) => Promise<Response>;
+
+export interface ApiRoute {
+  /** Path with `:name` segments, e.g. `/api/v1/runs/:id`. */
+  path: string;
+  handlers: Partial<Record<'GET' | 'POST', ApiHandler>>;
+}
+
+const query = (req: Request) => new URL(req.url).searchParams;
+
+export const API_ROUTES: readonly ApiRoute[] = [
+  {
+    // Needs no credentials, so load balancers and probes can use it.
+    path: '/api/v1/health',
+    handlers: {
+      GET: (svc, req) =>
+        respond(
+          req,
+          svc,
+          async (s) => ({ status: 'ok', version: VERSION, time: new Date(s.clock.nowMs()).toISOString() }),
+          { public: true },
+        ),
+    },
+  },
+  {
+    // GET: how the server is protected and whether this browser is signed in (never needs auth).
+    // POST {token}: with auth.token, checks the token and sets the HttpOnly cookie; 401 if wrong.
+    path: '/api/v1/session',
+    handlers: {
+      GET: (svc, req) => respond(req, svc, async (s) => getSession(s, req), { public: true }),
+      POST: (svc, req) =>
+        respond(req, svc, async (s) => signIn(s, req, (await readJsonBody(req, signInBodySchema)).token), {
+          public: true,
+        }),
+    },
+  },
+  {
+    path: '/api/v1/session/logout',
+    handlers: { POST: (svc, req) => respond(req, svc, async (s) => signOut(s, req), { public: true }) },
+  },
+  {
+    // Scheduler instances and the active one, failover settings and history, counts of running, queued
+    // and held runs and of workers, and whether the server is open without auth.
+    path: '/api/v1/overview',
+    handlers: { GET: (svc, req) => respond(req, svc, (s) => getOverview(s)) },
+  },
+  {
+    // Every DAG file with its schedule, next run, last run and any validation errors.
+    path: '/api/v1/dags',
+    handlers: { GET: (svc, req) => respond(req, svc, (s) => listDags(s)) },
+  },
+  {
+    // One DAG's definition, errors and recent runs.
+    path: '/api/v1/dags/:name',
+    handlers: { GET: (svc, req, p) => respond(req, svc, (s) => getDag(s, p.name)) },
+  },
+  {
+    // {params?}: "run now"; answers with the new run's ID (and status once written).
+    path: '/api/v1/dags/:name/start',
+    handlers: {
+      POST: (svc, req, p) =>
+        respond(req, svc, async (s) => {
+          const body = await readJsonBody(req, startBodySchema);
+          return startDag(s, p.name, body.params ?? []);
+        }),
+    },
+  },
+  {
+    // {params?, run_id?}: queues a run; the scheduler starts it when there is room.
+    path: '/api/v1/dags/:name/enqueue',
+    handlers: {
+      POST: (svc, req, p) =>
+        respond(req, svc, async (s) => {
+          const body = await readJsonBody(req, enqueueBodySchema);
+          return enqueueDag(s, p.name, body.params ?? [], { runId: body.run_id });
+        }),
+    },
+  },
+  {
+    // ?queue=&dag=&selector=&reason=&limit=: every run that waits (local queues, held and dispatched runs)
+    // with why it waits; the filters are exact matches (see QueueFilter).
+    path: '/api/v1/queue',
+    handlers: { GET: (svc, req) => respond(req, svc, (s) => listQueue(s, parseQueueQuery(query(req)))) },
+  },
+  {
+    // {run_ids: [...]} (1 to 500): cancels each waiting run; the answer lists, per run, whether it worked
+    // and why not. One failure does not stop the others.
+    path: '/api/v1/queue/cancel',
+    handlers: {
+      POST: (svc, req) =>
+        respond(req, svc, async (s) =>
+          cancelQueuedRuns(s, (await readJsonBody(req, cancelBodySchema)).run_ids),
+        ),
+    },
+  },
+  {
+    // ?dag=&status=&limit=&cursor=: runs newest first, one page at a time.
+    path: '/api/v1/runs',
+    handlers: {
+      GET: (svc, req) => {
+        const q = query(req);
+        return respond(req, svc, (s) =>
+          listRuns(s, {
+            dag: q.get('dag'),
+            status: q.get('status'),
+            limit: q.get('limit'),
+            cursor: q.get('cursor'),
+          }),
+        );
+      },
+    },
+  },
+  {
+    // The latest attempt's full status, with why it waits as it is now.
+    path: '/api/v1/runs/:id',
+    handlers: { GET: (svc, req, p) => respond(req, svc, (s) => viewRun(s, p.id)) },
+  },
+  {
+    // SIGTERM to a running run on this host, dequeue a queued one, cancel a run waiting for a worker (200),
+    // or ask the worker running it to stop it (202: it ends `aborted` shortly).
+    path: '/api/v1/runs/:id/stop',
+    handlers: {
+      POST: (svc, req, p) =>
+        respond(req, svc, async (s) => {
+          const r = await requestStop(s, p.id);
+          return r.outcome === 'requested' ? new Reply(r.status, 202) : r.status;
+        }),
+    },
+  },
+  {
+    // Removes a queued run from its queue, or cancels one waiting for a worker (its task is dropped);
+    // either way it ends aborted.
+    path: '/api/v1/runs/:id/dequeue',
+    handlers: { POST: (svc, req, p) => respond(req, svc, (s) => dequeueOrCancel(s, p.id)) },
+  },
+  {
+    // A new attempt of a finished run (202: started or handed to the workers); 409 when it has not finished.
+    path: '/api/v1/runs/:id/retry',
+    handlers: {
+      POST: (svc, req, p) => respond(req, svc, async (s) => new Reply(await retryRun(s, p.id), 202)),
+    },
+  },
+  {
+    // ?stream=stdout|stderr&tail=<bytes>: one step's log (or its tail).
+    path: '/api/v1/runs/:id/logs/:step',
+    handlers: {
+      GET: (svc, req, p) => {
+        const q = query(req);
+        return respond(req, svc, (s) => {
+          const stream = q.get('stream') ?? 'stdout';
+          if (stream !== 'stdout' && stream !== 'stderr') {
+            throw new BadRequestError(`stream: ${JSON.stringify(stream)} must be stdout or stderr`);
+          }
+          const tail = q.get('tail');
+          const tailBytes = tail === null || tail === '' ? undefined : Number(tail);
+          if (tailBytes !== undefined && !(Number.isInteger(tailBytes) && tailBytes > 0)) {
+            throw new BadRequestError(`tail: ${JSON.stringify(tail)} must be a positive integer`);
+          }
+          return readRunLog(s, p.id, p.step, stream as LogStream, { tailBytes });
+        });
+      },
+    },
+  },
+  {
+    // ?type=dag.run.queued&type=...&after=<id>&limit=N[&follow=1&wait=<ms>]: events oldest first; with
+    // follow, answers as soon as one matches (or with none after the wait, at most 30 s).
+    path: '/api/v1/events',
+    handlers: {
+      GET: (svc, req) =>
+        respond(req, svc, (s) => listEvents(s, parseEventsQuery(query(req)), { signal: req.signal })),
+    },
+  },
+  {
+    // The coordinator's workers with their labels, health and the runs they execute.
+    path: '/api/v1/workers',
+    handlers: { GET: (svc, req) => respond(req, svc, (s) => listWorkers(s)) },
+  },
+];
+
+/** Any /api/v1 path no route matches: a JSON 404 rather than the console's HTML not-found page. */
+export function apiNotFound(req: Request): Response {
+  const { pathname } = new URL(req.url);
+  return jsonResponse(
+    { error: { code: 'not_found', message: `no API route ${req.method} ${pathname}` } },
+    404,
+  );
+}
