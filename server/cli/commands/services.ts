@@ -1,81 +1,20 @@
 // `dagu scheduler`, `dagu server` and `dagu start-all`: the long-running services, with clean shutdown on
 // SIGINT/SIGTERM and a hard exit if stopping takes longer than 10 seconds.
 
-import { systemClock, systemTimers } from '../../core/clock';
 import type { Logger } from '../../core/ports';
 import { SECOND } from '../../core/units';
-import { processLauncher } from '../../scheduler/launcher';
-import { SchedulerService } from '../../scheduler/schedulerService';
-import { isLocalProcessAlive } from '../../scheduler/zombieReaper';
-import { FileSchedulerLock } from '../../store/fileSchedulerLock';
-import { InstanceRegistry } from '../../store/instanceRegistry';
-import { randomHex } from '../../store/randomHex';
-import { hostname } from 'node:os';
-import path from 'node:path';
-import { FileEventLog } from '../../store/fileEventLog';
-import { FileQueueStore } from '../../store/fileQueueStore';
-import { FileRunStore } from '../../store/fileRunStore';
+import type { SchedulerService } from '../../scheduler/schedulerService';
+import { composeScheduler } from '../composeScheduler';
 import type { Config } from '../../config/types';
-import { buildOnDisk } from '../buildOnDisk';
 import { cliContext, type GlobalOptions } from '../context';
 import { initHome } from '../initHome';
-import { cliDagSpecCache } from '../loadDagOrThrow';
 import { UsageError } from '../exit';
 import { untilSignal } from './untilSignal';
 import type { CoordinatorService } from '../../coordinator/coordinatorService';
 import { exposureWarning, securityView } from '../../api/security';
-import { createServices, type Services } from '../../api/services';
-import { requestStop } from '../../api/stopRun';
+import { createServices } from '../../api/services';
 
 const STOP_DEADLINE_MS = 10 * SECOND;
-
-function buildScheduler(config: Config, logger: Logger, onLost: (reason: string) => void): SchedulerService {
-  const host = hostname();
-  const executable = process.env.DAGU_EXECUTABLE ?? process.argv[1];
-  const onCorrupt = (r: { path: string; error: string }) => logger.warn('Skipped a corrupt file', { ...r });
-  return new SchedulerService({
-    config,
-    clock: systemClock,
-    timers: systemTimers,
-    logger,
-    runs: new FileRunStore({ dataDir: config.paths.data_dir, logDir: config.paths.log_dir, onCorrupt }),
-    queue: new FileQueueStore({ dataDir: config.paths.data_dir, onCorrupt }),
-    events: new FileEventLog({ dataDir: config.paths.data_dir, onCorrupt }),
-    launch: processLauncher({
-      executable,
-      env: process.env,
-      spares: config.run.prestart
-        ? {
-            // A name no DAG can have (DAG names never start with a dot): a spare's output until it has a run.
-            logDir: path.join(config.paths.log_dir, '.spare'),
-            currentBuild: () => buildOnDisk(executable),
-            logger,
-          }
-        : null,
-    }),
-    lock: new FileSchedulerLock({ dataDir: config.paths.data_dir }),
-    registry: new InstanceRegistry(config.paths.data_dir, onCorrupt),
-    identity: {
-      instance_id: `${host.replace(/[^A-Za-z0-9_.-]/g, '_')}-${process.pid}-${randomHex(3)}`,
-      host,
-      pid: process.pid,
-    },
-    newToken: () => randomHex(16),
-    onLost,
-    isProcessAlive: isLocalProcessAlive,
-    dagSpecCache: cliDagSpecCache(config),
-    stopRun: stopper(config, logger),
-  });
-}
-
-/** `dagu stop` for the scheduler's stop and restart schedules; its services are built on first use. */
-function stopper(config: Config, logger: Logger): (runId: string) => Promise<void> {
-  let services: Services | null = null;
-  return async (runId) => {
-    services ??= createServices(config, logger);
-    await requestStop(services, runId);
-  };
-}
 
 /** Exits non-zero after a lost lock (the service logged why): servers closed, ended anyway after 10 s. */
 function exitOnLoss(closers: Array<() => Promise<void>>) {
@@ -104,7 +43,7 @@ async function startWeb(config: Config, logger: Logger) {
 
 /** Starts the scheduler service; a storage error on the first attempt at the lock fails startup. */
 async function startScheduler(config: Config, logger: Logger, onLost: (reason: string) => void) {
-  const service = buildScheduler(config, logger, onLost);
+  const service = composeScheduler(config, logger, onLost);
   try {
     await service.start();
   } catch (err) {
