@@ -4,7 +4,8 @@
 
 import { formatSelector, isWorkerHealthy, selectorMatches, unclaimedError } from '../core/distributed';
 import { formatDuration } from '../core/duration';
-import type { Clock, Logger, TimerHandle, Timers } from '../core/ports';
+import type { Clock, Logger, Timers } from '../core/ports';
+import { TimerLoop } from '../core/timerLoop';
 import { isoUtc } from '../core/runStatus';
 import { TERMINAL_RUN_STATES, type RunStatus } from '../core/types';
 import { SECOND } from '../core/units';
@@ -64,9 +65,7 @@ export interface SweepResult {
 }
 
 export class CoordinatorDetector {
-  private timer: TimerHandle | null = null;
-  private stopped = false;
-  private running: Promise<void> | null = null;
+  private readonly loop: TimerLoop;
   private readonly locks: RunLocks;
   /** When (monotonic ms) each run on a healthy worker was first seen missing from its heartbeats. */
   private readonly unlistedSince = new Map<string, number>();
@@ -81,38 +80,28 @@ export class CoordinatorDetector {
   constructor(private readonly d: CoordinatorDetectorDeps) {
     this.locks = d.locks ?? new RunLocks();
     this.startedMs = d.clock.nowMs();
+    this.loop = new TimerLoop({
+      timers: d.timers,
+      pass: async () => {
+        await this.sweep();
+        return d.intervalMs;
+      },
+      onError: (err) => {
+        this.d.logger.error('Coordinator detector pass failed; retrying next interval', {
+          error: err instanceof Error ? err.message : String(err),
+        });
+        return d.intervalMs;
+      },
+    });
   }
 
-  /** Sweeps now and then every interval until `stop`. */
+  /** Sweeps now and then every interval until `stop` (after which it never sweeps again). */
   start(): void {
-    this.stopped = false;
-    this.arm(0);
+    this.loop.start(0);
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) this.d.timers.clearTimeout(this.timer);
-    this.timer = null;
-    await this.running;
-  }
-
-  private arm(ms: number): void {
-    if (this.stopped) return;
-    this.timer = this.d.timers.setTimeout(() => {
-      this.timer = null;
-      this.running = this.sweep()
-        .then(
-          () => undefined,
-          (err: unknown) =>
-            this.d.logger.error('Coordinator detector pass failed; retrying next interval', {
-              error: err instanceof Error ? err.message : String(err),
-            }),
-        )
-        .then(() => {
-          this.running = null;
-          this.arm(this.d.intervalMs);
-        });
-    }, ms);
+    await this.loop.stop();
   }
 
   /** One pass. A failure in one part is logged and does not stop the others. */

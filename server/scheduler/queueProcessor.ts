@@ -3,7 +3,8 @@
 // that go to workers are handed to the dispatcher instead; their item goes once a task owns the run.
 
 import { isoUtc } from '../core/runStatus';
-import type { Clock, Logger, Timers, TimerHandle } from '../core/ports';
+import type { Clock, Logger, Timers } from '../core/ports';
+import { TimerLoop } from '../core/timerLoop';
 import type { DagSpec, RunStatus } from '../core/types';
 import { SECOND } from '../core/units';
 import type { QueueConfig } from '../config/types';
@@ -50,9 +51,7 @@ interface InFlight {
 }
 
 export class QueueProcessor {
-  private timer: TimerHandle | null = null;
-  private stopped = false;
-  private running: Promise<void> | null = null;
+  private readonly loop: TimerLoop;
   private readonly inFlight = new Map<string, InFlight>();
   /** Runs the dispatcher refused: when it last did (monotonic) and why, so each reason is logged once. */
   private readonly refused = new Map<string, { atMono: number; reason: string }>();
@@ -61,31 +60,23 @@ export class QueueProcessor {
   /** The last launch error of each queued run, so a failing launch is logged once, not at every pass. */
   private readonly launchErrors = new Map<string, string>();
 
-  constructor(private readonly d: QueueProcessorDeps) {}
+  constructor(private readonly d: QueueProcessorDeps) {
+    this.loop = new TimerLoop({
+      timers: d.timers,
+      pass: async () => ((await this.pass()) ? BUSY_POLL_MS : IDLE_POLL_MS),
+      onError: (err) => {
+        this.d.logger.error('Queue pass failed; retrying', { error: (err as Error).message });
+        return IDLE_POLL_MS;
+      },
+    });
+  }
 
   start(): void {
-    this.arm(0);
+    this.loop.start(0);
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) this.d.timers.clearTimeout(this.timer);
-    await this.running;
-  }
-
-  private arm(ms: number) {
-    if (this.stopped) return;
-    this.timer = this.d.timers.setTimeout(() => {
-      this.running = this.pass()
-        .catch((err: Error) => {
-          this.d.logger.error('Queue pass failed; retrying', { error: err.message });
-          return false;
-        })
-        .then((busy) => {
-          this.running = null;
-          this.arm(busy ? BUSY_POLL_MS : IDLE_POLL_MS);
-        });
-    }, ms);
+    await this.loop.stop();
   }
 
   /** One pass over every non-empty queue. Returns true when there is still work waiting. */
@@ -311,7 +302,7 @@ export class QueueProcessor {
   /** Dequeues the item once the run has left `queued`; gives the slot back if it never does. */
   private async watchStart(item: QueueItem): Promise<void> {
     const started = this.inFlight.get(item.run_id)!.sinceMono;
-    while (!this.stopped) {
+    while (!this.loop.stopped) {
       await new Promise<void>((res) => this.d.timers.setTimeout(res, 50));
       const r = await this.d.runs.readStatus(item.run_id);
       if (r.kind === 'ok' && r.status.status !== 'queued') {

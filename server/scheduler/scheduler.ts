@@ -6,7 +6,8 @@
 import { isDistributed } from '../core/dispatcherApi';
 import type { Config } from '../config/types';
 import type { DispatcherApi } from '../core/dispatcherApi';
-import type { Clock, Logger, Timers, TimerHandle } from '../core/ports';
+import type { Clock, Logger, Timers } from '../core/ports';
+import { TimerLoop } from '../core/timerLoop';
 import type { DispatchStore } from '../store/dispatchTypes';
 import { withRunEvents } from '../store/runEvents';
 import type { DagSpecCache } from '../store/dagSpecCache';
@@ -70,9 +71,9 @@ export class Scheduler {
   private readonly holdExpiry: Pick<HoldExpiry, 'sweep'> | null;
   private readonly retention: HistoryRetention;
   private readonly stopRestart: StopRestartSchedules;
-  private reaperTimer: TimerHandle | null = null;
-  private retentionTimer: TimerHandle | null = null;
-  private stopped = false;
+  /** The zombie reaper, then the hold expiry, every `zombie_check_interval`. */
+  private readonly reaperLoop: TimerLoop;
+  private readonly retentionLoop: TimerLoop;
 
   /** Run processes started for DAGs with signal_handling.enable_propagation, by run ID. */
   private readonly propagating = new Map<string, number>();
@@ -152,6 +153,32 @@ export class Scheduler {
         d.stopRun ?? (async () => Promise.reject(new Error('stopping runs is not wired in this process'))),
       startSlot: (dag, slotMs) => this.cron.dispatchSlot(dag, slotMs, new Map()),
     });
+    const { zombie_check_interval_ms: reaperMs, history_retention_interval_ms: retentionMs } =
+      d.config.scheduler;
+    this.reaperLoop = new TimerLoop({
+      timers: d.timers,
+      pass: async () => {
+        await this.reaper
+          .sweep()
+          .catch((err: Error) => this.d.logger.error('Zombie sweep failed', { error: err.message }));
+        await this.holdExpiry
+          ?.sweep()
+          .catch((err: Error) => this.d.logger.error('Hold expiry sweep failed', { error: err.message }));
+        return reaperMs;
+      },
+      onError: () => reaperMs,
+    });
+    this.retentionLoop = new TimerLoop({
+      timers: d.timers,
+      pass: async () => {
+        await this.retention.sweep();
+        return retentionMs;
+      },
+      onError: (err) => {
+        this.d.logger.error('History retention sweep failed', { error: (err as Error).message });
+        return retentionMs;
+      },
+    });
   }
 
   /** Starts planning and consuming; `recoveryWindowMs` > 0 after a takeover from a failed instance. */
@@ -160,9 +187,9 @@ export class Scheduler {
     await this.cron.start(opts);
     this.queueProcessor.start();
     this.stopRestart.start();
-    this.armReaper(0);
+    this.reaperLoop.start(0);
     // The first sweep waits a little: a scheduler that just took over has slots and zombies to see to first.
-    this.armRetention(
+    this.retentionLoop.start(
       Math.min(RETENTION_FIRST_SWEEP_MS, this.d.config.scheduler.history_retention_interval_ms),
     );
     this.d.logger.info('Scheduler started', {
@@ -171,48 +198,25 @@ export class Scheduler {
     });
   }
 
-  private armReaper(ms: number) {
-    if (this.stopped) return;
-    this.reaperTimer = this.d.timers.setTimeout(() => {
-      this.reaper
-        .sweep()
-        .catch((err: Error) => this.d.logger.error('Zombie sweep failed', { error: err.message }))
-        .then(() => this.holdExpiry?.sweep())
-        .catch((err: Error) => this.d.logger.error('Hold expiry sweep failed', { error: err.message }))
-        .finally(() => this.armReaper(this.d.config.scheduler.zombie_check_interval_ms));
-    }, ms);
-  }
-
-  private armRetention(ms: number) {
-    if (this.stopped) return;
-    this.retentionTimer = this.d.timers.setTimeout(() => {
-      this.retention
-        .sweep()
-        .catch((err: Error) => this.d.logger.error('History retention sweep failed', { error: err.message }))
-        .finally(() => this.armRetention(this.d.config.scheduler.history_retention_interval_ms));
-    }, ms);
-  }
-
   /**
    * Stops planning and consuming. Runs already started keep going in their own processes, except those of
    * DAGs with signal_handling.enable_propagation, which receive `signal` (if one is given).
    */
   async stop(signal?: NodeJS.Signals): Promise<void> {
-    this.stopped = true;
     this.d.launch.close?.();
     if (signal) this.forward(signal);
-    if (this.reaperTimer) this.d.timers.clearTimeout(this.reaperTimer);
-    if (this.retentionTimer) this.d.timers.clearTimeout(this.retentionTimer);
+    // A sweep in progress is not waited for: it only ends runs that are over anyway.
+    void this.reaperLoop.stop();
+    void this.retentionLoop.stop();
     await Promise.all([this.cron.stop(), this.queueProcessor.stop(), this.stopRestart.stop()]);
     this.d.logger.info('Scheduler stopped');
   }
 
   /** Synchronously halts every loop (no I/O); used when the lock is lost and the process is about to exit. */
   halt(): void {
-    this.stopped = true;
     this.d.launch.close?.();
-    if (this.reaperTimer) this.d.timers.clearTimeout(this.reaperTimer);
-    if (this.retentionTimer) this.d.timers.clearTimeout(this.retentionTimer);
+    void this.reaperLoop.stop();
+    void this.retentionLoop.stop();
     void this.cron.stop();
     void this.queueProcessor.stop();
     void this.stopRestart.stop();
