@@ -1,6 +1,10 @@
 // The few errors an operation can end with, each carrying the HTTP status and code the REST API answers with.
 // The CLI maps the same classes to its exit codes and prints `message`.
 
+import { ConfigError } from '../config/loadConfig';
+import { InvalidNameError } from '../core/names';
+import { InvalidCursorError } from '../store/errors';
+
 /** Base class: `status` is the HTTP status, `code` the stable machine-readable code in the JSON body. */
 export class ApiError extends Error {
   constructor(
@@ -79,11 +83,6 @@ export interface ErrorBody {
   error: { code: string; message: string };
 }
 
-// Errors of other modules that are the caller's fault, matched by name rather than by class: under
-// `dagu server` the stores come from the CLI's bundle and the route handlers from Next's, so the same error
-// can reach here as an instance of a different copy of its class.
-const BAD_REQUEST_ERRORS = new Set(['InvalidNameError', 'InvalidCursorError']);
-
 /** Maps any thrown value to a status and body; unexpected errors become a 500 without internals. */
 export function toErrorResponse(err: unknown): {
   status: number;
@@ -98,8 +97,10 @@ export function toErrorResponse(err: unknown): {
     const headers = Object.keys(err.headers).length > 0 ? err.headers : undefined;
     return { ...error(err.status, err.code, err.message), headers };
   }
-  if (!(err instanceof Error)) return error(500, 'internal', 'internal error');
-  if (BAD_REQUEST_ERRORS.has(err.name)) return error(400, 'bad_request', err.message);
-  if (err.name === 'ConfigError') return error(500, 'config_error', err.message);
+  // Errors of other layers that are the caller's fault: a name or a cursor the request carried.
+  if (err instanceof InvalidNameError || err instanceof InvalidCursorError) {
+    return error(400, 'bad_request', err.message);
+  }
+  if (err instanceof ConfigError) return error(500, 'config_error', err.message);
   return error(500, 'internal', 'internal error');
 }

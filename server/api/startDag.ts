@@ -12,6 +12,7 @@ import { newRunId } from '../core/runId';
 import type { RunStatus } from '../core/types';
 import { SECOND } from '../core/units';
 import { checkSchemaParams } from '../runner/schemaParams';
+import { DispatchConflictError, DispatchFailedError } from '../coordinator/errors';
 import { spawnDetachedRun } from '../runner/spawnDetached';
 import { ApiError, BadRequestError, ConflictError } from './errors';
 import { requireDag } from './requireDag';
@@ -116,18 +117,16 @@ export async function startDag(
 }
 
 /**
- * The dispatcher's errors as API errors, matched by name (the dispatcher may come from another bundle's copy
- * of its module): the task could not be stored (the run was written `failed`), or the run ID is taken.
+ * The dispatcher's errors as API errors: the task could not be stored (the run was written `failed`), or the
+ * run ID is taken.
  */
 export function dispatchError(err: unknown): never {
-  if (err instanceof Error && err.name === 'DispatchFailedError') {
-    throw new ApiError(500, 'dispatch_failed', err.message);
-  }
-  if (err instanceof Error && err.name === 'DispatchConflictError') throw new ConflictError(err.message);
+  if (err instanceof DispatchFailedError) throw new ApiError(500, 'dispatch_failed', err.message);
+  if (err instanceof DispatchConflictError) throw new ConflictError(err.message);
   throw err;
 }
 
-/** The CLI sets DAGU_EXECUTABLE to its absolute bin/dagu; `next dev` falls back to the project's bin/dagu. */
+/** bin/dagu sets DAGU_EXECUTABLE to itself; code run outside it (tests, benches) falls back to the project's. */
 export function daguExecutable(): string {
   if (process.env.DAGU_EXECUTABLE) return process.env.DAGU_EXECUTABLE;
   const root = process.env.DAGU_PROJECT_ROOT ?? process.cwd();

@@ -4,6 +4,7 @@
 // Everything else is refused with a reason.
 
 import { hostname } from 'node:os';
+import { RunUnreadableError } from '../coordinator/errors';
 import { TERMINAL_RUN_STATES, type RunStatus } from '../core/types';
 import { ConflictError, CorruptRecordError, NotFoundError } from './errors';
 import { dequeueRun } from './queue';
@@ -81,10 +82,7 @@ async function cancelOnWorkers(svc: Services, s: RunStatus): Promise<StopResult>
   try {
     r = await svc.dispatcher.cancel(s.run_id);
   } catch (err) {
-    // Matched by name: the dispatcher may come from another bundle's copy of its module.
-    if (err instanceof Error && err.name === 'RunUnreadableError') {
-      throw new CorruptRecordError(err.message, (err as Error & { path: string }).path);
-    }
+    if (err instanceof RunUnreadableError) throw new CorruptRecordError(err.message, err.path);
     throw err;
   }
   switch (r.kind) {

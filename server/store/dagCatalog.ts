@@ -39,10 +39,9 @@ export interface BaseConfigSource {
   tz?: string | null;
 }
 
-// On globalThis: the CLI's bundle sets it, and the web bundle's copy of this module (same process) reads it.
-const BASES = Symbol.for('dagu.store.baseConfigs');
-const baseSources: Map<string, BaseConfigSource> = ((globalThis as Record<symbol, unknown>)[BASES] ??=
-  new Map<string, BaseConfigSource>()) as Map<string, BaseConfigSource>;
+// Per DAGs directory, set by the composition root (cli/initHome.ts). A plain module value: the process has
+// one copy of this module (the CLI's bundle), which the API reaches too.
+const baseSources = new Map<string, BaseConfigSource>();
 
 /**
  * Makes every DAG loaded from `dagsDir` inherit Dagu's base config (see core/dag/baseConfig.ts). Set once by
