@@ -2,16 +2,18 @@
 // and what each means here, so that a Dagu home can be used as it is: a key that has a meaning in this product
 // is read as the setting named, the others are named in one warning at start instead of stopping the program.
 
+import type { SettingKey, STRUCTURED_KEYS } from './settings';
+
 /** How a Dagu key is read here. */
 export type DaguKeyUse =
   /** The value is this product's setting of that key (converted by the loader where the forms differ). */
-  | { setting: string }
+  | { setting: SettingKey | (typeof STRUCTURED_KEYS)[number] }
   /** The loader reads it with other keys (see loadConfig's Dagu section). */
   | { special: true }
   /** No meaning here: named in the start-up warning; a mapping value is named once, as a whole. */
   | { unused: true };
 
-const S = (setting: string): DaguKeyUse => ({ setting });
+const S = (setting: SettingKey | (typeof STRUCTURED_KEYS)[number]): DaguKeyUse => ({ setting });
 const SPECIAL: DaguKeyUse = { special: true };
 const UNUSED: DaguKeyUse = { unused: true };
 

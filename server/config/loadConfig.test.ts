@@ -1,8 +1,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, expectTypeOf, it } from 'vitest';
 import { ConfigError, loadConfig } from './loadConfig';
+import { SETTINGS } from './settings';
+import type { Config } from './types';
 
 let home: string;
 beforeEach(() => {
@@ -432,5 +434,36 @@ describe("a Dagu home's config.yaml", () => {
     };
     expect(load(dagu).home).toBe(home);
     expect(load({ DAGU_PROC_HEARTBEAT_INTERVAL: '2s' }).run.heartbeat_interval_ms).toBe(2000);
+  });
+
+  it('gives every setting a field of Config, named after its key, ms for a duration', () => {
+    const c = load() as unknown as Record<string, unknown>;
+    const compiledTogether = new Set(['auth.basic.username', 'auth.basic.password', 'auth.token']);
+    for (const s of SETTINGS.filter((row) => !compiledTogether.has(row.key))) {
+      const parts = s.key.split('.');
+      const last = parts.pop()!;
+      const section = parts.reduce<Record<string, unknown>>((o, p) => o[p] as Record<string, unknown>, c);
+      expect(section, s.key).toHaveProperty(s.kind === 'duration' ? `${last}_ms` : last);
+    }
+  });
+
+  it('types each field by its row: kind, enum values, and null only where the default is unset', () => {
+    expectTypeOf<Config['port']>().toEqualTypeOf<number>();
+    expectTypeOf<Config['scheduler']['zombie_check_interval_ms']>().toEqualTypeOf<number>();
+    expectTypeOf<Config['run']['prestart']>().toEqualTypeOf<boolean>();
+    expectTypeOf<Config['log']['level']>().toEqualTypeOf<'debug' | 'info' | 'warn' | 'error'>();
+    expectTypeOf<Config['default_execution_mode']>().toEqualTypeOf<'local' | 'distributed'>();
+    expectTypeOf<Config['worker']['id']>().toEqualTypeOf<string | null>();
+    expectTypeOf<Config['coordinator']['tls']['ca_file']>().toEqualTypeOf<string | null>();
+    expectTypeOf<Config['coordinator']['url']>().toEqualTypeOf<string>();
+    expectTypeOf<Config['env_passthrough']>().toEqualTypeOf<string[]>();
+  });
+
+  it('reads a key written without a value as unset, as an empty variable is', () => {
+    write('port:\nrun:\n  prestart:\nscheduler:\n  lock_stale_threshold: ~\n');
+    const c = load();
+    expect(c.port).toBe(8080);
+    expect(c.run.prestart).toBe(true);
+    expect(c.scheduler.lock_stale_threshold_ms).toBe(30_000);
   });
 });

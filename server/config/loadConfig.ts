@@ -9,7 +9,15 @@ import { formatDuration, parseDuration } from '../core/duration';
 import { isValidDagName } from '../core/names';
 import { DAY, MILLISECOND } from '../core/units';
 import { daguKey, foldKey, isDaguSection } from './daguKeys';
-import { SETTINGS, STRUCTURED_KEYS, type Setting } from './settings';
+import {
+  fieldName,
+  SETTINGS,
+  STRUCTURED_KEYS,
+  type Setting,
+  type SettingKey,
+  type SettingsTree,
+  type SettingValue,
+} from './settings';
 import type { AuthConfig, Config, QueueConfig } from './types';
 
 /** Thrown when a setting has an invalid value; the message names the key (and variable) and the value. */
@@ -30,6 +38,9 @@ export interface LoadConfigOptions {
 
 /** A setting's value and where it came from; `dagu` is the Dagu key (as written) it was read under. */
 type Raw = { value: unknown; origin: string; dagu?: string };
+
+/** A setting's compiled value, of the type its row gives. */
+type SettingReader = <K extends SettingKey>(key: K) => SettingValue<K>;
 
 export function resolveHome(env: NodeJS.ProcessEnv, home?: string): string {
   const h = home ?? env.DAGU_HOME ?? path.join(homedir(), '.dagu');
@@ -61,21 +72,14 @@ export function loadConfig(opts: LoadConfigOptions = {}): Config {
       raw.set(s.key, { value: flag, origin: `--${s.flag ?? s.key.split('.').pop()} (${s.key})` });
   }
 
-  const v = (key: string) =>
-    compile(
-      SETTINGS.find((s) => s.key === key)!,
-      raw.get(key),
-    );
+  const v: SettingReader = (key) => settingValue(key, raw.get(key));
   applyDaguAuthMode(fromFile, raw, configFile);
   if (fromFile.debug !== undefined && !raw.has('log.level') && fromFile.debug.value === true)
     raw.set('log.level', { value: 'debug', origin: `${fromFile.debug.key} in ${configFile}` });
-  const dir = (key: string, fallback: string) => {
-    const value = v(key) as string | null;
-    return path.resolve(home, value ?? fallback);
-  };
+  const dir = (key: DirectoryKey, fallback: string) => path.resolve(home, v(key) ?? fallback);
 
-  const threshold = v('scheduler.lock_stale_threshold') as number;
-  const retry = v('scheduler.lock_retry_interval') as number;
+  const threshold = v('scheduler.lock_stale_threshold');
+  const retry = v('scheduler.lock_retry_interval');
   if (retry >= threshold) {
     const r = raw.get('scheduler.lock_retry_interval');
     throw new ConfigError(
@@ -83,8 +87,8 @@ export function loadConfig(opts: LoadConfigOptions = {}): Config {
         `must be below scheduler.lock_stale_threshold (${String(raw.get('scheduler.lock_stale_threshold')?.value ?? '30s')})`,
     );
   }
-  const hbInterval = v('run.heartbeat_interval') as number;
-  const hbStale = v('run.heartbeat_stale_threshold') as number;
+  const hbInterval = v('run.heartbeat_interval');
+  const hbStale = v('run.heartbeat_stale_threshold');
   if (hbInterval * 2 > hbStale) {
     throw new ConfigError(
       `run.heartbeat_stale_threshold must be at least twice run.heartbeat_interval (got ${String(
@@ -94,59 +98,54 @@ export function loadConfig(opts: LoadConfigOptions = {}): Config {
   }
 
   const auth = compileAuth(v, raw, env, fromFile.unused);
+  // The fields compiled from more than their own setting, in the order their errors were always reported.
+  const paths = {
+    config_file: configFile,
+    dags_dir: dir('paths.dags_dir', 'dags'),
+    data_dir: dir('paths.data_dir', 'data'),
+    log_dir: dir('paths.log_dir', 'logs'),
+    base_config: dir('paths.base_config', 'base.yaml'),
+  };
+  const coordinator = compileCoordinator(v, raw, fromFile.advertise);
+  const labels = parseLabelsSetting(v('worker.labels'), raw.get('worker.labels')?.origin ?? 'worker.labels');
+  const workDir = dir('worker.work_dir', 'worker');
+  const tz = compileTimeZone(v('tz'), raw);
+  const tree = settingsTree(raw);
   return {
+    ...tree,
     home,
-    paths: {
-      config_file: configFile,
-      dags_dir: dir('paths.dags_dir', 'dags'),
-      data_dir: dir('paths.data_dir', 'data'),
-      log_dir: dir('paths.log_dir', 'logs'),
-      base_config: dir('paths.base_config', 'base.yaml'),
-    },
-    host: v('host') as string,
-    port: v('port') as number,
+    paths,
     auth,
-    log: {
-      level: v('log.level') as Config['log']['level'],
-      format: v('log.format') as Config['log']['format'],
-    },
-    scheduler: {
-      lock_stale_threshold_ms: threshold,
-      lock_retry_interval_ms: retry,
-      failover_recovery_window_ms: v('scheduler.failover_recovery_window') as number,
-      port: v('scheduler.port') as number,
-      zombie_check_interval_ms: v('scheduler.zombie_check_interval') as number,
-      history_retention_interval_ms: v('scheduler.history_retention_interval') as number,
-    },
-    run: {
-      heartbeat_interval_ms: hbInterval,
-      heartbeat_stale_threshold_ms: hbStale,
-      kill_grace_ms: v('run.kill_grace') as number,
-      prestart: v('run.prestart') as boolean,
-    },
-    queues: { enabled: v('queues.enabled') as boolean, config: fromFile.queues },
-    default_execution_mode: v('default_execution_mode') as Config['default_execution_mode'],
-    env_passthrough: (v('env_passthrough') as string[] | null) ?? [],
-    env_passthrough_prefixes: (v('env_passthrough_prefixes') as string[] | null) ?? [],
-    coordinator: compileCoordinator(v, raw, fromFile.advertise),
-    worker: {
-      id: v('worker.id') as string | null,
-      labels: parseLabelsSetting(
-        v('worker.labels') as string | null,
-        raw.get('worker.labels')?.origin ?? 'worker.labels',
-      ),
-      max_active_runs: v('worker.max_active_runs') as number,
-      heartbeat_interval_ms: v('worker.heartbeat_interval') as number,
-      work_dir: dir('worker.work_dir', 'worker'),
-    },
-    tz: compileTimeZone(v('tz') as string | null, raw),
-    default_shell: v('default_shell') as string | null,
-    skip_examples: v('skip_examples') as boolean,
+    queues: { ...tree.queues, config: fromFile.queues },
+    env_passthrough: tree.env_passthrough ?? [],
+    env_passthrough_prefixes: tree.env_passthrough_prefixes ?? [],
+    coordinator: { ...tree.coordinator, ...coordinator },
+    worker: { ...tree.worker, labels, work_dir: workDir },
+    tz,
     warnings:
       fromFile.unused.length > 0
         ? [`${configFile}: Dagu settings not used by this product: ${fromFile.unused.join(', ')}`]
         : [],
   };
+}
+
+/** The settings read into directories, relative to DAGU_HOME. */
+type DirectoryKey =
+  'paths.dags_dir' | 'paths.data_dir' | 'paths.log_dir' | 'paths.base_config' | 'worker.work_dir';
+
+/** Every setting as a field of nested objects, as `SettingsTree` describes them. */
+function settingsTree(raw: Map<string, Raw>): SettingsTree {
+  const tree: Record<string, unknown> = {};
+  for (const s of SETTINGS) {
+    let node = tree;
+    for (const section of s.key.split('.').slice(0, -1)) {
+      node[section] ??= {};
+      node = node[section] as Record<string, unknown>;
+    }
+    node[fieldName(s)] = compile(s, raw.get(s.key));
+  }
+  // The loop above is SettingsTree's definition, row by row; the compiler cannot follow it through the keys.
+  return tree as SettingsTree;
 }
 
 /** An IANA zone name, or null (UTC); Go's `Local` is the host's zone, which for schedules here is UTC. */
@@ -169,7 +168,7 @@ const AUTH_KEYS = ['auth.basic.username', 'auth.basic.password', 'auth.token'] a
  * someone who exported DAGU_AUTH_TOKEN= meant to protect the server, not to leave it open.
  */
 function compileAuth(
-  v: (key: string) => unknown,
+  v: SettingReader,
   raw: Map<string, Raw>,
   env: NodeJS.ProcessEnv,
   unused: string[],
@@ -179,9 +178,9 @@ function compileAuth(
     if (env[s.env] === '' && !raw.has(key))
       throw new ConfigError(`${s.env} (${key}): "" must be a non-empty string`);
   }
-  const username = v('auth.basic.username') as string | null;
-  const password = v('auth.basic.password') as string | null;
-  let token = v('auth.token') as string | null;
+  const username = v('auth.basic.username');
+  const password = v('auth.basic.password');
+  let token = v('auth.token');
   // Dagu 1.x served basic auth to the console and a token to the API side by side; here one mode protects
   // both, so a token given under Dagu's names alone gives way to basic auth (and is named in the warning).
   const daguToken = raw.get('auth.token')?.dagu;
@@ -205,21 +204,22 @@ function compileAuth(
   return { mode: 'none' };
 }
 
+/** The coordinator's fields checked together: the TLS pair and the URL (derived unless set). */
 function compileCoordinator(
-  v: (key: string) => unknown,
+  v: SettingReader,
   raw: Map<string, Raw>,
   advertise: string | null,
-): Config['coordinator'] {
-  const cert = v('coordinator.tls.cert_file') as string | null;
-  const key = v('coordinator.tls.key_file') as string | null;
+): Pick<Config['coordinator'], 'url' | 'tls'> {
+  const cert = v('coordinator.tls.cert_file');
+  const key = v('coordinator.tls.key_file');
   if ((cert === null) !== (key === null)) {
     const missing = cert === null ? 'coordinator.tls.cert_file' : 'coordinator.tls.key_file';
     throw new ConfigError(`${missing} must be set too: TLS needs both a certificate and its key`);
   }
-  const host = v('coordinator.host') as string;
-  const port = v('coordinator.port') as number;
+  const host = v('coordinator.host');
+  const port = v('coordinator.port');
   const url =
-    (v('coordinator.url') as string | null) ??
+    v('coordinator.url') ??
     `${cert ? 'https' : 'http'}://${advertise ?? (host === '0.0.0.0' ? '127.0.0.1' : host)}:${port}`;
   try {
     const u = new URL(url);
@@ -228,18 +228,9 @@ function compileCoordinator(
     const origin = raw.get('coordinator.url')?.origin ?? 'coordinator.url';
     throw new ConfigError(`${origin}: ${JSON.stringify(url)} is not an http:// or https:// URL`);
   }
-  const stale = v('coordinator.worker_stale_threshold') as number;
   return {
-    host,
-    port,
     url: url.replace(/\/+$/, ''),
-    token: v('coordinator.token') as string | null,
-    tls: { cert_file: cert, key_file: key, ca_file: v('coordinator.tls.ca_file') as string | null },
-    worker_wait_timeout_ms: v('coordinator.worker_wait_timeout') as number,
-    detection_interval_ms: v('coordinator.detection_interval') as number,
-    worker_stale_threshold_ms: stale,
-    reservation_ttl_ms: v('coordinator.reservation_ttl') as number,
-    worker_retention_ms: v('coordinator.worker_retention') as number,
+    tls: { cert_file: cert, key_file: key, ca_file: v('coordinator.tls.ca_file') },
   };
 }
 
@@ -327,7 +318,7 @@ function readConfigFile(file: string): ConfigFile {
 
   const out = emptyFile();
   const special = new Map<string, { key: string; value: unknown }>();
-  const known = new Set([...SETTINGS.map((s) => s.key), ...STRUCTURED_KEYS]);
+  const known = new Set<string>([...SETTINGS.map((s) => s.key), ...STRUCTURED_KEYS]);
   const prefixes = new Set(
     [...known].flatMap((k) =>
       k
@@ -506,8 +497,16 @@ function refuseMisspelledVariables(env: NodeJS.ProcessEnv): void {
 /** The longest duration setting: timers of Node fire at once beyond 2^31-1 ms (about 24.8 days). */
 const MAX_DURATION_MS = 24 * DAY;
 
-function compile(s: Setting, raw: Raw | undefined): unknown {
-  const value = raw === undefined ? s.default : raw.value;
+/** The setting's value, checked against its row: of the type `SettingValue` reads off the same row. */
+function settingValue<K extends SettingKey>(key: K, raw: Raw | undefined): SettingValue<K> {
+  const row = SETTINGS.find((s) => s.key === key)!;
+  // The one place the compiler takes our word: compile() returns, for each kind, what KindValue names.
+  return compile(row, raw) as SettingValue<K>;
+}
+
+function compile(s: Setting, raw: Raw | undefined): number | boolean | string | string[] | null {
+  // A key written with no value (`port:` in YAML) is unset, as an empty environment variable is.
+  const value = raw === undefined || raw.value === null ? s.default : raw.value;
   const origin = raw?.origin ?? s.key;
   const shown = JSON.stringify(typeof value === 'string' ? value : String(value));
   if (value === null) return null;
@@ -552,16 +551,16 @@ function compile(s: Setting, raw: Raw | undefined): unknown {
       throw new ConfigError(`${origin}: ${shown} must be true or false`);
     }
     case 'enum': {
-      if (typeof value !== 'string' || !s.values!.includes(value))
-        throw new ConfigError(`${origin}: ${shown} must be one of ${s.values!.join(', ')}`);
+      if (typeof value !== 'string' || !s.values.includes(value))
+        throw new ConfigError(`${origin}: ${shown} must be one of ${s.values.join(', ')}`);
       return value;
     }
     case 'list': {
       // A YAML list in config.yaml, or comma-separated text (how an environment variable spells a list).
       const items = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : null;
-      if (items === null || items.some((i) => typeof i !== 'string'))
+      if (items === null || !items.every((i): i is string => typeof i === 'string'))
         throw new ConfigError(`${origin}: ${shown} must be a list of names or comma-separated text`);
-      const names = (items as string[]).map((i) => i.trim()).filter((i) => i !== '');
+      const names = items.map((i) => i.trim()).filter((i) => i !== '');
       const bad = names.find((n) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(n));
       if (bad !== undefined)
         throw new ConfigError(`${origin}: ${JSON.stringify(bad)} is not an environment variable name`);

@@ -1,37 +1,62 @@
 // The table of every scalar setting: its key, environment variable, default and kind.
-// The loader, the validator and the generated configuration reference all read this one table.
+// The loader, the validator, the generated configuration reference and the type of `Config` all read this
+// one table: a new setting is one row (and a value in `Config` of the type its kind gives).
 
 import { WORKER_ID_PATTERN } from '../core/workerId';
 
 export type SettingKind = 'duration' | 'port' | 'bool' | 'string' | 'int' | 'enum' | 'list';
 
-export interface Setting {
+interface SettingBase {
   /** snake_case key path in config.yaml, e.g. `scheduler.lock_stale_threshold`. */
   key: string;
   env: string;
   /** Extra environment variable names accepted for compatibility. */
-  envAliases?: string[];
-  kind: SettingKind;
-  /** Default as written in config.yaml (durations as Go strings). */
-  default: string | number | boolean | null;
-  /** For `enum`: allowed values. */
-  values?: string[];
-  /** For `duration`: whether 0 is allowed (otherwise it must be positive). */
-  allowZero?: boolean;
+  envAliases?: readonly string[];
   /** The command-line flag that sets it, without dashes, when it is not the key's last part. */
   flag?: string;
-  /** For `int`: the smallest value allowed. */
-  min?: number;
-  /** For `int`: the largest value allowed. */
-  max?: number;
-  /** For `string`: a pattern the value must match (it becomes part of a path or a protocol field). */
-  pattern?: { regex: RegExp; what: string };
-  /** For `port`: whether 0 (disabled) is allowed. */
-  portZeroDisables?: boolean;
   doc: string;
 }
 
-export const SETTINGS: readonly Setting[] = [
+/** One row of the table; `default` is written as in config.yaml (durations as Go strings), null for unset. */
+export type Setting = SettingBase &
+  (
+    | {
+        kind: 'duration';
+        default: string;
+        /** Whether 0 is allowed (otherwise it must be positive). */
+        allowZero?: boolean;
+      }
+    | {
+        kind: 'port';
+        default: number;
+        /** Whether 0 (disabled) is allowed. */
+        portZeroDisables?: boolean;
+      }
+    | { kind: 'bool'; default: boolean }
+    | {
+        kind: 'string';
+        default: string | null;
+        /** A pattern the value must match (it becomes part of a path or a protocol field). */
+        pattern?: { regex: RegExp; what: string };
+      }
+    | {
+        kind: 'int';
+        default: number;
+        /** The smallest value allowed. */
+        min?: number;
+        /** The largest value allowed. */
+        max?: number;
+      }
+    | {
+        kind: 'enum';
+        /** Allowed values. */
+        values: readonly string[];
+        default: string;
+      }
+    | { kind: 'list'; default: null }
+  );
+
+const TABLE = [
   {
     key: 'host',
     env: 'DAGU_HOST',
@@ -369,7 +394,64 @@ export const SETTINGS: readonly Setting[] = [
     default: null,
     doc: 'Local directory where a worker keeps the DAGs, logs and status of the runs it executes (default: DAGU_HOME/worker)',
   },
-];
+] as const satisfies readonly Setting[];
+
+/** Every setting, in the order the configuration reference lists them. */
+export const SETTINGS: readonly Setting[] = TABLE;
 
 /** Keys that take structured values in config.yaml only (no environment variable). */
 export const STRUCTURED_KEYS = ['queues.config'] as const;
+
+type Row = (typeof TABLE)[number];
+
+/** The key of a setting in the table, e.g. `scheduler.lock_stale_threshold`. */
+export type SettingKey = Row['key'];
+
+/** The table's row of a setting. */
+export type SettingOf<K extends SettingKey> = Extract<Row, { key: K }>;
+
+/** A compiled value by the row's kind: milliseconds for a duration, an enum's own values, names for a list. */
+type KindValue<S> = S extends { kind: 'duration' | 'port' | 'int' }
+  ? number
+  : S extends { kind: 'bool' }
+    ? boolean
+    : S extends { kind: 'enum'; values: readonly (infer V)[] }
+      ? V
+      : S extends { kind: 'list' }
+        ? string[]
+        : string;
+
+/** The compiled value of a setting; null only where its default is null (it may be left unset). */
+export type SettingValue<K extends SettingKey> =
+  KindValue<SettingOf<K>> | (SettingOf<K>['default'] extends null ? null : never);
+
+/** Every setting's compiled value, by key. */
+export type SettingValues = { [K in SettingKey]: SettingValue<K> };
+
+/** The name of a setting's field in `Config`: the key's last part, `_ms` added for a duration. */
+export function fieldName(s: Setting): string {
+  const last = s.key.slice(s.key.lastIndexOf('.') + 1);
+  return s.kind === 'duration' ? `${last}_ms` : last;
+}
+
+type FieldName<Name extends string, R extends Row> = R extends { kind: 'duration' } ? `${Name}_ms` : Name;
+
+/** The first part of every key under prefix `P` that has more parts (`scheduler` under ``, `tls` under `coordinator.`). */
+type SectionsAt<P extends string, K extends string = SettingKey> = K extends `${P}${infer H}.${string}`
+  ? H
+  : never;
+
+/**
+ * The settings under key prefix `P` as nested objects, one field a row: `scheduler.lock_stale_threshold` (a
+ * duration) is `scheduler.lock_stale_threshold_ms: number`. `Config` is this tree with the few fields compiled
+ * from several settings (paths, auth, labels, the coordinator URL) replaced.
+ */
+export type SettingsTree<P extends string = ''> = {
+  [
+    R in Row as R['key'] extends `${P}${infer Name}`
+      ? Name extends `${string}.${string}`
+        ? never
+        : FieldName<Name, R>
+      : never
+  ]: SettingValue<R['key']>;
+} & { [H in SectionsAt<P>]: SettingsTree<`${P}${H}.`> };
