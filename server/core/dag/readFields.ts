@@ -129,7 +129,7 @@ export function readParams(
           ) ?? []
         );
       }
-      return readSchemaParams(r, entry, form, onSchema);
+      return readSchemaParams(r, entry, form, onSchema, readParams);
     }
     addMap(r, entry, out);
   } else if (isSeq(entry.value)) {

@@ -16,7 +16,6 @@ import {
 import type { ParamSchemaSpec, ParamSpec } from '../types';
 import type { DagReader, Entry } from './dagReader';
 import { describe, isNull } from './dagReader';
-import { readParams } from './readFields';
 
 /** Named params in Dagu must start with a letter. */
 const DAG_PARAM_NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
@@ -35,12 +34,16 @@ export function schemaForm(r: DagReader, map: YAMLMap): SchemaForm | null {
   return isInlineSchema(view) ? 'inline' : null;
 }
 
-/** Reads a schema-backed params map: the schema to `onSchema`, the explicit values returned as named params. */
+/**
+ * Reads a schema-backed params map: the schema to `onSchema`, the explicit values returned as named params.
+ * `readValues` reads `values:` as ordinary params (readFields.ts's readParams, passed in: it calls this).
+ */
 export function readSchemaParams(
   r: DagReader,
   entry: Entry,
   form: SchemaForm,
   onSchema: (spec: ParamSchemaSpec) => void,
+  readValues: (r: DagReader, entry: Entry) => ParamSpec[],
 ): ParamSpec[] {
   const map = entry.value as YAMLMap;
   const get = (key: string): Entry | undefined => {
@@ -98,7 +101,7 @@ export function readSchemaParams(
   }
 
   const valuesEntry = get('values');
-  const values = valuesEntry && !isNull(valuesEntry.value) ? readParams(r, valuesEntry) : [];
+  const values = valuesEntry && !isNull(valuesEntry.value) ? readValues(r, valuesEntry) : [];
   const positional = values.find((p) => p.name === null);
   if (positional) {
     return (
