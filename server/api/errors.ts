@@ -2,25 +2,14 @@
 // The CLI maps the same classes to its exit codes and prints `message`.
 
 import { ConfigError } from '../config/loadConfig';
+import { HttpError, type ErrorBody } from '../core/httpError';
 import { InvalidNameError } from '../core/names';
 import { InvalidCursorError } from '../store/errors';
 
-/** Base class: `status` is the HTTP status, `code` the stable machine-readable code in the JSON body. */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    /** Extra response headers (e.g. the basic-auth challenge). */
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
-    this.name = 'ApiError';
-  }
-}
+// Each extends the one HTTP error type the coordinator throws too (core/httpError.ts).
 
 /** Thrown when a request lacks the configured credentials (auth.basic or auth.token) or they are wrong. */
-export class UnauthorizedError extends ApiError {
+export class UnauthorizedError extends HttpError {
   constructor(message: string, headers: Record<string, string> = {}) {
     super(401, 'unauthorized', message, headers);
     this.name = 'UnauthorizedError';
@@ -28,7 +17,7 @@ export class UnauthorizedError extends ApiError {
 }
 
 /** Thrown when a DAG, run, step or log the request names does not exist. */
-export class NotFoundError extends ApiError {
+export class NotFoundError extends HttpError {
   constructor(message: string) {
     super(404, 'not_found', message);
     this.name = 'NotFoundError';
@@ -36,7 +25,7 @@ export class NotFoundError extends ApiError {
 }
 
 /** Thrown when the request is valid but the thing is in the wrong state (not queued, already finished, ...). */
-export class ConflictError extends ApiError {
+export class ConflictError extends HttpError {
   constructor(message: string) {
     super(409, 'conflict', message);
     this.name = 'ConflictError';
@@ -44,7 +33,7 @@ export class ConflictError extends ApiError {
 }
 
 /** Thrown when a parameter or body field is invalid; the message names the field. */
-export class BadRequestError extends ApiError {
+export class BadRequestError extends HttpError {
   constructor(message: string) {
     super(400, 'bad_request', message);
     this.name = 'BadRequestError';
@@ -52,7 +41,7 @@ export class BadRequestError extends ApiError {
 }
 
 /** Thrown when a mutation comes from another origin. */
-export class ForbiddenError extends ApiError {
+export class ForbiddenError extends HttpError {
   constructor(message: string) {
     super(403, 'forbidden', message);
     this.name = 'ForbiddenError';
@@ -60,7 +49,7 @@ export class ForbiddenError extends ApiError {
 }
 
 /** Thrown when a request body exceeds the limit. */
-export class PayloadTooLargeError extends ApiError {
+export class PayloadTooLargeError extends HttpError {
   constructor(readonly limitBytes: number) {
     super(413, 'payload_too_large', `request body exceeds ${limitBytes} bytes`);
     this.name = 'PayloadTooLargeError';
@@ -68,7 +57,7 @@ export class PayloadTooLargeError extends ApiError {
 }
 
 /** Thrown when a stored record cannot be read (corrupt or truncated); `path` is the file involved. */
-export class CorruptRecordError extends ApiError {
+export class CorruptRecordError extends HttpError {
   constructor(
     message: string,
     readonly path: string,
@@ -76,11 +65,6 @@ export class CorruptRecordError extends ApiError {
     super(500, 'corrupt_record', message);
     this.name = 'CorruptRecordError';
   }
-}
-
-/** The JSON body of every error answer. */
-export interface ErrorBody {
-  error: { code: string; message: string };
 }
 
 /** Maps any thrown value to a status and body; unexpected errors become a 500 without internals. */
@@ -93,7 +77,7 @@ export function toErrorResponse(err: unknown): {
     status,
     body: { error: { code, message } },
   });
-  if (err instanceof ApiError) {
+  if (err instanceof HttpError) {
     const headers = Object.keys(err.headers).length > 0 ? err.headers : undefined;
     return { ...error(err.status, err.code, err.message), headers };
   }

@@ -11,10 +11,11 @@ import { parseParamArgs, resolveRunParams } from '../core/params';
 import { newRunId } from '../core/runId';
 import type { RunStatus } from '../core/types';
 import { SECOND } from '../core/units';
-import { checkSchemaParams } from '../runner/schemaParams';
 import { DispatchConflictError, DispatchFailedError } from '../coordinator/errors';
+import { checkSchemaParams } from '../runner/schemaParams';
 import { spawnDetachedRun } from '../runner/spawnDetached';
-import { ApiError, BadRequestError, ConflictError } from './errors';
+import { HttpError } from '../core/httpError';
+import { BadRequestError, ConflictError } from './errors';
 import { requireDag } from './requireDag';
 import type { Services } from './services';
 
@@ -36,7 +37,7 @@ export interface StartResult {
 }
 
 /** Thrown when a DAG that runs on workers cannot be handed to one now and waiting is off (409 `no_worker`). */
-export class NoWorkerError extends ApiError {
+export class NoWorkerError extends HttpError {
   constructor(message: string) {
     super(409, 'no_worker', message);
     this.name = 'NoWorkerError';
@@ -47,7 +48,7 @@ export class NoWorkerError extends ApiError {
  * Thrown when a run of a DAG that runs on workers is asked for while no coordinator has been seen alive
  * (409 `no_coordinator`, `no coordinators available`): nothing is recorded.
  */
-export class NoCoordinatorError extends ApiError {
+export class NoCoordinatorError extends HttpError {
   constructor(message = NO_COORDINATORS) {
     super(409, 'no_coordinator', message);
     this.name = 'NoCoordinatorError';
@@ -55,7 +56,7 @@ export class NoCoordinatorError extends ApiError {
 }
 
 /** The API error of a dispatch the dispatcher refused. */
-export function refusalError(refused: { reason: WaitReason; error: string }): ApiError {
+export function refusalError(refused: { reason: WaitReason; error: string }): HttpError {
   return refused.reason === 'NoAvailableCoordinator'
     ? new NoCoordinatorError(refused.error)
     : new NoWorkerError(refused.error);
@@ -121,7 +122,7 @@ export async function startDag(
  * run ID is taken.
  */
 export function dispatchError(err: unknown): never {
-  if (err instanceof DispatchFailedError) throw new ApiError(500, 'dispatch_failed', err.message);
+  if (err instanceof DispatchFailedError) throw new HttpError(500, 'dispatch_failed', err.message);
   if (err instanceof DispatchConflictError) throw new ConflictError(err.message);
   throw err;
 }

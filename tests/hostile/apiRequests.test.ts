@@ -13,7 +13,7 @@ import { createApiRouter } from '../../server/api/apiRouter';
 import { createServices } from '../../server/api/services';
 import { loadConfig } from '../../server/config/loadConfig';
 import { systemClock } from '../../server/core/clock';
-import { RecordingLogger } from '../../server/scheduler/testing/loopFixtures';
+import { RecordingLogger } from '../../server/testing/recordingLogger';
 import { FileEventLog } from '../../server/store/fileEventLog';
 import { snapshotTree } from './dataDirSnapshot';
 import { seededHome, type SeededHome } from './seededHome';
