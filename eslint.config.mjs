@@ -42,6 +42,11 @@ const LAYERS = {
     'server/coordinator/protocol.ts',
   ],
   'server/metrics': ['server/core', 'server/config', 'server/store'],
+  // One function per operation and the web server, over the services and stores.
+  'server/api': ['server/core', 'server/config', 'server/store', ...SERVICES.map((s) => `server/${s}`)],
+  // The console: pages (app/) import only components, which read the API's types and core's pure helpers.
+  app: ['components'],
+  components: ['server/core', 'server/api'],
 };
 const ALL = [
   'server/core',
