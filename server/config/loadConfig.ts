@@ -72,7 +72,17 @@ export function loadConfig(opts: LoadConfigOptions = {}): Config {
       raw.set(s.key, { value: flag, origin: `--${s.flag ?? s.key.split('.').pop()} (${s.key})` });
   }
 
-  const v: SettingReader = (key) => settingValue(key, raw.get(key));
+  // Each setting is compiled once, when first read (the order of the reads is the order errors are found in).
+  const compiled = new Map<string, CompiledValue>();
+  const valueOf = (s: Setting): CompiledValue => {
+    let value = compiled.get(s.key);
+    if (value === undefined) {
+      value = compile(s, raw.get(s.key));
+      compiled.set(s.key, value);
+    }
+    return value;
+  };
+  const v: SettingReader = (key) => settingValue(key, valueOf);
   applyDaguAuthMode(fromFile, raw, configFile);
   if (fromFile.debug !== undefined && !raw.has('log.level') && fromFile.debug.value === true)
     raw.set('log.level', { value: 'debug', origin: `${fromFile.debug.key} in ${configFile}` });
@@ -110,7 +120,7 @@ export function loadConfig(opts: LoadConfigOptions = {}): Config {
   const labels = parseLabelsSetting(v('worker.labels'), raw.get('worker.labels')?.origin ?? 'worker.labels');
   const workDir = dir('worker.work_dir', 'worker');
   const tz = compileTimeZone(v('tz'), raw);
-  const tree = settingsTree(raw);
+  const tree = settingsTree(valueOf);
   return {
     ...tree,
     home,
@@ -133,16 +143,19 @@ export function loadConfig(opts: LoadConfigOptions = {}): Config {
 type DirectoryKey =
   'paths.dags_dir' | 'paths.data_dir' | 'paths.log_dir' | 'paths.base_config' | 'worker.work_dir';
 
+/** Where each setting goes in `Config`: its sections and its field (worked out once). */
+const PLACES = SETTINGS.map((s) => ({ s, sections: s.key.split('.').slice(0, -1), field: fieldName(s) }));
+
 /** Every setting as a field of nested objects, as `SettingsTree` describes them. */
-function settingsTree(raw: Map<string, Raw>): SettingsTree {
+function settingsTree(valueOf: (s: Setting) => CompiledValue): SettingsTree {
   const tree: Record<string, unknown> = {};
-  for (const s of SETTINGS) {
+  for (const { s, sections, field } of PLACES) {
     let node = tree;
-    for (const section of s.key.split('.').slice(0, -1)) {
+    for (const section of sections) {
       node[section] ??= {};
       node = node[section] as Record<string, unknown>;
     }
-    node[fieldName(s)] = compile(s, raw.get(s.key));
+    node[field] = valueOf(s);
   }
   // The loop above is SettingsTree's definition, row by row; the compiler cannot follow it through the keys.
   return tree as SettingsTree;
@@ -497,14 +510,19 @@ function refuseMisspelledVariables(env: NodeJS.ProcessEnv): void {
 /** The longest duration setting: timers of Node fire at once beyond 2^31-1 ms (about 24.8 days). */
 const MAX_DURATION_MS = 24 * DAY;
 
+const ROWS = new Map(SETTINGS.map((s) => [s.key, s]));
+
 /** The setting's value, checked against its row: of the type `SettingValue` reads off the same row. */
-function settingValue<K extends SettingKey>(key: K, raw: Raw | undefined): SettingValue<K> {
-  const row = SETTINGS.find((s) => s.key === key)!;
+function settingValue<K extends SettingKey>(key: K, valueOf: (s: Setting) => CompiledValue): SettingValue<K> {
+  const row = ROWS.get(key)!;
   // The one place the compiler takes our word: compile() returns, for each kind, what KindValue names.
-  return compile(row, raw) as SettingValue<K>;
+  return valueOf(row) as SettingValue<K>;
 }
 
-function compile(s: Setting, raw: Raw | undefined): number | boolean | string | string[] | null {
+/** What compile() returns for some setting; `SettingValue` says which for which. */
+type CompiledValue = number | boolean | string | string[] | null;
+
+function compile(s: Setting, raw: Raw | undefined): CompiledValue {
   // A key written with no value (`port:` in YAML) is unset, as an empty environment variable is.
   const value = raw === undefined || raw.value === null ? s.default : raw.value;
   const origin = raw?.origin ?? s.key;
