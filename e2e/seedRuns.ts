@@ -5,7 +5,7 @@
 import path from 'node:path';
 import type { RunStatus, StepStatus } from '../server/core/types';
 import { FileRunStore } from '../server/store/fileRunStore';
-import { testRunStatus } from '../server/store/testRunStatus';
+import { testRunStatus } from '../server/testing/testRunStatus';
 
 /** A finished step of a seeded run; override any field. */
 export function seededStep(name: string, overrides: Partial<StepStatus> = {}): StepStatus {

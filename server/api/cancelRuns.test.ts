@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { testTask } from '../store/dispatchStore.contract';
-import { testRunStatus } from '../store/testRunStatus';
+import { testRunStatus } from '../testing/testRunStatus';
 import { cancelQueuedRuns } from './cancelRuns';
 import { enqueueDag } from './queue';
 import { getRun } from './runs';

@@ -3,7 +3,7 @@ import { systemClock } from '../core/clock';
 import type { Logger } from '../core/ports';
 import { silentLogger } from '../core/ports';
 import { MemoryEventLog } from '../store/memoryEventLog';
-import { testRunStatus } from '../store/testRunStatus';
+import { testRunStatus } from '../testing/testRunStatus';
 import type { EventRecord } from '../store/types';
 import { ConsoleCache } from './consoleCache';
 import { LogEventFeed, type EventFeed } from './eventFeed';

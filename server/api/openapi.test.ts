@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { API_ROUTES } from './apiRoutes';
 import type { Services } from './services';
 import { generateApiSchema, SCHEMA_FILE, SPEC_FILE } from '../../scripts/gen-api-types.mjs';
-import { testRunStatus } from '../store/testRunStatus';
+import { testRunStatus } from '../testing/testRunStatus';
 import { T0, testServices, type TestServices } from './testServices';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { encodePageData, pageDataFor } from './pageData';
 import { testServices, type TestServices } from './testServices';
-import { testRunStatus } from '../store/testRunStatus';
+import { testRunStatus } from '../testing/testRunStatus';
 
 let svc: TestServices;
 beforeEach(() => {

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { waitingConditions, type Labels } from '../core/distributed';
 import { isoUtc } from '../core/runStatus';
 import { testTask } from '../store/dispatchStore.contract';
-import { testRunStatus } from '../store/testRunStatus';
+import { testRunStatus } from '../testing/testRunStatus';
 import { BadRequestError } from './errors';
 import { enqueueDag } from './queue';
 import { listQueue, parseQueueQuery } from './queueListing';

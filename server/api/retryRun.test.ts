@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DispatchParams } from '../core/dispatcherApi';
-import { testRunStatus } from '../store/testRunStatus';
+import { testRunStatus } from '../testing/testRunStatus';
 import { ConflictError, NotFoundError, toErrorResponse } from './errors';
 import { retryRun } from './retryRun';
 import { NoWorkerError } from './startDag';

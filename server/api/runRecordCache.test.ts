@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ReadStatusResult } from '../store/types';
-import { testRunStatus } from '../store/testRunStatus';
+import { testRunStatus } from '../testing/testRunStatus';
 import { MAX_REVALIDATIONS, REVALIDATE_MS, RunRecordCache } from './runRecordCache';
 
 /** A run store whose records the test sets, counting reads; `hold` makes reads wait for a release. */

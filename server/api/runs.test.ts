@@ -4,7 +4,7 @@ import { BadRequestError, CorruptRecordError, NotFoundError } from './errors';
 import { enqueueDag } from './queue';
 import { waitingConditions } from '../core/distributed';
 import { testTask } from '../store/dispatchStore.contract';
-import { testRunStatus } from '../store/testRunStatus';
+import { testRunStatus } from '../testing/testRunStatus';
 import { compileRunListQuery, getRun, listRuns, viewRun } from './runs';
 import { T0, testServices, type TestServices } from './testServices';
 

@@ -4,7 +4,7 @@ import type { RunStatus } from '../core/types';
 import { FakeTime } from '../testing/fakeTime';
 import { dagFromYaml } from '../testing/dagFromYaml';
 import { RecordingLogger } from '../testing/recordingLogger';
-import { testRunStatus } from '../store/testRunStatus';
+import { testRunStatus } from '../testing/testRunStatus';
 import { DagRetries } from './dagRetries';
 import type { DispatchParams, DispatcherApi } from '../core/dispatcherApi';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { testRunStatus } from '../store/testRunStatus';
+import { testRunStatus } from '../testing/testRunStatus';
 import { dispatchRequestSchema, leaveSchema, statusReportSchema } from './requestSchemas';
 
 const step = {

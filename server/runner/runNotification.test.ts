@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSmtpSink, type SmtpSink } from '../../tests/support/smtpSink';
 import type { DagSpec, RunStatus } from '../core/types';
-import { testRunStatus } from '../store/testRunStatus';
+import { testRunStatus } from '../testing/testRunStatus';
 import { notifyRun, runMailFor } from './runNotification';
 import { dagOf, stepOf } from './testSupport';
 

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FileRunStore } from '../store/fileRunStore';
-import { testRunStatus } from '../store/testRunStatus';
+import { testRunStatus } from '../testing/testRunStatus';
 import { ensureDir, expandHome, runWorkDirPath, stepDirPath } from './workDir';
 import { tempDir } from './testSupport';
 

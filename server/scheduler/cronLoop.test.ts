@@ -3,7 +3,7 @@ import { slotRunId } from '../core/slotRunId';
 import type { DagSpec, RunStatus } from '../core/types';
 import { MINUTE, SECOND } from '../core/units';
 import { MemoryQueueStore } from '../store/memoryQueueStore';
-import { testRunStatus } from '../store/testRunStatus';
+import { testRunStatus } from '../testing/testRunStatus';
 import { CronLoop } from './cronLoop';
 import { emptyState, type SchedulerState } from './schedulerState';
 import { FakeLauncher } from './testing/fakeLauncher';

@@ -3,7 +3,7 @@ import { silentLogger } from '../core/ports';
 import type { DagSpec } from '../core/types';
 import { DAY } from '../core/units';
 import { MemoryRunStore } from '../store/memoryRunStore';
-import { testRunStatus } from '../store/testRunStatus';
+import { testRunStatus } from '../testing/testRunStatus';
 import { HistoryRetention } from './historyRetention';
 import { FakeTime } from '../testing/fakeTime';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryRunStore } from '../store/memoryRunStore';
-import { testRunStatus } from '../store/testRunStatus';
+import { testRunStatus } from '../testing/testRunStatus';
 import { markUnmarkedLiveRuns } from './markUnmarkedLiveRuns';
 
 describe('markUnmarkedLiveRuns', () => {

@@ -4,7 +4,7 @@ import { parseSchedule } from '../core/schedule';
 import type { DagSpec, ScheduleSpec } from '../core/types';
 import { SECOND } from '../core/units';
 import { MemoryRunStore } from '../store/memoryRunStore';
-import { testRunStatus } from '../store/testRunStatus';
+import { testRunStatus } from '../testing/testRunStatus';
 import { StopRestartSchedules } from './stopRestart';
 import { FakeTime } from '../testing/fakeTime';
 import { dagFromYaml } from '../testing/dagFromYaml';

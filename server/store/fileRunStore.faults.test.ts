@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { RunCreateError } from './errors';
 import type * as FileCalls from './fileCalls';
 import { FileRunStore } from './fileRunStore';
-import { testRunStatus } from './testRunStatus';
+import { testRunStatus } from '../testing/testRunStatus';
 
 /** A rule: the next `times` calls of `op` on a path matching `path` fail with `code`. */
 interface Fault {

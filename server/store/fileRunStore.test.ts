@@ -7,7 +7,7 @@ import { blockFileCallsWhile } from './fileCalls';
 import { FileRunStore } from './fileRunStore';
 import type { CorruptFileReport } from './fsutil';
 import { describeRunStoreContract } from './runStore.contract';
-import { testRunStatus } from './testRunStatus';
+import { testRunStatus } from '../testing/testRunStatus';
 
 async function tempHome(): Promise<string> {
   return fs.mkdtemp(path.join(os.tmpdir(), 'dagu-runstore-'));

@@ -7,7 +7,7 @@ import { MAX_EVENT_LINE_BYTES } from './eventRecord';
 import { MemoryEventLog } from './memoryEventLog';
 import { MemoryRunStore } from './memoryRunStore';
 import { runEventData, runEventType, withRunEvents } from './runEvents';
-import { testRunStatus } from './testRunStatus';
+import { testRunStatus } from '../testing/testRunStatus';
 import type { EventLog } from './types';
 
 function setup(events: EventLog = new MemoryEventLog({ clock: systemClock })) {

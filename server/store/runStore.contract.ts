@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InvalidNameError } from '../core/names';
 import type { RunState } from '../core/types';
 import { AttemptConflictError, InvalidCursorError, RunNotFoundError } from './errors';
-import { testRunStatus } from './testRunStatus';
+import { testRunStatus } from '../testing/testRunStatus';
 import type { RunStore, RunSummary } from './types';
 
 /** A store under test and how to dispose of it. */

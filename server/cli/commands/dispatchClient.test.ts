@@ -1,6 +1,6 @@
 import type { StepStatus } from '../../core/types';
 import { describe, expect, it } from 'vitest';
-import { testRunStatus } from '../../store/testRunStatus';
+import { testRunStatus } from '../../testing/testRunStatus';
 import { cancelLine, dispatchLine, exitCodeOf } from './dispatchClient';
 
 describe('dispatchLine', () => {

@@ -1,4 +1,4 @@
-// A complete RunStatus with test defaults, for store tests and the contract suites.
+// A complete RunStatus with test defaults, for the tests of stores, services, the API and the console.
 
 import type { RunStatus } from '../core/types';
 
