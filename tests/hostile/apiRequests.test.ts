@@ -488,7 +488,10 @@ describe('a damaged line in the event log', () => {
     const file = path.join(eventsDir, readdirSync(eventsDir).sort().at(-1)!);
     // A whole line of junk, then a write torn off mid-record with the next event glued to it.
     appendFileSync(file, 'not an event\n{"id":"17960');
-    const after = await new FileEventLog({ dataDir: home.data, clock: systemClock }).append('hostile.after_damage', { ok: true });
+    const after = await new FileEventLog({ dataDir: home.data, clock: systemClock }).append(
+      'hostile.after_damage',
+      { ok: true },
+    );
     const damaged = readFileSync(file, 'utf8');
 
     const listed = await get('/api/v1/events?limit=1000');

@@ -9,12 +9,7 @@ import { formatSelector, type Labels } from '../../core/distributed';
 import type { Logger } from '../../core/ports';
 import type { RunStatus } from '../../core/types';
 import { SECOND } from '../../core/units';
-import type {
-  CancelOutcome,
-  DispatcherApi,
-  DispatchParams,
-  DispatchResult,
-} from '../../core/dispatcherApi';
+import type { CancelOutcome, DispatcherApi, DispatchParams, DispatchResult } from '../../core/dispatcherApi';
 import { localSubDagRunner, waitForRunEnd } from '../../runner/localSubDag';
 import { runExitCode } from '../../runner/runOutcome';
 import type { DispatchStore } from '../../store/dispatchTypes';
