@@ -9,6 +9,7 @@ import type { ChildProcess } from 'node:child_process';
 import { chromium } from '@playwright/test';
 import type { Overview, QueueListing } from '../components/apiTypes';
 import { createServices } from '../server/api/services';
+import { systemClock } from '../server/core/clock';
 import { enqueueDag } from '../server/api/queue';
 import { loadConfig } from '../server/config/loadConfig';
 import { newRunStatus, isoUtc } from '../server/core/runStatus';
@@ -103,7 +104,7 @@ async function latency() {
   const h = tempHome();
   h.writeDag('hist', ONE_STEP);
   h.writeDag('waiting', `queue: waiting\n${ONE_STEP}`);
-  const svc = createServices(loadConfig({ env: h.env }));
+  const svc = createServices(loadConfig({ env: h.env }), undefined, { clock: systemClock, env: h.env });
   const dag = {
     name: 'hist',
     queue: 'hist',

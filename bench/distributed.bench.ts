@@ -11,6 +11,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import path from 'node:path';
 import { createServices, type Services } from '../server/api/services';
+import { systemClock } from '../server/core/clock';
 import { loadConfig } from '../server/config/loadConfig';
 import type { Labels } from '../server/core/distributed';
 import type { DagSpec } from '../server/core/types';
@@ -177,7 +178,7 @@ async function withCluster(extra: Record<string, string>, body: (c: Cluster) => 
   const c = new Cluster(h.home, h.env, `http://127.0.0.1:${port}`);
   try {
     const config = loadConfig({ env: h.env });
-    c.services = createServices(config);
+    c.services = createServices(config, undefined, { clock: systemClock, env: process.env });
     const loaded = await loadDag(config.paths.dags_dir, 'one');
     if (!loaded.ok) throw new Error('the bench DAG does not load');
     c.dag = loaded.dag;

@@ -47,9 +47,9 @@ export async function retryRun(svc: Services, runId: string): Promise<RetryResul
   const processLog = path.join(svc.runs.logDir(dag.name, runId, attempt), 'process.log');
   mkdirSync(path.dirname(processLog), { recursive: true });
   const { pid } = spawnDetachedRun({
-    executable: daguExecutable(),
+    executable: daguExecutable(svc.env),
     args: ['retry', '--quiet', runId],
-    env: { ...process.env, DAGU_HOME: svc.config.home },
+    env: { ...svc.env, DAGU_HOME: svc.config.home },
     logFile: processLog,
   });
   await svc.events.append('run:retry_requested', { run_id: runId, dag: dag.name, attempt, pid });

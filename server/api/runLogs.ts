@@ -107,7 +107,7 @@ async function confineToDagLogDir(svc: Services, status: RunStatus, file: string
   const outside = () => new BadRequestError(`log path ${JSON.stringify(file)} is outside the logs directory`);
   const loaded = await loadDagByName(svc.config.paths.dags_dir, status.dag_name).catch(() => null);
   if (!loaded?.ok) throw outside();
-  const root = dagLogRoot(loaded.dag, svc.config, process.env);
+  const root = dagLogRoot(loaded.dag, svc.config, svc.env);
   if (root === null) throw outside();
   const runDir = path.join(root, status.dag_name, status.run_id);
   confine(runDir, file);

@@ -1,7 +1,6 @@
 // The collaborators every operation needs, built once per process from the compiled config. Run status
 // writes go through the run-events decorator, so API writes emit `dag.run.*` like every other writer.
 
-import { systemClock } from '../core/clock';
 import { silentLogger, type Clock, type Logger } from '../core/ports';
 import type { Config } from '../config/types';
 import { fileDispatcher } from '../coordinator/dispatcher';
@@ -39,10 +38,15 @@ export interface Services {
   /** Where the web server listens (config.host/port unless the server says otherwise). */
   listen: ListenAddress;
   clock: Clock;
+  /** The process environment runs this server starts inherit, and the one `log_dir` expansions read. */
+  env: NodeJS.ProcessEnv;
   logger: Logger;
 }
 
 export interface CreateServicesOptions {
+  /** The process's clock and environment, from its composition root (server/cli). */
+  clock: Clock;
+  env: NodeJS.ProcessEnv;
   /** The web server's address, when it is not config.host/config.port (a port picked at start). */
   listen?: ListenAddress;
 }
@@ -50,24 +54,26 @@ export interface CreateServicesOptions {
 export function createServices(
   config: Config,
   logger: Logger = silentLogger,
-  opts: CreateServicesOptions = {},
+  opts: CreateServicesOptions,
 ): Services {
+  const { clock } = opts;
   const dataDir = config.paths.data_dir;
-  const { events, runs, tasks, onCorrupt } = createFileStores(config, logger, systemClock);
+  const { events, runs, tasks, onCorrupt } = createFileStores(config, logger, clock);
   const workers = new FileWorkerRegistry({ dataDir, logger });
   return {
     config,
     runs,
     queue: new FileQueueStore({ dataDir, onCorrupt }),
     events,
-    dispatcher: fileDispatcher(config, { runs, tasks, workers }, logger, systemClock),
+    dispatcher: fileDispatcher(config, { runs, tasks, workers }, logger, clock),
     tasks,
     workers,
     coordinators: new FileCoordinatorRegistry({ dataDir, logger }),
     instances: new InstanceRegistry(dataDir, onCorrupt),
     consoleCache: new ConsoleCache(new FileEventFeed(dataDir), logger),
     listen: opts.listen ?? { host: config.host, port: config.port },
-    clock: systemClock,
+    clock,
+    env: opts.env,
     logger,
   };
 }

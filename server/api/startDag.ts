@@ -105,10 +105,10 @@ export async function startDag(
   const args = ['start', '--quiet', '--run-id', runId, '--trigger-type', 'manual', dag.name];
   if (params.length > 0) args.push('--', ...params);
   const { pid } = spawnDetachedRun({
-    executable: daguExecutable(),
+    executable: daguExecutable(svc.env),
     args,
     // The run must see the same DAGU_HOME as this server, even when it came from a flag.
-    env: { ...process.env, DAGU_HOME: svc.config.home },
+    env: { ...svc.env, DAGU_HOME: svc.config.home },
     logFile: processLog,
   });
   await svc.events.append('run:start_requested', { run_id: runId, dag: dag.name, pid });
@@ -128,9 +128,9 @@ export function dispatchError(err: unknown): never {
 }
 
 /** bin/dagu sets DAGU_EXECUTABLE to itself; code run outside it (tests, benches) falls back to the project's. */
-export function daguExecutable(): string {
-  if (process.env.DAGU_EXECUTABLE) return process.env.DAGU_EXECUTABLE;
-  const root = process.env.DAGU_PROJECT_ROOT ?? process.cwd();
+export function daguExecutable(env: NodeJS.ProcessEnv): string {
+  if (env.DAGU_EXECUTABLE) return env.DAGU_EXECUTABLE;
+  const root = env.DAGU_PROJECT_ROOT ?? process.cwd();
   const candidate = path.join(root, 'bin', 'dagu');
   if (!existsSync(candidate)) throw new Error(`cannot find the dagu executable (set DAGU_EXECUTABLE)`);
   return candidate;

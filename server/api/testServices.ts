@@ -109,6 +109,7 @@ export function testServices(overrides: (config: Config) => Config = (c) => c): 
     consoleCache: new ConsoleCache(new LogEventFeed(events)),
     listen: { host: config.host, port: config.port },
     clock,
+    env: process.env,
     logger: silentLogger,
     writeDag(name, yaml) {
       writeFileSync(path.join(config.paths.dags_dir, `${name}.yaml`), yaml);

@@ -44,10 +44,6 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
       `the console is not built (no .next/BUILD_ID in ${opts.dir}); run \`npm run build\` first`,
     );
   }
-  // React and Next pick their production builds from NODE_ENV at load time, so it must be set before the
-  // import below. (Next's typings make NODE_ENV read-only, hence Object.assign.)
-  if (!process.env.NODE_ENV) Object.assign(process.env, { NODE_ENV: 'production' });
-  process.env.NEXT_TELEMETRY_DISABLED ??= '1';
   const api = createApiRouter(services, API_ROUTES, apiNotFound);
 
   // Loaded with require from the project root: Next is CommonJS, stays outside the CLI bundle, and only

@@ -27,6 +27,7 @@ import { InstanceRegistry } from '../store/instanceRegistry';
 import { randomHex } from '../store/randomHex';
 import { buildOnDisk } from './buildOnDisk';
 import { cliDagSpecCache } from './loadDagOrThrow';
+import { processPorts } from './processPorts';
 
 /** One scheduler instance over the files of `config`; `onLost` is called once if it loses the lock. */
 export function composeScheduler(
@@ -78,7 +79,7 @@ export function composeScheduler(
 function stopper(config: Config, logger: Logger): (runId: string) => Promise<void> {
   let services: Services | null = null;
   return async (runId) => {
-    services ??= createServices(config, logger);
+    services ??= createServices(config, logger, processPorts());
     await requestStop(services, runId);
   };
 }

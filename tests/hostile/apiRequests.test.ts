@@ -352,7 +352,11 @@ beforeAll(async () => {
   home = await seededHome();
   const config = loadConfig({ env: { ...home.env, DAGU_AUTH_TOKEN: TOKEN } });
   logger = new RecordingLogger();
-  const route = createApiRouter(createServices(config, logger), API_ROUTES, apiNotFound);
+  const route = createApiRouter(
+    createServices(config, logger, { clock: systemClock, env: process.env }),
+    API_ROUTES,
+    apiNotFound,
+  );
   server = http.createServer((req, res) => {
     void route(req, res).then((served) => {
       if (!served) res.writeHead(404).end();

@@ -8,6 +8,7 @@ import { createServices } from '../../api/services';
 import { cliContext, type GlobalOptions } from '../context';
 import { EXIT_OK } from '../exit';
 import { formatTable } from './table';
+import { processPorts } from '../processPorts';
 
 interface LsOptions extends GlobalOptions {
   next?: boolean;
@@ -20,7 +21,7 @@ interface LsOptions extends GlobalOptions {
 
 export async function lsCommand(pattern: string | undefined, opts: LsOptions): Promise<number> {
   const { config, logger } = cliContext(opts, { component: 'cli' });
-  const svc = createServices(config, logger);
+  const svc = createServices(config, logger, processPorts());
   let dags = (await listDags(svc)).dags;
   if (pattern !== undefined) {
     const p = pattern.toLowerCase();

@@ -6,6 +6,7 @@ import { dequeueRun, enqueueDag } from '../../api/operations';
 import { cliContext, type GlobalOptions } from '../context';
 import { EXIT_OK } from '../exit';
 import { cliParams, paramWords, type ParamFlags } from './start';
+import { processPorts } from '../processPorts';
 
 export async function enqueueCommand(
   dag: string,
@@ -15,7 +16,9 @@ export async function enqueueCommand(
   const params = paramWords(cliParams('enqueue', dag, words, opts));
   const { config, logger } = cliContext(opts, { component: 'cli' });
   if (opts.runId !== undefined) assertRunId(opts.runId);
-  const status = await enqueueDag(createServices(config, logger), dag, params, { runId: opts.runId });
+  const status = await enqueueDag(createServices(config, logger, processPorts()), dag, params, {
+    runId: opts.runId,
+  });
   process.stdout.write(`queued ${status.dag_name} ${status.run_id} in queue ${status.queue}\n`);
   return EXIT_OK;
 }
@@ -23,7 +26,7 @@ export async function enqueueCommand(
 export async function dequeueCommand(runId: string, opts: GlobalOptions) {
   const { config, logger } = cliContext(opts, { component: 'cli' });
   assertRunId(runId);
-  const status = await dequeueRun(createServices(config, logger), runId);
+  const status = await dequeueRun(createServices(config, logger, processPorts()), runId);
   process.stdout.write(`dequeued ${status.dag_name} ${status.run_id}: ${status.status}\n`);
   return EXIT_OK;
 }

@@ -28,6 +28,7 @@ import {
 } from './dispatchClient';
 import type { LocalRunContext } from './start';
 import { resolveTarget, runOfDag, runningRunsOf } from './target';
+import { processPorts } from '../processPorts';
 
 type Opts = GlobalOptions & { quiet?: boolean; detach?: boolean; runId?: string };
 
@@ -159,7 +160,7 @@ export async function restartCommand(word: string, opts: Opts): Promise<number> 
   }
   const runId = previous.run_id;
   if (!TERMINAL_RUN_STATES.includes(previous.status)) {
-    await stopRun(createServices(config, logger), runId);
+    await stopRun(createServices(config, logger, processPorts()), runId);
     const deadline = Date.now() + config.run.kill_grace_ms + 10 * SECOND;
     while (!TERMINAL_RUN_STATES.includes(previous.status)) {
       if (Date.now() > deadline)

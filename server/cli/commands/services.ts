@@ -13,6 +13,7 @@ import { untilSignal } from './untilSignal';
 import type { CoordinatorService } from '../../coordinator/coordinatorService';
 import { exposureWarning, securityView } from '../../api/security';
 import { createServices } from '../../api/services';
+import { processPorts } from '../processPorts';
 
 const STOP_DEADLINE_MS = 10 * SECOND;
 
@@ -32,7 +33,11 @@ async function startWeb(config: Config, logger: Logger) {
   const { startWebServer } = await import('../../api/webServer');
   // The API and the pages' data use these services: the only ones of the web server.
   const listen = { host: config.host, port: config.port };
-  const services = createServices(config, logger, { listen });
+  // React and Next pick their production builds from NODE_ENV when they load, so it is set before the web
+  // server loads them. (Next's typings make NODE_ENV read-only, hence Object.assign.)
+  if (!process.env.NODE_ENV) Object.assign(process.env, { NODE_ENV: 'production' });
+  process.env.NEXT_TELEMETRY_DISABLED ??= '1';
+  const services = createServices(config, logger, { ...processPorts(), listen });
   const server = await startWebServer({ services, logger, dir, host: config.host, port: config.port });
   logger.info(`Console listening on http://${config.host}:${server.port}`, { port: server.port });
   if (securityView(config.auth, services.listen).exposed_without_auth) {

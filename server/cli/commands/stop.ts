@@ -9,10 +9,11 @@ import { cliContext, type GlobalOptions } from '../context';
 import { EXIT_OK, EXIT_RUN_FAILED } from '../exit';
 import { cancelLine } from './dispatchClient';
 import { resolveTarget, runOfDag, runningRunsOf } from './target';
+import { processPorts } from '../processPorts';
 
 export async function stopCommand(word: string, opts: GlobalOptions & { runId?: string }) {
   const { config, logger } = cliContext(opts, { component: 'cli' });
-  const svc = createServices(config, logger);
+  const svc = createServices(config, logger, processPorts());
   const target = await resolveTarget(config, svc.runs, word, opts.runId);
   if (target.kind === 'run') return stopOne(svc, target.runId);
   if (target.runId !== undefined) {
