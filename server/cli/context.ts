@@ -33,7 +33,7 @@ export function cliContext(
   if (opts.host !== undefined) flags.host = opts.host;
   if (opts.port !== undefined) flags.port = opts.port;
   if (opts.schedulerPort !== undefined) flags['scheduler.port'] = opts.schedulerPort;
-  const config = loadConfig({ home: opts.home, flags });
+  const config = loadConfig({ home: opts.home, flags, env: process.env });
   // --quiet keeps a foreground run silent unless something goes wrong.
   const level =
     opts.quiet && (config.log.level === 'info' || config.log.level === 'debug') ? 'warn' : config.log.level;

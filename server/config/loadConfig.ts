@@ -29,7 +29,8 @@ export class ConfigError extends Error {
 }
 
 export interface LoadConfigOptions {
-  env?: NodeJS.ProcessEnv;
+  /** The environment the settings' variables are read from: the process's, handed down by its composition root. */
+  env: NodeJS.ProcessEnv;
   /** Values from command-line flags, keyed by setting key (`port`, `scheduler.port`). */
   flags?: Record<string, unknown>;
   /** Overrides DAGU_HOME (e.g. `--home`). */
@@ -47,8 +48,8 @@ export function resolveHome(env: NodeJS.ProcessEnv, home?: string): string {
   return path.resolve(h);
 }
 
-export function loadConfig(opts: LoadConfigOptions = {}): Config {
-  const env = opts.env ?? process.env;
+export function loadConfig(opts: LoadConfigOptions): Config {
+  const { env } = opts;
   const home = resolveHome(env, opts.home);
   const configFile = env.DAGU_CONFIG ? path.resolve(env.DAGU_CONFIG) : path.join(home, 'config.yaml');
   const fromFile = readConfigFile(configFile);
