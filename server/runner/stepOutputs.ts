@@ -16,7 +16,6 @@ import {
 } from '../core/structuredOutput';
 import type { DeclaredOutputSpec, StepSpec, StepStatus } from '../core/types';
 import * as files from '../store/fileCalls';
-import { runJq } from './actions/jqRun';
 import type { OutputCapture } from './outputCapture';
 
 /** The outcome of reading an output file: the values by name, or why the file is not acceptable. */
@@ -222,6 +221,8 @@ function outputSources(
     selectExpression: async (value, expression) => {
       let outcome;
       try {
+        // Loaded here: jq (a worker thread and its WebAssembly) is for the rare select that is not a path.
+        const { runJq } = await import('./actions/jqRun');
         outcome = await runJq(expression, JSON.stringify(value ?? null), o.signal);
       } catch (e) {
         return { ok: false, error: (e as Error).message };
