@@ -37,6 +37,7 @@ import {
   createFileExclusive,
   ensureDir,
   errorCode,
+  pathExists,
   readJsonFile,
   readdirOrEmpty,
   writeFileAtomic,
@@ -104,7 +105,7 @@ export class FileDispatchStore implements DispatchStore {
     // The same run and attempt enqueued twice within a millisecond: the later one takes the next free ID.
     for (let idMs = task.enqueued_at_ms; ; idMs++) {
       const taskId = taskIdOf(idMs, task.run_id, task.attempt);
-      if (await exists(this.claimFile(taskId))) continue;
+      if (await pathExists(this.claimFile(taskId))) continue;
       const stored: DispatchTask = { ...task, version: 1, task_id: taskId, claim: null };
       if (await createFileExclusive(this.pendingFile(taskId), serialize(stored))) {
         this.index.set(taskId, indexEntry(stored));
@@ -400,16 +401,6 @@ async function taskIdsIn(dir: string): Promise<string[]> {
     .map((name) => name.slice(0, -JSON_SUFFIX.length))
     .filter(isValidTaskId)
     .sort();
-}
-
-async function exists(file: string): Promise<boolean> {
-  try {
-    await fs.stat(file);
-    return true;
-  } catch (err) {
-    if (errorCode(err) === 'ENOENT') return false;
-    throw err;
-  }
 }
 
 function serialize(task: DispatchTask): string {

@@ -157,6 +157,17 @@ export async function readdirOrEmpty(dir: string): Promise<string[]> {
   }
 }
 
+/** Whether a path exists (any other error than ENOENT is thrown). */
+export async function pathExists(file: string): Promise<boolean> {
+  try {
+    await fs.stat(file);
+    return true;
+  } catch (err) {
+    if (errorCode(err) === 'ENOENT') return false;
+    throw err;
+  }
+}
+
 export function errorCode(err: unknown): string | undefined {
   return typeof err === 'object' && err !== null && 'code' in err ? String(err.code) : undefined;
 }

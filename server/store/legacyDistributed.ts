@@ -3,7 +3,7 @@
 // every other file there is Dagu's and is left byte for byte as it is.
 
 import path from 'node:path';
-import { errorCode, ensureDir, isTempName, readTextFile, readdirOrEmpty } from './fsutil';
+import { errorCode, ensureDir, isTempName, pathExists, readTextFile, readdirOrEmpty } from './fsutil';
 import * as fs from './fileCalls';
 
 /** Options of adoptLegacyFiles. */
@@ -39,7 +39,7 @@ export async function adoptLegacyFiles(opts: AdoptLegacyFiles): Promise<string[]
     }
     if (!opts.isOurs(name, text)) continue;
     const to = path.join(opts.to, name);
-    if (await exists(to)) continue;
+    if (await pathExists(to)) continue;
     await ensureDir(opts.to);
     try {
       await fs.rename(from, to);
@@ -57,15 +57,5 @@ export function parseJsonOrUndefined(text: string): unknown {
     return JSON.parse(text) as unknown;
   } catch {
     return undefined;
-  }
-}
-
-async function exists(file: string): Promise<boolean> {
-  try {
-    await fs.stat(file);
-    return true;
-  } catch (err) {
-    if (errorCode(err) === 'ENOENT') return false;
-    throw err;
   }
 }
