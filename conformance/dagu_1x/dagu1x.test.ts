@@ -9,25 +9,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dagu, ROOT, tempHome, type Result } from '../../tests/integration/harness';
-import { runCase, type Feature } from '../dagu_dag_language/harness';
+import { concurrencyLimit, runCase, type Feature } from '../dagu_dag_language/harness';
 import { startServices, type Started } from '../dagu_dag_language/services';
 import { discover1x, type Case1x } from './suite';
 
 /** Cases run at once: each is a `dagu start` plus its steps, on a 2-core machine. */
-const CONCURRENCY = 4;
-
-let active = 0;
-const waiting: Array<() => void> = [];
-async function limited<T>(fn: () => Promise<T>): Promise<T> {
-  if (active >= CONCURRENCY) await new Promise<void>((r) => waiting.push(r));
-  active++;
-  try {
-    return await fn();
-  } finally {
-    active--;
-    waiting.shift()?.();
-  }
-}
+const limited = concurrencyLimit(4);
 
 /** The warning a file read with Dagu 1.x's meaning gets (and a file whose meaning would differ under 1.x). */
 const WARNS_1X = /\b1\.x\b/;

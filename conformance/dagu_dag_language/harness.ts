@@ -356,6 +356,22 @@ function checkText(what: string, want: TextExpect, got: string | null | undefine
 }
 
 /** A case's pattern; a leading `(?i)` (Go/RE2 style, as upstream writes them) makes it case-insensitive. */
+/** Wraps calls so that at most `max` of them run at a time; the others wait their turn, in order. */
+export function concurrencyLimit(max: number): <T>(fn: () => Promise<T>) => Promise<T> {
+  let active = 0;
+  const waiting: Array<() => void> = [];
+  return async (fn) => {
+    if (active >= max) await new Promise<void>((r) => waiting.push(r));
+    active++;
+    try {
+      return await fn();
+    } finally {
+      active--;
+      waiting.shift()?.();
+    }
+  };
+}
+
 export function toRegExp(pattern: string): RegExp {
   return pattern.startsWith('(?i)') ? new RegExp(pattern.slice(4), 'mi') : new RegExp(pattern, 'm');
 }

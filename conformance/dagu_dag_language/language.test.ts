@@ -5,24 +5,11 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { ROOT } from '../../tests/integration/harness';
-import { discoverFeatures, runCase } from './harness';
+import { concurrencyLimit, discoverFeatures, runCase } from './harness';
 import { startServices, type Started } from './services';
 
 /** Cases run at once: each is a `dagu start` plus its steps, on a 2-core machine. */
-const CONCURRENCY = 4;
-
-let active = 0;
-const waiting: Array<() => void> = [];
-async function limited<T>(fn: () => Promise<T>): Promise<T> {
-  if (active >= CONCURRENCY) await new Promise<void>((r) => waiting.push(r));
-  active++;
-  try {
-    return await fn();
-  } finally {
-    active--;
-    waiting.shift()?.();
-  }
-}
+const limited = concurrencyLimit(4);
 
 let services: Started;
 beforeAll(async () => {
