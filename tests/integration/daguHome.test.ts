@@ -3,11 +3,19 @@
 // start on it, name the Dagu settings they do not use in one warning, give every DAG base.yaml's values, and
 // leave Dagu's own files as they were.
 
-import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { dagu, eventually, freePort, killProcessesWithHome, startService, type Service } from './harness';
+import {
+  dagu,
+  filesUnder,
+  freePort,
+  killProcessesWithHome,
+  type Service,
+  startService,
+  eventually,
+} from './harness';
 
 const FIXTURE = path.join(import.meta.dirname, 'fixtures', 'dagu-home-1.30.2');
 const WARNING =
@@ -40,17 +48,7 @@ afterEach(async () => {
 
 /** The files 1.30.2 wrote, read from the fixture (paths relative to a home). */
 function fixtureFiles(): Map<string, string> {
-  const out = new Map<string, string>();
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir)) {
-      const p = path.join(dir, name);
-      if (statSync(p).isDirectory()) walk(p);
-      else out.set(path.relative(FIXTURE, p), readFileSync(p, 'utf8'));
-    }
-  };
-  walk(path.join(FIXTURE, 'data'));
-  walk(path.join(FIXTURE, 'logs'));
-  return out;
+  return filesUnder(FIXTURE, ['data', 'logs']);
 }
 
 /** Dagu's files in the home now, for the same paths: each must still be there, unchanged. */

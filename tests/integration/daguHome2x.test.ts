@@ -3,27 +3,17 @@
 // data/distributed, a queue item, a work directory, and a dag-runs entry with its logs). `dagu coordinator`,
 // a worker and `dagu scheduler` run our DAGs on it and leave every one of Dagu's files byte for byte.
 
-import { cpSync, existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Cluster, selectorDag } from './distributedCluster';
-import { eventually, startService } from './harness';
+import { filesUnder, startService, eventually } from './harness';
 
 const FIXTURE = path.join(import.meta.dirname, 'fixtures', 'dagu-home-2x');
 
 /** The files Dagu wrote, read from the fixture (paths relative to a home). */
 function daguFiles(): Map<string, string> {
-  const out = new Map<string, string>();
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir)) {
-      const p = path.join(dir, name);
-      if (statSync(p).isDirectory()) walk(p);
-      else out.set(path.relative(FIXTURE, p), readFileSync(p, 'utf8'));
-    }
-  };
-  walk(path.join(FIXTURE, 'data'));
-  walk(path.join(FIXTURE, 'logs'));
-  return out;
+  return filesUnder(FIXTURE, ['data', 'logs']);
 }
 
 let c: Cluster;

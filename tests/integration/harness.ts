@@ -2,7 +2,7 @@
 // always stopped when the test ends.
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -285,4 +285,18 @@ export function alive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** The text of every file under `root`'s `dirs`, keyed by its path relative to `root`. */
+export function filesUnder(root: string, dirs: readonly string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir)) {
+      const p = path.join(dir, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else out.set(path.relative(root, p), readFileSync(p, 'utf8'));
+    }
+  };
+  for (const dir of dirs) walk(path.join(root, dir));
+  return out;
 }
