@@ -49,6 +49,7 @@ function missingSystemPackages() {
   if (!has('command -v faketime')) need.push('faketime');
   if (!has('command -v openssl')) need.push('openssl'); // self-signed certificates for the TLS tests
   if (!has('command -v systemd-analyze')) need.push('systemd'); // `systemd-analyze verify` of deploy/systemd
+  if (!has('command -v promtool')) need.push('prometheus'); // `promtool check rules|metrics` of deploy/prometheus
   return need;
 }
 
