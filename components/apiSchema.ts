@@ -70,6 +70,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/dags/{name}/history': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A DAG's last runs with each step's state and times (the history grid and duration charts).
+     * @description Reads only the newest `limit` runs of the DAG, through its run index. Step columns are the definition's steps in file order, then steps seen only in these runs (renamed or removed since).
+     */
+    get: operations['getDagHistory'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/dags/{name}/start': {
     parameters: {
       query?: never;
@@ -527,6 +547,39 @@ export interface components {
         run_id: string;
         step: string;
       };
+    };
+    /** @description A DAG's last runs, newest first, with the step columns of its history grid. */
+    DagHistory: {
+      dag_name: string;
+      /** @description Step names; the definition's first (file order), then those only seen in history. */
+      steps: string[];
+      runs: components['schemas']['HistoryRun'][];
+    };
+    /** @description One run of a DAG's history (its latest attempt). */
+    HistoryRun: {
+      run_id: string;
+      attempt: number;
+      status: components['schemas']['RunState'] | 'corrupt';
+      trigger_type: components['schemas']['TriggerType'] | null;
+      created_at: string;
+      /** Format: date-time */
+      started_at: string | null;
+      /** Format: date-time */
+      finished_at: string | null;
+      /** @description From start to end; null while running or when it never started. */
+      duration_ms: number | null;
+      /** @description Each step's state by name; null when the run's record cannot be read. */
+      steps: {
+        [key: string]: components['schemas']['HistoryStep'];
+      } | null;
+    };
+    HistoryStep: {
+      status: components['schemas']['StepState'];
+      /** Format: date-time */
+      started_at: string | null;
+      /** Format: date-time */
+      finished_at: string | null;
+      retry_count: number;
     };
     /** @description A run as lists show it (its latest attempt). */
     RunSummary: {
@@ -1473,6 +1526,36 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['DagDetail'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      500: components['responses']['InternalError'];
+    };
+  };
+  getDagHistory: {
+    parameters: {
+      query?: {
+        /** @description How many runs, newest first (1 to 100, default 30). */
+        limit?: number;
+      };
+      header?: never;
+      path: {
+        /** @description The DAG's name (its file name without `.yaml`). */
+        name: components['parameters']['DagName'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The history. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DagHistory'];
         };
       };
       400: components['responses']['BadRequest'];

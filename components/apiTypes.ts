@@ -38,6 +38,11 @@ export type ScheduleSpec = Schemas['ScheduleSpec'];
 export type ParamSpec = Schemas['ParamSpec'];
 export type RetryPolicy = Schemas['RetryPolicy'];
 
+/** GET /api/v1/dags/:name/history?limit= */
+export type DagHistory = Schemas['DagHistory'];
+export type HistoryRun = Schemas['HistoryRun'];
+export type HistoryStep = Schemas['HistoryStep'];
+
 /** POST /api/v1/dags/:name/start */
 export type StartRequest = Schemas['StartRequest'];
 export type StartResult = Schemas['StartResult'];

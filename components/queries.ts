@@ -5,6 +5,7 @@ import { queryOptions, type QueryClient } from '@tanstack/react-query';
 import type {
   CancelResult,
   DagDetail,
+  DagHistory,
   DagSummary,
   QueueListing,
   RetryResult,
@@ -42,6 +43,13 @@ export const dagQuery = (name: string) =>
   queryOptions({
     queryKey: queryKeys.dag(name),
     queryFn: ({ signal }) => getJson<DagDetail>(`/api/v1/dags/${enc(name)}`, signal),
+    refetchInterval: LIVE_REFRESH_MS,
+  });
+
+export const dagHistoryQuery = (name: string, limit: number) =>
+  queryOptions({
+    queryKey: queryKeys.dagHistory(name, limit),
+    queryFn: ({ signal }) => getJson<DagHistory>(`/api/v1/dags/${enc(name)}/history?limit=${limit}`, signal),
     refetchInterval: LIVE_REFRESH_MS,
   });
 

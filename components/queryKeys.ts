@@ -37,6 +37,8 @@ export const queryKeys = {
   /** The DAG list, and the prefix of every DAG's detail. */
   dags: () => [DAGS] as const,
   dag: (name: string) => [DAGS, name] as const,
+  /** A DAG's last runs with their step states (the history grid and duration charts). */
+  dagHistory: (name: string, limit: number) => [DAGS, name, 'history', limit] as const,
   /** The prefix of every run-list page, whatever its filter. */
   runLists: () => [RUNS] as const,
   runList: (filter: RunFilter) =>

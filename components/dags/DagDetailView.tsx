@@ -13,6 +13,7 @@ import { RunTable } from '../runs/RunTable';
 import { useNow } from '../useNow';
 import { orderStepsAsRun } from '../graph/stepOrder';
 import { StepGraph } from '../graph/StepGraph';
+import { HistoryGrid } from './HistoryGrid';
 import { RunNowButton } from './RunNowButton';
 import { StartDagButton } from './StartDagButton';
 
@@ -120,6 +121,7 @@ export function DagDetailView({ name, initial }: { name: string; initial: DagDet
           </ol>
         </section>
       )}
+      <HistoryGrid dag={data.name} steps={steps.map((s) => s.name)} />
       <section aria-labelledby="runs-heading">
         <div className="mb-2 flex items-center justify-between">
           <h2 id="runs-heading" className="text-lg font-semibold">

@@ -27,6 +27,7 @@ import {
 import type { Services } from './services';
 import { getSession, signIn, signOut } from './session';
 import { listWorkers } from './workers';
+import { getDagHistory, parseHistoryLimit } from './dagHistory';
 import { VERSION } from '../core/version';
 
 /** Path parameters, percent-decoded: `{ id: 'a-b' }` for `/api/v1/runs/a%2Db`. */
@@ -86,6 +87,14 @@ export const API_ROUTES: readonly ApiRoute[] = [
     // One DAG's definition, errors and recent runs.
     path: '/api/v1/dags/:name',
     handlers: { GET: (svc, req, p) => respond(req, svc, (s) => getDag(s, p.name)) },
+  },
+  {
+    // ?limit= (default 30): the DAG's last runs with each step's state, for the history grid and charts.
+    path: '/api/v1/dags/:name/history',
+    handlers: {
+      GET: (svc, req, p) =>
+        respond(req, svc, (s) => getDagHistory(s, p.name, parseHistoryLimit(query(req).get('limit')))),
+    },
   },
   {
     // {params?}: "run now"; answers with the new run's ID (and status once written).

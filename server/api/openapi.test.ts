@@ -287,6 +287,9 @@ describe('answers of the real handlers', () => {
     expectDocumented(await call('GET', '/api/v1/dags/hello'), 'GET', 200);
     expectDocumented(await call('GET', '/api/v1/dags/broken'), 'GET', 200);
     expectDocumented(await call('GET', '/api/v1/dags/missing'), 'GET', 404);
+    expectDocumented(await call('GET', '/api/v1/dags/hello/history'), 'GET', 200);
+    expectDocumented(await call('GET', '/api/v1/dags/hello/history?limit=0'), 'GET', 400);
+    expectDocumented(await call('GET', '/api/v1/dags/missing/history'), 'GET', 404);
   });
 
   it('runs: the list, one run, a step log, a dequeue and a stop refused', async () => {

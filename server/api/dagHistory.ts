@@ -1,0 +1,137 @@
+// A DAG's recent history in one answer, for the history grid and duration charts of its page: the last N runs
+// (newest first) with each step's state and times, and the step columns (the definition's steps, then steps
+// only seen in history). Only the N newest runs are read, found through the per-DAG run index; the rows of
+// ended attempts (whose status files never change again) are kept per process, so a page poll costs a
+// directory listing per run and no status read.
+
+import { assertDagName } from '../core/names';
+import {
+  TERMINAL_RUN_STATES,
+  type RunState,
+  type RunStatus,
+  type StepState,
+  type TriggerType,
+} from '../core/types';
+import { loadDagByName } from '../store/dagCatalog';
+import type { RunStore, RunSummary } from '../store/types';
+import { BadRequestError, NotFoundError } from './errors';
+import type { Services } from './services';
+
+export const DEFAULT_HISTORY_LIMIT = 30;
+export const MAX_HISTORY_LIMIT = 100;
+/** Ended rows kept per process (about 2 KiB each for a 20-step DAG). */
+const MAX_CACHED_ROWS = 3000;
+
+/** One step of one run, as the grid shows it. */
+export interface HistoryStep {
+  status: StepState;
+  started_at: string | null;
+  finished_at: string | null;
+  retry_count: number;
+}
+
+/** One run of the history. `steps` is null when its record cannot be read. */
+export interface HistoryRun {
+  run_id: string;
+  attempt: number;
+  status: RunState | 'corrupt';
+  trigger_type: TriggerType | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  /** Wall time from start to end; null while running or never started. */
+  duration_ms: number | null;
+  steps: Record<string, HistoryStep> | null;
+}
+
+export interface DagHistory {
+  dag_name: string;
+  /** Step columns: the definition's steps in file order, then steps only seen in these runs. */
+  steps: string[];
+  runs: HistoryRun[];
+}
+
+const rowCaches = new WeakMap<RunStore, Map<string, HistoryRun>>();
+
+/** Validates `?limit=` at the edge. */
+export function parseHistoryLimit(raw: string | null): number {
+  if (raw === null || raw === '') return DEFAULT_HISTORY_LIMIT;
+  const limit = Number(raw);
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_HISTORY_LIMIT) {
+    throw new BadRequestError(
+      `limit: ${JSON.stringify(raw)} must be an integer from 1 to ${MAX_HISTORY_LIMIT}`,
+    );
+  }
+  return limit;
+}
+
+export async function getDagHistory(
+  svc: Services,
+  name: string,
+  limit = DEFAULT_HISTORY_LIMIT,
+): Promise<DagHistory> {
+  assertDagName(name);
+  const [loaded, page] = await Promise.all([
+    loadDagByName(svc.config.paths.dags_dir, name),
+    svc.runs.listRuns({ dag: name, limit }),
+  ]);
+  const known = loaded.ok || !('notFound' in loaded);
+  if (!known && page.items.length === 0) throw new NotFoundError(`DAG ${JSON.stringify(name)} not found`);
+  const runs = await Promise.all(page.items.map((summary) => historyRun(svc.runs, summary)));
+  const steps = loaded.ok ? loaded.dag.steps.map((s) => s.name) : [];
+  const seen = new Set(steps);
+  for (const run of runs) {
+    for (const step of Object.keys(run.steps ?? {})) {
+      if (!seen.has(step)) {
+        seen.add(step);
+        steps.push(step);
+      }
+    }
+  }
+  return { dag_name: name, steps, runs };
+}
+
+async function historyRun(runs: RunStore, summary: RunSummary): Promise<HistoryRun> {
+  let cache = rowCaches.get(runs);
+  if (!cache) rowCaches.set(runs, (cache = new Map()));
+  const key = `${summary.run_id}#${summary.attempt}`;
+  const cached = cache.get(key);
+  if (cached) return cached;
+  if (summary.status === 'corrupt') return rowOf(summary, null);
+  const read = await runs.readStatus(summary.run_id);
+  // The summary may be a moment older than the record (a new attempt): the record wins.
+  const row = read.kind === 'ok' ? rowOf(read.status, read.status.steps) : rowOf(summary, null);
+  if (read.kind === 'ok' && TERMINAL_RUN_STATES.includes(read.status.status)) {
+    cache.set(`${row.run_id}#${row.attempt}`, row);
+    if (cache.size > MAX_CACHED_ROWS) cache.delete(cache.keys().next().value!);
+  }
+  return row;
+}
+
+function rowOf(run: RunSummary | RunStatus, steps: RunStatus['steps'] | null): HistoryRun {
+  const start = run.started_at ? Date.parse(run.started_at) : NaN;
+  const end = run.finished_at ? Date.parse(run.finished_at) : NaN;
+  return {
+    run_id: run.run_id,
+    attempt: run.attempt,
+    status: run.status,
+    trigger_type: run.trigger_type,
+    created_at: run.created_at,
+    started_at: run.started_at,
+    finished_at: run.finished_at,
+    duration_ms: Number.isFinite(start) && Number.isFinite(end) ? Math.max(0, end - start) : null,
+    steps: steps
+      ? Object.fromEntries(
+          steps.map((s) => [
+            s.name,
+            {
+              status: s.status,
+              started_at: s.started_at,
+              finished_at: s.finished_at,
+              retry_count: s.retry_count,
+            },
+          ]),
+        )
+      : null,
+  };
+}
