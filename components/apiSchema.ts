@@ -46,7 +46,8 @@ export interface paths {
     /** Every DAG file, with its schedule, next slot, last run and any validation errors. */
     get: operations['listDags'];
     put?: never;
-    post?: never;
+    /** Create a DAG file `<name>.yaml` from a template. */
+    post: operations['createDag'];
     delete?: never;
     options?: never;
     head?: never;
@@ -118,6 +119,75 @@ export interface paths {
     put?: never;
     /** Put a run of a DAG in its queue; the active scheduler starts it when the queue has room. */
     post: operations['enqueueDag'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/dags/{name}/spec': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The DAG file's YAML text and its version (a hash of the text), for the console's editor. */
+    get: operations['getDagSpec'];
+    put?: never;
+    /** Save the DAG file's text (atomically: temp file and rename) if it is valid under `dagu validate`'s rules and the file still has `base_version`. */
+    post: operations['saveDagSpec'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/dags/{name}/validate': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Check a text as this DAG's file with the loader of `dagu validate` (its file, or `<name>.yaml` for a new one); nothing is written. */
+    post: operations['validateDagSpec'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/dags/{name}/rename': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Rename a DAG's file; refused (409) when a DAG of the new name exists or the DAG has queued or running runs. */
+    post: operations['renameDag'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/dags/{name}/delete': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Delete a DAG's file (its runs' history stays); refused (409) while it has queued or running runs. */
+    post: operations['deleteDag'];
     delete?: never;
     options?: never;
     head?: never;
@@ -370,7 +440,7 @@ export interface components {
     /** @description The body of every error answer. */
     ErrorBody: {
       error: {
-        /** @description Stable machine-readable code: bad_request, unauthorized, forbidden, not_found, conflict, no_worker, no_coordinator, payload_too_large, corrupt_record, config_error, dispatch_failed or internal. */
+        /** @description Stable machine-readable code: bad_request, unauthorized, forbidden, not_found, conflict, no_worker, no_coordinator, payload_too_large, invalid_dag, corrupt_record, config_error, dispatch_failed or internal. */
         code: string;
         /** @description What went wrong, naming the field or the thing involved. */
         message: string;
@@ -1358,11 +1428,95 @@ export interface components {
       exposed_without_auth: boolean;
       /** @description The address it listens on, `host:port`. */
       listen: string;
+      /** @description Whether the console may create, edit, rename and delete DAG files (`server.permissions.write_dags`); without it the console shows DAGs read-only and those calls answer 403. */
+      write_dags: boolean;
     };
     /** @description The token to sign in with. */
     SignInRequest: {
       /** @description The value of `auth.token`. */
       token: string;
+    };
+    /** @description A DAG file's text as the editor loads it. */
+    DagSpec: {
+      name: string;
+      /** @description Path relative to the DAGs directory. */
+      file: string;
+      yaml: string;
+      /** @description `sha256:<hex>` of the text; a save sends it back as `base_version`. */
+      version: string;
+      /** @description Whether this server lets the console write DAG files (`server.permissions.write_dags`). */
+      writable: boolean;
+    };
+    ValidateDagSpecRequest: {
+      yaml: string;
+    };
+    SaveDagSpecRequest: {
+      yaml: string;
+      /** @description The `version` the text was loaded at. */
+      base_version: string;
+    };
+    /** @description One problem of a DAG text, placed by 1-based line and column. */
+    SpecDiagnostic: {
+      line: number | null;
+      column: number | null;
+      /** @description The key path, `steps[1].depends`; empty for YAML syntax. */
+      field: string;
+      message: string;
+      /** @description As `dagu validate` prints it: `etl.yaml:3:5: steps[0].run: ...`. */
+      text: string;
+    };
+    DagSpecCheck: {
+      valid: boolean;
+      errors: components['schemas']['SpecDiagnostic'][];
+      warnings: string[];
+    };
+    /** @description A save refused because the text is not a valid DAG. */
+    DagSpecInvalid: {
+      error: components['schemas']['ErrorBody']['error'];
+      errors: components['schemas']['SpecDiagnostic'][];
+      warnings: string[];
+    };
+    /** @description A save refused because the file changed on disk; `current` is what it holds now. */
+    DagSpecConflict: {
+      error: components['schemas']['ErrorBody']['error'];
+      current: {
+        yaml: string;
+        version: string;
+      };
+    };
+    DagSaveResult: {
+      name: string;
+      file: string;
+      version: string;
+      warnings: string[];
+    };
+    CreateDagRequest: {
+      /** @description The new DAG name: letters, digits, `_`, `-`, `.` (not leading, no `..`), at most 64. */
+      name: string;
+      /**
+       * @description The starting text; default `hello`.
+       * @enum {string}
+       */
+      template?: 'empty' | 'hello' | 'chained' | 'scheduled';
+    };
+    DagWriteResult: {
+      name: string;
+      file: string;
+      version?: string;
+    };
+    RenameDagRequest: {
+      new_name: string;
+      /** @description When given, the rename is refused (409) if the file changed since this version. */
+      base_version?: string;
+    };
+    DeleteDagRequest: {
+      /** @description When given, the delete is refused (409) if the file changed since this version. */
+      base_version?: string;
+    };
+    DagDeleteResult: {
+      name: string;
+      /** @constant */
+      deleted: true;
     };
   };
   responses: {
@@ -1384,7 +1538,7 @@ export interface components {
         'application/json': components['schemas']['ErrorBody'];
       };
     };
-    /** @description A mutation sent by a page of another origin (`forbidden`). */
+    /** @description A mutation sent by a page of another origin (`forbidden`), or a DAG file write while `server.permissions.write_dags` is false. */
     Forbidden: {
       headers: {
         [name: string]: unknown;
@@ -1507,6 +1661,36 @@ export interface operations {
       500: components['responses']['InternalError'];
     };
   };
+  createDag: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateDagRequest'];
+      };
+    };
+    responses: {
+      /** @description The DAG file was created. */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DagWriteResult'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      409: components['responses']['Conflict'];
+      413: components['responses']['PayloadTooLarge'];
+      500: components['responses']['InternalError'];
+    };
+  };
   getDag: {
     parameters: {
       query?: never;
@@ -1621,6 +1805,184 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['RunStatus'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      413: components['responses']['PayloadTooLarge'];
+      500: components['responses']['InternalError'];
+    };
+  };
+  getDagSpec: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The DAG's name (its file name without `.yaml`). */
+        name: components['parameters']['DagName'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The text. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DagSpec'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      500: components['responses']['InternalError'];
+    };
+  };
+  saveDagSpec: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The DAG's name (its file name without `.yaml`). */
+        name: components['parameters']['DagName'];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SaveDagSpecRequest'];
+      };
+    };
+    responses: {
+      /** @description Saved. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DagSaveResult'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      /** @description The file changed on disk since `base_version` was read; nothing was written. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DagSpecConflict'];
+        };
+      };
+      413: components['responses']['PayloadTooLarge'];
+      /** @description The text is not a valid DAG (`invalid_dag`); nothing was written. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DagSpecInvalid'];
+        };
+      };
+      500: components['responses']['InternalError'];
+    };
+  };
+  validateDagSpec: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The DAG's name (its file name without `.yaml`). */
+        name: components['parameters']['DagName'];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ValidateDagSpecRequest'];
+      };
+    };
+    responses: {
+      /** @description The errors (with line and column) and warnings. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DagSpecCheck'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      413: components['responses']['PayloadTooLarge'];
+      500: components['responses']['InternalError'];
+    };
+  };
+  renameDag: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The DAG's name (its file name without `.yaml`). */
+        name: components['parameters']['DagName'];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['RenameDagRequest'];
+      };
+    };
+    responses: {
+      /** @description Renamed. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DagWriteResult'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      413: components['responses']['PayloadTooLarge'];
+      500: components['responses']['InternalError'];
+    };
+  };
+  deleteDag: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The DAG's name (its file name without `.yaml`). */
+        name: components['parameters']['DagName'];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['DeleteDagRequest'];
+      };
+    };
+    responses: {
+      /** @description Deleted. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DagDeleteResult'];
         };
       };
       400: components['responses']['BadRequest'];

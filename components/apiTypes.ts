@@ -96,3 +96,12 @@ export type Health = Schemas['Health'];
  *  `unauthorized` when wrong. POST /api/v1/session/logout clears it. */
 export type SessionView = Schemas['SessionView'];
 export type SignInRequest = Schemas['SignInRequest'];
+
+/** The DAG editor: GET/POST /api/v1/dags/:name/spec, POST .../validate, POST /api/v1/dags, .../rename, .../delete. */
+export type DagSpec = Schemas['DagSpec'];
+export type DagSpecCheck = Schemas['DagSpecCheck'];
+export type SpecDiagnostic = Schemas['SpecDiagnostic'];
+export type DagSpecConflict = Schemas['DagSpecConflict'];
+export type DagSaveResult = Schemas['DagSaveResult'];
+export type DagWriteResult = Schemas['DagWriteResult'];
+export type CreateDagRequest = Schemas['CreateDagRequest'];

@@ -3,6 +3,8 @@
 // serves it with createApiRouter (apiRouter.ts), handing every handler the services its command built.
 // Anything a request must pass lives in `respond` and the operations, so no route can skip it.
 
+import { createBodySchema, createDag } from './dagEditing';
+import { DAG_EDIT_ROUTES } from './dagEditRoutes';
 import { BadRequestError } from './errors';
 import { listEvents, parseEventsQuery } from './events';
 import { cancelBodySchema, enqueueBodySchema, jsonResponse, readJsonBody, Reply, respond } from './http';
@@ -80,9 +82,15 @@ export const API_ROUTES: readonly ApiRoute[] = [
   },
   {
     // Every DAG file with its schedule, next run, last run and any validation errors.
+    // POST {name, template?}: creates a DAG from a template (201); 409 when the name is taken.
     path: '/api/v1/dags',
-    handlers: { GET: (svc, req) => respond(req, svc, (s) => listDags(s)) },
+    handlers: {
+      GET: (svc, req) => respond(req, svc, (s) => listDags(s)),
+      POST: (svc, req) =>
+        respond(req, svc, async (s) => createDag(s, await readJsonBody(req, createBodySchema))),
+    },
   },
+  ...DAG_EDIT_ROUTES,
   {
     // One DAG's definition, errors and recent runs.
     path: '/api/v1/dags/:name',

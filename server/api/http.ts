@@ -82,11 +82,15 @@ export function assertSameOrigin(req: Request): void {
   }
 }
 
-/** Reads at most MAX_BODY_BYTES of the body; an empty body is `{}`. */
-export async function readJsonBody<T>(req: Request, schema: z.ZodType<T>): Promise<T> {
+/** Reads at most `limitBytes` (MAX_BODY_BYTES) of the body; an empty body is `{}`. */
+export async function readJsonBody<T>(
+  req: Request,
+  schema: z.ZodType<T>,
+  limitBytes = MAX_BODY_BYTES,
+): Promise<T> {
   const declared = Number(req.headers.get('content-length') ?? '0');
-  if (declared > MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
-  const text = await readCapped(req, MAX_BODY_BYTES);
+  if (declared > limitBytes) throw new PayloadTooLargeError(limitBytes);
+  const text = await readCapped(req, limitBytes);
   let value: unknown = {};
   if (text.trim() !== '') {
     try {

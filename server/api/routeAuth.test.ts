@@ -63,6 +63,7 @@ describe('the API with auth.token configured', () => {
       authenticated: false,
       exposed_without_auth: false,
       listen: '127.0.0.1:8080',
+      write_dags: true,
     });
   });
 

@@ -23,6 +23,7 @@ describe('getSession', () => {
       authenticated: true,
       exposed_without_auth: true,
       listen: '0.0.0.0:8080',
+      write_dags: true,
     });
   });
 

@@ -20,12 +20,15 @@ export interface SessionView {
   authenticated: boolean;
   exposed_without_auth: boolean;
   listen: string;
+  /** Whether the console may create, edit, rename and delete DAG files (server.permissions.write_dags). */
+  write_dags: boolean;
 }
 
 export function getSession(svc: Services, req: Request): SessionView {
   return {
     ...securityView(svc.config.auth, svc.listen),
     authenticated: isAuthenticated(svc.config.auth, credentialsOf(req)),
+    write_dags: svc.config.server.permissions.write_dags,
   };
 }
 
@@ -40,7 +43,11 @@ export function signIn(svc: Services, req: Request, token: string): Reply {
     );
   }
   if (!sameSecret(token, auth.token)) throw new UnauthorizedError('the token is wrong (auth.token)');
-  const session: SessionView = { ...securityView(auth, svc.listen), authenticated: true };
+  const session: SessionView = {
+    ...securityView(auth, svc.listen),
+    authenticated: true,
+    write_dags: svc.config.server.permissions.write_dags,
+  };
   return new Reply(session, 200, { 'Set-Cookie': signInCookie(token, cameOverHttps(req)) });
 }
 
@@ -51,6 +58,7 @@ export function signOut(svc: Services, req: Request): Reply {
     ...securityView(auth, svc.listen),
     // Without the cookie, only a bearer or basic header (if the client sends one) still counts.
     authenticated: isAuthenticated(auth, { authorization: req.headers.get('authorization'), cookie: null }),
+    write_dags: svc.config.server.permissions.write_dags,
   };
   return new Reply(session, 200, { 'Set-Cookie': signOutCookie(cameOverHttps(req)) });
 }

@@ -59,8 +59,9 @@ export const DAGU_KEYS: Readonly<Record<string, DaguKeyUse>> = {
   // 1.x switches of the two legacy keys above: their credentials are enough here.
   is_basic_auth: SPECIAL,
   is_auth_token: SPECIAL,
-  permissions: UNUSED,
-  permission_write_dags: UNUSED,
+  'permissions.write_dags': S('server.permissions.write_dags'),
+  'permissions.run_dags': UNUSED,
+  permission_write_dags: S('server.permissions.write_dags'),
   permission_run_dags: UNUSED,
   remote_nodes: UNUSED,
   // Directories.

@@ -364,7 +364,7 @@ describe("a Dagu home's config.yaml", () => {
       [
         'navbarColor: "#fff"',
         'ui: {navbar_title: Ops, dags: {sort_field: name}}',
-        'permissions: {write_dags: false}',
+        'permissions: {write_dags: false, run_dags: false}',
         'auth:',
         '  oidc: {client_id: x, issuer: https://id.example}',
         'paths: {dag_runs_dir: /x, queue_dir: /y}',
@@ -376,8 +376,18 @@ describe("a Dagu home's config.yaml", () => {
     const c = load();
     expect(c.warnings).toEqual([
       `${path.join(home, 'config.yaml')}: Dagu settings not used by this product: navbarColor, ui.navbar_title, ` +
-        'ui.dags, permissions, auth.oidc, paths.dag_runs_dir, paths.queue_dir, scheduler.retry_failure_window, tunnel',
+        'ui.dags, permissions.run_dags, auth.oidc, paths.dag_runs_dir, paths.queue_dir, scheduler.retry_failure_window, tunnel',
     ]);
+  });
+
+  it("reads Dagu's permissions.write_dags and 1.x permission_write_dags as server.permissions.write_dags", () => {
+    expect(load().server.permissions.write_dags).toBe(true);
+    write('permissions:\n  writeDAGs: false\n');
+    expect(load().server.permissions.write_dags).toBe(false);
+    write('permission_write_dags: false\n');
+    expect(load().server.permissions.write_dags).toBe(false);
+    write('permissions: {write_dags: false}\nserver:\n  permissions: {write_dags: true}\n');
+    expect(load().server.permissions.write_dags).toBe(true);
   });
 
   it("follows Dagu's auth.mode: none leaves the file's credentials unused, builtin is named as missing", () => {

@@ -93,6 +93,13 @@ const TABLE = [
     doc: 'Bearer token the API and /metrics require (the console signs in with it); exclusive with auth.basic',
   },
   {
+    key: 'server.permissions.write_dags',
+    env: 'DAGU_SERVER_PERMISSIONS_WRITE_DAGS',
+    kind: 'bool',
+    default: true,
+    doc: "Whether the console and the API may create, edit, rename and delete DAG files; false: the DAG pages are read-only and those calls answer 403 (Dagu's permissions.write_dags)",
+  },
+  {
     key: 'paths.dags_dir',
     env: 'DAGU_DAGS_DIR',
     envAliases: ['DAGU_DAGS'],

@@ -197,6 +197,30 @@ async function loadDagFile(
   return result;
 }
 
+/**
+ * Parses `text` as the DAG file `file` of `dagsDir` would be parsed, with the directory's base config, without
+ * reading or writing the file: what the console's editor checks before it saves. `strict`: `dagu validate`'s rules.
+ */
+export async function parseDagText(
+  dagsDir: string,
+  file: string,
+  text: string,
+  opts: { strict?: boolean } = {},
+): Promise<ParseDagResult> {
+  const size = Buffer.byteLength(text);
+  if (size > MAX_DAG_FILE_BYTES) {
+    const limit = `${MAX_DAG_FILE_BYTES} bytes`;
+    return {
+      ok: false,
+      errors: [readError(file, `the text has ${size} bytes; a DAG file has at most ${limit}`)],
+    };
+  }
+  const base = await baseLayerOf(dagsDir);
+  if ('message' in base) return { ok: false, errors: [base] };
+  const { parseDag } = await import('../core/dag/parseDag');
+  return parseDag(text, { file, defaultName: dagNameFromFile(file), strict: opts.strict, base: base.layer });
+}
+
 function readError(file: string, message: string): DagError {
   return { file, line: null, column: null, field: '', message };
 }
