@@ -108,6 +108,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/dags/{name}/suspend': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Suspend or resume a DAG's schedule (Dagu's body); the schedulers honour it at their next tick.
+     * @description `{suspend: true}` writes the DAG's suspend flag: no slot of it runs, and its scheduled and catch-up runs still queued end `aborted` ("dag schedule suspended before dispatch"). `{suspend: false}` removes the flag; slots run again from the next one, and none of the suspended period is replayed. Runs started or queued by hand are not affected. A change appends a `dag.suspended` or `dag.resumed` event.
+     */
+    post: operations['suspendDag'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/dags/{name}/enqueue': {
     parameters: {
       query?: never;
@@ -721,6 +741,27 @@ export interface components {
     StartRequest: {
       params?: components['schemas']['Params'];
     };
+    /** @description Body of a suspend or resume. */
+    SuspendRequest: {
+      /** @description true suspends the DAG's schedule, false resumes it. */
+      suspend: boolean;
+    };
+    /** @description A DAG's schedule state after a suspend or resume. */
+    SuspendState: {
+      /** @description The DAG's name. */
+      name: string;
+      /** @description Whether its schedule is suspended now. */
+      suspended: boolean;
+      /**
+       * Format: date-time
+       * @description When it was suspended; null when not suspended or when its flag does not say (Dagu's empty flag file).
+       */
+      suspended_at: string | null;
+      /** @description Who suspended it (`cli`, `api`, `api:<user>`); null when not suspended or not recorded. */
+      suspended_by: string | null;
+      /** @description False when the DAG already was in the state asked for (nothing was written). */
+      changed: boolean;
+    };
     /** @description Body of an enqueue. */
     EnqueueRequest: {
       params?: components['schemas']['Params'];
@@ -790,9 +831,16 @@ export interface components {
       schedule: string[];
       /**
        * Format: date-time
-       * @description The next slot over all its schedules; null without a schedule.
+       * @description The next slot over all its schedules; null without a schedule or while suspended.
        */
       next_run: string | null;
+      /** @description Whether its schedule is suspended; no slot of it runs until it is resumed. */
+      suspended: boolean;
+      /**
+       * Format: date-time
+       * @description When it was suspended, if its flag says (a flag Dagu wrote does not); null when not suspended.
+       */
+      suspended_at: string | null;
       /** @description The queue its runs go to; null when the file has errors. */
       queue: string | null;
       /** @description Its newest run; null when it never ran. */
@@ -816,9 +864,16 @@ export interface components {
       schedule: string[];
       /**
        * Format: date-time
-       * @description The next slot over all its schedules; null without a schedule.
+       * @description The next slot over all its schedules; null without a schedule or while suspended.
        */
       next_run: string | null;
+      /** @description Whether its schedule is suspended; no slot of it runs until it is resumed. */
+      suspended: boolean;
+      /**
+       * Format: date-time
+       * @description When it was suspended, if its flag says (a flag Dagu wrote does not); null when not suspended.
+       */
+      suspended_at: string | null;
       /** @description The queue its runs go to; null when the file has errors. */
       queue: string | null;
       /** @description Its newest run; null when it never ran. */
@@ -1372,6 +1427,8 @@ export interface components {
         queued: number;
         /** @description Runs held for a matching worker. */
         held: number;
+        /** @description DAGs whose schedule is suspended. */
+        suspended_dags: number;
         /** @description Workers by state. */
         workers: {
           healthy: number;
@@ -1778,6 +1835,39 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['Conflict'];
+      413: components['responses']['PayloadTooLarge'];
+      500: components['responses']['InternalError'];
+    };
+  };
+  suspendDag: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The DAG's name (its file name without `.yaml`). */
+        name: components['parameters']['DagName'];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SuspendRequest'];
+      };
+    };
+    responses: {
+      /** @description The DAG's schedule state now (`changed` false when it already was in that state). */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SuspendState'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
       413: components['responses']['PayloadTooLarge'];
       500: components['responses']['InternalError'];
     };

@@ -8,7 +8,7 @@ import { DAG_EDIT_ROUTES } from './dagEditRoutes';
 import { BadRequestError } from './errors';
 import { listEvents, parseEventsQuery } from './events';
 import { cancelBodySchema, enqueueBodySchema, jsonResponse, readJsonBody, Reply, respond } from './http';
-import { signInBodySchema, startBodySchema } from './http';
+import { signInBodySchema, startBodySchema, suspendBodySchema } from './http';
 import {
   cancelQueuedRuns,
   dequeueOrCancel,
@@ -22,6 +22,7 @@ import {
   readRunLog,
   requestStop,
   retryRun,
+  setDagSuspended,
   startDag,
   viewRun,
   type LogStream,
@@ -112,6 +113,23 @@ export const API_ROUTES: readonly ApiRoute[] = [
         respond(req, svc, async (s) => {
           const body = await readJsonBody(req, startBodySchema);
           return startDag(s, p.name, body.params ?? []);
+        }),
+    },
+  },
+  {
+    // {suspend: bool} (Dagu's form): suspends or resumes the DAG's schedule; the answer is its new state.
+    path: '/api/v1/dags/:name/suspend',
+    handlers: {
+      POST: (svc, req, p) =>
+        respond(req, svc, async (s) => {
+          const body = await readJsonBody(req, suspendBodySchema);
+          const auth = s.config.auth;
+          return setDagSuspended(
+            s,
+            p.name,
+            body.suspend,
+            auth.mode === 'basic' ? `api:${auth.username}` : 'api',
+          );
         }),
     },
   },

@@ -7,6 +7,7 @@ import { isoUtc } from '../core/runStatus';
 import { nextSlot } from '../core/schedule';
 import type { DagSpec, ScheduleSpec } from '../core/types';
 import { listDagFiles, loadDag, loadDagByName } from '../store/dagCatalog';
+import type { SuspendRecord } from '../store/suspendFlags';
 import type { RunSummary } from '../store/types';
 import { NotFoundError } from './errors';
 import type { Services } from './services';
@@ -20,8 +21,12 @@ export interface DagSummary {
   tags: string[];
   /** Schedule expressions as written. */
   schedule: string[];
-  /** RFC 3339 UTC time of the next slot over all schedules, or null without a schedule. */
+  /** RFC 3339 UTC time of the next slot over all schedules, or null without a schedule or while suspended. */
   next_run: string | null;
+  /** Whether the DAG's schedule is suspended (`dagu suspend`): no slot of it runs until it is resumed. */
+  suspended: boolean;
+  /** When it was suspended, if its flag says (a flag Dagu wrote does not). */
+  suspended_at: string | null;
   queue: string | null;
   last_run: RunSummary | null;
   /** Validation errors (file, line, field); a DAG with errors cannot run. */
@@ -38,10 +43,13 @@ export interface DagDetail extends DagSummary {
 export const RECENT_RUNS = 10;
 
 export async function listDags(svc: Services): Promise<{ dags: DagSummary[] }> {
-  const files = await listDagFiles(svc.config.paths.dags_dir);
+  const [files, flags] = await Promise.all([
+    listDagFiles(svc.config.paths.dags_dir),
+    svc.suspendFlags.list(),
+  ]);
   const dags: DagSummary[] = [];
   for (const entry of files) {
-    const detail = await describe(svc, entry.file, 1);
+    const detail = await describe(svc, entry.file, 1, flags);
     if (!detail) continue;
     const { dag: _dag, recent_runs: _recent, ...summary } = detail;
     dags.push(summary);
@@ -52,13 +60,19 @@ export async function listDags(svc: Services): Promise<{ dags: DagSummary[] }> {
 
 export async function getDag(svc: Services, name: string): Promise<DagDetail> {
   assertDagName(name);
-  const detail = await describe(svc, name, RECENT_RUNS);
+  const flag = await svc.suspendFlags.get(name);
+  const detail = await describe(svc, name, RECENT_RUNS, new Map(flag ? [[name, flag]] : []));
   if (!detail) throw new NotFoundError(`DAG ${JSON.stringify(name)} not found`);
   return detail;
 }
 
 /** Loads one DAG (by name or file) with its run history; null when it does not exist (any more). */
-async function describe(svc: Services, nameOrFile: string, runs: number): Promise<DagDetail | null> {
+async function describe(
+  svc: Services,
+  nameOrFile: string,
+  runs: number,
+  flags: Map<string, SuspendRecord>,
+): Promise<DagDetail | null> {
   const dagsDir = svc.config.paths.dags_dir;
   // Files come from the listing (absolute); a name from a request is looked up in the DAGs directory only.
   const loaded = path.isAbsolute(nameOrFile)
@@ -68,6 +82,7 @@ async function describe(svc: Services, nameOrFile: string, runs: number): Promis
   const dag = loaded.ok ? loaded.dag : null;
   const file = dag?.file ?? (path.isAbsolute(nameOrFile) ? nameOrFile : null);
   const name = dag?.name ?? (file ? path.basename(file).replace(/\.ya?ml$/, '') : nameOrFile);
+  const flag = flags.get(name) ?? null;
   const recent = isValidDagName(name) ? (await svc.runs.listRuns({ dag: name, limit: runs })).items : [];
   return {
     name,
@@ -75,7 +90,9 @@ async function describe(svc: Services, nameOrFile: string, runs: number): Promis
     description: dag?.description ?? '',
     tags: dag?.tags ?? [],
     schedule: dag?.schedule.map((s) => s.expression) ?? [],
-    next_run: dag ? nextRun(dag.schedule, svc.clock.nowMs()) : null,
+    next_run: dag && !flag ? nextRun(dag.schedule, svc.clock.nowMs()) : null,
+    suspended: flag !== null,
+    suspended_at: flag?.suspended_at ?? null,
     queue: dag?.queue ?? null,
     last_run: recent[0] ?? null,
     errors: loaded.ok ? [] : loaded.errors.map(formatDagError),

@@ -150,6 +150,9 @@ export const enqueueBodySchema = z.strictObject({
   run_id: z.string().optional(),
 });
 
+/** POST /api/v1/dags/:name/suspend: Dagu's body, `{suspend: true}` to suspend, `{suspend: false}` to resume. */
+export const suspendBodySchema = z.strictObject({ suspend: z.boolean() });
+
 /** POST /api/v1/queue/cancel: the runs to cancel, at most 500 in one request. */
 export const cancelBodySchema = z.strictObject({
   run_ids: z

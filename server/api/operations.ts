@@ -10,4 +10,5 @@ export { retryRun, type RetryResult } from './retryRun';
 export { getRun, listRuns, compileRunListQuery, viewRun, type RunListParams } from './runs';
 export { readRunLog, type LogStream, type StepLog } from './runLogs';
 export { startDag, type StartResult } from './startDag';
+export { setDagSuspended, type SuspendState } from './suspendDag';
 export { dequeueOrCancel, requestStop, stopRun, type StopResult } from './stopRun';

@@ -186,6 +186,7 @@ describe('getOverview', () => {
       queued: 2,
       held: 1,
       workers: { healthy: 1, late: 1, lost: 2 },
+      suspended_dags: 0,
     });
   });
 

@@ -5,6 +5,7 @@
 import { formatDuration } from '../core/duration';
 import { leaseTiming } from '../core/lease/timing';
 import { isoUtc } from '../core/runStatus';
+import { listDagFiles } from '../store/dagCatalog';
 import { isLive, type InstanceRecord } from '../store/instanceRegistry';
 import type { FailoverView } from './failoverHistory';
 import { securityView, type SecurityView } from './security';
@@ -59,6 +60,8 @@ export interface Overview {
     /** Runs held for a matching worker. */
     held: number;
     workers: { healthy: number; late: number; lost: number };
+    /** DAGs whose schedule is suspended (flags of DAG files that exist). */
+    suspended_dags: number;
   };
   security: SecurityView;
 }
@@ -66,10 +69,11 @@ export interface Overview {
 export const MAX_FAILOVERS = 50;
 
 export async function getOverview(svc: Services): Promise<Overview> {
-  const [records, snap, workers] = await Promise.all([
+  const [records, snap, workers, suspended] = await Promise.all([
     svc.instances.list(),
     waitingSnapshot(svc),
     svc.workers.list(),
+    countSuspended(svc),
     svc.consoleCache.sync(),
   ]);
   const nowMs = svc.clock.nowMs();
@@ -94,9 +98,24 @@ export async function getOverview(svc: Services): Promise<Overview> {
     active_instance: active?.id ?? null,
     settings,
     failovers: svc.consoleCache.failovers.list(MAX_FAILOVERS),
-    counts: { running: counts.running, queued: counts.queued, held: counts.held, workers: byState },
+    counts: {
+      running: counts.running,
+      queued: counts.queued,
+      held: counts.held,
+      workers: byState,
+      suspended_dags: suspended,
+    },
     security: securityView(svc.config.auth, svc.listen),
   };
+}
+
+/** Suspended DAGs that still have a file: two directory listings, no file read. */
+async function countSuspended(svc: Services): Promise<number> {
+  const [flags, files] = await Promise.all([
+    svc.suspendFlags.names(),
+    listDagFiles(svc.config.paths.dags_dir),
+  ]);
+  return new Set(files.map((f) => f.name).filter((n) => flags.has(n))).size;
 }
 
 const ROLE_ORDER: ReadonlyArray<SchedulerInstanceView['role']> = [

@@ -6,6 +6,8 @@ import type { Config } from '../config/types';
 import { fileDispatcher } from '../coordinator/dispatcher';
 import { createFileStores } from '../store/fileStores';
 import { FileQueueStore } from '../store/fileQueueStore';
+import { FileSuspendFlags } from '../store/fileSuspendFlags';
+import type { SuspendFlags } from '../store/suspendFlags';
 import { FileWorkerRegistry } from '../store/fileWorkerRegistry';
 import type { EventLog, QueueStore, RunStore } from '../store/types';
 import type { DispatcherApi } from '../core/dispatcherApi';
@@ -23,6 +25,8 @@ export interface Services {
   runs: RunStore;
   queue: QueueStore;
   events: EventLog;
+  /** Which DAGs have their schedule suspended (the flag files under `paths.suspend_flags_dir`). */
+  suspendFlags: SuspendFlags;
   /** Hands runs of DAGs that go to workers to the dispatch store (or holds them), and cancels them. */
   dispatcher: DispatcherApi;
   /** Tasks waiting for, or claimed by, a worker. */
@@ -65,6 +69,7 @@ export function createServices(
     runs,
     queue: new FileQueueStore({ dataDir, onCorrupt }),
     events,
+    suspendFlags: new FileSuspendFlags(config.paths.suspend_flags_dir, onCorrupt),
     dispatcher: fileDispatcher(config, { runs, tasks, workers }, logger, clock),
     tasks,
     workers,

@@ -14,6 +14,7 @@ import { MemoryDispatchStore } from '../store/memoryDispatchStore';
 import { MemoryEventLog } from '../store/memoryEventLog';
 import { MemoryQueueStore } from '../store/memoryQueueStore';
 import { MemoryRunStore } from '../store/memoryRunStore';
+import { MemorySuspendFlags } from '../store/memorySuspendFlags';
 import { MemoryWorkerRegistry } from '../store/memoryWorkerRegistry';
 import { InstanceRegistry } from '../store/instanceRegistry';
 import { ConsoleCache } from './consoleCache';
@@ -45,6 +46,7 @@ export interface TestServices extends Services {
   runs: MemoryRunStore;
   queue: MemoryQueueStore;
   events: MemoryEventLog;
+  suspendFlags: MemorySuspendFlags;
   /** Not durable: the dispatcher refuses where it would hold (a test that needs a hold stubs `dispatcher`). */
   tasks: MemoryDispatchStore;
   workers: MemoryWorkerRegistry;
@@ -90,6 +92,7 @@ export function testServices(overrides: (config: Config) => Config = (c) => c): 
     runs,
     queue: new MemoryQueueStore(),
     events,
+    suspendFlags: new MemorySuspendFlags(),
     tasks,
     workers,
     cancels,

@@ -187,6 +187,30 @@ const COMMANDS: Record<string, (program: Command) => unknown> = {
       .option('--json', 'print the list as JSON')
       .action(lazy(() => import('./commands/ls'), 'lsCommand')),
 
+  suspend: (program) =>
+    program
+      .command('suspend')
+      .description("Suspend a DAG's schedule: no slot of it runs (nor is replayed later) until it is resumed")
+      .argument('<dag>', 'DAG name')
+      .addHelpText(
+        'after',
+        '\nThe active scheduler skips the DAG from its next slot; its scheduled and catch-up runs still queued\n' +
+          'end aborted. Runs started or queued by hand still run. The flag is a file in paths.suspend_flags_dir\n' +
+          "(default: the data directory's suspend/), so every scheduler, a standby that takes over too, honours it.\n" +
+          '\nExamples:\n  dagu suspend etl\n  dagu resume-schedule etl',
+      )
+      .action(lazy(() => import('./commands/suspend'), 'suspendCommand')),
+
+  'resume-schedule': (program) =>
+    program
+      .command('resume-schedule')
+      .description(
+        "Resume a suspended DAG's schedule from its next slot; the suspended slots are not replayed",
+      )
+      .argument('<dag>', 'DAG name')
+      .addHelpText('after', '\nExamples:\n  dagu resume-schedule etl')
+      .action(lazy(() => import('./commands/suspend'), 'resumeScheduleCommand')),
+
   ps: (program) =>
     program
       .command('ps')

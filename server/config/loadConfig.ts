@@ -110,11 +110,15 @@ export function loadConfig(opts: LoadConfigOptions): Config {
 
   const auth = compileAuth(v, raw, env, fromFile.unused);
   // The fields compiled from more than their own setting, in the order their errors were always reported.
+  const dataDir = dir('paths.data_dir', 'data');
   const paths = {
     config_file: configFile,
     dags_dir: dir('paths.dags_dir', 'dags'),
-    data_dir: dir('paths.data_dir', 'data'),
+    data_dir: dataDir,
     log_dir: dir('paths.log_dir', 'logs'),
+    // Dagu keeps its flags beside its data (DAGU_HOME/suspend); here they are data too, unless the home says
+    // where (a Dagu home's paths.suspend_flags_dir is honoured, so its suspended DAGs stay suspended).
+    suspend_flags_dir: dir('paths.suspend_flags_dir', path.join(dataDir, 'suspend')),
     base_config: dir('paths.base_config', 'base.yaml'),
   };
   const coordinator = compileCoordinator(v, raw, fromFile.advertise);
@@ -142,7 +146,12 @@ export function loadConfig(opts: LoadConfigOptions): Config {
 
 /** The settings read into directories, relative to DAGU_HOME. */
 type DirectoryKey =
-  'paths.dags_dir' | 'paths.data_dir' | 'paths.log_dir' | 'paths.base_config' | 'worker.work_dir';
+  | 'paths.dags_dir'
+  | 'paths.data_dir'
+  | 'paths.log_dir'
+  | 'paths.suspend_flags_dir'
+  | 'paths.base_config'
+  | 'worker.work_dir';
 
 /** Where each setting goes in `Config`: its sections and its field (worked out once). */
 const PLACES = SETTINGS.map((s) => ({ s, sections: s.key.split('.').slice(0, -1), field: fieldName(s) }));

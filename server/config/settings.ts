@@ -122,6 +122,13 @@ const TABLE = [
     doc: 'Directory of step logs (default: DAGU_HOME/logs)',
   },
   {
+    key: 'paths.suspend_flags_dir',
+    env: 'DAGU_SUSPEND_FLAGS_DIR',
+    kind: 'string',
+    default: null,
+    doc: 'Directory of the suspend flags, one <dag>.suspend file per suspended DAG (default: <paths.data_dir>/suspend)',
+  },
+  {
     key: 'paths.base_config',
     env: 'DAGU_BASE_CONFIG',
     kind: 'string',

@@ -32,6 +32,8 @@ export type Config = Replace<
       dags_dir: string;
       data_dir: string;
       log_dir: string;
+      /** Absolute directory of the suspend flags (`<dag>.suspend`); default `<data_dir>/suspend`. */
+      suspend_flags_dir: string;
       /** Absolute path of Dagu's base config, merged under every DAG (may not exist). Unset: no base config. */
       base_config?: string;
     };

@@ -6,6 +6,7 @@ import { slotRunId } from '../core/slotRunId';
 import type { DagSpec, RunStatus } from '../core/types';
 import { DAY, HOUR, MINUTE, SECOND } from '../core/units';
 import { MemoryQueueStore } from '../store/memoryQueueStore';
+import { MemorySuspendFlags } from '../store/memorySuspendFlags';
 import { testRunStatus } from '../testing/testRunStatus';
 import { CronLoop } from './cronLoop';
 import { emptyState, type SchedulerState } from './schedulerState';
@@ -51,6 +52,7 @@ function world(o: { now: string; dags: DagSpec[]; state?: Partial<SchedulerState
         runs,
         queue,
         catalog: { load: async () => w.dags },
+        suspended: new MemorySuspendFlags(),
         stateFile,
         launch: launcher.launch,
         queuesEnabled: true,

@@ -3,6 +3,7 @@ import { slotRunId } from '../core/slotRunId';
 import type { DagSpec, RunStatus } from '../core/types';
 import { MINUTE, SECOND } from '../core/units';
 import { MemoryQueueStore } from '../store/memoryQueueStore';
+import { MemorySuspendFlags } from '../store/memorySuspendFlags';
 import { testRunStatus } from '../testing/testRunStatus';
 import { CronLoop } from './cronLoop';
 import { emptyState, type SchedulerState } from './schedulerState';
@@ -98,6 +99,7 @@ function newLoop(h: World, instanceId: string, queuesEnabled = true): CronLoop {
         return h.dags;
       },
     },
+    suspended: new MemorySuspendFlags(),
     stateFile: h.stateFile,
     launch: h.launcher.launch,
     queuesEnabled,

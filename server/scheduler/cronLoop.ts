@@ -13,6 +13,7 @@ import type { Clock, Logger, Timers } from '../core/ports';
 import { TimerLoop } from '../core/timerLoop';
 import type { DagSpec } from '../core/types';
 import { MINUTE, SECOND } from '../core/units';
+import type { SuspendFlags } from '../store/suspendFlags';
 import type { QueueStore, RunStore } from '../store/types';
 import type { DagSource } from './dagCatalogCache';
 import type { Launcher } from './launcher';
@@ -51,6 +52,11 @@ export interface CronLoopDeps {
   runs: RunStore;
   queue: QueueStore;
   catalog: DagSource;
+  /**
+   * The suspend flags, read at every tick that has a slot due (never cached): a DAG suspended before its
+   * slot's tick does not run it, whichever scheduler instance is active.
+   */
+  suspended: Pick<SuspendFlags, 'names'>;
   stateFile: SchedulerStateStore;
   launch: Launcher;
   queuesEnabled: boolean;
@@ -74,7 +80,9 @@ export type DispatchOutcome =
   | 'failed'
   | 'queued'
   /** `skip_if_successful`: the DAG's latest run succeeded since the previous slot. */
-  | 'skipped';
+  | 'skipped'
+  /** The DAG's schedule is suspended: the slot is handled (not missed), so it is never replayed. */
+  | 'suspended';
 
 /** A slot a tick dispatches; `oneOff` for a one-off (`at`) slot, which waits while its DAG is busy. */
 interface DueSlot extends PlannedSlot {
@@ -111,6 +119,8 @@ export class CronLoop {
   private catalogFailing = false;
   /** Each schedule's coming slots, worked out once each instead of at every tick. */
   private readonly slots = new NextSlotMemo();
+  /** Suspended DAGs whose skipped slot was logged at info level; later ones go to debug until resumed. */
+  private readonly suspendedLogged = new Set<string>();
 
   constructor(private readonly d: CronLoopDeps) {
     // tick() logs its own failures and always returns the next wake-up.
@@ -155,7 +165,9 @@ export class CronLoop {
       if (oneOffs.changed) this.pendingOneOffsDirty = true;
       const cronDue = [
         ...this.retry.filter((p) => now - p.slotMs <= RETRY_HORIZON_MS),
-        ...newestPerDag(planTick(dags, this.lastTickMs, now, this.slots), this.d.logger),
+        ...newestPerDag(planTick(dags, this.lastTickMs, now, this.slots), this.d.logger).filter(
+          (p) => !this.handled(p),
+        ),
       ];
       const due: DueSlot[] = [...cronDue, ...oneOffs.due.map((p) => ({ ...p, oneOff: true as const }))];
       for (const p of this.retry)
@@ -169,16 +181,21 @@ export class CronLoop {
       // Read what is active before creating anything. If it cannot be read, nothing is created and this
       // tick's slots are retried next tick (as a failed record creation is): left to be planned again, a
       // slot of a seconds schedule would be dropped as superseded by the newer slot of that next tick.
+      // The suspend flags likewise: a slot is not created while it cannot be told whether its DAG is suspended.
       let activeRuns: ActiveRuns;
+      let suspended: Set<string>;
       try {
         activeRuns = await this.activeRunsByDag();
+        suspended = due.length > 0 ? await this.d.suspended.names() : new Set();
       } catch (err) {
         this.retry = cronDue; // one-off slots stay pending, and so are due again
         throw err;
       }
+      if (due.length > 0)
+        for (const name of this.suspendedLogged) if (!suspended.has(name)) this.suspendedLogged.delete(name);
       // Every due slot's record first, then the processes: a record is file work in this process, a launch
       // starts a Node process, and the last record of a busy minute must not wait behind all the launches.
-      const toLaunch = await this.createDueSlots(due, dags, activeRuns);
+      const toLaunch = await this.createDueSlots(due, dags, activeRuns, suspended);
       await runConcurrently(toLaunch, LAUNCH_CONCURRENCY, async ({ plan, slot }) =>
         this.settleSlot(plan, await this.launchSlot(slot)),
       );
@@ -210,6 +227,7 @@ export class CronLoop {
     due: DueSlot[],
     dags: DagSpec[],
     activeRuns: ActiveRuns,
+    suspended: Set<string>,
   ): Promise<Array<{ plan: DueSlot; slot: CreatedSlot }>> {
     const byName = new Map(dags.map((g) => [g.name, g]));
     const perDag = new Map<string, Array<{ plan: DueSlot; order: number }>>();
@@ -222,6 +240,7 @@ export class CronLoop {
       for (const { plan, order } of slots) {
         const r = await this.createSlot(byName.get(plan.dag)!, plan.slotMs, activeRuns, {
           oneOff: plan.oneOff === true,
+          suspended,
         }).catch((err: Error) => {
           this.d.logger.error('Could not plan a slot; will retry', { dag: plan.dag, error: err.message });
           return 'failed' as const;
@@ -270,15 +289,26 @@ export class CronLoop {
    * workers is queued for them here (no process to start); a created local run is returned for launchSlot,
    * and its DAG counts as busy from now on. A one-off slot (`oneOff`) is not skipped by `skip_if_successful`,
    * and while its DAG is busy it waits (the caller keeps it pending) rather than being skipped, as in Dagu.
+   * No slot of a suspended DAG is created (`suspended`: the flags this tick read; without it they are read
+   * now); a one-off slot of one is dropped too, as Dagu's planner does not keep it for after the resume.
    */
   async createSlot(
     dag: DagSpec,
     slotMs: number,
     activeRuns: ActiveRuns,
-    opts: { oneOff?: boolean } = {},
+    opts: { oneOff?: boolean; suspended?: Set<string> } = {},
   ): Promise<CreatedSlot | DispatchOutcome> {
     const runId = slotRunId(this.d.dataDir, dag.name, slotMs);
     const log = this.d.logger.child({ dag: dag.name, run_id: runId });
+    if ((opts.suspended ?? (await this.d.suspended.names())).has(dag.name)) {
+      if (this.suspendedLogged.has(dag.name)) {
+        log.debug('Skipped a slot of a suspended DAG', { slot: isoUtc(slotMs) });
+      } else {
+        this.suspendedLogged.add(dag.name);
+        log.info('Skipped a slot: the DAG is suspended', { slot: isoUtc(slotMs) });
+      }
+      return 'suspended';
+    }
     if ([...(activeRuns.get(dag.name) ?? [])].some((id) => id !== runId)) {
       if (!opts.oneOff) {
         log.info('Skipped a slot: the previous run of this DAG is still active', { slot: isoUtc(slotMs) });
@@ -408,10 +438,24 @@ export class CronLoop {
       this.d.logger.error('Could not load DAGs to replay missed slots', { error: (err as Error).message });
       return;
     }
+    // A suspended DAG's missed slots are not replayed (Dagu moves its catch-up mark past them as well). If the
+    // flags cannot be read, the replay goes ahead: the queue checks them again before it starts any run.
+    let suspended = new Set<string>();
+    try {
+      suspended = await this.d.suspended.names();
+    } catch (err) {
+      this.d.logger.error('Could not read the suspend flags before replaying missed slots', {
+        error: (err as Error).message,
+      });
+    }
     let queued = 0;
     for (const dag of dags) {
       const windowMs = Math.max(dag.catchup_window_ms, recoveryWindowMs);
       if (windowMs <= 0 || dag.schedule.length === 0) continue;
+      if (suspended.has(dag.name)) {
+        this.d.logger.info('Missed slots of a suspended DAG are not replayed', { dag: dag.name });
+        continue;
+      }
       if (!this.d.queuesEnabled) {
         this.d.logger.warn('Missed slots are not replayed: queues are disabled (queues.enabled: false)', {
           dag: dag.name,
@@ -544,6 +588,15 @@ export class CronLoop {
       this.noteSlot(p.dag, p.slotMs);
     } else if (outcome === 'failed') this.retry.push(p);
     else this.noteSlot(p.dag, p.slotMs);
+  }
+
+  /**
+   * Whether the state already has this slot handled. The first tick plans the whole current minute again, to
+   * run a slot a predecessor left; one it skipped (suspended, busy) or ran stays done.
+   */
+  private handled(p: PlannedSlot): boolean {
+    const last = this.state?.dags[p.dag]?.last_slot_ms;
+    return last !== undefined && p.slotMs <= last;
   }
 
   private noteSlot(dag: string, slotMs: number) {

@@ -12,6 +12,7 @@ import { MemoryCancelRequests } from '../store/memoryCancelRequests';
 import { MemoryDispatchStore } from '../store/memoryDispatchStore';
 import { MemoryWorkerRegistry } from '../store/memoryWorkerRegistry';
 import { MemoryQueueStore } from '../store/memoryQueueStore';
+import { MemorySuspendFlags } from '../store/memorySuspendFlags';
 import type { RunStore } from '../store/types';
 import { QueueProcessor, REFUSED_RETRY_MS } from './queueProcessor';
 import { FakeLauncher } from './testing/fakeLauncher';
@@ -128,6 +129,7 @@ function harness(o: {
     workers,
     tasks,
     canDispatch: () => true,
+    suspended: new MemorySuspendFlags(),
     processor: null as unknown as QueueProcessor,
     /** Creates a queued run of `dag` with its active marker and queue item, as `dagu enqueue` does. */
     async enqueue(dag: DagSpec, triggerType: TriggerType = 'queue'): Promise<string> {
@@ -172,6 +174,7 @@ function harness(o: {
     runs,
     queue,
     catalog: { load: async () => o.dags },
+    suspended: h.suspended,
     queues: o.queues ?? [],
     launch: launcher.launch,
     canDispatch: () => h.canDispatch(),
@@ -622,5 +625,63 @@ describe('QueueProcessor with DAGs that run on workers', () => {
     const handedOver = await h.status(id);
     expect(handedOver.status).toBe('queued');
     expect(handedOver.conditions).toEqual([]);
+  });
+});
+
+describe('QueueProcessor: suspended DAGs', () => {
+  const AT = '2026-11-30T01:00:00.000Z';
+
+  it("ends a suspended DAG's queued scheduled and catch-up runs as Dagu does, and starts its manual ones", async () => {
+    const etl = dagFromYaml('etl', 'max_active_runs: 5');
+    const h = harness({ dags: [etl] });
+    h.launcher.script = { startAfterMs: 20, runForMs: SECOND, outcome: 'succeeded' };
+    const slot = await h.enqueue(etl, 'scheduler');
+    const catchup = await h.enqueue(etl, 'catchup');
+    const manual = await h.enqueue(etl, 'queue');
+    await h.suspended.suspend({ dag: 'etl', suspended_at: AT, by: 'test' });
+    h.processor.start();
+    await h.time.advance(5 * SECOND);
+    for (const id of [slot, catchup])
+      expect(await h.status(id)).toMatchObject({
+        status: 'aborted',
+        error: 'dag schedule suspended before dispatch',
+        finished_at: expect.any(String),
+      });
+    expect((await h.status(manual)).status).toBe('succeeded');
+    expect(h.launcher.runIds()).toEqual([manual]);
+    expect(await h.queue.queues()).toEqual([]);
+    expect((await h.runs.listActive()).map((a) => a.run_id)).toEqual([]);
+    expect(h.logger.find('Dropped a queued scheduler-made run of a suspended DAG')).toHaveLength(2);
+    await h.processor.stop();
+  });
+
+  it('leaves scheduled runs queued while the flags cannot be read, and drops them once they can', async () => {
+    const etl = dagFromYaml('etl');
+    const h = harness({ dags: [etl] });
+    const slot = await h.enqueue(etl, 'scheduler');
+    await h.suspended.suspend({ dag: 'etl', suspended_at: AT, by: 'test' });
+    h.suspended.failWith = new Error('EIO: i/o error');
+    h.processor.start();
+    await h.time.advance(3 * SECOND);
+    expect((await h.status(slot)).status).toBe('queued');
+    expect(await h.queued('etl')).toEqual([slot]);
+    expect(h.logger.find('Could not read the suspend flags; scheduled runs stay queued')).toHaveLength(1);
+    h.suspended.failWith = null;
+    await h.time.advance(2 * SECOND);
+    expect((await h.status(slot)).status).toBe('aborted');
+    expect(h.launcher.launches).toHaveLength(0);
+    await h.processor.stop();
+  });
+
+  it('drops nothing while fenced', async () => {
+    const etl = dagFromYaml('etl');
+    const h = harness({ dags: [etl] });
+    const slot = await h.enqueue(etl, 'scheduler');
+    await h.suspended.suspend({ dag: 'etl', suspended_at: AT, by: 'test' });
+    h.canDispatch = () => false;
+    h.processor.start();
+    await h.time.advance(3 * SECOND);
+    expect((await h.status(slot)).status).toBe('queued');
+    await h.processor.stop();
   });
 });

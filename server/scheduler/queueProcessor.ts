@@ -8,6 +8,7 @@ import { TimerLoop } from '../core/timerLoop';
 import type { DagSpec, RunStatus } from '../core/types';
 import { SECOND } from '../core/units';
 import type { QueueConfig } from '../config/types';
+import type { SuspendFlags } from '../store/suspendFlags';
 import type { QueueItem, QueueStore, RunStore } from '../store/types';
 import { isDistributed, type DispatcherApi, newRunDispatch } from '../core/dispatcherApi';
 import type { DispatchStore } from '../store/dispatchTypes';
@@ -16,6 +17,12 @@ import type { Launcher } from './launcher';
 
 const BUSY_POLL_MS = 100;
 const IDLE_POLL_MS = 1 * SECOND;
+/** The reason a queued scheduler-made run of a suspended DAG ends with: Dagu's words. */
+export const SUSPENDED_DROP_REASON = 'dag schedule suspended before dispatch';
+
+/** Runs the scheduler made (slots and their replays): a suspended DAG's queued ones are dropped, as in Dagu. */
+const SCHEDULER_TRIGGERS: ReadonlySet<string> = new Set(['scheduler', 'catchup']);
+
 /** How long a launched run may take to leave `queued` before its item is offered again. */
 const START_TIMEOUT_MS = 30 * SECOND;
 /**
@@ -31,6 +38,8 @@ export interface QueueProcessorDeps {
   runs: RunStore;
   queue: QueueStore;
   catalog: DagSource;
+  /** The suspend flags, read once per pass that has a scheduler-made run to start. */
+  suspended: Pick<SuspendFlags, 'names'>;
   queues: QueueConfig[];
   launch: Launcher;
   canDispatch: () => boolean;
@@ -59,6 +68,10 @@ export class QueueProcessor {
   private readonly undispatchable = new Set<string>();
   /** The last launch error of each queued run, so a failing launch is logged once, not at every pass. */
   private readonly launchErrors = new Map<string, string>();
+  /** This pass's read of the suspend flags (an Error when it failed), made when first needed. */
+  private suspendedNow: Promise<Set<string> | Error> | null = null;
+  /** Whether a failed read of the flags was logged since the last read that worked. */
+  private suspendReadFailing = false;
 
   constructor(private readonly d: QueueProcessorDeps) {
     this.loop = new TimerLoop({
@@ -82,6 +95,7 @@ export class QueueProcessor {
   /** One pass over every non-empty queue. Returns true when there is still work waiting. */
   async pass(): Promise<boolean> {
     if (!this.d.canDispatch()) return false;
+    this.suspendedNow = null;
     const names = await this.d.queue.queues();
     if (names.length === 0 && this.inFlight.size === 0) return false;
     const dags = new Map((await this.d.catalog.load()).map((g) => [g.name, g]));
@@ -182,10 +196,23 @@ export class QueueProcessor {
       log.error('Queued run of a DAG that no longer exists or is invalid; leaving it queued');
       return false;
     }
+    if (SCHEDULER_TRIGGERS.has(status.trigger_type)) {
+      const suspended = await this.suspendedDags();
+      if (suspended === null) return false; // cannot tell: the run waits, it neither starts nor ends
+      if (suspended.has(dag.name)) {
+        if (!this.d.canDispatch()) return false;
+        await this.abortQueued(status, SUSPENDED_DROP_REASON);
+        log.info('Dropped a queued scheduler-made run of a suspended DAG', { reason: SUSPENDED_DROP_REASON });
+        await this.d.queue.dequeue(item.queue, item.run_id);
+        return false;
+      }
+    }
     if (status.trigger_type === 'catchup' && dag.overlap_policy === 'skip') {
       if (await this.busyOutsideReplay(dag.name, status.run_id, active, queuedIds)) {
         if (!this.d.canDispatch()) return false;
-        await this.abortQueued(status, 'skipped: the DAG was still running (overlap_policy: skip)');
+        const reason = 'skipped: the DAG was still running (overlap_policy: skip)';
+        await this.abortQueued(status, reason);
+        log.info('Dropped a queued catch-up run', { reason });
         await this.d.queue.dequeue(item.queue, item.run_id);
         return opts.onlySkip === true;
       }
@@ -319,6 +346,23 @@ export class QueueProcessor {
     this.inFlight.delete(item.run_id);
   }
 
+  /** The suspended DAGs as this pass read them; null (logged once) when the flags cannot be read. */
+  private async suspendedDags(): Promise<Set<string> | null> {
+    this.suspendedNow ??= this.d.suspended.names().catch((err: Error) => err);
+    const r = await this.suspendedNow;
+    if (!(r instanceof Error)) {
+      this.suspendReadFailing = false;
+      return r;
+    }
+    if (!this.suspendReadFailing)
+      this.d.logger.error('Could not read the suspend flags; scheduled runs stay queued', {
+        error: r.message,
+      });
+    this.suspendReadFailing = true;
+    return null;
+  }
+
+  /** Ends a queued run `aborted` with `reason`; the caller logs why. */
   private async abortQueued(status: RunStatus, reason: string) {
     const now = isoUtc(this.d.clock.nowMs());
     await this.d.runs.writeStatus({
@@ -329,6 +373,5 @@ export class QueueProcessor {
       conditions: [],
     });
     await this.d.runs.unmarkActive(status.run_id);
-    this.d.logger.info('Dropped a queued catch-up run', { run_id: status.run_id, reason });
   }
 }

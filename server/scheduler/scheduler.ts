@@ -11,6 +11,8 @@ import { TimerLoop } from '../core/timerLoop';
 import type { DispatchStore } from '../store/dispatchTypes';
 import { withRunEvents } from '../store/runEvents';
 import type { DagSpecCache } from '../store/dagSpecCache';
+import { FileSuspendFlags } from '../store/fileSuspendFlags';
+import type { SuspendFlags } from '../store/suspendFlags';
 import type { EventLog, QueueStore, RunStore } from '../store/types';
 import { CronLoop } from './cronLoop';
 import { DagCatalogCache } from './dagCatalogCache';
@@ -43,6 +45,8 @@ export interface SchedulerDeps {
   distributed?: SchedulerDistributedFactory;
   /** Where the DAGs the scheduler parses are kept for its run processes (see DagCatalogCache). */
   dagSpecCache?: DagSpecCache;
+  /** The suspend flags; by default the files under `paths.suspend_flags_dir`. */
+  suspended?: Pick<SuspendFlags, 'names'>;
   /** Asks a run to stop, for `schedule: {stop, restart}`; without it such slots are logged and skipped. */
   stopRun?: (runId: string) => Promise<void>;
 }
@@ -95,6 +99,11 @@ export class Scheduler {
     launch.close = d.launch.close;
     const catalog = new DagCatalogCache(d.config.paths.dags_dir, d.logger, d.dagSpecCache);
     const logger = d.logger;
+    const suspended =
+      d.suspended ??
+      new FileSuspendFlags(d.config.paths.suspend_flags_dir, (r) =>
+        logger.warn('Skipped a corrupt file', { ...r }),
+      );
     // Every status the loops write (queued catch-ups, queue hand-overs, reaped runs) emits `dag.run.*`.
     const runs = withRunEvents(d.runs, d.events, { logger });
     const distributed = d.distributed?.(runs, canDispatch) ?? null;
@@ -108,6 +117,7 @@ export class Scheduler {
       runs,
       queue: d.queue,
       catalog,
+      suspended,
       stateFile: new SchedulerStateFile(d.config.paths.data_dir, logger),
       launch,
       isDistributed: (dag) => isDistributed(dag, d.config.default_execution_mode),
@@ -121,6 +131,7 @@ export class Scheduler {
       runs,
       queue: d.queue,
       catalog,
+      suspended,
       queues: d.config.queues.config,
       launch,
       canDispatch,

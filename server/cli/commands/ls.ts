@@ -1,7 +1,8 @@
 // `dagu ls [pattern]`: the DAGs of the DAGs directory with their schedule, next run, last run and tags, sorted
 // by name (`-t`: by last run, newest first; `-r` reverses). Dagu's `-n` and `-l` add the next-run and last-run
 // columns; here those are always shown, and the flags are accepted. `-H` adds the five latest statuses. A file
-// with errors is listed with "invalid" and its first error on stderr. This product has no suspended DAGs.
+// with errors is listed with "invalid" and its first error on stderr. A suspended DAG has no next run (Dagu
+// shows "-"); here its NEXT_RUN says "suspended", so it shows plainly.
 
 import { listDags, type DagSummary } from '../../api/dags';
 import { createServices } from '../../api/services';
@@ -52,7 +53,7 @@ export async function lsCommand(pattern: string | undefined, opts: LsOptions): P
     const row = [
       d.name,
       d.errors.length > 0 ? 'invalid' : d.schedule.length > 0 ? d.schedule.join(', ') : '-',
-      d.next_run ?? '-',
+      d.suspended ? 'suspended' : (d.next_run ?? '-'),
       d.last_run?.status ?? '-',
       d.last_run?.started_at ?? '-',
       d.tags.length > 0 ? d.tags.join(',') : '-',
