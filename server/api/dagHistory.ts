@@ -1,8 +1,7 @@
 // A DAG's recent history in one answer, for the history grid and duration charts of its page: the last N runs
 // (newest first) with each step's state and times, and the step columns (the definition's steps, then steps
-// only seen in history). Only the N newest runs are read, found through the per-DAG run index; the rows of
-// ended attempts (whose status files never change again) are kept per process, so a page poll costs a
-// directory listing per run and no status read.
+// only seen in history). Only the N newest runs are read, found through the per-DAG run index; what can be
+// kept between requests is (dagHistoryCache.ts), so a page poll reads the DAG file and the running runs only.
 
 import { assertDagName } from '../core/names';
 import {
@@ -13,14 +12,16 @@ import {
   type TriggerType,
 } from '../core/types';
 import { loadDagByName } from '../store/dagCatalog';
-import type { RunStore, RunSummary } from '../store/types';
+import type { DagSpecCache } from '../store/dagSpecCache';
+import { FileEventLog } from '../store/fileEventLog';
+import type { RunSummary } from '../store/types';
+import { DagHistoryCache } from './dagHistoryCache';
 import { BadRequestError, NotFoundError } from './errors';
+import { FileEventFeed, LogEventFeed } from './eventFeed';
 import type { Services } from './services';
 
 export const DEFAULT_HISTORY_LIMIT = 30;
 export const MAX_HISTORY_LIMIT = 100;
-/** Ended rows kept per process (about 2 KiB each for a 20-step DAG). */
-const MAX_CACHED_ROWS = 3000;
 
 /** One step of one run, as the grid shows it. */
 export interface HistoryStep {
@@ -51,7 +52,25 @@ export interface DagHistory {
   runs: HistoryRun[];
 }
 
-const rowCaches = new WeakMap<RunStore, Map<string, HistoryRun>>();
+const caches = new WeakMap<Services, DagHistoryCache<HistoryRun>>();
+
+function cacheOf(svc: Services): DagHistoryCache<HistoryRun> {
+  let cache = caches.get(svc);
+  if (!cache) {
+    // Its own reader of the event log: a feed hands each event to one reader only.
+    const feed =
+      svc.events instanceof FileEventLog
+        ? new FileEventFeed(svc.config.paths.data_dir)
+        : new LogEventFeed(svc.events);
+    caches.set(svc, (cache = new DagHistoryCache<HistoryRun>(feed)));
+  }
+  return cache;
+}
+
+/** The process's parses of DAG files, reused while a file's text is unchanged (the DAG page's calls). */
+export function dagParseCache(svc: Services): DagSpecCache {
+  return cacheOf(svc).specs;
+}
 
 /** Validates `?limit=` at the edge. */
 export function parseHistoryLimit(raw: string | null): number {
@@ -71,13 +90,25 @@ export async function getDagHistory(
   limit = DEFAULT_HISTORY_LIMIT,
 ): Promise<DagHistory> {
   assertDagName(name);
-  const [loaded, page] = await Promise.all([
-    loadDagByName(svc.config.paths.dags_dir, name),
-    svc.runs.listRuns({ dag: name, limit }),
+  const cache = cacheOf(svc);
+  await cache.sync().catch((err: unknown) => {
+    // An unreadable event log: answer from the stores; cached listings still expire on their own.
+    svc.logger.warn('Could not read the event log', {
+      error: err instanceof Error ? err.message : String(err),
+    });
+  });
+  const [loaded, items] = await Promise.all([
+    loadDagByName(svc.config.paths.dags_dir, name, { cache: cache.specs }),
+    cache.listing(
+      name,
+      limit,
+      svc.clock.monoMs(),
+      async () => (await svc.runs.listRuns({ dag: name, limit })).items,
+    ),
   ]);
   const known = loaded.ok || !('notFound' in loaded);
-  if (!known && page.items.length === 0) throw new NotFoundError(`DAG ${JSON.stringify(name)} not found`);
-  const runs = await Promise.all(page.items.map((summary) => historyRun(svc.runs, summary)));
+  if (!known && items.length === 0) throw new NotFoundError(`DAG ${JSON.stringify(name)} not found`);
+  const runs = await Promise.all(items.map((summary) => historyRun(svc, cache, summary)));
   const steps = loaded.ok ? loaded.dag.steps.map((s) => s.name) : [];
   const seen = new Set(steps);
   for (const run of runs) {
@@ -91,19 +122,19 @@ export async function getDagHistory(
   return { dag_name: name, steps, runs };
 }
 
-async function historyRun(runs: RunStore, summary: RunSummary): Promise<HistoryRun> {
-  let cache = rowCaches.get(runs);
-  if (!cache) rowCaches.set(runs, (cache = new Map()));
-  const key = `${summary.run_id}#${summary.attempt}`;
-  const cached = cache.get(key);
+async function historyRun(
+  svc: Services,
+  cache: DagHistoryCache<HistoryRun>,
+  summary: RunSummary,
+): Promise<HistoryRun> {
+  const cached = cache.row(`${summary.run_id}#${summary.attempt}`);
   if (cached) return cached;
   if (summary.status === 'corrupt') return rowOf(summary, null);
-  const read = await runs.readStatus(summary.run_id);
-  // The summary may be a moment older than the record (a new attempt): the record wins.
+  const read = await svc.runs.readStatus(summary.run_id);
+  // The listing may be a moment older than the record (a new attempt): the record wins.
   const row = read.kind === 'ok' ? rowOf(read.status, read.status.steps) : rowOf(summary, null);
   if (read.kind === 'ok' && TERMINAL_RUN_STATES.includes(read.status.status)) {
-    cache.set(`${row.run_id}#${row.attempt}`, row);
-    if (cache.size > MAX_CACHED_ROWS) cache.delete(cache.keys().next().value!);
+    cache.keepRow(`${row.run_id}#${row.attempt}`, row);
   }
   return row;
 }

@@ -9,6 +9,7 @@ import type { DagSpec, ScheduleSpec } from '../core/types';
 import { listDagFiles, loadDag, loadDagByName } from '../store/dagCatalog';
 import type { SuspendRecord } from '../store/suspendFlags';
 import type { RunSummary } from '../store/types';
+import { dagParseCache } from './dagHistory';
 import { NotFoundError } from './errors';
 import type { Services } from './services';
 
@@ -77,7 +78,7 @@ async function describe(
   // Files come from the listing (absolute); a name from a request is looked up in the DAGs directory only.
   const loaded = path.isAbsolute(nameOrFile)
     ? await loadDag(dagsDir, nameOrFile)
-    : await loadDagByName(dagsDir, nameOrFile);
+    : await loadDagByName(dagsDir, nameOrFile, { cache: dagParseCache(svc) });
   if (!loaded.ok && 'notFound' in loaded) return null;
   const dag = loaded.ok ? loaded.dag : null;
   const file = dag?.file ?? (path.isAbsolute(nameOrFile) ? nameOrFile : null);
