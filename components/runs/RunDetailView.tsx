@@ -19,6 +19,7 @@ import { useNow } from '../useNow';
 import { RunActions } from './RunActions';
 import { ParentRunLink } from './ParentRunLink';
 import { RunFacts } from './RunFacts';
+import { RunInsights } from './RunInsights';
 import { StepDetails } from './StepDetails';
 import { StepLogTail } from './StepLogTail';
 import { StepTable } from './StepTable';
@@ -148,6 +149,7 @@ export function RunDetailView({
         />
       )}
       <StepTable rows={rows} now={now} selected={selectedStep?.name ?? null} onSelect={setPicked} />
+      <RunInsights run={run} rows={rows} now={now} />
     </div>
   );
 }
