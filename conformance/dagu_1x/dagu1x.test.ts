@@ -137,6 +137,20 @@ describe.concurrent('dagu migrate round trip', () => {
         });
         continue;
       }
+      if (m && 'noted' in m) {
+        it(`${title}: migrated with a note (${m.noted})`, { timeout: 120_000 }, async () => {
+          const { dir, result } = await migrated(feature);
+          const lines = linesAbout(result, c.dag);
+          expect(
+            lines.some((l) => l.includes('note:') && l.includes(m.noted)),
+            `expected "${c.dag}: note: …${m.noted}…"\n${show(result)}`,
+          ).toBe(true);
+          const v = await limited(() => validate(path.join(dir, c.dag)));
+          expect(v.code, show(v)).toBe(0);
+          expect(v.stderr, `the migrated file still warns about 1.x:\n${show(v)}`).not.toMatch(WARNS_1X);
+        });
+        continue;
+      }
       it(`${title}: migrated, same outcome, no 1.x warning`, { timeout: 180_000 }, async () => {
         const { dir, result } = await migrated(feature);
         expect([0, 1], show(result)).toContain(result.code);

@@ -32,10 +32,16 @@ export const Case1x = Case.extend({
   dagu1_says: z.string().optional(),
   /**
    * What `dagu migrate` must do with the file when it is not simply migrated: `refused` (a text the
-   * `not migrated: REASON` line contains), or `already_2x` (a file valid in both spellings is left as it is).
+   * `not migrated: REASON` line contains), `already_2x` (a file valid in both spellings is left as it is), or
+   * `noted` (migrated with a `note:` line containing the text, naming a difference 2.x has by design; the
+   * migrated file must load, and its outcome is not compared).
    */
   migrate: z
-    .union([z.object({ refused: z.string() }).strict(), z.object({ already_2x: z.literal(true) }).strict()])
+    .union([
+      z.object({ refused: z.string() }).strict(),
+      z.object({ already_2x: z.literal(true) }).strict(),
+      z.object({ noted: z.string() }).strict(),
+    ])
     .optional(),
 });
 export type Case1x = z.infer<typeof Case1x>;

@@ -107,6 +107,11 @@ export interface ConditionSpec {
   /** Exact line match, or a regular expression when it starts with `re:`; null means "command check". */
   expected: string | null;
   negate: boolean;
+  /**
+   * A Dagu 1.x backtick condition read with 1.x meaning (an `eval` made by dagu1.ts): its command
+   * substitution has no time limit, as in 1.x, rather than 2.x's 2 s.
+   */
+  unbounded?: boolean;
 }
 
 /** `continue_on` after parsing: what lets dependents run past this step's failure or skip. */
@@ -124,6 +129,11 @@ export interface ContinueOnSpec {
 export interface RepeatPolicySpec {
   mode: 'while' | 'until' | null;
   condition: string | null;
+  /**
+   * A Dagu 1.x file's condition with backticks and `expected`: 1.x runs the backticks (an unbounded `eval`),
+   * where 2.x compares the text.
+   */
+  condition_eval?: boolean;
   expected: string | null;
   exit_code: number[];
   interval_sec: number;
@@ -270,6 +280,8 @@ export interface ParamRichSpec {
   min_length: number | null;
   max_length: number | null;
   pattern: string | null;
+  /** A Dagu 1.x backtick param read with 1.x meaning: its `eval` has no time limit (2.x: 10 s). */
+  unbounded?: boolean;
 }
 
 export interface HandlerSpecs {

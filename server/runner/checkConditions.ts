@@ -30,7 +30,7 @@ export interface ConditionContext {
 export type ConditionOutcome =
   { status: 'met' } | { status: 'not_met'; reason: string } | { status: 'error'; error: string };
 
-/** How long one command substitution of an `eval` may run (Dagu's limit). */
+/** How long one command substitution of an `eval` may run (Dagu 2.x's limit; 1.x has none). */
 const SUBSTITUTION_TIMEOUT_MS = 2000;
 
 /**
@@ -45,7 +45,8 @@ export async function checkConditions(
   const label = ctx.label ?? 'precondition';
   const port: ConditionPort = {
     resolveValue: (text) => resolveValue(text, ctx.scope, 'value'),
-    resolveEval: (text) => resolveEvalValue(text, ctx.scope, (command) => substitute(command, ctx)),
+    resolveEval: (text, unbounded) =>
+      resolveEvalValue(text, ctx.scope, (command) => substitute(command, ctx, unbounded)),
     runCommand: (text) => runCheck(resolveValue(text, ctx.scope, 'conditionCommand'), ctx),
   };
   const { outcome, reasons } = await evaluateConditions(conds, port);
@@ -94,11 +95,11 @@ async function runCheck(text: string, ctx: ConditionContext): Promise<number | n
 }
 
 /** One backtick or `$(...)` body of an `eval`: run by the shell, its stdout is the value. */
-function substitute(command: string, ctx: ConditionContext): Promise<string> {
+function substitute(command: string, ctx: ConditionContext, unbounded: boolean): Promise<string> {
   return substituteCommand(ctx.shell, command, {
     cwd: ctx.cwd,
     env: ctx.env,
-    timeoutMs: SUBSTITUTION_TIMEOUT_MS,
+    timeoutMs: unbounded ? null : SUBSTITUTION_TIMEOUT_MS,
     maxOutputBytes: ctx.maxOutputBytes,
     signal: ctx.signal,
   });

@@ -7,8 +7,8 @@ import { DEFAULT_MAX_OUTPUT_BYTES } from './outputCapture';
 export interface SubstitutionOptions {
   cwd: string;
   env: NodeJS.ProcessEnv;
-  /** How long the body may run before it is killed (SIGKILL) and the substitution fails. */
-  timeoutMs: number;
+  /** How long the body may run before it is killed (SIGKILL) and the substitution fails; null: no limit. */
+  timeoutMs: number | null;
   /** Most stdout kept; more fails the substitution. */
   maxOutputBytes?: number;
   signal?: AbortSignal;
@@ -34,7 +34,7 @@ export function substituteCommand(
       {
         cwd: o.cwd,
         env: o.env,
-        timeout: o.timeoutMs,
+        timeout: o.timeoutMs ?? 0,
         killSignal: 'SIGKILL',
         maxBuffer: o.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
         signal: o.signal,
@@ -44,7 +44,7 @@ export function substituteCommand(
         if (!err) return resolve(stdout);
         const why =
           err.killed && !o.signal?.aborted
-            ? `timed out after ${o.timeoutMs / 1000}s`
+            ? `timed out after ${(o.timeoutMs ?? 0) / 1000}s`
             : err.message.split('\n')[0];
         reject(new Error(stderr.trim() ? `${why}; stderr: ${stderr.trim()}` : why));
       },

@@ -3,7 +3,6 @@
 // the run's (or the step's) environment is built. `$( )` stays text, as in 1.x.
 
 import { substituteCommand } from './commandSubstitution';
-import { EVAL_TIMEOUT_MS } from './evalParams';
 
 export interface EnvBacktickOptions {
   /** The shell the bodies run in, as words (`sh`). */
@@ -11,7 +10,8 @@ export interface EnvBacktickOptions {
   cwd: string;
   /** The environment the bodies see; each evaluated entry is added for the later ones. */
   env: NodeJS.ProcessEnv;
-  timeoutMs?: number;
+  /** How long one body may run; no limit by default, as in 1.x. */
+  timeoutMs?: number | null;
   signal?: AbortSignal;
 }
 
@@ -43,7 +43,7 @@ export async function runEnvBackticks(
         const stdout = await substituteCommand(o.shell, m[1], {
           cwd: o.cwd,
           env: seen,
-          timeoutMs: o.timeoutMs ?? EVAL_TIMEOUT_MS,
+          timeoutMs: o.timeoutMs ?? null,
           signal: o.signal,
         });
         text += stdout.replace(/\n+$/, '');

@@ -19,8 +19,8 @@ export interface EvalParamsOptions {
   cwd: string;
   /** Stops a running command (a stop of the run). */
   signal?: AbortSignal;
-  /** How long one command substitution may run; default {@link EVAL_TIMEOUT_MS}. */
-  timeoutMs?: number;
+  /** How long one command substitution may run; default {@link EVAL_TIMEOUT_MS}; null: no limit. */
+  timeoutMs?: number | null;
 }
 
 export type EvalParamsResult = { ok: true; list: string[] } | { ok: false; error: string };
@@ -56,7 +56,11 @@ export async function evaluateRunParams(
       const env = { ...opts.baseEnv, ...scope.params };
       try {
         p.value = await resolveEvalValue(p.rich!.eval!, scope, (command) =>
-          runSubstitution(shell, command, { ...opts, env }),
+          runSubstitution(shell, command, {
+            ...opts,
+            env,
+            timeoutMs: p.rich!.unbounded ? null : (opts.timeoutMs ?? EVAL_TIMEOUT_MS),
+          }),
         );
         p.has_value = true;
       } catch (err) {
@@ -100,7 +104,12 @@ function runSubstitution(
   return substituteCommand(
     shell.filter((a, i) => i === 0 || a !== '-c'),
     command,
-    { cwd: o.cwd, env: o.env, timeoutMs: o.timeoutMs ?? EVAL_TIMEOUT_MS, signal: o.signal },
+    {
+      cwd: o.cwd,
+      env: o.env,
+      timeoutMs: o.timeoutMs === undefined ? EVAL_TIMEOUT_MS : o.timeoutMs,
+      signal: o.signal,
+    },
   );
 }
 

@@ -75,6 +75,12 @@ async function migrateFile(file: string, write: boolean): Promise<'migrated' | '
   if (result.kind === 'refused') return refuse(result.reasons.join('; '));
   const why = checkSameMeaning(file, text, result.text);
   if (why !== null) return refuse(why);
+  if (result.meanings.some((m) => m.endsWith('eval)'))) {
+    process.stderr.write(
+      `${file}: note: backticks now run as an eval, which Dagu 2.x stops after 2 s in a precondition ` +
+        `and 10 s in params (1.x waits)\n`,
+    );
+  }
   const patch = createTwoFilesPatch(file, file, text, result.text)
     .split('\n')
     .filter((line, i) => !(i < 2 && (line.startsWith('Index: ') || /^=+$/.test(line))))
@@ -91,8 +97,9 @@ async function migrateFile(file: string, write: boolean): Promise<'migrated' | '
 }
 
 /**
- * Null when the migrated text loads as 2.x and reads as the original does under 1.x; else why not. Backtick
- * env values moved to params are the one difference allowed (they read as params with eval).
+ * Null when the migrated text loads as 2.x and reads as the original does under 1.x; else why not. Two
+ * differences are allowed: backtick env values moved to params (they read as params with eval), and a
+ * backtick precondition's eval losing 1.x's unbounded time (2.x stops it after 2 s; the caller notes it).
  */
 function checkSameMeaning(file: string, before: string, after: string): string | null {
   const defaultName = basename(file, extname(file));
@@ -111,9 +118,13 @@ function differingField(a: DagSpec, b: DagSpec): string | null {
   const x = comparable(a);
   const y = comparable(b);
   for (const key of new Set([...Object.keys(x), ...Object.keys(y)])) {
-    if (JSON.stringify(x[key]) !== JSON.stringify(y[key])) return key;
+    if (JSON.stringify(x[key], withoutUnbounded) !== JSON.stringify(y[key], withoutUnbounded)) return key;
   }
   return null;
+}
+
+function withoutUnbounded(key: string, value: unknown): unknown {
+  return key === 'unbounded' ? undefined : value;
 }
 
 /** A DAG's fields that must not change in a migration, its local DAGs' included. */

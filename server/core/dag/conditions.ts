@@ -90,8 +90,8 @@ export function combineConditions(checks: readonly ConditionCheck[]): Conditions
 export interface ConditionPort {
   /** Resolves a `condition` value (policy `value`). */
   resolveValue(text: string): string;
-  /** Resolves an `eval` text with command substitution. */
-  resolveEval(text: string): Promise<string>;
+  /** Resolves an `eval` text with command substitution (`unbounded`: without the 2 s limit, see ConditionSpec). */
+  resolveEval(text: string, unbounded: boolean): Promise<string>;
   /** Resolves (policy `conditionCommand`) and runs a command check; resolves to its exit code, null if it could not start. */
   runCommand(text: string): Promise<number | null>;
 }
@@ -117,7 +117,7 @@ async function evaluateOne(c: ConditionSpec, port: ConditionPort): Promise<Condi
       case 'value':
         return checkValue(port.resolveValue(plan.text), plan.expected);
       case 'eval':
-        return checkValue(await port.resolveEval(plan.text), plan.expected);
+        return checkValue(await port.resolveEval(plan.text, c.unbounded === true), plan.expected);
       case 'command':
         return checkCommand(await port.runCommand(plan.text));
     }

@@ -23,6 +23,8 @@ export class DagReader {
   readonly warnings: string[] = [];
   /** Env value nodes of a Dagu 1.x file whose backticks run when the run or step starts (see dagu1.ts). */
   evalEnv: ReadonlySet<Node> = new Set();
+  /** Eval texts of a Dagu 1.x file (conditions, params) whose backticks run with no time limit (dagu1.ts). */
+  unboundedEvals: ReadonlySet<Node> = new Set();
   /** Errors that only follow from a part of the file being refused as unsupported (see dropFollowOns). */
   private readonly followOns = new Set<DagError>();
 

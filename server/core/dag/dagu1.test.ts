@@ -2,6 +2,7 @@ import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { snakeCase } from './dagu1';
 import { migrateDagText } from './migrate';
+import { repeatCondition } from './outcome';
 import { parseDag } from './parseDag';
 
 const read = (text: string, strict = false) => {
@@ -101,7 +102,7 @@ steps:
     expect(j.action).toMatchObject({ kind: 'jq', with: { filter: '.a' } });
     expect(s.call).toBe('child');
     expect(s.preconditions).toEqual([
-      { condition: null, eval: '`echo yes`', expected: 'yes', negate: false },
+      { condition: null, eval: '`echo yes`', expected: 'yes', negate: false, unbounded: true },
       { condition: 'test -d /', eval: null, expected: null, negate: false },
     ]);
     expect(r.dag.handler_on.abort?.command).toEqual(['echo c']);
@@ -181,8 +182,51 @@ steps:
 `);
     expect(r.dag.env_eval).toEqual(['NOW']);
     expect(r.dag.steps[0].env_eval).toEqual(['S']);
-    expect(r.dag.params[0]).toMatchObject({ name: 'P', rich: { eval: '`echo p`' } });
+    expect(r.dag.params[0]).toMatchObject({ name: 'P', rich: { eval: '`echo p`', unbounded: true } });
     expect(r.dag.params[1]).toEqual({ name: 'Q', value: 'plain' });
+  });
+
+  it('runs backtick conditions as 1.x does: repeat conditions too, and with no time limit', () => {
+    const r = read(`
+maxActiveRuns: 1
+steps:
+  - command: echo hi
+    preconditions:
+      - condition: "\`cat flag\`"
+        expected: "on"
+    repeatPolicy:
+      condition: "\`wc -l < runs.txt\`"
+      expected: "3"
+`);
+    const step = r.dag.steps[0];
+    expect(step.preconditions?.[0]).toEqual({
+      condition: null,
+      eval: '`cat flag`',
+      expected: 'on',
+      negate: false,
+      unbounded: true,
+    });
+    expect(step.repeat_policy).toMatchObject({ condition: '`wc -l < runs.txt`', condition_eval: true });
+    expect(repeatCondition(step.repeat_policy!)).toMatchObject({
+      eval: '`wc -l < runs.txt`',
+      unbounded: true,
+    });
+    // The same keys in a 2.x file: the eval keeps 2.x's limit, the repeat condition is compared as text.
+    const v2 = read(`
+steps:
+  - command: echo hi
+    preconditions:
+      - eval: "\`cat flag\`"
+        expected: "on"
+    repeat_policy:
+      condition: "\`wc -l < runs.txt\`"
+      expected: "3"
+`);
+    expect(v2.dag.steps[0].preconditions?.[0]?.unbounded).toBeUndefined();
+    expect(repeatCondition(v2.dag.steps[0].repeat_policy!)).toMatchObject({
+      condition: '`wc -l < runs.txt`',
+      eval: null,
+    });
   });
 
   it('keeps reading a 2.x file as 2.x, and validate names where 1.x would differ', () => {

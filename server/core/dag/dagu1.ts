@@ -18,6 +18,11 @@ export interface Dagu1Translation {
   meanings: string[];
   /** read: env value nodes whose backticks the runner runs when the run (or the step) starts. */
   evalEnv: Set<Node>;
+  /**
+   * read: text nodes whose backticks run without 2.x's time limit, as in 1.x: a precondition made an `eval`,
+   * a repeat condition with `expected`, a param made an `eval`.
+   */
+  unboundedEvals: Set<Node>;
   /** migrate: why the file cannot be written in 2.x spelling without a change of meaning (empty: it can). */
   blockers: string[];
 }
@@ -174,6 +179,7 @@ class Translator {
   private readonly renames: string[] = [];
   private readonly meanings: string[] = [];
   private readonly evalEnv = new Set<Node>();
+  private readonly unboundedEvals = new Set<Node>();
   private readonly blockers: string[] = [];
 
   constructor(private readonly mode: Dagu1Mode) {}
@@ -184,6 +190,7 @@ class Translator {
       renames: this.renames,
       meanings: this.meanings,
       evalEnv: this.evalEnv,
+      unboundedEvals: this.unboundedEvals,
       blockers: this.blockers,
     };
   }
@@ -312,11 +319,18 @@ class Translator {
     const repeat = pairOf(step, 'repeat_policy')?.value;
     if (isMap(repeat)) {
       this.snakeKeys(repeat);
-      const cond = stringOf(pairOf(repeat, 'condition')?.value);
+      const condPair = pairOf(repeat, 'condition');
+      const cond = stringOf(condPair?.value);
       if (cond !== null && BACKTICK.test(cond) && pairOf(repeat, 'expected')) {
-        this.block(
-          `${field}.repeat_policy.condition runs a command in backticks, which Dagu 2.x compares as text`,
-        );
+        if (this.mode === 'read') {
+          // 1.x runs the backticks and compares their output; the reader makes it an unbounded eval.
+          this.unboundedEvals.add(condPair!.value as Node);
+          this.meant('backticks in a repeat condition run');
+        } else {
+          this.block(
+            `${field}.repeat_policy.condition runs a command in backticks, which Dagu 2.x compares as text`,
+          );
+        }
       }
     }
     const pre = pairOf(step, 'preconditions');
@@ -368,6 +382,7 @@ class Translator {
           continue;
         }
         this.rename(cond, 'eval');
+        if (this.mode === 'read') this.unboundedEvals.add(cond.value as Node);
         this.meant('backticks in a precondition run (eval)');
       }
     }
@@ -485,7 +500,9 @@ class Translator {
     const toEval = (name: string, text: string): YAMLMap => {
       const item = new YAMLMap();
       item.items.push(new Pair(new Scalar('name'), new Scalar(name)));
-      item.items.push(new Pair(new Scalar('eval'), new Scalar(text)));
+      const evalText = new Scalar(text);
+      if (this.mode === 'read') this.unboundedEvals.add(evalText);
+      item.items.push(new Pair(new Scalar('eval'), evalText));
       this.meant('backticks in params run (params eval)');
       return item;
     };

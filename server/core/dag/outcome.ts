@@ -168,6 +168,15 @@ export function backoffDelayMs(
 /** The condition a repeat policy evaluates after each execution, or null when it has none. */
 export function repeatCondition(policy: RepeatPolicySpec): ConditionSpec | null {
   if (!policy.condition) return null;
+  if (policy.condition_eval) {
+    return {
+      condition: null,
+      eval: policy.condition,
+      expected: policy.expected,
+      negate: false,
+      unbounded: true,
+    };
+  }
   return { condition: policy.condition, eval: null, expected: policy.expected, negate: false };
 }
 

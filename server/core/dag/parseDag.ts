@@ -76,6 +76,7 @@ export function parseDag(text: string, opts: ParseDagOptions): ParseDagResult {
     if (opts.base) applyBaseLayer(doc as Document, opts.base);
     const r = new DagReader(doc as Document, lines, opts.file, opts.strict === true);
     r.evalEnv = dagu1.evalEnv;
+    r.unboundedEvals = dagu1.unboundedEvals;
     const root = r.resolve(doc.contents)!;
     const dag = readDag(r, root, { file: opts.file, defaultName: i === 0 ? opts.defaultName : null });
     errors.push(...r.errors);

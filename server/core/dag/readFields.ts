@@ -253,6 +253,7 @@ function readRichParam(r: DagReader, item: Entry): ParamSpec | undefined {
       min_length: len('min_length'),
       max_length: len('max_length'),
       pattern: pattern ?? null,
+      ...(r.unboundedEvals.has(map.get('eval')?.value as never) ? { unbounded: true } : {}),
     },
   };
 }

@@ -104,7 +104,15 @@ function readCondition(r: DagReader, item: Entry): ConditionSpec | undefined {
     return r.errorAt(map.get('expected')!, 'the regular expression (regexp) after re: must not be empty');
   }
   if (expected !== undefined && !checkPattern(r, map.get('expected')!, expected)) return undefined;
-  return { condition: condition ?? null, eval: evalText ?? null, expected: expected ?? null, negate };
+  const spec: ConditionSpec = {
+    condition: condition ?? null,
+    eval: evalText ?? null,
+    expected: expected ?? null,
+    negate,
+  };
+  const evalNode = map.get('eval')?.value;
+  if (evalNode && r.unboundedEvals.has(evalNode)) spec.unbounded = true;
+  return spec;
 }
 
 /** A `re:` pattern must compile when the file is loaded, not when the step runs. */
@@ -288,9 +296,11 @@ export function readRepeatPolicy(r: DagReader, entry: Entry | undefined): Repeat
     r.errorAt(repeat, `must be while, until, true or false, got ${describe(repeat.value)}`);
   }
   const limit = readCount(r, map.get('limit'), 1, MAX_POLICY_LIMIT, true);
+  const conditionNode = map.get('condition')?.value;
   return {
     mode,
     condition: condition ?? null,
+    ...(conditionNode && r.unboundedEvals.has(conditionNode) ? { condition_eval: true } : {}),
     expected: expected ?? null,
     exit_code: exitCodes,
     interval_sec: readCount(r, map.get('interval_sec'), 0, MAX_INTERVAL_SEC, true) ?? 0,
