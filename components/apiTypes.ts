@@ -29,6 +29,7 @@ export type RunListPage = Schemas['RunListPage'];
 /** GET /api/v1/dags */
 export type DagList = Schemas['DagList'];
 export type DagSummary = Schemas['DagSummary'];
+export type SuspendState = Schemas['SuspendState'];
 
 /** GET /api/v1/dags/:name. `dag` is the parsed definition (null when the file has errors). */
 export type DagDetail = Schemas['DagDetail'];

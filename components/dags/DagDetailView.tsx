@@ -16,6 +16,7 @@ import { StepGraph } from '../graph/StepGraph';
 import { HistoryGrid } from './HistoryGrid';
 import { RunNowButton } from './RunNowButton';
 import { StartDagButton } from './StartDagButton';
+import { SuspendToggle } from './SuspendToggle';
 
 export function DagDetailView({ name, initial }: { name: string; initial: DagDetail }) {
   const { data = initial, error, refetch } = useQuery({ ...dagQuery(name), initialData: initial });
@@ -26,6 +27,7 @@ export function DagDetailView({ name, initial }: { name: string; initial: DagDet
   return (
     <div className="flex flex-col gap-6">
       <PageHeader inStack title={<span data-testid="dag-name">{data.name}</span>}>
+        <SuspendToggle dag={data.name} suspended={data.suspended} suspendedAt={data.suspended_at} withBadge />
         <StartDagButton dag={data.name} params={dag?.params} disabled={data.errors.length > 0} />
         <RunNowButton dag={data.name} disabled={data.errors.length > 0} />
       </PageHeader>

@@ -21,6 +21,7 @@ import { formatRelative, formatTime } from '../format';
 import { dagsQuery } from '../queries';
 import { useNow } from '../useNow';
 import { RunNowButton } from './RunNowButton';
+import { SuspendedBadge, SuspendToggle } from './SuspendToggle';
 
 export function DagList() {
   const { data, error, isPending, refetch } = useQuery(dagsQuery());
@@ -69,6 +70,12 @@ function DagRow({ dag, now }: { dag: DagSummary; now: number | null }) {
         <Link href={`/dags/${encodeURIComponent(dag.name)}`} className={linkClass}>
           {dag.name}
         </Link>
+        {dag.suspended && (
+          <>
+            {' '}
+            <SuspendedBadge dag={dag.name} suspendedAt={dag.suspended_at} />
+          </>
+        )}
         {dag.description && <p className="text-xs text-zinc-500 dark:text-zinc-400">{dag.description}</p>}
         {dag.tags.length > 0 && (
           <p className="mt-1 flex flex-wrap gap-1">
@@ -129,7 +136,10 @@ function DagRow({ dag, now }: { dag: DagSummary; now: number | null }) {
         )}
       </td>
       <td className={`${tdClass} text-right`}>
-        <RunNowButton dag={dag.name} disabled={invalid} />
+        <div className="flex items-start justify-end gap-2">
+          <SuspendToggle dag={dag.name} suspended={dag.suspended} suspendedAt={dag.suspended_at} />
+          <RunNowButton dag={dag.name} disabled={invalid} />
+        </div>
       </td>
     </tr>
   );

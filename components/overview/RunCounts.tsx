@@ -1,4 +1,5 @@
-// The counts an operator checks first: runs running, queued and held, and workers, each linking to its page.
+// The counts an operator checks first: runs running, queued and held, workers, and DAGs whose schedule is
+// suspended, each linking to its page.
 
 import Link from 'next/link';
 import type { Overview } from '../apiTypes';
@@ -11,7 +12,7 @@ export function RunCounts({ counts }: { counts: Overview['counts'] }) {
       <h2 id="counts-heading" className="sr-only">
         Runs and workers
       </h2>
-      <ul className="grid grid-cols-2 gap-3 md:grid-cols-4">
+      <ul className="grid grid-cols-2 gap-3 md:grid-cols-3 xl:grid-cols-5">
         <CountCard
           href="/runs?status=running"
           testId="count-running"
@@ -33,6 +34,13 @@ export function RunCounts({ counts }: { counts: Overview['counts'] }) {
           label={workers.label}
           detail={workers.detail}
           warn={workers.warn}
+        />
+        <CountCard
+          href="/dags"
+          testId="count-suspended"
+          value={counts.suspended_dags}
+          label="suspended"
+          detail={counts.suspended_dags === 1 ? 'DAG whose schedule is off' : 'DAGs whose schedule is off'}
         />
       </ul>
     </section>
