@@ -8,6 +8,8 @@ export class ApiRequestError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** The whole JSON answer, for errors that carry more than the message (a save's conflict). */
+    readonly body: unknown = null,
   ) {
     super(message);
     this.name = 'ApiRequestError';
@@ -69,6 +71,7 @@ async function request<T>(url: string, init?: RequestInit): Promise<T> {
       res.status,
       error?.code ?? 'http_error',
       error?.message ?? `HTTP ${res.status} from ${url}`,
+      body,
     );
   }
   return body as T;

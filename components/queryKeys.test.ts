@@ -11,6 +11,7 @@ function clientWithEveryQuery() {
     workers: queryKeys.workers(),
     dagList: queryKeys.dags(),
     dag: queryKeys.dag('etl'),
+    dagSpec: queryKeys.dagSpec('etl'),
     runList: queryKeys.runList({ dag: 'etl' }),
     runListPage2: queryKeys.runList({ cursor: 'c2' }),
     run: queryKeys.run('r1'),

@@ -37,6 +37,11 @@ export const queryKeys = {
   /** The DAG list, and the prefix of every DAG's detail. */
   dags: () => [DAGS] as const,
   dag: (name: string) => [DAGS, name] as const,
+  /**
+   * A DAG file's text and version, for the editor. Outside the DAG family: what invalidates DAGs (a run
+   * started) must not reload a text being edited; the editor fetches it again itself after a save.
+   */
+  dagSpec: (name: string) => ['dag-spec', name] as const,
   /** A DAG's last runs with their step states (the history grid and duration charts). */
   dagHistory: (name: string, limit: number) => [DAGS, name, 'history', limit] as const,
   /** The prefix of every run-list page, whatever its filter. */

@@ -11,7 +11,7 @@ export const CONFIG_DOC_FILE = 'docs/configuration.md';
 
 /** Section of the page for each top-level key; a key with another prefix gets a section of its own. */
 const SECTIONS = [
-  ['Web server', ['host', 'port']],
+  ['Web server', ['host', 'port', 'server']],
   ['Access control', ['auth']],
   ['Directories', ['paths', 'skip_examples']],
   ['Logging', ['log']],

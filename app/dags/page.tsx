@@ -2,6 +2,7 @@
 
 import type { Metadata } from 'next';
 import { DagList } from '@/components/dags/DagList';
+import { NewDagButton } from '@/components/dags/editor/NewDagButton';
 import { PageHeader } from '@/components/Panels';
 
 export const metadata: Metadata = { title: 'DAGs' };
@@ -9,7 +10,9 @@ export const metadata: Metadata = { title: 'DAGs' };
 export default function DagsPage() {
   return (
     <>
-      <PageHeader title="DAGs" />
+      <PageHeader title="DAGs">
+        <NewDagButton />
+      </PageHeader>
       <DagList />
     </>
   );

@@ -11,6 +11,7 @@ import { formatRelative, formatTime } from '../format';
 import { dagQuery } from '../queries';
 import { RunTable } from '../runs/RunTable';
 import { useNow } from '../useNow';
+import { DagSpecSection } from './editor/DagSpecSection';
 import { orderStepsAsRun } from '../graph/stepOrder';
 import { StepGraph } from '../graph/StepGraph';
 import { HistoryGrid } from './HistoryGrid';
@@ -141,6 +142,7 @@ export function DagDetailView({ name, initial }: { name: string; initial: DagDet
           </EmptyState>
         )}
       </section>
+      <DagSpecSection name={data.name} />
     </div>
   );
 }

@@ -43,6 +43,20 @@ describe('DagCatalogCache', () => {
     expect(logger.find('Invalid DAG file')).toHaveLength(1);
   });
 
+  it('sees a DAG saved by the console (a file renamed over it) even with the same size and mtime', async () => {
+    const file = path.join(dagsDir, 'etl.yaml');
+    await write('etl.yaml', dagText(5));
+    const catalog = new DagCatalogCache(dagsDir, new RecordingLogger());
+    const mtime = new Date('2026-12-01T00:00:00Z'); // a whole second, as a coarse-mtime file system has it
+    await fs.utimes(file, mtime, mtime);
+    expect((await catalog.load())[0].schedule[0].expression).toBe('5 1 * * *');
+    const { replaceDagFile, dagVersion } = await import('../store/dagFiles');
+    expect((await replaceDagFile(file, dagText(6), dagVersion(dagText(5)))).written).toBe(true);
+    await fs.utimes(file, mtime, mtime);
+    expect((await fs.stat(file)).mtimeMs).toBe(mtime.getTime());
+    expect((await catalog.load())[0].schedule[0].expression).toBe('6 1 * * *');
+  });
+
   it('keeps each DAG it parses for the run processes, and parses again only a file that changed', async () => {
     await write('etl.yaml', dagText(5));
     await write('report.yaml', dagText(6));

@@ -15,6 +15,11 @@ const STAT_CONCURRENCY = 32;
 interface Entry {
   mtimeMs: number;
   size: number;
+  /**
+   * The file's inode: the console saves a DAG by renaming a new file over it, so a save is seen even when it
+   * keeps the size and lands within the mtime's resolution (a second on some NFS servers).
+   */
+  ino: number;
   dag: DagSpec | null;
 }
 
@@ -38,7 +43,7 @@ export class DagCatalogCache implements DagSource {
     private readonly specCache?: DagSpecCache,
   ) {}
 
-  /** Every valid DAG, in file-name order, re-parsing only files whose size or mtime changed. */
+  /** Every valid DAG, in file-name order, re-parsing only files whose size, mtime or inode changed. */
   async load(): Promise<DagSpec[]> {
     const files = await listDagFiles(this.dagsDir);
     const found: Array<DagSpec | null> = files.map(() => null);
@@ -58,7 +63,8 @@ export class DagCatalogCache implements DagSource {
       return null; // removed between listing and stat
     }
     const cached = this.entries.get(file);
-    if (cached && cached.mtimeMs === st.mtimeMs && cached.size === st.size) return cached.dag;
+    if (cached && cached.mtimeMs === st.mtimeMs && cached.size === st.size && cached.ino === st.ino)
+      return cached.dag;
     const r = await loadDag(this.dagsDir, file, { cache: this.specCache });
     let dag: DagSpec | null = null;
     if (r.ok) dag = r.dag;
@@ -67,7 +73,7 @@ export class DagCatalogCache implements DagSource {
         file,
         errors: r.errors.map(formatDagError),
       });
-    this.entries.set(file, { mtimeMs: st.mtimeMs, size: st.size, dag });
+    this.entries.set(file, { mtimeMs: st.mtimeMs, size: st.size, ino: st.ino, dag });
     return dag;
   }
 }
