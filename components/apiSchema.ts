@@ -2154,6 +2154,12 @@ export interface operations {
         dag?: string;
         /** @description Only runs in this state. */
         status?: components['schemas']['RunState'];
+        /** @description Only runs that came to be this way (the latest attempt's `trigger_type`). */
+        trigger?: components['schemas']['TriggerType'];
+        /** @description Only runs created at or after this time (RFC 3339 with a zone). */
+        from?: string;
+        /** @description Only runs created at or before this time (RFC 3339 with a zone). */
+        to?: string;
         /** @description Page size (default 50). */
         limit?: number;
         /** @description The `next_cursor` of the previous page. */

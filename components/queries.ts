@@ -16,6 +16,7 @@ import type {
   StepLog,
 } from '@/components/apiTypes';
 import { withoutRuns } from './queue/withoutRuns';
+import { timeBounds } from './runs/timeRange';
 import { getJson, isNotFound, postJson } from './api';
 import { QUEUE_FILTER_KEYS, queryKeys, type LogStream, type QueueFilter, type RunFilter } from './queryKeys';
 
@@ -60,6 +61,10 @@ export const runsQuery = (filter: RunFilter) =>
       const q = new URLSearchParams();
       if (filter.dag) q.set('dag', filter.dag);
       if (filter.status) q.set('status', filter.status);
+      if (filter.trigger) q.set('trigger', filter.trigger);
+      const { from, to } = timeBounds(filter, Date.now());
+      if (from) q.set('from', from);
+      if (to) q.set('to', to);
       if (filter.cursor) q.set('cursor', filter.cursor);
       q.set('limit', '50');
       return getJson<RunListPage>(`/api/v1/runs?${q}`, signal);

@@ -7,8 +7,24 @@
 export interface RunFilter {
   dag?: string;
   status?: string;
+  trigger?: string;
+  /** A time preset (`1h`, `24h`, `7d`, `30d`), or absent with `from`/`to` (RFC 3339) for a custom range. */
+  range?: string;
+  from?: string;
+  to?: string;
   cursor?: string;
 }
+
+/** The run list's filter fields, in URL order. */
+export const RUN_FILTER_KEYS = [
+  'dag',
+  'status',
+  'trigger',
+  'range',
+  'from',
+  'to',
+  'cursor',
+] as const satisfies ReadonlyArray<keyof RunFilter>;
 
 /** The queue page's view state, as held in the URL. */
 export interface QueueFilter {
@@ -47,7 +63,10 @@ export const queryKeys = {
   /** The prefix of every run-list page, whatever its filter. */
   runLists: () => [RUNS] as const,
   runList: (filter: RunFilter) =>
-    [RUNS, { dag: filter.dag ?? '', status: filter.status ?? '', cursor: filter.cursor ?? '' }] as const,
+    [
+      RUNS,
+      Object.fromEntries(RUN_FILTER_KEYS.map((k) => [k, filter[k] ?? ''])) as Record<keyof RunFilter, string>,
+    ] as const,
   /** One run, and the prefix of its step logs. */
   run: (runId: string) => [RUN, runId] as const,
   /** `version` (the step's attempt, state and finish) changes the key, so a finished step is fetched once more. */

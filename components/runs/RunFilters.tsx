@@ -7,28 +7,45 @@
 import { useQuery } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import type { ChangeEvent } from 'react';
-import { RUN_STATES } from '@/server/api/runStates';
+import { RUN_STATES, TRIGGER_TYPES } from '@/server/api/runStates';
 import { FilterFormActions, FilterSelect } from '../FilterControls';
 import { dagsQuery } from '../queries';
 import type { RunFilter } from '../queryKeys';
-import { runListHref } from './runFilterUrl';
+import { isFiltered, runListHref } from './runFilterUrl';
+import { CUSTOM_RANGE, TIME_PRESETS, fromLocalInput, isPreset, toLocalInput } from './timeRange';
+
+const INPUT_CLASS =
+  'rounded-md border border-zinc-300 bg-white px-2 py-1 text-sm dark:border-zinc-700 dark:bg-zinc-900 focus-visible:outline-2 focus-visible:outline-blue-500';
 
 export function RunFilters({ filter }: { filter: RunFilter }) {
   const router = useRouter();
   const dags = useQuery(dagsQuery());
   const names = new Set((dags.data?.dags ?? []).map((d) => d.name));
   if (filter.dag) names.add(filter.dag);
-  const go = (next: RunFilter) => router.push(runListHref({ dag: next.dag, status: next.status }));
-  const onChange = (e: ChangeEvent<HTMLSelectElement>) => {
+  // Without a cursor: a changed filter starts again from the newest page.
+  const go = (next: RunFilter) => router.push(runListHref({ ...next, cursor: undefined }));
+  const custom =
+    !isPreset(filter.range) && Boolean(filter.from || filter.to || filter.range === CUSTOM_RANGE);
+  const onChange = (e: ChangeEvent<HTMLSelectElement | HTMLInputElement>) => {
     const form = new FormData(e.currentTarget.form ?? undefined);
     const value = (name: string) => (form.get(name) as string | null) || undefined;
-    go({ dag: value('dag'), status: value('status') });
+    const range = value('range');
+    const customRange = range === CUSTOM_RANGE;
+    go({
+      dag: value('dag'),
+      status: value('status'),
+      trigger: value('trigger'),
+      // A custom range keeps its bounds in from/to; `range=custom` only while none is set yet.
+      range: customRange ? (value('from') || value('to') ? undefined : CUSTOM_RANGE) : range,
+      from: customRange ? fromLocalInput(value('from')) : undefined,
+      to: customRange ? fromLocalInput(value('to')) : undefined,
+    });
   };
 
   return (
     <form
       // Remounted when the URL's filter changes (back button, "Clear filters"), so the selects show it.
-      key={`${filter.dag ?? ''}|${filter.status ?? ''}`}
+      key={runListHref({ ...filter, cursor: undefined })}
       action="/runs"
       method="get"
       className="mb-4 flex flex-wrap items-end gap-3"
@@ -53,7 +70,52 @@ export function RunFilters({ filter }: { filter: RunFilter }) {
         onChange={onChange}
         testId="filter-status"
       />
-      <FilterFormActions filtered={Boolean(filter.dag || filter.status)} onClear={() => go({})} />
+      <FilterSelect
+        label="Trigger"
+        name="trigger"
+        anyLabel="Any trigger"
+        value={filter.trigger}
+        options={TRIGGER_TYPES}
+        onChange={onChange}
+        testId="filter-trigger"
+      />
+      <FilterSelect
+        label="Created"
+        name="range"
+        anyLabel="Any time"
+        value={custom ? CUSTOM_RANGE : filter.range}
+        options={[...TIME_PRESETS.map((p) => p.value), CUSTOM_RANGE]}
+        optionLabel={(v) => TIME_PRESETS.find((p) => p.value === v)?.label ?? 'Custom range…'}
+        onChange={onChange}
+        testId="filter-range"
+      />
+      {custom && (
+        <>
+          <label className="flex flex-col gap-1 text-xs font-medium text-zinc-600 dark:text-zinc-300">
+            From (your time)
+            <input
+              type="datetime-local"
+              name="from"
+              defaultValue={toLocalInput(filter.from)}
+              onChange={onChange}
+              className={INPUT_CLASS}
+              data-testid="filter-from"
+            />
+          </label>
+          <label className="flex flex-col gap-1 text-xs font-medium text-zinc-600 dark:text-zinc-300">
+            To (your time)
+            <input
+              type="datetime-local"
+              name="to"
+              defaultValue={toLocalInput(filter.to)}
+              onChange={onChange}
+              className={INPUT_CLASS}
+              data-testid="filter-to"
+            />
+          </label>
+        </>
+      )}
+      <FilterFormActions filtered={isFiltered(filter)} onClear={() => go({})} />
     </form>
   );
 }

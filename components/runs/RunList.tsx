@@ -10,7 +10,7 @@ import type { RunFilter } from '../queryKeys';
 import { useNow } from '../useNow';
 import { RunFilters } from './RunFilters';
 import { RunTable } from './RunTable';
-import { runListHref } from './runFilterUrl';
+import { isFiltered, runListHref } from './runFilterUrl';
 
 export function RunList({ filter }: { filter: RunFilter }) {
   const { data, error, isPending, refetch } = useQuery({
@@ -18,7 +18,7 @@ export function RunList({ filter }: { filter: RunFilter }) {
     placeholderData: keepPreviousData,
   });
   const now = useNow();
-  const filtered = Boolean(filter.dag || filter.status);
+  const filtered = isFiltered(filter);
 
   return (
     <div>

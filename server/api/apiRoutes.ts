@@ -162,7 +162,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     },
   },
   {
-    // ?dag=&status=&limit=&cursor=: runs newest first, one page at a time.
+    // ?dag=&status=&trigger=&from=&to=&limit=&cursor=: runs newest first, one page at a time.
     path: '/api/v1/runs',
     handlers: {
       GET: (svc, req) => {
@@ -171,6 +171,9 @@ export const API_ROUTES: readonly ApiRoute[] = [
           listRuns(s, {
             dag: q.get('dag'),
             status: q.get('status'),
+            trigger: q.get('trigger'),
+            from: q.get('from'),
+            to: q.get('to'),
             limit: q.get('limit'),
             cursor: q.get('cursor'),
           }),

@@ -1,6 +1,6 @@
 // Every run state, in life-cycle order; pure, so the browser bundle can import it for filter menus.
 
-import type { RunState } from '../core/types';
+import type { RunState, TriggerType } from '../core/types';
 
 export const RUN_STATES: readonly RunState[] = [
   'queued',
@@ -9,4 +9,14 @@ export const RUN_STATES: readonly RunState[] = [
   'partially_succeeded',
   'failed',
   'aborted',
+];
+
+/** Every way a run comes to be, as its record's `trigger_type` says (the run list's trigger filter). */
+export const TRIGGER_TYPES: readonly TriggerType[] = [
+  'scheduler',
+  'manual',
+  'catchup',
+  'retry',
+  'subdag',
+  'queue',
 ];

@@ -38,6 +38,29 @@ describe('listRuns', () => {
     expect(() => compileRunListQuery({ limit: '0' })).toThrow(/^limit: "0" must be an integer from 1 to 500/);
     expect(() => compileRunListQuery({ limit: 'ten' })).toThrow(BadRequestError);
     expect(() => compileRunListQuery({ dag: '../x' })).toThrow(InvalidNameError);
+    expect(() => compileRunListQuery({ trigger: 'cron' })).toThrow(
+      /^trigger: "cron" is not one of scheduler/,
+    );
+    expect(() => compileRunListQuery({ from: 'yesterday' })).toThrow(/^from: "yesterday" is not an RFC 3339/);
+    expect(() => compileRunListQuery({ to: '2026-03-01' })).toThrow(/^to: /);
+    expect(() => compileRunListQuery({ from: '2026-03-02T00:00:00Z', to: '2026-03-01T00:00:00Z' })).toThrow(
+      /^from: .* is after to/,
+    );
+  });
+
+  it('compiles a trigger and a time range into the store query', () => {
+    expect(
+      compileRunListQuery({
+        trigger: 'scheduler',
+        from: '2026-03-01T00:00:00Z',
+        to: '2026-03-01T01:00:00+01:00',
+      }),
+    ).toEqual({
+      trigger: 'scheduler',
+      createdFromMs: Date.UTC(2026, 2, 1),
+      createdToMs: Date.UTC(2026, 2, 1),
+      limit: 50,
+    });
   });
 
   it('treats empty query values as absent and pages 50 runs by default', () => {

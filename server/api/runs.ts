@@ -1,9 +1,9 @@
 // Reading runs: the paginated run list and one run's latest status.
 
 import { assertDagName, assertRunId } from '../core/names';
-import type { RunState, RunStatus } from '../core/types';
+import type { RunState, RunStatus, TriggerType } from '../core/types';
 import type { RunListPage, RunListQuery } from '../store/types';
-import { RUN_STATES } from './runStates';
+import { RUN_STATES, TRIGGER_TYPES } from './runStates';
 import { BadRequestError, CorruptRecordError, NotFoundError } from './errors';
 import type { Services } from './services';
 import { withConditionsNow } from './waitingNow';
@@ -12,6 +12,11 @@ import { withConditionsNow } from './waitingNow';
 export interface RunListParams {
   dag?: string | null;
   status?: string | null;
+  /** A trigger type (`scheduler`, `manual`, ...). */
+  trigger?: string | null;
+  /** Created at or after / at or before: RFC 3339 times. */
+  from?: string | null;
+  to?: string | null;
   limit?: string | number | null;
   cursor?: string | null;
 }
@@ -31,6 +36,21 @@ export function compileRunListQuery(params: RunListParams): RunListQuery {
     }
     query.status = params.status as RunState;
   }
+  if (params.trigger) {
+    if (!TRIGGER_TYPES.includes(params.trigger as TriggerType)) {
+      throw new BadRequestError(
+        `trigger: ${JSON.stringify(params.trigger)} is not one of ${TRIGGER_TYPES.join(', ')}`,
+      );
+    }
+    query.trigger = params.trigger as TriggerType;
+  }
+  if (params.from) query.createdFromMs = parseTime('from', params.from);
+  if (params.to) query.createdToMs = parseTime('to', params.to);
+  if (query.createdFromMs !== undefined && query.createdToMs !== undefined) {
+    if (query.createdFromMs > query.createdToMs) {
+      throw new BadRequestError(`from: ${params.from} is after to: ${params.to}`);
+    }
+  }
   if (params.limit !== undefined && params.limit !== null && params.limit !== '') {
     const limit = Number(params.limit);
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_RUN_PAGE) {
@@ -47,6 +67,19 @@ export function compileRunListQuery(params: RunListParams): RunListQuery {
     query.cursor = params.cursor;
   }
   return query;
+}
+
+/** An RFC 3339 time with its zone (`2026-03-01T10:00:00Z`), as ms; 400 naming the field otherwise. */
+function parseTime(field: string, text: string): number {
+  const ms = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i.test(text)
+    ? Date.parse(text)
+    : NaN;
+  if (!Number.isFinite(ms)) {
+    throw new BadRequestError(
+      `${field}: ${JSON.stringify(text.slice(0, 64))} is not an RFC 3339 time such as 2026-03-01T10:00:00Z`,
+    );
+  }
+  return ms;
 }
 
 /** Newest first, optionally of one DAG and/or one state; `next_cursor` fetches the following page. */

@@ -38,7 +38,15 @@ import {
   writeFileAtomic,
 } from './fsutil';
 import { addIndexMarker, newestIndexEntries, removeIndexMarker, type RunIndexEntry } from './runIndex';
-import { clampLimit, corruptRunSummary, createdMsOf, parseCursor, summarizeRun } from './runList';
+import {
+  clampLimit,
+  corruptRunSummary,
+  createdMsOf,
+  matchesRecord,
+  parseCursor,
+  summarizeRun,
+  upperKey,
+} from './runList';
 import { assertStatusNames, isAttemptNumber, statusShapeError } from './runValidation';
 import type {
   CreateRunResult,
@@ -258,13 +266,16 @@ export class FileRunStore implements RunStore {
   async listRuns(query: RunListQuery): Promise<RunListPage> {
     if (query.dag !== undefined) assertDagName(query.dag);
     const limit = clampLimit(query.limit);
-    let before = parseCursor(query.cursor);
+    // The time range bounds the index walk: its end is where the walk starts, its start where it stops.
+    let before = upperKey(parseCursor(query.cursor), query.createdToMs);
+    const from = query.createdFromMs ?? -Infinity;
     const root =
       query.dag === undefined ? path.join(this.indexDir, 'all') : path.join(this.indexDir, 'dag', query.dag);
     const dagOf = (entry: RunIndexEntry) => entry.dagName ?? query.dag ?? '';
 
-    if (query.status === undefined) {
-      const entries = await newestIndexEntries(root, limit + 1, before);
+    if (query.status === undefined && query.trigger === undefined) {
+      const read = await newestIndexEntries(root, limit + 1, before);
+      const entries = read.filter((entry) => entry.createdMs >= from);
       const page = entries.slice(0, limit);
       const summaries = await Promise.all(page.map((entry) => this.summarize(entry, dagOf(entry))));
       return {
@@ -272,27 +283,30 @@ export class FileRunStore implements RunStore {
         next_cursor: entries.length > limit ? page[page.length - 1].key : null,
       };
     }
-    // A status filter needs the statuses: scan chunks of the index until the page is full. Start with one
-    // page's worth (most runs match), then read larger chunks. A rare status would mean reading the whole
-    // history, so one call scans at most `maxScannedPerPage` runs and may return a short page whose cursor
-    // continues the scan.
+    // A status or trigger filter needs the statuses: scan chunks of the index until the page is full. Start
+    // with one page's worth (most runs match), then read larger chunks. A rare match would mean reading the
+    // whole history, so one call scans at most `maxScannedPerPage` runs and may return a short page whose
+    // cursor continues the scan.
     const items: RunSummary[] = [];
     let scanned = 0;
     for (let chunk = limit + 1; ; chunk = Math.min(chunk * 2, 1000)) {
       if (scanned >= this.maxScannedPerPage) return { items, next_cursor: before };
-      const entries = await newestIndexEntries(root, chunk, before);
+      const read = await newestIndexEntries(root, chunk, before);
+      const entries = read.filter((entry) => entry.createdMs >= from);
+      // Entries past the range's start: nothing older can match.
+      const ended = entries.length < read.length || read.length < chunk;
       scanned += entries.length;
       const summaries = await Promise.all(entries.map((entry) => this.summarize(entry, dagOf(entry))));
       for (let i = 0; i < summaries.length; i++) {
         const summary = summaries[i];
-        if (summary === null || summary.status !== query.status) continue;
+        if (summary === null || !matchesRecord(summary, query)) continue;
         items.push(summary);
         if (items.length === limit) {
-          const more = i < summaries.length - 1 || entries.length === chunk;
+          const more = i < summaries.length - 1 || !ended;
           return { items, next_cursor: more ? entries[i].key : null };
         }
       }
-      if (entries.length < chunk) return { items, next_cursor: null };
+      if (ended) return { items, next_cursor: null };
       before = entries[entries.length - 1].key;
     }
   }

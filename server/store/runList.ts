@@ -87,6 +87,26 @@ export function corruptRunSummary(
 
 export function matchesQuery(summary: RunSummary, query: RunListQuery): boolean {
   if (query.dag !== undefined && summary.dag_name !== query.dag) return false;
-  if (query.status !== undefined && summary.status !== (query.status as RunState)) return false;
+  if (!matchesRecord(summary, query)) return false;
+  const created = createdMsOf(summary);
+  if (query.createdFromMs !== undefined && created < query.createdFromMs) return false;
+  if (query.createdToMs !== undefined && created > query.createdToMs) return false;
   return true;
+}
+
+/** The filters that need the run's status to be read (state and trigger), as opposed to the index's. */
+export function matchesRecord(summary: RunSummary, query: RunListQuery): boolean {
+  if (query.status !== undefined && summary.status !== (query.status as RunState)) return false;
+  if (query.trigger !== undefined && summary.trigger_type !== query.trigger) return false;
+  return true;
+}
+
+/**
+ * The exclusive upper bound of index keys a query may list: the older of the page's cursor and the end of
+ * its time range (a key of ms <= createdToMs sorts below the 13 digits of createdToMs + 1). Null: no bound.
+ */
+export function upperKey(cursor: string | null, createdToMs: number | undefined): string | null {
+  if (createdToMs === undefined) return cursor;
+  const bound = formatMs13(createdToMs + 1);
+  return cursor === null || bound < cursor ? bound : cursor;
 }

@@ -2,10 +2,9 @@
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InvalidNameError } from '../core/names';
-import type { RunState } from '../core/types';
 import { AttemptConflictError, InvalidCursorError, RunNotFoundError } from './errors';
 import { testRunStatus } from '../testing/testRunStatus';
-import type { RunStore, RunSummary } from './types';
+import type { RunListQuery, RunStore, RunSummary } from './types';
 
 /** A store under test and how to dispose of it. */
 export interface StoreFixture<S> {
@@ -24,7 +23,7 @@ function seededRandom(seed: number): () => number {
   };
 }
 
-async function collectAllPages(store: RunStore, query: { dag?: string; status?: RunState; limit: number }) {
+async function collectAllPages(store: RunStore, query: RunListQuery & { limit: number }) {
   const items: RunSummary[] = [];
   let cursor: string | undefined;
   for (let pages = 0; pages < 1000; pages++) {
@@ -205,6 +204,51 @@ export function describeRunStoreContract(
       const firstPage = await store.listRuns({ status: 'queued', limit: 50 });
       expect(firstPage.items).toHaveLength(9);
       expect(firstPage.next_cursor).toBeNull();
+    });
+
+    it('filters by trigger and by creation time, paging through every match with the cursor', async () => {
+      for (let i = 0; i < 20; i++) {
+        // One run a day apart: the range crosses day buckets of the index.
+        await store.createRun(
+          testRunStatus({
+            run_id: `r${String(i).padStart(2, '0')}`,
+            dag_name: i % 2 === 0 ? 'even' : 'odd',
+            created_at: at(i * 24 * 3600 * 1000),
+            trigger_type: i % 3 === 0 ? 'scheduler' : 'manual',
+          }),
+        );
+      }
+      const day = 24 * 3600 * 1000;
+      const ids = (rows: Array<{ run_id: string }>) => rows.map((r) => r.run_id);
+      expect(ids(await collectAllPages(store, { trigger: 'scheduler', limit: 2 }))).toEqual([
+        'r18',
+        'r15',
+        'r12',
+        'r09',
+        'r06',
+        'r03',
+        'r00',
+      ]);
+      const base = Date.UTC(2026, 2, 1);
+      const range = { createdFromMs: base + 5 * day, createdToMs: base + 9 * day };
+      expect(ids(await collectAllPages(store, { ...range, limit: 2 }))).toEqual([
+        'r09',
+        'r08',
+        'r07',
+        'r06',
+        'r05',
+      ]);
+      expect(ids(await collectAllPages(store, { ...range, trigger: 'manual', limit: 1 }))).toEqual([
+        'r08',
+        'r07',
+        'r05',
+      ]);
+      expect(
+        ids(await collectAllPages(store, { ...range, dag: 'odd', status: 'queued', limit: 50 })),
+      ).toEqual(['r09', 'r07', 'r05']);
+      const last = await store.listRuns({ ...range, limit: 5 });
+      expect(last.items).toHaveLength(5);
+      expect(last.next_cursor).toBeNull();
     });
 
     it('refuses a cursor it did not hand out', async () => {

@@ -22,6 +22,12 @@ export interface RunSummary {
 export interface RunListQuery {
   dag?: string;
   status?: RunState;
+  /** Only runs started this way (the latest attempt's trigger). */
+  trigger?: TriggerType;
+  /** Only runs created at or after this time (wall-clock ms). */
+  createdFromMs?: number;
+  /** Only runs created at or before this time (wall-clock ms). */
+  createdToMs?: number;
   /** Max items (default 50, at most 500). */
   limit?: number;
   /** Opaque cursor from a previous page's `next_cursor`. */
