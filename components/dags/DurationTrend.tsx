@@ -35,7 +35,7 @@ export function DurationTrend({ runs }: { runs: readonly HistoryRun[] }) {
     <figure className="flex flex-col gap-1" data-testid="duration-trend">
       <figcaption className="text-sm font-medium">Duration trend</figcaption>
       <svg
-        viewBox={`0 0 ${WIDTH} ${HEIGHT + 16}`}
+        viewBox={`0 -8 ${WIDTH} ${HEIGHT + 24}`}
         className="h-auto w-full max-w-2xl text-zinc-500 dark:text-zinc-400"
         role="group"
         aria-label={summary}

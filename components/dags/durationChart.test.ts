@@ -44,7 +44,7 @@ describe('trendGeometry', () => {
     const g = trendGeometry([1000, null, 3000, 4000], 400, 100);
     expect(g.max).toBe(5000);
     expect(g.bars[1]).toBeNull();
-    expect(g.bars[0]).toEqual({ x: 2, y: 80, width: 96, height: 20 });
+    expect(g.bars[0]).toEqual({ x: 38, y: 80, width: 24, height: 20 });
     expect(g.median).toBe(3000);
     expect(g.medianY).toBe(40);
     expect(g.ticks).toEqual([0, 2500, 5000]);

@@ -61,6 +61,8 @@ export interface TrendGeometry {
   y: (ms: number) => number;
 }
 
+const MAX_BAR_WIDTH = 24;
+
 /** Bars of the trend chart, one slot per run, oldest left; a run without a duration has no bar. */
 export function trendGeometry(
   values: ReadonlyArray<number | null>,
@@ -72,10 +74,17 @@ export function trendGeometry(
   const y = yScale(max, height, 0);
   const slot = values.length > 0 ? width / values.length : width;
   const gap = Math.min(4, slot * 0.2);
+  // A few runs get slim bars, centred in their slot, rather than blocks across the chart.
+  const barWidth = Math.min(MAX_BAR_WIDTH, slot - gap);
   const bars = values.map((v, i) =>
     v === null
       ? null
-      : { x: round(i * slot + gap / 2), y: y(v), width: round(slot - gap), height: round(height - y(v)) },
+      : {
+          x: round(i * slot + (slot - barWidth) / 2),
+          y: y(v),
+          width: round(barWidth),
+          height: round(height - y(v)),
+        },
   );
   const m = median(values);
   return { bars, medianY: m === null ? null : y(m), median: m, max, ticks: [0, max / 2, max], y };
