@@ -50,6 +50,8 @@ function missingSystemPackages() {
   if (!has('command -v openssl')) need.push('openssl'); // self-signed certificates for the TLS tests
   if (!has('command -v systemd-analyze')) need.push('systemd'); // `systemd-analyze verify` of deploy/systemd
   if (!has('command -v promtool')) need.push('prometheus'); // `promtool check rules|metrics` of deploy/prometheus
+  // initdb and pg_ctl for the PostgreSQL store tests' throwaway clusters (server/testing/postgresCluster.ts).
+  if (!has('ls /usr/lib/postgresql/*/bin/initdb')) need.push('postgresql');
   return need;
 }
 

@@ -1,0 +1,49 @@
+// The PostgreSQL schema, as numbered migrations the product applies itself (`applyMigrations`). A migration
+// is never edited once released: its checksum is recorded, and a changed one is refused at start. A
+// `breaking` migration is one older code cannot run against; `checkSchema` refuses such a newer database.
+// Every name is created inside the configured schema (storage.postgres.schema), which the SQL writes as
+// `{schema}`.
+
+export interface Migration {
+  version: number;
+  name: string;
+  breaking: boolean;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'scheduler lease and failover history',
+    breaking: true,
+    // Two rows for the lease (DESIGN §5 on a database): the lease row changes only when the lock changes
+    // hands, the heartbeat row at every renewal. A fenced write holds FOR SHARE on the lease row; a takeover
+    // starts with FOR UPDATE on it, so it waits for every fenced write in flight, and renewals (which update
+    // the other row) never queue behind the holder's own fenced writes.
+    sql: `
+create table {schema}.scheduler_lease (
+  name        text primary key,
+  holder      text not null,
+  instance_id text not null,
+  host        text not null,
+  pid         integer not null,
+  epoch       bigint not null,
+  released    boolean not null,
+  acquired_at text not null
+);
+create table {schema}.scheduler_heartbeat (
+  name       text primary key references {schema}.scheduler_lease (name),
+  counter    bigint not null,
+  renewed_at text not null
+);
+create table {schema}.failover_events (
+  id          bigserial primary key,
+  at          timestamptz(3) not null default clock_timestamp(),
+  epoch       bigint not null,
+  from_holder text,
+  to_holder   text not null,
+  reason      text not null
+);
+`,
+  },
+];
