@@ -4,6 +4,7 @@
 
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import type { Server } from './cluster';
 import { apiGet, expect, screenshot, test } from './clusterTest';
@@ -239,4 +240,27 @@ test('with server.permissions.write_dags false there is no write control and the
     expect(r.status, p).toBe(403);
     expect((await r.json()).error.message).toMatch(/server\.permissions\.write_dags is false/);
   }
+});
+
+test('axe-core finds no serious accessibility violation in the editor, its errors and its review', async ({
+  cluster,
+  page,
+}) => {
+  await cluster.writeDag('etl', ETL);
+  const server = await cluster.startServer();
+  await openDag(page, server, 'etl');
+  await expect(page.getByTestId('spec-check-summary')).toHaveText(/^Valid/);
+  const serious = async () =>
+    // The editor's section: the rest of the page belongs to other views and their own checks.
+    (await new AxeBuilder({ page }).include('[data-testid="dag-definition"]').analyze()).violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  expect(await serious()).toEqual([]);
+  await setEditorText(page, ETL.replace('depends: [extract]', 'depends: [ghost]'));
+  await expect(page.getByTestId('spec-error').first()).toBeVisible();
+  expect(await serious()).toEqual([]);
+  await setEditorText(page, ETL.replace('echo load', 'echo load all'));
+  await page.getByTestId('spec-review').click();
+  await expect(page.getByTestId('spec-diff')).toBeVisible();
+  expect(await serious()).toEqual([]);
 });
