@@ -46,4 +46,36 @@ create table {schema}.failover_events (
 );
 `,
   },
+  {
+    version: 2,
+    name: 'queues and the event log',
+    breaking: true,
+    // The event log's IDs are made inside the append, under the row lock of event_clock: appends commit in
+    // ID order, so a reader that tails by "ID greater than the last one seen" never skips an event that
+    // committed late (with IDs made by the clients, a smaller ID could commit after a larger one was read).
+    sql: `
+create table {schema}.queue_items (
+  item_id     text primary key,
+  queue       text not null,
+  run_id      text not null,
+  dag_name    text not null,
+  enqueued_at text not null
+);
+create index queue_items_by_queue on {schema}.queue_items (queue, item_id);
+create index queue_items_by_run on {schema}.queue_items (run_id);
+create table {schema}.event_clock (
+  id      integer primary key check (id = 1),
+  last_ms bigint not null,
+  counter integer not null
+);
+insert into {schema}.event_clock values (1, 0, 0);
+create table {schema}.events (
+  id   text primary key,
+  type text not null,
+  time text not null,
+  data json not null
+);
+create index events_by_type on {schema}.events (type, id);
+`,
+  },
 ];

@@ -11,6 +11,7 @@ import {
   applyMigrations,
   checkSchema,
   checksumOf,
+  EXPECTED_VERSION,
   readApplied,
 } from '../../../server/store/postgres/schemaVersion';
 import { startPostgresCluster, type PostgresCluster } from '../../../server/testing/postgresCluster';
@@ -147,13 +148,17 @@ describe('schema migrations', () => {
   it('names what is wrong with a database it cannot run against, and changes nothing', async () => {
     const c = await pool.connect();
     try {
-      expect(await checkSchema(c, 'dagu_empty')).toMatch(/has no dagu schema; this build needs version 1/);
+      expect(await checkSchema(c, 'dagu_empty')).toMatch(
+        new RegExp(`has no dagu schema; this build needs version ${EXPECTED_VERSION}`),
+      );
       // A newer, breaking migration applied by a newer build.
       const schema = 'dagu_newer';
       const newer: Migration = { version: 99, name: 'from the future', breaking: true, sql: 'select 1' };
       await applyMigrations(c, schema, { by: 'new', known: [...MIGRATIONS, newer] });
       expect(await checkSchema(c, schema)).toMatch(
-        /schema is at version 99, newer than this build's 1, and version 99 is breaking/,
+        new RegExp(
+          `schema is at version 99, newer than this build's ${EXPECTED_VERSION}, and version 99 is breaking`,
+        ),
       );
       await expect(applyMigrations(c, schema, { by: 'old' })).rejects.toThrow(/version 99 is breaking/);
       // An applied migration whose text was edited afterwards.
