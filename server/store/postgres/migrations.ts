@@ -78,4 +78,29 @@ create table {schema}.events (
 create index events_by_type on {schema}.events (type, id);
 `,
   },
+  {
+    version: 3,
+    name: 'workers, coordinators, cancel requests and suspend flags',
+    breaking: true,
+    // Worker heartbeats rewrite their row every few seconds: a lower fillfactor keeps those updates HOT.
+    sql: `
+create table {schema}.workers (
+  worker_id text primary key,
+  doc       json not null
+) with (fillfactor = 70);
+create table {schema}.coordinators (
+  coordinator_id text primary key,
+  doc            json not null
+) with (fillfactor = 70);
+create table {schema}.cancel_requests (
+  run_id          text primary key,
+  requested_at_ms bigint not null
+);
+create table {schema}.suspend_flags (
+  dag          text primary key,
+  suspended_at text,
+  by_whom      text
+);
+`,
+  },
 ];

@@ -1,10 +1,21 @@
-// The queue and event-log store contracts on a real PostgreSQL (a throwaway cluster started here), plus
-// what the database form adds: appends from many connections at once keep IDs in commit order.
+// The store contracts (queues, event log, workers, coordinators, cancel requests, suspend flags) on a real
+// PostgreSQL (a throwaway cluster started here), plus what the database form adds: a reader tailing the
+// event log never skips an event while many clients append at once.
 
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEventLogContract, ManualClock } from '../../../server/store/eventLog.contract';
 import { describeQueueStoreContract } from '../../../server/store/queueStore.contract';
+import { describeCancelRequestsContract } from '../../../server/store/cancelRequests.contract';
+import { describeCoordinatorRegistryContract } from '../../../server/store/coordinatorRegistry.contract';
+import { describeSuspendFlagsContract } from '../../../server/store/suspendFlags.contract';
+import { describeWorkerRegistryContract } from '../../../server/store/workerRegistry.contract';
+import {
+  PgCancelRequests,
+  PgCoordinatorRegistry,
+  PgSuspendFlags,
+  PgWorkerRegistry,
+} from '../../../server/store/postgres/pgSmallStores';
 import { PgEventLog } from '../../../server/store/postgres/pgEventLog';
 import { PgQueueStore } from '../../../server/store/postgres/pgQueueStore';
 import { applyMigrations } from '../../../server/store/postgres/schemaVersion';
@@ -40,6 +51,26 @@ describeEventLogContract('PgEventLog', async (clock) => {
   await pool.query(`truncate ${SCHEMA}.events`);
   await pool.query(`update ${SCHEMA}.event_clock set last_ms = 0, counter = 0`);
   return { store: new PgEventLog(pool, SCHEMA, clock) };
+});
+
+describeWorkerRegistryContract('PgWorkerRegistry', async () => {
+  await pool.query(`truncate ${SCHEMA}.workers`);
+  return { store: new PgWorkerRegistry(pool, SCHEMA) };
+});
+
+describeCoordinatorRegistryContract('PgCoordinatorRegistry', async () => {
+  await pool.query(`truncate ${SCHEMA}.coordinators`);
+  return { store: new PgCoordinatorRegistry(pool, SCHEMA) };
+});
+
+describeCancelRequestsContract('PgCancelRequests', async () => {
+  await pool.query(`truncate ${SCHEMA}.cancel_requests`);
+  return { store: new PgCancelRequests(pool, SCHEMA) };
+});
+
+describeSuspendFlagsContract('PgSuspendFlags', async () => {
+  await pool.query(`truncate ${SCHEMA}.suspend_flags`);
+  return { store: new PgSuspendFlags(pool, SCHEMA) };
 });
 
 describe('PgEventLog across connections', () => {
