@@ -4,6 +4,8 @@
 // by trigger and creation time. Run records are seeded through the project's own run store
 // (e2e/seedRuns.ts), so the states and times are known exactly.
 
+import AxeBuilder from '@axe-core/playwright';
+import type { Page } from '@playwright/test';
 import { expect, screenshot, test } from './clusterTest';
 import { seededRun, seededStep, seedRuns } from './seedRuns';
 
@@ -17,6 +19,16 @@ const DAG = `steps:
     command: echo load
     depends: [transform]
 `;
+
+/** Serious or critical axe-core violations inside the parts of the page that `selectors` name. */
+async function seriousViolations(page: Page, selectors: string[]): Promise<string[]> {
+  let axe = new AxeBuilder({ page });
+  for (const s of selectors) axe = axe.include(s);
+  const { violations } = await axe.analyze();
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
 
 /** Steps of a chain run starting at second `s0` of 10:MM, each a second long, in order. */
 function chain(minute: number, states: Array<'succeeded' | 'failed' | 'skipped'>) {
@@ -115,6 +127,11 @@ test('the history grid shows three known runs in colour and words, and a cell op
   await expect(page.getByTestId('history-summary')).toContainText('Last 3 runs: 2 succeeded, 1 failed');
   await expect(page.getByTestId('history-sparkline')).toBeVisible();
   await expect(page.getByTestId('trend-bar')).toHaveCount(3);
+  expect(await seriousViolations(page, ['[data-testid="dag-history"]'])).toEqual([]);
+  // Every cell is reachable by keyboard, with its name.
+  await cell('run-ok', 'extract').focus();
+  await page.keyboard.press('Tab');
+  await expect(cell('run-failed', 'extract')).toBeFocused();
   await screenshot(page, testInfo, 'history-grid');
 
   // A cell opens the run with the step selected.
@@ -145,6 +162,9 @@ test('the history grid shows three known runs in colour and words, and a cell op
   await expect(long.getByTestId('output-value')).toHaveText(`${'x'.repeat(200)}…`);
   await long.getByRole('button', { name: 'Show all 500 characters' }).click();
   await expect(long.getByTestId('output-value')).toHaveText('x'.repeat(500));
+  expect(
+    await seriousViolations(page, ['[data-testid="run-timeline"]', '[data-testid="run-outputs"]']),
+  ).toEqual([]);
   await screenshot(page, testInfo, 'run-timeline-and-outputs');
 });
 
