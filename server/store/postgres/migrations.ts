@@ -50,13 +50,14 @@ create table {schema}.failover_events (
     version: 2,
     name: 'queues and the event log',
     breaking: true,
-    // The event log's IDs are made inside the append, under the row lock of event_clock: appends commit in
+    // IDs compare byte by byte (collation "C", whatever the database's default), as the file stores'
+    // names do. The event log's IDs are made inside the append, under the row lock of event_clock: appends commit in
     // ID order, so a reader that tails by "ID greater than the last one seen" never skips an event that
     // committed late (with IDs made by the clients, a smaller ID could commit after a larger one was read).
     sql: `
 create table {schema}.queue_items (
-  item_id     text primary key,
-  queue       text not null,
+  item_id     text collate "C" primary key,
+  queue       text collate "C" not null,
   run_id      text not null,
   dag_name    text not null,
   enqueued_at text not null
@@ -70,7 +71,7 @@ create table {schema}.event_clock (
 );
 insert into {schema}.event_clock values (1, 0, 0);
 create table {schema}.events (
-  id   text primary key,
+  id   text collate "C" primary key,
   type text not null,
   time text not null,
   data json not null
@@ -101,6 +102,30 @@ create table {schema}.suspend_flags (
   suspended_at text,
   by_whom      text
 );
+`,
+  },
+  {
+    version: 4,
+    name: 'dispatch tasks and claims',
+    breaking: true,
+    // One row per task, pending or claimed. A claim is one UPDATE of the oldest matching pending row taken
+    // FOR UPDATE SKIP LOCKED, so of many coordinators and pollers exactly one gets each task and none waits
+    // behind another's claim. The task's fixed part is kept as a document; what changes is in columns.
+    sql: `
+create table {schema}.dispatch_tasks (
+  task_id        text collate "C" primary key,
+  run_id         text not null,
+  state          text not null check (state in ('pending', 'claimed')),
+  selector       jsonb not null,
+  enqueued_at_ms bigint not null,
+  hold_until_ms  bigint,
+  claim_worker   text,
+  claim_token    text,
+  claimed_at_ms  bigint,
+  doc            json not null
+);
+create index dispatch_pending on {schema}.dispatch_tasks (enqueued_at_ms, task_id) where state = 'pending';
+create index dispatch_by_run on {schema}.dispatch_tasks (run_id);
 `,
   },
 ];

@@ -1,4 +1,4 @@
-// The store contracts (queues, event log, workers, coordinators, cancel requests, suspend flags) on a real
+// The store contracts (queues, event log, dispatch tasks, workers, coordinators, cancel requests, suspend flags) on a real
 // PostgreSQL (a throwaway cluster started here), plus what the database form adds: a reader tailing the
 // event log never skips an event while many clients append at once.
 
@@ -6,6 +6,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEventLogContract, ManualClock } from '../../../server/store/eventLog.contract';
 import { describeQueueStoreContract } from '../../../server/store/queueStore.contract';
+import { describeDispatchStoreContract } from '../../../server/store/dispatchStore.contract';
+import { PgDispatchStore } from '../../../server/store/postgres/pgDispatchStore';
 import { describeCancelRequestsContract } from '../../../server/store/cancelRequests.contract';
 import { describeCoordinatorRegistryContract } from '../../../server/store/coordinatorRegistry.contract';
 import { describeSuspendFlagsContract } from '../../../server/store/suspendFlags.contract';
@@ -52,6 +54,15 @@ describeEventLogContract('PgEventLog', async (clock) => {
   await pool.query(`update ${SCHEMA}.event_clock set last_ms = 0, counter = 0`);
   return { store: new PgEventLog(pool, SCHEMA, clock) };
 });
+
+describeDispatchStoreContract(
+  'PgDispatchStore',
+  async () => {
+    await pool.query(`truncate ${SCHEMA}.dispatch_tasks`);
+    return { store: new PgDispatchStore(pool, SCHEMA) };
+  },
+  { durable: true, baseMs: () => Date.UTC(2026, 2, 1, 10) },
+);
 
 describeWorkerRegistryContract('PgWorkerRegistry', async () => {
   await pool.query(`truncate ${SCHEMA}.workers`);

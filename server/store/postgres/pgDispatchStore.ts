@@ -1,0 +1,233 @@
+// Tasks for workers on PostgreSQL (the coordinator's dispatch store), with the order, claim and recycle rules
+// of the file store. A claim is one statement: the oldest pending task whose selector the worker's labels
+// contain (jsonb containment: every selector label equal) and that is claimable now, locked FOR UPDATE SKIP
+// LOCKED and turned into a claim with a new token. Every later step on a claim checks its worker and token.
+
+import type { Pool, PoolClient } from 'pg';
+import type { Labels } from '../../core/distributed';
+import { assertRunId } from '../../core/names';
+import { assertNewTask, isValidTaskId, newClaimToken, taskIdOf } from '../distributedDir';
+import type {
+  AckResult,
+  DispatchStore,
+  DispatchTask,
+  NewDispatchTask,
+  PendingSummary,
+} from '../dispatchTypes';
+import { quoteIdent } from './schemaVersion';
+
+interface Row {
+  task_id: string;
+  enqueued_at_ms: string;
+  hold_until_ms: string | null;
+  claim_worker: string | null;
+  claim_token: string | null;
+  claimed_at_ms: string | null;
+  doc: DispatchTask;
+}
+
+const COLUMNS = 'task_id, enqueued_at_ms, hold_until_ms, claim_worker, claim_token, claimed_at_ms, doc';
+
+export class PgDispatchStore implements DispatchStore {
+  readonly durable = true;
+  private readonly t: string;
+
+  constructor(
+    private readonly pool: Pool,
+    schema: string,
+  ) {
+    this.t = `${quoteIdent(schema)}.dispatch_tasks`;
+  }
+
+  async enqueue(task: NewDispatchTask): Promise<DispatchTask> {
+    assertNewTask(task);
+    // The same run and attempt enqueued twice within a millisecond: the later one takes the next free ID.
+    for (let idMs = task.enqueued_at_ms; ; idMs++) {
+      const stored: DispatchTask = {
+        ...structuredClone(task),
+        version: 1,
+        task_id: taskIdOf(idMs, task.run_id, task.attempt),
+        claim: null,
+      };
+      const r = await this.pool.query(
+        `insert into ${this.t} (task_id, run_id, state, selector, enqueued_at_ms, hold_until_ms, doc)
+         values ($1, $2, 'pending', $3::jsonb, $4, $5, $6::json) on conflict (task_id) do nothing`,
+        [
+          stored.task_id,
+          stored.run_id,
+          JSON.stringify(stored.worker_selector ?? {}),
+          stored.enqueued_at_ms,
+          stored.hold_until_ms,
+          JSON.stringify(stored),
+        ],
+      );
+      if ((r.rowCount ?? 0) > 0) return stored;
+    }
+  }
+
+  async claimNext(
+    worker: { worker_id: string; labels: Labels },
+    nowMs: number,
+  ): Promise<DispatchTask | null> {
+    const r = await this.pool.query<Row>(
+      `with next as (
+         select task_id from ${this.t}
+          where state = 'pending' and $1::jsonb @> selector and (hold_until_ms is null or hold_until_ms > $2)
+          order by enqueued_at_ms, task_id limit 1
+          for update skip locked)
+       update ${this.t} t set state = 'claimed', claim_worker = $3, claim_token = $4, claimed_at_ms = $2
+         from next where t.task_id = next.task_id
+       returning ${prefixed('t')}`,
+      [JSON.stringify(worker.labels), nowMs, worker.worker_id, newClaimToken()],
+    );
+    return r.rowCount === 0 ? null : toTask(r.rows[0]);
+  }
+
+  async takeExpiredHold(taskId: string, taker: string, nowMs: number): Promise<DispatchTask | null> {
+    if (!isValidTaskId(taskId)) return null;
+    const r = await this.pool.query<Row>(
+      `update ${this.t} set state = 'claimed', claim_worker = $2, claim_token = $3, claimed_at_ms = $4
+        where task_id = $1 and state = 'pending' and hold_until_ms is not null and hold_until_ms <= $4
+       returning ${COLUMNS}`,
+      [taskId, taker, newClaimToken(), nowMs],
+    );
+    return r.rowCount === 0 ? null : toTask(r.rows[0]);
+  }
+
+  async ack(taskId: string, workerId: string, token: string): Promise<AckResult> {
+    if (!isValidTaskId(taskId)) return { ok: false, reason: 'not_found' };
+    return this.tx(async (c) => {
+      const r = await c.query<Row>(
+        `select ${COLUMNS} from ${this.t} where task_id = $1 and state = 'claimed' for update`,
+        [taskId],
+      );
+      if (r.rowCount === 0) return { ok: false, reason: 'not_found' } as const;
+      const row = r.rows[0];
+      if (row.claim_worker !== workerId) return { ok: false, reason: 'wrong_worker' } as const;
+      // The same worker with another token holds a newer claim: the one being acknowledged is gone.
+      if (row.claim_token !== token) return { ok: false, reason: 'not_found' } as const;
+      await c.query(`delete from ${this.t} where task_id = $1`, [taskId]);
+      return { ok: true, task: toTask(row) } as const;
+    });
+  }
+
+  async listPending(where: (t: PendingSummary) => boolean = () => true): Promise<DispatchTask[]> {
+    return (await this.rows('pending')).map(toTask).filter((task) => where(summaryOf(task)));
+  }
+
+  async pendingSummaries(): Promise<PendingSummary[]> {
+    return (await this.rows('pending')).map((row) => summaryOf(toTask(row)));
+  }
+
+  async listClaims(): Promise<DispatchTask[]> {
+    return (await this.rows('claimed')).map(toTask);
+  }
+
+  async findByRun(runId: string): Promise<DispatchTask | null> {
+    assertRunId(runId);
+    const r = await this.pool.query<Row>(
+      `select ${COLUMNS} from ${this.t} where run_id = $1
+        order by state = 'claimed', enqueued_at_ms, task_id limit 1`,
+      [runId],
+    );
+    return r.rowCount === 0 ? null : toTask(r.rows[0]);
+  }
+
+  async delete(taskId: string): Promise<boolean> {
+    if (!isValidTaskId(taskId)) return false;
+    const r = await this.pool.query(`delete from ${this.t} where task_id = $1 and state = 'pending'`, [
+      taskId,
+    ]);
+    return (r.rowCount ?? 0) > 0;
+  }
+
+  async recycle(
+    nowMs: number,
+    ttlMs: number,
+    keep: (task: DispatchTask) => boolean = () => false,
+  ): Promise<{ returned: DispatchTask[]; expired: DispatchTask[] }> {
+    return this.tx(async (c) => {
+      // Pending tasks without a hold that nobody claimed in time; rows a claim holds are skipped.
+      const stale = await c.query<Row>(
+        `select ${COLUMNS} from ${this.t}
+          where state = 'pending' and hold_until_ms is null and $1 - enqueued_at_ms > $2
+          order by enqueued_at_ms, task_id for update skip locked`,
+        [nowMs, ttlMs],
+      );
+      const expired = stale.rows.map(toTask).filter((task) => !keep(task));
+      if (expired.length > 0) {
+        await c.query(`delete from ${this.t} where task_id = any($1::text[])`, [
+          expired.map((t) => t.task_id),
+        ]);
+      }
+      // Claims older than the TTL go back to pending, counted as enqueued now.
+      const back = await c.query<Row>(
+        `update ${this.t} set state = 'pending', claim_worker = null, claim_token = null, claimed_at_ms = null,
+                enqueued_at_ms = $1
+          where state = 'claimed' and $1 - claimed_at_ms > $2
+         returning ${COLUMNS}`,
+        [nowMs, ttlMs],
+      );
+      const returned = back.rows.map(toTask).sort((a, b) => (a.task_id < b.task_id ? -1 : 1));
+      return { returned, expired };
+    });
+  }
+
+  /** Nothing to rebuild: the table is the truth. */
+  async rebuildIndex(): Promise<void> {}
+
+  private async rows(state: 'pending' | 'claimed'): Promise<Row[]> {
+    const r = await this.pool.query<Row>(
+      `select ${COLUMNS} from ${this.t} where state = $1 order by enqueued_at_ms, task_id`,
+      [state],
+    );
+    return r.rows;
+  }
+
+  private async tx<T>(work: (c: PoolClient) => Promise<T>): Promise<T> {
+    const c = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      await c.query('begin');
+      const out = await work(c);
+      await c.query('commit');
+      return out;
+    } catch (err) {
+      await c.query('rollback').catch((e: Error) => {
+        broken = e;
+      });
+      throw err;
+    } finally {
+      c.release(broken);
+    }
+  }
+}
+
+function prefixed(alias: string): string {
+  return COLUMNS.split(', ')
+    .map((c) => `${alias}.${c}`)
+    .join(', ');
+}
+
+function toTask(row: Row): DispatchTask {
+  return {
+    ...row.doc,
+    task_id: row.task_id,
+    enqueued_at_ms: Number(row.enqueued_at_ms),
+    hold_until_ms: row.hold_until_ms === null ? null : Number(row.hold_until_ms),
+    claim:
+      row.claim_worker === null
+        ? null
+        : { worker_id: row.claim_worker, token: row.claim_token!, claimed_at_ms: Number(row.claimed_at_ms) },
+  };
+}
+
+function summaryOf(t: DispatchTask): PendingSummary {
+  return {
+    task_id: t.task_id,
+    run_id: t.run_id,
+    worker_selector: { ...t.worker_selector },
+    hold_until_ms: t.hold_until_ms,
+    enqueued_at_ms: t.enqueued_at_ms,
+  };
+}
