@@ -72,6 +72,8 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
     queue: services.queue,
     runs: services.runs,
     instances: services.instances,
+    suspendFlags: services.suspendFlags,
+    logger: services.logger,
   });
   const auth = services.config.auth;
   const server = http.createServer((req, res) => {

@@ -11,6 +11,8 @@ import { InstanceRegistry } from '../store/instanceRegistry';
 import { MemoryDispatchStore } from '../store/memoryDispatchStore';
 import { MemoryQueueStore } from '../store/memoryQueueStore';
 import { MemoryRunStore } from '../store/memoryRunStore';
+import { MemorySuspendFlags } from '../store/memorySuspendFlags';
+import { silentLogger } from '../core/ports';
 import { MemoryWorkerRegistry } from '../store/memoryWorkerRegistry';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -31,6 +33,8 @@ function registeredMetrics(): Array<{ name: string; labels: string[] }> {
     queue: new MemoryQueueStore(),
     runs: new MemoryRunStore(),
     instances: new InstanceRegistry(config.paths.data_dir),
+    suspendFlags: new MemorySuspendFlags(),
+    logger: silentLogger,
   });
   return registry.getMetricsAsArray().map((m) => ({
     name: m.name,

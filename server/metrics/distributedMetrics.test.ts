@@ -153,6 +153,8 @@ describe('the web server’s /metrics registry', () => {
         queue: svc.queue,
         runs: svc.runs,
         instances: svc.instances,
+        suspendFlags: svc.suspendFlags,
+        logger: svc.logger,
       });
       const text = await registry.metrics();
       expect(text).toContain('dagu_scheduler_instances{status="active"} 0');

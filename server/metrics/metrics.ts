@@ -3,12 +3,16 @@
 
 import { Gauge, Registry } from 'prom-client';
 import type { Config } from '../config/types';
-import type { Clock } from '../core/ports';
+import type { Clock, Logger } from '../core/ports';
 import type { DispatchStore, WorkerRegistry } from '../store/dispatchTypes';
 import { isLive, type InstanceRegistry } from '../store/instanceRegistry';
+import type { SuspendFlags } from '../store/suspendFlags';
 import type { QueueStore, RunStore } from '../store/types';
 import { registerDistributedMetrics } from './distributedMetrics';
 import { registerRunMetrics } from './runMetrics';
+import { RunTotals } from './runTotals';
+import { registerRunTotalsMetrics } from './runTotalsMetrics';
+import { ScheduleIntervals } from './scheduleIntervals';
 
 export interface Metrics {
   registry: Registry;
@@ -22,6 +26,9 @@ export interface MetricsSources {
   queue: Pick<QueueStore, 'queues' | 'list'>;
   runs: Pick<RunStore, 'listActive'>;
   instances: Pick<InstanceRegistry, 'list'>;
+  /** Suspended DAGs have no expected interval. */
+  suspendFlags: Pick<SuspendFlags, 'names'>;
+  logger: Logger;
 }
 
 export function createMetrics(config: Config, sources: MetricsSources): Metrics {
@@ -53,6 +60,10 @@ export function createMetrics(config: Config, sources: MetricsSources): Metrics 
     runs: sources.runs,
     tasks,
     configuredQueues: config.queues.config.map((q) => q.name),
+  });
+  registerRunTotalsMetrics(registry, {
+    totals: new RunTotals({ dataDir: config.paths.data_dir, clock, logger: sources.logger }),
+    schedules: new ScheduleIntervals(config.paths.dags_dir, sources.suspendFlags, clock),
   });
   return { registry };
 }

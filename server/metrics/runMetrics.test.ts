@@ -62,6 +62,8 @@ describe('run metrics', () => {
       queue: svc.queue,
       runs: svc.runs,
       instances: svc.instances,
+      suspendFlags: svc.suspendFlags,
+      logger: svc.logger,
     });
     const text = await registry.metrics();
     for (const name of [

@@ -12,6 +12,8 @@ import { InstanceRegistry } from '../../../server/store/instanceRegistry';
 import { MemoryDispatchStore } from '../../../server/store/memoryDispatchStore';
 import { MemoryQueueStore } from '../../../server/store/memoryQueueStore';
 import { MemoryRunStore } from '../../../server/store/memoryRunStore';
+import { MemorySuspendFlags } from '../../../server/store/memorySuspendFlags';
+import { silentLogger } from '../../../server/core/ports';
 import { MemoryWorkerRegistry } from '../../../server/store/memoryWorkerRegistry';
 import { ROOT } from '../harness';
 import { configFrom } from './daguEnv';
@@ -57,8 +59,10 @@ describe('the Prometheus rules', () => {
         queue: new MemoryQueueStore(),
         runs: new MemoryRunStore(),
         instances: new InstanceRegistry(config.paths.data_dir),
+        suspendFlags: new MemorySuspendFlags(),
+        logger: silentLogger,
       });
-      expect(files.length).toBeGreaterThanOrEqual(2);
+      expect(files.length).toBeGreaterThanOrEqual(3);
       for (const file of files) {
         for (const rule of rulesOf(file)) {
           const where = `${file}: ${rule.alert}`;
@@ -72,10 +76,14 @@ describe('the Prometheus rules', () => {
           expect(names.length, where).toBeGreaterThan(0);
           const labels = new Set<string>();
           for (const name of names) {
-            const metric = registry.getSingleMetric(name);
+            // A histogram's series are its name with _bucket, _sum and _count.
+            const metric =
+              registry.getSingleMetric(name) ??
+              registry.getSingleMetric(name.replace(/_(bucket|sum|count)$/, ''));
             expect(metric, `${where}: ${name}`).toBeDefined();
             // prom-client keeps a metric's label names on the instance; its type declarations do not show them.
             for (const l of (metric as unknown as { labelNames: string[] }).labelNames) labels.add(l);
+            if ((metric as unknown as { type: string }).type === 'histogram') labels.add('le');
           }
           const used = [
             ...[...rule.expr.matchAll(/\{([^}]*)\}/g)].flatMap((m) =>
