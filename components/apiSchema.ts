@@ -152,7 +152,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The DAG file's YAML text and its version (a hash of the text), for the console's editor. */
+    /** The DAG file's YAML text and its version (a hash of the text), for the console's editor. While `server.permissions.write_dags` is false, the SMTP password is served masked (`********`). */
     get: operations['getDagSpec'];
     put?: never;
     /** Save the DAG file's text (atomically: temp file and rename) if it is valid under `dagu validate`'s rules and the file still has `base_version`. */

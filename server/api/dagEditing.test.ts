@@ -217,6 +217,18 @@ describe('the same rules as every mutation', () => {
     },
   );
 
+  it('serves the SMTP password masked when writes are off, as written when they are on', async () => {
+    const text = `smtp:\n  host: mail\n  password: s3cret\n${VALID}`;
+    svc.writeDag('mail', text);
+    expect((await spec('mail')).body.yaml).toBe(text);
+    svc.cleanup();
+    svc = testServices(writable(false));
+    svc.writeDag('mail', text);
+    const r = await spec('mail');
+    expect(r.body.yaml).toBe(text.replace('s3cret', '********'));
+    expect(r.body.writable).toBe(false);
+  });
+
   it.each(writes)('%s refuses a request from another origin', async (_, p, params, body) => {
     svc.writeDag('etl', VALID);
     const r = await call('POST', p, params, body, { origin: 'http://evil.example', host: '127.0.0.1:8080' });

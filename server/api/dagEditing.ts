@@ -11,6 +11,7 @@ import { assertDagName, isValidDagName } from '../core/names';
 import { MAX_DAG_FILE_BYTES, loadDagByName, parseDagText } from '../store/dagCatalog';
 import {
   createDagFile,
+  dagVersion,
   deleteDagFile,
   findDagFile,
   readDagSource,
@@ -21,6 +22,7 @@ import {
 import { DAG_TEMPLATES, dagTemplateText } from './dagTemplates';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from './errors';
 import { Reply } from './http';
+import { maskDagSecrets } from './maskDagSecrets';
 import type { Services } from './services';
 
 /** Bodies carrying a DAG's text: the largest DAG file, escaped as JSON (at most doubled), and room for the rest. */
@@ -90,14 +92,20 @@ function relative(svc: Services, file: string): string {
   return path.relative(svc.config.paths.dags_dir, file);
 }
 
+/**
+ * The file as written, to edit; without write access, with the SMTP password masked (and the version that of
+ * the text served: nothing can be saved over it then).
+ */
 export async function getDagSpec(svc: Services, name: string): Promise<DagSpecView> {
   const source = await requireSource(svc, name);
+  const writable = svc.config.server.permissions.write_dags;
+  const yaml = writable ? source.text : maskDagSecrets(source.text);
   return {
     name,
     file: relative(svc, source.file),
-    yaml: source.text,
-    version: source.version,
-    writable: svc.config.server.permissions.write_dags,
+    yaml,
+    version: writable ? source.version : dagVersion(yaml),
+    writable,
   };
 }
 
