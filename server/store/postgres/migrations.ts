@@ -128,4 +128,41 @@ create index dispatch_pending on {schema}.dispatch_tasks (enqueued_at_ms, task_i
 create index dispatch_by_run on {schema}.dispatch_tasks (run_id);
 `,
   },
+  {
+    version: 5,
+    name: 'runs, attempts and active runs',
+    breaking: true,
+    // A run row per run (its primary key is the at-most-once rule: a slot's run ID is inserted once) with
+    // the latest attempt's list fields in columns, so the run list is an index range scan that never reads a
+    // status document; one row per attempt with its full status, claim, heartbeat and unwritten-status note.
+    sql: `
+create table {schema}.runs (
+  run_id         text collate "C" primary key,
+  dag_name       text collate "C" not null,
+  list_key       text collate "C" not null,
+  created_ms     bigint not null,
+  latest_attempt integer not null,
+  status         text not null,
+  trigger_type   text,
+  summary        json not null
+);
+create index runs_list on {schema}.runs (list_key desc);
+create index runs_list_by_dag on {schema}.runs (dag_name, list_key desc);
+create index runs_list_by_status on {schema}.runs (status, list_key desc);
+create table {schema}.run_attempts (
+  run_id       text collate "C" not null references {schema}.runs (run_id) on delete cascade,
+  attempt      integer not null,
+  status       json not null,
+  claimed_by   text,
+  heartbeat_ms bigint,
+  unwritten    json,
+  primary key (run_id, attempt)
+);
+create table {schema}.active_runs (
+  run_id   text collate "C" primary key,
+  dag_name text not null,
+  queue    text not null
+);
+`,
+  },
 ];

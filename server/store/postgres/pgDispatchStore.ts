@@ -3,7 +3,7 @@
 // contain (jsonb containment: every selector label equal) and that is claimable now, locked FOR UPDATE SKIP
 // LOCKED and turned into a claim with a new token. Every later step on a claim checks its worker and token.
 
-import type { Pool, PoolClient } from 'pg';
+import type { Pool } from 'pg';
 import type { Labels } from '../../core/distributed';
 import { assertRunId } from '../../core/names';
 import { assertNewTask, isValidTaskId, newClaimToken, taskIdOf } from '../distributedDir';
@@ -15,6 +15,7 @@ import type {
   PendingSummary,
 } from '../dispatchTypes';
 import { quoteIdent } from './schemaVersion';
+import { inTransaction } from './transaction';
 
 interface Row {
   task_id: string;
@@ -96,7 +97,7 @@ export class PgDispatchStore implements DispatchStore {
 
   async ack(taskId: string, workerId: string, token: string): Promise<AckResult> {
     if (!isValidTaskId(taskId)) return { ok: false, reason: 'not_found' };
-    return this.tx(async (c) => {
+    return inTransaction(this.pool, async (c) => {
       const r = await c.query<Row>(
         `select ${COLUMNS} from ${this.t} where task_id = $1 and state = 'claimed' for update`,
         [taskId],
@@ -146,7 +147,7 @@ export class PgDispatchStore implements DispatchStore {
     ttlMs: number,
     keep: (task: DispatchTask) => boolean = () => false,
   ): Promise<{ returned: DispatchTask[]; expired: DispatchTask[] }> {
-    return this.tx(async (c) => {
+    return inTransaction(this.pool, async (c) => {
       // Pending tasks without a hold that nobody claimed in time; rows a claim holds are skipped.
       const stale = await c.query<Row>(
         `select ${COLUMNS} from ${this.t}
@@ -182,24 +183,6 @@ export class PgDispatchStore implements DispatchStore {
       [state],
     );
     return r.rows;
-  }
-
-  private async tx<T>(work: (c: PoolClient) => Promise<T>): Promise<T> {
-    const c = await this.pool.connect();
-    let broken: Error | undefined;
-    try {
-      await c.query('begin');
-      const out = await work(c);
-      await c.query('commit');
-      return out;
-    } catch (err) {
-      await c.query('rollback').catch((e: Error) => {
-        broken = e;
-      });
-      throw err;
-    } finally {
-      c.release(broken);
-    }
   }
 }
 

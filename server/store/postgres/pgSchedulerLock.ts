@@ -12,6 +12,7 @@
 import type { Pool, PoolClient } from 'pg';
 import type { LockRead, LockRecord, LockStorage } from '../../core/lease/types';
 import { quoteIdent } from './schemaVersion';
+import { inTransaction } from './transaction';
 
 const LOCK_NAME = 'scheduler';
 
@@ -59,7 +60,7 @@ export class PgSchedulerLock implements LockStorage {
   }
 
   async create(record: LockRecord): Promise<boolean> {
-    return this.tx(async (c) => {
+    return inTransaction(this.pool, async (c) => {
       const r = await c.query(
         `insert into ${this.s}.scheduler_lease (name, holder, instance_id, host, pid, epoch, released, acquired_at)
          values ($1, $2, $3, $4, $5, $6, $7, $8) on conflict (name) do nothing`,
@@ -84,7 +85,7 @@ export class PgSchedulerLock implements LockStorage {
     if (observed.kind === 'corrupt') return false;
     if (observed.kind === 'none') return this.create(next);
     const was = observed.record;
-    return this.tx(async (c) => {
+    return inTransaction(this.pool, async (c) => {
       const lease = await c.query<{ holder: string; epoch: string; released: boolean }>(
         `select holder, epoch, released from ${this.s}.scheduler_lease where name = $1 for update`,
         [LOCK_NAME],
@@ -131,7 +132,7 @@ export class PgSchedulerLock implements LockStorage {
       if (r.rowCount === 0) throw new LeaseFenceError(record.holder, record.epoch);
       return;
     }
-    await this.tx(async (c) => {
+    await inTransaction(this.pool, async (c) => {
       const r = await c.query(
         `update ${this.s}.scheduler_lease set released = true
           where name = $1 and holder = $2 and epoch = $3`,
@@ -152,7 +153,7 @@ export class PgSchedulerLock implements LockStorage {
    * hand-over, a dead-run verdict).
    */
   async fenced<T>(holder: string, epoch: number, work: (c: PoolClient) => Promise<T>): Promise<T> {
-    return this.tx(async (c) => {
+    return inTransaction(this.pool, async (c) => {
       const r = await c.query(
         `select 1 from ${this.s}.scheduler_lease where name = $1 and holder = $2 and epoch = $3 and not released for share`,
         [LOCK_NAME, holder, epoch],
@@ -195,24 +196,6 @@ export class PgSchedulerLock implements LockStorage {
       `insert into ${this.s}.failover_events (epoch, from_holder, to_holder, reason) values ($1, $2, $3, $4)`,
       [to.epoch, from?.instance_id ?? null, to.instance_id, reason],
     );
-  }
-
-  private async tx<T>(work: (c: PoolClient) => Promise<T>): Promise<T> {
-    const c = await this.pool.connect();
-    let broken: Error | undefined;
-    try {
-      await c.query('begin');
-      const out = await work(c);
-      await c.query('commit');
-      return out;
-    } catch (err) {
-      await c.query('rollback').catch((e: Error) => {
-        broken = e;
-      });
-      throw err;
-    } finally {
-      c.release(broken);
-    }
   }
 }
 

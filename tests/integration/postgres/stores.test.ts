@@ -1,4 +1,4 @@
-// The store contracts (queues, event log, dispatch tasks, workers, coordinators, cancel requests, suspend flags) on a real
+// The store contracts (runs, queues, event log, dispatch tasks, workers, coordinators, cancel requests, suspend flags) on a real
 // PostgreSQL (a throwaway cluster started here), plus what the database form adds: a reader tailing the
 // event log never skips an event while many clients append at once.
 
@@ -6,6 +6,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEventLogContract, ManualClock } from '../../../server/store/eventLog.contract';
 import { describeQueueStoreContract } from '../../../server/store/queueStore.contract';
+import { describeRunStoreContract } from '../../../server/store/runStore.contract';
+import { PgRunStore } from '../../../server/store/postgres/pgRunStore';
 import { describeDispatchStoreContract } from '../../../server/store/dispatchStore.contract';
 import { PgDispatchStore } from '../../../server/store/postgres/pgDispatchStore';
 import { describeCancelRequestsContract } from '../../../server/store/cancelRequests.contract';
@@ -53,6 +55,11 @@ describeEventLogContract('PgEventLog', async (clock) => {
   await pool.query(`truncate ${SCHEMA}.events`);
   await pool.query(`update ${SCHEMA}.event_clock set last_ms = 0, counter = 0`);
   return { store: new PgEventLog(pool, SCHEMA, clock) };
+});
+
+describeRunStoreContract('PgRunStore', async () => {
+  await pool.query(`truncate ${SCHEMA}.runs, ${SCHEMA}.run_attempts, ${SCHEMA}.active_runs`);
+  return { store: new PgRunStore(pool, SCHEMA, '/logs') };
 });
 
 describeDispatchStoreContract(

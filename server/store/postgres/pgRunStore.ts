@@ -1,0 +1,322 @@
+// Run records on PostgreSQL, with the file store's validation, ordering and errors (the run store contract).
+// Creating a run inserts its row: the primary key is the at-most-once rule, as the exclusive directory
+// create is for files. Creation, a new attempt and its active mark are one transaction, so nothing is ever
+// half created (completeRun and purgeDeleted have nothing to finish). The run list is a keyset range over
+// the same keys as the file index (`<created ms13>~<run id>`, newest first), filtered by indexed columns.
+// Step logs stay on local disk under `logRoot` (the run process writes them there).
+
+import path from 'node:path';
+import type { Pool, PoolClient } from 'pg';
+import { assertDagName, assertRunId } from '../../core/names';
+import { TERMINAL_RUN_STATES, type RunStatus } from '../../core/types';
+import { AttemptConflictError, RunNotFoundError } from '../errors';
+import { clampLimit, createdMsOf, parseCursor, runListKey, summarizeRun, upperKey } from '../runList';
+import { assertStatusNames, isAttemptNumber } from '../runValidation';
+import type {
+  CreateRunResult,
+  DeleteRunResult,
+  HistoryEntry,
+  ReadStatusResult,
+  RunListPage,
+  RunListQuery,
+  RunStore,
+  RunSummary,
+  UnwrittenFinalStatus,
+} from '../types';
+import { parseUnwrittenNoteName, unwrittenNoteName } from '../unwrittenFinalStatus';
+import { quoteIdent } from './schemaVersion';
+import { inTransaction } from './transaction';
+
+type ActiveRun = { run_id: string; dag_name: string; queue: string };
+
+export class PgRunStore implements RunStore {
+  private readonly s: string;
+
+  constructor(
+    private readonly pool: Pool,
+    schema: string,
+    private readonly logRoot: string,
+  ) {
+    this.s = quoteIdent(schema);
+  }
+
+  async createRun(initial: RunStatus): Promise<CreateRunResult> {
+    assertStatusNames(initial);
+    if (initial.attempt !== 1) throw new AttemptConflictError(initial.run_id, initial.attempt, 0);
+    return inTransaction(this.pool, async (c) => {
+      const createdMs = createdMsOf(initial);
+      const r = await c.query(
+        `insert into ${this.s}.runs (run_id, dag_name, list_key, created_ms, latest_attempt, status, trigger_type, summary)
+         values ($1, $2, $3, $4, 1, $5, $6, $7::json) on conflict (run_id) do nothing`,
+        [
+          initial.run_id,
+          initial.dag_name,
+          runListKey(createdMs, initial.run_id),
+          createdMs,
+          initial.status,
+          initial.trigger_type,
+          JSON.stringify(summarizeRun(initial)),
+        ],
+      );
+      if (r.rowCount === 0) return { created: false, reason: 'exists' } as const;
+      await c.query(`insert into ${this.s}.run_attempts (run_id, attempt, status) values ($1, 1, $2::json)`, [
+        initial.run_id,
+        JSON.stringify(initial),
+      ]);
+      await this.markIfLive(c, initial);
+      return { created: true } as const;
+    });
+  }
+
+  /** Creation is one transaction here, so there is never a half-created run to complete. */
+  async completeRun(initial: RunStatus): Promise<boolean> {
+    assertStatusNames(initial);
+    return false;
+  }
+
+  /** The run list is the runs table: every created run is listed. */
+  async ensureIndexed(status: RunStatus): Promise<void> {
+    assertStatusNames(status);
+  }
+
+  async createAttempt(status: RunStatus): Promise<void> {
+    assertStatusNames(status);
+    await inTransaction(this.pool, async (c) => {
+      const run = await c.query<{ latest_attempt: number }>(
+        `select latest_attempt from ${this.s}.runs where run_id = $1 for update`,
+        [status.run_id],
+      );
+      if (run.rowCount === 0) throw new RunNotFoundError(status.run_id);
+      const latest = run.rows[0].latest_attempt;
+      if (status.attempt !== latest + 1)
+        throw new AttemptConflictError(status.run_id, status.attempt, latest);
+      await c.query(
+        `insert into ${this.s}.run_attempts (run_id, attempt, status) values ($1, $2, $3::json)`,
+        [status.run_id, status.attempt, JSON.stringify(status)],
+      );
+      await this.updateLatest(c, status);
+      await this.markIfLive(c, status);
+    });
+  }
+
+  async writeStatus(status: RunStatus): Promise<void> {
+    assertStatusNames(status);
+    await inTransaction(this.pool, async (c) => {
+      const run = await c.query<{ latest_attempt: number }>(
+        `select latest_attempt from ${this.s}.runs where run_id = $1 for update`,
+        [status.run_id],
+      );
+      if (run.rowCount === 0) throw new RunNotFoundError(status.run_id);
+      if (!isAttemptNumber(status.attempt) || status.attempt > run.rows[0].latest_attempt) {
+        throw new RunNotFoundError(status.run_id, status.attempt);
+      }
+      await c.query(
+        `update ${this.s}.run_attempts set status = $3::json where run_id = $1 and attempt = $2`,
+        [status.run_id, status.attempt, JSON.stringify(status)],
+      );
+      if (status.attempt === run.rows[0].latest_attempt) await this.updateLatest(c, status);
+    });
+  }
+
+  async recordUnwrittenFinalStatus(
+    runId: string,
+    attempt: number,
+    note: UnwrittenFinalStatus,
+  ): Promise<void> {
+    assertRunId(runId);
+    // Kept as the file store keeps it (in a file name): a code it cannot spell there reads back as UNKNOWN.
+    const kept = parseUnwrittenNoteName(unwrittenNoteName(note))!;
+    const r = await this.pool.query(
+      `update ${this.s}.run_attempts set unwritten = $3::json where run_id = $1 and attempt = $2`,
+      [runId, attempt, JSON.stringify(kept)],
+    );
+    if (r.rowCount === 0) throw await this.notFound(runId, attempt);
+  }
+
+  async readUnwrittenFinalStatus(runId: string, attempt: number): Promise<UnwrittenFinalStatus | null> {
+    assertRunId(runId);
+    const r = await this.pool.query<{ unwritten: UnwrittenFinalStatus | null }>(
+      `select unwritten from ${this.s}.run_attempts where run_id = $1 and attempt = $2`,
+      [runId, attempt],
+    );
+    return r.rows[0]?.unwritten ?? null;
+  }
+
+  async readStatus(runId: string): Promise<ReadStatusResult> {
+    assertRunId(runId);
+    const r = await this.pool.query<{ status: RunStatus }>(
+      `select a.status from ${this.s}.runs r join ${this.s}.run_attempts a
+          on a.run_id = r.run_id and a.attempt = r.latest_attempt
+        where r.run_id = $1`,
+      [runId],
+    );
+    return r.rowCount === 0 ? { kind: 'missing' } : { kind: 'ok', status: r.rows[0].status };
+  }
+
+  async listRuns(query: RunListQuery): Promise<RunListPage> {
+    if (query.dag !== undefined) assertDagName(query.dag);
+    const limit = clampLimit(query.limit);
+    const before = upperKey(parseCursor(query.cursor), query.createdToMs);
+    const where: string[] = [];
+    const values: unknown[] = [];
+    const add = (sql: string, value: unknown) => {
+      values.push(value);
+      where.push(sql.replace('?', `$${values.length}`));
+    };
+    if (before !== null) add('list_key < ?', before);
+    if (query.dag !== undefined) add('dag_name = ?', query.dag);
+    if (query.status !== undefined) add('status = ?', query.status);
+    if (query.trigger !== undefined) add('trigger_type = ?', query.trigger);
+    if (query.createdFromMs !== undefined) add('created_ms >= ?', query.createdFromMs);
+    values.push(limit + 1);
+    const r = await this.pool.query<{ list_key: string; summary: RunSummary }>(
+      `select list_key, summary from ${this.s}.runs
+        ${where.length > 0 ? `where ${where.join(' and ')}` : ''}
+        order by list_key desc limit $${values.length}`,
+      values,
+    );
+    const page = r.rows.slice(0, limit);
+    return {
+      items: page.map((row) => row.summary),
+      next_cursor: r.rows.length > limit ? page[page.length - 1].list_key : null,
+    };
+  }
+
+  async listActive(): Promise<ActiveRun[]> {
+    const r = await this.pool.query<ActiveRun>(
+      `select run_id, dag_name, queue from ${this.s}.active_runs order by run_id`,
+    );
+    return r.rows.map((row) => ({ run_id: row.run_id, dag_name: row.dag_name, queue: row.queue }));
+  }
+
+  async markActive(run: ActiveRun): Promise<void> {
+    assertRunId(run.run_id);
+    assertDagName(run.dag_name);
+    assertDagName(run.queue, 'queue name');
+    await this.mark(this.pool, run);
+  }
+
+  async unmarkActive(runId: string): Promise<void> {
+    assertRunId(runId);
+    await this.pool.query(`delete from ${this.s}.active_runs where run_id = $1`, [runId]);
+  }
+
+  async claimAttempt(runId: string, attempt: number, owner: string): Promise<boolean> {
+    assertRunId(runId);
+    const r = await this.pool.query(
+      `update ${this.s}.run_attempts set claimed_by = $3
+        where run_id = $1 and attempt = $2 and claimed_by is null`,
+      [runId, attempt, owner],
+    );
+    if ((r.rowCount ?? 0) > 0) return true;
+    const exists = await this.pool.query(
+      `select 1 from ${this.s}.run_attempts where run_id = $1 and attempt = $2`,
+      [runId, attempt],
+    );
+    if (exists.rowCount === 0) throw await this.notFound(runId, attempt);
+    return false;
+  }
+
+  async isClaimed(runId: string, attempt: number): Promise<boolean> {
+    assertRunId(runId);
+    const r = await this.pool.query(
+      `select 1 from ${this.s}.run_attempts where run_id = $1 and attempt = $2 and claimed_by is not null`,
+      [runId, attempt],
+    );
+    return (r.rowCount ?? 0) > 0;
+  }
+
+  async writeHeartbeat(runId: string, attempt: number, nowMs: number): Promise<void> {
+    assertRunId(runId);
+    const r = await this.pool.query(
+      `update ${this.s}.run_attempts set heartbeat_ms = $3 where run_id = $1 and attempt = $2`,
+      [runId, attempt, nowMs],
+    );
+    if (r.rowCount === 0) throw await this.notFound(runId, attempt);
+  }
+
+  async readHeartbeat(runId: string, attempt: number): Promise<number | null> {
+    assertRunId(runId);
+    const r = await this.pool.query<{ heartbeat_ms: string | null }>(
+      `select heartbeat_ms from ${this.s}.run_attempts where run_id = $1 and attempt = $2`,
+      [runId, attempt],
+    );
+    const ms = r.rows[0]?.heartbeat_ms;
+    return ms === null || ms === undefined ? null : Number(ms);
+  }
+
+  logDir(dagName: string, runId: string, attempt: number): string {
+    assertDagName(dagName);
+    assertRunId(runId);
+    if (!isAttemptNumber(attempt)) throw new RunNotFoundError(runId, attempt);
+    return path.join(this.logRoot, dagName, runId, String(attempt));
+  }
+
+  async history(dagName: string): Promise<HistoryEntry[]> {
+    assertDagName(dagName);
+    const r = await this.pool.query<{ run_id: string; created_ms: string }>(
+      `select run_id, created_ms from ${this.s}.runs where dag_name = $1 order by list_key desc`,
+      [dagName],
+    );
+    return r.rows.map((row) => ({ run_id: row.run_id, created_ms: Number(row.created_ms) }));
+  }
+
+  async deleteRun(runId: string): Promise<DeleteRunResult> {
+    assertRunId(runId);
+    return inTransaction(this.pool, async (c) => {
+      const r = await c.query<{ status: string }>(
+        `select status from ${this.s}.runs where run_id = $1 for update`,
+        [runId],
+      );
+      if (r.rowCount === 0) return { deleted: false, reason: 'missing' } as const;
+      const active = await c.query(`select 1 from ${this.s}.active_runs where run_id = $1`, [runId]);
+      if (
+        !(TERMINAL_RUN_STATES as readonly string[]).includes(r.rows[0].status) ||
+        (active.rowCount ?? 0) > 0
+      ) {
+        return { deleted: false, reason: 'live' } as const;
+      }
+      await c.query(`delete from ${this.s}.runs where run_id = $1`, [runId]);
+      return { deleted: true } as const;
+    });
+  }
+
+  /** Deletion is one transaction here: nothing is ever left half done. */
+  async purgeDeleted(): Promise<number> {
+    return 0;
+  }
+
+  private async updateLatest(c: PoolClient, status: RunStatus): Promise<void> {
+    await c.query(
+      `update ${this.s}.runs set latest_attempt = $2, status = $3, trigger_type = $4, summary = $5::json
+        where run_id = $1`,
+      [
+        status.run_id,
+        status.attempt,
+        status.status,
+        status.trigger_type,
+        JSON.stringify(summarizeRun(status)),
+      ],
+    );
+  }
+
+  /** As the file store does: a new queued or running run (or attempt) is marked active as it is created. */
+  private async markIfLive(c: PoolClient, s: RunStatus): Promise<void> {
+    if (s.status === 'queued' || s.status === 'running') {
+      await this.mark(c, { run_id: s.run_id, dag_name: s.dag_name, queue: s.queue });
+    }
+  }
+
+  private async mark(c: Pool | PoolClient, run: ActiveRun): Promise<void> {
+    await c.query(
+      `insert into ${this.s}.active_runs (run_id, dag_name, queue) values ($1, $2, $3)
+       on conflict (run_id) do update set dag_name = excluded.dag_name, queue = excluded.queue`,
+      [run.run_id, run.dag_name, run.queue],
+    );
+  }
+
+  private async notFound(runId: string, attempt: number): Promise<RunNotFoundError> {
+    const run = await this.pool.query(`select 1 from ${this.s}.runs where run_id = $1`, [runId]);
+    return run.rowCount === 0 ? new RunNotFoundError(runId) : new RunNotFoundError(runId, attempt);
+  }
+}
