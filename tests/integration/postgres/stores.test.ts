@@ -1,6 +1,6 @@
-// The store contracts (runs, queues, event log, dispatch tasks, workers, coordinators, cancel requests, suspend flags) on a real
-// PostgreSQL (a throwaway cluster started here), plus what the database form adds: a reader tailing the
-// event log never skips an event while many clients append at once.
+// The store contracts (runs, queues, event log, dispatch tasks, workers, coordinators, cancel requests,
+// suspend flags) on a real PostgreSQL (a throwaway cluster started here), plus what the database form adds:
+// a reader tailing the event log never skips an event while many clients append at once.
 
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
