@@ -3,8 +3,9 @@
 // answers a retry cannot change (not signed in, forbidden, not found), which show at once.
 
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { useState, type ReactNode } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
 import { ApiRequestError } from './api';
+import { startLiveEvents } from './live/liveEvents';
 
 const FINAL_STATUSES = new Set([401, 403, 404]);
 
@@ -23,5 +24,6 @@ export function Providers({ children }: { children: ReactNode }) {
         },
       }),
   );
+  useEffect(() => startLiveEvents(client), [client]);
   return <QueryClientProvider client={client}>{children}</QueryClientProvider>;
 }

@@ -15,6 +15,7 @@ import type {
   StartResult,
   StepLog,
 } from '@/components/apiTypes';
+import { livePoll } from './live/liveEvents';
 import { withoutRuns } from './queue/withoutRuns';
 import { timeBounds } from './runs/timeRange';
 import { getJson, isNotFound, postJson } from './api';
@@ -37,14 +38,14 @@ export const dagsQuery = () =>
   queryOptions({
     queryKey: queryKeys.dags(),
     queryFn: ({ signal }) => getJson<{ dags: DagSummary[] }>('/api/v1/dags', signal),
-    refetchInterval: LIVE_REFRESH_MS,
+    refetchInterval: livePoll(LIVE_REFRESH_MS),
   });
 
 export const dagQuery = (name: string) =>
   queryOptions({
     queryKey: queryKeys.dag(name),
     queryFn: ({ signal }) => getJson<DagDetail>(`/api/v1/dags/${enc(name)}`, signal),
-    refetchInterval: LIVE_REFRESH_MS,
+    refetchInterval: livePoll(LIVE_REFRESH_MS),
   });
 
 export const dagHistoryQuery = (name: string, limit: number) =>
@@ -69,7 +70,7 @@ export const runsQuery = (filter: RunFilter) =>
       q.set('limit', '50');
       return getJson<RunListPage>(`/api/v1/runs?${q}`, signal);
     },
-    refetchInterval: LIVE_REFRESH_MS,
+    refetchInterval: livePoll(LIVE_REFRESH_MS),
   });
 
 export const runQuery = (runId: string) =>
@@ -117,7 +118,7 @@ export const queueQuery = (filter: QueueFilter = {}) =>
       const q = queueFilterParams(filter).toString();
       return getJson<QueueListing>(q ? `/api/v1/queue?${q}` : '/api/v1/queue', signal);
     },
-    refetchInterval: LIVE_REFRESH_MS,
+    refetchInterval: livePoll(LIVE_REFRESH_MS),
   });
 
 /** Marks everything a run state change can affect as stale. */

@@ -3,6 +3,7 @@
 import { queryOptions } from '@tanstack/react-query';
 import type { WorkerListing } from '../apiTypes';
 import { getJson } from '../api';
+import { livePoll } from '../live/liveEvents';
 import { queryKeys } from '../queryKeys';
 
 export const WORKERS_REFRESH_MS = 2000;
@@ -11,5 +12,5 @@ export const workersQuery = () =>
   queryOptions({
     queryKey: queryKeys.workers(),
     queryFn: ({ signal }) => getJson<WorkerListing>('/api/v1/workers', signal),
-    refetchInterval: WORKERS_REFRESH_MS,
+    refetchInterval: livePoll(WORKERS_REFRESH_MS),
   });

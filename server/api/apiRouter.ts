@@ -66,19 +66,60 @@ export function createApiRouter<C>(
       if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
     }
     const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
+    // Aborted when the client goes away, so a stream (events, a log download) or a long poll ends with it.
+    const gone = new AbortController();
+    res.once('close', () => gone.abort());
     const request = new Request(url, {
       method: req.method,
       headers,
       body: hasBody ? (Readable.toWeb(req) as ReadableStream<Uint8Array>) : undefined,
       duplex: 'half',
+      signal: gone.signal,
     } as RequestInit);
     const response = await handler(ctx, request, params);
     const out: Record<string, string> = {};
     response.headers.forEach((v, k) => (out[k] = v));
     res.writeHead(response.status, out);
-    res.end(req.method === 'HEAD' ? undefined : Buffer.from(await response.arrayBuffer()));
+    if (req.method === 'HEAD' || response.body === null) {
+      await response.body?.cancel();
+      res.end();
+    } else if (isStreamed(response)) {
+      await pipeBody(response.body, res, gone.signal);
+    } else {
+      res.end(Buffer.from(await response.arrayBuffer()));
+    }
     return true;
   };
+}
+
+/** A body written as it is produced (events, downloads) rather than gathered first: no Content-Length. */
+function isStreamed(response: Response): boolean {
+  const type = response.headers.get('content-type') ?? '';
+  return !type.startsWith('application/json') && response.headers.get('content-length') === null;
+}
+
+/** Writes a streamed body chunk by chunk, waiting for the socket to drain; stops when the client leaves. */
+async function pipeBody(body: ReadableStream<Uint8Array>, res: ServerResponse, gone: AbortSignal) {
+  const reader = body.getReader();
+  const stop = () => void reader.cancel().catch(() => undefined);
+  gone.addEventListener('abort', stop, { once: true });
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done || gone.aborted) break;
+      if (!res.write(value)) {
+        await new Promise<void>((resolve) => {
+          res.once('drain', resolve);
+          res.once('close', resolve);
+        });
+      }
+    }
+  } catch {
+    // The producer failed or was cancelled because the client left: end what was sent.
+  } finally {
+    gone.removeEventListener('abort', stop);
+    res.end();
+  }
 }
 
 /** The path parameters, percent-decoded; null when one is not valid percent-encoding (`%E0%A4%A`). */

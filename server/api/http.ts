@@ -44,6 +44,8 @@ export async function respond(
     if (!opts.public) assertAuthenticated(svc.config.auth, credentialsOf(req));
     if (req.method !== 'GET' && req.method !== 'HEAD') assertSameOrigin(req);
     const result = await op(svc);
+    // A Response is an answer that is not JSON (an event stream, a file download), already complete.
+    if (result instanceof Response) return result;
     return result instanceof Reply
       ? jsonResponse(result.body, result.status, result.headers)
       : jsonResponse(result);
