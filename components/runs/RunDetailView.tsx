@@ -23,6 +23,7 @@ import { RunInsights } from './RunInsights';
 import { StepDetails } from './StepDetails';
 import { StepLogTail } from './StepLogTail';
 import { StepTable } from './StepTable';
+import { RunLogConsole } from './logs/RunLogConsole';
 import { rowToShow, runRows } from './runSteps';
 
 export function RunDetailView({
@@ -150,6 +151,7 @@ export function RunDetailView({
       )}
       <StepTable rows={rows} now={now} selected={selectedStep?.name ?? null} onSelect={setPicked} />
       <RunInsights run={run} rows={rows} now={now} />
+      <RunLogConsole run={run} />
     </div>
   );
 }

@@ -42,17 +42,12 @@ export async function readRunLog(
   if (stream !== 'stdout' && stream !== 'stderr') {
     throw new BadRequestError(`stream: ${JSON.stringify(String(stream))} must be stdout or stderr`);
   }
-  if (step === '' || step.length > STEP_NAME_LIMIT || /[\0/\\]/.test(step)) {
-    throw new BadRequestError(`step: ${JSON.stringify(step)} is not a valid step name`);
-  }
+  assertStepName(step);
   const tail = opts.tailBytes ?? MAX_LOG_BYTES;
   if (!Number.isInteger(tail) || tail < 1) {
     throw new BadRequestError(`tail: ${JSON.stringify(String(opts.tailBytes))} must be a positive integer`);
   }
   const status = await getRun(svc, runId);
-  const stepStatus = findStep(status.steps, status.handlers, step);
-  if (!stepStatus) throw new NotFoundError(`run ${runId} has no step ${JSON.stringify(step)}`);
-  const relative = stepStatus[stream];
   const empty: StepLog = {
     run_id: runId,
     step,
@@ -62,13 +57,10 @@ export async function readRunLog(
     truncated: false,
     content: '',
   };
-  if (!relative) return empty;
-
+  const file = await stepLogFile(svc, status, step, stream);
+  if (file === null) return empty;
   let handle;
   try {
-    const file = path.isAbsolute(relative)
-      ? await confineToDagLogDir(svc, status, relative)
-      : await confineResolved(svc.config.paths.log_dir, relative);
     handle = await open(file, 'r');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return empty;
@@ -89,6 +81,37 @@ export async function readRunLog(
     };
   } finally {
     await handle.close();
+  }
+}
+
+/** Checks a step name from a request: one path segment's worth of text, never a path. */
+export function assertStepName(step: string): void {
+  if (step === '' || step.length > STEP_NAME_LIMIT || /[\0/\\]/.test(step)) {
+    throw new BadRequestError(`step: ${JSON.stringify(step)} is not a valid step name`);
+  }
+}
+
+/**
+ * The file of one step's stream in a run, confined like every log read: null when the step has not written
+ * it (yet); NotFoundError for a step the run does not have.
+ */
+export async function stepLogFile(
+  svc: Services,
+  status: RunStatus,
+  step: string,
+  stream: LogStream,
+): Promise<string | null> {
+  const stepStatus = findStep(status.steps, status.handlers, step);
+  if (!stepStatus) throw new NotFoundError(`run ${status.run_id} has no step ${JSON.stringify(step)}`);
+  const relative = stepStatus[stream];
+  if (!relative) return null;
+  try {
+    return path.isAbsolute(relative)
+      ? await confineToDagLogDir(svc, status, relative)
+      : await confineResolved(svc.config.paths.log_dir, relative);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
   }
 }
 
