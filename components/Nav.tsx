@@ -4,6 +4,7 @@
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
 import { SignOutButton } from './auth/SignOutButton';
+import { NavSearch } from './search/NavSearch';
 
 const LINKS = [
   { href: '/', label: 'Overview' },
@@ -54,7 +55,8 @@ export function Nav() {
             );
           })}
         </ul>
-        <div className="ml-auto">
+        <div className="ml-auto flex items-center gap-3">
+          <NavSearch />
           <SignOutButton />
         </div>
       </nav>
