@@ -18,7 +18,7 @@ test('a DAG started with "Run now" succeeds, its run page shows the step log, an
   await expect(row).toBeVisible();
   await expect(row).toContainText('never run');
 
-  await row.getByRole('button', { name: `Run ${HELLO_DAG_NAME} now` }).click();
+  await row.getByRole('button', { name: `Run now: ${HELLO_DAG_NAME}` }).click();
 
   await expect(page).toHaveURL(/\/runs\/[A-Za-z0-9_-]+$/);
   await expect(page.getByTestId('run-status')).toHaveText('succeeded');

@@ -124,8 +124,8 @@ function DagRow({ dag, now }: { dag: DagSummary; now: number | null }) {
           <Link
             href={`/runs/${encodeURIComponent(dag.last_run.run_id)}`}
             className="inline-flex flex-col items-start gap-0.5 focus-visible:outline-2 focus-visible:outline-blue-500"
-            aria-label={`Last run of ${dag.name}: ${dag.last_run.status}`}
           >
+            <span className="sr-only">Last run of {dag.name}: </span>
             <StatusBadge status={dag.last_run.status} testId={`dag-last-status-${dag.name}`} />
             <span className="text-xs text-zinc-500 dark:text-zinc-400">
               {formatTime(dag.last_run.started_at ?? dag.last_run.created_at)}

@@ -22,7 +22,7 @@ export function RunNowButton({ dag, disabled = false }: { dag: string; disabled?
         disabled={disabled || start.isPending}
         onClick={() => start.mutate()}
         data-testid={`run-now-${dag}`}
-        aria-label={`Run ${dag} now`}
+        aria-label={`Run now: ${dag}`}
       >
         {start.isPending ? 'Starting…' : 'Run now'}
       </button>

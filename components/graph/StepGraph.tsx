@@ -108,7 +108,6 @@ export function StepGraph({
                 data-step={n.name}
                 data-state={step.status}
                 aria-pressed={onSelect ? isSelected : undefined}
-                aria-label={`${n.name}: ${stepStateLabel(step.status)}${step.detail ? `, ${step.detail}` : ''}`}
                 title={`${n.name}: ${stepStateLabel(step.status)}${step.detail ? ` · ${step.detail}` : ''}`}
                 onClick={onSelect ? () => onSelect(n.name) : undefined}
                 disabled={!onSelect}
