@@ -350,6 +350,134 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/runs/{id}/log-sources': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The run's step logs for the log console in the order the steps started, with their line counts. */
+    get: operations['listRunLogSources'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/runs/{id}/logs/{step}/lines': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A page of one step's log by line number; the file is never sent whole. */
+    get: operations['getStepLogLines'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/runs/{id}/logs/{step}/download': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One step's log file as it is on disk, as an attachment (streamed; refused cross-origin). */
+    get: operations['downloadStepLog'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/runs/{id}/log-download': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Every log of the run in one attachment, in start order, each under a `==> step (stream) <==` line. */
+    get: operations['downloadRunLogs'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/runs/{id}/log-search': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Lines of the run's logs that contain a text (case-insensitive), with lines of context.
+     * @description Streams over each log file without loading it; stops at `limit` matches (then `truncated` is true).
+     */
+    get: operations['searchRunLogs'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/search': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The console's search: DAGs by name, tag, description, step name or command; runs by ID.
+     * @description Every word of `q` must be found in a DAG (name beats tag beats description beats step beats command). A one-word `q` of run-ID characters also finds runs whose ID is `q` or starts with it.
+     */
+    get: operations['search'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/events/stream': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The event log as server-sent events, for live views (one reader per server for all clients).
+     * @description Each message's `data` is a JSON `LiveMessage`; events of the log carry their ID as the SSE `id`, so a reconnecting browser resumes after `Last-Event-ID` (or `?after=`). Besides the log's events the stream sends `scheduler` when the scheduler instances' roles or liveness change (a takeover), `workers` when a worker comes, goes or changes health, `heartbeat` every 15 s, and `reset` when more events were missed than one page (refresh everything). Refused cross-origin.
+     */
+    get: operations['streamEvents'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/events': {
     parameters: {
       query?: never;
@@ -736,6 +864,86 @@ export interface components {
       truncated: boolean;
       /** @description The text (UTF-8; a cut character at the start of a tail is replaced). */
       content: string;
+    };
+    /** @description One step log that has a file. */
+    LogSource: {
+      step: string;
+      /** @enum {string} */
+      stream: 'stdout' | 'stderr';
+      /** @description Lines in the file now (a last line without newline counts). */
+      lines: number;
+      /** @description Bytes in the file now. */
+      size: number;
+      step_status: components['schemas']['StepState'];
+      /** Format: date-time */
+      started_at: string | null;
+    };
+    /** @description A run's step logs in the order the steps started (stdout before stderr). */
+    LogSources: {
+      run_id: string;
+      attempt: number;
+      status: components['schemas']['RunState'];
+      sources: components['schemas']['LogSource'][];
+    };
+    /** @description A page of one step log's lines. */
+    LogLinePage: {
+      step: string;
+      /** @enum {string} */
+      stream: 'stdout' | 'stderr';
+      /** @description The first line's number (0-based). */
+      from: number;
+      lines: string[];
+      total_lines: number;
+      size: number;
+    };
+    LogSearchMatch: {
+      step: string;
+      /** @enum {string} */
+      stream: 'stdout' | 'stderr';
+      /** @description The line's number in its log (0-based). */
+      line: number;
+      text: string;
+      before: string[];
+      after: string[];
+    };
+    LogSearchResult: {
+      query: string;
+      matches: components['schemas']['LogSearchMatch'][];
+      /** @description The search stopped at `limit`; there may be more. */
+      truncated: boolean;
+    };
+    SearchDagHit: {
+      name: string;
+      score: number;
+      /** @description Where the words were found, best first. */
+      fields: ('name' | 'tag' | 'description' | 'step' | 'command')[];
+      /** @description The matching step command (`step: command`) or description. */
+      snippet: string | null;
+      description: string;
+      tags: string[];
+    };
+    SearchRunHit: {
+      run_id: string;
+      dag_name: string | null;
+      status: components['schemas']['RunState'] | null;
+      /** Format: date-time */
+      started_at: string | null;
+      exact: boolean;
+    };
+    SearchResult: {
+      query: string;
+      dags: components['schemas']['SearchDagHit'][];
+      runs: components['schemas']['SearchRunHit'][];
+    };
+    /** @description The data of one message of /api/v1/events/stream. */
+    LiveMessage: {
+      /** @description The event's ID (events of the log only). */
+      id?: string;
+      /** @description An event type, or scheduler, workers, heartbeat, reset. */
+      type: string;
+      run_id?: string;
+      dag_name?: string;
+      status?: string;
     };
     /** @description Body of a start; an empty body starts the DAG with its default parameters. */
     StartRequest: {
@@ -1644,6 +1852,10 @@ export interface components {
   parameters: {
     /** @description The DAG's name (its file name without `.yaml`). */
     DagName: string;
+    /** @description The step's name (a handler step's name works too). */
+    StepName: string;
+    /** @description Which log (default stdout). */
+    LogStream: 'stdout' | 'stderr';
     /** @description The run's ID. */
     RunId: string;
   };
@@ -2339,6 +2551,224 @@ export interface operations {
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      500: components['responses']['InternalError'];
+    };
+  };
+  listRunLogSources: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The run's ID. */
+        id: components['parameters']['RunId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Each step's stdout and stderr that has a file (a merged log is listed once, as stdout). */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['LogSources'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      500: components['responses']['InternalError'];
+    };
+  };
+  getStepLogLines: {
+    parameters: {
+      query?: {
+        /** @description Which log (default stdout). */
+        stream?: components['parameters']['LogStream'];
+        /** @description First line, 0-based (default 0). */
+        from?: number;
+        /** @description Most lines to return (default 500, at most 2000). */
+        limit?: number;
+      };
+      header?: never;
+      path: {
+        /** @description The run's ID. */
+        id: components['parameters']['RunId'];
+        /** @description The step's name (a handler step's name works too). */
+        step: components['parameters']['StepName'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The lines (each cut at 4000 characters) and the file's size and line count now. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['LogLinePage'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      500: components['responses']['InternalError'];
+    };
+  };
+  downloadStepLog: {
+    parameters: {
+      query?: {
+        /** @description Which log (default stdout). */
+        stream?: components['parameters']['LogStream'];
+      };
+      header?: never;
+      path: {
+        /** @description The run's ID. */
+        id: components['parameters']['RunId'];
+        /** @description The step's name (a handler step's name works too). */
+        step: components['parameters']['StepName'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The file's bytes up to its size when asked (empty when the step wrote none yet). */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': string;
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      500: components['responses']['InternalError'];
+    };
+  };
+  downloadRunLogs: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The run's ID. */
+        id: components['parameters']['RunId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The logs one after another (streamed). */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': string;
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      500: components['responses']['InternalError'];
+    };
+  };
+  searchRunLogs: {
+    parameters: {
+      query: {
+        /** @description The text to find (1 to 200 characters). */
+        q: string;
+        /** @description Only this step's logs. */
+        step?: string;
+        /** @description Only this stream. */
+        stream?: 'stdout' | 'stderr';
+        /** @description Most matches (default 200, at most 1000). */
+        limit?: number;
+        /** @description Lines before and after each match (default 1, at most 5). */
+        context?: number;
+      };
+      header?: never;
+      path: {
+        /** @description The run's ID. */
+        id: components['parameters']['RunId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The matches in log order. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['LogSearchResult'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      500: components['responses']['InternalError'];
+    };
+  };
+  search: {
+    parameters: {
+      query: {
+        /** @description The words to find (1 to 200 characters). */
+        q: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The DAGs (best first, at most 50) and runs (at most 20) found. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SearchResult'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      500: components['responses']['InternalError'];
+    };
+  };
+  streamEvents: {
+    parameters: {
+      query?: {
+        /** @description Same as Last-Event-ID, for clients that cannot set headers. */
+        after?: string;
+      };
+      header?: {
+        /** @description The ID of the last event received; the events after it are sent first. */
+        'Last-Event-ID'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description An endless text/event-stream: `retry:`, then `id:`/`data:` frames. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/event-stream': string;
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
       500: components['responses']['InternalError'];
     };
   };

@@ -106,3 +106,15 @@ export type DagSpecConflict = Schemas['DagSpecConflict'];
 export type DagSaveResult = Schemas['DagSaveResult'];
 export type DagWriteResult = Schemas['DagWriteResult'];
 export type CreateDagRequest = Schemas['CreateDagRequest'];
+
+/** GET /api/v1/runs/:id/log-sources, .../logs/:step/lines, .../log-search (the run page's log console). */
+export type LogSources = Schemas['LogSources'];
+export type LogSource = Schemas['LogSource'];
+export type LogLinePage = Schemas['LogLinePage'];
+export type LogSearchResult = Schemas['LogSearchResult'];
+export type LogSearchMatch = Schemas['LogSearchMatch'];
+
+/** GET /api/v1/search?q= */
+export type SearchResult = Schemas['SearchResult'];
+export type SearchDagHit = Schemas['SearchDagHit'];
+export type SearchRunHit = Schemas['SearchRunHit'];

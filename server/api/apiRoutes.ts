@@ -7,6 +7,16 @@ import { createBodySchema, createDag } from './dagEditing';
 import { DAG_EDIT_ROUTES } from './dagEditRoutes';
 import { BadRequestError } from './errors';
 import { listEvents, parseEventsQuery } from './events';
+import { eventHubOf, openEventStream, parseResumeId } from './eventStream';
+import { assertSameOrigin } from './http';
+import {
+  downloadRunLogs,
+  downloadStepLog,
+  listLogSources,
+  readLogLines,
+  searchRunLogs,
+} from './runLogConsole';
+import { searchEverything } from './search';
 import { cancelBodySchema, enqueueBodySchema, jsonResponse, readJsonBody, Reply, respond } from './http';
 import { signInBodySchema, startBodySchema, suspendBodySchema } from './http';
 import {
@@ -230,6 +240,59 @@ export const API_ROUTES: readonly ApiRoute[] = [
           return readRunLog(s, p.id, p.step, stream as LogStream, { tailBytes });
         });
       },
+    },
+  },
+  {
+    // The run's logs for the console: each step's stdout and stderr with their line counts, in start order.
+    path: '/api/v1/runs/:id/log-sources',
+    handlers: { GET: (svc, req, p) => respond(req, svc, (s) => listLogSources(s, p.id)) },
+  },
+  {
+    // ?stream=&from=&limit=: a page of one step's log, by line number (never the whole file).
+    path: '/api/v1/runs/:id/logs/:step/lines',
+    handlers: { GET: (svc, req, p) => respond(req, svc, (s) => readLogLines(s, p.id, p.step, query(req))) },
+  },
+  {
+    // ?stream=: one step's log file as it is, as an attachment.
+    path: '/api/v1/runs/:id/logs/:step/download',
+    handlers: {
+      GET: (svc, req, p) =>
+        respond(req, svc, (s) => {
+          assertSameOrigin(req);
+          return downloadStepLog(s, p.id, p.step, query(req));
+        }),
+    },
+  },
+  {
+    // Every log of the run in one attachment, each under a `==> step (stream) <==` line.
+    path: '/api/v1/runs/:id/log-download',
+    handlers: {
+      GET: (svc, req, p) =>
+        respond(req, svc, (s) => {
+          assertSameOrigin(req);
+          return downloadRunLogs(s, p.id);
+        }),
+    },
+  },
+  {
+    // ?q=&step=&stream=&limit=&context=: lines containing q (case-insensitive) with their neighbours.
+    path: '/api/v1/runs/:id/log-search',
+    handlers: { GET: (svc, req, p) => respond(req, svc, (s) => searchRunLogs(s, p.id, query(req))) },
+  },
+  {
+    // ?q=: DAGs by name, tag, description or step command, and runs by ID (exact or prefix), best first.
+    path: '/api/v1/search',
+    handlers: { GET: (svc, req) => respond(req, svc, (s) => searchEverything(s, query(req).get('q'))) },
+  },
+  {
+    // text/event-stream of the event log (and `scheduler`/`workers` changes); resumes after Last-Event-ID.
+    path: '/api/v1/events/stream',
+    handlers: {
+      GET: (svc, req) =>
+        respond(req, svc, (s) => {
+          assertSameOrigin(req);
+          return openEventStream(s, eventHubOf(s), parseResumeId(req), req.signal);
+        }),
     },
   },
   {
