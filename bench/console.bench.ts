@@ -1,9 +1,11 @@
 // Issue-5 figures for the console's server on real `bin/dagu` processes: memory idle and after 1,000 API
 // requests; latency of the overview and queue endpoints with 10,000 runs in history and 1,000 queued; and the
-// time from a scheduler takeover to the console (a real Chromium on the overview page) showing it. Each figure
+// time from a scheduler takeover to the console (a real Chromium on the overview page) showing it. Issue 17:
+// the CPU and memory of `dagu start-all` with 20 browser tabs open on the overview for 60 s. Each figure
 // is printed next to its target; the script exits 1 when one is missed.
 // Run: npm run bench -- console [--quick]
-//  or: node --import tsx bench/console.bench.ts [memory|latency|takeover] [--quick]
+//  or: node --import tsx bench/console.bench.ts [memory|latency|takeover|tabs] [--quick] [--compare]
+//  (--compare: tabs also measured with the event stream blocked, the console polling as before, for reference)
 
 import type { ChildProcess } from 'node:child_process';
 import { chromium } from '@playwright/test';
@@ -26,6 +28,7 @@ import {
   sleep,
   startTracked,
   tempHome,
+  treeCpuMs,
   treeRssMb,
   waitHttp,
   type TrackedProcess,
@@ -235,7 +238,75 @@ async function takeover() {
   h.cleanup();
 }
 
-const all: Record<string, () => Promise<void>> = { memory, latency, takeover };
+/**
+ * `dagu start-all` (server and scheduler in one process) and 20 pages of one headless Chromium on the
+ * overview, each following the event stream (one tab holds it for all); the CPU time of the process tree
+ * over 60 s, and its RSS at the end.
+ */
+async function tabs() {
+  const TABS = 20;
+  const windowMs = QUICK ? 20_000 : 60_000;
+  const measure = async (streamBlocked: boolean) => {
+    const h = tempHome();
+    h.writeDag('hello', ONE_STEP);
+    h.writeDag('nightly', `schedule: "0 2 * * *"\n${ONE_STEP}`);
+    const port = await freePort();
+    const proc = startTracked(['start-all', '--host', '127.0.0.1', '--port', String(port)], h.env, live);
+    const base = `http://127.0.0.1:${port}`;
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox'] });
+    try {
+      await waitHttp(`${base}/api/v1/health`, 60_000).catch((err: Error) => {
+        throw new Error(`${err.message}\n${proc.tail()}`);
+      });
+      const context = await browser.newContext();
+      if (streamBlocked) await context.route('**/api/v1/events/stream', (r) => r.abort());
+      const pages = [];
+      for (let i = 0; i < TABS; i++) {
+        const page = await context.newPage();
+        await page.goto(`${base}/`);
+        await page.getByTestId('active-instance').waitFor({ timeout: 30_000 });
+        pages.push(page);
+      }
+      const want = streamBlocked ? 'down' : 'live';
+      for (const page of pages) {
+        await page.waitForFunction(
+          (state) => {
+            const s = document.documentElement.dataset.eventStream;
+            return state === 'down' ? s !== 'live' : s === state;
+          },
+          want,
+          { timeout: 30_000 },
+        );
+      }
+      // Let the start settle (page loads, first polls), then measure a quiet window.
+      await sleep(5000);
+      const pid = proc.child.pid!;
+      const cpu0 = treeCpuMs(pid);
+      const t0 = performance.now();
+      await sleep(windowMs);
+      const cpuMs = treeCpuMs(pid) - cpu0;
+      const elapsed = performance.now() - t0;
+      const rss = treeRssMb(pid).mb;
+      await context.close();
+      return { cpuPct: (100 * cpuMs) / elapsed, rss };
+    } finally {
+      await browser.close();
+      await stop(proc);
+      h.cleanup();
+    }
+  };
+  const label = `${TABS} tabs on the overview, ${windowMs / 1000} s, dagu start-all`;
+  const live_ = await measure(false);
+  check(`${label}: CPU, % of one core`, live_.cpuPct, '%', { max: 10 });
+  check(`${label}: RSS, whole process tree`, live_.rss, 'MB', { max: 200 });
+  if (args.includes('--compare')) {
+    const polling = await measure(true);
+    report(`${label}, event stream blocked (polling): CPU`, polling.cpuPct, '%', 'reference');
+    report(`${label}, event stream blocked (polling): RSS`, polling.rss, 'MB', 'reference');
+  }
+}
+
+const all: Record<string, () => Promise<void>> = { memory, latency, takeover, tabs };
 try {
   for (const [name, fn] of Object.entries(all)) {
     if (which && which !== name) continue;

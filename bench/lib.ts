@@ -103,6 +103,28 @@ export function treeRssMb(root: number): { mb: number; processes: number } {
   return { mb, processes: pids.length };
 }
 
+/** Clock ticks per second of /proc/<pid>/stat times (USER_HZ, 100 on Linux). */
+const USER_HZ = 100;
+
+/**
+ * CPU time (user + system) of a process and every process below it, in ms, with the time of children that
+ * already ended and were waited for (cutime, cstime): subtract two readings for the CPU used in between.
+ */
+export function treeCpuMs(root: number): number {
+  let ticks = 0;
+  for (const pid of [root, ...descendants(root)]) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      // After ") ": state is field 3; utime, stime, cutime, cstime are fields 14 to 17.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+    } catch {
+      /* gone */
+    }
+  }
+  return (ticks * 1000) / USER_HZ;
+}
+
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export function freePort(): Promise<number> {
