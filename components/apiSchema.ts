@@ -1733,13 +1733,14 @@ export interface components {
     DagSpecCheck: {
       valid: boolean;
       errors: components['schemas']['SpecDiagnostic'][];
-      warnings: string[];
+      /** @description Deprecated spellings and the like (the text is valid), placed at the field they name where it is found (else line and column are null); `text` reads `etl.yaml:4:5: warning: ...`. */
+      warnings: components['schemas']['SpecDiagnostic'][];
     };
     /** @description A save refused because the text is not a valid DAG. */
     DagSpecInvalid: {
       error: components['schemas']['ErrorBody']['error'];
       errors: components['schemas']['SpecDiagnostic'][];
-      warnings: string[];
+      warnings: components['schemas']['SpecDiagnostic'][];
     };
     /** @description A save refused because the file changed on disk; `current` is what it holds now. */
     DagSpecConflict: {
@@ -1753,7 +1754,7 @@ export interface components {
       name: string;
       file: string;
       version: string;
-      warnings: string[];
+      warnings: components['schemas']['SpecDiagnostic'][];
     };
     CreateDagRequest: {
       /** @description The new DAG name: letters, digits, `_`, `-`, `.` (not leading, no `..`), at most 64. */

@@ -194,7 +194,15 @@ test('the editor and its buttons are reached with the keyboard; Esc then Tab lea
   await expect(page.getByTestId('spec-review')).toBeEnabled();
   await page.keyboard.press('Escape');
   await page.keyboard.press('Tab');
+  // Out of the editor, onto the next control: the validation list's first warning (this DAG has one), then
+  // the save button.
+  const warning = page.getByTestId('spec-warnings').getByRole('button').first();
+  await expect(warning).toBeFocused();
+  await expect(warning).toHaveCSS('outline-style', 'solid');
   const review = page.getByTestId('spec-review');
+  for (let i = 0; i < 5 && !(await review.evaluate((el) => el === document.activeElement)); i++) {
+    await page.keyboard.press('Tab');
+  }
   await expect(review).toBeFocused();
   await expect(review).toHaveCSS('outline-style', 'solid');
   // Ctrl/Cmd-S in the editor opens the review too.

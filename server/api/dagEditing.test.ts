@@ -78,6 +78,15 @@ describe('reading and checking a DAG file', () => {
     expect(readFileSync(dagFile('etl'), 'utf8')).toBe(VALID);
   });
 
+  it('places a warning (a deprecated spelling) at the field it names', async () => {
+    const yaml = 'steps:\n  - name: a\n    command: echo a\n';
+    const r = await call('POST', '/api/v1/dags/:name/validate', { name: 'etl' }, { yaml });
+    expect(r.body.valid).toBe(true);
+    const w = r.body.warnings.find((x: { message: string }) => x.message.includes('steps[0].command'));
+    expect(w).toMatchObject({ line: 3, column: 5, field: 'steps[0].command' });
+    expect(w.text).toMatch(/^etl\.yaml:3:5: warning: .*steps\[0\]\.command/);
+  });
+
   it("applies dagu validate's strict rules (a document without steps is refused)", async () => {
     const r = await call(
       'POST',

@@ -22,6 +22,7 @@ import {
 import { DAG_TEMPLATES, dagTemplateText } from './dagTemplates';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from './errors';
 import { Reply } from './http';
+import { locateWarnings } from './locateWarnings';
 import { maskDagSecrets } from './maskDagSecrets';
 import type { Services } from './services';
 
@@ -57,7 +58,8 @@ export interface SpecDiagnostic {
 export interface SpecCheck {
   valid: boolean;
   errors: SpecDiagnostic[];
-  warnings: string[];
+  /** Deprecated spellings and the like: the text is valid. Placed at the field they name, where found. */
+  warnings: SpecDiagnostic[];
 }
 
 /** GET /api/v1/dags/:name/spec. */
@@ -127,9 +129,20 @@ async function checkText(svc: Services, file: string, yaml: string): Promise<Spe
     message: e.message,
     text: formatDagError({ ...e, file: e.file === null ? null : shown }),
   });
-  return result.ok
-    ? { valid: true, errors: [], warnings: result.warnings }
-    : { valid: false, errors: result.errors.map(diagnostic), warnings: [] };
+  if (!result.ok) return { valid: false, errors: result.errors.map(diagnostic), warnings: [] };
+  const places = locateWarnings(yaml, result.warnings);
+  const warnings = result.warnings.map((message, i): SpecDiagnostic => {
+    const at = places[i];
+    const where = at ? `${shown}:${at.line}:${at.column}` : shown;
+    return {
+      line: at?.line ?? null,
+      column: at?.column ?? null,
+      field: at?.field ?? '',
+      message,
+      text: `${where}: warning: ${message}`,
+    };
+  });
+  return { valid: true, errors: [], warnings };
 }
 
 /**

@@ -106,10 +106,18 @@ export default function DagYamlEditor({
         try {
           const result = await validateSpec(name, doc);
           setCheck({ text: doc, result, failure: null });
-          return result.errors.map((e): Diagnostic => {
-            const { from, to } = diagnosticRange(view.state.doc, e.line, e.column);
-            return { from, to, severity: 'error', message: e.field ? `${e.field}: ${e.message}` : e.message };
-          });
+          const mark =
+            (severity: 'error' | 'warning') =>
+            (e: SpecDiagnostic): Diagnostic => {
+              const { from, to } = diagnosticRange(view.state.doc, e.line, e.column);
+              const message = severity === 'error' && e.field ? `${e.field}: ${e.message}` : e.message;
+              return { from, to, severity, message };
+            };
+          return [
+            ...result.errors.map(mark('error')),
+            // A warning with no place in the text is listed below the editor only.
+            ...result.warnings.filter((w) => w.line !== null).map(mark('warning')),
+          ];
         } catch (err) {
           setCheck({ text: doc, result: null, failure: errorText(err) });
           return [];
@@ -285,9 +293,17 @@ export default function DagYamlEditor({
             </ul>
           )}
           {current && check?.result && check.result.warnings.length > 0 && (
-            <ul className="mt-2 flex flex-col gap-1 text-xs text-amber-800 dark:text-amber-300">
-              {check.result.warnings.map((w) => (
-                <li key={w}>warning: {w}</li>
+            <ul data-testid="spec-warnings" className="mt-2 flex flex-col gap-1">
+              {check.result.warnings.map((w, i) => (
+                <li key={`${i}:${w.text}`}>
+                  <button
+                    type="button"
+                    onClick={() => jumpTo(w)}
+                    className="text-left font-mono text-xs break-words text-amber-800 underline-offset-2 hover:underline focus-visible:outline-2 focus-visible:outline-blue-500 dark:text-amber-300"
+                  >
+                    {w.text}
+                  </button>
+                </li>
               ))}
             </ul>
           )}

@@ -35,7 +35,7 @@ export function validateSpec(name: string, yaml: string): Promise<DagSpecCheck> 
 
 /** What a save ended with; other refusals (403, 404, network) are thrown as ApiRequestError. */
 export type SaveOutcome =
-  | { kind: 'saved'; version: string; warnings: string[] }
+  | { kind: 'saved'; version: string; warnings: SpecDiagnostic[] }
   | { kind: 'invalid'; errors: SpecDiagnostic[] }
   | { kind: 'conflict'; current: DagSpecConflict['current'] };
 
