@@ -265,6 +265,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/run-timings': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The state, start, end and duration of up to 100 runs by ID (a parent run's child runs). */
+    get: operations['getRunTimings'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/runs/{id}': {
     parameters: {
       query?: never;
@@ -765,6 +782,19 @@ export interface components {
         run_id: string;
         step: string;
       };
+    };
+    RunTimings: {
+      runs: components['schemas']['RunTiming'][];
+    };
+    RunTiming: {
+      run_id: string;
+      /** @description The latest attempt's state; null when the run's record is missing or unreadable. */
+      status: components['schemas']['RunState'] | null;
+      /** Format: date-time */
+      started_at: string | null;
+      /** Format: date-time */
+      finished_at: string | null;
+      duration_ms: number | null;
     };
     /** @description A DAG's last runs, newest first, with the step columns of its history grid. */
     DagHistory: {
@@ -2391,6 +2421,32 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['RunListPage'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      500: components['responses']['InternalError'];
+    };
+  };
+  getRunTimings: {
+    parameters: {
+      query: {
+        /** @description 1 to 100 run IDs separated by commas. */
+        ids: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One entry per distinct ID, in the order given; `status` null for a run that cannot be read. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RunTimings'];
         };
       };
       400: components['responses']['BadRequest'];

@@ -39,6 +39,10 @@ export type ScheduleSpec = Schemas['ScheduleSpec'];
 export type ParamSpec = Schemas['ParamSpec'];
 export type RetryPolicy = Schemas['RetryPolicy'];
 
+/** GET /api/v1/run-timings?ids=a,b,c */
+export type RunTiming = Schemas['RunTiming'];
+export type RunTimings = Schemas['RunTimings'];
+
 /** GET /api/v1/dags/:name/history?limit= */
 export type DagHistory = Schemas['DagHistory'];
 export type HistoryRun = Schemas['HistoryRun'];

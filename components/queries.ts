@@ -12,6 +12,7 @@ import type {
   RunListPage,
   RunState,
   RunStatus,
+  RunTimings,
   StartResult,
   StepLog,
 } from '@/components/apiTypes';
@@ -53,6 +54,17 @@ export const dagHistoryQuery = (name: string, limit: number) =>
     queryKey: queryKeys.dagHistory(name, limit),
     queryFn: ({ signal }) => getJson<DagHistory>(`/api/v1/dags/${enc(name)}/history?limit=${limit}`, signal),
     refetchInterval: LIVE_REFRESH_MS,
+  });
+
+/** The times of up to 100 runs (a page of child runs); refreshed while any of them has not ended. */
+export const runTimingsQuery = (runIds: readonly string[]) =>
+  queryOptions({
+    queryKey: queryKeys.runTimings(runIds),
+    queryFn: ({ signal }) =>
+      getJson<RunTimings>(`/api/v1/run-timings?ids=${runIds.map(enc).join(',')}`, signal),
+    enabled: runIds.length > 0,
+    refetchInterval: (query) =>
+      query.state.data?.runs.every((r) => isTerminal(r.status ?? undefined)) ? false : LIVE_REFRESH_MS,
   });
 
 export const runsQuery = (filter: RunFilter) =>

@@ -72,6 +72,8 @@ export const queryKeys = {
   /** `version` (the step's attempt, state and finish) changes the key, so a finished step is fetched once more. */
   stepLog: (runId: string, step: string, stream: LogStream, version: string) =>
     [RUN, runId, LOG, step, stream, version] as const,
+  /** The state and times of a page of child runs (a separate family: a run ID could be any word). */
+  runTimings: (runIds: readonly string[]) => ['run-timings', runIds.join(',')] as const,
   /** The prefix of every queue listing, whatever its filter. */
   queues: () => [QUEUE] as const,
   queue: (filter: QueueFilter) =>

@@ -168,7 +168,7 @@ test('the history grid shows three known runs in colour and words, and a cell op
   await screenshot(page, testInfo, 'run-timeline-and-outputs');
 });
 
-test('a call step lists its child run, which links back to the parent run and step', async ({
+test('call and parallel children are listed under their step with item, state and duration, and link back', async ({
   cluster,
   page,
 }) => {
@@ -179,19 +179,45 @@ test('a call step lists its child run, which links back to the parent run and st
       seededStep('call-it', {
         sub_runs: [{ dag_name: 'child', run_id: 'child-1', status: 'succeeded' }],
       }),
+      seededStep('fan', {
+        sub_runs: [
+          { dag_name: 'child', run_id: 'fan-a', status: 'succeeded', item: 'alpha' },
+          { dag_name: 'child', run_id: 'fan-b', status: 'failed', item: 'beta' },
+        ],
+      }),
     ],
   });
-  const child = seededRun({
-    run_id: 'child-1',
-    dag_name: 'child',
-    trigger_type: 'subdag',
-    parent: { dag_name: 'parent', run_id: 'parent-1', step: 'call-it' },
-    steps: [seededStep('hello')],
-  });
-  await seedRuns(cluster.home, [parent, child]);
+  const child = (run_id: string, step: string, status: 'succeeded' | 'failed', seconds: number) =>
+    seededRun({
+      run_id,
+      dag_name: 'child',
+      status,
+      trigger_type: 'subdag',
+      started_at: '2026-03-01T10:00:00.000Z',
+      finished_at: new Date(Date.UTC(2026, 2, 1, 10, 0, seconds)).toISOString(),
+      parent: { dag_name: 'parent', run_id: 'parent-1', step },
+      steps: [seededStep('hello')],
+    });
+  await seedRuns(cluster.home, [
+    parent,
+    child('child-1', 'call-it', 'succeeded', 4),
+    child('fan-a', 'fan', 'succeeded', 3),
+    child('fan-b', 'fan', 'failed', 7),
+  ]);
   const server = await cluster.startServer();
 
   await page.goto(`${server.url}/runs/parent-1`);
+  await page.getByRole('button', { name: 'List the child runs of fan' }).click();
+  const fan = page.getByTestId('step-details');
+  await expect(fan).toHaveAttribute('data-step', 'fan');
+  const beta = fan.locator('[data-testid="sub-run"][data-run-id="fan-b"]');
+  await expect(beta).toContainText('beta');
+  await expect(beta.locator('[data-status="failed"]')).toHaveCount(1);
+  await expect(beta.getByTestId('sub-run-duration')).toHaveText('7.0s');
+  await expect(
+    fan.locator('[data-testid="sub-run"][data-run-id="fan-a"]').getByTestId('sub-run-duration'),
+  ).toHaveText('3.0s');
+
   await page
     .getByTestId('step-children-call-it')
     .getByRole('link', { name: /child-1/ })
@@ -199,11 +225,10 @@ test('a call step lists its child run, which links back to the parent run and st
   await expect(page).toHaveURL(/\/runs\/child-1$/);
   await page.getByTestId('parent-step-link').click();
   await expect(page).toHaveURL(/\/runs\/parent-1\?step=call-it$/);
-  await expect(page.getByTestId('step-details')).toHaveAttribute('data-step', 'call-it');
-  await expect(page.getByTestId('step-details').getByTestId('sub-run')).toHaveAttribute(
-    'data-run-id',
-    'child-1',
-  );
+  const details = page.getByTestId('step-details');
+  await expect(details).toHaveAttribute('data-step', 'call-it');
+  await expect(details.getByTestId('sub-run')).toHaveAttribute('data-run-id', 'child-1');
+  await expect(details.getByTestId('sub-run-duration')).toHaveText('4.0s');
 });
 
 test('the runs list filters by trigger and by time range, kept in the URL', async ({ cluster, page }) => {

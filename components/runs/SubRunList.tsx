@@ -2,6 +2,7 @@
 // The child runs of a `call` or `parallel` step: counts by state first, then the runs themselves, a page at a
 // time and filterable by state and item, so that a fan-out of a thousand children stays quick to read.
 
+import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useMemo, useState } from 'react';
 import type { StepStatus } from '@/components/apiTypes';
@@ -9,6 +10,8 @@ import { countSubRuns, subRunStateLabel, subRunSummaryText, UNKNOWN_SUB_RUN_STAT
 import { buttonClass, linkClass } from '../Panels';
 import { StatusBadge } from '../StatusBadge';
 import { runHref } from './runLinks';
+import { formatDurationMs } from '../format';
+import { runTimingsQuery } from '../queries';
 
 type SubRun = NonNullable<StepStatus['sub_runs']>[number];
 
@@ -31,6 +34,9 @@ export function SubRunList({ stepName, subRuns }: { stepName: string; subRuns: r
     );
   }, [subRuns, state, text]);
   const visible = matching.slice(0, shown);
+  // Durations come from the children's own records, asked for the visible ones only (100 at a time at most).
+  const timings = useQuery(runTimingsQuery(visible.slice(0, 100).map((r) => r.run_id)));
+  const timingOf = new Map((timings.data?.runs ?? []).map((t) => [t.run_id, t]));
   const headingId = `sub-runs-${stepName}`;
 
   return (
@@ -95,6 +101,7 @@ export function SubRunList({ stepName, subRuns }: { stepName: string; subRuns: r
             <Link href={runHref(r.run_id)} className={linkClass}>
               {r.dag_name} <span className="font-mono text-xs">{r.run_id}</span>
             </Link>
+            <ChildDuration timing={timingOf.get(r.run_id)} />
             {r.item !== undefined && (
               <span className="text-zinc-600 dark:text-zinc-400">
                 item <code className="break-all">{r.item}</code>
@@ -121,5 +128,22 @@ export function SubRunList({ stepName, subRuns }: { stepName: string; subRuns: r
         </div>
       )}
     </section>
+  );
+}
+
+function ChildDuration({
+  timing,
+}: {
+  timing: { duration_ms: number | null; started_at: string | null } | undefined;
+}) {
+  if (!timing) return null;
+  return (
+    <span className="text-zinc-600 tabular-nums dark:text-zinc-400" data-testid="sub-run-duration">
+      {timing.duration_ms !== null
+        ? formatDurationMs(timing.duration_ms)
+        : timing.started_at
+          ? 'still running'
+          : 'not started'}
+    </span>
   );
 }

@@ -41,6 +41,7 @@ import type { Services } from './services';
 import { getSession, signIn, signOut } from './session';
 import { listWorkers } from './workers';
 import { getDagHistory, parseHistoryLimit } from './dagHistory';
+import { getRunTimings, parseTimingIds } from './runTimings';
 import { VERSION } from '../core/version';
 
 /** Path parameters, percent-decoded: `{ id: 'a-b' }` for `/api/v1/runs/a%2Db`. */
@@ -189,6 +190,13 @@ export const API_ROUTES: readonly ApiRoute[] = [
           }),
         );
       },
+    },
+  },
+  {
+    // ?ids=a,b,c (1 to 100): each run's state, start, end and duration (a parent run's child runs).
+    path: '/api/v1/run-timings',
+    handlers: {
+      GET: (svc, req) => respond(req, svc, (s) => getRunTimings(s, parseTimingIds(query(req).get('ids')))),
     },
   },
   {

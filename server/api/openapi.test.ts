@@ -305,6 +305,8 @@ describe('answers of the real handlers', () => {
     expectDocumented(await call('GET', `/api/v1/runs/${runId}`), 'GET', 200);
     expectDocumented(await call('GET', `/api/v1/runs/${runId}/logs/greet?tail=3`), 'GET', 200);
     expectDocumented(await call('GET', `/api/v1/runs/${runId}/logs/bye?stream=stderr`), 'GET', 200);
+    expectDocumented(await call('GET', `/api/v1/run-timings?ids=${runId},missing`), 'GET', 200);
+    expectDocumented(await call('GET', '/api/v1/run-timings?ids='), 'GET', 400);
     expectDocumented(await call('POST', `/api/v1/runs/${runId}/dequeue`), 'POST', 200);
     expectDocumented(await call('POST', `/api/v1/runs/${runId}/stop`), 'POST', 409);
   });
