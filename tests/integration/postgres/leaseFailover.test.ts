@@ -4,33 +4,19 @@
 // clean stop hands over within about R.
 
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { systemClock, systemTimers } from '../../../server/core/clock';
 import type { LockRead, LockRecord, LockStorage } from '../../../server/core/lease/types';
 import { LeaseKeeper, type RoleChange } from '../../../server/scheduler/leaseKeeper';
 import { LeaseFenceError, PgSchedulerLock } from '../../../server/store/postgres/pgSchedulerLock';
-import { applyMigrations } from '../../../server/store/postgres/schemaVersion';
-import { startPostgresCluster, type PostgresCluster } from '../../../server/testing/postgresCluster';
+import { usePostgres } from './pgTestCluster';
 import { RecordingLogger } from '../../../server/testing/recordingLogger';
 
 const T = 1500;
 const R = 150;
 
-let cluster: PostgresCluster;
-let pool: pg.Pool;
+const pg = usePostgres({ poolSize: 10 });
 let schemaN = 0;
-
-beforeAll(async () => {
-  cluster = await startPostgresCluster();
-  pool = new pg.Pool({ connectionString: cluster.url, max: 10 });
-  pool.on('error', () => undefined);
-}, 120_000);
-
-afterAll(async () => {
-  await pool?.end();
-  await cluster?.stop();
-});
 
 /** A lock storage whose calls can be made to hang, as a holder whose process or network stalls. */
 class Stallable implements LockStorage {
@@ -62,13 +48,8 @@ class Stallable implements LockStorage {
 
 async function freshLock(): Promise<PgSchedulerLock> {
   const schema = `dagu_failover_${++schemaN}`;
-  const c = await pool.connect();
-  try {
-    await applyMigrations(c, schema, { by: 'test' });
-  } finally {
-    c.release();
-  }
-  return new PgSchedulerLock(pool, schema);
+  await pg().migrate(schema);
+  return new PgSchedulerLock(pg().pool, schema);
 }
 
 function keeper(name: string, storage: LockStorage, changes: Array<RoleChange & { atMono: number }>) {

@@ -2,8 +2,8 @@
 // packages, started here and removed after): the lock contract every storage keeps, and what only the
 // database can add — a deposed holder's writes refused, a takeover waiting for a fenced write in flight.
 
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Pool } from 'pg';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { lockRecord, schedulerLockContract } from '../../../server/store/schedulerLock.contract';
 import { MIGRATIONS, type Migration } from '../../../server/store/postgres/migrations';
 import { LeaseFenceError, PgSchedulerLock } from '../../../server/store/postgres/pgSchedulerLock';
@@ -14,27 +14,13 @@ import {
   EXPECTED_VERSION,
   readApplied,
 } from '../../../server/store/postgres/schemaVersion';
-import { startPostgresCluster, type PostgresCluster } from '../../../server/testing/postgresCluster';
+import { usePostgres } from './pgTestCluster';
 
-let cluster: PostgresCluster;
-let pool: pg.Pool;
 const SCHEMA = 'dagu_lock_test';
-
-beforeAll(async () => {
-  cluster = await startPostgresCluster();
-  pool = new pg.Pool({ connectionString: cluster.url, max: 12 });
-  pool.on('error', () => undefined);
-  const c = await pool.connect();
-  try {
-    await applyMigrations(c, SCHEMA, { by: 'test' });
-  } finally {
-    c.release();
-  }
-}, 120_000);
-
-afterAll(async () => {
-  await pool?.end();
-  await cluster?.stop();
+const pg = usePostgres({ schema: SCHEMA });
+let pool: Pool;
+beforeAll(() => {
+  pool = pg().pool;
 });
 
 async function fresh(): Promise<PgSchedulerLock> {

@@ -2,8 +2,8 @@
 // suspend flags) on a real PostgreSQL (a throwaway cluster started here), plus what the database form adds:
 // a reader tailing the event log never skips an event while many clients append at once.
 
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Pool } from 'pg';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { describeEventLogContract, ManualClock } from '../../../server/store/eventLog.contract';
 import { describeQueueStoreContract } from '../../../server/store/queueStore.contract';
 import { describeRunStoreContract } from '../../../server/store/runStore.contract';
@@ -22,28 +22,13 @@ import {
 } from '../../../server/store/postgres/pgSmallStores';
 import { PgEventLog } from '../../../server/store/postgres/pgEventLog';
 import { PgQueueStore } from '../../../server/store/postgres/pgQueueStore';
-import { applyMigrations } from '../../../server/store/postgres/schemaVersion';
-import { startPostgresCluster, type PostgresCluster } from '../../../server/testing/postgresCluster';
+import { usePostgres } from './pgTestCluster';
 
-let cluster: PostgresCluster;
-let pool: pg.Pool;
 const SCHEMA = 'dagu_stores_test';
-
-beforeAll(async () => {
-  cluster = await startPostgresCluster();
-  pool = new pg.Pool({ connectionString: cluster.url, max: 16 });
-  pool.on('error', () => undefined);
-  const c = await pool.connect();
-  try {
-    await applyMigrations(c, SCHEMA, { by: 'test' });
-  } finally {
-    c.release();
-  }
-}, 120_000);
-
-afterAll(async () => {
-  await pool?.end();
-  await cluster?.stop();
+const pg = usePostgres({ schema: SCHEMA, poolSize: 16 });
+let pool: Pool;
+beforeAll(() => {
+  pool = pg().pool;
 });
 
 describeQueueStoreContract('PgQueueStore', async () => {

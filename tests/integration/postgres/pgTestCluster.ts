@@ -1,0 +1,41 @@
+// One throwaway PostgreSQL cluster per test file: started in beforeAll, with a pool on it and (when a schema
+// is named) the product's migrations applied there; pool closed and cluster removed in afterAll.
+
+import pg from 'pg';
+import { afterAll, beforeAll } from 'vitest';
+import { applyMigrations } from '../../../server/store/postgres/schemaVersion';
+import { startPostgresCluster, type PostgresCluster } from '../../../server/testing/postgresCluster';
+
+export interface PgTestCluster {
+  cluster: PostgresCluster;
+  pool: pg.Pool;
+  /** Applies the migrations to `schema`, as a host starting against an empty database does. */
+  migrate(schema: string): Promise<void>;
+}
+
+export function usePostgres(opts: { schema?: string; poolSize?: number } = {}): () => PgTestCluster {
+  let state: PgTestCluster | null = null;
+  beforeAll(async () => {
+    const cluster = await startPostgresCluster();
+    const pool = new pg.Pool({ connectionString: cluster.url, max: opts.poolSize ?? 12 });
+    pool.on('error', () => undefined);
+    const migrate = async (schema: string) => {
+      const c = await pool.connect();
+      try {
+        await applyMigrations(c, schema, { by: 'test' });
+      } finally {
+        c.release();
+      }
+    };
+    state = { cluster, pool, migrate };
+    if (opts.schema) await migrate(opts.schema);
+  }, 120_000);
+  afterAll(async () => {
+    await state?.pool.end();
+    await state?.cluster.stop();
+  });
+  return () => {
+    if (!state) throw new Error('the PostgreSQL test cluster is not started (use it inside a test)');
+    return state;
+  };
+}
