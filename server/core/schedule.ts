@@ -170,6 +170,22 @@ export function nextSlot(s: ScheduleSpec, afterMs: number): number | null {
   }
 }
 
+/** The first `count` slots strictly after `afterMs`, ascending, from one parse of the expression. */
+export function slotsAfter(s: ScheduleSpec, afterMs: number, count: number): number[] {
+  if (s.at_ms !== undefined) return s.at_ms > afterMs && count > 0 ? [s.at_ms] : [];
+  const slots: number[] = [];
+  try {
+    const expr = parseCron(s, afterMs);
+    while (slots.length < count) {
+      const t = expr.next().getTime();
+      if (t > afterMs && t > (slots[slots.length - 1] ?? -Infinity)) slots.push(t);
+    }
+  } catch {
+    // No further slot: the list is complete.
+  }
+  return slots;
+}
+
 /**
  * Slots in `(fromExclusiveMs, toInclusiveMs]`, ascending. When there are more than `max`, only the newest `max`
  * are returned: the oldest missed slots matter least. A clock that moved backwards (`from >= to`) yields none.

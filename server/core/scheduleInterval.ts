@@ -2,7 +2,7 @@
 // the longest gap between consecutive slots over its cron schedules' coming slots, so that a weekday schedule
 // expects three days over a weekend and a twice-a-day one its longer gap, not its average.
 
-import { nextSlot } from './schedule';
+import { slotsAfter } from './schedule';
 import type { ScheduleSpec } from './types';
 
 /** How many coming slots are looked at: a week of an hourly schedule, two months of a daily one. */
@@ -19,27 +19,10 @@ export function expectedIntervalMs(
 ): number | null {
   const crons = schedules.filter((s) => s.at_ms === undefined);
   if (crons.length === 0) return null;
-  // Merge the schedules' slots in time order: the next slot overall is the least of each one's next.
-  const next = crons.map((s) => nextSlot(s, fromMs));
-  let previous: number | null = null;
+  // Each schedule's coming slots, merged: the first `samples` of the union (a slot two share counts once).
+  const merged = [...new Set(crons.flatMap((s) => slotsAfter(s, fromMs, samples)))].sort((a, b) => a - b);
   let longest: number | null = null;
-  for (let i = 0; i < samples; i++) {
-    let at: number | null = null;
-    let which = -1;
-    next.forEach((t, k) => {
-      if (t !== null && (at === null || t < at)) {
-        at = t;
-        which = k;
-      }
-    });
-    if (at === null) break;
-    const slot: number = at;
-    if (previous !== null && slot > previous) longest = Math.max(longest ?? 0, slot - previous);
-    previous = slot;
-    // Every schedule due at this same instant moves on, so a slot shared by two schedules counts once.
-    next.forEach((t, k) => {
-      if (t === slot || k === which) next[k] = nextSlot(crons[k], slot);
-    });
-  }
+  for (let i = 1; i < Math.min(merged.length, samples); i++)
+    longest = Math.max(longest ?? 0, merged[i] - merged[i - 1]);
   return longest;
 }

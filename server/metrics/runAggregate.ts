@@ -37,6 +37,8 @@ export interface RunAggregateState {
   seen: Record<string, number>;
   /** The newest finish time applied (ms): the clock of the pruning of `seen`, taken from the events. */
   newest_ms: number;
+  /** `newest_ms` when `seen` was last pruned (pruned hourly, not at every event: that would be quadratic). */
+  pruned_ms?: number;
 }
 
 export function emptyAggregate(): RunAggregateState {
@@ -89,7 +91,7 @@ export function applyEvent(state: RunAggregateState, event: EventRecord): boolea
   if (end === 'succeeded') totals.last_success_ms = Math.max(totals.last_success_ms ?? 0, finishedMs);
   if (finishedMs > state.newest_ms) {
     state.newest_ms = finishedMs;
-    pruneSeen(state);
+    if (finishedMs - (state.pruned_ms ?? 0) >= PRUNE_EVERY_MS) pruneSeen(state);
   }
   return true;
 }
@@ -104,8 +106,12 @@ function applyResume(state: RunAggregateState, event: EventRecord): boolean {
   return true;
 }
 
+/** How far the newest finish time moves between two prunings of `seen`. */
+const PRUNE_EVERY_MS = 60 * 60 * 1000;
+
 /** Forgets counted attempts that finished more than SEEN_WINDOW_MS before the newest one. */
 function pruneSeen(state: RunAggregateState): void {
+  state.pruned_ms = state.newest_ms;
   const horizon = state.newest_ms - SEEN_WINDOW_MS;
   for (const [key, ms] of Object.entries(state.seen)) if (ms < horizon) delete state.seen[key];
 }
