@@ -1,6 +1,6 @@
 // Loads config.yaml < DAGU_* environment < command-line flags into a validated Config, once, at the edge.
 
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { loadYaml } from './loadYaml';
@@ -116,9 +116,13 @@ export function loadConfig(opts: LoadConfigOptions): Config {
     dags_dir: dir('paths.dags_dir', 'dags'),
     data_dir: dataDir,
     log_dir: dir('paths.log_dir', 'logs'),
-    // Dagu keeps its flags beside its data (DAGU_HOME/suspend); here they are data too, unless the home says
-    // where (a Dagu home's paths.suspend_flags_dir is honoured, so its suspended DAGs stay suspended).
-    suspend_flags_dir: dir('paths.suspend_flags_dir', path.join(dataDir, 'suspend')),
+    // Here the flags are data (data/suspend), unless the home says where. A Dagu home keeps them in
+    // DAGU_HOME/suspend (or where its paths.suspend_flags_dir says): used when it exists, so that the DAGs
+    // suspended under Dagu stay suspended.
+    suspend_flags_dir: dir(
+      'paths.suspend_flags_dir',
+      existsSync(path.join(home, 'suspend')) ? path.join(home, 'suspend') : path.join(dataDir, 'suspend'),
+    ),
     base_config: dir('paths.base_config', 'base.yaml'),
   };
   const coordinator = compileCoordinator(v, raw, fromFile.advertise);

@@ -126,7 +126,7 @@ const TABLE = [
     env: 'DAGU_SUSPEND_FLAGS_DIR',
     kind: 'string',
     default: null,
-    doc: 'Directory of the suspend flags, one <dag>.suspend file per suspended DAG (default: <paths.data_dir>/suspend)',
+    doc: 'Directory of the suspend flags, one <dag>.suspend file per suspended DAG (default: DAGU_HOME/suspend when it exists, as in a Dagu home, else <paths.data_dir>/suspend)',
   },
   {
     key: 'paths.base_config',
