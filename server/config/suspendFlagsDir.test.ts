@@ -30,7 +30,7 @@ describe('paths.suspend_flags_dir', () => {
     writeFileSync(path.join(home, 'config.yaml'), 'paths:\n  suspend_flags_dir: flags\n');
     const c = load();
     expect(c.paths.suspend_flags_dir).toBe(path.join(home, 'flags'));
-    expect(c.warnings.join('\n')).not.toMatch(/suspend_flags_dir/);
+    expect((c.warnings ?? []).join('\n')).not.toMatch(/suspend_flags_dir/);
     expect(load({ DAGU_SUSPEND_FLAGS_DIR: '/srv/flags' }).paths.suspend_flags_dir).toBe('/srv/flags');
   });
 });
