@@ -256,19 +256,22 @@ test('axe-core finds no serious accessibility violation in the editor, its error
 }) => {
   await cluster.writeDag('etl', ETL);
   const server = await cluster.startServer();
-  await openDag(page, server, 'etl');
-  await expect(page.getByTestId('spec-check-summary')).toHaveText(/^Valid/);
   const serious = async () =>
     // The editor's section: the rest of the page belongs to other views and their own checks.
     (await new AxeBuilder({ page }).include('[data-testid="dag-definition"]').analyze()).violations
       .filter((v) => v.impact === 'serious' || v.impact === 'critical')
       .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-  expect(await serious()).toEqual([]);
-  await setEditorText(page, ETL.replace('depends: [extract]', 'depends: [ghost]'));
-  await expect(page.getByTestId('spec-error').first()).toBeVisible();
-  expect(await serious()).toEqual([]);
-  await setEditorText(page, ETL.replace('echo load', 'echo load all'));
-  await page.getByTestId('spec-review').click();
-  await expect(page.getByTestId('spec-diff')).toBeVisible();
-  expect(await serious()).toEqual([]);
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await openDag(page, server, 'etl');
+    await expect(page.getByTestId('spec-check-summary')).toHaveText(/^Valid/);
+    expect(await serious(), scheme).toEqual([]);
+    await setEditorText(page, ETL.replace('depends: [extract]', 'depends: [ghost]'));
+    await expect(page.getByTestId('spec-error').first()).toBeVisible();
+    expect(await serious(), scheme).toEqual([]);
+    await setEditorText(page, ETL.replace('echo load', 'echo load all'));
+    await page.getByTestId('spec-review').click();
+    await expect(page.getByTestId('spec-diff')).toBeVisible();
+    expect(await serious(), scheme).toEqual([]);
+  }
 });

@@ -19,7 +19,7 @@ import { errorText } from '../../errorText';
 import { queryKeys } from '../../queryKeys';
 import table from './dagKeyDocs.json';
 import { diagnosticRange } from './diagnostics';
-import { ConflictMerge, UnifiedDiff } from './DiffViews';
+import { ConflictMerge, EDITOR_SURFACE, UnifiedDiff } from './DiffViews';
 import { KeyDocPanel } from './KeyDocPanel';
 import { keyDocFor, type KeyDocMatch, type KeyDocTable } from './keyDocs';
 import { keyPathAt } from './keyPath';
@@ -249,7 +249,7 @@ export default function DagYamlEditor({
             ref={host}
             data-testid="dag-editor"
             data-dirty={dirty ? 'true' : 'false'}
-            className="overflow-hidden rounded-md border border-zinc-300 bg-white dark:border-zinc-700 dark:bg-zinc-950"
+            className={`overflow-hidden rounded-md border border-zinc-300 dark:border-zinc-700 ${EDITOR_SURFACE}`}
           />
           <p id="dag-editor-hint" className="text-xs text-zinc-600 dark:text-zinc-400">
             {writable

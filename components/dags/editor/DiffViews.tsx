@@ -8,6 +8,12 @@ import { yaml } from '@codemirror/lang-yaml';
 import { basicSetup, EditorView } from 'codemirror';
 import { useEffect, useRef } from 'react';
 
+/**
+ * The editors stay light in the dark colour scheme: CodeMirror's default highlighting is made for a light
+ * background, and its token colours fail contrast on a dark one.
+ */
+export const EDITOR_SURFACE = 'bg-white text-zinc-900 [color-scheme:light]';
+
 const frame = EditorView.theme({
   '&': { fontSize: '13px' },
   '&.cm-focused': { outline: '2px solid rgb(59 130 246)', outlineOffset: '1px' },
@@ -50,7 +56,7 @@ export function UnifiedDiff({
     <div
       ref={host}
       data-testid={testId}
-      className="max-h-[50vh] overflow-auto rounded-md border border-zinc-300 dark:border-zinc-700"
+      className={`max-h-[50vh] overflow-auto rounded-md border border-zinc-300 dark:border-zinc-700 ${EDITOR_SURFACE}`}
     />
   );
 }
@@ -108,7 +114,7 @@ export function ConflictMerge({
     <div
       ref={host}
       data-testid="conflict-merge"
-      className="max-h-[60vh] overflow-auto rounded-md border border-zinc-300 dark:border-zinc-700"
+      className={`max-h-[60vh] overflow-auto rounded-md border border-zinc-300 dark:border-zinc-700 ${EDITOR_SURFACE}`}
     />
   );
 }
