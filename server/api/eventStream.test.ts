@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EventRecord } from '../store/types';
 import { API_ROUTES } from './apiRoutes';
 import { LogEventFeed, type EventFeed } from './eventFeed';
-import { EventHub, formatSseMessage, toStreamMessage } from './eventStream';
+import { EventHub, eventHubOf, formatSseMessage, toStreamMessage } from './eventStream';
 import { testServices, type TestServices } from './testServices';
 
 let svc: TestServices;
@@ -128,6 +128,17 @@ describe('GET /api/v1/events/stream', () => {
     const query = await open({}, '?after=nope').response;
     expect(query.status).toBe(400);
     expect((await query.json()).error.message).toMatch(/^after: /);
+  });
+
+  it('ends every open stream when the server closes', async () => {
+    const { response } = open({});
+    const res = await response;
+    const reader = res.body!.getReader();
+    await reader.read(); // `retry:` and the greeting
+    eventHubOf(svc).closeAll();
+    expect(await reader.read()).toEqual({ done: true, value: undefined });
+    await until('the hub to let the stream go', () => (eventHubOf(svc).clientCount === 0 ? true : undefined));
+    expect(res.headers.get('connection')).toBe('close');
   });
 
   it('is refused to a page of another site', async () => {

@@ -52,6 +52,8 @@ export function toStreamMessage(record: EventRecord): StreamMessage {
 }
 
 type Client = (frame: string) => void;
+/** Ends a client's stream (the server is closing). */
+type Ender = () => void;
 
 /** Timers the hub runs on; unref'd so that open streams never keep a stopping server alive. */
 function every(ms: number, fn: () => Promise<void> | void): () => void {
@@ -74,7 +76,7 @@ function every(ms: number, fn: () => Promise<void> | void): () => void {
 
 /** The fan-out: one reader of the log and of the instance and worker records for all clients. */
 export class EventHub {
-  private readonly clients = new Set<Client>();
+  private readonly clients = new Map<Client, Ender>();
   private stops: Array<() => void> = [];
   private schedulerKey: string | null = null;
   private workersKey: string | null = null;
@@ -91,12 +93,12 @@ export class EventHub {
   }
 
   /** Adds a client; it gets every event read from now on. Returns the function that removes it. */
-  async subscribe(client: Client): Promise<() => void> {
-    this.clients.add(client);
+  async subscribe(client: Client, end: Ender = () => undefined): Promise<() => void> {
+    this.clients.set(client, end);
     if (this.clients.size === 1) this.start();
     await this.primed;
     return () => {
-      this.clients.delete(client);
+      if (!this.clients.delete(client)) return;
       if (this.clients.size === 0) this.stop();
     };
   }
@@ -120,6 +122,11 @@ export class EventHub {
     ];
   }
 
+  /** Ends every stream, so a closing server need not wait for its clients to leave. */
+  closeAll(): void {
+    for (const end of [...this.clients.values()]) end();
+  }
+
   private stop() {
     for (const stop of this.stops) stop();
     this.stops = [];
@@ -139,7 +146,7 @@ export class EventHub {
   }
 
   private broadcast(frame: string) {
-    for (const client of this.clients) client(frame);
+    for (const client of this.clients.keys()) client(frame);
   }
 
   /** A `scheduler` message whenever the instances' roles or liveness change (a takeover, a standby gone). */
@@ -227,19 +234,23 @@ export async function openEventStream(
       };
       write(`retry: ${RECONNECT_MS}\n: connected\n\n`);
       // Subscribe first, then replay: an event appended in between is in both, and sent once (by its ID).
-      unsubscribe = await hub.subscribe(live);
-      if (signal.aborted) {
-        unsubscribe();
-        return;
-      }
-      signal.addEventListener('abort', () => {
+      let ended = false;
+      const end = () => {
+        ended = true;
         unsubscribe?.();
         try {
           controller.close();
         } catch {
           // already closed
         }
-      });
+      };
+      unsubscribe = await hub.subscribe(live, end);
+      // Ended (or the client left) while the hub was starting: leave again.
+      if (ended || signal.aborted) {
+        end();
+        return;
+      }
+      signal.addEventListener('abort', end);
       if (resumeId !== undefined) {
         const missed = await svc.events.list({ afterId: resumeId, limit: MAX_EVENT_LIMIT });
         if (missed.length === MAX_EVENT_LIMIT) write(formatSseMessage({ type: 'reset' }));
@@ -263,7 +274,8 @@ export async function openEventStream(
       'Content-Type': 'text/event-stream; charset=utf-8',
       'Cache-Control': 'no-store',
       'X-Accel-Buffering': 'no',
-      Connection: 'keep-alive',
+      // The connection ends with the stream: a closing server is not kept waiting by an idle keep-alive.
+      Connection: 'close',
     },
   });
 }

@@ -14,6 +14,7 @@ import type { Logger } from '../core/ports';
 import { SECOND } from '../core/units';
 import { createMetrics } from '../metrics/metrics';
 import { createApiRouter } from './apiRouter';
+import { eventHubOf } from './eventStream';
 import { API_ROUTES, apiNotFound } from './apiRoutes';
 import { encodePageData, PAGE_DATA_HEADER, pageDataFor } from './pageData';
 import type { Services } from './services';
@@ -135,6 +136,8 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
     port,
     close() {
       closing ??= (async () => {
+        // Event streams never end on their own: end them, or every open tab would hold the close up.
+        eventHubOf(services).closeAll();
         await new Promise<void>((resolve) => {
           // In-flight requests may finish for a moment; then whatever is still open is cut.
           const force = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
