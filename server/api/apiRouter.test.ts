@@ -95,3 +95,40 @@ describe('createApiRouter', () => {
     expect(await r.text()).toBe('');
   });
 });
+
+describe('createApiRouter: streamed answers', () => {
+  it('sends a body that is not JSON as it is produced, and aborts the request when the client leaves', async () => {
+    let aborted: () => void = () => undefined;
+    const abortedOnce = new Promise<void>((r) => (aborted = r));
+    const router = createApiRouter(
+      {},
+      [
+        {
+          path: '/api/v1/stream',
+          handlers: {
+            GET: async (_c, req) => {
+              req.signal.addEventListener('abort', () => aborted());
+              const body = new ReadableStream<Uint8Array>({
+                start(controller) {
+                  // One frame now; the rest never comes (like an event stream).
+                  controller.enqueue(new TextEncoder().encode('data: first\n\n'));
+                },
+              });
+              return new Response(body, { headers: { 'Content-Type': 'text/event-stream' } });
+            },
+          },
+        },
+      ],
+      () => new Response(null, { status: 404 }),
+    );
+    const base = await serve(router);
+    const client = new AbortController();
+    const res = await fetch(`${base}/api/v1/stream`, { signal: client.signal });
+    expect(res.headers.get('content-type')).toBe('text/event-stream');
+    const reader = res.body!.getReader();
+    const { value } = await reader.read();
+    expect(new TextDecoder().decode(value)).toBe('data: first\n\n');
+    client.abort();
+    await abortedOnce;
+  });
+});

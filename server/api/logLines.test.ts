@@ -33,6 +33,15 @@ describe('LineIndex', () => {
 });
 
 describe('readLinePage', () => {
+  it('counts each line once when many requests index the same file at once', async () => {
+    const file = path.join(dir, 'busy.out');
+    writeFileSync(file, numbered(0, 200_000));
+    const pages = await Promise.all(Array.from({ length: 8 }, (_, i) => readLinePage(file, i * 20_000, 1)));
+    expect(pages.map((p) => [p.total_lines, p.lines[0]])).toEqual(
+      Array.from({ length: 8 }, (_, i) => [200_000, `line ${i * 20_000}`]),
+    );
+  });
+
   it('serves any page of a file of many lines, across checkpoints', async () => {
     const file = path.join(dir, 'a.out');
     writeFileSync(file, numbered(0, 5000));

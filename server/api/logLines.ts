@@ -23,7 +23,17 @@ export class LineIndex {
   /** Bytes read so far. */
   scanned = 0;
 
+  /** The extension in progress: two requests for the same file must not read the same bytes twice. */
+  private extending: Promise<void> = Promise.resolve();
+
   constructor(readonly ino: number) {}
+
+  /** Brings the index up to `size`, after any extension already under way (one at a time). */
+  extendTo(handle: FileHandle, size: number): Promise<void> {
+    const next = this.extending.then(() => this.extend(handle, size));
+    this.extending = next.catch(() => undefined);
+    return next;
+  }
 
   /** Lines in a file of `size` bytes: the complete ones and a last one still being written. */
   lineCount(size: number): number {
@@ -31,7 +41,7 @@ export class LineIndex {
   }
 
   /** Reads the bytes after `scanned` up to `size`, noting each line start. */
-  async extend(handle: FileHandle, size: number): Promise<void> {
+  private async extend(handle: FileHandle, size: number): Promise<void> {
     const buffer = Buffer.alloc(CHUNK_BYTES);
     while (this.scanned < size) {
       const { bytesRead } = await handle.read(
@@ -69,7 +79,7 @@ async function indexOf(file: string, handle: FileHandle): Promise<{ index: LineI
   indexes.delete(file);
   indexes.set(file, index);
   if (indexes.size > MAX_INDEXES) indexes.delete(indexes.keys().next().value!);
-  await index.extend(handle, st.size);
+  await index.extendTo(handle, st.size);
   return { index, size: st.size };
 }
 
@@ -91,7 +101,7 @@ export async function readLinePage(file: string, from: number, count: number): P
     const { index, size } = await indexOf(file, handle);
     const total = index.lineCount(size);
     const lines: string[] = [];
-    if (from < total) {
+    if (from < total && count > 0) {
       const checkpoint = Math.floor(from / STRIDE);
       let lineNo = checkpoint * STRIDE;
       const end = Math.min(total, from + count);
