@@ -120,12 +120,18 @@ test('search finds a line in a 100 MB log on the server and the console jumps to
   await expect(console_).toHaveAttribute('data-lines', String(LINES), { timeout: 60_000 });
   await expect(console_.getByTestId('log-line').first()).toContainText('line 0000000');
 
-  await page.getByTestId('log-search-input').fill('NEEDLE is on');
-  await page.getByTestId('log-search-submit').click();
+  // All by keyboard: the search box is labelled, Enter searches, Tab reaches the match, Enter jumps.
+  const box = page.getByRole('searchbox', { name: 'Search the logs' });
+  await box.focus();
+  await page.keyboard.type('NEEDLE is on');
+  await page.keyboard.press('Enter');
   const match = page.getByTestId('log-search-match');
   await expect(match).toHaveCount(1, { timeout: 60_000 });
   await expect(match).toContainText(`gen · stdout · line ${NEEDLE_AT + 1}`);
-  await match.click();
+  await page.keyboard.press('Tab'); // the Search button
+  await page.keyboard.press('Tab');
+  await expect(match).toBeFocused();
+  await page.keyboard.press('Enter');
   const jumped = console_.locator('[data-testid="log-line"][data-highlight="true"]');
   await expect(jumped).toBeInViewport();
   await expect(jumped).toContainText('the needle is on this line');

@@ -216,7 +216,7 @@ export function RunLogConsole({ run }: { run: RunStatus }) {
         ref={scroller}
         onScroll={onScroll}
         tabIndex={0}
-        role="log"
+        role="region"
         aria-label={`Log lines of run ${run.run_id}`}
         data-testid="log-lines"
         className={`h-[28rem] overflow-auto rounded bg-zinc-50 font-mono text-xs dark:bg-zinc-950 ${focusRing} ${layout.total === 0 ? 'hidden' : ''}`}
