@@ -698,6 +698,16 @@ export interface components {
       depends?: string[];
       /** @description Executions of a repeat_policy step after its first; absent when it never repeated. */
       repeat_count?: number;
+      /** @description Each run of the step's command (its first try, every retry and repeat), oldest first, the newest 100 kept; absent when the command ran once (its times are the step's own). */
+      executions?: {
+        /** @enum {string} */
+        kind: 'first' | 'retry' | 'repeat';
+        /** Format: date-time */
+        started_at: string;
+        /** Format: date-time */
+        finished_at: string | null;
+        exit_code: number | null;
+      }[];
       /** @description Why the step was skipped or aborted without running (a precondition, an upstream failure). */
       skip_reason?: string | null;
       /** @description Child runs this call or parallel step started, in start order. */

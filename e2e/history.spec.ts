@@ -79,9 +79,26 @@ test('the history grid shows three known runs in colour and words, and a cell op
   const ok = run('run-ok', 0, 'succeeded', ['succeeded', 'succeeded', 'succeeded']);
   ok.steps[0].output = { ROWS: '42' };
   ok.steps[2].outputs = { report: 'x'.repeat(500) };
+  // The failed step was tried twice: a first try and one retry, a pause between them.
+  const failed = run('run-failed', 10, 'failed', ['succeeded', 'failed', 'skipped']);
+  failed.steps[1].retry_count = 1;
+  failed.steps[1].executions = [
+    {
+      kind: 'first',
+      started_at: '2026-03-01T10:10:03.000Z',
+      finished_at: '2026-03-01T10:10:03.300Z',
+      exit_code: 1,
+    },
+    {
+      kind: 'retry',
+      started_at: '2026-03-01T10:10:03.700Z',
+      finished_at: '2026-03-01T10:10:04.000Z',
+      exit_code: 1,
+    },
+  ];
   await seedRuns(cluster.home, [
     ok,
-    run('run-failed', 10, 'failed', ['succeeded', 'failed', 'skipped']),
+    failed,
     run('run-skipped', 20, 'succeeded', ['succeeded', 'skipped', 'succeeded']),
   ]);
   const server = await cluster.startServer();
@@ -102,7 +119,7 @@ test('the history grid shows three known runs in colour and words, and a cell op
   // Not colour alone: each cell names its step, run and state, and shows a glyph.
   await expect(cell('run-failed', 'transform')).toHaveAttribute(
     'aria-label',
-    /^transform in run run-failed \(.*\): failed$/,
+    /^transform in run run-failed \(.*\): failed, retried 1 time$/,
   );
   await expect(cell('run-failed', 'transform')).toHaveText('✗');
   // Three states, three colours: green for succeeded, red for failed, grey for skipped. The colour is read
@@ -147,7 +164,18 @@ test('the history grid shows three known runs in colour and words, and a cell op
     'transform',
     'load',
   ]);
-  await expect(page.getByTestId('gantt-duration-transform')).toHaveText('1.0s');
+  await expect(page.getByTestId('gantt-duration-transform')).toContainText('1.0s');
+  // The retried step: one bar per try, the pause before the retry between them, each said in words.
+  const transform = page.locator('[data-testid="gantt-row"][data-step="transform"]');
+  await expect(
+    transform.getByRole('img', { name: /^transform, first try: .*failed with exit 1$/ }),
+  ).toHaveCount(1);
+  await expect(
+    transform.getByRole('img', { name: /^transform, retry 1: .*failed with exit 1$/ }),
+  ).toHaveCount(1);
+  await expect(
+    transform.getByRole('img', { name: /^transform paused 400ms before its retry 1$/ }),
+  ).toHaveCount(1);
   await expect(page.getByTestId('gantt-duration-load')).toHaveText('—');
   await expect(page.getByTestId('gantt-queued')).toHaveCount(1);
 

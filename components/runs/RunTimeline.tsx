@@ -1,11 +1,13 @@
 // A run's Gantt timeline: its wait to start (queued or held), then each step in the order it started with
-// its bar, the wait before it, and its retries and repeats; a running step's bar grows to now. Every row
+// its bar (or, when it was retried or repeated, one bar per try with the pause before each), the wait before
+// it, and its retry and repeat counts; a running step's bar grows to now. Every row
 // says in words what the bar shows, so the chart reads without colour or sight.
 
+import { Fragment } from 'react';
 import type { RunStatus } from '@/components/apiTypes';
 import { formatDurationMs } from '../format';
 import { STEP_SWATCH_STYLES, stepStateLabel } from '../graph/stepStateStyles';
-import { runTimeline, type Segment, type TimelineRow } from './timeline';
+import { runTimeline, type Segment, type TimelineRow, type TimelineTry } from './timeline';
 import type { StepRowData } from './runSteps';
 
 export function RunTimeline({
@@ -69,13 +71,29 @@ export function RunTimeline({
                       label={`${row.label} waited ${formatDurationMs(row.wait.endMs - row.wait.startMs)} after its upstream steps`}
                     />
                   )}
-                  {row.bar && (
+                  {row.bar && row.tries.length === 0 && (
                     <Bar
                       segment={row.bar}
                       className={`${STEP_SWATCH_STYLES[row.state]} ${row.live ? 'animate-pulse' : ''}`}
                       label={rowText(row, offset)}
                     />
                   )}
+                  {row.tries.map((t, i) => (
+                    <Fragment key={i}>
+                      {t.pause && (
+                        <Bar
+                          segment={t.pause}
+                          className="border-dashed border-zinc-400 bg-[repeating-linear-gradient(45deg,transparent,transparent_3px,rgb(161_161_170/0.4)_3px,rgb(161_161_170/0.4)_5px)]"
+                          label={`${row.label} paused ${formatDurationMs(t.pause.endMs - t.pause.startMs)} before its ${t.kind} ${i}`}
+                        />
+                      )}
+                      <Bar
+                        segment={t.segment}
+                        className={`${STEP_SWATCH_STYLES[t.outcome]} ${t.outcome === 'running' ? 'animate-pulse' : ''}`}
+                        label={tryText(row, t, i, offset)}
+                      />
+                    </Fragment>
+                  ))}
                   {!row.bar && (
                     <span className="absolute inset-y-0 left-1 text-zinc-500">
                       {stepStateLabel(row.state)}
@@ -97,6 +115,16 @@ export function RunTimeline({
       </div>
     </section>
   );
+}
+
+function tryText(row: TimelineRow, t: TimelineTry, i: number, offset: (ms: number) => string): string {
+  const what = t.kind === 'first' ? 'first try' : `${t.kind} ${i}`;
+  const took = formatDurationMs(t.segment.endMs - t.segment.startMs);
+  const end =
+    t.outcome === 'running'
+      ? `running for ${took}`
+      : `took ${took}, ${t.outcome === 'succeeded' ? 'exit 0' : `failed${t.exitCode === null ? '' : ` with exit ${t.exitCode}`}`}`;
+  return `${row.label}, ${what}: started ${offset(t.segment.startMs)}, ${end}`;
 }
 
 function rowText(row: TimelineRow, offset: (ms: number) => string): string {

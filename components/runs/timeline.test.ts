@@ -73,6 +73,39 @@ describe('runTimeline', () => {
     expect(t.rows[0].bar).toMatchObject({ left: 20, width: 80 });
   });
 
+  it('draws each try of a retried step, with the retry interval before each later one', () => {
+    const executions = [
+      { kind: 'first' as const, started_at: T(10), finished_at: T(20), exit_code: 1 },
+      { kind: 'retry' as const, started_at: T(30), finished_at: T(40), exit_code: 1 },
+      { kind: 'retry' as const, started_at: T(50), finished_at: T(60), exit_code: 0 },
+    ];
+    const rows = [{ step: step('a', 10, 60, { retry_count: 2, executions }) }];
+    const started = { created_at: T(10), queued_at: T(10), started_at: T(10), finished_at: T(110) };
+    const [a] = runTimeline(started, rows, null).rows;
+    expect(a.tries.map((t) => [t.kind, t.outcome, t.exitCode])).toEqual([
+      ['first', 'failed', 1],
+      ['retry', 'failed', 1],
+      ['retry', 'succeeded', 0],
+    ]);
+    // 100 s from 10 to 110: one percent per second.
+    expect(a.tries.map((t) => [t.segment.left, t.segment.width])).toEqual([
+      [0, 10],
+      [20, 10],
+      [40, 10],
+    ]);
+    expect(a.tries.map((t) => t.pause && [t.pause.left, t.pause.width])).toEqual([null, [10, 10], [30, 10]]);
+    // A try still running reaches now; a step that ran once has no tries (its bar says it all).
+    const live = { ...run, finished_at: null };
+    const running = [{ kind: 'repeat' as const, started_at: T(70), finished_at: null, exit_code: null }];
+    const r = runTimeline(
+      live,
+      [{ step: step('b', 10, null, { executions: [...executions, ...running] }) }],
+      Date.parse(T(80)),
+    ).rows[0];
+    expect(r.tries[3]).toMatchObject({ outcome: 'running', segment: { endMs: Date.parse(T(80)) } });
+    expect(runTimeline(run, [{ step: step('c', 10, 20) }], null).rows[0].tries).toEqual([]);
+  });
+
   it('draws no wait for a handler, which runs after the steps by design', () => {
     const rows = [{ step: step('a', 10, 30) }, { step: step('onExit', 100, 105), label: 'onExit' }];
     expect(runTimeline(run, rows, null).rows[1].wait).toBeNull();

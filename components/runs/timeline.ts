@@ -28,6 +28,21 @@ export interface TimelineRow {
   live: boolean;
   retries: number;
   repeats: number;
+  /**
+   * Each run of the command when there was more than one (retries, repeats), with the pause before each
+   * later one (a retry or repeat interval); empty when it ran once, which `bar` shows.
+   */
+  tries: TimelineTry[];
+}
+
+/** One run of a step's command in the timeline, and the pause before it (null for the first). */
+export interface TimelineTry {
+  kind: 'first' | 'retry' | 'repeat';
+  segment: Segment;
+  /** Its outcome: exit 0 succeeded, another code failed; null while it runs. */
+  outcome: 'succeeded' | 'failed' | 'running';
+  exitCode: number | null;
+  pause: Segment | null;
 }
 
 export interface Timeline {
@@ -103,6 +118,7 @@ export function runTimeline(
       live,
       retries: step.retry_count,
       repeats: step.repeat_count ?? 0,
+      tries: triesOf(step, scale, endMs),
     };
   });
 
@@ -117,6 +133,28 @@ export function runTimeline(
     rows: timelineRows,
     ticks,
   };
+}
+
+/** The step's recorded runs of its command, when there was more than one. */
+function triesOf(step: StepStatus, scale: (t: number) => number, endMs: number): TimelineTry[] {
+  const list = step.executions ?? [];
+  if (list.length < 2) return [];
+  const out: TimelineTry[] = [];
+  let previousEnd: number | null = null;
+  for (const e of list) {
+    const start = ms(e.started_at);
+    if (start === null) continue;
+    const end = ms(e.finished_at) ?? endMs;
+    out.push({
+      kind: e.kind,
+      segment: segment(scale, start, Math.max(start, end)),
+      outcome: e.finished_at === null ? 'running' : e.exit_code === 0 ? 'succeeded' : 'failed',
+      exitCode: e.exit_code,
+      pause: previousEnd !== null && start > previousEnd ? segment(scale, previousEnd, start) : null,
+    });
+    previousEnd = ms(e.finished_at);
+  }
+  return out;
 }
 
 function isActive(step: StepStatus): boolean {

@@ -391,6 +391,18 @@ export interface RunCondition {
   checked_at: string;
 }
 
+/** One run of a step's command: the first try, a retry or a repeat. */
+export interface StepExecution {
+  kind: 'first' | 'retry' | 'repeat';
+  started_at: string;
+  /** Null while it runs. */
+  finished_at: string | null;
+  exit_code: number | null;
+}
+
+/** How many executions a step's status keeps (a step repeating every second for a day would not fit). */
+export const MAX_RECORDED_EXECUTIONS = 100;
+
 export interface StepStatus {
   name: string;
   status: StepState;
@@ -422,6 +434,11 @@ export interface StepStatus {
   published_outputs?: Record<string, unknown> | null;
   /** Executions of a `repeat_policy` step so far, after the first (0 when it ran once). */
   repeat_count?: number;
+  /**
+   * Each time the step's command ran (its first try, every retry, every repeat) with its start, end and exit
+   * code, oldest first; the newest {@link MAX_RECORDED_EXECUTIONS} are kept. Absent on older records.
+   */
+  executions?: StepExecution[];
   /** Why a step was skipped or aborted without running (`precondition not met: ...`, `upstream failed`). */
   skip_reason?: string | null;
   /** Child runs started by this step (`call`, `parallel`), in start order. */

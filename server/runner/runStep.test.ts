@@ -189,6 +189,8 @@ describe('runStep', () => {
       expect(status.exit_code).toBe(124);
       expect(status.error).toMatch(/^step timed out after \d+ms \(timeout 500ms\)$/);
       expect(status.retry_count).toBe(0);
+      // One try: its times are the step's own, and no list is kept.
+      expect(status.executions).toBeUndefined();
       const [shell, child] = read('pids').trim().split(' ').map(Number);
       await waitFor(() => !running(shell!) && !running(child!) && !groupAlive(shell!), 2000);
     });
@@ -267,6 +269,17 @@ describe('runStep', () => {
       const { state, status } = await run(stepOf('s', cmd, { retry_policy: policy }));
       expect(state).toBe('succeeded');
       expect(status.retry_count).toBe(2);
+      // Each try with its own times and exit code, for the run's timeline.
+      const tries = status.executions!;
+      expect(tries.map((e) => [e.kind, e.exit_code])).toEqual([
+        ['first', 1],
+        ['retry', 1],
+        ['retry', 0],
+      ]);
+      expect(tries[0].started_at >= status.started_at!).toBe(true);
+      expect(tries[2].finished_at! <= status.finished_at!).toBe(true);
+      for (let i = 1; i < tries.length; i++)
+        expect(tries[i].started_at >= tries[i - 1].finished_at!).toBe(true);
     });
   });
 
@@ -294,6 +307,11 @@ describe('runStep', () => {
       expect(state).toBe('succeeded');
       expect(status.repeat_count).toBe(2);
       expect(status.output).toEqual({ N: '3' });
+      expect(status.executions!.map((e) => [e.kind, e.exit_code])).toEqual([
+        ['first', 0],
+        ['repeat', 0],
+        ['repeat', 0],
+      ]);
     });
 
     it('repeats while the exit code is listed, and the limit counts all executions', async () => {

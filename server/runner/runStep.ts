@@ -17,7 +17,8 @@ import { resolveValue, type ValuePolicy, type ValueScope } from '../core/dag/val
 import { formatDuration } from '../core/duration';
 import { isoTime } from '../core/isoTime';
 import type { Clock } from '../core/ports';
-import type { ConditionSpec, DagSpec, StepSpec, StepStatus } from '../core/types';
+import { MAX_RECORDED_EXECUTIONS } from '../core/types';
+import type { ConditionSpec, DagSpec, StepExecution, StepSpec, StepStatus } from '../core/types';
 import { SECOND } from '../core/units';
 import * as files from '../store/fileCalls';
 import { runStepAction, type ActionRunner } from './runStepAction';
@@ -113,6 +114,7 @@ export async function runStep(run: StepRun): Promise<StepStatus['status']> {
     repeat_count: 0,
     output: null,
   } satisfies Partial<StepStatus>);
+  delete status.executions;
   delete status.outputs;
   delete status.output_value;
   delete status.published_outputs;
@@ -194,9 +196,12 @@ async function execute(run: StepRun, opened: number[]): Promise<() => StepStatus
   for (let executions = 0; ;) {
     // One execution: the first attempt and its retries.
     let result: AttemptResult;
-    for (;;) {
+    for (let tries = 0; ; tries++) {
       if (run.stop.aborted) return stopped(run);
+      const record = startExecution(run, tries > 0 ? 'retry' : executions > 0 ? 'repeat' : 'first');
       result = await attempt(run, scope, fds, repeating);
+      record.finished_at = isoNow(run.clock);
+      record.exit_code = result.kind === 'ok' ? 0 : result.exitCode;
       if (result.kind === 'stopped') {
         status.exit_code = result.exitCode;
         const reason = result.reason;
@@ -255,6 +260,23 @@ async function execute(run: StepRun, opened: number[]): Promise<() => StepStatus
     status.exit_code = null;
     run.onChange();
   }
+}
+
+const executionLogs = new WeakMap<StepRun, StepExecution[]>();
+
+/**
+ * Records the start of one run of the step's command. The status carries the list once there is a second
+ * (a retry or a repeat): a step that ran once has its times in started_at/finished_at already, and every
+ * status write of a large DAG would grow for nothing. The newest MAX_RECORDED_EXECUTIONS are kept.
+ */
+function startExecution(run: StepRun, kind: StepExecution['kind']): StepExecution {
+  const record: StepExecution = { kind, started_at: isoNow(run.clock), finished_at: null, exit_code: null };
+  const list = executionLogs.get(run) ?? [];
+  executionLogs.set(run, list);
+  list.push(record);
+  if (list.length > MAX_RECORDED_EXECUTIONS) list.splice(0, list.length - MAX_RECORDED_EXECUTIONS);
+  if (list.length > 1) run.status.executions = list;
+  return record;
 }
 
 /** Evaluates a repeat condition; it sees the output this execution just captured. An error counts as not met. */
