@@ -29,6 +29,8 @@ describe('reading links and headings', () => {
       'notes',
       'notes-1',
     ]);
+    // An explicit anchor counts; one inside a code block does not.
+    expect([...pageAnchors('<a id="live"></a>**Live.**\n```\n<a id="code"></a>\n```')]).toEqual(['live']);
   });
 
   it('takes relative links only, outside code', () => {

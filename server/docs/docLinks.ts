@@ -20,7 +20,10 @@ export function pageAnchors(markdown: string): Set<string> {
   let fenced = false;
   for (const line of markdown.split('\n')) {
     if (line.startsWith('```')) fenced = !fenced;
-    const m = fenced ? null : /^#{1,6}\s+(.+?)\s*#*\s*$/.exec(line);
+    if (fenced) continue;
+    // An explicit anchor (`<a id="live-updates"></a>`) names a place that is not a heading.
+    for (const a of line.matchAll(/<a\s+(?:id|name)="([^"]+)"\s*>/g)) anchors.add(a[1]);
+    const m = /^#{1,6}\s+(.+?)\s*#*\s*$/.exec(line);
     if (!m) continue;
     const slug = headingSlug(m[1]);
     const n = seen.get(slug) ?? 0;
