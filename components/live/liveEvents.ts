@@ -14,12 +14,14 @@ import {
   STREAM_SILENCE_MS,
   type LiveMessage,
 } from './liveMessages';
+import { LEASE_RENEW_MS, leaseDecision, parseLease } from './tabLease';
 
 export type StreamState = 'off' | 'connecting' | 'live' | 'down';
 
 const STREAM_URL = '/api/v1/events/stream';
 const LOCK_NAME = 'dagu-event-stream';
 const CHANNEL_NAME = 'dagu-event-stream';
+const LEASE_KEY = 'dagu-event-stream-lease';
 /** Messages arriving within this window refresh each view once. */
 const BATCH_MS = 100;
 
@@ -47,15 +49,15 @@ export function streamHealthy(): boolean {
 }
 
 /**
- * Starts following the stream in this tab; returns the function that stops. Without Web Locks (a page served
- * over plain HTTP to another host is not a secure context) the views just keep polling.
+ * Starts following the stream in this tab; returns the function that stops. The tab holding the stream is
+ * elected with a Web Lock, or, where there are none (a page served over plain HTTP to another host is not a
+ * secure context), with a lease in localStorage (tabLease.ts).
  */
 export function startLiveEvents(client: QueryClient): () => void {
   if (
     typeof window === 'undefined' ||
     typeof EventSource === 'undefined' ||
-    typeof BroadcastChannel === 'undefined' ||
-    !('locks' in navigator)
+    typeof BroadcastChannel === 'undefined'
   ) {
     return () => undefined;
   }
@@ -107,51 +109,102 @@ export function startLiveEvents(client: QueryClient): () => void {
     if (state === 'live' && Date.now() - lastHeard > STREAM_SILENCE_MS) setState('down');
   }, 5000);
 
-  void navigator.locks.request(LOCK_NAME, { signal: stop.signal }, () => lead()).catch(() => undefined);
+  if ('locks' in navigator) {
+    // Held until this tab stops (or closes, when the browser releases it and another tab gets it).
+    void navigator.locks
+      .request(
+        LOCK_NAME,
+        { signal: stop.signal },
+        () =>
+          new Promise<void>((release) => {
+            const close = lead();
+            stop.signal.addEventListener('abort', () => {
+              close();
+              release();
+            });
+          }),
+      )
+      .catch(() => undefined);
+  } else {
+    electByLease();
+  }
 
-  /** Holds the lock (and so the stream) until this tab stops. */
-  function lead(): Promise<void> {
-    leading = true;
-    return new Promise<void>((release) => {
-      let source: EventSource | null = null;
-      let failures = 0;
-      let retry: ReturnType<typeof setTimeout> | undefined;
-      const announce = (s: StreamState) => {
-        setState(s);
-        channel.postMessage({ kind: 'state', state: s } satisfies ChannelMessage);
-      };
-      const connect = () => {
-        source = new EventSource(STREAM_URL);
-        source.onopen = () => {
-          failures = 0;
-          announce('live');
-        };
-        source.onmessage = (e: MessageEvent<string>) => {
-          const message = parseLiveMessage(e.data);
-          if (!message) return;
-          if (state !== 'live') announce('live');
-          apply(message);
-          channel.postMessage({ kind: 'message', message } satisfies ChannelMessage);
-        };
-        source.onerror = () => {
-          announce('down');
-          // CONNECTING: the browser retries by itself (after the server's `retry:`); CLOSED (an HTTP error
-          // such as 401): it gave up, so try again later with a growing pause.
-          if (source?.readyState === EventSource.CLOSED) {
-            source = null;
-            failures += 1;
-            retry = setTimeout(connect, reconnectDelayMs(failures));
-          }
-        };
-      };
-      connect();
-      stop.signal.addEventListener('abort', () => {
-        clearTimeout(retry);
-        source?.close();
-        leading = false;
-        release();
-      });
+  /** Without Web Locks: renew the lease while holding it, claim it when it is stale, and follow otherwise. */
+  function electByLease() {
+    const tab = Math.random().toString(36).slice(2);
+    let close: (() => void) | null = null;
+    const read = () => parseLease(localStorage.getItem(LEASE_KEY));
+    const write = () => localStorage.setItem(LEASE_KEY, JSON.stringify({ tab, atMs: Date.now() }));
+    const step = () => {
+      const decision = leaseDecision(read(), tab, Date.now());
+      if (decision === 'claim') {
+        write();
+        // Read back: of two tabs claiming at once, the one whose write came last holds it.
+        setTimeout(() => {
+          if (!stop.signal.aborted && read()?.tab === tab && close === null) close = lead();
+        }, 200);
+      } else if (decision === 'hold') {
+        write();
+        close ??= lead();
+      } else if (close !== null) {
+        close(); // another tab took over
+        close = null;
+      }
+    };
+    step();
+    const timer = setInterval(step, LEASE_RENEW_MS);
+    const leave = () => {
+      if (read()?.tab === tab) localStorage.removeItem(LEASE_KEY);
+    };
+    window.addEventListener('pagehide', leave);
+    stop.signal.addEventListener('abort', () => {
+      clearInterval(timer);
+      window.removeEventListener('pagehide', leave);
+      close?.();
+      leave();
     });
+  }
+
+  /** Opens and keeps the stream in this tab; returns the function that closes it. */
+  function lead(): () => void {
+    leading = true;
+    let source: EventSource | null = null;
+    let failures = 0;
+    let retry: ReturnType<typeof setTimeout> | undefined;
+    const announce = (s: StreamState) => {
+      setState(s);
+      channel.postMessage({ kind: 'state', state: s } satisfies ChannelMessage);
+    };
+    const connect = () => {
+      source = new EventSource(STREAM_URL);
+      source.onopen = () => {
+        failures = 0;
+        announce('live');
+      };
+      source.onmessage = (e: MessageEvent<string>) => {
+        const message = parseLiveMessage(e.data);
+        if (!message) return;
+        if (state !== 'live') announce('live');
+        apply(message);
+        channel.postMessage({ kind: 'message', message } satisfies ChannelMessage);
+      };
+      source.onerror = () => {
+        announce('down');
+        // CONNECTING: the browser retries by itself (after the server's `retry:`); CLOSED (an HTTP error
+        // such as 401): it gave up, so try again later with a growing pause.
+        if (source?.readyState === EventSource.CLOSED) {
+          source = null;
+          failures += 1;
+          retry = setTimeout(connect, reconnectDelayMs(failures));
+        }
+      };
+    };
+    connect();
+    return () => {
+      clearTimeout(retry);
+      source?.close();
+      leading = false;
+    };
   }
 
   return () => {
