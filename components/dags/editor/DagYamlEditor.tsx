@@ -18,7 +18,6 @@ import { buttonClass } from '../../Panels';
 import { errorText } from '../../errorText';
 import { queryKeys } from '../../queryKeys';
 import table from './dagKeyDocs.json';
-import { darkHighlight } from './darkHighlight';
 import { diagnosticRange } from './diagnostics';
 import { ConflictMerge, EDITOR_SURFACE, UnifiedDiff } from './DiffViews';
 import { KeyDocPanel } from './KeyDocPanel';
@@ -143,7 +142,6 @@ export default function DagYamlEditor({
             },
           ]),
           yaml(),
-          darkHighlight(),
           writable ? check : [],
           EditorState.readOnly.of(!writable),
           EditorView.contentAttributes.of({
