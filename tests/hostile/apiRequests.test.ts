@@ -73,11 +73,11 @@ const CASES: ApiCase[] = [
   {
     what: 'a path no route serves',
     method: 'POST',
-    path: '/api/v1/dags/good/delete',
+    path: '/api/v1/dags/good/obliterate',
     body: {},
     status: 404,
     code: 'not_found',
-    message: 'no API route POST /api/v1/dags/good/delete',
+    message: 'no API route POST /api/v1/dags/good/obliterate',
   },
   {
     what: 'a cancel without its run_ids field',
