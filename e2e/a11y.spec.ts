@@ -39,7 +39,14 @@ test('no page of the console has a serious or critical accessibility violation',
     [
       'DAG page',
       `/dags/${HELLO_DAG_NAME}`,
-      (p) => expect(p.getByRole('heading', { level: 1 })).toBeVisible(),
+      // Everything the page loads after its heading: the step graph, the history grid with the run, and
+      // the editor (a client-only chunk), so that axe sees the whole page.
+      async (p) => {
+        await expect(p.getByRole('heading', { level: 1 })).toBeVisible();
+        await expect(p.getByTestId('run-graph')).toBeVisible();
+        await expect(p.getByTestId('history-grid')).toBeVisible();
+        await expect(p.getByTestId('dag-editor')).toBeVisible();
+      },
     ],
     ['run list', '/runs', (p) => expect(p.getByTestId(`run-row-${runId}`)).toBeVisible()],
     ['run page', `/runs/${runId}`, (p) => expect(p.getByTestId('log-line').first()).toBeVisible()],
