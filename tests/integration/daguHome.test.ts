@@ -20,7 +20,7 @@ import {
 const FIXTURE = path.join(import.meta.dirname, 'fixtures', 'dagu-home-1.30.2');
 const WARNING =
   'config.yaml: Dagu settings not used by this product: navbarColor, navbarTitle, ui.maxDashboardPageLimit, ' +
-  'permissions, latestStatusToday';
+  'permissions.runDAGs, latestStatusToday';
 
 let home: string;
 let env: NodeJS.ProcessEnv;
