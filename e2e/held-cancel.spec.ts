@@ -109,8 +109,9 @@ test('held runs cancelled from the queue page end aborted and a zone b worker st
   await expect(dialog).toBeHidden();
   await expect(row(second.run_id)).toBeVisible();
 
-  // The other as a selection; "Keep" first, which must leave it waiting: no cancel goes out, and the next
-  // refresh of the listing still has it held.
+  // The other as a selection; "Keep" first, which must leave it waiting: no cancel goes out, and the
+  // listing still has it held. (The page refreshes on the server's events, and keeping causes none, so
+  // the listing is asked for here, as the page would ask for it.)
   const cancelsSent: string[] = [];
   page.on('request', (r) => {
     if (isCancel(r.url(), r.method())) cancelsSent.push(r.postData() ?? '');
@@ -119,10 +120,8 @@ test('held runs cancelled from the queue page end aborted and a zone b worker st
   await page.getByTestId('cancel-selected').click();
   await dialog.getByRole('button', { name: 'Keep', exact: true }).click();
   await expect(dialog).toBeHidden();
-  await page.waitForResponse(
-    (r) => new URL(r.url()).pathname === '/api/v1/queue' && r.request().method() === 'GET',
-    { timeout: 15_000 },
-  );
+  const listing = await apiGet<{ items: Array<{ run_id: string; kind: string }> }>(server, '/api/v1/queue');
+  expect(listing.items.find((i) => i.run_id === second.run_id)?.kind).toBe('held');
   expect(cancelsSent).toEqual([]);
   await expect(row(second.run_id)).toHaveAttribute('data-kind', 'held');
   await page.getByTestId('cancel-selected').click();
