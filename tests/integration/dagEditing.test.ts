@@ -1,20 +1,11 @@
 // A DAG saved through the console's API is what the scheduler runs from its next tick: the real `dagu server`
 // and `dagu scheduler` on one temp DAGU_HOME.
 
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import path from 'node:path';
-import { eventually, freePort, startService, tempHome, type Service, type TempHome } from './harness';
+import { eventually, freePort, startService, homeWithServices, runsOf } from './harness';
 
-let h: TempHome;
-let services: Service[] = [];
-beforeEach(() => {
-  h = tempHome();
-  services = [];
-});
-afterEach(async () => {
-  await Promise.all(services.map((s) => s.stop('SIGKILL')));
-  h.cleanup();
-});
+const ctx = homeWithServices();
 
 interface RunSummary {
   run_id: string;
@@ -24,19 +15,17 @@ interface RunSummary {
 }
 
 async function runs(dag: string): Promise<RunSummary[]> {
-  const { FileRunStore } = await import('../../server/store/fileRunStore');
-  const store = new FileRunStore({ dataDir: path.join(h.home, 'data'), logDir: path.join(h.home, 'logs') });
-  return (await store.listRuns({ dag, limit: 100 })).items as RunSummary[];
+  return runsOf<RunSummary>(ctx.h.home, dag, 100);
 }
 
 describe('saving a DAG through the API', () => {
   it('is picked up by the scheduler at its next tick: the new schedule and steps run', async () => {
-    h.writeDag('edited', 'steps:\n  - name: old\n    run: echo old\n');
+    ctx.h.writeDag('edited', 'steps:\n  - name: old\n    run: echo old\n');
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
-    const server = startService(['server', '--host', '127.0.0.1', '--port', String(port)], h.env);
-    const scheduler = startService(['scheduler'], h.env);
-    services.push(server, scheduler);
+    const server = startService(['server', '--host', '127.0.0.1', '--port', String(port)], ctx.h.env);
+    const scheduler = startService(['scheduler'], ctx.h.env);
+    ctx.services.push(server, scheduler);
     await eventually(async () => (await fetch(`${url}/api/v1/health`)).ok, 60_000, 200);
     await scheduler.waitFor(/Acquired the free scheduler lock/, 30_000);
 
@@ -67,7 +56,10 @@ describe('saving a DAG through the API', () => {
     expect(slot).toBeGreaterThan(savedAt - 7_000);
     expect(slot).toBeLessThanOrEqual(savedAt + 7_000);
     const { FileRunStore } = await import('../../server/store/fileRunStore');
-    const store = new FileRunStore({ dataDir: path.join(h.home, 'data'), logDir: path.join(h.home, 'logs') });
+    const store = new FileRunStore({
+      dataDir: path.join(ctx.h.home, 'data'),
+      logDir: path.join(ctx.h.home, 'logs'),
+    });
     const read = await store.readStatus(first.run_id);
     expect(read.kind === 'ok' && read.status.steps.map((s) => s.name)).toEqual(['fresh']);
   });

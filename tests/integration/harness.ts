@@ -6,6 +6,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { afterEach, beforeEach } from 'vitest';
 
 export const ROOT = path.resolve(import.meta.dirname, '..', '..');
 export const DAGU = path.join(ROOT, 'bin', 'dagu');
@@ -299,4 +300,31 @@ export function filesUnder(root: string, dirs: readonly string[]): Map<string, s
   };
   for (const dir of dirs) walk(path.join(root, dir));
   return out;
+}
+
+/**
+ * A temp DAGU_HOME for each test of the file and the services the test starts on it (push them to
+ * `services`): every service is killed and the home removed after each test.
+ */
+export function homeWithServices(extraEnv: Record<string, string> = {}): {
+  h: TempHome;
+  services: Service[];
+} {
+  const ctx = { h: undefined as unknown as TempHome, services: [] as Service[] };
+  beforeEach(() => {
+    ctx.h = tempHome(extraEnv);
+    ctx.services = [];
+  });
+  afterEach(async () => {
+    await Promise.all(ctx.services.map((s) => s.stop('SIGKILL')));
+    ctx.h.cleanup();
+  });
+  return ctx;
+}
+
+/** A DAG's runs in a home, newest first, read from its run store as the product does. */
+export async function runsOf<T>(home: string, dag: string, limit = 500): Promise<T[]> {
+  const { FileRunStore } = await import('../../server/store/fileRunStore');
+  const store = new FileRunStore({ dataDir: path.join(home, 'data'), logDir: path.join(home, 'logs') });
+  return (await store.listRuns({ dag, limit })).items as T[];
 }

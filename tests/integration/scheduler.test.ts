@@ -2,33 +2,14 @@
 
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  alive,
-  DAGU,
-  dagu,
-  eventually,
-  sparePids,
-  startService,
-  tempHome,
-  type Service,
-  type TempHome,
-} from './harness';
+import { describe, expect, it } from 'vitest';
+import { alive, DAGU, dagu, eventually, sparePids, startService, homeWithServices, runsOf } from './harness';
 
-let h: TempHome;
-let services: Service[] = [];
-beforeEach(() => {
-  h = tempHome();
-  services = [];
-});
-afterEach(async () => {
-  await Promise.all(services.map((s) => s.stop('SIGKILL')));
-  h.cleanup();
-});
+const ctx = homeWithServices();
 
-function scheduler(env = h.env) {
+function scheduler(env = ctx.h.env) {
   const s = startService(['scheduler'], env);
-  services.push(s);
+  ctx.services.push(s);
   return s;
 }
 
@@ -42,15 +23,12 @@ interface RunSummary {
 }
 
 async function runs(dag: string): Promise<RunSummary[]> {
-  const { FileRunStore } = await import('../../server/store/fileRunStore');
-  const store = new FileRunStore({ dataDir: path.join(h.home, 'data'), logDir: path.join(h.home, 'logs') });
-  const page = await store.listRuns({ dag, limit: 500 });
-  return page.items as RunSummary[];
+  return runsOf<RunSummary>(ctx.h.home, dag, 500);
 }
 
 describe('dagu scheduler', () => {
   it('runs each slot of a seconds schedule once, with the slot run ID and schedule time', async () => {
-    h.writeDag(
+    ctx.h.writeDag(
       'tick',
       'schedule: "*/2 * * * * *"\nsteps:\n  - name: s\n    command: echo "$DAG_RUN_SCHEDULE_TIME"\n',
     );
@@ -69,8 +47,8 @@ describe('dagu scheduler', () => {
   });
 
   it('consumes a queue in order within its concurrency and leaves it empty', async () => {
-    h.writeDag('q', 'steps:\n  - name: s\n    command: sleep 0.3\n');
-    for (let i = 0; i < 3; i++) expect((await dagu(['enqueue', 'q'], h.env)).code).toBe(0);
+    ctx.h.writeDag('q', 'steps:\n  - name: s\n    command: sleep 0.3\n');
+    for (let i = 0; i < 3; i++) expect((await dagu(['enqueue', 'q'], ctx.h.env)).code).toBe(0);
     scheduler();
     const done = await eventually(async () => {
       const r = (await runs('q')).filter((x) => x.status === 'succeeded');
@@ -81,47 +59,47 @@ describe('dagu scheduler', () => {
       // max_active_runs defaults to 1: the next run starts only after the previous one finished.
       expect(byStart[i].started_at! >= byStart[i - 1].finished_at!).toBe(true);
     }
-    expect(readdirSafe(path.join(h.home, 'data', 'queue', 'q'))).toEqual([]);
+    expect(readdirSafe(path.join(ctx.h.home, 'data', 'queue', 'q'))).toEqual([]);
   });
 
   it("filters the host environment of a run's steps as Dagu does; env_passthrough lets a variable through", async () => {
     // The scheduler sets NODE_EXTRA_CA_CERTS aside while a run process starts (a run process makes no TLS
     // call); it must neither leak under its stashed name nor bypass the filter on the way back.
-    const ca = path.join(h.home, 'extra-ca.pem');
+    const ca = path.join(ctx.h.home, 'extra-ca.pem');
     writeFileSync(ca, '');
-    h.writeDag(
+    ctx.h.writeDag(
       'env',
       'steps:\n  - name: s\n    run: echo "$NODE_EXTRA_CA_CERTS|${DAGU_STEP_NODE_EXTRA_CA_CERTS:-}|${SECRET_TOKEN:-}"\n',
     );
     const stepOutput = async (runId: string, env: NodeJS.ProcessEnv) => {
-      expect((await dagu(['enqueue', '--run-id', runId, 'env'], h.env)).code).toBe(0);
+      expect((await dagu(['enqueue', '--run-id', runId, 'env'], ctx.h.env)).code).toBe(0);
       const s = scheduler({ ...env, NODE_EXTRA_CA_CERTS: ca, SECRET_TOKEN: 'hunter2' });
       const run = await eventually(
         async () => (await runs('env')).find((r) => r.run_id === runId && r.status === 'succeeded'),
         20_000,
       );
       await s.stop('SIGTERM');
-      const st = JSON.parse((await dagu(['status', '--json', run.run_id], h.env)).stdout) as {
+      const st = JSON.parse((await dagu(['status', '--json', run.run_id], ctx.h.env)).stdout) as {
         steps: Array<{ stdout: string }>;
       };
-      return readFileSync(path.join(h.home, 'logs', st.steps[0].stdout), 'utf8');
+      return readFileSync(path.join(ctx.h.home, 'logs', st.steps[0].stdout), 'utf8');
     };
-    expect(await stepOutput('env1', h.env)).toBe('||\n');
-    expect(await stepOutput('env2', { ...h.env, DAGU_ENV_PASSTHROUGH: 'NODE_EXTRA_CA_CERTS' })).toBe(
+    expect(await stepOutput('env1', ctx.h.env)).toBe('||\n');
+    expect(await stepOutput('env2', { ...ctx.h.env, DAGU_ENV_PASSTHROUGH: 'NODE_EXTRA_CA_CERTS' })).toBe(
       `${ca}||\n`,
     );
   });
 
   it('refuses to enqueue when queues are disabled', async () => {
-    h.writeDag('q', 'steps:\n  - name: s\n    command: "true"\n');
-    const r = await dagu(['enqueue', 'q'], { ...h.env, DAGU_QUEUES_ENABLED: 'false' });
+    ctx.h.writeDag('q', 'steps:\n  - name: s\n    command: "true"\n');
+    const r = await dagu(['enqueue', 'q'], { ...ctx.h.env, DAGU_QUEUES_ENABLED: 'false' });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/queues are disabled/);
   });
 
   it('keeps a queued run going after the scheduler that started it stops', async () => {
-    h.writeDag('long', 'steps:\n  - name: s\n    command: sleep 2\n');
-    await dagu(['enqueue', '--run-id', 'survivor', 'long'], h.env);
+    ctx.h.writeDag('long', 'steps:\n  - name: s\n    command: sleep 2\n');
+    await dagu(['enqueue', '--run-id', 'survivor', 'long'], ctx.h.env);
     const s = scheduler();
     await eventually(async () => (await runs('long')).find((r) => r.status === 'running'));
     expect(await s.stop()).toBe(0);
@@ -140,10 +118,10 @@ describe('dagu scheduler', () => {
   });
 
   it('marks a run failed when its process is killed', async () => {
-    h.writeDag('victim', 'steps:\n  - name: s\n    command: sleep 30\n');
+    ctx.h.writeDag('victim', 'steps:\n  - name: s\n    command: sleep 30\n');
     const { spawn } = await import('node:child_process');
     const child = spawn(process.execPath, [DAGU, 'start', '--run-id', 'victim1', 'victim'], {
-      env: h.env,
+      env: ctx.h.env,
       stdio: 'ignore',
       detached: true,
     });
@@ -154,17 +132,20 @@ describe('dagu scheduler', () => {
       async () => (await runs('victim')).find((r) => r.status === 'failed'),
       20_000,
     );
-    const st = await dagu(['status', '--json', 'victim1'], h.env);
+    const st = await dagu(['status', '--json', 'victim1'], ctx.h.env);
     expect(JSON.parse(st.stdout).error).toMatch(/run process \d+ on .* (is gone|stopped heartbeating)/);
     expect(failed.run_id).toBe('victim1');
   });
 
   it('queues missed slots inside catchup_window as catch-up runs at start', async () => {
-    h.writeDag('cu', 'schedule: "* * * * *"\ncatchup_window: 5m\nsteps:\n  - name: s\n    command: "true"\n');
+    ctx.h.writeDag(
+      'cu',
+      'schedule: "* * * * *"\ncatchup_window: 5m\nsteps:\n  - name: s\n    command: "true"\n',
+    );
     const minute = Math.floor(Date.now() / 60_000) * 60_000;
-    mkdirSync(path.join(h.home, 'data', 'scheduler'), { recursive: true });
+    mkdirSync(path.join(ctx.h.home, 'data', 'scheduler'), { recursive: true });
     writeFileSync(
-      path.join(h.home, 'data', 'scheduler', 'state.json'),
+      path.join(ctx.h.home, 'data', 'scheduler', 'state.json'),
       JSON.stringify({
         version: 1,
         last_tick_ms: minute - 3 * 60_000,
@@ -196,15 +177,15 @@ function readdirSafe(dir: string): string[] {
 
 describe('history retention', () => {
   it("removes each DAG's runs past hist_retention_runs, with their logs, while active", async () => {
-    const env = { ...h.env, DAGU_SCHEDULER_HISTORY_RETENTION_INTERVAL: '1s' };
-    h.writeDag('keep2', 'hist_retention_runs: 2\nsteps:\n  - name: s\n    run: echo kept\n');
-    h.writeDag('other', 'steps:\n  - name: s\n    run: echo other\n');
+    const env = { ...ctx.h.env, DAGU_SCHEDULER_HISTORY_RETENTION_INTERVAL: '1s' };
+    ctx.h.writeDag('keep2', 'hist_retention_runs: 2\nsteps:\n  - name: s\n    run: echo kept\n');
+    ctx.h.writeDag('other', 'steps:\n  - name: s\n    run: echo other\n');
     for (const id of ['r1', 'r2', 'r3', 'r4']) {
       const r = await dagu(['start', '--run-id', id, 'keep2'], env);
       expect(r.code, r.stderr).toBe(0);
     }
     expect((await dagu(['start', '--run-id', 'o1', 'other'], env)).code).toBe(0);
-    const logsOf = (id: string) => path.join(h.home, 'logs', 'keep2', id);
+    const logsOf = (id: string) => path.join(ctx.h.home, 'logs', 'keep2', id);
     expect(readdirSync(logsOf('r1')).length).toBeGreaterThan(0);
 
     scheduler(env);

@@ -4,19 +4,10 @@
 
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { eventually, startService, tempHome, type Service, type TempHome } from './harness';
+import { describe, expect, it } from 'vitest';
+import { eventually, startService, homeWithServices, runsOf } from './harness';
 
-let h: TempHome;
-let services: Service[] = [];
-beforeEach(() => {
-  h = tempHome();
-  services = [];
-});
-afterEach(async () => {
-  await Promise.all(services.map((s) => s.stop('SIGKILL')));
-  h.cleanup();
-});
+const ctx = homeWithServices();
 
 interface RunSummary {
   run_id: string;
@@ -26,9 +17,7 @@ interface RunSummary {
 }
 
 async function runs(dag: string): Promise<RunSummary[]> {
-  const { FileRunStore } = await import('../../server/store/fileRunStore');
-  const store = new FileRunStore({ dataDir: path.join(h.home, 'data'), logDir: path.join(h.home, 'logs') });
-  return (await store.listRuns({ dag, limit: 500 })).items as RunSummary[];
+  return runsOf<RunSummary>(ctx.h.home, dag, 500);
 }
 
 /** `ms` as an RFC 3339 time in +01:00, as a Dagu user would write it. */
@@ -36,7 +25,7 @@ function plusOne(ms: number): string {
   return `${new Date(ms + 3_600_000).toISOString().slice(0, 19)}+01:00`;
 }
 
-const stateFile = () => path.join(h.home, 'data', 'scheduler', 'tick-state.json');
+const stateFile = () => path.join(ctx.h.home, 'data', 'scheduler', 'tick-state.json');
 
 describe('dagu scheduler: one-off at entries', () => {
   it('runs a pending slot missed while it was down once, never an unseen past one, and keeps a future one', async () => {
@@ -44,9 +33,9 @@ describe('dagu scheduler: one-off at entries', () => {
     const missed = minute - 3 * 60_000;
     const future = minute + 24 * 3_600_000;
     const dag = (at: string) => `schedule:\n  - at: "${at}"\nsteps:\n  - name: s\n    command: "true"\n`;
-    h.writeDag('missed', dag(plusOne(missed)));
-    h.writeDag('unseen', dag(plusOne(missed)));
-    h.writeDag(
+    ctx.h.writeDag('missed', dag(plusOne(missed)));
+    ctx.h.writeDag('unseen', dag(plusOne(missed)));
+    ctx.h.writeDag(
       'later',
       `schedule:\n  - "0 0 1 1 *"\n  - {kind: at, at: "${plusOne(future)}"}\nsteps:\n  - run: "true"\n`,
     );
@@ -60,8 +49,8 @@ describe('dagu scheduler: one-off at entries', () => {
         pending_at: { missed: [missed] },
       }),
     );
-    const s = startService(['scheduler'], h.env);
-    services.push(s);
+    const s = startService(['scheduler'], ctx.h.env);
+    ctx.services.push(s);
 
     const [run] = await eventually(async () => {
       const r = (await runs('missed')).filter((x) => x.status === 'succeeded');

@@ -4,32 +4,23 @@
 
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   dagu,
   eventually,
   logRecords,
   startService,
-  tempHome,
   waitForLog,
   type Service,
-  type TempHome,
+  homeWithServices,
+  runsOf,
 } from './harness';
 
-let h: TempHome;
-let services: Service[] = [];
-beforeEach(() => {
-  h = tempHome({ DAGU_LOG_LEVEL: 'debug' });
-  services = [];
-});
-afterEach(async () => {
-  await Promise.all(services.map((s) => s.stop('SIGKILL')));
-  h.cleanup();
-});
+const ctx = homeWithServices({ DAGU_LOG_LEVEL: 'debug' });
 
 function scheduler() {
-  const s = startService(['scheduler'], h.env);
-  services.push(s);
+  const s = startService(['scheduler'], ctx.h.env);
+  ctx.services.push(s);
   return s;
 }
 
@@ -41,14 +32,12 @@ interface Run {
 }
 
 async function runs(dag: string): Promise<Run[]> {
-  const { FileRunStore } = await import('../../server/store/fileRunStore');
-  const store = new FileRunStore({ dataDir: path.join(h.home, 'data'), logDir: path.join(h.home, 'logs') });
-  return (await store.listRuns({ dag, limit: 500 })).items as Run[];
+  return runsOf<Run>(ctx.h.home, dag, 500);
 }
 
 /** The time of the newest event of `type` in the event log, in ms. */
 function eventTime(type: string): number {
-  const dir = path.join(h.home, 'data', 'events');
+  const dir = path.join(ctx.h.home, 'data', 'events');
   const lines = readdirSync(dir).flatMap((f) => readFileSync(path.join(dir, f), 'utf8').trim().split('\n'));
   const times = lines
     .map((l) => JSON.parse(l) as { type: string; time: string })
@@ -63,7 +52,7 @@ describe('a suspended schedule, on the real scheduler', () => {
   it('skips the next slots on the active instance and its successor, and replays none after the resume', async () => {
     const yaml = (extra: string) =>
       `schedule: "*/2 * * * * *"\n${extra}steps:\n  - name: s\n    command: "true"\n`;
-    h.writeDag('tick', yaml(''));
+    ctx.h.writeDag('tick', yaml(''));
     const a = scheduler();
     await eventually(
       async () => (await runs('tick')).filter((r) => r.status === 'succeeded').length >= 2,
@@ -71,16 +60,16 @@ describe('a suspended schedule, on the real scheduler', () => {
     );
     // Now a catch-up window that covers the whole test (added once the scheduler has ticked, so a fresh home
     // does not replay the last hour): still nothing of the suspended period is replayed.
-    h.writeDag('tick', yaml('catchup_window: 1h\n'));
+    ctx.h.writeDag('tick', yaml('catchup_window: 1h\n'));
 
-    const suspend = await dagu(['suspend', 'tick'], h.env);
+    const suspend = await dagu(['suspend', 'tick'], ctx.h.env);
     expect(suspend.code).toBe(0);
     expect(suspend.stdout).toMatch(/^suspended the schedule of tick/);
     const suspendedAt = eventTime('dag.suspended');
     await waitForLog(a, /^Skipped a slot: the DAG is suspended$/, 10_000);
     await a.waitUntil(() => skipped(a).length >= 2, 10_000, 'two skipped slots');
     // `dagu ls` says so plainly.
-    expect((await dagu(['ls'], h.env)).stdout).toMatch(/^tick\s+\*\/2 \* \* \* \* \*\s+suspended\s/m);
+    expect((await dagu(['ls'], ctx.h.env)).stdout).toMatch(/^tick\s+\*\/2 \* \* \* \* \*\s+suspended\s/m);
 
     // The active instance goes; the next one starts while the DAG is suspended: it replays nothing.
     expect(await a.stop()).toBe(0);
@@ -88,7 +77,7 @@ describe('a suspended schedule, on the real scheduler', () => {
     await waitForLog(b, /^Missed slots of a suspended DAG are not replayed$/, 15_000);
     await b.waitUntil(() => skipped(b).length >= 2, 15_000, 'two skipped slots on the successor');
 
-    const resume = await dagu(['resume-schedule', 'tick'], h.env);
+    const resume = await dagu(['resume-schedule', 'tick'], ctx.h.env);
     expect(resume.code).toBe(0);
     const resumedAt = eventTime('dag.resumed');
     await eventually(
