@@ -3,21 +3,14 @@
 
 import { describe, expect, it } from 'vitest';
 import { slotRunId } from '../core/slotRunId';
-import type { DagSpec, RunStatus } from '../core/types';
+import type { DagSpec } from '../core/types';
 import { DAY, HOUR, MINUTE, SECOND } from '../core/units';
-import { MemoryQueueStore } from '../store/memoryQueueStore';
-import { MemorySuspendFlags } from '../store/memorySuspendFlags';
 import { testRunStatus } from '../testing/testRunStatus';
-import { CronLoop } from './cronLoop';
-import { emptyState, type SchedulerState } from './schedulerState';
-import { FakeLauncher } from './testing/fakeLauncher';
-import { FakeTime } from '../testing/fakeTime';
-import { FaultyRunStore } from './testing/faultyRunStore';
+import { CRON_DATA_DIR, cronWorld } from './testing/cronWorld';
+import { type SchedulerState } from './schedulerState';
 import { dagFromYaml } from '../testing/dagFromYaml';
-import { MemoryStateStore } from './testing/memoryStateStore';
-import { RecordingLogger } from '../testing/recordingLogger';
 
-const DATA_DIR = '/srv/dagu/data';
+const DATA_DIR = CRON_DATA_DIR;
 const at = (hhmmss: string) => Date.parse(`2026-11-30T${hhmmss}Z`);
 const slotId = (dag: string, hhmmss: string) => slotRunId(DATA_DIR, dag, at(hhmmss));
 
@@ -28,47 +21,7 @@ const oneOff = (name: string, hhmm: string, extra = '') => {
 };
 
 function world(o: { now: string; dags: DagSpec[]; state?: Partial<SchedulerState> }) {
-  const time = new FakeTime(at(o.now));
-  const runs = new FaultyRunStore();
-  const queue = new MemoryQueueStore();
-  const logger = new RecordingLogger();
-  const stateFile = new MemoryStateStore({ ...emptyState(), ...o.state });
-  const launcher = new FakeLauncher(runs, time, time);
-  const w = {
-    time,
-    runs,
-    queue,
-    logger,
-    stateFile,
-    launcher,
-    dags: o.dags,
-    loop(instanceId = 'sched-b') {
-      return new CronLoop({
-        dataDir: DATA_DIR,
-        instanceId,
-        clock: time,
-        timers: time,
-        logger,
-        runs,
-        queue,
-        catalog: { load: async () => w.dags },
-        suspended: new MemorySuspendFlags(),
-        stateFile,
-        launch: launcher.launch,
-        queuesEnabled: true,
-        canDispatch: () => true,
-      });
-    },
-    async status(runId: string): Promise<RunStatus> {
-      const r = await runs.readStatus(runId);
-      if (r.kind !== 'ok') throw new Error(`run ${runId} is ${r.kind}`);
-      return r.status;
-    },
-    async allRunIds(): Promise<string[]> {
-      return (await runs.listRuns({ limit: 500 })).items.map((r) => r.run_id).sort();
-    },
-  };
-  return w;
+  return cronWorld({ nowMs: at(o.now), dags: o.dags, state: o.state });
 }
 
 async function started(w: ReturnType<typeof world>, instanceId?: string) {

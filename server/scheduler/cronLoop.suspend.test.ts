@@ -6,62 +6,21 @@ import { describe, expect, it } from 'vitest';
 import { slotRunId } from '../core/slotRunId';
 import type { DagSpec } from '../core/types';
 import { HOUR, MINUTE, SECOND } from '../core/units';
-import { MemoryQueueStore } from '../store/memoryQueueStore';
-import { MemorySuspendFlags } from '../store/memorySuspendFlags';
 import { dagFromYaml } from '../testing/dagFromYaml';
-import { FakeTime } from '../testing/fakeTime';
-import { RecordingLogger } from '../testing/recordingLogger';
-import { CronLoop } from './cronLoop';
-import { emptyState, type SchedulerState } from './schedulerState';
-import { FakeLauncher } from './testing/fakeLauncher';
-import { FaultyRunStore } from './testing/faultyRunStore';
-import { MemoryStateStore } from './testing/memoryStateStore';
+import { CRON_DATA_DIR, cronWorld } from './testing/cronWorld';
+import { type SchedulerState } from './schedulerState';
 
-const DATA_DIR = '/srv/dagu/data';
+const DATA_DIR = CRON_DATA_DIR;
 const at = (hhmmss: string) => Date.parse(`2026-11-30T${hhmmss}Z`);
 const slotId = (dag: string, hhmmss: string) => slotRunId(DATA_DIR, dag, at(hhmmss));
 const AT = '2026-11-30T01:00:00.000Z';
 
 function world(o: { now: string; dags: DagSpec[]; state?: Partial<SchedulerState> }) {
-  const time = new FakeTime(at(o.now));
-  const runs = new FaultyRunStore();
-  const queue = new MemoryQueueStore();
-  const logger = new RecordingLogger();
-  const stateFile = new MemoryStateStore({ ...emptyState(), ...o.state });
-  const launcher = new FakeLauncher(runs, time, time);
-  launcher.script = { startAfterMs: 20, runForMs: 300, outcome: 'succeeded' };
-  const suspended = new MemorySuspendFlags();
-  const w = {
-    time,
-    runs,
-    queue,
-    logger,
-    stateFile,
-    launcher,
-    suspended,
-    suspend: (dag: string) => suspended.suspend({ dag, suspended_at: AT, by: 'test' }),
-    loop(instanceId = 'sched-b') {
-      return new CronLoop({
-        dataDir: DATA_DIR,
-        instanceId,
-        clock: time,
-        timers: time,
-        logger,
-        runs,
-        queue,
-        catalog: { load: async () => o.dags },
-        suspended,
-        stateFile,
-        launch: launcher.launch,
-        queuesEnabled: true,
-        canDispatch: () => true,
-      });
-    },
-    async allRunIds(): Promise<string[]> {
-      return (await runs.listRuns({ limit: 500 })).items.map((r) => r.run_id).sort();
-    },
-  };
-  return w;
+  const w = cronWorld({ nowMs: at(o.now), dags: o.dags, state: o.state });
+  w.launcher.script = { startAfterMs: 20, runForMs: 300, outcome: 'succeeded' };
+  return Object.assign(w, {
+    suspend: (dag: string) => w.suspended.suspend({ dag, suspended_at: AT, by: 'test' }),
+  });
 }
 
 const everyMinute = (name: string, extra = '') => dagFromYaml(name, `schedule: "* * * * *"\n${extra}`);
