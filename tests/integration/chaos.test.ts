@@ -29,7 +29,8 @@ describe('chaos soak', () => {
     ].join('\n');
     console.log(report);
 
-    expect(result.failures, `seed ${seed}:\n${report}`).toEqual([]);
+    // The failures come first: a CI log that shortens the message still shows them.
+    expect(result.failures, `seed ${seed}: ${result.failures.join('; ')}\n${report}`).toEqual([]);
     const { slots, cycles } = result.figures;
     expect(cycles).toHaveLength(CYCLES);
     // The soak proves nothing if the slots did not run: most of them must have, through all the faults.

@@ -1,0 +1,166 @@
+// Opening the PostgreSQL backend of one process: the connection settings from the config (the password may
+// come from a file, a mounted Secret), a pool, and the schema brought to this build's version or checked
+// against it. Every failure is a StorageConfigError that names what is wrong, never the password, so a
+// process refuses to start with one clear line instead of failing later on its first write.
+
+import { readFileSync } from 'node:fs';
+import pg from 'pg';
+import type { Config } from '../../config/types';
+import { applyMigrations, checkSchema } from './schemaVersion';
+
+/** A backend that cannot be used as configured: the process exits with this message (exit code 2). */
+export class StorageConfigError extends Error {
+  override readonly name = 'StorageConfigError';
+}
+
+export interface PgSettings {
+  /** Connection options for `pg` (password filled in from the file when the URL has none). */
+  connection: pg.PoolConfig;
+  /** The URL with any password replaced by `***`, for messages. */
+  safeUrl: string;
+  schema: string;
+  poolSize: number;
+  autoMigrate: boolean;
+  connectTimeoutMs: number;
+}
+
+/** The URL without its password, for logs and errors. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password !== '') u.password = '***';
+    return u.toString();
+  } catch {
+    return '(an unparseable URL)';
+  }
+}
+
+/** The settings of `storage.postgres.*`, read and checked; throws StorageConfigError. */
+export function pgSettings(config: Config): PgSettings {
+  const p = config.storage.postgres;
+  const url = p.url;
+  if (url === null || url.trim() === '') {
+    throw new StorageConfigError(
+      'storage.backend is postgres but storage.postgres.url (DAGU_POSTGRES_URL) is not set',
+    );
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new StorageConfigError(
+      'storage.postgres.url is not a URL: write it as postgres://user@host:5432/database',
+    );
+  }
+  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
+    throw new StorageConfigError(
+      `storage.postgres.url must start with postgres:// or postgresql://, not ${parsed.protocol}//`,
+    );
+  }
+  const connection: pg.PoolConfig = {
+    connectionString: url,
+    max: p.pool_size,
+    connectionTimeoutMillis: p.connect_timeout_ms,
+    application_name: 'dagu',
+  };
+  if (parsed.password === '' && p.password_file !== null) {
+    let password: string;
+    try {
+      password = readFileSync(p.password_file, 'utf8').replace(/\r?\n$/, '');
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+      throw new StorageConfigError(
+        `storage.postgres.password_file ${p.password_file} cannot be read (${code})`,
+      );
+    }
+    if (password === '') {
+      throw new StorageConfigError(`storage.postgres.password_file ${p.password_file} is empty`);
+    }
+    connection.password = password;
+  }
+  return {
+    connection,
+    safeUrl: redactUrl(url),
+    schema: p.schema,
+    poolSize: p.pool_size,
+    autoMigrate: p.auto_migrate,
+    connectTimeoutMs: p.connect_timeout_ms,
+  };
+}
+
+/** What a connection error says, with the server's SQLSTATE when there is one; never the password. */
+export function pgErrorText(err: unknown): string {
+  const e = err as { code?: string; message?: string };
+  const message = e.message ?? String(err);
+  return e.code && /^[0-9A-Z]{5}$/.test(e.code) ? `${message} (SQLSTATE ${e.code})` : message;
+}
+
+export interface OpenedPool {
+  pool: pg.Pool;
+  settings: PgSettings;
+}
+
+/**
+ * A pool on the configured database whose schema this build can use: migrated first when auto_migrate is
+ * on (under the migration lock), checked otherwise; and a check that the user may write to it. Throws
+ * StorageConfigError with the reason; the pool is closed again on any failure.
+ */
+export async function openPgPool(
+  config: Config,
+  opts: { by: string; onPoolError?: (err: Error) => void },
+): Promise<OpenedPool> {
+  const settings = pgSettings(config);
+  const pool = new pg.Pool(settings.connection);
+  // An idle client whose connection dies (a restarted server) emits here; the next query gets a new one.
+  pool.on('error', (err) => opts.onPoolError?.(err));
+  try {
+    const client = await pool.connect().catch((err: unknown) => {
+      throw new StorageConfigError(
+        `cannot connect to PostgreSQL at ${settings.safeUrl}: ${pgErrorText(err)}`,
+      );
+    });
+    try {
+      if (settings.autoMigrate) {
+        await applyMigrations(client, settings.schema, { by: opts.by }).catch((err: unknown) => {
+          throw new StorageConfigError(
+            `cannot prepare the schema ${JSON.stringify(settings.schema)} at ${settings.safeUrl}: ${pgErrorText(err)}`,
+          );
+        });
+      }
+      const problem = await checkSchema(client, settings.schema).catch((err: unknown) => {
+        throw new StorageConfigError(`cannot read the schema version: ${pgErrorText(err)}`);
+      });
+      if (problem !== null) {
+        throw new StorageConfigError(
+          settings.autoMigrate ? problem : `${problem} (run \`dagu storage schema --apply\`)`,
+        );
+      }
+      await checkWritable(client, settings.schema);
+    } finally {
+      client.release();
+    }
+    return { pool, settings };
+  } catch (err) {
+    await pool.end().catch(() => undefined);
+    throw err;
+  }
+}
+
+/**
+ * Refuses a user that cannot write the tables (a read-only role, a read-only replica), at start: otherwise
+ * the first run would fail halfway. The write is rolled back.
+ */
+async function checkWritable(client: pg.PoolClient, schema: string): Promise<void> {
+  const s = `"${schema.replaceAll('"', '""')}"`;
+  try {
+    await client.query('begin');
+    await client.query(`update ${s}.event_clock set counter = counter where id = 1`);
+    await client.query(`delete from ${s}.suspend_flags where false`);
+  } catch (err) {
+    throw new StorageConfigError(
+      `the database user cannot write the schema ${JSON.stringify(schema)}: ${pgErrorText(err)}`,
+    );
+  } finally {
+    await client.query('rollback').catch(() => undefined);
+  }
+}
