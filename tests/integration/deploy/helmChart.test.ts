@@ -283,7 +283,7 @@ describe('the Helm chart', () => {
     }
   });
 
-  it('renders its NOTES with the default values and with sign-in turned off', () => {
+  it('renders its NOTES with the default values, with sign-in turned off and with PostgreSQL', () => {
     // `helm template` does not print NOTES.txt; a copy of the chart with one more template includes it.
     const dir = mkdtempSync(path.join(tmpdir(), 'dagu-chart-'));
     try {
@@ -304,6 +304,11 @@ describe('the Helm chart', () => {
       expect(on).toContain("get secret ci-dagu -o jsonpath='{.data.auth-token}'");
       expect(on).toContain('Stopping a worker pod');
       expect(notes(['--set', 'auth.enabled=false'])).toContain('WARNING: auth.enabled is false');
+      expect(on).toContain('The shared volume must be ReadWriteMany');
+      const pg = notes(['--set', 'storage.backend=postgres,storage.postgres.existingSecret=pg-conn']);
+      expect(pg).toContain('connection URL from Secret pg-conn (key url)');
+      expect(pg).toContain('exec deploy/ci-dagu-server -- dagu storage schema');
+      expect(pg).not.toContain('ReadWriteMany');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -135,3 +135,22 @@ export function resolvedEnv(
 /** The config.yaml the chart's ConfigMap hands every pod. */
 export const configYaml = (ms: Manifest[]) =>
   find(ms, 'ConfigMap', `${RELEASE}-dagu-config`).data!['config.yaml'];
+
+/**
+ * The Secret and key behind a file a container reads (`file` lies in a mounted Secret volume), as the kubelet
+ * would project it: an `items` entry maps a key to a path, without items every key is a file of its name.
+ */
+export function mountedSecretFile(
+  pod: PodSpec,
+  c: Container,
+  file: string,
+): { secretName: string; key: string } | undefined {
+  for (const mount of c.volumeMounts ?? []) {
+    const secret = pod.volumes?.find((v) => v.name === mount.name)?.secret;
+    const relative = path.posix.relative(mount.mountPath, file);
+    if (!secret || relative.startsWith('..') || path.posix.isAbsolute(relative)) continue;
+    const key = secret.items ? secret.items.find((i) => i.path === relative)?.key : relative;
+    if (key !== undefined) return { secretName: secret.secretName, key };
+  }
+  return undefined;
+}

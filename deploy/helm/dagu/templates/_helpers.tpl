@@ -100,16 +100,22 @@ resources:
 {{- end }}
 
 {{/*
-Environment every component shares: the one DAGU_HOME on the shared volume, the one config.yaml, the
-execution mode. Component variables follow it, the operator's extraEnv comes last and wins.
+Environment every component shares: DAGU_HOME (on the shared volume, or the pod's own scratch with
+PostgreSQL), the one config.yaml, the execution mode, the storage backend. Component variables follow it,
+the operator's extraEnv comes last and wins.
 */}}
 {{- define "dagu.commonEnv" -}}
+{{- include "dagu.checkStorage" . -}}
 - name: DAGU_HOME
   value: {{ .Values.home | quote }}
 - name: DAGU_CONFIG
   value: /etc/dagu/config/config.yaml
 - name: DAGU_DEFAULT_EXECUTION_MODE
   value: {{ .Values.executionMode | quote }}
+{{- if include "dagu.postgres" . }}
+- name: DAGU_STORAGE_BACKEND
+  value: postgres
+{{- end }}
 {{- end }}
 
 {{- define "dagu.volumeMounts" -}}
@@ -120,10 +126,15 @@ execution mode. Component variables follow it, the operator's extraEnv comes las
   readOnly: true
 {{- end }}
 
+{{/* DAGU_HOME: the shared claim, or with PostgreSQL a scratch directory of the pod's own. */}}
 {{- define "dagu.volumes" -}}
 - name: data
+{{- if include "dagu.postgres" . }}
+  emptyDir: {}
+{{- else }}
   persistentVolumeClaim:
     claimName: {{ include "dagu.claimName" . }}
+{{- end }}
 - name: config
   configMap:
     name: {{ include "dagu.fullname" . }}-config
