@@ -1,16 +1,29 @@
 // The systemd units as CI checks them: the four services, their shared home, their commands and flags
-// against the CLI's own help, their variables against those dagu reads, and `systemd-analyze verify`.
+// against the CLI's own help, their variables against those dagu reads, the PostgreSQL drop-in and env file,
+// and `systemd-analyze verify`.
 
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { pgSettings } from '../../../server/store/postgres/connect';
 import { DAGU, ROOT } from '../harness';
 import { configFrom, KNOWN_ENV } from './daguEnv';
-import { parseUnit, unitEnvironment } from './unitFile';
+import { environmentFile, parseUnit, unitEnvironment } from './unitFile';
 
 const SYSTEMD = path.join(ROOT, 'deploy', 'systemd');
+/** The drop-in that points a unit at the PostgreSQL settings, and the units it is for. */
+const PG_DROP_IN = 'postgres.conf';
+const PG_UNITS = ['dagu-scheduler.service', 'dagu-server.service', 'dagu-coordinator.service'];
 
 /** The CLI's help for `dagu <args>`: where its commands and their flags are read from. */
 function daguHelp(args: string[]): string {
@@ -91,6 +104,11 @@ describe('the systemd units', () => {
         writeFileSync(path.join(dir, unit), text.replaceAll('/usr/local/bin/dagu', DAGU));
         return path.join(dir, unit);
       });
+      // The PostgreSQL drop-in where systemd finds it, beside the units it is for.
+      for (const unit of PG_UNITS) {
+        mkdirSync(path.join(dir, `${unit}.d`));
+        copyFileSync(path.join(SYSTEMD, PG_DROP_IN), path.join(dir, `${unit}.d`, PG_DROP_IN));
+      }
       const r = spawnSync('systemd-analyze', ['verify', '--man=no', ...copies], { encoding: 'utf8' });
       expect(r.error).toBeUndefined();
       expect(r.stderr + r.stdout).toBe('');
@@ -101,15 +119,65 @@ describe('the systemd units', () => {
   });
 
   it('ship environment file examples that set only variables dagu reads', () => {
+    const required: Record<string, string[]> = {
+      'coordinator.env.example': ['DAGU_COORDINATOR_TOKEN'],
+      'worker.env.example': ['DAGU_COORDINATOR_TOKEN'],
+      'postgres.env.example': ['DAGU_STORAGE_BACKEND', 'DAGU_POSTGRES_URL', 'DAGU_POSTGRES_PASSWORD_FILE'],
+    };
     const examples = readdirSync(SYSTEMD).filter((f) => f.endsWith('.env.example'));
-    expect(examples.sort()).toEqual(['coordinator.env.example', 'worker.env.example']);
+    expect(examples.sort()).toEqual(Object.keys(required).sort());
     for (const file of examples) {
-      const names = readFileSync(path.join(SYSTEMD, file), 'utf8')
+      const text = readFileSync(path.join(SYSTEMD, file), 'utf8');
+      const names = text
         .split('\n')
         .map((l) => /^#?(DAGU_[A-Z_]+)=/.exec(l.trim())?.[1])
         .filter((n): n is string => n !== undefined);
-      expect(names, file).toContain('DAGU_COORDINATOR_TOKEN');
+      for (const name of required[file]) expect([...environmentFile(text).keys()], file).toContain(name);
       for (const name of names) expect(KNOWN_ENV, `${file}: ${name}`).toContain(name);
+    }
+  });
+
+  it('point the scheduler, server and coordinator at postgres.env through a drop-in that cannot be skipped', () => {
+    const dropIn = parseUnit(readFileSync(path.join(SYSTEMD, PG_DROP_IN), 'utf8'));
+    expect([...dropIn.keys()]).toEqual(['Service']);
+    // No leading "-": a unit whose env file is missing fails to start instead of scheduling on local files.
+    const [envFile] = dropIn.get('Service')!.get('EnvironmentFile')!;
+    expect(envFile).toBe('/etc/dagu/postgres.env');
+    expect(readFileSync(path.join(SYSTEMD, 'postgres.env.example'), 'utf8').split('\n')[0]).toContain(
+      envFile,
+    );
+    // Workers never open the database, and their steps would inherit its settings.
+    for (const unit of units.filter((u) => !PG_UNITS.includes(u)))
+      expect(readFileSync(path.join(SYSTEMD, unit), 'utf8'), unit).not.toContain('postgres');
+  });
+
+  it('with postgres.env, give every unit that has the drop-in a PostgreSQL configuration dagu accepts', () => {
+    const example = environmentFile(readFileSync(path.join(SYSTEMD, 'postgres.env.example'), 'utf8'));
+    // The password is in a file of its own, never in the URL, so the env file can be readable by all.
+    expect(new URL(example.get('DAGU_POSTGRES_URL')!).password).toBe('');
+    const passwordFile = example.get('DAGU_POSTGRES_PASSWORD_FILE')!;
+    expect(passwordFile).toMatch(/^\/etc\//);
+    const dir = mkdtempSync(path.join(tmpdir(), 'dagu-unit-'));
+    try {
+      // The password file at a local path standing for /etc/dagu's.
+      const localPassword = path.join(dir, path.basename(passwordFile));
+      writeFileSync(localPassword, 'from-the-file\n');
+      for (const unit of PG_UNITS) {
+        const service = parseUnit(readFileSync(path.join(SYSTEMD, unit), 'utf8')).get('Service')!;
+        const env = {
+          ...Object.fromEntries(unitEnvironment(service.get('Environment') ?? [])),
+          ...Object.fromEntries(example),
+          DAGU_HOME: dir,
+          DAGU_POSTGRES_PASSWORD_FILE: localPassword,
+        };
+        const config = configFrom(env);
+        expect(config.storage.backend, unit).toBe('postgres');
+        expect(config.storage.postgres.url, unit).toBe(example.get('DAGU_POSTGRES_URL'));
+        expect(config.storage.postgres.schema, unit).toBe('dagu');
+        expect(pgSettings(config).safeUrl, unit).toBe(example.get('DAGU_POSTGRES_URL'));
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

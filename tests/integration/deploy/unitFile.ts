@@ -34,3 +34,16 @@ export function unitEnvironment(values: string[]): Map<string, string> {
     }
   return out;
 }
+
+/** The variables an EnvironmentFile= sets: NAME=value lines, comments and blank lines skipped. */
+export function environmentFile(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#') || line.startsWith(';')) continue;
+    const eq = line.indexOf('=');
+    expect(eq, `not NAME=value: ${line}`).toBeGreaterThan(0);
+    out.set(line.slice(0, eq), line.slice(eq + 1));
+  }
+  return out;
+}
