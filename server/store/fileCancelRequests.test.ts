@@ -41,3 +41,21 @@ describe('FileCancelRequests on disk', () => {
     expect(await new FileCancelRequests({ dataDir }).has('r1')).toBe(false);
   });
 });
+
+describe('FileCancelRequests.requests', () => {
+  it('lists each request with its time and reports a file that is not a request', async () => {
+    const dataDir = await tempDataDir();
+    const reports: string[] = [];
+    const store = new FileCancelRequests({ dataDir, onCorrupt: (r) => reports.push(r.path) });
+    await store.request('r1', 1234);
+    await store.request('r2', 99);
+    const broken = path.join(dataDir, 'cluster', 'cancels', 'r3');
+    await fs.writeFile(broken, 'not json');
+    expect(await store.requests()).toEqual([
+      { run_id: 'r1', requested_at_ms: 1234 },
+      { run_id: 'r2', requested_at_ms: 99 },
+    ]);
+    expect(reports).toEqual([broken]);
+    await fs.rm(dataDir, { recursive: true, force: true });
+  });
+});

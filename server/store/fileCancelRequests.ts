@@ -7,7 +7,16 @@ import { assertRunId, isValidRunId } from '../core/names';
 import { distributedDirs, legacyDistributedDirs } from './distributedDir';
 import { adoptLegacyFiles, parseJsonOrUndefined } from './legacyDistributed';
 import type { CancelRequests } from './dispatchTypes';
-import { createFileExclusive, ensureDir, errorCode, isTempName, readdirOrEmpty } from './fsutil';
+import { onceReporter } from './corruptReporter';
+import {
+  createFileExclusive,
+  ensureDir,
+  errorCode,
+  isTempName,
+  readJsonFile,
+  readdirOrEmpty,
+  type CorruptFileReport,
+} from './fsutil';
 import * as fs from './fileCalls';
 
 /** CancelRequests backed by files under `DAGU_HOME/data/cluster/cancels`. */
@@ -17,13 +26,27 @@ export class FileCancelRequests implements CancelRequests {
   /** Adoption of an earlier version's requests, once per process. */
   private adopted: Promise<void> | null = null;
 
-  constructor(opts: { dataDir: string }) {
+  private readonly adopts: boolean;
+  private readonly onCorrupt: (report: CorruptFileReport) => void;
+
+  /**
+   * `adoptLegacy: false` never moves an earlier version's requests (for a reader that must leave the data
+   * directory as it is: `dagu storage migrate`). `onCorrupt` hears of request files `requests()` skips.
+   */
+  constructor(opts: {
+    dataDir: string;
+    adoptLegacy?: boolean;
+    onCorrupt?: (report: CorruptFileReport) => void;
+  }) {
     this.dir = distributedDirs(opts.dataDir).cancels;
     this.legacyDir = legacyDistributedDirs(opts.dataDir).cancels;
+    this.adopts = opts.adoptLegacy ?? true;
+    this.onCorrupt = onceReporter(opts.onCorrupt);
   }
 
   /** Moves the requests of ours from data/distributed/cancels (`{run_id, requested_at_ms}` named by run). */
   private adoptLegacy(): Promise<void> {
+    if (!this.adopts) return Promise.resolve();
     this.adopted ??= adoptLegacyFiles({
       from: this.legacyDir,
       to: this.dir,
@@ -71,6 +94,22 @@ export class FileCancelRequests implements CancelRequests {
   async list(): Promise<string[]> {
     await this.adoptLegacy();
     return (await readdirOrEmpty(this.dir)).filter((name) => !isTempName(name) && isValidRunId(name)).sort();
+  }
+
+  /** Every request with the time it was made, by run ID; a file that is not a request is reported and skipped. */
+  async requests(): Promise<Array<{ run_id: string; requested_at_ms: number }>> {
+    const out: Array<{ run_id: string; requested_at_ms: number }> = [];
+    for (const runId of await this.list()) {
+      const read = await readJsonFile<{ requested_at_ms: number }>(this.file(runId), (v) => {
+        const r = v as { run_id?: unknown; requested_at_ms?: unknown } | null;
+        if (typeof r !== 'object' || r === null || r.run_id !== runId)
+          return 'not a cancel request of this run';
+        return typeof r.requested_at_ms === 'number' ? null : 'requested_at_ms is not a number';
+      });
+      if (read.kind === 'ok') out.push({ run_id: runId, requested_at_ms: read.value.requested_at_ms });
+      else if (read.kind === 'corrupt') this.onCorrupt({ path: read.path, error: read.error });
+    }
+    return out;
   }
 
   async clear(runId: string): Promise<void> {

@@ -51,6 +51,11 @@ export interface FileDispatchStoreOptions {
   dataDir: string;
   /** Told once about each corrupt task file that is skipped. */
   logger?: Logger;
+  /**
+   * False: never move an earlier version's task files out of data/distributed (for a reader that must leave
+   * the data directory as it is: `dagu storage migrate`). Default true.
+   */
+  adoptLegacy?: boolean;
 }
 
 /** What claimNext needs to know of a pending task without reading its file. */
@@ -74,6 +79,7 @@ export class FileDispatchStore implements DispatchStore {
   private readonly logger: Logger;
   /** Adoption of an earlier version's task files, once per process (and again at rebuildIndex). */
   private adopted: Promise<void> | null = null;
+  private readonly adopts: boolean;
   private readonly report: (report: CorruptFileReport) => void;
   /**
    * Pending tasks already read, by ID, so each file is read once: workers poll several times a second and
@@ -93,6 +99,7 @@ export class FileDispatchStore implements DispatchStore {
     this.legacy = { pending: legacy.pending, claims: legacy.claims };
     const logger = opts.logger ?? silentLogger;
     this.logger = logger;
+    this.adopts = opts.adoptLegacy ?? true;
     this.report = onceReporter((r) =>
       logger.warn('Skipping a corrupt dispatch task file', { path: r.path, error: r.error }),
     );
@@ -333,6 +340,7 @@ export class FileDispatchStore implements DispatchStore {
    * name and content (Dagu's) stays as it is.
    */
   private adoptLegacy(): Promise<void> {
+    if (!this.adopts) return Promise.resolve();
     this.adopted ??= (async () => {
       const isOurName = (name: string) =>
         name.endsWith(JSON_SUFFIX) && isValidTaskId(name.slice(0, -JSON_SUFFIX.length));

@@ -342,3 +342,46 @@ describe("FileRunStore deletion of a run logged under its DAG's own log_dir", ()
     await fs.rm(home, { recursive: true, force: true });
   });
 });
+
+describe('FileRunStore.readStoredAttempts', () => {
+  it('reads every attempt as stored, oldest first, with its claim, heartbeat and note', async () => {
+    const home = await tempHome();
+    const store = new FileRunStore({ dataDir: path.join(home, 'data'), logDir: path.join(home, 'logs') });
+    const first = testRunStatus({ run_id: 'r1', status: 'failed' });
+    await store.createRun(first);
+    await store.claimAttempt('r1', 1, 'host-a:42');
+    await store.writeHeartbeat('r1', 1, 1_796_000_000_000);
+    const second = testRunStatus({ run_id: 'r1', attempt: 2, status: 'running' });
+    await store.createAttempt(second);
+    await store.recordUnwrittenFinalStatus('r1', 2, { state: 'succeeded', error_code: 'ENOSPC' });
+    expect(await store.readStoredAttempts('r1')).toEqual([
+      {
+        attempt: 1,
+        status: { kind: 'ok', value: first },
+        claimedBy: 'host-a:42',
+        heartbeatMs: 1_796_000_000_000,
+        unwritten: null,
+      },
+      {
+        attempt: 2,
+        status: { kind: 'ok', value: second },
+        claimedBy: null,
+        heartbeatMs: null,
+        unwritten: { state: 'succeeded', error_code: 'ENOSPC' },
+      },
+    ]);
+    expect(await store.readStoredAttempts('nope')).toBeNull();
+    await fs.rm(home, { recursive: true, force: true });
+  });
+
+  it('returns an unreadable status as corrupt, with its path, instead of skipping the attempt', async () => {
+    const home = await tempHome();
+    const store = new FileRunStore({ dataDir: path.join(home, 'data'), logDir: path.join(home, 'logs') });
+    await store.createRun(testRunStatus({ run_id: 'r2', status: 'succeeded' }));
+    const file = path.join(home, 'data/runs/r2/attempts/1/status.json');
+    await fs.writeFile(file, '{"version":1,"run_');
+    const [only] = (await store.readStoredAttempts('r2'))!;
+    expect(only.status).toMatchObject({ kind: 'corrupt', path: file });
+    await fs.rm(home, { recursive: true, force: true });
+  });
+});

@@ -26,7 +26,7 @@ import { MINUTE } from '../core/units';
 import { AttemptConflictError, RunCreateError, RunNotFoundError } from './errors';
 import { onceReporter } from './corruptReporter';
 import * as fs from './fileCalls';
-import type { CorruptFileReport } from './fsutil';
+import type { CorruptFileReport, ReadJsonResult } from './fsutil';
 import {
   createFileExclusive,
   ensureDir,
@@ -74,6 +74,18 @@ export interface FileRunStoreOptions {
 }
 
 type ActiveRun = { run_id: string; dag_name: string; queue: string };
+
+/** One attempt of a run as stored (see FileRunStore.readStoredAttempts). */
+export interface StoredAttempt {
+  attempt: number;
+  status: ReadJsonResult<RunStatus>;
+  /** Who claimed the attempt to execute it (the claim file's text), or null when nobody did. */
+  claimedBy: string | null;
+  /** The run process's last heartbeat (wall-clock ms), or null. */
+  heartbeatMs: number | null;
+  /** The note left when the final status could not be written, or null. */
+  unwritten: UnwrittenFinalStatus | null;
+}
 
 /** How long a run or attempt directory without a status counts as "being created" rather than abandoned. */
 const CREATION_GRACE_MS = 1 * MINUTE;
@@ -409,6 +421,36 @@ export class FileRunStore implements RunStore {
       return null;
     }
     return Number(text.trim());
+  }
+
+  /**
+   * Every attempt of a run as its files hold it, oldest first, for copying the data directory elsewhere
+   * (`dagu storage migrate`); null when the run does not exist. Only reads: an attempt without a readable
+   * status comes back as it is (`missing` or `corrupt`), for the caller to report.
+   */
+  async readStoredAttempts(runId: string): Promise<StoredAttempt[] | null> {
+    assertRunId(runId);
+    const numbers = await this.attemptNumbers(runId);
+    if (numbers === null) return null;
+    const out: StoredAttempt[] = [];
+    for (const attempt of [...numbers].reverse()) {
+      const dir = this.attemptDir(runId, attempt);
+      const status = await readJsonFile<RunStatus>(path.join(dir, 'status.json'), (value) =>
+        runStatusError(value, runId, attempt),
+      );
+      const claim = await readTextFile(path.join(dir, 'claim')).catch((err: unknown) => {
+        if (errorCode(err) === 'ENOENT' || errorCode(err) === 'ENOTDIR') return null;
+        throw err;
+      });
+      out.push({
+        attempt,
+        status,
+        claimedBy: claim === null ? null : claim.trim(),
+        heartbeatMs: await this.readHeartbeat(runId, attempt),
+        unwritten: await this.readUnwrittenFinalStatus(runId, attempt),
+      });
+    }
+    return out;
   }
 
   logDir(dagName: string, runId: string, attempt: number): string {

@@ -101,6 +101,22 @@ describe('adopting the distributed stores of an earlier version', () => {
     await expectDaguFilesUntouched();
   });
 
+  it('moves nothing for a store opened with adoptLegacy false (a reader that must not write)', async () => {
+    const now = Date.now();
+    await writeOldTasks(now);
+    await fs.mkdir(legacy('cancels'), { recursive: true });
+    await fs.writeFile(legacy('cancels/r1'), '{"run_id":"r1","requested_at_ms":1}\n');
+    const before = (await fs.readdir(legacy('pending'))).concat(await fs.readdir(legacy('claims')));
+    const tasks = new FileDispatchStore({ dataDir, adoptLegacy: false });
+    expect(await tasks.listPending()).toEqual([]);
+    expect(await tasks.listClaims()).toEqual([]);
+    expect(await new FileCancelRequests({ dataDir, adoptLegacy: false }).requests()).toEqual([]);
+    expect((await fs.readdir(legacy('pending'))).concat(await fs.readdir(legacy('claims')))).toEqual(before);
+    expect(await fs.readdir(legacy('cancels'))).toEqual(['r1']);
+    await expect(fs.stat(cluster('pending'))).rejects.toMatchObject({ code: 'ENOENT' });
+    await expectDaguFilesUntouched();
+  });
+
   it('keeps a file already present in the new directory and the old one where it was', async () => {
     await fs.mkdir(cluster('x'), { recursive: true });
     await fs.mkdir(legacy('x'), { recursive: true });

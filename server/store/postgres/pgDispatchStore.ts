@@ -17,7 +17,8 @@ import type {
 import { quoteIdent } from './schemaVersion';
 import { inTransaction } from './transaction';
 
-interface Row {
+/** A row of dispatch_tasks as the store selects it (COLUMNS). */
+export interface TaskRow {
   task_id: string;
   enqueued_at_ms: string;
   hold_until_ms: string | null;
@@ -27,7 +28,8 @@ interface Row {
   doc: DispatchTask;
 }
 
-const COLUMNS = 'task_id, enqueued_at_ms, hold_until_ms, claim_worker, claim_token, claimed_at_ms, doc';
+export const TASK_COLUMNS =
+  'task_id, enqueued_at_ms, hold_until_ms, claim_worker, claim_token, claimed_at_ms, doc';
 
 export class PgDispatchStore implements DispatchStore {
   readonly durable = true;
@@ -70,7 +72,7 @@ export class PgDispatchStore implements DispatchStore {
     worker: { worker_id: string; labels: Labels },
     nowMs: number,
   ): Promise<DispatchTask | null> {
-    const r = await this.pool.query<Row>(
+    const r = await this.pool.query<TaskRow>(
       `with next as (
          select task_id from ${this.t}
           where state = 'pending' and $1::jsonb @> selector and (hold_until_ms is null or hold_until_ms > $2)
@@ -86,10 +88,10 @@ export class PgDispatchStore implements DispatchStore {
 
   async takeExpiredHold(taskId: string, taker: string, nowMs: number): Promise<DispatchTask | null> {
     if (!isValidTaskId(taskId)) return null;
-    const r = await this.pool.query<Row>(
+    const r = await this.pool.query<TaskRow>(
       `update ${this.t} set state = 'claimed', claim_worker = $2, claim_token = $3, claimed_at_ms = $4
         where task_id = $1 and state = 'pending' and hold_until_ms is not null and hold_until_ms <= $4
-       returning ${COLUMNS}`,
+       returning ${TASK_COLUMNS}`,
       [taskId, taker, newClaimToken(), nowMs],
     );
     return r.rowCount === 0 ? null : toTask(r.rows[0]);
@@ -98,8 +100,8 @@ export class PgDispatchStore implements DispatchStore {
   async ack(taskId: string, workerId: string, token: string): Promise<AckResult> {
     if (!isValidTaskId(taskId)) return { ok: false, reason: 'not_found' };
     return inTransaction(this.pool, async (c) => {
-      const r = await c.query<Row>(
-        `select ${COLUMNS} from ${this.t} where task_id = $1 and state = 'claimed' for update`,
+      const r = await c.query<TaskRow>(
+        `select ${TASK_COLUMNS} from ${this.t} where task_id = $1 and state = 'claimed' for update`,
         [taskId],
       );
       if (r.rowCount === 0) return { ok: false, reason: 'not_found' } as const;
@@ -126,8 +128,8 @@ export class PgDispatchStore implements DispatchStore {
 
   async findByRun(runId: string): Promise<DispatchTask | null> {
     assertRunId(runId);
-    const r = await this.pool.query<Row>(
-      `select ${COLUMNS} from ${this.t} where run_id = $1
+    const r = await this.pool.query<TaskRow>(
+      `select ${TASK_COLUMNS} from ${this.t} where run_id = $1
         order by state = 'claimed', enqueued_at_ms, task_id limit 1`,
       [runId],
     );
@@ -149,8 +151,8 @@ export class PgDispatchStore implements DispatchStore {
   ): Promise<{ returned: DispatchTask[]; expired: DispatchTask[] }> {
     return inTransaction(this.pool, async (c) => {
       // Pending tasks without a hold that nobody claimed in time; rows a claim holds are skipped.
-      const stale = await c.query<Row>(
-        `select ${COLUMNS} from ${this.t}
+      const stale = await c.query<TaskRow>(
+        `select ${TASK_COLUMNS} from ${this.t}
           where state = 'pending' and hold_until_ms is null and $1 - enqueued_at_ms > $2
           order by enqueued_at_ms, task_id for update skip locked`,
         [nowMs, ttlMs],
@@ -162,11 +164,11 @@ export class PgDispatchStore implements DispatchStore {
         ]);
       }
       // Claims older than the TTL go back to pending, counted as enqueued now.
-      const back = await c.query<Row>(
+      const back = await c.query<TaskRow>(
         `update ${this.t} set state = 'pending', claim_worker = null, claim_token = null, claimed_at_ms = null,
                 enqueued_at_ms = $1
           where state = 'claimed' and $1 - claimed_at_ms > $2
-         returning ${COLUMNS}`,
+         returning ${TASK_COLUMNS}`,
         [nowMs, ttlMs],
       );
       const returned = back.rows.map(toTask).sort((a, b) => (a.task_id < b.task_id ? -1 : 1));
@@ -177,9 +179,9 @@ export class PgDispatchStore implements DispatchStore {
   /** Nothing to rebuild: the table is the truth. */
   async rebuildIndex(): Promise<void> {}
 
-  private async rows(state: 'pending' | 'claimed'): Promise<Row[]> {
-    const r = await this.pool.query<Row>(
-      `select ${COLUMNS} from ${this.t} where state = $1 order by enqueued_at_ms, task_id`,
+  private async rows(state: 'pending' | 'claimed'): Promise<TaskRow[]> {
+    const r = await this.pool.query<TaskRow>(
+      `select ${TASK_COLUMNS} from ${this.t} where state = $1 order by enqueued_at_ms, task_id`,
       [state],
     );
     return r.rows;
@@ -187,12 +189,13 @@ export class PgDispatchStore implements DispatchStore {
 }
 
 function prefixed(alias: string): string {
-  return COLUMNS.split(', ')
+  return TASK_COLUMNS.split(', ')
     .map((c) => `${alias}.${c}`)
     .join(', ');
 }
 
-function toTask(row: Row): DispatchTask {
+/** The task a row holds: its document with the columns that change over its life. */
+export function toTask(row: TaskRow): DispatchTask {
   return {
     ...row.doc,
     task_id: row.task_id,
