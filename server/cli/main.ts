@@ -263,6 +263,55 @@ const COMMANDS: Record<string, (program: Command) => unknown> = {
       .option('--write', 'write the migrated files (atomically); without it only the diff is printed')
       .action(lazy(() => import('./commands/migrate'), 'migrateCommand')),
 
+  storage: (program) => {
+    const storage = program
+      .command('storage')
+      .description(
+        'Copy the data directory into PostgreSQL, compare the two, and manage the database schema',
+      );
+    storage
+      .command('migrate')
+      .description(
+        'Copy the data directory (runs, queues, events, flags, workers, tasks) into the PostgreSQL database of storage.postgres.*',
+      )
+      .addOption(
+        new Option('--to <backend>', 'the storage to copy into').choices(['postgres']).makeOptionMandatory(),
+      )
+      .option(
+        '--verify',
+        'copy nothing: compare the data directory with the database, print every difference',
+      )
+      .option(
+        '--force',
+        'copy even while a scheduler holds the lock of the data directory, or into a database a scheduler has used',
+      )
+      .addHelpText(
+        'after',
+        '\nOnly records the database lacks are inserted: a second copy of the same directory inserts nothing,\n' +
+          'and a record that differs is reported, never overwritten. The data directory is only read; an\n' +
+          'unreadable file is reported and skipped. Stop the schedulers first (the copy refuses while one holds\n' +
+          'the lock). Exit codes: 0 done, nothing differs; 1 records differ (with --verify: any difference);\n' +
+          '2 bad configuration, no database, or refused.\n' +
+          '\nExamples:\n  DAGU_POSTGRES_URL=postgres://dagu@db:5432/dagu dagu storage migrate --to postgres\n' +
+          '  dagu storage migrate --to postgres --verify',
+      )
+      .action(lazy(() => import('./commands/storage'), 'storageMigrateCommand'));
+    storage
+      .command('schema')
+      .description("Show the database's schema version and this build's; --apply applies pending migrations")
+      .option(
+        '--apply',
+        'apply the pending migrations (what starting does when storage.postgres.auto_migrate is on)',
+      )
+      .addHelpText(
+        'after',
+        "\nExit codes: 0 the schema is at this build's version (or a newer one it can use); 1 migrations are\n" +
+          'pending, or the database is one this build cannot use; 2 bad configuration or no connection.',
+      )
+      .action(lazy(() => import('./commands/storageSchema'), 'storageSchemaCommand'));
+    return storage;
+  },
+
   scheduler: (program) =>
     program
       .command('scheduler')

@@ -1,0 +1,97 @@
+// Copying a data directory into PostgreSQL, or comparing the two: every kind of record in turn, each by the
+// same merge of both sides (syncKind). A copy only inserts what the database lacks, so a second copy of an
+// unchanged directory inserts nothing, and a record that differs is reported and left alone. Two copies
+// never run at once: a copy holds a session advisory lock of its own for its whole length.
+
+import type { Pool } from 'pg';
+import { quoteIdent } from '../postgres/schemaVersion';
+import { eventRecords, failoverRecords } from './eventRecords';
+import { legacyLeftovers, type FileSource } from './fileSource';
+import { runRecords } from './runRecords';
+import { smallRecords } from './smallRecords';
+import { syncKind, type KindAdapter } from './syncKind';
+import { taskRecords } from './taskRecords';
+import { KINDS, emptyReport, noteSkipped, type TransferMode, type TransferReport } from './transferReport';
+
+/** Any 64-bit constant other than the migration lock's: held by a running copy. */
+const COPY_LOCK = 7_406_215_938_002;
+
+/** Thrown when another copy into the same database is running. */
+export class CopyInProgressError extends Error {
+  constructor() {
+    super('another `dagu storage migrate` is copying into this database now');
+    this.name = 'CopyInProgressError';
+  }
+}
+
+export interface TransferTarget {
+  pool: Pool;
+  schema: string;
+}
+
+export async function transferDataDir(
+  files: FileSource,
+  target: TransferTarget,
+  mode: TransferMode,
+): Promise<TransferReport> {
+  const report = emptyReport(mode);
+  const { pool, schema } = target;
+  const adapters: KindAdapter<unknown>[] = [
+    runRecords(files, pool, schema),
+    ...smallRecords(files, pool, schema),
+    eventRecords(files, pool, schema),
+    failoverRecords(files, pool, schema),
+    taskRecords(files, pool, schema),
+  ] as KindAdapter<unknown>[];
+  const walk = async () => {
+    for (const kind of KINDS) {
+      await syncKind(
+        adapters.find((a) => a.kind === kind)!,
+        mode,
+        pool,
+        report,
+      );
+      for (const c of files.takeCorrupt(kind)) noteSkipped(report, kind, c.path, c.error);
+    }
+  };
+  if (mode === 'copy') await holdingCopyLock(pool, walk);
+  else await walk();
+  const leftovers = await legacyLeftovers(files.paths.dataDir);
+  if (leftovers.length > 0) {
+    report.notes.push(
+      `${leftovers.length} dispatch task or cancel request files of an earlier dagu version are in ` +
+        `data/distributed and were not read; a dagu coordinator or scheduler on the files moves them to ` +
+        `data/cluster when it starts: run one once, stop it, and copy again`,
+    );
+  }
+  return report;
+}
+
+async function holdingCopyLock(pool: Pool, work: () => Promise<void>): Promise<void> {
+  const c = await pool.connect();
+  try {
+    const r = await c.query<{ locked: boolean }>('select pg_try_advisory_lock($1) as locked', [COPY_LOCK]);
+    if (!r.rows[0].locked) throw new CopyInProgressError();
+    try {
+      await work();
+    } finally {
+      await c.query('select pg_advisory_unlock($1)', [COPY_LOCK]);
+    }
+  } finally {
+    c.release();
+  }
+}
+
+/**
+ * The scheduler lock's holder in the database, or null when no scheduler has ever taken it there. A database
+ * a scheduler has run on has had records consumed (queue items, dispatch tasks): copying into it again could
+ * bring them back, so the command refuses unless forced.
+ */
+export async function databaseSchedulerHolder(pool: Pool, schema: string): Promise<string | null> {
+  const r = await pool.query<{ instance_id: string; host: string; epoch: string; released: boolean }>(
+    `select instance_id, host, epoch, released from ${quoteIdent(schema)}.scheduler_lease`,
+  );
+  if (r.rowCount === 0) return null;
+  const l = r.rows[0];
+  return `instance ${l.instance_id} on ${l.host} (epoch ${l.epoch}${l.released ? ', released' : ''})`;
+}

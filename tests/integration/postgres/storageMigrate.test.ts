@@ -1,0 +1,245 @@
+// `dagu storage migrate --to postgres` on a file home written by the real stores and a real `dagu start` run,
+// into a throwaway PostgreSQL: every kind of record arrives as the file stores read it (read back through
+// the PostgreSQL stores), a second copy inserts and changes nothing, --verify finds no difference after a
+// copy and every difference introduced afterwards, and unreadable files are reported and skipped. The home
+// is never written to. Needs the built CLI (`npm run build:cli`).
+
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import type { Pool } from 'pg';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { PgDispatchStore } from '../../../server/store/postgres/pgDispatchStore';
+import { PgEventLog } from '../../../server/store/postgres/pgEventLog';
+import { PgQueueStore } from '../../../server/store/postgres/pgQueueStore';
+import { PgRunStore } from '../../../server/store/postgres/pgRunStore';
+import { PgSchedulerLock } from '../../../server/store/postgres/pgSchedulerLock';
+import {
+  PgCancelRequests,
+  PgCoordinatorRegistry,
+  PgSuspendFlags,
+  PgWorkerRegistry,
+} from '../../../server/store/postgres/pgSmallStores';
+import { testRunStatus } from '../../../server/testing/testRunStatus';
+import { dagu, tempHome, type TempHome } from '../harness';
+import { buildFileHome, fileStoresOf, snapshotDatabase, snapshotTree } from './fileHomeFixture';
+import { usePostgres } from './pgTestCluster';
+
+const pg = usePostgres();
+let pool: Pool;
+beforeAll(() => {
+  pool = pg().pool;
+});
+
+const homes: TempHome[] = [];
+afterEach(() => {
+  for (const h of homes.splice(0)) h.cleanup();
+});
+
+let schemas = 0;
+/** A home with one real run and the fixture's records, copying into a schema of its own. */
+async function fixtureHome() {
+  const schema = `move_${++schemas}`;
+  const h = tempHome({ DAGU_POSTGRES_URL: pg().cluster.url, DAGU_POSTGRES_SCHEMA: schema });
+  homes.push(h);
+  h.writeDag(
+    'hello',
+    'steps:\n  - name: one\n    command: echo hi\n  - name: two\n    command: echo there\n',
+  );
+  const run = await dagu(['start', 'hello', '-q'], h.env);
+  expect(run.code, run.stderr).toBe(0);
+  const facts = await buildFileHome(h.home);
+  return { h, schema, ...facts };
+}
+
+const migrate = (h: TempHome, ...flags: string[]) =>
+  dagu(['storage', 'migrate', '--to', 'postgres', ...flags], h.env);
+
+function pgStoresOf(schema: string) {
+  return {
+    runs: new PgRunStore(pool, schema, '/unused'),
+    queues: new PgQueueStore(pool, schema),
+    suspendFlags: new PgSuspendFlags(pool, schema),
+    workers: new PgWorkerRegistry(pool, schema),
+    coordinators: new PgCoordinatorRegistry(pool, schema),
+    cancels: new PgCancelRequests(pool, schema),
+    tasks: new PgDispatchStore(pool, schema),
+  };
+}
+
+/** The row of `kind` in the copy's table: its counts as printed. */
+const countsRow = (stdout: string, kind: string) =>
+  stdout
+    .split('\n')
+    .find((l) => l.startsWith(`${kind}  `))
+    ?.slice(kind.length)
+    .trim()
+    .split(/ +/)
+    .map(Number);
+
+describe('dagu storage migrate --to postgres', () => {
+  it('copies every kind of record as the file stores read it, and a second copy changes nothing', async () => {
+    const { h, schema, queued } = await fixtureHome();
+    const files = fileStoresOf(h.home);
+    const home = await snapshotTree(h.home);
+
+    const first = await migrate(h);
+    expect(first.code, first.stdout + first.stderr).toBe(0);
+    // in files, copied, already there, differing, skipped
+    expect(countsRow(first.stdout, 'runs')).toEqual([10, 10, 0, 0, 0]);
+    expect(countsRow(first.stdout, 'queue items')).toEqual([4, 4, 0, 0, 0]);
+    expect(countsRow(first.stdout, 'dispatch tasks')).toEqual([3, 3, 0, 0, 0]);
+    expect(countsRow(first.stdout, 'failover history')).toEqual([2, 2, 0, 0, 0]);
+    expect(await snapshotTree(h.home)).toEqual(home);
+
+    const db = pgStoresOf(schema);
+    const all = { limit: 500 };
+    expect((await db.runs.listRuns(all)).items).toEqual((await files.runs.listRuns(all)).items);
+    for (const { run_id: id } of (await files.runs.listRuns(all)).items) {
+      expect(await db.runs.readStatus(id), id).toEqual(await files.runs.readStatus(id));
+      for (const a of (await files.runs.readStoredAttempts(id))!) {
+        expect(await db.runs.isClaimed(id, a.attempt)).toBe(a.claimedBy !== null);
+        expect(await db.runs.readHeartbeat(id, a.attempt)).toBe(a.heartbeatMs);
+        expect(await db.runs.readUnwrittenFinalStatus(id, a.attempt)).toEqual(a.unwritten);
+      }
+    }
+    const attempts = await pool.query<{ attempt: number; status: { status: string } }>(
+      `select attempt, status from ${schema}.run_attempts where run_id = 'r-done' order by attempt`,
+    );
+    expect(attempts.rows.map((r) => [r.attempt, r.status.status])).toEqual([
+      [1, 'failed'],
+      [2, 'succeeded'],
+    ]);
+    expect(await db.runs.listActive()).toEqual(await files.runs.listActive());
+    expect((await db.queues.list('etl')).map((q) => q.run_id)).toEqual(queued);
+    for (const q of ['etl', 'other']) expect(await db.queues.list(q)).toEqual(await files.queues.list(q));
+    const events = await files.events.list({ limit: 1000 });
+    const eventLog = new PgEventLog(pool, schema, { nowMs: () => Date.UTC(2020, 0, 1), monoMs: () => 0 });
+    expect(await eventLog.list({ limit: 1000 })).toEqual(events);
+    expect(await db.suspendFlags.list()).toEqual(await files.suspendFlags.list());
+    expect(await db.workers.list()).toEqual(await files.workers.list());
+    expect(await db.coordinators.list()).toEqual(await files.coordinators.list());
+    expect(await db.cancels.list()).toEqual(await files.cancels.list());
+    expect(await db.tasks.listPending()).toEqual(await files.tasks.listPending());
+    expect(await db.tasks.listClaims()).toEqual(await files.tasks.listClaims());
+    const history = await new PgSchedulerLock(pool, schema).failovers();
+    expect(history.map(({ at: _at, ...f }) => f)).toEqual([
+      { epoch: 2, from: 'sched-a', to: 'sched-b', reason: 'stale' },
+      { epoch: 1, from: null, to: 'sched-a', reason: 'acquired' },
+    ]);
+    // An event appended afterwards sorts after every copied one, even from a clock years behind.
+    const late = await eventLog.append('after.copy', {});
+    expect(late.id > events[events.length - 1].id).toBe(true);
+
+    const before = await snapshotDatabase(pool, schema);
+    const second = await migrate(h);
+    expect(second.code, second.stdout + second.stderr).toBe(0);
+    expect(countsRow(second.stdout, 'runs')).toEqual([10, 0, 10, 0, 0]);
+    expect(countsRow(second.stdout, 'events')).toEqual([events.length, 0, events.length, 0, 0]);
+    expect(second.stdout).toMatch(/^Copied 0 records, \d+ already there\.$/m);
+    expect(await snapshotDatabase(pool, schema)).toEqual(before);
+    expect(await snapshotTree(h.home)).toEqual(home);
+  });
+
+  it('--verify finds no difference after a copy, then every difference introduced on either side', async () => {
+    const { h, schema } = await fixtureHome();
+    expect((await migrate(h)).code).toBe(0);
+    const clean = await migrate(h, '--verify');
+    expect(clean.code, clean.stdout).toBe(0);
+    expect(clean.stdout).toContain('No differences: the database holds every readable record of the files.');
+
+    await pool.query(
+      `update ${schema}.run_attempts set status = jsonb_set(status::jsonb, '{status}', '"failed"')::json
+        where run_id = 'r-done' and attempt = 2`,
+    );
+    const gone = await pool.query<{ item_id: string }>(
+      `delete from ${schema}.queue_items where run_id = 'r-q2' returning item_id`,
+    );
+    await pool.query(`update ${schema}.suspend_flags set by_whom = 'api' where dag = 'etl'`);
+    await new PgWorkerRegistry(pool, schema).put({
+      worker_id: 'w-extra',
+      labels: {},
+      max_active_runs: 1,
+      running: [],
+      host: 'h',
+      pid: 1,
+      registered_at_ms: 1,
+      last_heartbeat_ms: 1,
+    });
+    await fileStoresOf(h.home).runs.createRun(testRunStatus({ run_id: 'r-new', status: 'succeeded' }));
+    const home = await snapshotTree(h.home);
+
+    const found = await migrate(h, '--verify');
+    expect(found.code).toBe(1);
+    const lines = found.stdout.split('\n');
+    expect(lines).toContain(
+      'differs: run r-done: attempt 2 is succeeded in the files, failed in the database',
+    );
+    expect(lines).toContain(`only in the files: queue item ${gone.rows[0].item_id}`);
+    expect(lines).toContain('differs: suspend flag of etl: field by differs');
+    expect(lines).toContain('only in the database: worker w-extra');
+    expect(lines).toContain('only in the files: run r-new');
+    expect(lines).toContain('5 differences.');
+    // Verifying writes nothing on either side.
+    expect(await snapshotTree(h.home)).toEqual(home);
+
+    // A copy adds what is missing and leaves what differs as the database has it.
+    const copy = await migrate(h);
+    expect(copy.code).toBe(1);
+    expect(copy.stdout).toContain(
+      'differs: run r-done: attempt 2 is succeeded in the files, failed in the database',
+    );
+    expect(countsRow(copy.stdout, 'runs')).toEqual([11, 1, 9, 1, 0]);
+    const after = await migrate(h, '--verify');
+    expect(after.stdout.split('\n').filter((l) => /^(differs|only in)/.test(l))).toEqual([
+      'differs: run r-done: attempt 2 is succeeded in the files, failed in the database',
+      'differs: suspend flag of etl: field by differs',
+      'only in the database: worker w-extra',
+    ]);
+  });
+
+  it('reports unreadable files and skips them, copying everything else', async () => {
+    const { h, schema } = await fixtureHome();
+    const s = fileStoresOf(h.home);
+    const data = s.dataDir;
+    await s.runs.createRun(testRunStatus({ run_id: 'r-broken', status: 'succeeded' }));
+    const brokenStatus = path.join(data, 'runs/r-broken/attempts/1/status.json');
+    await fs.writeFile(brokenStatus, '{"version":1,"run_id":"r-bro');
+    const [day] = await fs.readdir(path.join(data, 'events'));
+    await fs.appendFile(path.join(data, 'events', day), '{"id":"17961","type":"torn\n');
+    const etl = path.join(data, 'queue', 'etl');
+    const brokenItem = path.join(etl, `${(await fs.readdir(etl)).sort()[0]}`);
+    await fs.writeFile(brokenItem, 'not json');
+    const brokenWorker = path.join(data, 'cluster/workers/w-2.json');
+    await fs.writeFile(brokenWorker, '{"worker_id":"w-2"');
+    const brokenCancel = path.join(data, 'cluster/cancels/r-done');
+    await fs.writeFile(brokenCancel, '');
+
+    const r = await migrate(h);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const lines = r.stdout.split('\n');
+    expect(
+      lines.some((l) => l.startsWith(`skipped (unreadable): runs: r-broken: ${brokenStatus}: invalid JSON`)),
+    ).toBe(true);
+    expect(
+      lines.some((l) =>
+        l.startsWith(`skipped (unreadable): events: ${path.join(data, 'events', day)}: line `),
+      ),
+    ).toBe(true);
+    expect(
+      lines.some((l) => l.startsWith(`skipped (unreadable): queue items: ${brokenItem}: invalid JSON`)),
+    ).toBe(true);
+    expect(
+      lines.some((l) => l.startsWith(`skipped (unreadable): workers: ${brokenWorker}: invalid JSON`)),
+    ).toBe(true);
+    expect(lines).toContain(`skipped (unreadable): cancel requests: ${brokenCancel}: empty file`);
+    expect(countsRow(r.stdout, 'runs')).toEqual([10, 10, 0, 0, 1]);
+    expect(countsRow(r.stdout, 'queue items')).toEqual([3, 3, 0, 0, 1]);
+    expect(r.stdout).toMatch(/5 skipped as unreadable\.$/m);
+    expect((await pool.query(`select 1 from ${schema}.runs where run_id = 'r-broken'`)).rowCount).toBe(0);
+
+    // What was readable is all there; the unreadable files are listed again, and are no difference.
+    const verify = await migrate(h, '--verify');
+    expect(verify.code, verify.stdout).toBe(0);
+    expect(verify.stdout).toContain(`skipped (unreadable): runs: r-broken: ${brokenStatus}`);
+  });
+});
