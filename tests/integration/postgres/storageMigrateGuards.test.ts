@@ -147,6 +147,26 @@ describe('dagu storage migrate refuses', () => {
     expect((await migrate(h, '--verify')).code).toBe(1);
   });
 
+  it('while another copy into the same database is running', async () => {
+    const { h, schema } = home();
+    await endedRuns(h, 1);
+    expect((await dagu(['storage', 'schema', '--apply'], h.env)).code).toBe(0);
+    // The lock a running copy holds for its whole length, taken here as such a copy would.
+    const other = await pool.connect();
+    try {
+      await other.query('select pg_advisory_lock(7406215938002)');
+      const r = await migrate(h);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain('another `dagu storage migrate` is copying into this database now');
+      expect(await runCount(schema)).toBe(0);
+    } finally {
+      await other.query('select pg_advisory_unlock(7406215938002)');
+      other.release();
+    }
+    expect((await migrate(h)).code).toBe(0);
+    expect(await runCount(schema)).toBe(1);
+  });
+
   it('with exit 2 and one line for a missing URL, an unreachable database or a missing data directory', async () => {
     const { h } = home();
     await buildFileHome(h.home);
