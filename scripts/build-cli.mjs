@@ -37,11 +37,12 @@ const PARTS = {
   'js-yaml': 'jsyaml',
   nodemailer: 'mail',
   'ajv/dist/2020': 'jsonschema',
+  pg: 'pg',
 }; // bin/dagu lists the same parts
 const partsPlugin = {
   name: 'dagu-parts',
   setup(b) {
-    b.onResolve({ filter: /^(cron-parser|luxon|pino|yaml|js-yaml|nodemailer|ajv\/dist\/2020)$/ }, (args) =>
+    b.onResolve({ filter: /^(cron-parser|luxon|pino|yaml|js-yaml|nodemailer|ajv\/dist\/2020|pg)$/ }, (args) =>
       args.importer.includes('node_modules')
         ? undefined
         : { path: `dagu-bundle:${PARTS[args.path]}`, external: true },

@@ -13,11 +13,9 @@ import {
 } from '../core/types';
 import { loadDagByName } from '../store/dagCatalog';
 import type { DagSpecCache } from '../store/dagSpecCache';
-import { FileEventLog } from '../store/fileEventLog';
 import type { RunSummary } from '../store/types';
 import { DagHistoryCache } from './dagHistoryCache';
 import { BadRequestError, NotFoundError } from './errors';
-import { FileEventFeed, LogEventFeed } from './eventFeed';
 import type { Services } from './services';
 
 export const DEFAULT_HISTORY_LIMIT = 30;
@@ -58,11 +56,7 @@ function cacheOf(svc: Services): DagHistoryCache<HistoryRun> {
   let cache = caches.get(svc);
   if (!cache) {
     // Its own reader of the event log: a feed hands each event to one reader only.
-    const feed =
-      svc.events instanceof FileEventLog
-        ? new FileEventFeed(svc.config.paths.data_dir)
-        : new LogEventFeed(svc.events);
-    caches.set(svc, (cache = new DagHistoryCache<HistoryRun>(feed)));
+    caches.set(svc, (cache = new DagHistoryCache<HistoryRun>(svc.eventFeed())));
   }
   return cache;
 }

@@ -7,7 +7,7 @@ import { EVENT_ID_PATTERN, MAX_EVENT_LIMIT } from '../store/eventRecord';
 import { isLive } from '../store/instanceRegistry';
 import type { EventRecord } from '../store/types';
 import { BadRequestError } from './errors';
-import { FileEventFeed, type EventFeed } from './eventFeed';
+import type { EventFeed } from './eventFeed';
 import { failoverSettings } from './overview';
 import type { Services } from './services';
 import { workerState } from './workers';
@@ -85,7 +85,7 @@ export class EventHub {
 
   constructor(
     private readonly svc: Services,
-    private readonly feed: EventFeed = new FileEventFeed(svc.config.paths.data_dir),
+    private readonly feed: EventFeed = svc.eventFeed(),
   ) {}
 
   get clientCount(): number {

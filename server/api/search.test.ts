@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../core/ports';
-import { createFileStores } from '../store/fileStores';
+import { fileControlPlane } from '../store/fileControlPlane';
 import { testRunStatus } from '../testing/testRunStatus';
 import { BadRequestError } from './errors';
 import { searchEverything } from './search';
@@ -40,7 +40,7 @@ describe('GET /api/v1/search', () => {
 
   it('finds runs by their exact ID or its start, the exact one first', async () => {
     // Runs in the file store: run IDs are found from its directories.
-    (svc as { runs: unknown }).runs = createFileStores(svc.config, silentLogger, svc.clock).runs;
+    (svc as { runs: unknown }).runs = fileControlPlane(svc.config, silentLogger, svc.clock).runs;
     for (const id of ['manual-abc1', 'manual-abc', 'other']) {
       await svc.runs.createRun(testRunStatus({ run_id: id, dag_name: 'etl' }));
     }

@@ -3,19 +3,17 @@
 
 import { silentLogger, type Clock, type Logger } from '../core/ports';
 import type { Config } from '../config/types';
-import { fileDispatcher } from '../coordinator/dispatcher';
-import { createFileStores } from '../store/fileStores';
-import { FileQueueStore } from '../store/fileQueueStore';
-import { FileSuspendFlags } from '../store/fileSuspendFlags';
+import { storeDispatcher } from '../coordinator/dispatcher';
+import type { ControlPlane } from '../store/controlPlane';
+import type { EventFeed } from '../store/eventFeed';
+import { fileControlPlane } from '../store/fileControlPlane';
+import { withRunEvents } from '../store/runEvents';
 import type { SuspendFlags } from '../store/suspendFlags';
-import { FileWorkerRegistry } from '../store/fileWorkerRegistry';
 import type { EventLog, QueueStore, RunStore } from '../store/types';
 import type { DispatcherApi } from '../core/dispatcherApi';
 import type { CoordinatorRegistry, DispatchStore, WorkerRegistry } from '../store/dispatchTypes';
-import { FileCoordinatorRegistry } from '../store/fileCoordinatorRegistry';
-import { InstanceRegistry } from '../store/instanceRegistry';
+import type { InstanceStore } from '../store/instanceRegistry';
 import { ConsoleCache } from './consoleCache';
-import { FileEventFeed } from './eventFeed';
 import type { ListenAddress } from './security';
 
 /** What an operation in server/api receives: config, stores, time and a logger. */
@@ -36,7 +34,9 @@ export interface Services {
   /** Coordinators' liveness records: whether one is alive to hand runs to workers. */
   coordinators: Pick<CoordinatorRegistry, 'list'>;
   /** Scheduler instances as each last described itself. */
-  instances: Pick<InstanceRegistry, 'list'>;
+  instances: Pick<InstanceStore, 'list'>;
+  /** A new reader of the event log from its start (live views, history, metrics). */
+  eventFeed: () => EventFeed;
   /** Failover history and waiting runs' records, kept between the console's requests. */
   consoleCache: ConsoleCache;
   /** Where the web server listens (config.host/port unless the server says otherwise). */
@@ -53,6 +53,8 @@ export interface CreateServicesOptions {
   env: NodeJS.ProcessEnv;
   /** The web server's address, when it is not config.host/config.port (a port picked at start). */
   listen?: ListenAddress;
+  /** The process's control plane (server/cli/openControlPlane.ts); by default the files of the data directory. */
+  stores?: ControlPlane;
 }
 
 export function createServices(
@@ -61,21 +63,21 @@ export function createServices(
   opts: CreateServicesOptions,
 ): Services {
   const { clock } = opts;
-  const dataDir = config.paths.data_dir;
-  const { events, runs, tasks, onCorrupt } = createFileStores(config, logger, clock);
-  const workers = new FileWorkerRegistry({ dataDir, logger });
+  const cp = opts.stores ?? fileControlPlane(config, logger, clock);
+  const runs = withRunEvents(cp.runs, cp.events, { logger });
   return {
     config,
     runs,
-    queue: new FileQueueStore({ dataDir, onCorrupt }),
-    events,
-    suspendFlags: new FileSuspendFlags(config.paths.suspend_flags_dir, onCorrupt),
-    dispatcher: fileDispatcher(config, { runs, tasks, workers }, logger, clock),
-    tasks,
-    workers,
-    coordinators: new FileCoordinatorRegistry({ dataDir, logger }),
-    instances: new InstanceRegistry(dataDir, onCorrupt),
-    consoleCache: new ConsoleCache(new FileEventFeed(dataDir), logger),
+    queue: cp.queue,
+    events: cp.events,
+    suspendFlags: cp.suspendFlags,
+    dispatcher: storeDispatcher(config, { ...cp, runs }, logger, clock),
+    tasks: cp.tasks,
+    workers: cp.workers,
+    coordinators: cp.coordinators,
+    instances: cp.instances,
+    eventFeed: cp.eventFeed,
+    consoleCache: new ConsoleCache(cp.eventFeed(), logger),
     listen: opts.listen ?? { host: config.host, port: config.port },
     clock,
     env: opts.env,

@@ -109,6 +109,7 @@ export function testServices(overrides: (config: Config) => Config = (c) => c): 
       staleMs: config.coordinator.worker_stale_threshold_ms,
     }),
     instances: new InstanceRegistry(config.paths.data_dir),
+    eventFeed: () => new LogEventFeed(events),
     consoleCache: new ConsoleCache(new LogEventFeed(events)),
     listen: { host: config.host, port: config.port },
     clock,

@@ -74,6 +74,7 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
     runs: services.runs,
     instances: services.instances,
     suspendFlags: services.suspendFlags,
+    eventFeed: services.eventFeed,
     logger: services.logger,
   });
   const auth = services.config.auth;

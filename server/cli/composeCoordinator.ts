@@ -1,43 +1,40 @@
 // The composition root of a coordinator (`dagu coordinator`, and the one inside `dagu start-all
-// --coordinator`): the real clock and timers and the file stores under DAGU_HOME/data, so a restart loses
-// nothing, with run status writes that append run events.
+// --coordinator`): the real clock and timers and the stores of the configured backend (files under
+// DAGU_HOME/data or PostgreSQL), so a restart loses nothing, with run status writes that append run events.
 
 import type { Config } from '../config/types';
 import type { CoordinatorStores } from '../coordinator/assembleCoordinator';
 import { CoordinatorService } from '../coordinator/coordinatorService';
 import { systemClock, systemTimers } from '../core/clock';
-import type { Clock, Logger } from '../core/ports';
-import { FileCancelRequests } from '../store/fileCancelRequests';
-import { FileCoordinatorRegistry } from '../store/fileCoordinatorRegistry';
-import { FileDispatchStore } from '../store/fileDispatchStore';
-import { FileEventLog } from '../store/fileEventLog';
-import { FileRunStore } from '../store/fileRunStore';
-import { FileWorkerRegistry } from '../store/fileWorkerRegistry';
+import type { Logger } from '../core/ports';
+import type { ControlPlane } from '../store/controlPlane';
+import { fileControlPlane } from '../store/fileControlPlane';
 import { withRunEvents } from '../store/runEvents';
 
-/** A coordinator over the files of `config` (not started). */
-export function composeCoordinator(config: Config, logger: Logger): CoordinatorService {
+/** A coordinator over the control plane `cp` (not started). */
+export function composeCoordinator(config: Config, logger: Logger, cp: ControlPlane): CoordinatorService {
   const log = logger.child({ component: 'coordinator' });
   return new CoordinatorService({
     config,
     clock: systemClock,
     timers: systemTimers,
     logger,
-    stores: fileCoordinatorStores(config, systemClock, log),
-    registry: new FileCoordinatorRegistry({ dataDir: config.paths.data_dir, logger: log }),
+    stores: coordinatorStores(cp, log),
+    registry: cp.coordinators,
   });
 }
 
-/** The file stores of a data directory, run writes emitting `dag.run.*` events. */
-export function fileCoordinatorStores(config: Config, clock: Clock, logger: Logger): CoordinatorStores {
-  const dataDir = config.paths.data_dir;
-  const onCorrupt = (r: { path: string; error: string }) => logger.warn('Skipped a corrupt file', { ...r });
-  const runs = new FileRunStore({ dataDir, logDir: config.paths.log_dir, onCorrupt });
-  const events = new FileEventLog({ dataDir, clock, onCorrupt });
+/** The coordinator's stores of a control plane, run writes emitting `dag.run.*` events. */
+export function coordinatorStores(cp: ControlPlane, logger: Logger): CoordinatorStores {
   return {
-    runs: withRunEvents(runs, events, { logger }),
-    tasks: new FileDispatchStore({ dataDir, logger }),
-    workers: new FileWorkerRegistry({ dataDir, logger }),
-    cancels: new FileCancelRequests({ dataDir }),
+    runs: withRunEvents(cp.runs, cp.events, { logger }),
+    tasks: cp.tasks,
+    workers: cp.workers,
+    cancels: cp.cancels,
   };
+}
+
+/** The coordinator's stores over the files of a data directory (tests of the file backend). */
+export function fileCoordinatorStores(config: Config, logger: Logger): CoordinatorStores {
+  return coordinatorStores(fileControlPlane(config, logger, systemClock), logger);
 }

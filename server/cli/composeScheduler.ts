@@ -1,10 +1,10 @@
 // The composition root of a scheduler process (`dagu scheduler`, and the scheduler inside `dagu start-all`):
-// the real clock and timers, the file stores under the data directory, the run launcher, the dispatcher and
+// the real clock and timers, the stores of the configured backend (files or PostgreSQL), the run launcher, the dispatcher and
 // the hold expiry for DAGs that run on workers. Nothing below server/cli builds these for the scheduler.
 
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { createServices, type Services } from '../api/services';
+import type { Services } from '../api/services';
 import { requestStop } from '../api/stopRun';
 import type { Config } from '../config/types';
 import { Dispatcher } from '../coordinator/dispatcher';
@@ -14,39 +14,38 @@ import { HoldExpiry } from '../scheduler/holdExpiry';
 import { processLauncher } from '../scheduler/launcher';
 import type { SchedulerDistributedFactory } from '../scheduler/scheduler';
 import { SchedulerService } from '../scheduler/schedulerService';
+import { SchedulerStateCell } from '../scheduler/schedulerState';
 import { isLocalProcessAlive } from '../scheduler/zombieReaper';
-import { FileCancelRequests } from '../store/fileCancelRequests';
-import { FileCoordinatorRegistry } from '../store/fileCoordinatorRegistry';
-import { FileDispatchStore } from '../store/fileDispatchStore';
-import { FileEventLog } from '../store/fileEventLog';
-import { FileQueueStore } from '../store/fileQueueStore';
-import { FileRunStore } from '../store/fileRunStore';
-import { FileSchedulerLock } from '../store/fileSchedulerLock';
-import { FileWorkerRegistry } from '../store/fileWorkerRegistry';
-import { InstanceRegistry } from '../store/instanceRegistry';
+import type { ControlPlane } from '../store/controlPlane';
 import { randomHex } from '../store/randomHex';
 import { buildOnDisk } from './buildOnDisk';
 import { cliDagSpecCache } from './loadDagOrThrow';
-import { processPorts } from './processPorts';
+import { cliServices } from './openControlPlane';
 
-/** One scheduler instance over the files of `config`; `onLost` is called once if it loses the lock. */
+/**
+ * One scheduler instance over the control plane `cp` (files or a database); `onLost` is called once if it
+ * loses the lock. On a database, every write only the active instance may make is fenced by the lock.
+ */
 export function composeScheduler(
   config: Config,
   logger: Logger,
+  cp: ControlPlane,
   onLost: (reason: string) => void,
 ): SchedulerService {
   const host = hostname();
   const executable = process.env.DAGU_EXECUTABLE ?? process.argv[1];
-  const onCorrupt = (r: { path: string; error: string }) => logger.warn('Skipped a corrupt file', { ...r });
   const clock = systemClock;
-  return new SchedulerService({
+  // The fence asks the service which lock it holds; the service is made below, from these stores.
+  const self: { service: SchedulerService | null } = { service: null };
+  const mine = cp.forScheduler(() => self.service?.holding() ?? null);
+  self.service = new SchedulerService({
     config,
     clock,
     timers: systemTimers,
     logger,
-    runs: new FileRunStore({ dataDir: config.paths.data_dir, logDir: config.paths.log_dir, onCorrupt }),
-    queue: new FileQueueStore({ dataDir: config.paths.data_dir, onCorrupt }),
-    events: new FileEventLog({ dataDir: config.paths.data_dir, onCorrupt, clock }),
+    runs: mine.runs,
+    queue: mine.queue,
+    events: cp.events,
     launch: processLauncher({
       executable,
       env: process.env,
@@ -59,8 +58,8 @@ export function composeScheduler(
           }
         : null,
     }),
-    lock: new FileSchedulerLock({ dataDir: config.paths.data_dir }),
-    registry: new InstanceRegistry(config.paths.data_dir, onCorrupt),
+    lock: mine.lock,
+    registry: cp.instances,
     identity: {
       instance_id: `${host.replace(/[^A-Za-z0-9_.-]/g, '_')}-${process.pid}-${randomHex(3)}`,
       host,
@@ -71,28 +70,33 @@ export function composeScheduler(
     isProcessAlive: isLocalProcessAlive,
     dagSpecCache: cliDagSpecCache(config),
     stopRun: stopper(config, logger),
-    distributed: fileDistributed(config, logger, clock),
+    distributed: storeDistributed(config, cp, logger, clock),
+    suspended: cp.suspendFlags,
+    stateStore: mine.tickState ? new SchedulerStateCell(mine.tickState, logger) : undefined,
+    slotNamespace: mine.slotNamespace,
   });
+  return self.service;
 }
 
 /** `dagu stop` for the scheduler's stop and restart schedules; its services are built on first use. */
 function stopper(config: Config, logger: Logger): (runId: string) => Promise<void> {
-  let services: Services | null = null;
+  let services: Promise<Services> | null = null;
   return async (runId) => {
-    services ??= createServices(config, logger, processPorts());
-    await requestStop(services, runId);
+    services ??= cliServices(config, logger);
+    await requestStop(await services, runId);
   };
 }
 
-/** The dispatcher and the hold expiry over the files under `paths.data_dir`, writing runs through `runs`. */
-function fileDistributed(config: Config, logger: Logger, clock: Clock): SchedulerDistributedFactory {
+/** The dispatcher and the hold expiry over the control plane's stores, writing runs through `runs`. */
+function storeDistributed(
+  config: Config,
+  cp: ControlPlane,
+  logger: Logger,
+  clock: Clock,
+): SchedulerDistributedFactory {
   return (runs, canDispatch) => {
-    const dataDir = config.paths.data_dir;
     const c = config.coordinator;
-    const tasks = new FileDispatchStore({ dataDir, logger });
-    const workers = new FileWorkerRegistry({ dataDir, logger });
-    const cancels = new FileCancelRequests({ dataDir });
-    const coordinators = new FileCoordinatorRegistry({ dataDir, logger });
+    const { tasks, workers, cancels, coordinators } = cp;
     const dispatcher = new Dispatcher({
       runs,
       tasks,

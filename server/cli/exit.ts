@@ -4,6 +4,7 @@ import { ConfigError } from '../config/loadConfig';
 import { BadRequestError, ConflictError, NotFoundError } from '../api/errors';
 import { InvalidNameError } from '../core/names';
 import { RunConflictError } from '../runner/errors';
+import { StorageConfigError } from '../store/errors';
 
 export const EXIT_OK = 0;
 export const EXIT_RUN_FAILED = 1;
@@ -34,6 +35,7 @@ export function fail(err: unknown): void {
   const user =
     e instanceof UsageError ||
     e instanceof ConfigError ||
+    e instanceof StorageConfigError ||
     e instanceof InvalidNameError ||
     e instanceof NotFoundError ||
     e instanceof ConflictError ||

@@ -10,6 +10,7 @@ import { coordinatorAvailability } from '../core/coordinatorPresence';
 import { FileCoordinatorRegistry } from '../store/fileCoordinatorRegistry';
 import { FileEventLog } from '../store/fileEventLog';
 import { composeCoordinator } from '../cli/composeCoordinator';
+import { fileControlPlane } from '../store/fileControlPlane';
 import type { CoordinatorService } from './coordinatorService';
 import { COORDINATOR_PATHS } from './protocol';
 
@@ -34,7 +35,7 @@ afterEach(async () => {
 });
 
 async function start(logger = new RecordingLogger()): Promise<CoordinatorService> {
-  const svc = composeCoordinator(config, logger);
+  const svc = composeCoordinator(config, logger, fileControlPlane(config, logger, systemClock));
   await svc.start();
   running.push(svc);
   return svc;

@@ -22,9 +22,6 @@ import type {
   DispatchTask,
   WorkerRegistry,
 } from '../store/dispatchTypes';
-import { FileCancelRequests } from '../store/fileCancelRequests';
-import { FileCoordinatorRegistry } from '../store/fileCoordinatorRegistry';
-import { FileWorkerRegistry } from '../store/fileWorkerRegistry';
 import type { RunStore } from '../store/types';
 import type { CancelOutcome, DispatcherApi, DispatchParams, DispatchResult } from '../core/dispatcherApi';
 import { endedStatus } from '../core/endedStatus';
@@ -63,20 +60,25 @@ export interface DispatcherDeps {
   coordinators?: Pick<CoordinatorRegistry, 'list'>;
 }
 
-/** The dispatcher over DAGU_HOME/data, as the API's services and the run commands make it. */
-export function fileDispatcher(
+/** The dispatcher over a control plane's stores, as the API's services and the run commands make it. */
+export function storeDispatcher(
   config: Config,
-  stores: { runs: RunStore; tasks: DispatchStore; workers?: WorkerRegistry },
+  stores: {
+    runs: RunStore;
+    tasks: DispatchStore;
+    workers: WorkerRegistry;
+    cancels: CancelRequests;
+    coordinators: CoordinatorRegistry;
+  },
   logger: Logger,
   clock: Clock,
 ): Dispatcher {
-  const dataDir = config.paths.data_dir;
   return new Dispatcher({
     runs: stores.runs,
     tasks: stores.tasks,
-    workers: stores.workers ?? new FileWorkerRegistry({ dataDir, logger }),
-    cancels: new FileCancelRequests({ dataDir }),
-    coordinators: new FileCoordinatorRegistry({ dataDir, logger }),
+    workers: stores.workers,
+    cancels: stores.cancels,
+    coordinators: stores.coordinators,
     clock,
     logger,
     waitMs: config.coordinator.worker_wait_timeout_ms,

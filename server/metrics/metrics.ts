@@ -5,7 +5,8 @@ import { Gauge, Registry } from 'prom-client';
 import type { Config } from '../config/types';
 import type { Clock, Logger } from '../core/ports';
 import type { DispatchStore, WorkerRegistry } from '../store/dispatchTypes';
-import { isLive, type InstanceRegistry } from '../store/instanceRegistry';
+import type { EventFeed } from '../store/eventFeed';
+import { isLive, type InstanceStore } from '../store/instanceRegistry';
 import type { SuspendFlags } from '../store/suspendFlags';
 import type { QueueStore, RunStore } from '../store/types';
 import { registerDistributedMetrics } from './distributedMetrics';
@@ -25,9 +26,11 @@ export interface MetricsSources {
   tasks: Pick<DispatchStore, 'pendingSummaries'>;
   queue: Pick<QueueStore, 'queues' | 'list'>;
   runs: Pick<RunStore, 'listActive'>;
-  instances: Pick<InstanceRegistry, 'list'>;
+  instances: Pick<InstanceStore, 'list'>;
   /** Suspended DAGs have no expected interval. */
   suspendFlags: Pick<SuspendFlags, 'names'>;
+  /** A new reader of the event log, used when the backend is not the data directory's files. */
+  eventFeed?: () => EventFeed;
   logger: Logger;
 }
 
@@ -62,7 +65,12 @@ export function createMetrics(config: Config, sources: MetricsSources): Metrics 
     configuredQueues: config.queues.config.map((q) => q.name),
   });
   registerRunTotalsMetrics(registry, {
-    totals: new RunTotals({ dataDir: config.paths.data_dir, clock, logger: sources.logger }),
+    totals: new RunTotals({
+      dataDir: config.paths.data_dir,
+      clock,
+      logger: sources.logger,
+      feed: config.storage.backend === 'file' ? undefined : sources.eventFeed,
+    }),
     schedules: new ScheduleIntervals(config.paths.dags_dir, sources.suspendFlags, clock),
   });
   return { registry };

@@ -9,7 +9,7 @@
 
 import path from 'node:path';
 import type { Clock, Logger } from '../core/ports';
-import { FileEventFeed } from '../store/eventFeed';
+import { FileEventFeed, type EventFeed } from '../store/eventFeed';
 import { errorMessage, readJsonFile, writeFileAtomic, ensureDir } from '../store/fsutil';
 import {
   AGGREGATED_EVENT_TYPES,
@@ -32,6 +32,11 @@ interface Checkpoint {
 export interface RunTotalsDeps {
   /** `paths.data_dir`: the event log is read from `events/`, the checkpoint kept in `metrics/`. */
   dataDir: string;
+  /**
+   * The event log when it is not the data directory's files (a database): read from its start when the
+   * process starts, with no checkpoint (the data directory is then local to this host).
+   */
+  feed?: () => EventFeed;
   clock: Clock;
   logger: Logger;
 }
@@ -39,6 +44,7 @@ export interface RunTotalsDeps {
 export class RunTotals {
   private state: RunAggregateState = emptyAggregate();
   private feed: FileEventFeed | null = null;
+  private otherFeed: EventFeed | null = null;
   private pending: Promise<void> | null = null;
   /** Monotonic time of the last checkpoint written (or read), null before. */
   private savedAtMono: number | null = null;
@@ -64,6 +70,12 @@ export class RunTotals {
   }
 
   private async readOn(): Promise<void> {
+    if (this.d.feed) {
+      this.otherFeed ??= this.d.feed();
+      for (const event of await this.otherFeed.read((type) => AGGREGATED_EVENT_TYPES.has(type)))
+        applyEvent(this.state, event);
+      return;
+    }
     this.feed ??= await this.restore();
     const before = JSON.stringify(this.feed.position());
     for (const event of await this.feed.read((type) => AGGREGATED_EVENT_TYPES.has(type)))

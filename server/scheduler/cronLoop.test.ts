@@ -86,7 +86,7 @@ interface World {
 /** A CronLoop on the harness's stores; a second one plays another scheduler instance on the same data. */
 function newLoop(h: World, instanceId: string, queuesEnabled = true): CronLoop {
   return new CronLoop({
-    dataDir: DATA_DIR,
+    slotNamespace: DATA_DIR,
     instanceId,
     clock: h.time,
     timers: h.time,

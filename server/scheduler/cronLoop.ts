@@ -43,7 +43,8 @@ const CREATE_CONCURRENCY = 16;
 const LAUNCH_CONCURRENCY = 8;
 
 export interface CronLoopDeps {
-  dataDir: string;
+  /** Names this installation's slots in their run IDs (the data directory, or a database's installation ID). */
+  slotNamespace: string;
   /** Recorded on every run this loop creates (`dispatched_by`). */
   instanceId: string;
   clock: Clock;
@@ -298,7 +299,7 @@ export class CronLoop {
     activeRuns: ActiveRuns,
     opts: { oneOff?: boolean; suspended?: Set<string> } = {},
   ): Promise<CreatedSlot | DispatchOutcome> {
-    const runId = slotRunId(this.d.dataDir, dag.name, slotMs);
+    const runId = slotRunId(this.d.slotNamespace, dag.name, slotMs);
     const log = this.d.logger.child({ dag: dag.name, run_id: runId });
     if ((opts.suspended ?? (await this.d.suspended.names())).has(dag.name)) {
       if (this.suspendedLogged.has(dag.name)) {
@@ -487,7 +488,7 @@ export class CronLoop {
 
   /** Queues one missed slot as a catch-up run with the slot's own run ID (a live run of it wins). */
   async enqueueCatchup(dag: DagSpec, slotMs: number): Promise<DispatchOutcome> {
-    const runId = slotRunId(this.d.dataDir, dag.name, slotMs);
+    const runId = slotRunId(this.d.slotNamespace, dag.name, slotMs);
     if (!this.d.canDispatch()) return 'fenced';
     const status = this.catchupStatus(dag, runId, slotMs);
     try {

@@ -108,6 +108,15 @@ export class LeaseKeeper {
     return this.current;
   }
 
+  /**
+   * The holder token and epoch of the lock this instance holds while it may dispatch, else null: what a
+   * database-fenced write checks, in its own transaction, against the lock record.
+   */
+  holding(): { holder: string; epoch: number } | null {
+    if (!this.canDispatch() || this.mine === null) return null;
+    return { holder: this.mine.holder, epoch: this.mine.epoch };
+  }
+
   renewalIntervalMs(): number {
     return this.t.renewEveryMs;
   }

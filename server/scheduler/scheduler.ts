@@ -21,7 +21,7 @@ import type { HoldExpiry } from './holdExpiry';
 import type { Launcher } from './launcher';
 import { QueueProcessor } from './queueProcessor';
 import { RecentLaunches } from './recentLaunches';
-import { SchedulerStateFile } from './schedulerState';
+import { SchedulerStateFile, type SchedulerStateStore } from './schedulerState';
 import { StopRestartSchedules } from './stopRestart';
 import { ZombieReaper } from './zombieReaper';
 
@@ -49,6 +49,13 @@ export interface SchedulerDeps {
   suspended?: Pick<SuspendFlags, 'names'>;
   /** Asks a run to stop, for `schedule: {stop, restart}`; without it such slots are logged and skipped. */
   stopRun?: (runId: string) => Promise<void>;
+  /** Where the tick state is kept; by default the file under the data directory. */
+  stateStore?: SchedulerStateStore;
+  /**
+   * What names this installation's slots in their run IDs; by default the data directory. Every scheduler
+   * of one installation must use the same (on a database: its installation ID), or a slot could run twice.
+   */
+  slotNamespace?: string;
 }
 
 /** Builds the distributed side over the run store the scheduler writes through and its `canDispatch`. */
@@ -109,7 +116,7 @@ export class Scheduler {
     const distributed = d.distributed?.(runs, canDispatch) ?? null;
     this.holdExpiry = distributed?.holdExpiry ?? null;
     this.cron = new CronLoop({
-      dataDir: d.config.paths.data_dir,
+      slotNamespace: d.slotNamespace ?? d.config.paths.data_dir,
       instanceId: d.instanceId ?? 'local',
       clock: d.clock,
       timers: d.timers,
@@ -118,7 +125,7 @@ export class Scheduler {
       queue: d.queue,
       catalog,
       suspended,
-      stateFile: new SchedulerStateFile(d.config.paths.data_dir, logger),
+      stateFile: d.stateStore ?? new SchedulerStateFile(d.config.paths.data_dir, logger),
       launch,
       isDistributed: (dag) => isDistributed(dag, d.config.default_execution_mode),
       queuesEnabled: d.config.queues.enabled,

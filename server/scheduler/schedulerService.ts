@@ -9,14 +9,14 @@ import { isoUtc } from '../core/runStatus';
 import {
   forgetDeadPredecessors,
   type InstanceRecord,
-  type InstanceRegistry,
+  type InstanceStore,
 } from '../store/instanceRegistry';
 import type { DagSpecCache } from '../store/dagSpecCache';
 import type { EventLog, QueueStore, RunStore } from '../store/types';
 import { startHealthServer, type HealthServer } from './healthServer';
 import type { Launcher } from './launcher';
 import { LeaseKeeper, type RoleChange } from './leaseKeeper';
-import { Scheduler, type SchedulerDistributedFactory } from './scheduler';
+import { Scheduler, type SchedulerDeps, type SchedulerDistributedFactory } from './scheduler';
 
 export interface SchedulerServiceDeps {
   config: Config;
@@ -28,7 +28,7 @@ export interface SchedulerServiceDeps {
   events: EventLog;
   launch: Launcher;
   lock: LockStorage;
-  registry: InstanceRegistry;
+  registry: InstanceStore;
   identity: { instance_id: string; host: string; pid: number };
   newToken: () => string;
   /** Hand-over of queued runs to the workers (see SchedulerDeps.distributed); none: they stay queued. */
@@ -41,6 +41,12 @@ export interface SchedulerServiceDeps {
   dagSpecCache?: DagSpecCache;
   /** Asks a run to stop (`schedule: {stop, restart}`). */
   stopRun?: (runId: string) => Promise<void>;
+  /** The suspend flags (default: the files under `paths.suspend_flags_dir`). */
+  suspended?: SchedulerDeps['suspended'];
+  /** Where the tick state is kept (default: the file under the data directory). */
+  stateStore?: SchedulerDeps['stateStore'];
+  /** What names this installation's slots in their run IDs (default: the data directory). */
+  slotNamespace?: string;
 }
 
 /** Event types of role changes, read by the console's failover history. */
@@ -89,11 +95,19 @@ export class SchedulerService {
       distributed: d.distributed,
       dagSpecCache: d.dagSpecCache,
       stopRun: d.stopRun,
+      suspended: d.suspended,
+      stateStore: d.stateStore,
+      slotNamespace: d.slotNamespace,
     });
   }
 
   role() {
     return this.keeper.role();
+  }
+
+  /** The lock this instance holds while it may dispatch (token and epoch), for fenced writes; else null. */
+  holding(): { holder: string; epoch: number } | null {
+    return this.keeper.holding();
   }
 
   healthPort(): number | null {

@@ -115,3 +115,30 @@ export class SchedulerStateFile implements SchedulerStateStore {
     await writeFileAtomic(this.file, `${JSON.stringify(state)}\n`);
   }
 }
+
+/** A store of one JSON document (the tick state on a database): null before the first write. */
+export interface JsonCell {
+  read(): Promise<unknown>;
+  write(value: unknown): Promise<void>;
+}
+
+/** The scheduler state kept in a JSON cell; a document of another shape is reported and ignored. */
+export class SchedulerStateCell implements SchedulerStateStore {
+  constructor(
+    private readonly cell: JsonCell,
+    private readonly logger: Logger,
+  ) {}
+
+  async read(): Promise<SchedulerState> {
+    const value = await this.cell.read();
+    if (value === null) return emptyState();
+    const problem = schedulerStateShapeError(value);
+    if (problem === null) return value as SchedulerState;
+    this.logger.warn('Scheduler state is unreadable; starting without replay', { error: problem });
+    return emptyState();
+  }
+
+  async write(state: SchedulerState): Promise<void> {
+    await this.cell.write(state);
+  }
+}

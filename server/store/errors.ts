@@ -60,3 +60,8 @@ export class RunCreateError extends Error {
       typeof cause === 'object' && cause !== null && 'code' in cause ? String(cause.code) : undefined;
   }
 }
+
+/** A storage backend that cannot be used as configured (no URL, unreachable, wrong schema): exit code 2. */
+export class StorageConfigError extends Error {
+  override readonly name = 'StorageConfigError';
+}

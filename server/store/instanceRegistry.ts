@@ -33,7 +33,23 @@ export interface InstanceRecord {
 
 const ID_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
 
-export class InstanceRegistry {
+/** Where scheduler instances publish themselves: files under the data directory, or a database table. */
+export interface InstanceStore {
+  publish(record: InstanceRecord): Promise<void>;
+  /** Removes this instance's own record (on a clean stop). */
+  remove(id: string): Promise<void>;
+  /** Every readable record, by ID. */
+  list(): Promise<InstanceRecord[]>;
+  /** Removes records not refreshed for `olderThanMs`; answers their IDs. Only the active instance calls it. */
+  prune(nowMs: number, olderThanMs: number): Promise<string[]>;
+}
+
+/** Whether `id` may name an instance record. */
+export function isInstanceId(id: string): boolean {
+  return ID_PATTERN.test(id);
+}
+
+export class InstanceRegistry implements InstanceStore {
   private readonly dir: string;
   private readonly onCorrupt: (r: CorruptFileReport) => void;
   constructor(dataDir: string, onCorrupt?: (r: CorruptFileReport) => void) {
@@ -111,7 +127,7 @@ export function isLive(r: InstanceRecord, nowMs: number, freshForMs: number): bo
  * publishes it again within its retry interval.
  */
 export async function forgetDeadPredecessors(
-  registry: Pick<InstanceRegistry, 'list' | 'remove'>,
+  registry: Pick<InstanceStore, 'list' | 'remove'>,
   me: { id: string; host: string; pid: number },
   isProcessAlive: (pid: number) => boolean,
 ): Promise<string[]> {

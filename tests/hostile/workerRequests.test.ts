@@ -113,7 +113,7 @@ beforeAll(async () => {
   home.writeDag('remote', 'worker_selector:\n  zone: b\nsteps:\n  - name: work\n    command: echo work\n');
   const config = loadConfig({ env: home.env });
   logger = new RecordingLogger();
-  const stores = fileCoordinatorStores(config, systemClock, logger);
+  const stores = fileCoordinatorStores(config, logger);
   runs = stores.runs;
   tasks = stores.tasks;
   parts = assembleCoordinator({

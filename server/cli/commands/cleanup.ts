@@ -5,11 +5,11 @@
 import { createInterface } from 'node:readline';
 import { assertDagName } from '../../core/names';
 import { DAY } from '../../core/units';
-import { FileRunStore } from '../../store/fileRunStore';
 import { cliContext, type GlobalOptions } from '../context';
 import { EXIT_OK, EXIT_RUN_FAILED, UsageError } from '../exit';
 import { loadDagOrThrow } from '../loadDagOrThrow';
 import { isDagPath } from './target';
+import { cliControlPlane } from '../openControlPlane';
 
 interface CleanupOptions extends GlobalOptions {
   retentionDays?: string;
@@ -21,9 +21,10 @@ export async function cleanupCommand(dagArg: string, opts: CleanupOptions): Prom
   const days = opts.retentionDays ?? '0';
   if (!/^\d+$/.test(days))
     throw new UsageError(`--retention-days ${JSON.stringify(days)}: use a whole number of days, 0 or more`);
-  const { config } = cliContext(opts, { component: 'cli' });
+  const { config, logger } = cliContext(opts, { component: 'cli' });
+  const cp = await cliControlPlane(config, logger);
   const dag = isDagPath(dagArg) ? (await loadDagOrThrow(config, dagArg)).name : assertDagName(dagArg);
-  const store = new FileRunStore({ dataDir: config.paths.data_dir, logDir: config.paths.log_dir });
+  const store = cp.runs;
   const cutoffMs = Number(days) === 0 ? Infinity : Date.now() - Number(days) * DAY;
   const old = (await store.history(dag)).filter((e) => e.created_ms < cutoffMs);
   const victims: string[] = [];

@@ -12,10 +12,10 @@ import { SECOND } from '../../core/units';
 import type { CancelOutcome, DispatcherApi, DispatchParams, DispatchResult } from '../../core/dispatcherApi';
 import { localSubDagRunner, waitForRunEnd } from '../../runner/localSubDag';
 import { runExitCode } from '../../runner/runOutcome';
+import type { ControlPlane } from '../../store/controlPlane';
 import type { DispatchStore } from '../../store/dispatchTypes';
-import { createFileStores } from '../../store/fileStores';
-import { FileQueueStore } from '../../store/fileQueueStore';
-import type { RunStore } from '../../store/types';
+import { withRunEvents } from '../../store/runEvents';
+import type { QueueStore, RunStore } from '../../store/types';
 import type { SubDagRunner } from '../../runner/subDag';
 import { EXIT_OK, EXIT_RUN_FAILED } from '../exit';
 
@@ -31,22 +31,25 @@ const CANCEL_SLACK_MS = 10 * SECOND;
 export interface RunCommandStores {
   runs: RunStore;
   tasks: DispatchStore;
+  queue: QueueStore;
   dispatcher: DispatcherApi;
 }
 
-export function runCommandStores(config: Config, logger: Logger): RunCommandStores {
-  const { runs, tasks } = createFileStores(config, logger, systemClock);
+/** The run command's stores over the process's control plane (server/cli/openControlPlane.ts). */
+export function runCommandStores(config: Config, logger: Logger, cp: ControlPlane): RunCommandStores {
+  const runs = withRunEvents(cp.runs, cp.events, { logger });
+  const tasks = cp.tasks;
   // Only a run that goes to the workers needs the dispatcher: it is loaded then, not on every run's start.
   let loaded: Promise<DispatcherApi> | null = null;
   const load = () =>
     (loaded ??= import('../../coordinator/dispatcher').then((m) =>
-      m.fileDispatcher(config, { runs, tasks }, logger, systemClock),
+      m.storeDispatcher(config, { ...cp, runs }, logger, systemClock),
     ));
   const dispatcher: DispatcherApi = {
     dispatch: async (p) => (await load()).dispatch(p),
     cancel: async (runId) => (await load()).cancel(runId),
   };
-  return { runs, tasks, dispatcher };
+  return { runs, tasks, queue: cp.queue, dispatcher };
 }
 
 /** The sub-DAG runner of a run process on this host: local children as `dagu start`, the rest dispatched. */
@@ -55,7 +58,7 @@ export function cliSubDagRunner(config: Config, logger: Logger, stores: RunComma
     config,
     runStore: stores.runs,
     // `dag.enqueue` steps put their child in this queue store.
-    queue: new FileQueueStore({ dataDir: config.paths.data_dir }),
+    queue: stores.queue,
     dispatcher: stores.dispatcher,
     // bin/dagu sets DAGU_EXECUTABLE; a CLI started some other way runs its children with its own script.
     executable: process.env.DAGU_EXECUTABLE ?? process.argv[1],

@@ -3,7 +3,6 @@
 // Dagu's `history --format json`, so scripts written for it keep working.
 
 import type { RunStatus } from '../../core/types';
-import { FileRunStore } from '../../store/fileRunStore';
 import type { RunSummary } from '../../store/types';
 import { cliContext, type GlobalOptions } from '../context';
 import { EXIT_OK, UsageError } from '../exit';
@@ -12,6 +11,7 @@ import { formatElapsed, readHistoryFlags, type HistoryFlags, type HistoryQuery }
 import { csvField, formatTable } from './table';
 import { isDagPath } from './target';
 import { assertDagName } from '../../core/names';
+import { cliControlPlane } from '../openControlPlane';
 
 type Opts = GlobalOptions & HistoryFlags & { format?: string; json?: boolean };
 
@@ -27,11 +27,12 @@ export async function historyCommand(dagArg: string | undefined, opts: Opts): Pr
   if (!read.ok) throw new UsageError(read.error);
   const { query } = read;
   if (query.warning) process.stderr.write(`dagu: ${query.warning}\n`);
-  const { config } = cliContext(opts, { component: 'cli' });
+  const { config, logger } = cliContext(opts, { component: 'cli' });
+  const cp = await cliControlPlane(config, logger);
   let dag: string | undefined;
   if (dagArg !== undefined)
     dag = isDagPath(dagArg) ? (await loadDagOrThrow(config, dagArg)).name : assertDagName(dagArg);
-  const store = new FileRunStore({ dataDir: config.paths.data_dir, logDir: config.paths.log_dir });
+  const store = cp.runs;
 
   const rows: RunStatus[] = [];
   let cursor: string | undefined;

@@ -5,11 +5,10 @@
 // shows "-"); here its NEXT_RUN says "suspended", so it shows plainly.
 
 import { listDags, type DagSummary } from '../../api/dags';
-import { createServices } from '../../api/services';
 import { cliContext, type GlobalOptions } from '../context';
 import { EXIT_OK } from '../exit';
 import { formatTable } from './table';
-import { processPorts } from '../processPorts';
+import { cliServices } from '../openControlPlane';
 
 interface LsOptions extends GlobalOptions {
   next?: boolean;
@@ -22,7 +21,7 @@ interface LsOptions extends GlobalOptions {
 
 export async function lsCommand(pattern: string | undefined, opts: LsOptions): Promise<number> {
   const { config, logger } = cliContext(opts, { component: 'cli' });
-  const svc = createServices(config, logger, processPorts());
+  const svc = await cliServices(config, logger);
   let dags = (await listDags(svc)).dags;
   if (pattern !== undefined) {
     const p = pattern.toLowerCase();

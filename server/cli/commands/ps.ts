@@ -2,10 +2,10 @@
 // Queued runs are not listed (`dagu history --status queued` shows them), as Dagu lists only live processes.
 
 import type { RunStatus } from '../../core/types';
-import { FileRunStore } from '../../store/fileRunStore';
 import { cliContext, type GlobalOptions } from '../context';
 import { EXIT_OK } from '../exit';
 import { formatTable } from './table';
+import { cliControlPlane } from '../openControlPlane';
 
 interface PsOptions extends GlobalOptions {
   dag?: string;
@@ -14,8 +14,9 @@ interface PsOptions extends GlobalOptions {
 }
 
 export async function psCommand(opts: PsOptions): Promise<number> {
-  const { config } = cliContext(opts, { component: 'cli' });
-  const store = new FileRunStore({ dataDir: config.paths.data_dir, logDir: config.paths.log_dir });
+  const { config, logger } = cliContext(opts, { component: 'cli' });
+  const cp = await cliControlPlane(config, logger);
+  const store = cp.runs;
   const running: RunStatus[] = [];
   for (const active of await store.listActive()) {
     if (opts.dag !== undefined && active.dag_name !== opts.dag) continue;

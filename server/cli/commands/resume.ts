@@ -6,6 +6,7 @@ import { cliContext, type GlobalOptions } from '../context';
 import { UsageError } from '../exit';
 import { runCommandStores } from './dispatchClient';
 import { nextAttempt, runNamed } from './retry';
+import { cliControlPlane } from '../openControlPlane';
 
 type Opts = GlobalOptions & { quiet?: boolean; detach?: boolean; runId?: string };
 
@@ -13,7 +14,7 @@ type Opts = GlobalOptions & { quiet?: boolean; detach?: boolean; runId?: string 
 export async function resumeCommand(word: string, opts: Opts): Promise<number> {
   const ctx = cliContext(opts, { component: 'runner' });
   const { config } = ctx;
-  const stores = runCommandStores(config, ctx.logger);
+  const stores = runCommandStores(config, ctx.logger, await cliControlPlane(config, ctx.logger));
   const previous = await runNamed(ctx, stores, word, opts, 'resume');
   const runId = previous.run_id;
   if (previous.status === 'succeeded')

@@ -4,7 +4,6 @@
 
 import { randomHex } from '../../store/randomHex';
 import { stopRun } from '../../api/operations';
-import { createServices } from '../../api/services';
 import { systemClock, systemTimers } from '../../core/clock';
 import { assertRunId } from '../../core/names';
 import { newRunId } from '../../core/runId';
@@ -28,7 +27,7 @@ import {
 } from './dispatchClient';
 import type { LocalRunContext } from './start';
 import { resolveTarget, runOfDag, runningRunsOf } from './target';
-import { processPorts } from '../processPorts';
+import { cliControlPlane, cliServices } from '../openControlPlane';
 
 type Opts = GlobalOptions & { quiet?: boolean; detach?: boolean; runId?: string };
 
@@ -81,7 +80,7 @@ export async function foreground(
 export async function retryCommand(word: string, opts: Opts): Promise<number> {
   const ctx = cliContext(opts, { component: 'runner' });
   const { config } = ctx;
-  const stores = runCommandStores(config, ctx.logger);
+  const stores = runCommandStores(config, ctx.logger, await cliControlPlane(config, ctx.logger));
   const previous = await runNamed(ctx, stores, word, opts, 'retry');
   const runId = previous.run_id;
   if (!TERMINAL_RUN_STATES.includes(previous.status))
@@ -139,7 +138,7 @@ export async function nextAttempt(
 export async function restartCommand(word: string, opts: Opts): Promise<number> {
   const ctx = cliContext(opts, { component: 'runner' });
   const { config, logger } = ctx;
-  const stores = runCommandStores(config, logger);
+  const stores = runCommandStores(config, logger, await cliControlPlane(config, logger));
   const target = await resolveTarget(config, stores.runs, word, opts.runId);
   let previous: RunStatus;
   if (target.kind === 'run') previous = await readRun(stores.runs, target.runId);
@@ -160,7 +159,7 @@ export async function restartCommand(word: string, opts: Opts): Promise<number> 
   }
   const runId = previous.run_id;
   if (!TERMINAL_RUN_STATES.includes(previous.status)) {
-    await stopRun(createServices(config, logger, processPorts()), runId);
+    await stopRun(await cliServices(config, logger), runId);
     const deadline = Date.now() + config.run.kill_grace_ms + 10 * SECOND;
     while (!TERMINAL_RUN_STATES.includes(previous.status)) {
       if (Date.now() > deadline)

@@ -29,6 +29,7 @@ import {
   runCommandStores,
   type RunCommandStores,
 } from './dispatchClient';
+import { cliControlPlane } from '../openControlPlane';
 
 export { printSummary } from './dispatchClient';
 
@@ -113,7 +114,7 @@ export async function startCommand(dagArg: string, words: string[], opts: StartO
   const dag = await loadDagOrThrow(config, dagArg);
   // A queued run taken over (`--run-id` from the scheduler or the queue) has its params in its record.
   if (opts.runId === undefined || params.length > 0) await checkCallerParams(dag, params);
-  const stores = runCommandStores(config, logger);
+  const stores = runCommandStores(config, logger, await cliControlPlane(config, logger));
   if (isDistributed(dag, config.default_execution_mode)) {
     return startDistributed({ config, stores, dag, params, scheduleTime, opts });
   }

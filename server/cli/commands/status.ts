@@ -5,17 +5,16 @@
 
 import { withConditionsNow } from '../../api/waitingNow';
 import { systemClock } from '../../core/clock';
-import { FileCoordinatorRegistry } from '../../store/fileCoordinatorRegistry';
-import { FileDispatchStore } from '../../store/fileDispatchStore';
-import { FileRunStore } from '../../store/fileRunStore';
 import { cliContext, type GlobalOptions } from '../context';
 import { EXIT_OK, EXIT_RUN_FAILED, UsageError } from '../exit';
 import { printSummary } from './start';
 import { resolveTarget, runOfDag } from './target';
+import { cliControlPlane } from '../openControlPlane';
 
 export async function statusCommand(word: string, opts: GlobalOptions & { json?: boolean; runId?: string }) {
-  const { config } = cliContext(opts, { component: 'cli' });
-  const store = new FileRunStore({ dataDir: config.paths.data_dir, logDir: config.paths.log_dir });
+  const { config, logger } = cliContext(opts, { component: 'cli' });
+  const cp = await cliControlPlane(config, logger);
+  const store = cp.runs;
   const target = await resolveTarget(config, store, word, opts.runId);
   let found;
   if (target.kind === 'dag') {
@@ -30,11 +29,10 @@ export async function statusCommand(word: string, opts: GlobalOptions & { json?:
       );
     found = r.status;
   }
-  const dataDir = config.paths.data_dir;
   const status = await withConditionsNow(
     {
-      coordinators: new FileCoordinatorRegistry({ dataDir }),
-      tasks: new FileDispatchStore({ dataDir }),
+      coordinators: cp.coordinators,
+      tasks: cp.tasks,
       clock: systemClock,
     },
     found,

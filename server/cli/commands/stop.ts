@@ -3,17 +3,17 @@
 // In Dagu's form `dagu stop <dag>` stops every running run of the DAG (none running is not an error, as in
 // Dagu) and `dagu stop --run-id ID <dag>` the one run.
 
-import { createServices, type Services } from '../../api/services';
+import { type Services } from '../../api/services';
 import { requestStop } from '../../api/stopRun';
 import { cliContext, type GlobalOptions } from '../context';
 import { EXIT_OK, EXIT_RUN_FAILED } from '../exit';
 import { cancelLine } from './dispatchClient';
 import { resolveTarget, runOfDag, runningRunsOf } from './target';
-import { processPorts } from '../processPorts';
+import { cliServices } from '../openControlPlane';
 
 export async function stopCommand(word: string, opts: GlobalOptions & { runId?: string }) {
   const { config, logger } = cliContext(opts, { component: 'cli' });
-  const svc = createServices(config, logger, processPorts());
+  const svc = await cliServices(config, logger);
   const target = await resolveTarget(config, svc.runs, word, opts.runId);
   if (target.kind === 'run') return stopOne(svc, target.runId);
   if (target.runId !== undefined) {

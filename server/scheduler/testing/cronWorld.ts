@@ -34,7 +34,7 @@ export function cronWorld(o: { nowMs: number; dags: DagSpec[]; state?: Partial<S
     dags: o.dags,
     loop(instanceId = 'sched-b') {
       return new CronLoop({
-        dataDir: CRON_DATA_DIR,
+        slotNamespace: CRON_DATA_DIR,
         instanceId,
         clock: time,
         timers: time,

@@ -6,12 +6,11 @@
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import type { Config } from '../../config/types';
+import { StorageConfigError } from '../errors';
+import { MIGRATIONS } from './migrations';
 import { applyMigrations, checkSchema } from './schemaVersion';
 
-/** A backend that cannot be used as configured: the process exits with this message (exit code 2). */
-export class StorageConfigError extends Error {
-  override readonly name = 'StorageConfigError';
-}
+export { StorageConfigError };
 
 export interface PgSettings {
   /** Connection options for `pg` (password filled in from the file when the URL has none). */
@@ -62,6 +61,8 @@ export function pgSettings(config: Config): PgSettings {
     max: p.pool_size,
     connectionTimeoutMillis: p.connect_timeout_ms,
     application_name: 'dagu',
+    // A command ends when its work does: idle connections do not keep the process alive.
+    allowExitOnIdle: true,
   };
   if (parsed.password === '' && p.password_file !== null) {
     let password: string;
@@ -120,21 +121,26 @@ export async function openPgPool(
       );
     });
     try {
-      if (settings.autoMigrate) {
+      const check = () =>
+        checkSchema(client, settings.schema).catch((err: unknown) => {
+          throw new StorageConfigError(`cannot read the schema version: ${pgErrorText(err)}`);
+        });
+      // Migrations run only when the schema is behind: a start against a current schema takes no DDL lock.
+      let problem = await check();
+      if (problem !== null && settings.autoMigrate) {
         await applyMigrations(client, settings.schema, { by: opts.by }).catch((err: unknown) => {
           throw new StorageConfigError(
             `cannot prepare the schema ${JSON.stringify(settings.schema)} at ${settings.safeUrl}: ${pgErrorText(err)}`,
           );
         });
+        problem = await check();
       }
-      const problem = await checkSchema(client, settings.schema).catch((err: unknown) => {
-        throw new StorageConfigError(`cannot read the schema version: ${pgErrorText(err)}`);
-      });
       if (problem !== null) {
         throw new StorageConfigError(
           settings.autoMigrate ? problem : `${problem} (run \`dagu storage schema --apply\`)`,
         );
       }
+      await checkTables(client, settings.schema);
       await checkWritable(client, settings.schema);
     } finally {
       client.release();
@@ -143,6 +149,29 @@ export async function openPgPool(
   } catch (err) {
     await pool.end().catch(() => undefined);
     throw err;
+  }
+}
+
+/** Every table the migrations create, by name. */
+export function expectedTables(): string[] {
+  const names = new Set<string>();
+  for (const m of MIGRATIONS)
+    for (const match of m.sql.matchAll(/create table \{schema\}\.([a-z_]+)/g)) names.add(match[1]);
+  return [...names].sort();
+}
+
+/** Refuses a schema whose version is right but that lacks a table (dropped or renamed by hand). */
+async function checkTables(client: pg.PoolClient, schema: string): Promise<void> {
+  const r = await client.query<{ table_name: string }>(
+    `select table_name from information_schema.tables where table_schema = $1`,
+    [schema],
+  );
+  const have = new Set(r.rows.map((row) => row.table_name));
+  const missing = expectedTables().filter((t) => !have.has(t));
+  if (missing.length > 0) {
+    throw new StorageConfigError(
+      `the schema ${JSON.stringify(schema)} is at this build's version but table ${missing.map((t) => JSON.stringify(t)).join(', ')} is missing: restore it from a backup (dagu does not recreate a table that held data)`,
+    );
   }
 }
 

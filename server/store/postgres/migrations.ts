@@ -11,7 +11,8 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [
+/** Every migration, by version (kept sorted here whatever order they are written in below). */
+export const MIGRATIONS: readonly Migration[] = sortedByVersion([
   {
     version: 1,
     name: 'scheduler lease and failover history',
@@ -165,4 +166,32 @@ create table {schema}.active_runs (
 );
 `,
   },
-];
+  {
+    version: 8,
+    name: 'installation identity, scheduler instances and tick state',
+    breaking: true,
+    // The installation ID names this database's slots in their run IDs (the file backend uses the data
+    // directory's path, which differs between hosts that share only a database). Instance records and the
+    // tick state are what data/scheduler/ holds on files.
+    sql: `
+create table {schema}.installation (
+  id              integer primary key check (id = 1),
+  installation_id text not null
+);
+insert into {schema}.installation
+  values (1, md5(random()::text || clock_timestamp()::text || pg_backend_pid()::text));
+create table {schema}.scheduler_instances (
+  instance_id text primary key,
+  doc         json not null
+) with (fillfactor = 70);
+create table {schema}.scheduler_state (
+  id    integer primary key check (id = 1),
+  state json not null
+);
+`,
+  },
+]);
+
+function sortedByVersion(list: Migration[]): Migration[] {
+  return [...list].sort((a, b) => a.version - b.version);
+}

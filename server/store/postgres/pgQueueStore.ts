@@ -6,15 +6,21 @@ import { assertDagName, assertRunId } from '../../core/names';
 import { newQueueItemId } from '../queueItemName';
 import type { QueueItem, QueueStore } from '../types';
 import { quoteIdent } from './schemaVersion';
+import { poolWriter, type PgWriter } from './writer';
 
 export class PgQueueStore implements QueueStore {
   private readonly t: string;
 
+  private readonly w: PgWriter;
+
+  /** `writer`: how writes are made (behind the scheduler lock's fence for the active scheduler). */
   constructor(
     private readonly pool: Pool,
     schema: string,
+    writer: PgWriter = poolWriter(pool),
   ) {
     this.t = `${quoteIdent(schema)}.queue_items`;
+    this.w = writer;
   }
 
   async enqueue(item: Omit<QueueItem, 'item_id'>): Promise<QueueItem> {
@@ -28,7 +34,7 @@ export class PgQueueStore implements QueueStore {
       enqueued_at: item.enqueued_at,
       item_id: newQueueItemId(item.enqueued_at, item.run_id),
     };
-    await this.pool.query(
+    await this.w.query(
       `insert into ${this.t} (item_id, queue, run_id, dag_name, enqueued_at) values ($1, $2, $3, $4, $5)`,
       [stored.item_id, stored.queue, stored.run_id, stored.dag_name, stored.enqueued_at],
     );
@@ -52,7 +58,7 @@ export class PgQueueStore implements QueueStore {
   async dequeue(queue: string, runId: string): Promise<boolean> {
     assertDagName(queue, 'queue name');
     assertRunId(runId);
-    const r = await this.pool.query(`delete from ${this.t} where queue = $1 and run_id = $2`, [queue, runId]);
+    const r = await this.w.query(`delete from ${this.t} where queue = $1 and run_id = $2`, [queue, runId]);
     return (r.rowCount ?? 0) > 0;
   }
 

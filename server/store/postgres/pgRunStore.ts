@@ -25,25 +25,30 @@ import type {
 } from '../types';
 import { parseUnwrittenNoteName, unwrittenNoteName } from '../unwrittenFinalStatus';
 import { quoteIdent } from './schemaVersion';
-import { inTransaction } from './transaction';
+import { poolWriter, type PgWriter } from './writer';
 
 type ActiveRun = { run_id: string; dag_name: string; queue: string };
 
 export class PgRunStore implements RunStore {
   private readonly s: string;
 
+  private readonly w: PgWriter;
+
+  /** `writer`: how writes are made (behind the scheduler lock's fence for the active scheduler). */
   constructor(
     private readonly pool: Pool,
     schema: string,
     private readonly logRoot: string,
+    writer: PgWriter = poolWriter(pool),
   ) {
     this.s = quoteIdent(schema);
+    this.w = writer;
   }
 
   async createRun(initial: RunStatus): Promise<CreateRunResult> {
     assertStatusNames(initial);
     if (initial.attempt !== 1) throw new AttemptConflictError(initial.run_id, initial.attempt, 0);
-    return inTransaction(this.pool, async (c) => {
+    return this.w.tx(async (c) => {
       const createdMs = createdMsOf(initial);
       const r = await c.query(
         `insert into ${this.s}.runs (run_id, dag_name, list_key, created_ms, latest_attempt, status, trigger_type, summary)
@@ -81,7 +86,7 @@ export class PgRunStore implements RunStore {
 
   async createAttempt(status: RunStatus): Promise<void> {
     assertStatusNames(status);
-    await inTransaction(this.pool, async (c) => {
+    await this.w.tx(async (c) => {
       const run = await c.query<{ latest_attempt: number }>(
         `select latest_attempt from ${this.s}.runs where run_id = $1 for update`,
         [status.run_id],
@@ -101,7 +106,7 @@ export class PgRunStore implements RunStore {
 
   async writeStatus(status: RunStatus): Promise<void> {
     assertStatusNames(status);
-    await inTransaction(this.pool, async (c) => {
+    await this.w.tx(async (c) => {
       const run = await c.query<{ latest_attempt: number }>(
         `select latest_attempt from ${this.s}.runs where run_id = $1 for update`,
         [status.run_id],
@@ -126,7 +131,7 @@ export class PgRunStore implements RunStore {
     assertRunId(runId);
     // Kept as the file store keeps it (in a file name): a code it cannot spell there reads back as UNKNOWN.
     const kept = parseUnwrittenNoteName(unwrittenNoteName(note))!;
-    const r = await this.pool.query(
+    const r = await this.w.query(
       `update ${this.s}.run_attempts set unwritten = $3::json where run_id = $1 and attempt = $2`,
       [runId, attempt, JSON.stringify(kept)],
     );
@@ -193,17 +198,17 @@ export class PgRunStore implements RunStore {
     assertRunId(run.run_id);
     assertDagName(run.dag_name);
     assertDagName(run.queue, 'queue name');
-    await this.mark(this.pool, run);
+    await this.w.tx((c) => this.mark(c, run));
   }
 
   async unmarkActive(runId: string): Promise<void> {
     assertRunId(runId);
-    await this.pool.query(`delete from ${this.s}.active_runs where run_id = $1`, [runId]);
+    await this.w.query(`delete from ${this.s}.active_runs where run_id = $1`, [runId]);
   }
 
   async claimAttempt(runId: string, attempt: number, owner: string): Promise<boolean> {
     assertRunId(runId);
-    const r = await this.pool.query(
+    const r = await this.w.query(
       `update ${this.s}.run_attempts set claimed_by = $3
         where run_id = $1 and attempt = $2 and claimed_by is null`,
       [runId, attempt, owner],
@@ -228,7 +233,7 @@ export class PgRunStore implements RunStore {
 
   async writeHeartbeat(runId: string, attempt: number, nowMs: number): Promise<void> {
     assertRunId(runId);
-    const r = await this.pool.query(
+    const r = await this.w.query(
       `update ${this.s}.run_attempts set heartbeat_ms = $3 where run_id = $1 and attempt = $2`,
       [runId, attempt, nowMs],
     );
@@ -263,7 +268,7 @@ export class PgRunStore implements RunStore {
 
   async deleteRun(runId: string): Promise<DeleteRunResult> {
     assertRunId(runId);
-    return inTransaction(this.pool, async (c) => {
+    return this.w.tx(async (c) => {
       const r = await c.query<{ status: string }>(
         `select status from ${this.s}.runs where run_id = $1 for update`,
         [runId],
@@ -307,7 +312,7 @@ export class PgRunStore implements RunStore {
     }
   }
 
-  private async mark(c: Pool | PoolClient, run: ActiveRun): Promise<void> {
+  private async mark(c: PoolClient, run: ActiveRun): Promise<void> {
     await c.query(
       `insert into ${this.s}.active_runs (run_id, dag_name, queue) values ($1, $2, $3)
        on conflict (run_id) do update set dag_name = excluded.dag_name, queue = excluded.queue`,

@@ -21,8 +21,9 @@ export class LeaseFenceError extends Error {
   constructor(
     readonly holder: string,
     readonly epoch: number,
+    why = `the scheduler lock is no longer held by ${holder} at epoch ${epoch}`,
   ) {
-    super(`the scheduler lock is no longer held by ${holder} at epoch ${epoch}: write refused`);
+    super(`${why}: write refused`);
     this.name = 'LeaseFenceError';
   }
 }
@@ -154,13 +155,21 @@ export class PgSchedulerLock implements LockStorage {
    */
   async fenced<T>(holder: string, epoch: number, work: (c: PoolClient) => Promise<T>): Promise<T> {
     return inTransaction(this.pool, async (c) => {
-      const r = await c.query(
-        `select 1 from ${this.s}.scheduler_lease where name = $1 and holder = $2 and epoch = $3 and not released for share`,
-        [LOCK_NAME, holder, epoch],
-      );
-      if (r.rowCount === 0) throw new LeaseFenceError(holder, epoch);
+      await this.guard(c, holder, epoch);
       return work(c);
     });
+  }
+
+  /**
+   * The fence, inside a transaction the caller has begun on `c`: FOR SHARE on the lease row when it still
+   * carries `holder` and `epoch` (held until that transaction ends); LeaseFenceError otherwise.
+   */
+  async guard(c: PoolClient, holder: string, epoch: number): Promise<void> {
+    const r = await c.query(
+      `select 1 from ${this.s}.scheduler_lease where name = $1 and holder = $2 and epoch = $3 and not released for share`,
+      [LOCK_NAME, holder, epoch],
+    );
+    if (r.rowCount === 0) throw new LeaseFenceError(holder, epoch);
   }
 
   /** The newest failover history rows, newest first. */

@@ -1,5 +1,6 @@
 // One transaction on a pooled connection: BEGIN, the work, COMMIT; ROLLBACK when the work throws. A
-// connection whose ROLLBACK failed is destroyed rather than handed back to the pool in an unknown state.
+// connection whose ROLLBACK failed, or whose statement timed out on the client (query_timeout), is destroyed
+// rather than handed back to the pool in an unknown state.
 
 import type { Pool, PoolClient } from 'pg';
 
@@ -12,6 +13,12 @@ export async function inTransaction<T>(pool: Pool, work: (c: PoolClient) => Prom
     await c.query('commit');
     return out;
   } catch (err) {
+    if (isClientTimeout(err)) {
+      // The statement may still be running on the server: a ROLLBACK would queue behind it. Closing the
+      // connection instead makes the server roll the transaction back.
+      broken = err as Error;
+      throw err;
+    }
     await c.query('rollback').catch((e: Error) => {
       broken = e;
     });
@@ -19,4 +26,9 @@ export async function inTransaction<T>(pool: Pool, work: (c: PoolClient) => Prom
   } finally {
     c.release(broken);
   }
+}
+
+/** Whether `err` is node-postgres giving up on a statement (query_timeout) while the server may still run it. */
+export function isClientTimeout(err: unknown): boolean {
+  return err instanceof Error && err.message === 'Query read timeout';
 }

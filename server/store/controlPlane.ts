@@ -1,0 +1,64 @@
+// Every durable store of the control plane, as one bundle chosen by `storage.backend`: files under the data
+// directory (the embedded default, shared storage between hosts) or a PostgreSQL database. Each process's
+// composition root (server/cli) opens one and hands its parts to the services; nothing below server/cli
+// chooses a backend. The active scheduler asks for its own view (`forScheduler`): the lock, the tick state
+// and, on a database, run and queue stores whose every write is fenced by the lock.
+
+import type { LockStorage } from '../core/lease/types';
+import type { CancelRequests, CoordinatorRegistry, DispatchStore, WorkerRegistry } from './dispatchTypes';
+import type { EventFeed } from './eventFeed';
+import type { CorruptFileReport } from './fsutil';
+import type { InstanceStore } from './instanceRegistry';
+import type { SuspendFlags } from './suspendFlags';
+import type { EventLog, QueueStore, RunStore } from './types';
+
+export type StorageBackend = 'file' | 'postgres';
+
+/** The lock an active scheduler holds: what a fenced write checks against the lock record. */
+export interface LeaseHold {
+  holder: string;
+  epoch: number;
+}
+
+/** A store of one JSON document: null before the first write. */
+export interface JsonCell {
+  read(): Promise<unknown>;
+  write(value: unknown): Promise<void>;
+}
+
+/** What only a scheduler uses. */
+export interface SchedulerStores {
+  lock: LockStorage;
+  /** The run store the scheduler writes through (fenced on a database). Plain: no run events. */
+  runs: RunStore;
+  /** The queue the scheduler hands runs over from (fenced on a database). */
+  queue: QueueStore;
+  /** Where the tick state is kept; null: the state file under the data directory. */
+  tickState: JsonCell | null;
+  /** Names this installation's slots in their run IDs: the same for every scheduler of the installation. */
+  slotNamespace: string;
+}
+
+export interface ControlPlane {
+  readonly backend: StorageBackend;
+  /** Where it is, for messages: the data directory, or the database URL without its password. */
+  readonly where: string;
+  /** Plain: callers add the run-events decorator (withRunEvents) where their writes must emit events. */
+  runs: RunStore;
+  queue: QueueStore;
+  events: EventLog;
+  /** A new reader of the event log, from its start. */
+  eventFeed(): EventFeed;
+  tasks: DispatchStore;
+  workers: WorkerRegistry;
+  cancels: CancelRequests;
+  coordinators: CoordinatorRegistry;
+  suspendFlags: SuspendFlags;
+  instances: InstanceStore;
+  /** Logs a stored record a read skipped because it is corrupt. */
+  onCorrupt: (report: CorruptFileReport) => void;
+  /** A scheduler's stores; `holding` answers the lock it holds now, or null while it may not write. */
+  forScheduler(holding: () => LeaseHold | null): SchedulerStores;
+  /** Closes connections (nothing to do for files). */
+  close(): Promise<void>;
+}

@@ -1,0 +1,106 @@
+// The control plane on PostgreSQL (storage.backend: postgres). One pool serves the stores; the scheduler lock
+// has its own small pool whose statements time out on the client at the renewal deadline (I/4), so a renewal
+// stuck on a dead connection is abandoned and its connection thrown away rather than holding the lease
+// keeper past its deadline (research: a dedicated renewal connection). The active scheduler's run, queue and
+// tick-state writes go through a fenced writer: each checks, in its own transaction, that the lease row still
+// carries this instance's token and epoch, and the database refuses the write of a deposed instance.
+
+import pg from 'pg';
+import type { Config } from '../../config/types';
+import { leaseTiming } from '../../core/lease/timing';
+import type { Clock, Logger } from '../../core/ports';
+import type { ControlPlane, LeaseHold } from '../controlPlane';
+import { LogEventFeed } from '../eventFeed';
+import { openPgPool } from './connect';
+import { PgDispatchStore } from './pgDispatchStore';
+import { PgEventLog } from './pgEventLog';
+import { PgQueueStore } from './pgQueueStore';
+import { PgRunStore } from './pgRunStore';
+import { LeaseFenceError, PgSchedulerLock } from './pgSchedulerLock';
+import { PgInstanceRegistry, PgSchedulerStateCell, readInstallationId } from './pgSchedulerStores';
+import { PgCancelRequests, PgCoordinatorRegistry, PgSuspendFlags, PgWorkerRegistry } from './pgSmallStores';
+import { fencedWriter } from './writer';
+
+/** Opens the database (migrating or checking its schema); throws StorageConfigError when it cannot be used. */
+export async function pgControlPlane(
+  config: Config,
+  logger: Logger,
+  clock: Clock,
+  opts: { by: string },
+): Promise<ControlPlane> {
+  const log = logger.child({ component: 'postgres' });
+  let lastPoolWarnMs = Number.NEGATIVE_INFINITY;
+  const onPoolError = (err: Error) => {
+    // A restarted server drops every idle connection at once: say so once a minute, not once per connection.
+    const now = clock.monoMs();
+    if (now - lastPoolWarnMs < 60_000) return;
+    lastPoolWarnMs = now;
+    log.warn('A PostgreSQL connection was lost; the next query opens a new one', { error: err.message });
+  };
+  const { pool, settings } = await openPgPool(config, { by: opts.by, onPoolError });
+  const schema = settings.schema;
+  let installationId: string;
+  try {
+    installationId = await readInstallationId(pool, schema);
+  } catch (err) {
+    await pool.end().catch(() => undefined);
+    throw err;
+  }
+  const runs = new PgRunStore(pool, schema, config.paths.log_dir);
+  const queue = new PgQueueStore(pool, schema);
+  const events = new PgEventLog(pool, schema, clock);
+  let lockPool: pg.Pool | null = null;
+
+  return {
+    backend: 'postgres',
+    where: settings.safeUrl,
+    runs,
+    queue,
+    events,
+    eventFeed: () => new LogEventFeed(events),
+    tasks: new PgDispatchStore(pool, schema),
+    workers: new PgWorkerRegistry(pool, schema),
+    cancels: new PgCancelRequests(pool, schema),
+    coordinators: new PgCoordinatorRegistry(pool, schema),
+    suspendFlags: new PgSuspendFlags(pool, schema),
+    instances: new PgInstanceRegistry(pool, schema),
+    // Rows are typed by the schema: there is no corrupt record to skip.
+    onCorrupt: () => undefined,
+    forScheduler(holding: () => LeaseHold | null) {
+      const t = leaseTiming(config.scheduler.lock_stale_threshold_ms, config.scheduler.lock_retry_interval_ms);
+      const deadline = Math.max(50, Math.floor(t.deadlineMs));
+      lockPool ??= new pg.Pool({
+        ...settings.connection,
+        max: 2,
+        connectionTimeoutMillis: deadline,
+        query_timeout: deadline,
+      });
+      lockPool.on('error', onPoolError);
+      const lock = new PgSchedulerLock(lockPool, schema);
+      const writer = fencedWriter(pool, async (c) => {
+        const hold = holding();
+        if (hold === null) throw new LeaseFenceError('this instance', 0, 'it does not hold the lock now');
+        try {
+          await lock.guard(c, hold.holder, hold.epoch);
+        } catch (err) {
+          if (err instanceof LeaseFenceError) {
+            log.error('The database refused a write: this scheduler no longer holds the lock', {
+              epoch: hold.epoch,
+            });
+          }
+          throw err;
+        }
+      });
+      return {
+        lock,
+        runs: new PgRunStore(pool, schema, config.paths.log_dir, writer),
+        queue: new PgQueueStore(pool, schema, writer),
+        tickState: new PgSchedulerStateCell(pool, schema, writer),
+        slotNamespace: `postgres:${installationId}`,
+      };
+    },
+    async close() {
+      await Promise.all([pool.end(), lockPool?.end()].map((p) => p?.catch(() => undefined)));
+    },
+  };
+}
