@@ -77,7 +77,11 @@ export function pgSettings(config: Config): PgSettings {
     if (password === '') {
       throw new StorageConfigError(`storage.postgres.password_file ${p.password_file} is empty`);
     }
-    connection.password = password;
+    // pg lets every field of connectionString override the option of the same name, and a URL without a
+    // password still yields an empty one: `connection.password` would never reach the server. So the
+    // password travels inside the URL, encoded the way pg decodes it.
+    parsed.password = encodeURIComponent(password);
+    connection.connectionString = parsed.toString();
   }
   return {
     connection,

@@ -1,0 +1,45 @@
+// The connection settings as pg itself reads them: a password from storage.postgres.password_file has to
+// reach the client that pg builds from the options, whatever characters it holds.
+
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../config/loadConfig';
+import { pgSettings } from './connect';
+
+describe('pgSettings', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'dagu-pgsettings-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const settingsFor = (env: Record<string, string>) =>
+    pgSettings(loadConfig({ env: { DAGU_HOME: dir, ...env } as unknown as NodeJS.ProcessEnv }));
+
+  it('gives pg the password of the file when the URL has none, and keeps it out of safeUrl', () => {
+    const file = path.join(dir, 'password');
+    writeFileSync(file, 'a p@ss:w/rd%zz é\n');
+    const s = settingsFor({
+      DAGU_POSTGRES_URL: 'postgres://dagu@db.example.internal:5432/dagu?application_name=x',
+      DAGU_POSTGRES_PASSWORD_FILE: file,
+    });
+    const client = new pg.Client(s.connection);
+    expect(client.password).toBe('a p@ss:w/rd%zz é');
+    expect(client.user).toBe('dagu');
+    expect(client.host).toBe('db.example.internal');
+    expect(client.database).toBe('dagu');
+    expect(s.safeUrl).not.toContain('p%40ss');
+  });
+
+  it("uses the URL's own password and ignores the file then", () => {
+    const s = settingsFor({
+      DAGU_POSTGRES_URL: 'postgres://dagu:in-url@db/dagu',
+      DAGU_POSTGRES_PASSWORD_FILE: path.join(dir, 'missing'),
+    });
+    expect(new pg.Client(s.connection).password).toBe('in-url');
+    expect(s.safeUrl).toBe('postgres://dagu:***@db/dagu');
+  });
+});
