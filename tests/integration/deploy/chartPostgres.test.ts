@@ -2,7 +2,7 @@
 // operator's Secrets, a clear refusal without one, the default render untouched, and the rendered settings
 // opening a real PostgreSQL through dagu's own connection code.
 
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -256,5 +256,32 @@ describe("the chart's PostgreSQL settings against a real database", () => {
     expect(String(wrong)).toContain(`password authentication failed for user "${ROLE}"`);
     expect(String(wrong)).not.toContain('not-the-password');
     await expectOpens(resolvedEnv(ms, c, { 'pg-conn/url': url(PASSWORD) }), 'chart_url', 3);
+  });
+  it('opens the database with the URL from values and the password from the mounted Secret file', async () => {
+    const url = `postgresql://${ROLE}@127.0.0.1:${pg().cluster.port}/postgres`;
+    const ms = render([
+      '--set',
+      `storage.backend=postgres,storage.postgres.url=${url}`,
+      '--set',
+      'storage.postgres.passwordSecret=pg-password,storage.postgres.schema=chart_file,storage.postgres.poolSize=2',
+    ]);
+    const c = containerOf(ms, 'scheduler');
+    const env = resolvedEnv(ms, c);
+    expect(mountedSecretFile(podOf(ms, 'scheduler'), c, env.DAGU_POSTGRES_PASSWORD_FILE)).toEqual({
+      secretName: 'pg-password',
+      key: 'password',
+    });
+    // The Secret's key as the kubelet projects it (with the trailing newline `kubectl create secret
+    // --from-file` keeps), at a local path standing for the pod's.
+    const withPassword = (password: string) => {
+      const file = path.join(dir, 'password');
+      writeFileSync(file, `${password}\n`);
+      return { ...env, DAGU_POSTGRES_PASSWORD_FILE: file };
+    };
+    const wrong = await openPgPool(configFrom({ ...withPassword('not-the-password'), DAGU_HOME: dir }), {
+      by: 'chart-test',
+    }).catch((err: unknown) => err);
+    expect(String(wrong)).toContain(`password authentication failed for user "${ROLE}"`);
+    await expectOpens(withPassword(PASSWORD), 'chart_file', 2);
   });
 });

@@ -14,6 +14,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { pgSettings } from '../../../server/store/postgres/connect';
 import { DAGU, ROOT } from '../harness';
@@ -174,7 +175,10 @@ describe('the systemd units', () => {
         expect(config.storage.backend, unit).toBe('postgres');
         expect(config.storage.postgres.url, unit).toBe(example.get('DAGU_POSTGRES_URL'));
         expect(config.storage.postgres.schema, unit).toBe('dagu');
-        expect(pgSettings(config).safeUrl, unit).toBe(example.get('DAGU_POSTGRES_URL'));
+        const settings = pgSettings(config);
+        expect(settings.safeUrl, unit).toBe(example.get('DAGU_POSTGRES_URL'));
+        // The client pg builds from these options is the one that sends the file's password.
+        expect(new pg.Client(settings.connection).password, unit).toBe('from-the-file');
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });
