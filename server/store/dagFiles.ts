@@ -60,7 +60,8 @@ export type ReplaceDagResult =
 // the read and the rename (a reader never sees a half-written file either way).
 const fileLocks = new Map<string, Promise<unknown>>();
 
-async function withFileLock<T>(file: string, work: () => Promise<T>): Promise<T> {
+/** Runs `work` after every earlier write of `file` by this process has ended. */
+export async function withFileLock<T>(file: string, work: () => Promise<T>): Promise<T> {
   const before = fileLocks.get(file) ?? Promise.resolve();
   const mine = before.then(work, work);
   const settled = mine.catch(() => undefined);

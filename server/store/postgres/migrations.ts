@@ -190,6 +190,33 @@ create table {schema}.scheduler_state (
 );
 `,
   },
+  {
+    version: 7,
+    name: 'DAG definitions',
+    breaking: true,
+    // One row per DAG; the version is the SHA-256 of the text, as the file backend computes it. The checks
+    // keep every writer honest: the version is the text's, and names are DAG names (core/names.ts), since
+    // every host writes `<file_name>` into its mirror directory. dag_revision counts writes: every write
+    // bumps it in its own transaction, so a host's mirror polls one row and lists the DAGs only when it
+    // moved.
+    sql: `
+create table {schema}.dags (
+  name       text collate "C" primary key
+             check (name ~ '^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}$' and strpos(name, '..') = 0),
+  yaml       text not null,
+  version    text not null
+             check (version = 'sha256:' || encode(sha256(convert_to(yaml, 'UTF8')), 'hex')),
+  file_name  text not null check (file_name in (name || '.yaml', name || '.yml')),
+  updated_at timestamptz(3) not null default clock_timestamp(),
+  updated_by text not null
+);
+create table {schema}.dag_revision (
+  id       integer primary key check (id = 1),
+  revision bigint not null
+);
+insert into {schema}.dag_revision values (1, 0);
+`,
+  },
 ]);
 
 function sortedByVersion(list: Migration[]): Migration[] {

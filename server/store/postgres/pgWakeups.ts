@@ -16,6 +16,7 @@ export const WAKEUP_CHANNELS = [
   'dagu_dispatch',
   'dagu_cancel',
   'dagu_events',
+  'dagu_dags',
 ] as const;
 export type WakeupChannel = (typeof WAKEUP_CHANNELS)[number];
 
