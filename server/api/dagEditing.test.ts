@@ -4,6 +4,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Config } from '../config/types';
 import { testRunStatus } from '../testing/testRunStatus';
 import { API_ROUTES } from './apiRoutes';
+import { silentLogger } from '../core/ports';
+import { DagMirror } from '../store/dagMirror';
+import { MemoryDagDefinitions } from '../store/memoryDagDefinitions';
+import { MirroredDagDefinitions } from '../store/mirroredDagDefinitions';
 import { testServices, type TestServices } from './testServices';
 
 const VALID = 'steps:\n  - name: a\n    run: echo a\n';
@@ -200,6 +204,67 @@ describe('create, rename, delete', () => {
     expect(existsSync(dagFile('etl'))).toBe(false);
     expect((await call('POST', '/api/v1/dags/:name/delete', { name: 'etl' })).status).toBe(404);
     expect((await svc.events.list({ types: ['dag.deleted'] })).map((e) => e.data.dag)).toEqual(['etl']);
+  });
+});
+
+describe('on a store other than the DAGs directory, as on PostgreSQL', () => {
+  /** The services of one host: the shared store, mirrored into this host's DAGs directory. */
+  function onStore(store: MemoryDagDefinitions, host: TestServices): DagMirror {
+    const mirror = new DagMirror({
+      store,
+      dir: host.config.paths.dags_dir,
+      clock: host.clock,
+      timers: { setTimeout: () => ({ id: 0 }), clearTimeout: () => undefined },
+      logger: silentLogger,
+    });
+    host.dags = new MirroredDagDefinitions(store, mirror, silentLogger);
+    return mirror;
+  }
+
+  it('writes to the store, and the writer finds its write in its own DAGs directory at once', async () => {
+    const store = new MemoryDagDefinitions();
+    onStore(store, svc);
+    expect((await call('POST', '/api/v1/dags', {}, { name: 'etl' })).status).toBe(201);
+    expect(readFileSync(dagFile('etl'), 'utf8')).toBe((await store.get('etl'))!.yaml);
+    const { body } = await spec('etl');
+    expect((await save('etl', VALID, body.version)).status).toBe(200);
+    expect((await store.get('etl'))!.yaml).toBe(VALID);
+    expect(readFileSync(dagFile('etl'), 'utf8')).toBe(VALID);
+    expect(
+      (await call('POST', '/api/v1/dags/:name/rename', { name: 'etl' }, { new_name: 'load' })).status,
+    ).toBe(200);
+    expect((await store.list()).map((d) => d.name)).toEqual(['load']);
+    expect(readdirSync(svc.config.paths.dags_dir)).toEqual(['load.yaml']);
+    expect((await call('POST', '/api/v1/dags/:name/delete', { name: 'load' })).status).toBe(200);
+    expect(await store.list()).toEqual([]);
+    expect(readdirSync(svc.config.paths.dags_dir)).toEqual([]);
+  });
+
+  it('refuses a save from another host whose copy is behind, by the version the store holds', async () => {
+    const store = new MemoryDagDefinitions();
+    const other = testServices(writable(true));
+    try {
+      onStore(store, svc);
+      const otherMirror = onStore(store, other);
+      await store.put('etl', VALID);
+      await otherMirror.sync();
+      const loaded = (await spec('etl')).body.version;
+      const mine = 'steps:\n  - name: mine\n    run: echo mine\n';
+      expect((await save('etl', mine, loaded)).status).toBe(200);
+      // The other host has not synced since: its directory still holds the old text, its save is refused.
+      expect(readFileSync(path.join(other.config.paths.dags_dir, 'etl.yaml'), 'utf8')).toBe(VALID);
+      const route = API_ROUTES.find((r) => r.path === '/api/v1/dags/:name/spec')!;
+      const req = new Request(`${ORIGIN}/api/v1/dags/etl/spec`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: ORIGIN, host: '127.0.0.1:8080' },
+        body: JSON.stringify({ yaml: VALID + '# theirs\n', base_version: loaded }),
+      });
+      const res = await route.handlers.POST!(other, req, { name: 'etl' });
+      expect(res.status).toBe(409);
+      expect(((await res.json()) as { current: { yaml: string } }).current.yaml).toBe(mine);
+    } finally {
+      other.cleanup();
+    }
   });
 });
 

@@ -1,6 +1,9 @@
-// Editing DAG files from the console: read a DAG's YAML with its version, check a text with `dagu validate`'s
-// loader, save it only when valid and unchanged on disk, create from a template, rename and delete. Every
-// write is refused (403) when server.permissions.write_dags is false and leaves a `dag.*` event for audit.
+// Editing DAGs from the console: read a DAG's YAML with its version, check a text with `dagu validate`'s
+// loader, save it only when valid and unchanged since it was loaded, create from a template, rename and
+// delete. Reads and writes go to the DAG definitions store (the DAGs directory, or PostgreSQL, whose
+// version check is then done by the database); the local DAGs directory only names a Dagu 1.x file by the
+// `name:` it declares. Every write is refused (403) when server.permissions.write_dags is false and leaves a
+// `dag.*` event for audit.
 
 import path from 'node:path';
 import { z } from 'zod';
@@ -8,17 +11,9 @@ import type { DagError } from '../core/dag/dagError';
 import { formatDagError } from '../core/dag/dagError';
 import { dagNameFromFile } from '../core/dag/dagName';
 import { assertDagName, isValidDagName } from '../core/names';
-import { MAX_DAG_FILE_BYTES, loadDagByName, parseDagText } from '../store/dagCatalog';
-import {
-  createDagFile,
-  dagVersion,
-  deleteDagFile,
-  findDagFile,
-  readDagSource,
-  renameDagFile,
-  replaceDagFile,
-  type DagSource,
-} from '../store/dagFiles';
+import { MAX_DAG_FILE_BYTES, parseDagText } from '../store/dagCatalog';
+import type { DagDefinition } from '../store/dagDefinitions';
+import { dagVersion, findDagFile } from '../store/dagFiles';
 import { DAG_TEMPLATES, dagTemplateText } from './dagTemplates';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from './errors';
 import { Reply } from './http';
@@ -83,15 +78,31 @@ export function assertWritesAllowed(svc: Services): void {
   }
 }
 
-async function requireSource(svc: Services, name: string): Promise<DagSource> {
+/** Who the store records as the writer of the console's edits. */
+const WRITER = 'console';
+
+/**
+ * DAG `name` as stored, or null: by its name, else (a Dagu 1.x file may declare another `name:`) the DAG
+ * whose file in the local DAGs directory declares it. Throws InvalidNameError for a name that is not valid.
+ */
+async function findDag(svc: Services, name: string): Promise<DagDefinition | null> {
+  assertDagName(name);
+  const own = await svc.dags.get(name);
+  if (own) return own;
   const file = await findDagFile(svc.config.paths.dags_dir, name);
-  const source = file === null ? null : await readDagSource(file);
-  if (source === null) throw new NotFoundError(`DAG ${JSON.stringify(name)} not found`);
-  return source;
+  const stem = file === null ? null : dagNameFromFile(file);
+  return stem === null || stem === name ? null : svc.dags.get(stem);
 }
 
-function relative(svc: Services, file: string): string {
-  return path.relative(svc.config.paths.dags_dir, file);
+async function requireDag(svc: Services, name: string): Promise<DagDefinition> {
+  const dag = await findDag(svc, name);
+  if (dag === null) throw new NotFoundError(`DAG ${JSON.stringify(name)} not found`);
+  return dag;
+}
+
+/** Where the DAG's file is (or would be) in the DAGs directory: the loader parses it as that file. */
+function fileOf(svc: Services, fileName: string): string {
+  return path.resolve(svc.config.paths.dags_dir, fileName);
 }
 
 /**
@@ -99,29 +110,28 @@ function relative(svc: Services, file: string): string {
  * the text served: nothing can be saved over it then).
  */
 export async function getDagSpec(svc: Services, name: string): Promise<DagSpecView> {
-  const source = await requireSource(svc, name);
+  const dag = await requireDag(svc, name);
   const writable = svc.config.server.permissions.write_dags;
-  const yaml = writable ? source.text : maskDagSecrets(source.text);
+  const yaml = writable ? dag.yaml : maskDagSecrets(dag.yaml);
   return {
     name,
-    file: relative(svc, source.file),
+    file: dag.fileName,
     yaml,
-    version: writable ? source.version : dagVersion(yaml),
+    version: writable ? dag.version : dagVersion(yaml),
     writable,
   };
 }
 
 /** Checks `yaml` as the file of DAG `name` (its file if it exists, else `<name>.yaml`); writes nothing. */
 export async function checkDagSpec(svc: Services, name: string, yaml: string): Promise<SpecCheck> {
-  assertDagName(name);
-  const dagsDir = svc.config.paths.dags_dir;
-  const file = (await findDagFile(dagsDir, name)) ?? path.resolve(dagsDir, `${name}.yaml`);
-  return checkText(svc, file, yaml);
+  const dag = await findDag(svc, name);
+  return checkText(svc, dag?.fileName ?? `${name}.yaml`, yaml);
 }
 
-async function checkText(svc: Services, file: string, yaml: string): Promise<SpecCheck> {
-  const result = await parseDagText(svc.config.paths.dags_dir, file, yaml, { strict: true });
-  const shown = relative(svc, file);
+/** Checks `yaml` as the file `fileName` of the DAGs directory. */
+async function checkText(svc: Services, fileName: string, yaml: string): Promise<SpecCheck> {
+  const result = await parseDagText(svc.config.paths.dags_dir, fileOf(svc, fileName), yaml, { strict: true });
+  const shown = fileName;
   const diagnostic = (e: DagError): SpecDiagnostic => ({
     line: e.line,
     column: e.column,
@@ -146,8 +156,8 @@ async function checkText(svc: Services, file: string, yaml: string): Promise<Spe
 }
 
 /**
- * Saves `yaml` as DAG `name` if it is valid (else 422 with the errors) and the file still has `baseVersion`
- * (else 409 with the text on disk now, for the console's three-way view).
+ * Saves `yaml` as DAG `name` if it is valid (else 422 with the errors) and the DAG still has `baseVersion`
+ * (else 409 with the text it has now, for the console's three-way view).
  */
 export async function saveDagSpec(
   svc: Services,
@@ -155,8 +165,8 @@ export async function saveDagSpec(
   body: { yaml: string; base_version: string },
 ): Promise<Reply> {
   assertWritesAllowed(svc);
-  const source = await requireSource(svc, name);
-  const check = await checkText(svc, source.file, body.yaml);
+  const dag = await requireDag(svc, name);
+  const check = await checkText(svc, dag.fileName, body.yaml);
   if (!check.valid) {
     return new Reply(
       {
@@ -167,31 +177,28 @@ export async function saveDagSpec(
       422,
     );
   }
-  const result = await replaceDagFile(source.file, body.yaml, body.base_version);
-  if (!result.written) {
-    if (result.current === null) throw new NotFoundError(`DAG ${JSON.stringify(name)} was removed meanwhile`);
-    return conflict(name, result.current);
+  const result = await svc.dags.put(dag.name, body.yaml, { expectedVersion: body.base_version, by: WRITER });
+  if (!result.ok) {
+    if (result.reason === 'conflict') return conflict(name, result.current);
+    throw new NotFoundError(`DAG ${JSON.stringify(name)} was removed meanwhile`);
   }
   await svc.events.append('dag.saved', {
     dag: name,
-    file: relative(svc, source.file),
+    file: dag.fileName,
     from_version: body.base_version,
     version: result.version,
   });
-  return new Reply(
-    { name, file: relative(svc, source.file), version: result.version, warnings: check.warnings },
-    200,
-  );
+  return new Reply({ name, file: dag.fileName, version: result.version, warnings: check.warnings }, 200);
 }
 
-function conflict(name: string, current: DagSource): Reply {
+function conflict(name: string, current: DagDefinition): Reply {
   return new Reply(
     {
       error: {
         code: 'conflict',
-        message: `DAG ${JSON.stringify(name)} changed on disk since it was loaded; merge with the current text and save again`,
+        message: `DAG ${JSON.stringify(name)} changed since it was loaded; merge with the current text and save again`,
       },
-      current: { yaml: current.text, version: current.version },
+      current: { yaml: current.yaml, version: current.version },
     },
     409,
   );
@@ -205,13 +212,12 @@ export async function createDag(
   assertWritesAllowed(svc);
   const name = checkNewName(body.name, 'name');
   const text = dagTemplateText(body.template ?? 'hello');
-  const dagsDir = svc.config.paths.dags_dir;
-  if (!(await createDagFile(dagsDir, name, text))) {
-    throw new ConflictError(`a DAG named ${JSON.stringify(name)} already exists`);
-  }
+  const taken = () => new ConflictError(`a DAG named ${JSON.stringify(name)} already exists`);
+  if ((await findDag(svc, name)) !== null) throw taken();
+  const result = await svc.dags.put(name, text, { expectedVersion: null, by: WRITER });
+  if (!result.ok) throw taken();
+  const { version } = result;
   const file = `${name}.yaml`;
-  const source = await readDagSource(path.resolve(dagsDir, file));
-  const version = source?.version ?? '';
   await svc.events.append('dag.created', { dag: name, file, template: body.template ?? 'hello', version });
   return new Reply({ name, file, version }, 201);
 }
@@ -240,12 +246,12 @@ async function refuseWhileActive(svc: Services, name: string, what: 'rename' | '
   );
 }
 
-function assertBase(name: string, source: DagSource, baseVersion: string | undefined): void {
-  if (baseVersion !== undefined && baseVersion !== source.version) {
-    throw new ConflictError(
-      `DAG ${JSON.stringify(name)} changed on disk since it was loaded; reload it first`,
-    );
-  }
+function changedMeanwhile(name: string): ConflictError {
+  return new ConflictError(`DAG ${JSON.stringify(name)} changed since it was loaded; reload it first`);
+}
+
+function assertBase(name: string, dag: DagDefinition, baseVersion: string | undefined): void {
+  if (baseVersion !== undefined && baseVersion !== dag.version) throw changedMeanwhile(name);
 }
 
 /** Renames DAG `name` (its file) to `new_name`; 409 when that name is taken or the DAG has active runs. */
@@ -256,53 +262,53 @@ export async function renameDag(
 ): Promise<{ name: string; file: string }> {
   assertWritesAllowed(svc);
   const newName = checkNewName(body.new_name, 'new_name');
-  const source = await requireSource(svc, name);
-  assertBase(name, source, body.base_version);
+  const dag = await requireDag(svc, name);
+  assertBase(name, dag, body.base_version);
   if (newName === name)
     throw new BadRequestError(`new_name: the DAG is already named ${JSON.stringify(name)}`);
-  const stem = dagNameFromFile(source.file);
-  if (stem !== name) {
+  if (dag.name !== name) {
     throw new BadRequestError(
-      `DAG ${JSON.stringify(name)} takes its name from its name: key in ${relative(svc, source.file)}; edit that key instead`,
+      `DAG ${JSON.stringify(name)} takes its name from its name: key in ${dag.fileName}; edit that key instead`,
     );
   }
-  const loaded = await loadDagByName(svc.config.paths.dags_dir, name);
-  if (loaded.ok && loaded.dag.name !== stem) {
-    throw new BadRequestError(
-      `${relative(svc, source.file)} sets name: ${loaded.dag.name}; edit that key instead`,
-    );
+  const parsed = await parseDagText(svc.config.paths.dags_dir, fileOf(svc, dag.fileName), dag.yaml);
+  if (parsed.ok && parsed.dag.name !== dag.name) {
+    throw new BadRequestError(`${dag.fileName} sets name: ${parsed.dag.name}; edit that key instead`);
   }
-  if ((await findDagFile(svc.config.paths.dags_dir, newName)) !== null) {
-    throw new ConflictError(`a DAG named ${JSON.stringify(newName)} already exists`);
-  }
+  const taken = () => new ConflictError(`a DAG named ${JSON.stringify(newName)} already exists`);
+  if ((await findDag(svc, newName)) !== null) throw taken();
   await refuseWhileActive(svc, name, 'rename');
-  const r = await renameDagFile(source.file, newName);
-  if (!r.renamed) throw new ConflictError(`a DAG named ${JSON.stringify(newName)} already exists`);
-  const file = relative(svc, r.file);
+  const r = await svc.dags.rename(dag.name, newName, { expectedVersion: dag.version, by: WRITER });
+  if (!r.ok) {
+    if (r.reason === 'taken') throw taken();
+    if (r.reason === 'conflict') throw changedMeanwhile(name);
+    throw new NotFoundError(`DAG ${JSON.stringify(name)} was removed meanwhile`);
+  }
   await svc.events.append('dag.renamed', {
     dag: name,
     new_name: newName,
-    from_file: relative(svc, source.file),
-    file,
+    from_file: dag.fileName,
+    file: r.fileName,
   });
-  return { name: newName, file };
+  return { name: newName, file: r.fileName };
 }
 
-/** Deletes DAG `name`'s file; 409 while it has queued or running runs (their history stays). */
+/** Deletes DAG `name`; 409 while it has queued or running runs (their history stays). */
 export async function deleteDag(
   svc: Services,
   name: string,
   body: { base_version?: string },
 ): Promise<{ name: string; deleted: true }> {
   assertWritesAllowed(svc);
-  const source = await requireSource(svc, name);
-  assertBase(name, source, body.base_version);
+  const dag = await requireDag(svc, name);
+  assertBase(name, dag, body.base_version);
   await refuseWhileActive(svc, name, 'delete');
-  if (!(await deleteDagFile(source.file))) throw new NotFoundError(`DAG ${JSON.stringify(name)} not found`);
-  await svc.events.append('dag.deleted', {
-    dag: name,
-    file: relative(svc, source.file),
-    version: source.version,
-  });
+  // Conditional on the text just read: an edit saved meanwhile is not deleted unseen.
+  const r = await svc.dags.delete(dag.name, { expectedVersion: dag.version, by: WRITER });
+  if (!r.ok) {
+    if (r.reason === 'conflict') throw changedMeanwhile(name);
+    throw new NotFoundError(`DAG ${JSON.stringify(name)} not found`);
+  }
+  await svc.events.append('dag.deleted', { dag: name, file: dag.fileName, version: dag.version });
   return { name, deleted: true };
 }

@@ -12,6 +12,8 @@ import type { SuspendFlags } from '../store/suspendFlags';
 import type { EventLog, QueueStore, RunStore } from '../store/types';
 import type { DispatcherApi } from '../core/dispatcherApi';
 import type { CoordinatorRegistry, DispatchStore, WorkerRegistry } from '../store/dispatchTypes';
+import type { DagDefinitions } from '../store/dagDefinitions';
+import { FileDagDefinitions } from '../store/fileDagDefinitions';
 import type { InstanceStore } from '../store/instanceRegistry';
 import { ConsoleCache } from './consoleCache';
 import type { ListenAddress } from './security';
@@ -23,6 +25,8 @@ export interface Services {
   runs: RunStore;
   queue: QueueStore;
   events: EventLog;
+  /** The DAGs' YAML texts: what the console's editor reads and writes (readers use the DAGs directory). */
+  dags: DagDefinitions;
   /** Which DAGs have their schedule suspended (the flag files under `paths.suspend_flags_dir`). */
   suspendFlags: SuspendFlags;
   /** Hands runs of DAGs that go to workers to the dispatch store (or holds them), and cancels them. */
@@ -70,6 +74,7 @@ export function createServices(
     runs,
     queue: cp.queue,
     events: cp.events,
+    dags: new FileDagDefinitions(config.paths.dags_dir),
     suspendFlags: cp.suspendFlags,
     dispatcher: storeDispatcher(config, { ...cp, runs }, logger, clock),
     tasks: cp.tasks,

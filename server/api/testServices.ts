@@ -17,6 +17,7 @@ import { MemoryRunStore } from '../store/memoryRunStore';
 import { MemorySuspendFlags } from '../store/memorySuspendFlags';
 import { MemoryWorkerRegistry } from '../store/memoryWorkerRegistry';
 import { InstanceRegistry } from '../store/instanceRegistry';
+import { FileDagDefinitions } from '../store/fileDagDefinitions';
 import { ConsoleCache } from './consoleCache';
 import { LogEventFeed } from './eventFeed';
 import type { Services } from './services';
@@ -92,6 +93,7 @@ export function testServices(overrides: (config: Config) => Config = (c) => c): 
     runs,
     queue: new MemoryQueueStore(),
     events,
+    dags: new FileDagDefinitions(config.paths.dags_dir),
     suspendFlags: new MemorySuspendFlags(),
     tasks,
     workers,

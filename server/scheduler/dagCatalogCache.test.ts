@@ -50,8 +50,12 @@ describe('DagCatalogCache', () => {
     const mtime = new Date('2026-12-01T00:00:00Z'); // a whole second, as a coarse-mtime file system has it
     await fs.utimes(file, mtime, mtime);
     expect((await catalog.load())[0].schedule[0].expression).toBe('5 1 * * *');
-    const { replaceDagFile, dagVersion } = await import('../store/dagFiles');
-    expect((await replaceDagFile(file, dagText(6), dagVersion(dagText(5)))).written).toBe(true);
+    const { FileDagDefinitions } = await import('../store/fileDagDefinitions');
+    const { dagVersion } = await import('../store/dagFiles');
+    const saved = await new FileDagDefinitions(dagsDir).put('etl', dagText(6), {
+      expectedVersion: dagVersion(dagText(5)),
+    });
+    expect(saved).toMatchObject({ ok: true, outcome: 'updated' });
     await fs.utimes(file, mtime, mtime);
     expect((await fs.stat(file)).mtimeMs).toBe(mtime.getTime());
     expect((await catalog.load())[0].schedule[0].expression).toBe('6 1 * * *');

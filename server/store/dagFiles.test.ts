@@ -1,16 +1,9 @@
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, chmodSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InvalidNameError } from '../core/names';
-import {
-  createDagFile,
-  dagVersion,
-  deleteDagFile,
-  findDagFile,
-  renameDagFile,
-  replaceDagFile,
-} from './dagFiles';
+import { dagVersion, deleteDagFile, findDagFile, renameDagFile } from './dagFiles';
 
 let dir: string;
 beforeEach(() => {
@@ -38,45 +31,9 @@ describe('findDagFile', () => {
   });
 });
 
-describe('replaceDagFile', () => {
-  it('writes only over the version it was given, keeps the mode and leaves no temp file', async () => {
-    const file = path.join(dir, 'a.yaml');
-    writeFileSync(file, 'one');
-    chmodSync(file, 0o640);
-    expect(await replaceDagFile(file, 'two', dagVersion('zero'))).toEqual({
-      written: false,
-      current: { file, text: 'one', version: dagVersion('one') },
-    });
-    expect(await replaceDagFile(file, 'two', dagVersion('one'))).toEqual({
-      written: true,
-      version: dagVersion('two'),
-    });
-    expect(readFileSync(file, 'utf8')).toBe('two');
-    expect(statSync(file).mode & 0o777).toBe(0o640);
-    expect(readdirSync(dir)).toEqual(['a.yaml']);
-  });
-
-  it('lets one of two concurrent writers from the same version win', async () => {
-    const file = path.join(dir, 'a.yaml');
-    writeFileSync(file, 'one');
-    const v = dagVersion('one');
-    const [a, b] = await Promise.all([replaceDagFile(file, 'two', v), replaceDagFile(file, 'three', v)]);
-    expect([a.written, b.written]).toEqual([true, false]);
-    expect(readFileSync(file, 'utf8')).toBe('two');
-  });
-
-  it('reports a removed file as current null', async () => {
-    expect(await replaceDagFile(path.join(dir, 'gone.yaml'), 'x', dagVersion(''))).toEqual({
-      written: false,
-      current: null,
-    });
-  });
-});
-
-describe('create, rename, delete', () => {
-  it('creates once, renames without replacing a file of the new name, deletes once', async () => {
-    expect(await createDagFile(dir, 'a', 'steps: [echo a]\n')).toBe(true);
-    expect(await createDagFile(dir, 'a', 'other')).toBe(false);
+describe('rename, delete', () => {
+  it('renames without replacing a file of the new name, deletes once', async () => {
+    writeFileSync(path.join(dir, 'a.yaml'), 'steps: [echo a]\n');
     writeFileSync(path.join(dir, 'b.yaml'), 'b');
     expect(await renameDagFile(path.join(dir, 'a.yaml'), 'b')).toEqual({
       renamed: false,
