@@ -312,6 +312,36 @@ const COMMANDS: Record<string, (program: Command) => unknown> = {
     return storage;
   },
 
+  dags: (program) => {
+    const dags = program
+      .command('dags')
+      .description('Keep a folder of DAG files (a Git checkout, say) and the DAG definitions in step')
+      .addHelpText(
+        'after',
+        '\nThe DAG definitions are the DAGs directory (storage.backend file) or the database (postgres).\n' +
+          'Exit codes: 0 done, 1 some write failed, 2 a refused folder, a usage or configuration error.\n' +
+          '\nExamples:\n  dagu dags push ./dags --dry-run\n  dagu dags push --delete ./dags\n  dagu dags pull ./dags',
+      );
+    dags
+      .command('push')
+      .description(
+        'Write every DAG file of DIR (*.yaml, *.yml) into the DAG definitions; all are checked with ' +
+          "dagu validate's rules first, and one invalid file means nothing is written",
+      )
+      .argument('<dir>', 'the folder of DAG files')
+      .option('--delete', 'also delete the DAGs that DIR does not have')
+      .option('--dry-run', 'check and print what would change; write nothing')
+      .action(lazy(() => import('./commands/dags'), 'pushCommand'));
+    dags
+      .command('pull')
+      .description('Write the DAG definitions into DIR, each file atomically and only when its text differs')
+      .argument('<dir>', 'the folder of DAG files (created if missing)')
+      .option('--delete', 'also remove the DAG files of DIR that are not in the DAG definitions')
+      .option('--dry-run', 'print what would change; write nothing')
+      .action(lazy(() => import('./commands/dags'), 'pullCommand'));
+    return dags;
+  },
+
   scheduler: (program) =>
     program
       .command('scheduler')

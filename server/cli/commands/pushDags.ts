@@ -1,0 +1,97 @@
+// `dagu dags push DIR`: makes the DAG definitions what the folder holds. Every file is checked first with
+// `dagu validate`'s strict loader (and the DAGs directory's base config, as it will be loaded); one bad file
+// and nothing at all is written. Then each DAG is written (an identical text is left alone) and, with
+// `deleteAbsent`, the DAGs the folder does not have are deleted, each only if it still has the version the
+// push listed (an edit made meanwhile is reported, not lost).
+
+import { formatDagError } from '../../core/dag/dagError';
+import { parseDagText } from '../../store/dagCatalog';
+import type { DagDefinitions } from '../../store/dagDefinitions';
+import { dagVersion } from '../../store/dagFiles';
+import { errorMessage } from '../../store/fsutil';
+import { readFolderDags } from './dagFolder';
+
+export type PushAction = 'created' | 'updated' | 'unchanged' | 'deleted';
+
+export interface PushOptions {
+  store: DagDefinitions;
+  /** The folder pushed. */
+  dir: string;
+  /** The DAGs directory whose base config the DAGs will be loaded with. */
+  dagsDir: string;
+  deleteAbsent: boolean;
+  dryRun: boolean;
+  /** Recorded as the writer. */
+  by: string;
+}
+
+export interface PushReport {
+  /** Why the folder was refused, one line each (`file:line:column: field: message`); nothing was written. */
+  invalid: string[];
+  /** Deprecated spellings and the like: the DAGs are valid. */
+  warnings: string[];
+  /** What was done (or, in a dry run, would be), by DAG, in name order. */
+  actions: Array<{ name: string; action: PushAction }>;
+  /** Writes that did not happen, with the reason. */
+  failures: Array<{ name: string; message: string }>;
+}
+
+export async function pushDags(o: PushOptions): Promise<PushReport> {
+  const report: PushReport = { invalid: [], warnings: [], actions: [], failures: [] };
+  const { dags, problems } = await readFolderDags(o.dir);
+  report.invalid.push(...problems);
+  for (const d of dags) {
+    const r = await parseDagText(o.dagsDir, d.file, d.text, { strict: true });
+    if (!r.ok) report.invalid.push(...r.errors.map(formatDagError));
+    else report.warnings.push(...r.warnings.map((w) => `${d.file}: warning: ${w}`));
+  }
+  if (report.invalid.length > 0) return report;
+
+  const listed = new Map((await o.store.list()).map((e) => [e.name, e]));
+  const inFolder = new Set(dags.map((d) => d.name));
+  for (const d of dags) {
+    if (o.dryRun) {
+      const before = listed.get(d.name);
+      const action = !before ? 'created' : before.version === dagVersion(d.text) ? 'unchanged' : 'updated';
+      report.actions.push({ name: d.name, action });
+      continue;
+    }
+    try {
+      const r = await o.store.put(d.name, d.text, { by: o.by, fileName: d.fileName });
+      if (r.ok) report.actions.push({ name: d.name, action: r.outcome });
+      else report.failures.push({ name: d.name, message: `not written (${r.reason})` });
+    } catch (err) {
+      report.failures.push({ name: d.name, message: errorMessage(err) });
+    }
+  }
+  if (o.deleteAbsent) {
+    for (const entry of listed.values()) {
+      if (inFolder.has(entry.name)) continue;
+      if (o.dryRun) {
+        report.actions.push({ name: entry.name, action: 'deleted' });
+        continue;
+      }
+      await deleteListed(o, entry.name, entry.version, report);
+    }
+  }
+  report.actions.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return report;
+}
+
+async function deleteListed(
+  o: PushOptions,
+  name: string,
+  version: string,
+  report: PushReport,
+): Promise<void> {
+  try {
+    const r = await o.store.delete(name, { expectedVersion: version, by: o.by });
+    if (r.ok) report.actions.push({ name, action: 'deleted' });
+    else if (r.reason === 'conflict') {
+      report.failures.push({ name, message: 'not deleted: it changed since the push listed it' });
+    }
+    // 'missing': deleted by someone else meanwhile, which is what the push wanted.
+  } catch (err) {
+    report.failures.push({ name, message: errorMessage(err) });
+  }
+}
