@@ -7,11 +7,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openPgPool, StorageConfigError } from '../../../server/store/postgres/connect';
+import { eventually, freePort, startService, type Service } from '../harness';
 import { usePostgres } from '../postgres/pgTestCluster';
 import { configFrom, KNOWN_ENV } from './daguEnv';
 import {
   CHART,
   COMPONENTS,
+  configYaml,
   containerOf,
   deployment,
   envValue,
@@ -22,6 +24,7 @@ import {
   render,
   resolvedEnv,
   type Manifest,
+  type Probe,
 } from './manifests';
 
 /** Fixed tokens, so that two renders of the same values are the same text. */
@@ -216,10 +219,14 @@ describe("the chart's PostgreSQL settings against a real database", () => {
     await cluster.psql(`copy (values ${lines.map((l) => `('${l}')`).join(', ')}) to '${hba}'`);
     await cluster.psql('select pg_reload_conf()');
   });
+  const services: Service[] = [];
   beforeEach(() => {
     dir = mkdtempSync(path.join(tmpdir(), 'dagu-chart-pg-'));
   });
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  afterEach(async () => {
+    await Promise.all(services.splice(0).map((s) => s.stop()));
+    rmSync(dir, { recursive: true, force: true });
+  });
 
   /** The scheduler pod's settings opened by dagu's own code: the role, the schema it made, the pool size. */
   async function expectOpens(env: Record<string, string>, schema: string, poolSize: number) {
@@ -283,5 +290,44 @@ describe("the chart's PostgreSQL settings against a real database", () => {
     }).catch((err: unknown) => err);
     expect(String(wrong)).toContain(`password authentication failed for user "${ROLE}"`);
     await expectOpens(withPassword(PASSWORD), 'chart_file', 2);
+  });
+  it('runs two scheduler pods on homes of their own: one active and Ready, the other a standby', async () => {
+    const ms = render([...WITH_URL_SECRET, '--set', 'storage.postgres.schema=chart_pods']);
+    const c = containerOf(ms, 'scheduler');
+    const url = `postgresql://${ROLE}:${encodeURIComponent(PASSWORD)}@127.0.0.1:${pg().cluster.port}/postgres`;
+    const ports = [await freePort(), await freePort()];
+    writeFileSync(path.join(dir, 'config.yaml'), configYaml(ms));
+    for (const [i, port] of ports.entries()) {
+      // This machine's variables minus any DAGU_* one, then the pod's, on an emptyDir of its own.
+      const env: NodeJS.ProcessEnv = { ...process.env };
+      for (const name of Object.keys(env)) if (name.startsWith('DAGU_')) delete env[name];
+      const home = path.join(dir, `pod-${i}`);
+      Object.assign(env, resolvedEnv(ms, c, { 'pg-conn/url': url }), {
+        DAGU_HOME: home,
+        DAGU_CONFIG: path.join(dir, 'config.yaml'),
+        DAGU_LOG_FORMAT: 'json',
+        DAGU_HOST: '127.0.0.1',
+        DAGU_SCHEDULER_PORT: String(port),
+        DAGU_SCHEDULER_LOCK_STALE_THRESHOLD: '3s',
+        DAGU_SCHEDULER_LOCK_RETRY_INTERVAL: '500ms',
+      });
+      services.push(startService(c.args!, env));
+    }
+    const probe = (port: number, p: Probe | undefined) =>
+      fetch(`http://127.0.0.1:${port}${p!.httpGet!.path}`).then(
+        (r) => r.status,
+        () => 0,
+      );
+    const ready = await eventually(async () => {
+      const codes = await Promise.all(ports.map((p) => probe(p, c.readinessProbe)));
+      return [...codes].sort().join(',') === '200,503' && codes;
+    }, 30_000);
+    expect(ready.filter((x) => x === 200)).toHaveLength(1);
+    for (const port of ports) expect(await probe(port, c.livenessProbe)).toBe(200);
+    // The lock they share is the database's: its lease row names the Ready one.
+    const lease = await pg().pool.query<{ pid: number; released: boolean }>(
+      'select pid, released from chart_pods.scheduler_lease',
+    );
+    expect(lease.rows).toEqual([{ pid: services[ready.indexOf(200)].child.pid, released: false }]);
   });
 });
