@@ -217,6 +217,43 @@ create table {schema}.dag_revision (
 insert into {schema}.dag_revision values (1, 0);
 `,
   },
+  {
+    version: 6,
+    name: 'run logs in chunks',
+    breaking: false,
+    // A run's logs (each step's stdout and stderr, the run's own log) as the run process ships them: one row
+    // per log file with its size and newline count, so the console's listing and line counts never read
+    // log bytes, and the bytes in chunks of up to a few hundred KiB keyed by the byte offset they start at.
+    // The offset is the chunk's sequence number that also answers a byte range with an index range scan and
+    // makes a retried append harmless; a chunk's line offset (newlines before it) finds any line with one
+    // chunk's read. Chunks are bytea, compressed by TOAST. Not partitioned by day, unlike the research note's
+    // sketch: history retention is per DAG (a number of runs, or days), so a run's logs go with its run, by
+    // the foreign keys' cascade in the run store's delete, never by age alone.
+    sql: `
+create table {schema}.run_log_files (
+  run_id       text collate "C" not null,
+  attempt      integer not null,
+  name         text collate "C" not null,
+  size         bigint not null,
+  newlines     bigint not null,
+  ends_newline boolean not null,
+  primary key (run_id, attempt, name),
+  foreign key (run_id, attempt) references {schema}.run_attempts (run_id, attempt) on delete cascade
+) with (fillfactor = 70);
+create table {schema}.run_log_chunks (
+  run_id      text collate "C" not null,
+  attempt     integer not null,
+  name        text collate "C" not null,
+  byte_offset bigint not null,
+  line_offset bigint not null,
+  length      integer not null check (length > 0),
+  data        bytea not null,
+  primary key (run_id, attempt, name, byte_offset),
+  foreign key (run_id, attempt, name) references {schema}.run_log_files (run_id, attempt, name)
+    on delete cascade
+);
+`,
+  },
 ]);
 
 function sortedByVersion(list: Migration[]): Migration[] {
