@@ -71,6 +71,21 @@ export interface ExecuteRunOptions {
    * otherwise the engine writes its own lines to `_run.log` in `logDir` and that is the run's log file.
    */
   processLog?: string;
+  /**
+   * Where the run's log files go besides the local disk (a database backend): told of each file as it is
+   * made and of each step's end, and waited for before the final status is written.
+   */
+  logShipping?: LogShipping;
+}
+
+/** What the engine tells the shipping of its logs (runner/logShipper.ts, adapted by runAttempt). */
+export interface LogShipping {
+  /** A log file of the run (it may not exist yet). */
+  watch(file: string): void;
+  /** A step or handler ended: its logs are complete. */
+  stepEnded(): void;
+  /** Ships what is left before the final status is written; bounded, never throws. */
+  beforeFinalStatus(): Promise<void>;
 }
 
 type HandlerKind = 'init' | 'success' | 'failure' | 'abort' | 'exit';
@@ -172,6 +187,7 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
   } else {
     runLog.discard();
   }
+  opts.logShipping?.watch(runLogFile);
   const hostEnv = filterHostEnv(opts.baseEnv, opts.envPassthrough);
   const runWorkDir = opts.workDir ?? join(tmpdir(), `dagu_${dag.name}_${status.run_id}`);
   const workDirError = setupError === null ? await ensureDir(runWorkDir) : null;
@@ -311,6 +327,8 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
     report();
     const f = logNames.allocate(spec.name, (spec.log_output ?? dag.log_output) === 'merged');
     stepFiles.set(spec.name, f);
+    opts.logShipping?.watch(f.stdout);
+    if (f.stderr !== f.stdout) opts.logShipping?.watch(f.stderr);
     stepStatus.stdout = f.stdoutRelative;
     stepStatus.stderr = f.stderrRelative;
     const fail = (message: string) => {
@@ -485,9 +503,9 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
     if (!spec) return true;
     const handlerStatus = freshStepStatus(spec.name);
     status.handlers[kind] = handlerStatus;
-    await runOne(spec, handlerStatus, handlerStop, { kind, runState }).catch((err) =>
-      markRunnerError(handlerStatus, err),
-    );
+    await runOne(spec, handlerStatus, handlerStop, { kind, runState })
+      .catch((err) => markRunnerError(handlerStatus, err))
+      .finally(() => opts.logShipping?.stepEnded());
     if (handlerStatus.status === 'failed') {
       addError(`handler ${JSON.stringify(spec.name)} failed: ${handlerStatus.error}`);
       return false;
@@ -526,7 +544,8 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
           stop: stopper.signal,
           timedOut: () => timedOut,
           continues,
-          start: (spec, s) => runOne(spec, s, stopper.signal, null),
+          start: (spec, s) =>
+            runOne(spec, s, stopper.signal, null).finally(() => opts.logShipping?.stepEnded()),
           report,
         });
       }
@@ -586,6 +605,11 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
   opts.signal.removeEventListener('abort', onAbort);
   status.finished_at = isoNow(clock);
   logger.info('Run finished', { state: status.status, error: status.error });
+  if (opts.logShipping) {
+    // Every log line up to this one is shipped before the status says the run is over.
+    await runLog.flush();
+    await opts.logShipping.beforeFinalStatus();
+  }
   await opts.reporter
     .write(status)
     .catch((err) => logger.error('Final status write failed', { error: errorText(err) }));

@@ -5,11 +5,13 @@ import { isAbsolute, join, relative, sep } from 'node:path';
 import type { Config } from '../config/types';
 import type { Clock, Logger, Timers } from '../core/ports';
 import type { DagSpec, RunStatus, StepStatus } from '../core/types';
+import type { RunLogStore } from '../store/runLogStore';
 import type { RunStore } from '../store/types';
 import { SECOND } from '../core/units';
 import { errorCode } from '../store/fsutil';
 import { FinalStatusUnwrittenError } from './errors';
-import { executeRun } from './executeRun';
+import { executeRun, type LogShipping } from './executeRun';
+import { LogShipper } from './logShipper';
 import { notifyRun, notifyStepFailure } from './runNotification';
 import { runWorkDirPath } from './workDir';
 import { dagLogRoot } from './logFiles';
@@ -34,6 +36,11 @@ export interface AttemptContext {
   env: NodeJS.ProcessEnv;
   /** Runs `call:` steps; without it they fail with a clear error. */
   subDag?: SubDagRunner;
+  /**
+   * The run log store when the local files are not it (storage.backend postgres): the run's logs are then
+   * shipped there while it runs. Absent: the files the run writes are the store.
+   */
+  logStore?: Pick<RunLogStore, 'append'>;
 }
 
 /**
@@ -70,6 +77,11 @@ export function finalStatusRetryMs(config: Config): number {
 
 const FINAL_STATUS_RETRY_CAP_MS = 30 * SECOND;
 
+/** Longest wait for the logs to be shipped before the final status is written (a database that is down). */
+export const FINAL_LOG_FLUSH_MS = 10 * SECOND;
+/** Longest wait for the lines logged after the final status (a failed notification) to be shipped. */
+const TRAILING_LOG_FLUSH_MS = 2 * SECOND;
+
 /**
  * Runs an attempt whose record exists, marked active for the whole run; returns the final status.
  * `resumeFrom`: the steps of the previous attempt, whose successes are kept rather than run again.
@@ -86,7 +98,6 @@ export async function runAttempt(
   logDir: string,
   opts: { resumeFrom?: readonly StepStatus[]; markedActive?: boolean } = {},
 ): Promise<RunStatus> {
-  const { resumeFrom } = opts;
   const logger = ctx.logger.child({ run_id: status.run_id });
   const active = { run_id: status.run_id, dag_name: status.dag_name, queue: status.queue };
   if (!opts.markedActive) {
@@ -94,6 +105,52 @@ export async function runAttempt(
       .markActive(active)
       .catch((err) => logger.warn('Failed to mark the run active', { error: errorText(err) }));
   }
+  // With a database backend the logs are shipped there as the run writes them (see logShipper.ts).
+  const shipper = ctx.logStore
+    ? new LogShipper({
+        store: ctx.logStore,
+        clock: ctx.clock,
+        timers: ctx.timers,
+        logger,
+        run: { dag_name: status.dag_name, run_id: status.run_id, attempt: status.attempt },
+      })
+    : null;
+  try {
+    return await runAndSettle(ctx, status, logDir, opts, shipper && shipping(shipper, ctx.config, logger));
+  } finally {
+    if (shipper) {
+      // Lines logged after the final status (a notification that failed): shipped if that is quick.
+      await shipper.flush(TRAILING_LOG_FLUSH_MS);
+      shipper.stop();
+    }
+  }
+}
+
+/** The engine's view of the shipper: the final flush is bounded and its shortfall reported. */
+function shipping(shipper: LogShipper, config: Config, logger: Logger): LogShipping {
+  return {
+    watch: (file) => shipper.watch(file),
+    stepEnded: () => shipper.kick(),
+    beforeFinalStatus: async () => {
+      const outcome = await shipper.flush(Math.min(FINAL_LOG_FLUSH_MS, finalStatusRetryMs(config)));
+      if (!outcome.complete) {
+        logger.error('Gave up shipping the run logs before the final status', {
+          unshipped_bytes: outcome.unshippedBytes,
+        });
+      }
+    },
+  };
+}
+
+async function runAndSettle(
+  ctx: AttemptContext,
+  status: RunStatus,
+  logDir: string,
+  opts: { resumeFrom?: readonly StepStatus[]; markedActive?: boolean },
+  logShipping: LogShipping | null,
+): Promise<RunStatus> {
+  const { resumeFrom } = opts;
+  const logger = ctx.logger.child({ run_id: status.run_id });
   // A run created running is on disk as running already: its steps' changes may settle before they are
   // written (a quick step then costs no write of its own); its end, or a queued run starting, goes at once.
   const reporter = storeReporter(ctx.runStore, logger, {
@@ -128,6 +185,7 @@ export async function runAttempt(
     processLog: join(ctx.runStore.logDir(status.dag_name, status.run_id, status.attempt), 'process.log'),
     subDag: ctx.subDag,
     resumeFrom,
+    logShipping: logShipping ?? undefined,
   });
   const settled = await reporter.settle(finalStatusRetryMs(ctx.config));
   if (!settled.written) {
