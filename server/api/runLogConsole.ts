@@ -1,16 +1,14 @@
 // The run page's log console over the API: which logs a run has (each step's stdout and stderr, in the order
-// the steps started), pages of their lines, a search over all of them, and the raw files as downloads. Every
-// file is found through the run's status record and confined to its log directory (stepLogFile), so a step
-// name or run ID from a request never names a path.
+// the steps started), pages of their lines, a search over all of them, and the raw logs as downloads, all
+// through the run log store (files or database chunks). Every log is found through the run's status record
+// and must be one of the run's own (stepLogRef), so a step name or run ID from a request never names a path.
 
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
-import { Readable } from 'node:stream';
 import type { RunStatus, StepStatus } from '../core/types';
+import type { RunLogRef, RunLogStore } from '../store/runLogStore';
 import { BadRequestError } from './errors';
-import { readLinePage, searchFile, type LineMatch, type LinePage } from './logLines';
+import { readLinePage, searchLog, type LineMatch, type LinePage } from './logLines';
 import { getRun } from './runs';
-import { assertStepName, stepLogFile, type LogStream } from './runLogs';
+import { assertStepName, stepLogRef, withinLogs, type LogStream } from './runLogs';
 import type { Services } from './services';
 
 /** Most lines one page request returns. */
@@ -66,16 +64,18 @@ export async function listLogSources(svc: Services, runId: string): Promise<LogS
   for (const step of stepsInStartOrder(status)) {
     const seen = new Set<string>();
     for (const stream of STREAMS) {
-      const file = await stepLogFile(svc, status, step.name, stream);
-      if (file === null || seen.has(file)) continue;
-      seen.add(file);
-      const page = await readLinePage(file, 0, 0).catch(() => null);
-      if (page === null) continue; // not written yet
+      const ref = await stepLogRef(svc, status, step.name, stream);
+      // A merged log (stdout and stderr in one file) is listed once.
+      const key = ref && `${ref.attempt}/${ref.name}`;
+      if (ref === null || seen.has(key!)) continue;
+      seen.add(key!);
+      const stat = await withinLogs(svc.logs.stat(ref));
+      if (stat === null) continue; // not written yet
       sources.push({
         step: step.name,
         stream,
-        lines: page.total_lines,
-        size: page.size,
+        lines: stat.lines,
+        size: stat.size,
         step_status: step.status,
         started_at: step.started_at,
       });
@@ -103,10 +103,10 @@ export function parseStream(value: string | null): LogStream {
   return stream;
 }
 
-async function fileOf(svc: Services, runId: string, step: string, stream: LogStream) {
+async function refOf(svc: Services, runId: string, step: string, stream: LogStream) {
   assertStepName(step);
   const status = await getRun(svc, runId);
-  return { status, file: await stepLogFile(svc, status, step, stream) };
+  return { status, ref: await stepLogRef(svc, status, step, stream) };
 }
 
 /** `?stream=&from=&limit=`: a page of one step's lines. */
@@ -119,14 +119,9 @@ export async function readLogLines(
   const stream = parseStream(q.get('stream'));
   const from = intParam('from', q.get('from'), 0, Number.MAX_SAFE_INTEGER, 0);
   const limit = intParam('limit', q.get('limit'), 1, MAX_PAGE_LINES, 500);
-  const { file } = await fileOf(svc, runId, step, stream);
-  const page = file === null ? null : await readLinePage(file, from, limit).catch(notYet);
+  const { ref } = await refOf(svc, runId, step, stream);
+  const page = ref === null ? null : await withinLogs(readLinePage(svc.logs, ref, from, limit));
   return { step, stream, ...(page ?? { from, lines: [], total_lines: 0, size: 0 }) };
-}
-
-function notYet(err: unknown): null {
-  if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-  throw err;
 }
 
 export interface LogSearchMatch extends LineMatch {
@@ -162,9 +157,11 @@ export async function searchRunLogs(
   for (const source of sources) {
     if (onlyStep !== null && source.step !== onlyStep) continue;
     if (onlyStream !== null && source.stream !== onlyStream) continue;
-    const file = await stepLogFile(svc, status, source.step, source.stream);
-    if (file === null) continue;
-    const found = await searchFile(file, query, { limit: limit - matches.length, context }).catch(notYet);
+    const ref = await stepLogRef(svc, status, source.step, source.stream);
+    if (ref === null) continue;
+    const found = await withinLogs(
+      searchLog(svc.logs, ref, query, { limit: limit - matches.length, context }),
+    );
     if (!found) continue;
     for (const m of found.matches) matches.push({ step: source.step, stream: source.stream, ...m });
     // Stopped at the limit: there may be more (in this log, or in the ones not searched).
@@ -192,12 +189,22 @@ function download(body: ReadableStream<Uint8Array>, name: string, size?: number)
   return new Response(body, { status: 200, headers });
 }
 
-function fileStream(file: string, end?: number): ReadableStream<Uint8Array> {
-  const stream = createReadStream(file, end === undefined || end === 0 ? {} : { end: end - 1 });
-  return Readable.toWeb(stream) as ReadableStream<Uint8Array>;
+/** Bytes `start` to `end` of a log as a web stream; cancelling it ends the store's read. */
+function logStream(logs: RunLogStore, ref: RunLogRef, end: number): ReadableStream<Uint8Array> {
+  const pieces = logs.read(ref, 0, end)[Symbol.asyncIterator]();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await pieces.next();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    async cancel() {
+      await pieces.return?.();
+    },
+  });
 }
 
-/** One step's stream as it is on disk. */
+/** One step's stream as it is stored. */
 export async function downloadStepLog(
   svc: Services,
   runId: string,
@@ -205,12 +212,12 @@ export async function downloadStepLog(
   q: URLSearchParams,
 ): Promise<Response> {
   const stream = parseStream(q.get('stream'));
-  const { status, file } = await fileOf(svc, runId, step, stream);
+  const { status, ref } = await refOf(svc, runId, step, stream);
   const name = downloadName(status.run_id, step, stream);
-  const size = file === null ? null : await stat(file).then((s) => s.size, notYet);
-  if (file === null || size === null) return download(new Blob([]).stream(), name, 0);
+  const stat = ref === null ? null : await withinLogs(svc.logs.stat(ref));
+  if (ref === null || stat === null) return download(new Blob([]).stream(), name, 0);
   // The size now: a growing log is sent as it was when asked, so Content-Length holds.
-  return download(size === 0 ? new Blob([]).stream() : fileStream(file, size), name, size);
+  return download(logStream(svc.logs, ref, stat.size), name, stat.size);
 }
 
 /** Every log of the run, one after another in start order, each under a `==> step (stream) <==` line. */
@@ -218,12 +225,13 @@ export async function downloadRunLogs(svc: Services, runId: string): Promise<Res
   const { sources } = await listLogSources(svc, runId);
   const status = await getRun(svc, runId);
   const encoder = new TextEncoder();
-  const files: Array<{ header: string; file: string | null }> = [];
+  const files: Array<{ header: string; ref: RunLogRef | null; size: number }> = [];
   // An empty log (most steps' stderr) would be only a heading.
   for (const s of sources.filter((x) => x.size > 0)) {
     files.push({
       header: `==> ${s.step} (${s.stream}) <==\n`,
-      file: await stepLogFile(svc, status, s.step, s.stream),
+      ref: await stepLogRef(svc, status, s.step, s.stream),
+      size: s.size,
     });
   }
   let current: ReadableStreamDefaultReader<Uint8Array> | null = null;
@@ -247,9 +255,10 @@ export async function downloadRunLogs(svc: Services, runId: string): Promise<Res
           controller.close();
           return;
         }
-        const { header, file } = files[next++];
+        const { header, ref, size } = files[next++];
         controller.enqueue(encoder.encode(header));
-        if (file !== null) current = fileStream(file).getReader();
+        // Each log as it was when listed: one still growing is not followed past that.
+        if (ref !== null) current = logStream(svc.logs, ref, size).getReader();
         return;
       }
     },

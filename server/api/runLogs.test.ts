@@ -35,8 +35,8 @@ async function withStepLogs(stdout: string | null, stderr: string | null = null)
 describe('readRunLog', () => {
   it("returns a step's whole stdout and stderr", async () => {
     await withStepLogs(
-      svc.writeLog('hello/r/1/greet.out', 'hi\n'),
-      svc.writeLog('hello/r/1/greet.err', 'oops\n'),
+      svc.writeLog(`hello/${run.run_id}/1/greet.out`, 'hi\n'),
+      svc.writeLog(`hello/${run.run_id}/1/greet.err`, 'oops\n'),
     );
     expect(await readRunLog(svc, run.run_id, 'greet', 'stdout')).toEqual({
       run_id: run.run_id,
@@ -51,7 +51,7 @@ describe('readRunLog', () => {
   });
 
   it('returns only the last bytes when asked for a tail', async () => {
-    await withStepLogs(svc.writeLog('hello/r/1/greet.out', 'line 1\nline 2\n'));
+    await withStepLogs(svc.writeLog(`hello/${run.run_id}/1/greet.out`, 'line 1\nline 2\n'));
     const log = await readRunLog(svc, run.run_id, 'greet', 'stdout', { tailBytes: 7 });
     expect(log).toMatchObject({ size: 14, truncated: true, content: 'line 2\n' });
   });
@@ -86,12 +86,24 @@ describe('readRunLog', () => {
     );
   });
 
+  it("refuses a record naming another run's log, or a file that is not a log", async () => {
+    const other = svc.writeLog('hello/other-run/1/greet.out', 'not yours\n');
+    const script = svc.writeLog(`hello/${run.run_id}/1/greet.script`, 'echo hi');
+    for (const recorded of [other, script, `hello/${run.run_id}/greet.out`, `x/${run.run_id}/1/greet.out`]) {
+      await withStepLogs(recorded);
+      await expect(readRunLog(svc, run.run_id, 'greet', 'stdout'), recorded).rejects.toThrow(
+        /outside the logs directory/,
+      );
+    }
+  });
+
   it('does not follow a symlink inside the logs directory to a file outside it', async () => {
     const outside = path.join(path.dirname(svc.config.paths.log_dir), 'secret.txt');
     writeFileSync(outside, 'secret');
-    mkdirSync(path.join(svc.config.paths.log_dir, 'hello'), { recursive: true });
-    symlinkSync(outside, path.join(svc.config.paths.log_dir, 'hello', 'link.out'));
-    await withStepLogs('hello/link.out');
+    const runDir = path.join(svc.config.paths.log_dir, 'hello', run.run_id, '1');
+    mkdirSync(runDir, { recursive: true });
+    symlinkSync(outside, path.join(runDir, 'link.out'));
+    await withStepLogs(`hello/${run.run_id}/1/link.out`);
     await expect(readRunLog(svc, run.run_id, 'greet', 'stdout')).rejects.toThrow(
       /outside the logs directory/,
     );

@@ -1,12 +1,14 @@
-// Reading one step's stdout or stderr log of a run, confined to the logs directory, or, for a DAG with its
-// own `log_dir`, to that run's directory under it (the DAG is read again to know where that is: a path in a
-// status record alone never decides what may be read).
+// Reading one step's stdout or stderr log of a run through the run log store (the data directory's files or
+// the database's chunks). Which log a step has is read from the run's status record, and only a path that
+// names this run's own log directory is taken: `<dag>/<run id>/<attempt>/<file>` under the logs root, or the
+// same under the DAG's own `log_dir` (the DAG is read again to know where that is: a path in a status
+// record alone never decides what may be read).
 
-import { open, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { RunStatus, StepStatus } from '../core/types';
 import { dagLogRoot } from '../runner/logFiles';
 import { loadDagByName } from '../store/dagCatalog';
+import { LogOutsideError, RUN_LOG_NAME_PATTERN, type RunLogRef } from '../store/runLogStore';
 import { BadRequestError, NotFoundError } from './errors';
 import { getRun } from './runs';
 import type { Services } from './services';
@@ -57,30 +59,39 @@ export async function readRunLog(
     truncated: false,
     content: '',
   };
-  const file = await stepLogFile(svc, status, step, stream);
-  if (file === null) return empty;
-  let handle;
+  const ref = await stepLogRef(svc, status, step, stream);
+  const stat = ref === null ? null : await withinLogs(svc.logs.stat(ref));
+  if (ref === null || stat === null) return empty;
+  const length = Math.min(stat.size, tail, MAX_LOG_BYTES);
+  const content = await readBytes(svc, ref, stat.size - length, stat.size);
+  return {
+    ...empty,
+    exists: true,
+    size: stat.size,
+    truncated: length < stat.size,
+    // A tail may start inside a multi-byte character; the decoder replaces that fragment.
+    content: content.toString('utf8'),
+  };
+}
+
+/** Bytes `start` to `end` of a log, at most MAX_LOG_BYTES of them. */
+async function readBytes(svc: Services, ref: RunLogRef, start: number, end: number): Promise<Buffer> {
+  const parts: Uint8Array[] = [];
+  await withinLogs(
+    (async () => {
+      for await (const piece of svc.logs.read(ref, start, end)) parts.push(piece);
+    })(),
+  );
+  return Buffer.concat(parts);
+}
+
+/** The store's refusal of a file outside its run's directory is the request's fault: a 400. */
+export async function withinLogs<T>(work: Promise<T>): Promise<T> {
   try {
-    handle = await open(file, 'r');
+    return await work;
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return empty;
+    if (err instanceof LogOutsideError) throw new BadRequestError(err.message);
     throw err;
-  }
-  try {
-    const { size } = await handle.stat();
-    const length = Math.min(size, tail, MAX_LOG_BYTES);
-    const buffer = Buffer.alloc(length);
-    const { bytesRead } = await handle.read(buffer, 0, length, size - length);
-    return {
-      ...empty,
-      exists: true,
-      size,
-      truncated: length < size,
-      // A tail may start inside a multi-byte character; the decoder replaces that fragment.
-      content: buffer.subarray(0, bytesRead).toString('utf8'),
-    };
-  } finally {
-    await handle.close();
   }
 }
 
@@ -92,49 +103,51 @@ export function assertStepName(step: string): void {
 }
 
 /**
- * The file of one step's stream in a run, confined like every log read: null when the step has not written
- * it (yet); NotFoundError for a step the run does not have.
+ * The log of one step's stream in a run, as its status record names it: null when the step has not
+ * written it (yet); NotFoundError for a step the run does not have; BadRequestError for a record whose
+ * path is not a log in this run's own log directory.
  */
-export async function stepLogFile(
+export async function stepLogRef(
   svc: Services,
   status: RunStatus,
   step: string,
   stream: LogStream,
-): Promise<string | null> {
+): Promise<RunLogRef | null> {
   const stepStatus = findStep(status.steps, status.handlers, step);
   if (!stepStatus) throw new NotFoundError(`run ${status.run_id} has no step ${JSON.stringify(step)}`);
-  const relative = stepStatus[stream];
-  if (!relative) return null;
-  try {
-    return path.isAbsolute(relative)
-      ? await confineToDagLogDir(svc, status, relative)
-      : await confineResolved(svc.config.paths.log_dir, relative);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw err;
+  const recorded = stepStatus[stream];
+  if (!recorded) return null;
+  if (!path.isAbsolute(recorded)) return refOf(status, recorded.split('/'), recorded);
+  const root = await ownLogRoot(svc, status);
+  const rel = root === null ? null : path.relative(root, recorded);
+  if (rel === null || rel.startsWith('..') || path.isAbsolute(rel)) throw outside(recorded);
+  return { ...refOf(status, rel.split(path.sep), recorded), log_root: root! };
+}
+
+/** `<dag>/<run id>/<attempt>/<name>` of this run, as a ref; anything else is refused. */
+function refOf(status: RunStatus, parts: string[], recorded: string): RunLogRef {
+  const [dag, run, attempt, name] = parts;
+  if (
+    parts.length !== 4 ||
+    dag !== status.dag_name ||
+    run !== status.run_id ||
+    !/^[1-9][0-9]{0,8}$/.test(attempt) ||
+    !RUN_LOG_NAME_PATTERN.test(name)
+  ) {
+    throw outside(recorded);
   }
+  return { dag_name: dag, run_id: run, attempt: Number(attempt), name };
 }
 
-/** `relative` under `root`, symlinks resolved: a link inside must not lead a request outside. */
-async function confineResolved(root: string, relative: string): Promise<string> {
-  const real = await realpath(root);
-  return confine(real, await realpath(confine(real, relative)));
-}
-
-/**
- * An absolute log path of a run record: allowed only inside `<log_dir>/<dag>/<run id>/` of the DAG's own
- * `log_dir` as its file says now (where the runner puts such a DAG's logs). A DAG that is gone or has no
- * `log_dir` allows nothing.
- */
-async function confineToDagLogDir(svc: Services, status: RunStatus, file: string): Promise<string> {
-  const outside = () => new BadRequestError(`log path ${JSON.stringify(file)} is outside the logs directory`);
+/** The DAG's own `log_dir` as its file says now; null when it has none or is gone. */
+async function ownLogRoot(svc: Services, status: RunStatus): Promise<string | null> {
   const loaded = await loadDagByName(svc.config.paths.dags_dir, status.dag_name).catch(() => null);
-  if (!loaded?.ok) throw outside();
-  const root = dagLogRoot(loaded.dag, svc.config, svc.env);
-  if (root === null) throw outside();
-  const runDir = path.join(root, status.dag_name, status.run_id);
-  confine(runDir, file);
-  return confineResolved(runDir, file);
+  if (!loaded?.ok) return null;
+  return dagLogRoot(loaded.dag, svc.config, svc.env);
+}
+
+function outside(recorded: string): BadRequestError {
+  return new BadRequestError(`log path ${JSON.stringify(recorded)} is outside the logs directory`);
 }
 
 function findStep(
@@ -143,15 +156,4 @@ function findStep(
   name: string,
 ): StepStatus | undefined {
   return steps.find((s) => s.name === name) ?? Object.values(handlers).find((h) => h?.name === name);
-}
-
-/** Resolves a log path from a status record; a path that escapes the logs directory is refused. */
-export function confine(logDir: string, relative: string): string {
-  const root = path.resolve(logDir);
-  const file = path.resolve(root, relative);
-  const rel = path.relative(root, file);
-  if (rel === '' || rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel)) {
-    throw new BadRequestError(`log path ${JSON.stringify(relative)} is outside the logs directory`);
-  }
-  return file;
 }

@@ -8,6 +8,8 @@ import type { ControlPlane } from '../store/controlPlane';
 import type { EventFeed } from '../store/eventFeed';
 import { fileControlPlane } from '../store/fileControlPlane';
 import { withRunEvents } from '../store/runEvents';
+import { FileRunLogStore } from '../store/fileRunLogStore';
+import type { RunLogStore } from '../store/runLogStore';
 import type { SuspendFlags } from '../store/suspendFlags';
 import type { EventLog, QueueStore, RunStore } from '../store/types';
 import type { DispatcherApi } from '../core/dispatcherApi';
@@ -27,6 +29,8 @@ export interface Services {
   events: EventLog;
   /** The DAGs' YAML texts: what the console's editor reads and writes (readers use the DAGs directory). */
   dags: DagDefinitions;
+  /** Run logs: each step's stdout and stderr, the run's own log (files under `paths.log_dir`, or chunks). */
+  logs: RunLogStore;
   /** Which DAGs have their schedule suspended (the flag files under `paths.suspend_flags_dir`). */
   suspendFlags: SuspendFlags;
   /** Hands runs of DAGs that go to workers to the dispatch store (or holds them), and cancels them. */
@@ -74,6 +78,7 @@ export function createServices(
     runs,
     queue: cp.queue,
     events: cp.events,
+    logs: new FileRunLogStore(config.paths.log_dir),
     dags: new FileDagDefinitions(config.paths.dags_dir),
     suspendFlags: cp.suspendFlags,
     dispatcher: storeDispatcher(config, { ...cp, runs }, logger, clock),

@@ -16,6 +16,7 @@ import { MemoryQueueStore } from '../store/memoryQueueStore';
 import { MemoryRunStore } from '../store/memoryRunStore';
 import { MemorySuspendFlags } from '../store/memorySuspendFlags';
 import { MemoryWorkerRegistry } from '../store/memoryWorkerRegistry';
+import { FileRunLogStore } from '../store/fileRunLogStore';
 import { InstanceRegistry } from '../store/instanceRegistry';
 import { FileDagDefinitions } from '../store/fileDagDefinitions';
 import { ConsoleCache } from './consoleCache';
@@ -94,6 +95,7 @@ export function testServices(overrides: (config: Config) => Config = (c) => c): 
     queue: new MemoryQueueStore(),
     events,
     dags: new FileDagDefinitions(config.paths.dags_dir),
+    logs: new FileRunLogStore(config.paths.log_dir),
     suspendFlags: new MemorySuspendFlags(),
     tasks,
     workers,
