@@ -14,7 +14,7 @@ import { withRunEvents } from '../store/runEvents';
 /** A coordinator over the control plane `cp` (not started). */
 export function composeCoordinator(config: Config, logger: Logger, cp: ControlPlane): CoordinatorService {
   const log = logger.child({ component: 'coordinator' });
-  return new CoordinatorService({
+  const service = new CoordinatorService({
     config,
     clock: systemClock,
     timers: systemTimers,
@@ -22,6 +22,10 @@ export function composeCoordinator(config: Config, logger: Logger, cp: ControlPl
     stores: coordinatorStores(cp, log),
     registry: cp.coordinators,
   });
+  // A task stored by another process (a scheduler's hand-over, a `dagu start` of a DAG for the workers):
+  // waiting long polls look at once instead of at their next tick.
+  cp.wakeups?.subscribe('dispatch', () => service.parts.poller.notify());
+  return service;
 }
 
 /** The coordinator's stores of a control plane, run writes emitting `dag.run.*` events. */

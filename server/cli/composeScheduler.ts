@@ -74,6 +74,7 @@ export function composeScheduler(
     suspended: cp.suspendFlags,
     stateStore: mine.tickState ? new SchedulerStateCell(mine.tickState, logger) : undefined,
     slotNamespace: mine.slotNamespace,
+    wakeups: cp.wakeups,
   });
   return self.service;
 }

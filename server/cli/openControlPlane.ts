@@ -4,7 +4,7 @@
 import { hostname } from 'node:os';
 import { createServices, type Services } from '../api/services';
 import type { Config } from '../config/types';
-import { systemClock } from '../core/clock';
+import { systemClock, systemTimers } from '../core/clock';
 import type { Clock, Logger } from '../core/ports';
 import type { ControlPlane } from '../store/controlPlane';
 import { fileControlPlane } from '../store/fileControlPlane';
@@ -21,10 +21,17 @@ export async function openControlPlane(
 ): Promise<ControlPlane> {
   if (config.storage.backend === 'file') return fileControlPlane(config, logger, clock);
   const { pgControlPlane } = await import('../store/postgres/pgControlPlane');
-  return pgControlPlane(config, logger, clock, { by: `${hostname()}:${process.pid}` });
+  return pgControlPlane(config, logger, clock, { by: `${hostname()}:${process.pid}`, timers: systemTimers });
 }
 
-const opened = new WeakMap<Config, Promise<ControlPlane>>();
+const opened = new Map<Config, Promise<ControlPlane>>();
+
+/** Closes every control plane this process opened (a long-running command, at its end). */
+export async function closeCliControlPlanes(): Promise<void> {
+  const all = [...opened.values()];
+  opened.clear();
+  await Promise.all(all.map((p) => p.then((cp) => cp.close()).catch(() => undefined)));
+}
 
 /**
  * The control plane of this command's process, opened once per config: every store a command uses comes

@@ -125,4 +125,46 @@ describe('TimerLoop', () => {
     await time.advance(250);
     expect(r.starts).toEqual([0, 100, 200]);
   });
+
+  it('wake() starts the waiting pass at once, and the chain goes on from there', async () => {
+    const time = new FakeTime(0);
+    const r = recordingLoop(time, { pass: 1000 });
+    r.loop.start(0);
+    await time.advance(300);
+    r.loop.wake();
+    await time.advance(0);
+    expect(r.starts).toEqual([0, 300]);
+    await time.advance(1000);
+    expect(r.starts).toEqual([0, 300, 1300]);
+  });
+
+  it('a wake() during a pass starts the next one as soon as it ends, never two at once', async () => {
+    const time = new FakeTime(0);
+    const r = recordingLoop(time, { pass: 1000 });
+    const release = r.holdPasses();
+    r.loop.start(0);
+    await time.advance(100);
+    r.loop.wake();
+    r.loop.wake();
+    await time.advance(100);
+    release();
+    await time.advance(0);
+    expect(r.starts).toEqual([0, 200]);
+    expect(r.maxActive()).toBe(1);
+    await time.advance(900);
+    expect(r.starts).toEqual([0, 200]);
+  });
+
+  it('wake() does nothing before start or after stop', async () => {
+    const time = new FakeTime(0);
+    const r = recordingLoop(time, { pass: 100 });
+    r.loop.wake();
+    await time.advance(500);
+    expect(r.starts).toEqual([]);
+    r.loop.start(1000);
+    await r.loop.stop();
+    r.loop.wake();
+    await time.advance(2000);
+    expect(r.starts).toEqual([]);
+  });
 });

@@ -17,6 +17,8 @@ export class TimerLoop {
   private timer: TimerHandle | null = null;
   private running: Promise<void> | null = null;
   private state: 'idle' | 'started' | 'stopped' = 'idle';
+  /** A wake() came during a pass: the next pass starts as soon as this one ends. */
+  private wokenDuringPass = false;
 
   constructor(private readonly o: TimerLoopOptions) {}
 
@@ -38,6 +40,24 @@ export class TimerLoop {
     await this.running;
   }
 
+  /**
+   * Starts the next pass now rather than after its delay (something it waits for has happened, e.g. a
+   * wake-up from another host); during a pass, the next one starts as soon as it ends. No pass is ever
+   * started twice at once, and a loop not started (or stopped) is left alone.
+   */
+  wake(): void {
+    if (this.state !== 'started') return;
+    if (this.running) {
+      this.wokenDuringPass = true;
+      return;
+    }
+    if (this.timer) {
+      this.o.timers.clearTimeout(this.timer);
+      this.timer = null;
+      this.arm(0);
+    }
+  }
+
   /** Whether `stop()` was called (a pass in progress may use it to end early). */
   get stopped(): boolean {
     return this.state === 'stopped';
@@ -47,9 +67,10 @@ export class TimerLoop {
     if (this.state === 'stopped') return;
     this.timer = this.o.timers.setTimeout(() => {
       this.timer = null;
+      this.wokenDuringPass = false;
       this.running = this.runPass().then((nextMs) => {
         this.running = null;
-        this.arm(nextMs);
+        this.arm(this.wokenDuringPass ? 0 : nextMs);
       });
     }, ms);
   }

@@ -92,6 +92,11 @@ export class QueueProcessor {
     await this.loop.stop();
   }
 
+  /** Looks at the queues now rather than at the next poll: an item was stored (a wake-up from another host). */
+  wake(): void {
+    this.loop.wake();
+  }
+
   /** One pass over every non-empty queue. Returns true when there is still work waiting. */
   async pass(): Promise<boolean> {
     if (!this.d.canDispatch()) return false;

@@ -220,6 +220,11 @@ export class Scheduler {
    * Stops planning and consuming. Runs already started keep going in their own processes, except those of
    * DAGs with signal_handling.enable_propagation, which receive `signal` (if one is given).
    */
+  /** A queue item was stored elsewhere: the queue consumer looks now instead of at its next poll. */
+  wakeQueue(): void {
+    this.queueProcessor.wake();
+  }
+
   async stop(signal?: NodeJS.Signals): Promise<void> {
     this.d.launch.close?.();
     if (signal) this.forward(signal);

@@ -11,6 +11,7 @@ import {
   type InstanceRecord,
   type InstanceStore,
 } from '../store/instanceRegistry';
+import type { Wakeups } from '../store/controlPlane';
 import type { DagSpecCache } from '../store/dagSpecCache';
 import type { EventLog, QueueStore, RunStore } from '../store/types';
 import { startHealthServer, type HealthServer } from './healthServer';
@@ -47,6 +48,8 @@ export interface SchedulerServiceDeps {
   stateStore?: SchedulerDeps['stateStore'];
   /** What names this installation's slots in their run IDs (default: the data directory). */
   slotNamespace?: string;
+  /** Wake-ups from other hosts (a database's NOTIFY); without them the queue is polled alone. */
+  wakeups?: Wakeups | null;
 }
 
 /** Event types of role changes, read by the console's failover history. */
@@ -66,6 +69,7 @@ export class SchedulerService {
   private stopped = false;
   private schedulerStarted: Promise<void> | null = null;
   private readonly eventWrites = new Set<Promise<void>>();
+  private unsubscribe: (() => void) | null = null;
 
   constructor(private readonly d: SchedulerServiceDeps) {
     this.sinceMs = d.clock.nowMs();
@@ -134,6 +138,9 @@ export class SchedulerService {
     void this.publish();
     void this.forgetPredecessors();
     this.armRegistry();
+    // Only the active instance's queue consumer runs passes; a standby's loop is not started, so a wake-up
+    // there does nothing.
+    this.unsubscribe = this.d.wakeups?.subscribe('queue', () => this.scheduler.wakeQueue()) ?? null;
   }
 
   private async forgetPredecessors(): Promise<void> {
@@ -251,6 +258,7 @@ export class SchedulerService {
   /** Clean stop: loops stop, propagating runs get `signal`, the lock is released, the record removed. */
   async stop(signal?: NodeJS.Signals): Promise<void> {
     this.stopped = true;
+    this.unsubscribe?.();
     if (this.registryTimer) this.d.timers.clearTimeout(this.registryTimer);
     await this.schedulerStarted;
     await this.scheduler.stop(signal);

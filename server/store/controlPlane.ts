@@ -26,6 +26,19 @@ export interface JsonCell {
   write(value: unknown): Promise<void>;
 }
 
+/** What a wake-up is about: a queue item stored, a dispatch task stored, an event appended. */
+export type WakeupTopic = 'queue' | 'dispatch' | 'events';
+
+/**
+ * Hints from other hosts that something was written (PostgreSQL LISTEN/NOTIFY). A hint may be lost (while
+ * disconnected, all subscribers are called once on reconnection), so a subscriber only looks sooner than its
+ * polling would: polling stays the truth.
+ */
+export interface Wakeups {
+  /** Calls `fn` on every hint of `topic`; returns the unsubscribe. */
+  subscribe(topic: WakeupTopic, fn: () => void): () => void;
+}
+
 /** What only a scheduler uses. */
 export interface SchedulerStores {
   lock: LockStorage;
@@ -55,6 +68,8 @@ export interface ControlPlane {
   coordinators: CoordinatorRegistry;
   suspendFlags: SuspendFlags;
   instances: InstanceStore;
+  /** Wake-ups across hosts, or null where there are none (files: polling alone). */
+  wakeups: Wakeups | null;
   /** Logs a stored record a read skipped because it is corrupt. */
   onCorrupt: (report: CorruptFileReport) => void;
   /** A scheduler's stores; `holding` answers the lock it holds now, or null while it may not write. */

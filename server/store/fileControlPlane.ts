@@ -37,6 +37,8 @@ export function fileControlPlane(config: Config, logger: Logger, clock: Clock): 
     coordinators: new FileCoordinatorRegistry({ dataDir, logger }),
     suspendFlags: new FileSuspendFlags(config.paths.suspend_flags_dir, onCorrupt),
     instances: new InstanceRegistry(dataDir, onCorrupt),
+    // No fs.watch for correctness on shared storage (DESIGN §4): polling alone.
+    wakeups: null,
     onCorrupt,
     // Files cannot fence a write: the scheduler's own dispatch window (DESIGN §5) is the guarantee.
     forScheduler: () => ({

@@ -8,7 +8,7 @@ import { cliContext, type GlobalOptions } from '../context';
 import { UsageError } from '../exit';
 import { initHome } from '../initHome';
 import { untilSignal } from './untilSignal';
-import { cliControlPlane } from '../openControlPlane';
+import { cliControlPlane, closeCliControlPlanes } from '../openControlPlane';
 
 export interface CoordinatorCommandOptions extends GlobalOptions {
   coordinatorHost?: string;
@@ -36,5 +36,7 @@ export async function coordinatorCommand(opts: CoordinatorCommandOptions): Promi
   const service = await startCoordinator(config, logger);
   await untilSignal(logger);
   await service.stop();
+  // Connections to a database (and its wake-up listener) would keep the process alive.
+  await closeCliControlPlanes();
   return 0;
 }

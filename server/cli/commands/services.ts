@@ -14,7 +14,7 @@ import type { CoordinatorService } from '../../coordinator/coordinatorService';
 import { exposureWarning, securityView } from '../../api/security';
 import { createServices } from '../../api/services';
 import { processPorts } from '../processPorts';
-import { cliControlPlane } from '../openControlPlane';
+import { cliControlPlane, closeCliControlPlanes } from '../openControlPlane';
 
 const STOP_DEADLINE_MS = 10 * SECOND;
 
@@ -70,6 +70,8 @@ export async function schedulerCommand(opts: GlobalOptions): Promise<number> {
   closers.push(() => service.flushEvents(1000));
   const signal = await untilSignal(logger);
   await service.stop(signal);
+  // Connections to a database (and its wake-up listener) would keep the process alive.
+  await closeCliControlPlanes();
   return 0;
 }
 
@@ -79,6 +81,8 @@ export async function serverCommand(opts: GlobalOptions): Promise<number> {
   const web = await startWeb(config, logger);
   await untilSignal(logger);
   await web.close();
+  // Connections to a database (and its wake-up listener) would keep the process alive.
+  await closeCliControlPlanes();
   return 0;
 }
 
@@ -106,5 +110,7 @@ export async function startAllCommand(opts: GlobalOptions & { coordinator?: bool
   await service.stop(signal);
   await web.close();
   await coordinator?.stop();
+  // Connections to a database (and its wake-up listener) would keep the process alive.
+  await closeCliControlPlanes();
   return 0;
 }

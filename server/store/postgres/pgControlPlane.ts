@@ -8,7 +8,7 @@
 import pg from 'pg';
 import type { Config } from '../../config/types';
 import { leaseTiming } from '../../core/lease/timing';
-import type { Clock, Logger } from '../../core/ports';
+import type { Clock, Logger, Timers } from '../../core/ports';
 import type { ControlPlane, LeaseHold } from '../controlPlane';
 import { LogEventFeed } from '../eventFeed';
 import { openPgPool } from './connect';
@@ -17,6 +17,7 @@ import { PgEventLog } from './pgEventLog';
 import { PgQueueStore } from './pgQueueStore';
 import { PgRunStore } from './pgRunStore';
 import { LeaseFenceError, PgSchedulerLock } from './pgSchedulerLock';
+import { PgWakeupHub } from './pgWakeupHub';
 import { PgInstanceRegistry, PgSchedulerStateCell, readInstallationId } from './pgSchedulerStores';
 import { PgCancelRequests, PgCoordinatorRegistry, PgSuspendFlags, PgWorkerRegistry } from './pgSmallStores';
 import { fencedWriter } from './writer';
@@ -26,8 +27,9 @@ export async function pgControlPlane(
   config: Config,
   logger: Logger,
   clock: Clock,
-  opts: { by: string },
+  opts: { by: string; timers: Timers },
 ): Promise<ControlPlane> {
+  const { timers } = opts;
   const log = logger.child({ component: 'postgres' });
   let lastPoolWarnMs = Number.NEGATIVE_INFINITY;
   const onPoolError = (err: Error) => {
@@ -49,6 +51,12 @@ export async function pgControlPlane(
   const runs = new PgRunStore(pool, schema, config.paths.log_dir);
   const queue = new PgQueueStore(pool, schema);
   const events = new PgEventLog(pool, schema, clock);
+  const { connectionString, password, connectionTimeoutMillis } = settings.connection;
+  const wakeups = new PgWakeupHub({
+    connection: { connectionString, password, connectionTimeoutMillis, application_name: 'dagu-wakeups' },
+    timers,
+    logger: log,
+  });
   let lockPool: pg.Pool | null = null;
 
   return {
@@ -64,6 +72,7 @@ export async function pgControlPlane(
     coordinators: new PgCoordinatorRegistry(pool, schema),
     suspendFlags: new PgSuspendFlags(pool, schema),
     instances: new PgInstanceRegistry(pool, schema),
+    wakeups,
     // Rows are typed by the schema: there is no corrupt record to skip.
     onCorrupt: () => undefined,
     forScheduler(holding: () => LeaseHold | null) {
@@ -100,6 +109,7 @@ export async function pgControlPlane(
       };
     },
     async close() {
+      await wakeups.close();
       await Promise.all([pool.end(), lockPool?.end()].map((p) => p?.catch(() => undefined)));
     },
   };

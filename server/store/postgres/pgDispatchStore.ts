@@ -52,9 +52,14 @@ export class PgDispatchStore implements DispatchStore {
         task_id: taskIdOf(idMs, task.run_id, task.attempt),
         claim: null,
       };
+      // The wake-up is sent by the same statement (delivered at commit): a coordinator's waiting long polls
+      // look at once instead of at their next tick.
       const r = await this.pool.query(
-        `insert into ${this.t} (task_id, run_id, state, selector, enqueued_at_ms, hold_until_ms, doc)
-         values ($1, $2, 'pending', $3::jsonb, $4, $5, $6::json) on conflict (task_id) do nothing`,
+        `with ins as (
+           insert into ${this.t} (task_id, run_id, state, selector, enqueued_at_ms, hold_until_ms, doc)
+           values ($1, $2, 'pending', $3::jsonb, $4, $5, $6::json) on conflict (task_id) do nothing
+           returning task_id)
+         select pg_notify('dagu_dispatch', task_id) from ins`,
         [
           stored.task_id,
           stored.run_id,

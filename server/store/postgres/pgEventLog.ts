@@ -34,11 +34,13 @@ export class PgEventLog implements EventLog {
            last_ms = case when $1::bigint > last_ms then $1::bigint
                           when counter >= 65535 then last_ms + 1 else last_ms end
           where id = 1
-        returning last_ms, counter)
-       insert into ${this.s}.events (id, type, time, data)
-       select lpad(c.last_ms::text, 13, '0') || '-' || lpad(to_hex(c.counter), 4, '0') || $2, $3, $4, $5::json
-         from c
-       returning id`,
+        returning last_ms, counter),
+       ins as (
+         insert into ${this.s}.events (id, type, time, data)
+         select lpad(c.last_ms::text, 13, '0') || '-' || lpad(to_hex(c.counter), 4, '0') || $2, $3, $4, $5::json
+           from c
+         returning id)
+       select id, pg_notify('dagu_events', id) from ins`,
       [this.clock.nowMs(), randomHex(3), record.type, record.time, JSON.stringify(record.data)],
     );
     return { ...record, id: r.rows[0].id };

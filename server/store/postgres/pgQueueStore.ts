@@ -34,8 +34,12 @@ export class PgQueueStore implements QueueStore {
       enqueued_at: item.enqueued_at,
       item_id: newQueueItemId(item.enqueued_at, item.run_id),
     };
+    // The wake-up is sent by the same statement, so it is delivered at its commit, never before.
     await this.w.query(
-      `insert into ${this.t} (item_id, queue, run_id, dag_name, enqueued_at) values ($1, $2, $3, $4, $5)`,
+      `with ins as (
+         insert into ${this.t} (item_id, queue, run_id, dag_name, enqueued_at) values ($1, $2, $3, $4, $5)
+         returning run_id)
+       select pg_notify('dagu_queue', run_id) from ins`,
       [stored.item_id, stored.queue, stored.run_id, stored.dag_name, stored.enqueued_at],
     );
     return stored;

@@ -8,7 +8,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../server/config/loadConfig';
-import { systemClock } from '../../../server/core/clock';
+import { systemClock, systemTimers } from '../../../server/core/clock';
 import type { ControlPlane } from '../../../server/store/controlPlane';
 import { LeaseFenceError } from '../../../server/store/postgres/pgSchedulerLock';
 import { pgControlPlane } from '../../../server/store/postgres/pgControlPlane';
@@ -63,7 +63,10 @@ const newSchema = () => `backend_${process.pid}_${++schemaN}`;
 
 async function planeOf(h: TempHome): Promise<ControlPlane> {
   const config = loadConfig({ env: h.env });
-  const cp = await pgControlPlane(config, new RecordingLogger(), systemClock, { by: 'test' });
+  const cp = await pgControlPlane(config, new RecordingLogger(), systemClock, {
+    by: 'test',
+    timers: systemTimers,
+  });
   planes.push(cp);
   return cp;
 }

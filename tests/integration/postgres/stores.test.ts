@@ -43,7 +43,7 @@ describeEventLogContract('PgEventLog', async (clock) => {
 });
 
 describeRunStoreContract('PgRunStore', async () => {
-  await pool.query(`truncate ${SCHEMA}.runs, ${SCHEMA}.run_attempts, ${SCHEMA}.active_runs`);
+  await pool.query(`truncate ${SCHEMA}.runs, ${SCHEMA}.run_attempts, ${SCHEMA}.active_runs cascade`);
   return { store: new PgRunStore(pool, SCHEMA, '/logs') };
 });
 

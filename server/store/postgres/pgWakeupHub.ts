@@ -1,0 +1,69 @@
+// The wake-ups of one process on PostgreSQL: one listening connection (WakeupListener), opened on the first
+// subscription, fanning each notification out to the subscribers of its topic. After every (re)connection
+// all subscribers are called, since what was sent meanwhile is lost and they must look for themselves.
+
+import type pg from 'pg';
+import type { Logger, Timers } from '../../core/ports';
+import type { WakeupTopic, Wakeups } from '../controlPlane';
+import { WakeupListener, type WakeupChannel } from './pgWakeups';
+
+/** The channel of each topic (the stores NOTIFY them in the writing statement). */
+export const TOPIC_CHANNELS: Record<WakeupTopic, WakeupChannel> = {
+  queue: 'dagu_queue',
+  dispatch: 'dagu_dispatch',
+  events: 'dagu_events',
+};
+
+export class PgWakeupHub implements Wakeups {
+  private readonly subscribers = new Map<WakeupTopic, Set<() => void>>();
+  private listener: WakeupListener | null = null;
+
+  constructor(
+    private readonly o: { connection: pg.ClientConfig; timers: Timers; logger: Logger },
+  ) {}
+
+  subscribe(topic: WakeupTopic, fn: () => void): () => void {
+    let set = this.subscribers.get(topic);
+    if (!set) this.subscribers.set(topic, (set = new Set()));
+    set.add(fn);
+    this.listen();
+    return () => set.delete(fn);
+  }
+
+  async close(): Promise<void> {
+    const l = this.listener;
+    this.listener = null;
+    await l?.stop();
+  }
+
+  private listen(): void {
+    if (this.listener) return;
+    const byChannel = new Map(
+      (Object.entries(TOPIC_CHANNELS) as Array<[WakeupTopic, WakeupChannel]>).map(([t, c]) => [c, t]),
+    );
+    this.listener = new WakeupListener({
+      connection: this.o.connection,
+      channels: Object.values(TOPIC_CHANNELS),
+      timers: this.o.timers,
+      logger: this.o.logger,
+      onNotify: (channel) => {
+        const topic = byChannel.get(channel);
+        if (topic) this.call(this.subscribers.get(topic));
+      },
+      onResync: () => {
+        for (const set of this.subscribers.values()) this.call(set);
+      },
+    });
+    this.listener.start();
+  }
+
+  private call(set: Set<() => void> | undefined): void {
+    for (const fn of [...(set ?? [])]) {
+      try {
+        fn();
+      } catch {
+        // A subscriber's failure is its own; the others are still told.
+      }
+    }
+  }
+}

@@ -1,0 +1,103 @@
+// The wake-ups a process gets on PostgreSQL (PgWakeupHub): a queue item, a dispatch task or an event stored
+// by another process's store wakes the subscribers of its topic, from the writing statement's commit; a
+// write that stores nothing (a task ID taken) wakes nobody; and after the listener's (re)connection every
+// subscriber is called once, since notifications sent meanwhile are lost.
+
+import { afterEach, describe, expect, it } from 'vitest';
+import { systemClock, systemTimers } from '../../../server/core/clock';
+import type { WakeupTopic } from '../../../server/store/controlPlane';
+import { PgDispatchStore } from '../../../server/store/postgres/pgDispatchStore';
+import { PgEventLog } from '../../../server/store/postgres/pgEventLog';
+import { PgQueueStore } from '../../../server/store/postgres/pgQueueStore';
+import { PgWakeupHub } from '../../../server/store/postgres/pgWakeupHub';
+import { RecordingLogger } from '../../../server/testing/recordingLogger';
+import { usePostgres } from './pgTestCluster';
+
+const SCHEMA = 'wakehub';
+const pg = usePostgres({ schema: SCHEMA });
+let hub: PgWakeupHub | null = null;
+afterEach(async () => {
+  await hub?.close();
+  hub = null;
+});
+
+async function until(check: () => boolean, timeoutMs = 20_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('condition not reached in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+function subscribed() {
+  hub = new PgWakeupHub({
+    connection: { connectionString: pg().cluster.url },
+    timers: systemTimers,
+    logger: new RecordingLogger(),
+  });
+  const calls: Record<WakeupTopic, number> = { queue: 0, dispatch: 0, events: 0 };
+  for (const topic of ['queue', 'dispatch', 'events'] as const) hub.subscribe(topic, () => calls[topic]++);
+  return calls;
+}
+
+describe('wake-ups from the stores', () => {
+  it('each store write wakes its own topic; the first connection calls every subscriber once', async () => {
+    const calls = subscribed();
+    await until(() => calls.queue === 1 && calls.dispatch === 1 && calls.events === 1);
+
+    await new PgQueueStore(pg().pool, SCHEMA).enqueue({
+      queue: 'etl',
+      run_id: 'run-1',
+      dag_name: 'etl',
+      enqueued_at: new Date().toISOString(),
+    });
+    await until(() => calls.queue === 2);
+    expect(calls).toEqual({ queue: 2, dispatch: 1, events: 1 });
+
+    await new PgEventLog(pg().pool, SCHEMA, systemClock).append('dag.run.queued', { run_id: 'run-1' });
+    await until(() => calls.events === 2);
+
+    const tasks = new PgDispatchStore(pg().pool, SCHEMA);
+    const task = {
+      run_id: 'run-2',
+      dag_name: 'etl',
+      attempt: 1,
+      operation: 'start' as const,
+      trigger_type: 'manual' as const,
+      worker_selector: { zone: 'b' },
+      dag: { name: 'etl' } as never,
+      params: [],
+      schedule_time: null,
+      previous: null,
+      parent: null,
+      enqueued_at_ms: Date.now(),
+      hold_until_ms: null,
+      wait_ms: null,
+    };
+    await tasks.enqueue(task);
+    await until(() => calls.dispatch === 2);
+    expect(calls).toEqual({ queue: 2, dispatch: 2, events: 2 });
+  });
+
+  it('an unsubscribed function is not called again', async () => {
+    hub = new PgWakeupHub({
+      connection: { connectionString: pg().cluster.url },
+      timers: systemTimers,
+      logger: new RecordingLogger(),
+    });
+    let a = 0;
+    let b = 0;
+    const stopA = hub.subscribe('queue', () => a++);
+    hub.subscribe('queue', () => b++);
+    await until(() => a === 1 && b === 1);
+    stopA();
+    await new PgQueueStore(pg().pool, SCHEMA).enqueue({
+      queue: 'etl',
+      run_id: 'run-3',
+      dag_name: 'etl',
+      enqueued_at: new Date().toISOString(),
+    });
+    await until(() => b === 2);
+    expect(a).toBe(1);
+  });
+});
