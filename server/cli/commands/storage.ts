@@ -35,7 +35,12 @@ const warn = (line: string) => process.stderr.write(`dagu storage migrate: ${lin
 export async function storageMigrateCommand(opts: StorageMigrateOptions): Promise<number> {
   const { config } = cliContext(opts, { component: 'cli' });
   const { clock } = processPorts();
-  const { data_dir: dataDir, log_dir: logDir, suspend_flags_dir: suspendFlagsDir } = config.paths;
+  const {
+    data_dir: dataDir,
+    log_dir: logDir,
+    suspend_flags_dir: suspendFlagsDir,
+    dags_dir: dagsDir,
+  } = config.paths;
   if (config.storage.postgres.url === null || config.storage.postgres.url.trim() === '') {
     warn('storage.postgres.url (DAGU_POSTGRES_URL) is not set: it names the database to copy into');
     return EXIT_USAGE;
@@ -95,10 +100,11 @@ export async function storageMigrateCommand(opts: StorageMigrateOptions): Promis
         warn(`warning: a scheduler has already run on this database (${holder}); copying anyway`);
     }
     say(
-      `${verify ? 'Comparing' : 'Copying'} ${dataDir} (logs ${logDir}, suspend flags ${suspendFlagsDir}) ` +
+      `${verify ? 'Comparing' : 'Copying'} ${dataDir} (DAGs ${dagsDir}, logs ${logDir}, suspend flags ` +
+        `${suspendFlagsDir}) ` +
         `${verify ? 'with' : 'into'} ${settings.safeUrl}, schema ${JSON.stringify(settings.schema)}`,
     );
-    const files = openFileSource({ dataDir, logDir, suspendFlagsDir }, clock);
+    const files = openFileSource({ dataDir, logDir, suspendFlagsDir, dagsDir }, clock);
     const report = await transferDataDir(
       files,
       { pool, schema: settings.schema },

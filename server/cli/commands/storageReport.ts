@@ -12,7 +12,9 @@ import { formatTable } from './table';
 
 /** How one record of each kind is named in a finding's line. */
 const ONE: Record<Kind, string> = {
+  'DAG definitions': 'DAG',
   runs: 'run',
+  'run logs': 'logs of run',
   'active runs': 'active run',
   'queue items': 'queue item',
   events: 'event',

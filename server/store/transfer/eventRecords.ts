@@ -4,9 +4,10 @@
 // table a PostgreSQL scheduler writes at each acquisition of the lock; on files the same facts are the
 // `scheduler.lock.acquired` events, from which its rows are made.
 
-import type { Pool, PoolClient, QueryResult } from 'pg';
+import type { Pool, QueryResult } from 'pg';
 import { isoTime } from '../../core/isoTime';
 import { quoteIdent } from '../postgres/schemaVersion';
+import { inTransaction } from '../postgres/transaction';
 import type { EventRecord } from '../types';
 import { describeFields, differingFields } from './canonicalJson';
 import type { FileSource } from './fileSource';
@@ -46,8 +47,8 @@ export function eventRecords(files: FileSource, pool: Pool, schema: string): Kin
       const fields = differingFields(a, b);
       return fields.length === 0 ? [] : [describeFields(fields)];
     },
-    insert: async (c, events) => {
-      const r = await c.query(
+    write: async (events) => {
+      const r = await pool.query(
         `insert into ${s}.events (id, type, time, data)
          select x.id, x.type, x.time, x.data from json_to_recordset($1::json) as x(id text, type text, time text, data json)
          on conflict (id) do nothing`,
@@ -55,8 +56,8 @@ export function eventRecords(files: FileSource, pool: Pool, schema: string): Kin
       );
       return r.rowCount ?? 0;
     },
-    afterCopy: async (c) => {
-      if (newest !== null) await advanceEventClock(c, s, newest);
+    afterCopy: async () => {
+      if (newest !== null) await advanceEventClock(pool, s, newest);
     },
   };
 }
@@ -76,10 +77,10 @@ async function* fileEvents(files: FileSource, types?: string[]): AsyncGenerator<
  * Moves the ID clock of PgEventLog to the newest copied ID (`<ms13>-<counter4 hex><random>`), never back:
  * its next ID is then larger than every copied one, as the clock makes its IDs from (last_ms, counter).
  */
-async function advanceEventClock(c: PoolClient, s: string, newestId: string): Promise<void> {
+async function advanceEventClock(pool: Pool, s: string, newestId: string): Promise<void> {
   const ms = Number(newestId.slice(0, 13));
   const counter = parseInt(newestId.slice(14, 18), 16);
-  await c.query(
+  await pool.query(
     `update ${s}.event_clock set last_ms = $1, counter = $2
       where id = 1 and (last_ms, counter) < ($1::bigint, $2::integer)`,
     [ms, counter],
@@ -124,15 +125,16 @@ export function failoverRecords(files: FileSource, pool: Pool, schema: string): 
       const fields = differingFields(a, b);
       return fields.length === 0 ? [] : [describeFields(fields)];
     },
-    insert: async (c, rows) => {
-      for (const f of rows) {
-        await c.query(
-          `insert into ${s}.failover_events (epoch, from_holder, to_holder, reason, at) values ($1, $2, $3, $4, $5)`,
-          [f.epoch, f.from_holder, f.to_holder, f.reason, f.at],
-        );
-      }
-      return rows.length;
-    },
+    write: (rows) =>
+      inTransaction(pool, async (c) => {
+        for (const f of rows) {
+          await c.query(
+            `insert into ${s}.failover_events (epoch, from_holder, to_holder, reason, at) values ($1, $2, $3, $4, $5)`,
+            [f.epoch, f.from_holder, f.to_holder, f.reason, f.at],
+          );
+        }
+        return rows.length;
+      }),
   };
 }
 

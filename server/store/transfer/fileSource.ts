@@ -9,7 +9,9 @@ import { FileCancelRequests } from '../fileCancelRequests';
 import { FileCoordinatorRegistry } from '../fileCoordinatorRegistry';
 import { FileDispatchStore } from '../fileDispatchStore';
 import { FileEventLog } from '../fileEventLog';
+import { FileDagDefinitions } from '../fileDagDefinitions';
 import { FileQueueStore } from '../fileQueueStore';
+import { FileRunLogStore } from '../fileRunLogStore';
 import { FileRunStore } from '../fileRunStore';
 import { FileSuspendFlags } from '../fileSuspendFlags';
 import { FileWorkerRegistry } from '../fileWorkerRegistry';
@@ -24,6 +26,7 @@ export interface FileSourcePaths {
   dataDir: string;
   logDir: string;
   suspendFlagsDir: string;
+  dagsDir: string;
 }
 
 export interface FileSource {
@@ -38,6 +41,8 @@ export interface FileSource {
   coordinators: FileCoordinatorRegistry;
   cancels: FileCancelRequests;
   tasks: FileDispatchStore;
+  dags: FileDagDefinitions;
+  logs: FileRunLogStore;
   /** Takes the unreadable files the stores of `kind` reported since the last call. */
   takeCorrupt(kind: Kind): CorruptFileReport[];
 }
@@ -68,6 +73,8 @@ export function openFileSource(paths: FileSourcePaths, clock: Clock): FileSource
       adoptLegacy: false,
       logger: collectingLogger(reporter('dispatch tasks')),
     }),
+    dags: new FileDagDefinitions(paths.dagsDir),
+    logs: new FileRunLogStore(logDir),
     takeCorrupt(kind) {
       const list = corrupt.get(kind) ?? [];
       corrupt.delete(kind);

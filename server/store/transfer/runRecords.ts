@@ -7,6 +7,7 @@ import type { Pool, PoolClient, QueryResult } from 'pg';
 import type { RunStatus } from '../../core/types';
 import { listRunIds } from '../listRunIds';
 import { quoteIdent } from '../postgres/schemaVersion';
+import { inTransaction } from '../postgres/transaction';
 import { createdMsOf, runListKey, summarizeRun } from '../runList';
 import type { RunSummary, UnwrittenFinalStatus } from '../types';
 import { describeFields, differingFields, sameJson } from './canonicalJson';
@@ -52,37 +53,43 @@ export function runRecords(files: FileSource, pool: Pool, schema: string): KindA
     source: () => runsInFiles(files),
     target: () => runsInDatabase(pool, s),
     differences: runDifferences,
-    insert: (c, runs) => insertRuns(c, s, runs),
+    write: (runs) => inTransaction(pool, (c) => insertRuns(c, s, runs)),
   };
 }
 
 async function* runsInFiles(files: FileSource): AsyncGenerator<SourceItem<RunRecord>> {
   for (const runId of (await listRunIds(files.paths.dataDir)).sort()) {
-    const stored = await files.runs.readStoredAttempts(runId);
-    if (stored === null) continue; // deleted since the listing
-    if (stored.length === 0) {
-      yield { key: runId, skipped: 'the run directory has no attempt' };
-      continue;
-    }
-    const attempts: AttemptRecord[] = [];
-    let unreadable: string | null = null;
-    for (const a of stored) {
-      if (a.status.kind === 'corrupt') unreadable = `${a.status.path}: ${a.status.error}`;
-      else if (a.status.kind === 'missing') unreadable = `attempt ${a.attempt} has no status file`;
-      else {
-        attempts.push({
-          attempt: a.attempt,
-          status: a.status.value,
-          claimed_by: a.claimedBy,
-          heartbeat_ms: a.heartbeatMs,
-          unwritten: a.unwritten,
-        });
-      }
-      if (unreadable !== null) break;
-    }
-    if (unreadable !== null) yield { key: runId, skipped: unreadable };
-    else yield { key: runId, value: { run_id: runId, row: rowOf(attempts), attempts } };
+    const read = await readRun(files, runId);
+    if (read === null) continue; // deleted since the listing
+    if ('unreadable' in read) yield { key: runId, skipped: read.unreadable };
+    else yield { key: runId, value: read };
   }
+}
+
+/**
+ * A run of the files as the copy takes it: every attempt readable, or the reason it is not copied; null
+ * when the run does not exist (any more). The run logs' copy goes by the same rule.
+ */
+export async function readRun(
+  files: FileSource,
+  runId: string,
+): Promise<RunRecord | { unreadable: string } | null> {
+  const stored = await files.runs.readStoredAttempts(runId);
+  if (stored === null) return null;
+  if (stored.length === 0) return { unreadable: 'the run directory has no attempt' };
+  const attempts: AttemptRecord[] = [];
+  for (const a of stored) {
+    if (a.status.kind === 'corrupt') return { unreadable: `${a.status.path}: ${a.status.error}` };
+    if (a.status.kind === 'missing') return { unreadable: `attempt ${a.attempt} has no status file` };
+    attempts.push({
+      attempt: a.attempt,
+      status: a.status.value,
+      claimed_by: a.claimedBy,
+      heartbeat_ms: a.heartbeatMs,
+      unwritten: a.unwritten,
+    });
+  }
+  return { run_id: runId, row: rowOf(attempts), attempts };
 }
 
 /** The run-list row PgRunStore would hold after creating the first attempt and writing the latest. */

@@ -5,6 +5,7 @@
 import type { Pool, PoolClient } from 'pg';
 import type { CoordinatorRecord, WorkerRecord } from '../dispatchTypes';
 import { quoteIdent } from '../postgres/schemaVersion';
+import { inTransaction } from '../postgres/transaction';
 import type { SuspendRecord } from '../suspendFlags';
 import type { QueueItem } from '../types';
 import { describeFields, differingFields } from './canonicalJson';
@@ -15,6 +16,7 @@ import type { Kind } from './transferReport';
 /** An adapter over two whole lists of plain records compared field by field. */
 function wholeTable<T extends object>(opts: {
   kind: Kind;
+  pool: Pool;
   key: (t: T) => string;
   fromFiles: () => Promise<T[]>;
   fromDatabase: () => Promise<T[]>;
@@ -34,11 +36,12 @@ function wholeTable<T extends object>(opts: {
       const fields = differingFields(a, b);
       return fields.length === 0 ? [] : [describeFields(fields)];
     },
-    insert: async (c, items) => {
-      let n = 0;
-      for (const item of items) n += await opts.insertOne(c, item);
-      return n;
-    },
+    write: (items) =>
+      inTransaction(opts.pool, async (c) => {
+        let n = 0;
+        for (const item of items) n += await opts.insertOne(c, item);
+        return n;
+      }),
   };
 }
 
@@ -51,6 +54,7 @@ export function smallRecords(files: FileSource, pool: Pool, schema: string): Kin
     (await c.query(sql, values)).rowCount ?? 0;
 
   const active = wholeTable<ActiveRun>({
+    pool,
     kind: 'active runs',
     key: (r) => r.run_id,
     fromFiles: () => files.activeRuns.listActive(),
@@ -64,6 +68,7 @@ export function smallRecords(files: FileSource, pool: Pool, schema: string): Kin
   });
 
   const queueItems = wholeTable<QueueItem>({
+    pool,
     kind: 'queue items',
     key: (q) => q.item_id,
     fromFiles: async () => {
@@ -82,6 +87,7 @@ export function smallRecords(files: FileSource, pool: Pool, schema: string): Kin
   });
 
   const suspendFlags = wholeTable<SuspendRecord>({
+    pool,
     kind: 'suspend flags',
     key: (f) => f.dag,
     fromFiles: async () => [...(await files.suspendFlags.list()).values()],
@@ -100,6 +106,7 @@ export function smallRecords(files: FileSource, pool: Pool, schema: string): Kin
   });
 
   const workers = wholeTable<WorkerRecord>({
+    pool,
     kind: 'workers',
     key: (w) => w.worker_id,
     fromFiles: () => files.workers.list(),
@@ -113,6 +120,7 @@ export function smallRecords(files: FileSource, pool: Pool, schema: string): Kin
   });
 
   const coordinators = wholeTable<CoordinatorRecord>({
+    pool,
     kind: 'coordinators',
     key: (k) => k.coordinator_id,
     fromFiles: () => files.coordinators.list(),
@@ -127,6 +135,7 @@ export function smallRecords(files: FileSource, pool: Pool, schema: string): Kin
   });
 
   const cancels = wholeTable<{ run_id: string; requested_at_ms: number }>({
+    pool,
     kind: 'cancel requests',
     key: (r) => r.run_id,
     fromFiles: () => files.cancels.requests(),

@@ -3,8 +3,6 @@
 // (verify); one in both is compared and, when it differs, reported and left as the database has it; one only
 // the database holds is reported by verify. Inserts are batched, one transaction per batch.
 
-import type { Pool, PoolClient } from 'pg';
-import { inTransaction } from '../postgres/transaction';
 import { noteSkipped, type Kind, type TransferMode, type TransferReport } from './transferReport';
 
 /** A record of the files, or a record that could not be read (reported and skipped). */
@@ -18,18 +16,20 @@ export interface KindAdapter<T> {
   target(): AsyncIterable<{ key: string; value: T }>;
   /** What differs between the files' record and the database's, one phrase each; [] when they agree. */
   differences(inFiles: T, inDatabase: T): string[];
-  /** Inserts records the database lacks (within the caller's transaction); answers how many it inserted. */
-  insert(c: PoolClient, items: T[]): Promise<number>;
-  /** Records per transaction; 1 makes each record its own transaction. */
+  /**
+   * Writes records the database lacks, a batch in one transaction; answers how many it wrote. A record it
+   * cannot write (what it depends on is not in the database) is passed to `refuse`, with the reason.
+   */
+  write(items: T[], refuse: (key: string, why: string) => void): Promise<number>;
+  /** Records per batch; 1 makes each record its own transaction. */
   batch: number;
-  /** Run once after a copy's walk, in its own transaction (the event log moves its ID clock on). */
-  afterCopy?(c: PoolClient): Promise<void>;
+  /** Run once after a copy's walk (the event log moves its ID clock on). */
+  afterCopy?(): Promise<void>;
 }
 
 export async function syncKind<T>(
   adapter: KindAdapter<T>,
   mode: TransferMode,
-  pool: Pool,
   report: TransferReport,
 ): Promise<void> {
   const counts = report.counts[adapter.kind];
@@ -42,10 +42,15 @@ export async function syncKind<T>(
   const flush = async () => {
     if (pending.length === 0) return;
     const items = pending.splice(0);
-    const inserted = await inTransaction(pool, (c) => adapter.insert(c, items));
+    let refused = 0;
+    const inserted = await adapter.write(items, (key, why) => {
+      refused++;
+      counts.differing++;
+      find(key, 'differs', why);
+    });
     counts.copied += inserted;
     // Inserted by someone else between our read and our insert: it is there now.
-    counts.already += items.length - inserted;
+    counts.already += items.length - inserted - refused;
   };
 
   const src = ordered(adapter.source(), `${adapter.kind} of the files`);
@@ -93,7 +98,7 @@ export async function syncKind<T>(
     }
   }
   await flush();
-  if (mode === 'copy' && adapter.afterCopy) await inTransaction(pool, (c) => adapter.afterCopy!(c));
+  if (mode === 'copy') await adapter.afterCopy?.();
 }
 
 /** The iterator of `items`, checked to be in strictly ascending key order (the merge depends on it). */

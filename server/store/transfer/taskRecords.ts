@@ -7,6 +7,7 @@ import type { Pool, PoolClient } from 'pg';
 import type { DispatchTask } from '../dispatchTypes';
 import { TASK_COLUMNS, toTask, type TaskRow } from '../postgres/pgDispatchStore';
 import { quoteIdent } from '../postgres/schemaVersion';
+import { inTransaction } from '../postgres/transaction';
 import { describeFields, differingFields } from './canonicalJson';
 import type { FileSource } from './fileSource';
 import { sortedByKey, type KindAdapter } from './syncKind';
@@ -32,7 +33,7 @@ export function taskRecords(files: FileSource, pool: Pool, schema: string): Kind
       const fields = differingFields(a, b);
       return fields.length === 0 ? [] : [describeFields(fields)];
     },
-    insert: (c, tasks) => insertTasks(c, s, tasks),
+    write: (tasks) => inTransaction(pool, (c) => insertTasks(c, s, tasks)),
   };
 }
 

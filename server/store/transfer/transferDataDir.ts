@@ -5,8 +5,10 @@
 
 import type { Pool } from 'pg';
 import { quoteIdent } from '../postgres/schemaVersion';
+import { dagRecords } from './dagRecords';
 import { eventRecords, failoverRecords } from './eventRecords';
 import { legacyLeftovers, type FileSource } from './fileSource';
+import { logRecords } from './logRecords';
 import { runRecords } from './runRecords';
 import { smallRecords } from './smallRecords';
 import { syncKind, type KindAdapter } from './syncKind';
@@ -37,7 +39,9 @@ export async function transferDataDir(
   const report = emptyReport(mode);
   const { pool, schema } = target;
   const adapters: KindAdapter<unknown>[] = [
+    dagRecords(files, pool, schema),
     runRecords(files, pool, schema),
+    logRecords(files, pool, schema),
     ...smallRecords(files, pool, schema),
     eventRecords(files, pool, schema),
     failoverRecords(files, pool, schema),
@@ -48,7 +52,6 @@ export async function transferDataDir(
       await syncKind(
         adapters.find((a) => a.kind === kind)!,
         mode,
-        pool,
         report,
       );
       for (const c of files.takeCorrupt(kind)) noteSkipped(report, kind, c.path, c.error);

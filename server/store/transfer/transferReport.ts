@@ -6,7 +6,9 @@ export type TransferMode = 'copy' | 'verify';
 
 /** The kinds of records, in the order they are copied and printed. */
 export const KINDS = [
+  'DAG definitions',
   'runs',
+  'run logs',
   'active runs',
   'queue items',
   'events',

@@ -16,6 +16,7 @@ import { FileCoordinatorRegistry } from '../../../server/store/fileCoordinatorRe
 import { FileDispatchStore } from '../../../server/store/fileDispatchStore';
 import { FileEventLog } from '../../../server/store/fileEventLog';
 import { FileQueueStore } from '../../../server/store/fileQueueStore';
+import { FileRunLogStore } from '../../../server/store/fileRunLogStore';
 import { FileRunStore } from '../../../server/store/fileRunStore';
 import { FileSuspendFlags } from '../../../server/store/fileSuspendFlags';
 import { FileWorkerRegistry } from '../../../server/store/fileWorkerRegistry';
@@ -36,6 +37,7 @@ export function fileStoresOf(home: string) {
     coordinators: new FileCoordinatorRegistry({ dataDir }),
     cancels: new FileCancelRequests({ dataDir }),
     tasks: new FileDispatchStore({ dataDir }),
+    logs: new FileRunLogStore(path.join(home, 'logs')),
   };
 }
 
@@ -90,6 +92,15 @@ export async function buildFileHome(home: string) {
     }),
   );
   await runs.unmarkActive('r-done');
+  // Its logs: a large one (several chunks), one whose last line has no newline yet, an empty one.
+  const log = (attempt: number, name: string) => ({ dag_name: 'etl', run_id: 'r-done', attempt, name });
+  const big = Buffer.from(
+    Array.from({ length: 12_000 }, (_, i) => `line ${i} ${'x'.repeat(i % 50)}\n`).join(''),
+  );
+  await s.logs.append(log(1, 'extract.out'), 0, big);
+  await s.logs.append(log(1, 'extract.err'), 0, Buffer.from('warning: slow\nfailed without a newline'));
+  await s.logs.append(log(2, 'extract.out'), 0, Buffer.from('done\n'));
+  await s.logs.append(log(2, 'extract.err'), 0, new Uint8Array(0));
 
   // Queued runs: three in queue etl, enqueued in this order, and one in queue other.
   const queued = ['r-q1', 'r-q2', 'r-q3'];
@@ -125,6 +136,12 @@ export async function buildFileHome(home: string) {
   // A running run whose final status could not be written.
   await runs.createRun(testRunStatus({ run_id: 'r-note', status: 'running', created_at: iso(now - 10_000) }));
   await runs.recordUnwrittenFinalStatus('r-note', 1, { state: 'succeeded', error_code: 'ENOSPC' });
+
+  // A DAG file named .yml, besides the home's own .yaml DAGs.
+  await fs.writeFile(
+    path.join(home, 'dags', 'report.yml'),
+    'steps:\n  - name: report\n    command: echo report\n',
+  );
 
   await s.suspendFlags.suspend({ dag: 'etl', suspended_at: iso(now - 5000), by: 'cli' });
   await fs.writeFile(path.join(s.dataDir, 'suspend', 'legacy.suspend'), '');
@@ -177,6 +194,10 @@ export async function snapshotTree(dir: string): Promise<string[]> {
 }
 
 const TABLES = [
+  'dags',
+  'dag_revision',
+  'run_log_files',
+  'run_log_chunks',
   'runs',
   'run_attempts',
   'active_runs',

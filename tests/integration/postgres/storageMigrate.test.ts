@@ -8,9 +8,11 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Pool } from 'pg';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { PgDagDefinitions } from '../../../server/store/postgres/pgDagDefinitions';
 import { PgDispatchStore } from '../../../server/store/postgres/pgDispatchStore';
 import { PgEventLog } from '../../../server/store/postgres/pgEventLog';
 import { PgQueueStore } from '../../../server/store/postgres/pgQueueStore';
+import { PgRunLogStore } from '../../../server/store/postgres/pgRunLogStore';
 import { PgRunStore } from '../../../server/store/postgres/pgRunStore';
 import { PgSchedulerLock } from '../../../server/store/postgres/pgSchedulerLock';
 import {
@@ -19,6 +21,8 @@ import {
   PgSuspendFlags,
   PgWorkerRegistry,
 } from '../../../server/store/postgres/pgSmallStores';
+import { FileDagDefinitions } from '../../../server/store/fileDagDefinitions';
+import type { RunLogRef, RunLogStore } from '../../../server/store/runLogStore';
 import { testRunStatus } from '../../../server/testing/testRunStatus';
 import { dagu, tempHome, type TempHome } from '../harness';
 import { buildFileHome, fileStoresOf, snapshotDatabase, snapshotTree } from './fileHomeFixture';
@@ -63,7 +67,15 @@ function pgStoresOf(schema: string) {
     coordinators: new PgCoordinatorRegistry(pool, schema),
     cancels: new PgCancelRequests(pool, schema),
     tasks: new PgDispatchStore(pool, schema),
+    logs: new PgRunLogStore(pool, schema),
+    dags: new PgDagDefinitions(pool, schema),
   };
+}
+
+async function readAll(store: RunLogStore, ref: RunLogRef, start = 0): Promise<string> {
+  const parts: Uint8Array[] = [];
+  for await (const piece of store.read(ref, start, Infinity)) parts.push(piece);
+  return Buffer.concat(parts).toString();
 }
 
 /** The row of `kind` in the copy's table: its counts as printed. */
@@ -89,6 +101,9 @@ describe('dagu storage migrate --to postgres', () => {
     expect(countsRow(first.stdout, 'queue items')).toEqual([4, 4, 0, 0, 0]);
     expect(countsRow(first.stdout, 'dispatch tasks')).toEqual([3, 3, 0, 0, 0]);
     expect(countsRow(first.stdout, 'failover history')).toEqual([2, 2, 0, 0, 0]);
+    expect(countsRow(first.stdout, 'DAG definitions')).toEqual([2, 2, 0, 0, 0]);
+    // The logs of r-done and of the real run.
+    expect(countsRow(first.stdout, 'run logs')).toEqual([2, 2, 0, 0, 0]);
     expect(await snapshotTree(h.home)).toEqual(home);
 
     const db = pgStoresOf(schema);
@@ -102,6 +117,32 @@ describe('dagu storage migrate --to postgres', () => {
         expect(await db.runs.readUnwrittenFinalStatus(id, a.attempt)).toEqual(a.unwritten);
       }
     }
+    // Logs: the same files with the same bytes and line counts, read back and sought by line.
+    for (const { run_id, dag_name } of (await files.runs.listRuns(all)).items) {
+      const logs = await files.logs.list({ dag_name, run_id });
+      expect(await db.logs.list({ dag_name, run_id }), run_id).toEqual(logs);
+      for (const l of logs) {
+        const ref = { dag_name, run_id, attempt: l.attempt, name: l.name };
+        expect(await readAll(db.logs, ref), `${run_id} ${l.name}`).toBe(await readAll(files.logs, ref));
+      }
+    }
+    const bigLog = { dag_name: 'etl', run_id: 'r-done', attempt: 1, name: 'extract.out' };
+    const at = await db.logs.seekLine(bigLog, 9000);
+    const fromThere = (await readAll(db.logs, bigLog, at.offset)).split('\n');
+    expect(fromThere[9000 - at.line]).toBe(`line 9000 ${'x'.repeat(9000 % 50)}`);
+    expect(at.offset).toBeGreaterThan(0);
+    // DAGs: the same texts, file names kept, each recorded as written by the copy.
+    const dagFiles = new FileDagDefinitions(h.dags);
+    const texts = (dags: Awaited<ReturnType<typeof dagFiles.getMany>>) =>
+      dags.map(({ name, yaml, version, fileName }) => ({ name, yaml, version, fileName }));
+    const names = (await dagFiles.list()).map((d) => d.name);
+    expect(names).toEqual(['hello', 'report']);
+    expect(texts(await db.dags.getMany(names))).toEqual(texts(await dagFiles.getMany(names)));
+    expect((await db.dags.get('report'))?.fileName).toBe('report.yml');
+    expect((await db.dags.list()).map((d) => d.updatedBy)).toEqual([
+      'dagu storage migrate',
+      'dagu storage migrate',
+    ]);
     const attempts = await pool.query<{ attempt: number; status: { status: string } }>(
       `select attempt, status from ${schema}.run_attempts where run_id = 'r-done' order by attempt`,
     );
@@ -166,6 +207,13 @@ describe('dagu storage migrate --to postgres', () => {
       last_heartbeat_ms: 1,
     });
     await fileStoresOf(h.home).runs.createRun(testRunStatus({ run_id: 'r-new', status: 'succeeded' }));
+    await pool.query(
+      `update ${schema}.dags set yaml = yaml || '# edited', version = 'sha256:' || encode(sha256(convert_to(yaml || '# edited', 'UTF8')), 'hex')
+        where name = 'report'`,
+    );
+    await pool.query(
+      `update ${schema}.run_log_files set size = size - 1 where run_id = 'r-done' and attempt = 2 and name = 'extract.out'`,
+    );
     const home = await snapshotTree(h.home);
 
     const found = await migrate(h, '--verify');
@@ -178,7 +226,11 @@ describe('dagu storage migrate --to postgres', () => {
     expect(lines).toContain('differs: suspend flag of etl: field by differs');
     expect(lines).toContain('only in the database: worker w-extra');
     expect(lines).toContain('only in the files: run r-new');
-    expect(lines).toContain('5 differences.');
+    expect(lines).toContain('differs: DAG report: the text differs');
+    expect(lines).toContain(
+      'differs: logs of run r-done: attempt 2 extract.out has 5 bytes in the files, 4 in the database',
+    );
+    expect(lines).toContain('7 differences.');
     // Verifying writes nothing on either side.
     expect(await snapshotTree(h.home)).toEqual(home);
 
@@ -191,7 +243,9 @@ describe('dagu storage migrate --to postgres', () => {
     expect(countsRow(copy.stdout, 'runs')).toEqual([11, 1, 9, 1, 0]);
     const after = await migrate(h, '--verify');
     expect(after.stdout.split('\n').filter((l) => /^(differs|only in)/.test(l))).toEqual([
+      'differs: DAG report: the text differs',
       'differs: run r-done: attempt 2 is succeeded in the files, failed in the database',
+      'differs: logs of run r-done: attempt 2 extract.out has 5 bytes in the files, 4 in the database',
       'differs: suspend flag of etl: field by differs',
       'only in the database: worker w-extra',
     ]);
@@ -213,6 +267,13 @@ describe('dagu storage migrate --to postgres', () => {
     await fs.writeFile(brokenWorker, '{"worker_id":"w-2"');
     const brokenCancel = path.join(data, 'cluster/cancels/r-done');
     await fs.writeFile(brokenCancel, '');
+    await fs.writeFile(path.join(h.dags, 'binary.yaml'), 'steps:\n  - name: a\u0000\n');
+    // Logs of the unreadable run are not copied either: there is no attempt in the database for them.
+    await s.logs.append(
+      { dag_name: 'etl', run_id: 'r-broken', attempt: 1, name: 'a.out' },
+      0,
+      Buffer.from('x\n'),
+    );
 
     const r = await migrate(h);
     expect(r.code, r.stdout + r.stderr).toBe(0);
@@ -232,9 +293,13 @@ describe('dagu storage migrate --to postgres', () => {
       lines.some((l) => l.startsWith(`skipped (unreadable): workers: ${brokenWorker}: invalid JSON`)),
     ).toBe(true);
     expect(lines).toContain(`skipped (unreadable): cancel requests: ${brokenCancel}: empty file`);
+    expect(lines).toContain(
+      `skipped (unreadable): DAG definitions: binary: ${h.dags}/binary.yaml: the text contains a NUL character`,
+    );
     expect(countsRow(r.stdout, 'runs')).toEqual([10, 10, 0, 0, 1]);
     expect(countsRow(r.stdout, 'queue items')).toEqual([3, 3, 0, 0, 1]);
-    expect(r.stdout).toMatch(/5 skipped as unreadable\.$/m);
+    expect(countsRow(r.stdout, 'run logs')).toEqual([2, 2, 0, 0, 0]);
+    expect(r.stdout).toMatch(/6 skipped as unreadable\.$/m);
     expect((await pool.query(`select 1 from ${schema}.runs where run_id = 'r-broken'`)).rowCount).toBe(0);
 
     // What was readable is all there; the unreadable files are listed again, and are no difference.
