@@ -8,7 +8,6 @@ import type { ControlPlane } from '../store/controlPlane';
 import type { EventFeed } from '../store/eventFeed';
 import { fileControlPlane } from '../store/fileControlPlane';
 import { withRunEvents } from '../store/runEvents';
-import { FileRunLogStore } from '../store/fileRunLogStore';
 import type { RunLogStore } from '../store/runLogStore';
 import type { SuspendFlags } from '../store/suspendFlags';
 import type { EventLog, QueueStore, RunStore } from '../store/types';
@@ -78,7 +77,7 @@ export function createServices(
     runs,
     queue: cp.queue,
     events: cp.events,
-    logs: new FileRunLogStore(config.paths.log_dir),
+    logs: cp.logs,
     dags: new FileDagDefinitions(config.paths.dags_dir),
     suspendFlags: cp.suspendFlags,
     dispatcher: storeDispatcher(config, { ...cp, runs }, logger, clock),

@@ -9,6 +9,7 @@ import type { CancelRequests, CoordinatorRegistry, DispatchStore, WorkerRegistry
 import type { EventFeed } from './eventFeed';
 import type { CorruptFileReport } from './fsutil';
 import type { InstanceStore } from './instanceRegistry';
+import type { RunLogStore } from './runLogStore';
 import type { SuspendFlags } from './suspendFlags';
 import type { EventLog, QueueStore, RunStore } from './types';
 
@@ -70,6 +71,13 @@ export interface ControlPlane {
   instances: InstanceStore;
   /** Wake-ups across hosts, or null where there are none (files: polling alone). */
   wakeups: Wakeups | null;
+  /** Run logs as the console reads them: the runner's files under `paths.log_dir`, or database chunks. */
+  logs: RunLogStore;
+  /**
+   * Where a run process copies its log files while it writes them (the database), or null when the files
+   * it writes under `paths.log_dir` are the store already.
+   */
+  logShipping: RunLogStore | null;
   /** Logs a stored record a read skipped because it is corrupt. */
   onCorrupt: (report: CorruptFileReport) => void;
   /** A scheduler's stores; `holding` answers the lock it holds now, or null while it may not write. */

@@ -11,6 +11,7 @@ import { FileCoordinatorRegistry } from './fileCoordinatorRegistry';
 import { FileDispatchStore } from './fileDispatchStore';
 import { FileEventLog } from './fileEventLog';
 import { FileQueueStore } from './fileQueueStore';
+import { FileRunLogStore } from './fileRunLogStore';
 import { FileRunStore } from './fileRunStore';
 import { FileSchedulerLock } from './fileSchedulerLock';
 import { FileSuspendFlags } from './fileSuspendFlags';
@@ -39,6 +40,8 @@ export function fileControlPlane(config: Config, logger: Logger, clock: Clock): 
     instances: new InstanceRegistry(dataDir, onCorrupt),
     // No fs.watch for correctness on shared storage (DESIGN §4): polling alone.
     wakeups: null,
+    logs: new FileRunLogStore(logDir),
+    logShipping: null,
     onCorrupt,
     // Files cannot fence a write: the scheduler's own dispatch window (DESIGN §5) is the guarantee.
     forScheduler: () => ({

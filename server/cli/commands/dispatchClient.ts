@@ -15,6 +15,7 @@ import { runExitCode } from '../../runner/runOutcome';
 import type { ControlPlane } from '../../store/controlPlane';
 import type { DispatchStore } from '../../store/dispatchTypes';
 import { withRunEvents } from '../../store/runEvents';
+import type { RunLogStore } from '../../store/runLogStore';
 import type { QueueStore, RunStore } from '../../store/types';
 import type { SubDagRunner } from '../../runner/subDag';
 import { EXIT_OK, EXIT_RUN_FAILED } from '../exit';
@@ -33,6 +34,8 @@ export interface RunCommandStores {
   tasks: DispatchStore;
   queue: QueueStore;
   dispatcher: DispatcherApi;
+  /** Where a run on this host ships its logs as it writes them, or null (its files are the store). */
+  logShipping: RunLogStore | null;
 }
 
 /** The run command's stores over the process's control plane (server/cli/openControlPlane.ts). */
@@ -49,7 +52,7 @@ export function runCommandStores(config: Config, logger: Logger, cp: ControlPlan
     dispatch: async (p) => (await load()).dispatch(p),
     cancel: async (runId) => (await load()).cancel(runId),
   };
-  return { runs, tasks, queue: cp.queue, dispatcher };
+  return { runs, tasks, queue: cp.queue, dispatcher, logShipping: cp.logShipping };
 }
 
 /** The sub-DAG runner of a run process on this host: local children as `dagu start`, the rest dispatched. */

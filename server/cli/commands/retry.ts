@@ -68,6 +68,7 @@ export async function foreground(
       logger,
       signal: controller.signal,
       subDag: cliSubDagRunner(ctx.config, logger, stores),
+      logStore: stores.logShipping ?? undefined,
     });
     if (!quiet) printSummary(final);
     return exitCodeOf(final);

@@ -137,6 +137,7 @@ export async function startCommand(dagArg: string, words: string[], opts: StartO
       logger: logger.child({ dag: dag.name }),
       signal: controller.signal,
       subDag: cliSubDagRunner(config, logger.child({ dag: dag.name }), stores),
+      logStore: stores.logShipping ?? undefined,
     };
     const final = await runWithRetries(ctx, () =>
       startRun({

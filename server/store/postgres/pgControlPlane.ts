@@ -15,6 +15,7 @@ import { openPgPool } from './connect';
 import { PgDispatchStore } from './pgDispatchStore';
 import { PgEventLog } from './pgEventLog';
 import { PgQueueStore } from './pgQueueStore';
+import { PgRunLogStore } from './pgRunLogStore';
 import { PgRunStore } from './pgRunStore';
 import { LeaseFenceError, PgSchedulerLock } from './pgSchedulerLock';
 import { PgWakeupHub } from './pgWakeupHub';
@@ -57,6 +58,7 @@ export async function pgControlPlane(
     timers,
     logger: log,
   });
+  const logs = new PgRunLogStore(pool, schema);
   let lockPool: pg.Pool | null = null;
 
   return {
@@ -73,6 +75,9 @@ export async function pgControlPlane(
     suspendFlags: new PgSuspendFlags(pool, schema),
     instances: new PgInstanceRegistry(pool, schema),
     wakeups,
+    // A run process writes its logs on its own disk (scratch) and ships them here as they grow.
+    logs,
+    logShipping: logs,
     // Rows are typed by the schema: there is no corrupt record to skip.
     onCorrupt: () => undefined,
     forScheduler(holding: () => LeaseHold | null) {
