@@ -35,6 +35,7 @@ export function coordinatorStores(cp: ControlPlane, logger: Logger): Coordinator
     tasks: cp.tasks,
     workers: cp.workers,
     cancels: cp.cancels,
+    logs: cp.logs,
   };
 }
 

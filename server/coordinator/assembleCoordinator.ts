@@ -5,6 +5,7 @@
 import type { Clock, Logger, Timers } from '../core/ports';
 import type { LoadDagResult } from '../store/dagCatalog';
 import type { CancelRequests, DispatchStore, WorkerRegistry } from '../store/dispatchTypes';
+import type { RunLogStore } from '../store/runLogStore';
 import type { RunStore } from '../store/types';
 import { CoordinatorServer } from './coordinatorServer';
 import { DagRetries } from './dagRetries';
@@ -22,6 +23,8 @@ export interface CoordinatorStores {
   tasks: DispatchStore;
   workers: WorkerRegistry;
   cancels: CancelRequests;
+  /** Where the logs workers ship go (the run log store of the backend). */
+  logs: Pick<RunLogStore, 'append'>;
 }
 
 /** The coordinator's settings, from `config.coordinator` and `paths.log_dir`. */
@@ -114,7 +117,7 @@ export function assembleCoordinator(d: AssembleCoordinatorDeps): CoordinatorPart
     tls: s.tls,
     dispatcher,
     reports,
-    logs: new LogChunks({ runs }),
+    logs: new LogChunks({ runs, logs: d.stores.logs }),
     poller,
     runs,
     workers,

@@ -11,6 +11,7 @@ import { RecordingLogger } from '../testing/recordingLogger';
 import { newRunDispatch } from '../core/dispatcherApi';
 import type { DispatchTask } from '../store/dispatchTypes';
 import { MemoryCancelRequests } from '../store/memoryCancelRequests';
+import { FileRunLogStore } from '../store/fileRunLogStore';
 import { MemoryDispatchStore } from '../store/memoryDispatchStore';
 import { MemoryRunStore } from '../store/memoryRunStore';
 import { MemoryWorkerRegistry } from '../store/memoryWorkerRegistry';
@@ -115,6 +116,7 @@ async function startCoordinator(
       tasks,
       workers: new MemoryWorkerRegistry(),
       cancels: new MemoryCancelRequests(),
+      logs: new FileRunLogStore(logsRoot),
     },
     settings: {
       host: '127.0.0.1',
@@ -397,6 +399,19 @@ describe('CoordinatorServer', () => {
       encoding: 'utf8',
     });
     expect(badName.status).toBe(400);
+    // A file that is not a log (a step's script) is kept in the attempt's directory on this host.
+    const script = await s.call('POST', COORDINATOR_PATHS.logs('run-1'), {
+      worker_id: 'worker-b',
+      attempt: 1,
+      file: 'extract.script',
+      offset: 0,
+      data: 'echo hi',
+      encoding: 'utf8',
+    });
+    expect(script.body).toEqual({ accepted: true, next_offset: 7 });
+    expect(await readFile(path.join(s.logsRoot, 'etl', 'run-1', '1', 'extract.script'), 'utf8')).toBe(
+      'echo hi',
+    );
   });
 
   it('dispatches a sub-DAG from the catalogue with the DAG’s selector, once', async () => {

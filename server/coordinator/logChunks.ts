@@ -1,8 +1,11 @@
-// Writes the step-log chunks workers ship into the attempt's log directory on the coordinator. A chunk names
-// the offset it starts at, so a resend (after a lost reply) or a gap is detected and nothing is written twice.
+// Writes the step-log chunks workers ship into the run log store (the attempt's log directory on files, the
+// database's chunks on PostgreSQL). A chunk names the offset it starts at, so a resend (after a lost reply)
+// or a gap is detected and nothing is written twice. Other files of a worker's attempt directory (a step's
+// script, its outputs file) are not logs: they are kept in the attempt's directory on this host, as before.
 
 import { appendFile, mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { LogGapError, RUN_LOG_NAME_PATTERN, type RunLogStore } from '../store/runLogStore';
 import type { RunStore } from '../store/types';
 import type { LogChunk, LogReply } from './protocol';
 import { LOG_FILE_PATTERN } from './requestSchemas';
@@ -10,6 +13,7 @@ import { RunLocks } from './runLocks';
 
 export interface LogChunksDeps {
   runs: RunStore;
+  logs: Pick<RunLogStore, 'append'>;
 }
 
 /** Why a chunk was refused outright (the worker must stop shipping it), or null when it was handled. */
@@ -49,9 +53,21 @@ export class LogChunks {
         error: `attempt ${chunk.attempt} of run ${runId} is not worker ${chunk.worker_id}'s`,
       };
     }
+    const data = Buffer.from(chunk.data, chunk.encoding === 'base64' ? 'base64' : 'utf8');
+    if (RUN_LOG_NAME_PATTERN.test(chunk.file)) {
+      const ref = { dag_name: s.dag_name, run_id: s.run_id, attempt: s.attempt, name: chunk.file };
+      return this.fileLocks.with(`${s.run_id}/${s.attempt}/${chunk.file}`, async () => {
+        try {
+          const size = await this.d.logs.append(ref, chunk.offset, data);
+          return { accepted: chunk.offset + data.byteLength <= size, next_offset: size };
+        } catch (err) {
+          if (err instanceof LogGapError) return { accepted: false, next_offset: err.size };
+          throw err;
+        }
+      });
+    }
     const dir = this.d.runs.logDir(s.dag_name, s.run_id, s.attempt);
     const file = path.join(dir, chunk.file);
-    const data = Buffer.from(chunk.data, chunk.encoding === 'base64' ? 'base64' : 'utf8');
     return this.fileLocks.with(file, async () => {
       await mkdir(dir, { recursive: true });
       const size = await sizeOf(file);
