@@ -3,14 +3,19 @@
 // one-step runs on 4 workers of 4 slots, and the coordinator's memory with 1,000 held tasks.
 // Runs are dispatched from this process through the same Dispatcher and file stores as `dagu start`.
 // Each figure is printed next to its target; the script exits 1 when one is missed.
-// Run: npm run bench -- distributed [--quick] [--verbose]
-//  or: node --import tsx bench/distributed.bench.ts [registration|cancel|throughput|memory] [--quick] [--verbose]
+// With --backend postgres every process keeps its state in a throwaway PostgreSQL (issue 18's targets).
+// Run: npm run bench -- distributed [--quick] [--verbose] [--backend postgres]
+//  or: node --import tsx bench/distributed.bench.ts [registration|cancel|throughput|memory] [--quick] [--verbose] [--backend postgres]
 
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import path from 'node:path';
 import { createServices, type Services } from '../server/api/services';
+import { openControlPlane } from '../server/cli/openControlPlane';
+import { silentLogger } from '../server/core/ports';
+import type { ControlPlane } from '../server/store/controlPlane';
+import { startPostgresCluster, type PostgresCluster } from '../server/testing/postgresCluster';
 import { systemClock } from '../server/core/clock';
 import { loadConfig } from '../server/config/loadConfig';
 import type { Labels } from '../server/core/distributed';
@@ -37,7 +42,10 @@ import {
 const args = process.argv.slice(2);
 const QUICK = args.includes('--quick');
 const VERBOSE = args.includes('--verbose');
-const which = args.find((a) => !a.startsWith('--'));
+const BACKEND = args.includes('--backend') ? args[args.indexOf('--backend') + 1] : 'file';
+if (BACKEND !== 'file' && BACKEND !== 'postgres') throw new Error(`--backend ${BACKEND}: use file or postgres`);
+const PG = BACKEND === 'postgres';
+const which = args.find((a, i) => !a.startsWith('--') && args[i - 1] !== '--backend');
 const TRIALS = QUICK ? 5 : 20;
 /** Poll period of the task-file and run-status checks: the resolution of the latencies below. */
 const POLL_MS = 2;
@@ -48,6 +56,19 @@ type Proc = TrackedProcess;
 
 const live = new Set<ChildProcess>();
 const homes = new Set<string>();
+
+let pgCluster: Promise<PostgresCluster> | null = null;
+let pgSchemas = 0;
+
+/** The environment of a home on a fresh schema of one throwaway PostgreSQL (started on first use). */
+async function pgEnv(): Promise<Record<string, string>> {
+  pgCluster ??= startPostgresCluster();
+  return {
+    DAGU_STORAGE_BACKEND: 'postgres',
+    DAGU_POSTGRES_URL: (await pgCluster).url,
+    DAGU_POSTGRES_SCHEMA: `bench_${process.pid}_${++pgSchemas}`,
+  };
+}
 
 process.once('SIGINT', () => {
   for (const c of live) c.kill('SIGKILL');
@@ -143,14 +164,8 @@ class Cluster {
     return p;
   }
 
-  workerRecord(id: string): WorkerRecord | null {
-    try {
-      return JSON.parse(
-        readFileSync(path.join(this.dataDir, 'cluster', 'workers', `${id}.json`), 'utf8'),
-      ) as WorkerRecord;
-    } catch {
-      return null;
-    }
+  workerRecord(id: string): Promise<WorkerRecord | null> {
+    return this.services.workers.get(id).catch(() => null);
   }
 
   /** Dispatches a run of the cluster's DAG with `selector` (held while no worker matches it). */
@@ -171,14 +186,17 @@ async function withCluster(extra: Record<string, string>, body: (c: Cluster) => 
   const h = tempHome({
     DAGU_COORDINATOR_PORT: String(port),
     DAGU_COORDINATOR_URL: `http://127.0.0.1:${port}`,
+    ...(PG ? await pgEnv() : {}),
     ...extra,
   });
   homes.add(h.home);
   h.writeDag('one', 'worker_selector:\n  pool: bench\nsteps:\n  - name: s\n    command: "true"\n');
   const c = new Cluster(h.home, h.env, `http://127.0.0.1:${port}`);
+  let stores: ControlPlane | null = null;
   try {
     const config = loadConfig({ env: h.env });
-    c.services = createServices(config, undefined, { clock: systemClock, env: process.env });
+    stores = await openControlPlane(config, silentLogger);
+    c.services = createServices(config, undefined, { clock: systemClock, env: process.env, stores });
     const loaded = await loadDag(config.paths.dags_dir, 'one');
     if (!loaded.ok) throw new Error('the bench DAG does not load');
     c.dag = loaded.dag;
@@ -186,6 +204,7 @@ async function withCluster(extra: Record<string, string>, body: (c: Cluster) => 
     await body(c);
   } finally {
     await Promise.all(c.procs.map((p) => kill(p)));
+    await stores?.close();
     h.cleanup();
     homes.delete(h.home);
   }
@@ -220,7 +239,7 @@ async function registration() {
         `${runId} starting\n${w.tail()}`,
         5,
       );
-      const rec = c.workerRecord(`w-${i}`);
+      const rec = await c.workerRecord(`w-${i}`);
       if (!rec) throw new Error(`no worker record for w-${i}`);
       const ms = Date.parse(started.started_at!) - rec.registered_at_ms;
       toStart.push(ms);
@@ -229,7 +248,8 @@ async function registration() {
       await kill(w);
     }
   });
-  printLatencies(`registered -> held run started (${toStart.length})`, toStart, 500);
+  // Issue 18 asks a held run to start within 200 ms of a matching worker's poll on PostgreSQL (with NOTIFY).
+  printLatencies(`registered -> held run started (${toStart.length})`, toStart, PG ? 200 : 500);
   report('  worker process spawned -> registered: p50', median(spawnToRegistered), 'ms', 'reference');
 }
 
@@ -246,8 +266,6 @@ async function cancel() {
       await c.dispatch(runId, { zone: 'b' });
       const task = await c.services.tasks.findByRun(runId);
       if (!task) throw new Error(`no task for ${runId}`);
-      const file = path.join(c.dataDir, 'cluster', 'pending', `${task.task_id}.json`);
-      if (!existsSync(file)) throw new Error(`no task file ${file}`);
       const useApi = i % 2 === 0;
       const t0 = performance.now();
       let cli: Proc | null = null;
@@ -257,7 +275,12 @@ async function cancel() {
       } else {
         cli = startProc(['stop', runId], c.env);
       }
-      await until(() => (existsSync(file) ? null : true), 10_000, `task of ${runId} gone`, 1);
+      await until(
+        async () => ((await c.services.tasks.findByRun(runId)) ? null : true),
+        10_000,
+        `task of ${runId} gone`,
+        1,
+      );
       (useApi ? viaApi : viaCli).push(performance.now() - t0);
       if (cli) await cli.exited;
       const s = await c.runStatus(runId);
@@ -278,7 +301,7 @@ async function throughput() {
     const ids = ['t1', 't2', 't3', 't4'];
     for (const id of ids) c.startWorker(id, { pool: 'bench' }, 4);
     await until(
-      () => (ids.every((id) => c.workerRecord(id)) ? true : null),
+      async () => ((await Promise.all(ids.map((id) => c.workerRecord(id)))).every(Boolean) ? true : null),
       20_000,
       'workers registering',
       50,
@@ -312,7 +335,10 @@ async function throughput() {
     }
     const totalS = (lastFinish - t0Wall) / 1000;
     // Throughput counts the runs that succeeded: a run that failed fast is no work done.
-    check(`${n} one-step runs, 4 workers x 4 slots: throughput`, succeeded / totalS, 'runs/s', { min: 20 });
+    check(`${n} one-step runs, 4 workers x 4 slots: throughput`, succeeded / totalS, 'runs/s', {
+      min: PG ? 50 : 20,
+      why: PG ? 'issue 18 on PostgreSQL' : undefined,
+    });
     report('  first dispatch -> last run finished', totalS, 's', 'reference');
     report(
       `  dispatch rate alone (${DISPATCH_CONCURRENCY} in flight)`,
@@ -375,6 +401,7 @@ const all: Record<string, () => Promise<void>> = { registration, cancel, through
 const t0 = performance.now();
 // The machine is shared: a busy CPU stretches every figure here, so the load is printed with them.
 report(`load average (1 min) at start, ${availableParallelism()} cores`, loadavg()[0], '', 'reference');
+report(`storage backend: ${BACKEND}`, 0, '', 'reference');
 for (const [name, fn] of Object.entries(all)) {
   if (which && which !== name) continue;
   try {
@@ -390,4 +417,7 @@ report(
   's',
   QUICK ? 'quick run' : 'full run',
 );
+// Set inside pgEnv(): TypeScript cannot see it here.
+const startedPg = pgCluster as Promise<PostgresCluster> | null;
+if (startedPg) await (await startedPg).stop();
 finish();

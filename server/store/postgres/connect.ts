@@ -8,7 +8,7 @@ import pg from 'pg';
 import type { Config } from '../../config/types';
 import { StorageConfigError } from '../errors';
 import { MIGRATIONS } from './migrations';
-import { applyMigrations, checkSchema } from './schemaVersion';
+import { applyMigrations, checkSchema, quoteIdent, schemaProblem } from './schemaVersion';
 
 export { StorageConfigError };
 
@@ -129,6 +129,9 @@ export async function openPgPool(
         checkSchema(client, settings.schema).catch((err: unknown) => {
           throw new StorageConfigError(`cannot read the schema version: ${pgErrorText(err)}`);
         });
+      // Every run is a process that opens the backend: the usual case (schema current, tables there, user
+      // may write) is answered by one round trip; anything else takes the detailed path below.
+      if (await allGood(client, settings.schema)) return { pool, settings };
       // Migrations run only when the schema is behind: a start against a current schema takes no DDL lock.
       let problem = await check();
       if (problem !== null && settings.autoMigrate) {
@@ -154,6 +157,40 @@ export async function openPgPool(
     await pool.end().catch(() => undefined);
     throw err;
   }
+}
+
+/**
+ * One query that answers whether the schema is exactly usable: every known migration applied with its
+ * checksum and none newer that breaks, every table there, and a session that may write (not read-only, and
+ * UPDATE on a table). False on any doubt or error, so the caller takes the path that names the problem.
+ */
+async function allGood(client: pg.PoolClient, schema: string): Promise<boolean> {
+  try {
+    const r = await client.query<{ applied: AppliedRow[] | null; tables: string[] | null; writable: boolean }>(
+      `select (select json_agg(json_build_object('version', version, 'checksum', checksum, 'breaking', breaking))
+                 from ${quoteIdent(schema)}.schema_migrations) as applied,
+              (select json_agg(table_name::text) from information_schema.tables where table_schema = $1) as tables,
+              has_table_privilege(format('%I.event_clock', $1::text), 'UPDATE')
+                and current_setting('transaction_read_only') = 'off' as writable`,
+      [schema],
+    );
+    const row = r.rows[0];
+    if (!row.writable || !row.applied || !row.tables) return false;
+    const applied = row.applied.map((a) => ({ ...a, version: Number(a.version) }));
+    if (schemaProblem(applied) !== null) return false;
+    const have = new Set(applied.map((a) => a.version));
+    if (MIGRATIONS.some((m) => !have.has(m.version))) return false;
+    const tables = new Set(row.tables);
+    return expectedTables().every((t) => tables.has(t));
+  } catch {
+    return false;
+  }
+}
+
+interface AppliedRow {
+  version: number;
+  checksum: string;
+  breaking: boolean;
 }
 
 /** Every table the migrations create, by name. */
