@@ -10,7 +10,8 @@ import { leaseTiming } from '../../core/lease/timing';
 import { SECOND } from '../../core/units';
 import { FileSchedulerLock } from '../../store/fileSchedulerLock';
 import { StorageConfigError, openPgPool, type OpenedPool } from '../../store/postgres/connect';
-import { openFileSource } from '../../store/transfer/fileSource';
+import { SchedulerStateFile } from '../../scheduler/schedulerState';
+import { collectingLogger, openFileSource } from '../../store/transfer/fileSource';
 import { checkSchedulerActivity } from '../../store/transfer/schedulerActivity';
 import {
   CopyInProgressError,
@@ -105,6 +106,8 @@ export async function storageMigrateCommand(opts: StorageMigrateOptions): Promis
         `${verify ? 'with' : 'into'} ${settings.safeUrl}, schema ${JSON.stringify(settings.schema)}`,
     );
     const files = openFileSource({ dataDir, logDir, suspendFlagsDir, dagsDir }, clock);
+    const tickState = new SchedulerStateFile(dataDir, collectingLogger(files.reporter('scheduler state')));
+    files.tickState = () => tickState.read();
     const report = await transferDataDir(
       files,
       { pool, schema: settings.schema },

@@ -19,6 +19,7 @@ const ONE: Record<Kind, string> = {
   'queue items': 'queue item',
   events: 'event',
   'failover history': 'failover',
+  'scheduler state': 'scheduler',
   'suspend flags': 'suspend flag of',
   workers: 'worker',
   coordinators: 'coordinator',

@@ -43,6 +43,13 @@ export interface FileSource {
   tasks: FileDispatchStore;
   dags: FileDagDefinitions;
   logs: FileRunLogStore;
+  /**
+   * Reads the scheduler's tick state (the scheduler's own reader, which lives above the stores, is handed in
+   * by the command; null: not copied).
+   */
+  tickState: (() => Promise<unknown>) | null;
+  /** Where a reader of `kind` reports a file it skipped. */
+  reporter(kind: Kind): (report: CorruptFileReport) => void;
   /** Takes the unreadable files the stores of `kind` reported since the last call. */
   takeCorrupt(kind: Kind): CorruptFileReport[];
 }
@@ -75,6 +82,8 @@ export function openFileSource(paths: FileSourcePaths, clock: Clock): FileSource
     }),
     dags: new FileDagDefinitions(paths.dagsDir),
     logs: new FileRunLogStore(logDir),
+    tickState: null,
+    reporter,
     takeCorrupt(kind) {
       const list = corrupt.get(kind) ?? [];
       corrupt.delete(kind);
@@ -87,7 +96,7 @@ export function openFileSource(paths: FileSourcePaths, clock: Clock): FileSource
  * The registries and the dispatch store report a skipped file as a warning with its path and error: this
  * logger hands those to `report` and drops everything else.
  */
-function collectingLogger(report: (r: CorruptFileReport) => void): Logger {
+export function collectingLogger(report: (r: CorruptFileReport) => void): Logger {
   const logger: Logger = {
     debug() {},
     info() {},

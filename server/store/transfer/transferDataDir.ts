@@ -10,6 +10,7 @@ import { eventRecords, failoverRecords } from './eventRecords';
 import { legacyLeftovers, type FileSource } from './fileSource';
 import { logRecords } from './logRecords';
 import { runRecords } from './runRecords';
+import { schedulerStateRecord } from './schedulerStateRecord';
 import { smallRecords } from './smallRecords';
 import { syncKind, type KindAdapter } from './syncKind';
 import { taskRecords } from './taskRecords';
@@ -45,6 +46,7 @@ export async function transferDataDir(
     ...smallRecords(files, pool, schema),
     eventRecords(files, pool, schema),
     failoverRecords(files, pool, schema),
+    schedulerStateRecord(files, pool, schema),
     taskRecords(files, pool, schema),
   ] as KindAdapter<unknown>[];
   const walk = async () => {

@@ -13,6 +13,7 @@ export const KINDS = [
   'queue items',
   'events',
   'failover history',
+  'scheduler state',
   'suspend flags',
   'workers',
   'coordinators',

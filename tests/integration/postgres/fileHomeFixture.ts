@@ -137,6 +137,15 @@ export async function buildFileHome(home: string) {
   await runs.createRun(testRunStatus({ run_id: 'r-note', status: 'running', created_at: iso(now - 10_000) }));
   await runs.recordUnwrittenFinalStatus('r-note', 1, { state: 'succeeded', error_code: 'ENOSPC' });
 
+  // The tick state a scheduler left: what the first scheduler on the database must not replay again.
+  const tickState = {
+    version: 1,
+    last_tick_ms: now - 60_000,
+    dags: { etl: { last_slot_ms: now - 120_000 } },
+  };
+  await fs.mkdir(path.join(s.dataDir, 'scheduler'), { recursive: true });
+  await fs.writeFile(path.join(s.dataDir, 'scheduler', 'tick-state.json'), `${JSON.stringify(tickState)}\n`);
+
   // A DAG file named .yml, besides the home's own .yaml DAGs.
   await fs.writeFile(
     path.join(home, 'dags', 'report.yml'),
@@ -166,7 +175,7 @@ export async function buildFileHome(home: string) {
     fresh_for_ms: 15_000,
     stopped_at_ms: null,
   });
-  return { queued };
+  return { queued, tickState };
 }
 
 /** Every file and directory under `dir` with its size, mtime and content hash: equal means untouched. */
@@ -205,6 +214,7 @@ const TABLES = [
   'events',
   'event_clock',
   'failover_events',
+  'scheduler_state',
   'suspend_flags',
   'workers',
   'coordinators',

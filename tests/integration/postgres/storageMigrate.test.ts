@@ -15,6 +15,7 @@ import { PgQueueStore } from '../../../server/store/postgres/pgQueueStore';
 import { PgRunLogStore } from '../../../server/store/postgres/pgRunLogStore';
 import { PgRunStore } from '../../../server/store/postgres/pgRunStore';
 import { PgSchedulerLock } from '../../../server/store/postgres/pgSchedulerLock';
+import { PgSchedulerStateCell } from '../../../server/store/postgres/pgSchedulerStores';
 import {
   PgCancelRequests,
   PgCoordinatorRegistry,
@@ -90,7 +91,7 @@ const countsRow = (stdout: string, kind: string) =>
 
 describe('dagu storage migrate --to postgres', () => {
   it('copies every kind of record as the file stores read it, and a second copy changes nothing', async () => {
-    const { h, schema, queued } = await fixtureHome();
+    const { h, schema, queued, tickState } = await fixtureHome();
     const files = fileStoresOf(h.home);
     const home = await snapshotTree(h.home);
 
@@ -102,6 +103,7 @@ describe('dagu storage migrate --to postgres', () => {
     expect(countsRow(first.stdout, 'dispatch tasks')).toEqual([3, 3, 0, 0, 0]);
     expect(countsRow(first.stdout, 'failover history')).toEqual([2, 2, 0, 0, 0]);
     expect(countsRow(first.stdout, 'DAG definitions')).toEqual([2, 2, 0, 0, 0]);
+    expect(countsRow(first.stdout, 'scheduler state')).toEqual([1, 1, 0, 0, 0]);
     // The logs of r-done and of the real run.
     expect(countsRow(first.stdout, 'run logs')).toEqual([2, 2, 0, 0, 0]);
     expect(await snapshotTree(h.home)).toEqual(home);
@@ -167,6 +169,7 @@ describe('dagu storage migrate --to postgres', () => {
       { epoch: 2, from: 'sched-a', to: 'sched-b', reason: 'stale' },
       { epoch: 1, from: null, to: 'sched-a', reason: 'acquired' },
     ]);
+    expect(await new PgSchedulerStateCell(pool, schema).read()).toEqual(tickState);
     // An event appended afterwards sorts after every copied one, even from a clock years behind.
     const late = await eventLog.append('after.copy', {});
     expect(late.id > events[events.length - 1].id).toBe(true);
