@@ -45,6 +45,7 @@ function harness(o: HarnessOptions) {
     stateFile,
     launcher,
     dags: o.dags as DagSpec[] | null,
+    catalogDelayMs: 0,
     canDispatch: () => true,
     loop: null as unknown as CronLoop,
     /** Starts the loop as an instance that just became active, and runs its first tick. */
@@ -80,6 +81,8 @@ interface World {
   launcher: FakeLauncher;
   /** null: the DAG catalog cannot be read. */
   dags: DagSpec[] | null;
+  /** How long a read of the DAG catalog takes (as on a slow shared volume or a remote database). */
+  catalogDelayMs: number;
   canDispatch: () => boolean;
 }
 
@@ -95,6 +98,7 @@ function newLoop(h: World, instanceId: string, queuesEnabled = true): CronLoop {
     queue: h.queue,
     catalog: {
       load: async () => {
+        if (h.catalogDelayMs > 0) await new Promise<void>((r) => h.time.setTimeout(r, h.catalogDelayMs));
         if (h.dags === null) throw new Error("EIO: i/o error, scandir '/dags'");
         return h.dags;
       },
@@ -491,6 +495,24 @@ describe('CronLoop: replay of missed slots at start', () => {
     expect(h.runs.createsOf(slotId('etl', '01:12:00'))).toBe(0);
     // The live slot waits in the queue behind the replays instead of starting beside them.
     expect(h.launcher.launches).toHaveLength(0);
+  });
+
+  it('runs the slot missed in a failover once when the takeover comes just before the next slot is due', async () => {
+    // The failed instance ran 01:14 and was gone at 01:15. Its successor starts 10 ms before 01:16, and each
+    // read of the DAGs takes 40 ms: whatever the successor does before planning its first tick, 01:16 is
+    // due by then. 01:15 must not be taken for a slot the first tick supersedes with 01:16.
+    const h = harness({
+      now: '01:15:59.990',
+      dags: [everyMinute('etl')],
+      state: { last_tick_ms: at('01:14:00.010'), dags: { etl: { last_slot_ms: at('01:14:00') } } },
+    });
+    h.catalogDelayMs = 40;
+    const started = h.loop.start({ recoveryWindowMs: 10 * MINUTE });
+    await h.time.advance(500);
+    await started;
+    expect(h.runs.createsOf(slotId('etl', '01:15:00'))).toBe(1);
+    expect(await h.allRunIds()).toContain(slotId('etl', '01:15:00'));
+    expect(h.logger.find('a newer slot of the DAG is due')).toEqual([]);
   });
 
   it('replays nothing older than the recovery window', async () => {

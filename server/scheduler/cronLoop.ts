@@ -114,6 +114,8 @@ export class CronLoop {
   /** Run IDs of slots whose record this tick created and whose process is not started yet. */
   private readonly pendingLaunches = new Set<string>();
   private firstTickDone = false;
+  /** Set by start(): the replay of missed slots the first tick does before it plans (see start()). */
+  private replayBeforeFirstTick: { recoveryWindowMs: number } | null = null;
   /** The DAGs of the last successful catalog load, planned with while the catalog cannot be read. */
   private lastDags: DagSpec[] = [];
   private lastDagsLoaded = false;
@@ -129,17 +131,14 @@ export class CronLoop {
   }
 
   /**
-   * Starts ticking. The first tick plans the slots of the current minute. Before it, missed slots are
-   * queued as catch-up runs: as far back as each DAG's `catchup_window`, and after a takeover from a failed
+   * Starts ticking. The first tick plans the slots of the current minute. Before it plans, it queues missed
+   * slots as catch-up runs: as far back as each DAG's `catchup_window`, and after a takeover from a failed
    * instance also as far back as `recoveryWindowMs`, from the last tick the failed instance completed.
    */
   async start(opts: { recoveryWindowMs?: number } = {}): Promise<void> {
     this.state = await this.d.stateFile.read();
     this.pendingOneOffs = this.state.pending_at ?? {};
-    const now = this.d.clock.nowMs();
-    const minuteStart = Math.floor(now / MINUTE) * MINUTE;
-    this.lastTickMs = minuteStart - 1;
-    await this.replayMissed(now, minuteStart, opts.recoveryWindowMs ?? 0);
+    this.replayBeforeFirstTick = { recoveryWindowMs: opts.recoveryWindowMs ?? 0 };
     this.loop.start(0);
   }
 
@@ -160,6 +159,17 @@ export class CronLoop {
     let dags: DagSpec[] = this.lastDags;
     const now = this.d.clock.nowMs();
     try {
+      if (this.replayBeforeFirstTick) {
+        // The replay stops just before the slot the first tick runs live, so both must be worked out at the
+        // same `now`. Replayed at start, with the first tick after the next slot came due (the replay's own
+        // reads take that long on a slow volume or a remote database), the first tick took the live slot for
+        // one superseded by that next slot and skipped it: a slot missed in the failover never ran.
+        const { recoveryWindowMs } = this.replayBeforeFirstTick;
+        this.replayBeforeFirstTick = null;
+        const minuteStart = Math.floor(now / MINUTE) * MINUTE;
+        this.lastTickMs = minuteStart - 1;
+        await this.replayMissed(now, minuteStart, recoveryWindowMs);
+      }
       dags = await this.loadDags();
       const oneOffs = planOneOffs(dags, this.pendingOneOffs, now);
       this.pendingOneOffs = oneOffs.pending;
