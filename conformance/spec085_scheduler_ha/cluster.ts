@@ -1,7 +1,12 @@
 // A small cluster harness for the HA conformance tests: several real `bin/dagu scheduler` (or start-all)
-// processes on one temp DAGU_HOME, each on its own health port, with short lock timings.
+// processes of one installation on either storage backend (one temp DAGU_HOME, plus a schema of its own on
+// postgres), each on its own health port, with short lock timings. Tests read the installation through its
+// stores, as its processes do, so that one test reads the same on both backends.
 
+import { renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { ControlPlane } from '../../server/store/controlPlane';
+import { InstallationStores, type BackendUnderTest } from '../../tests/integration/backends';
 import {
   freePort,
   startService,
@@ -34,17 +39,62 @@ export interface Instance {
 export class Cluster {
   readonly home: TempHome;
   readonly instances: Instance[] = [];
+  private readonly stores: InstallationStores;
 
-  constructor(extraEnv: Record<string, string> = {}) {
+  constructor(
+    readonly backend: BackendUnderTest,
+    extraEnv: Record<string, string> = {},
+  ) {
     this.home = tempHome({
+      ...backend.installationEnv(),
       DAGU_SCHEDULER_LOCK_STALE_THRESHOLD: `${T_MS}ms`,
       DAGU_SCHEDULER_LOCK_RETRY_INTERVAL: `${R_MS}ms`,
       ...extraEnv,
     });
+    this.stores = new InstallationStores(this.home.env);
   }
 
-  get dataDir() {
-    return path.join(this.home.home, 'data');
+  /** The installation's stores (runs, events, instances…), opened on first use. */
+  plane(): Promise<ControlPlane> {
+    return this.stores.get();
+  }
+
+  /**
+   * Overwrites the lock record behind the active scheduler's back, as if another instance had taken it with
+   * a newer epoch: the file replaced by rename, or the lease and heartbeat rows updated in one transaction.
+   */
+  async stealLock(): Promise<void> {
+    const now = new Date().toISOString();
+    const intruder = {
+      holder: 'intruder-token',
+      instance_id: 'intruder',
+      host: 'elsewhere',
+      pid: 1,
+      epoch: 1000,
+    };
+    if (this.backend.name === 'postgres') {
+      const s = this.home.env.DAGU_POSTGRES_SCHEMA!;
+      const updated = await this.backend.psql(
+        `update ${s}.scheduler_lease set holder = '${intruder.holder}', instance_id = '${intruder.instance_id}',
+           host = '${intruder.host}', pid = ${intruder.pid}, epoch = ${intruder.epoch}, released = false,
+           acquired_at = '${now}' where name = 'scheduler' returning name;
+         update ${s}.scheduler_heartbeat set counter = 0, renewed_at = '${now}' where name = 'scheduler'
+           returning name;`,
+      );
+      if (!updated.includes('scheduler')) throw new Error('there was no lock record to steal');
+      return;
+    }
+    const dir = path.join(this.home.home, 'data', 'scheduler', 'lock');
+    const record = {
+      version: 1,
+      ...intruder,
+      counter: 0,
+      released: false,
+      acquired_at: now,
+      renewed_at: now,
+    };
+    writeFileSync(path.join(dir, 'lock.json.tmp-test'), JSON.stringify(record));
+    renameSync(path.join(dir, 'lock.json.tmp-test'), path.join(dir, 'lock.json'));
   }
 
   async start(
@@ -88,6 +138,7 @@ export class Cluster {
 
   async stopAll() {
     await Promise.all(this.instances.map((i) => i.service.stop('SIGKILL')));
+    await this.stores.close();
     this.home.cleanup();
   }
 }

@@ -2,6 +2,9 @@
 // shared backing directory) and a wall clock an hour ahead (faketime), against real `bin/dagu scheduler`s.
 // Durations are bounded on the time stamps of the schedulers' own log records (a host under faketime is an
 // exact hour ahead, which every test checks), not on when the test happened to notice a change.
+// File backend only, unlike ha.test.ts: every fault here is one of the shared filesystem (a FUSE mount) or of
+// a host's clock as the file lock sees it. A database's faults (a crash, a stall, cut connections) are of
+// another kind and are not injected here.
 
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
