@@ -6,6 +6,7 @@
 import { cpSync, existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { useBackend } from './backends';
 import { Cluster, selectorDag } from './distributedCluster';
 import { filesUnder, startService, eventually } from './harness';
 
@@ -16,9 +17,11 @@ function daguFiles(): Map<string, string> {
   return filesUnder(FIXTURE, ['data', 'logs']);
 }
 
+// Dagu 2.x's home is a data directory: this test is of the file backend only.
+const files = useBackend('file');
 let c: Cluster;
 beforeEach(async () => {
-  c = await Cluster.create();
+  c = await Cluster.create(files);
   cpSync(FIXTURE, c.h.home, { recursive: true });
 });
 afterEach(async () => {
@@ -46,7 +49,7 @@ describe('a Dagu 2.x home', () => {
       const tickState = path.join(c.dataDir, 'scheduler', 'tick-state.json');
       await eventually(
         async () => {
-          const page = await c.runStore.listRuns({ dag: 'tick', limit: 50 });
+          const page = await (await c.plane()).runs.listRuns({ dag: 'tick', limit: 50 });
           return page.items.some((x) => x.status === 'succeeded') && existsSync(tickState);
         },
         60_000,
@@ -56,7 +59,7 @@ describe('a Dagu 2.x home', () => {
       });
       expect(JSON.parse(readFileSync(tickState, 'utf8'))).toMatchObject({ version: 1 });
       // Dagu's own queued run and dispatch tasks are not ours: nothing of hello ran.
-      expect((await c.runStore.listRuns({ dag: 'hello', limit: 50 })).items).toEqual([]);
+      expect((await (await c.plane()).runs.listRuns({ dag: 'hello', limit: 50 })).items).toEqual([]);
     } finally {
       expect(await scheduler.stop()).toBe(0);
     }

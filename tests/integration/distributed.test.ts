@@ -1,10 +1,11 @@
 // Held dispatch on real processes (issue 4, seed 002): a coordinator, labelled workers and `dagu start` of a
-// DAG with a worker_selector, through the real binary.
+// DAG with a worker_selector, through the real binary, on both storage backends.
 
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TERMINAL_RUN_STATES, type RunStatus } from '../../server/core/types';
+import { BACKENDS, useBackend } from './backends';
 import { Cluster, selectorDag, TIMINGS } from './distributedCluster';
 import { dagu, eventually, startService, waitForLog } from './harness';
 
@@ -14,319 +15,323 @@ afterEach(async () => {
   cluster = null;
 });
 
-async function newCluster(env: Record<string, string> = {}): Promise<Cluster> {
-  cluster = await Cluster.create(env);
-  return cluster;
-}
-
 const ended = (s: RunStatus) => TERMINAL_RUN_STATES.includes(s.status);
 
-describe('distributed dispatch', () => {
-  it('holds a zone-b run as queued while only a zone-a worker is up, then runs it on worker-b when it registers', async () => {
-    const c = await newCluster();
-    c.h.writeDag('zb', selectorDag({ zone: 'b' }, 'echo "hello from $DAG_RUN_ID"'));
-    await c.startCoordinator();
-    await c.startWorker('worker-a', { zone: 'a' });
+describe.each(BACKENDS)('on the %s backend', (name) => {
+  const backend = useBackend(name);
 
-    const r = await c.dispatch('zb', 'held1');
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain('Holding held1: no healthy worker matches {zone: b}; waiting up to 2m0s');
+  async function newCluster(env: Record<string, string> = {}): Promise<Cluster> {
+    cluster = await Cluster.create(backend, env);
+    return cluster;
+  }
 
-    const held = await c.waitRun('held1', (s) => s.status === 'queued');
-    expect(held.worker_id).toBeNull();
-    expect(held.worker_selector).toEqual({ zone: 'b' });
-    const ready = held.conditions.find((x) => x.type === 'WorkerReady');
-    expect(ready).toMatchObject({ status: 'False', reason: 'NoMatchingWorker' });
-    expect(ready!.message).toContain('{zone: b}');
-    expect(held.conditions.find((x) => x.type === 'Runnable')).toMatchObject({ status: 'False' });
-    expect(c.taskFileOf('held1')).not.toBeNull();
+  describe('distributed dispatch', () => {
+    it('holds a zone-b run as queued while only a zone-a worker is up, then runs it on worker-b when it registers', async () => {
+      const c = await newCluster();
+      c.h.writeDag('zb', selectorDag({ zone: 'b' }, 'echo "hello from $DAG_RUN_ID"'));
+      await c.startCoordinator();
+      await c.startWorker('worker-a', { zone: 'a' });
 
-    // The zone-a worker keeps polling and never takes it.
-    await c.heartbeats('worker-a', 3);
-    expect((await c.status('held1'))!.status).toBe('queued');
+      const r = await c.dispatch('zb', 'held1');
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain('Holding held1: no healthy worker matches {zone: b}; waiting up to 2m0s');
 
-    await c.startWorker('worker-b', { zone: 'b' });
-    const done = await c.waitRun('held1', ended);
-    expect(done.status).toBe('succeeded');
-    expect(done.worker_id).toBe('worker-b');
-    expect(done.conditions).toEqual([]);
-    expect(c.taskFileOf('held1')).toBeNull();
-    // The step log was shipped to the coordinator's logs directory and the run's step path points at it.
-    const stdout = done.steps[0].stdout!;
-    expect(stdout.startsWith(`${done.log_dir}/`)).toBe(true);
-    const text = await eventually(() => {
-      const t = readFileSync(path.join(c.logDir, stdout), 'utf8');
-      return t.includes('hello from held1') ? t : null;
-    }, 20_000);
-    expect(text.trim()).toBe('hello from held1');
-    expect(c.worker('worker-a').output()).not.toContain('held1');
-  });
+      const held = await c.waitRun('held1', (s) => s.status === 'queued');
+      expect(held.worker_id).toBeNull();
+      expect(held.worker_selector).toEqual({ zone: 'b' });
+      const ready = held.conditions.find((x) => x.type === 'WorkerReady');
+      expect(ready).toMatchObject({ status: 'False', reason: 'NoMatchingWorker' });
+      expect(ready!.message).toContain('{zone: b}');
+      expect(held.conditions.find((x) => x.type === 'Runnable')).toMatchObject({ status: 'False' });
+      expect(await c.taskOf('held1')).not.toBeNull();
 
-  it('fails a held run naming the selector when its 2s wait passes, and drops its task', async () => {
-    const c = await newCluster({ DAGU_COORDINATOR_WORKER_WAIT_TIMEOUT: '2s' });
-    c.h.writeDag('zb', selectorDag({ zone: 'b' }, 'echo never'));
-    await c.startCoordinator();
-    await c.startWorker('worker-a', { zone: 'a' });
+      // The zone-a worker keeps polling and never takes it.
+      await c.heartbeats('worker-a', 3);
+      expect((await c.status('held1'))!.status).toBe('queued');
 
-    const r = await c.dispatch('zb', 'expire1');
-    expect(r.stdout).toContain('waiting up to 2s');
-    expect(c.taskFileOf('expire1')).not.toBeNull();
-    const failed = await c.waitRun('expire1', ended, 30_000);
-
-    expect(failed.status).toBe('failed');
-    expect(failed.error).toBe('no worker matched the selector {zone: b} within 2s');
-    expect(failed.worker_id).toBeNull();
-    // Failed after the wait, at most one detection interval late, on the run's own time stamps.
-    const heldMs = Date.parse(failed.finished_at!) - Date.parse(failed.created_at);
-    expect(heldMs).toBeGreaterThanOrEqual(2000);
-    expect(heldMs).toBeLessThanOrEqual(2000 + TIMINGS.detectionMs + TIMINGS.slackMs);
-    await eventually(() => c.taskFileOf('expire1') === null, 20_000);
-    expect(c.taskFiles('pending')).toEqual([]);
-  });
-
-  it('fails the run of a worker killed mid-run, naming the worker, within the stale threshold and a detection interval', async () => {
-    const c = await newCluster();
-    c.h.writeDag('slow', selectorDag({ zone: 'b' }, 'sleep 30'));
-    await c.startCoordinator();
-    await c.startWorker('worker-b', { zone: 'b' });
-
-    expect((await c.dispatch('slow', 'victim1')).code).toBe(0);
-    await c.waitRun('victim1', (s) => s.status === 'running' && s.worker_id === 'worker-b');
-    const killedAt = Date.now();
-    await c.killWorker('worker-b');
-
-    const failed = await c.waitRun('victim1', ended, 30_000);
-    expect(failed.status).toBe('failed');
-    expect(failed.error).toMatch(/^worker worker-b stopped heartbeating \d+s ago; marked failed$/);
-    // The coordinator wrote the failure (its finished_at) within the threshold and a detection interval.
-    const failedAfterMs = Date.parse(failed.finished_at!) - killedAt;
-    expect(failedAfterMs).toBeLessThanOrEqual(TIMINGS.staleMs + TIMINGS.detectionMs + TIMINGS.slackMs);
-  });
-
-  it('keeps a hold across a coordinator restart and runs it on a worker that registers afterwards', async () => {
-    const c = await newCluster();
-    c.h.writeDag('zb', selectorDag({ zone: 'b' }, 'echo survived'));
-    await c.startCoordinator();
-    await c.startWorker('worker-a', { zone: 'a' });
-    expect((await c.dispatch('zb', 'restart1')).code).toBe(0);
-    await c.waitRun('restart1', (s) => s.status === 'queued');
-    const task = c.taskFileOf('restart1');
-    expect(task).not.toBeNull();
-
-    await c.killCoordinator();
-    await c.startCoordinator();
-    // A few detector passes of the new coordinator leave the hold alone.
-    await c.heartbeats('worker-a', 3);
-    expect(c.taskFileOf('restart1')).toBe(task);
-    expect((await c.status('restart1'))!.status).toBe('queued');
-
-    await c.startWorker('worker-b', { zone: 'b' });
-    const done = await c.waitRun('restart1', ended);
-    expect(done.status).toBe('succeeded');
-    expect(done.worker_id).toBe('worker-b');
-    expect(c.taskFileOf('restart1')).toBeNull();
-  });
-
-  it('a run on a worker finishes across a coordinator restart, and its final status and log land', async () => {
-    const c = await newCluster();
-    c.h.writeDag('zb', selectorDag({ zone: 'b' }, 'echo first; sleep 2; echo second'));
-    await c.startCoordinator();
-    await c.startWorker('worker-b', { zone: 'b' });
-    expect((await c.dispatch('zb', 'through1')).code).toBe(0);
-    await c.waitRun('through1', (s) => s.status === 'running');
-
-    await c.killCoordinator();
-    await c.startCoordinator();
-    const done = await c.waitRun('through1', ended);
-    expect(done).toMatchObject({ status: 'succeeded', worker_id: 'worker-b', error: null });
-    const log = await eventually(() => {
-      const t = readFileSync(path.join(c.logDir, done.steps[0].stdout!), 'utf8');
-      return t.includes('second') ? t : null;
-    }, 20_000);
-    expect(log).toBe('first\nsecond\n');
-  });
-
-  it('aborts a cancelled held run and drops its task, so a worker that registers afterwards never starts it', async () => {
-    const c = await newCluster();
-    c.h.writeDag('zb', selectorDag({ zone: 'b' }, 'echo must-not-run'));
-    await c.startCoordinator();
-    expect((await c.dispatch('zb', 'cancel1')).code).toBe(0);
-    const held = await c.waitRun('cancel1', (s) => s.status === 'queued');
-    expect(held.conditions.find((x) => x.type === 'WorkerReady')).toMatchObject({
-      reason: 'NoAvailableWorker',
+      await c.startWorker('worker-b', { zone: 'b' });
+      const done = await c.waitRun('held1', ended);
+      expect(done.status).toBe('succeeded');
+      expect(done.worker_id).toBe('worker-b');
+      expect(done.conditions).toEqual([]);
+      expect(await c.taskOf('held1')).toBeNull();
+      // The step log was shipped to the coordinator's logs directory and the run's step path points at it.
+      const stdout = done.steps[0].stdout!;
+      expect(stdout.startsWith(`${done.log_dir}/`)).toBe(true);
+      const text = await eventually(() => {
+        const t = readFileSync(path.join(c.logDir, stdout), 'utf8');
+        return t.includes('hello from held1') ? t : null;
+      }, 20_000);
+      expect(text.trim()).toBe('hello from held1');
+      expect(c.worker('worker-a').output()).not.toContain('held1');
     });
 
-    const stop = await dagu(['stop', 'cancel1'], c.env);
-    expect(stop.code, stop.stderr).toBe(0);
-    expect(stop.stdout).toContain('Cancelled cancel1 before a worker took it');
-    const aborted = await c.waitRun('cancel1', ended, 20_000);
-    expect(aborted.status).toBe('aborted');
-    expect(aborted.error).toBe('cancelled before a worker took it');
-    expect(c.taskFileOf('cancel1')).toBeNull();
+    it('fails a held run naming the selector when its 2s wait passes, and drops its task', async () => {
+      const c = await newCluster({ DAGU_COORDINATOR_WORKER_WAIT_TIMEOUT: '2s' });
+      c.h.writeDag('zb', selectorDag({ zone: 'b' }, 'echo never'));
+      await c.startCoordinator();
+      await c.startWorker('worker-a', { zone: 'a' });
 
-    const w = await c.startWorker('worker-b', { zone: 'b' });
-    await c.heartbeats('worker-b', 5);
-    const after = (await c.status('cancel1'))!;
-    expect(after.status).toBe('aborted');
-    expect(after.worker_id).toBeNull();
-    expect(after.steps[0].status).not.toBe('succeeded');
-    expect(c.workerRecord('worker-b')!.running).toEqual([]);
-    expect(w.output()).not.toContain('Running task');
-    expect(c.taskFiles('pending')).toEqual([]);
-    expect(c.taskFiles('claims')).toEqual([]);
-  });
+      const r = await c.dispatch('zb', 'expire1');
+      expect(r.stdout).toContain('waiting up to 2s');
+      expect(await c.taskOf('expire1')).not.toBeNull();
+      const failed = await c.waitRun('expire1', ended, 30_000);
 
-  it('a worker stopped with SIGTERM leaves the worker list at once; a killed one after coordinator.worker_retention', async () => {
-    const c = await newCluster({ DAGU_COORDINATOR_WORKER_RETENTION: '3s' });
-    await c.startCoordinator();
-    await c.startWorker('leaving', { zone: 'a' });
-    await c.startWorker('killed', { zone: 'a' });
-    await c.startWorker('staying', { zone: 'a' });
-    const listed = async () => {
-      const r = await fetch(`${c.url}/api/v1/workers`);
-      const body = (await r.json()) as { workers: Array<{ worker_id: string }> };
-      return body.workers.map((w) => w.worker_id);
-    };
-    expect(await listed()).toEqual(['killed', 'leaving', 'staying']);
-
-    const stoppedAt = Date.now();
-    expect(await c.worker('leaving').stop('SIGTERM')).toBe(0);
-    expect(c.workerRecord('leaving')).toBeNull();
-    expect(await listed()).toEqual(['killed', 'staying']);
-    const left = await waitForLog(c.coordinator!, /^A worker left; removed its record$/);
-    expect(left.fields.worker_id).toBe('leaving');
-    expect(left.timeMs - stoppedAt).toBeLessThanOrEqual(TIMINGS.slackMs);
-
-    await c.killWorker('killed');
-    const removed = await waitForLog(
-      c.coordinator!,
-      /^Removed the record of a worker silent for longer than coordinator.worker_retention$/,
-    );
-    expect(removed.fields.worker_id).toBe('killed');
-    // Not before the retention: the record stays listed (as unhealthy) until its last heartbeat is 3s old.
-    expect(removed.timeMs - Date.parse(String(removed.fields.last_heartbeat))).toBeGreaterThan(3000);
-    expect(await listed()).toEqual(['staying']);
-  });
-
-  it('refuses requests without the token with a 401 JSON body, answers /health without it, and registers only a worker with the token', async () => {
-    const c = await newCluster({ DAGU_COORDINATOR_TOKEN: 's3cret-token' });
-    await c.startCoordinator();
-
-    const health = await fetch(`${c.url}/health`);
-    expect(health.status).toBe(200);
-    expect(await health.json()).toEqual({ status: 'healthy' });
-
-    for (const headers of [{}, { Authorization: 'Bearer wrong' }] as Array<Record<string, string>>) {
-      const r = await fetch(`${c.url}/api/v1/workers`, { headers });
-      expect(r.status).toBe(401);
-      expect(r.headers.get('content-type')).toMatch(/application\/json/);
-      const body = (await r.json()) as { error: { code: string; message: string } };
-      expect(body.error.code).toBe('unauthorized');
-      expect(body.error.message).toMatch(/bearer token/);
-    }
-    const ok = await fetch(`${c.url}/api/v1/workers`, {
-      headers: { Authorization: 'Bearer s3cret-token' },
+      expect(failed.status).toBe('failed');
+      expect(failed.error).toBe('no worker matched the selector {zone: b} within 2s');
+      expect(failed.worker_id).toBeNull();
+      // Failed after the wait, at most one detection interval late, on the run's own time stamps.
+      const heldMs = Date.parse(failed.finished_at!) - Date.parse(failed.created_at);
+      expect(heldMs).toBeGreaterThanOrEqual(2000);
+      expect(heldMs).toBeLessThanOrEqual(2000 + TIMINGS.detectionMs + TIMINGS.slackMs);
+      await eventually(async () => (await c.taskOf('expire1')) === null, 20_000);
+      expect(await c.taskIds('pending')).toEqual([]);
     });
-    expect(ok.status).toBe(200);
 
-    const anon = await c.startWorker('anon', { zone: 'b' }, { withoutToken: true, waitRegistered: false });
-    await anon.waitFor(/requires a token/);
-    expect(anon.output()).toMatch(/Coordinator refused the heartbeat/);
-    expect(c.workerRecord('anon')).toBeNull();
+    it('fails the run of a worker killed mid-run, naming the worker, within the stale threshold and a detection interval', async () => {
+      const c = await newCluster();
+      c.h.writeDag('slow', selectorDag({ zone: 'b' }, 'sleep 30'));
+      await c.startCoordinator();
+      await c.startWorker('worker-b', { zone: 'b' });
 
-    await c.startWorker('trusted', { zone: 'b' });
-    expect(c.workerRecord('trusted')!.labels).toEqual({ zone: 'b' });
-    expect(c.workerRecord('anon')).toBeNull();
-  });
+      expect((await c.dispatch('slow', 'victim1')).code).toBe(0);
+      await c.waitRun('victim1', (s) => s.status === 'running' && s.worker_id === 'worker-b');
+      const killedAt = Date.now();
+      await c.killWorker('worker-b');
 
-  it('refuses at once with a wait timeout of 0 when no worker matches, leaving no run behind', async () => {
-    const c = await newCluster({ DAGU_COORDINATOR_WORKER_WAIT_TIMEOUT: '0' });
-    c.h.writeDag('zb', selectorDag({ zone: 'b' }, 'echo never'));
-    await c.startCoordinator();
-    await c.startWorker('worker-a', { zone: 'a' });
+      const failed = await c.waitRun('victim1', ended, 30_000);
+      expect(failed.status).toBe('failed');
+      expect(failed.error).toMatch(/^worker worker-b stopped heartbeating \d+s ago; marked failed$/);
+      // The coordinator wrote the failure (its finished_at) within the threshold and a detection interval.
+      const failedAfterMs = Date.parse(failed.finished_at!) - killedAt;
+      expect(failedAfterMs).toBeLessThanOrEqual(TIMINGS.staleMs + TIMINGS.detectionMs + TIMINGS.slackMs);
+    });
 
-    const r = await dagu(['start', '--run-id', 'refused1', 'zb'], c.env);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain('no worker matches the selector {zone: b}');
-    expect(await c.status('refused1')).toBeNull();
-    const st = await dagu(['status', '--json', 'refused1'], c.env);
-    expect(st.code).not.toBe(0);
-    expect(c.taskFiles('pending')).toEqual([]);
-  });
-});
+    it('keeps a hold across a coordinator restart and runs it on a worker that registers afterwards', async () => {
+      const c = await newCluster();
+      c.h.writeDag('zb', selectorDag({ zone: 'b' }, 'echo survived'));
+      await c.startCoordinator();
+      await c.startWorker('worker-a', { zone: 'a' });
+      expect((await c.dispatch('zb', 'restart1')).code).toBe(0);
+      await c.waitRun('restart1', (s) => s.status === 'queued');
+      const task = await c.taskOf('restart1');
+      expect(task).not.toBeNull();
 
-describe('other dispatch paths', () => {
-  it('a call: step whose child has its own selector runs the child on a matching worker, and the parent waits for it', async () => {
-    const c = await newCluster();
-    c.h.writeDag('child', selectorDag({ zone: 'b' }, 'echo "child got $1"'));
-    c.h.writeDag(
-      'parent',
-      'type: chain\nsteps:\n  - name: before\n    command: "true"\n  - name: call-child\n    call: child\n    params: "hello"\n',
-    );
-    await c.startCoordinator();
-    await c.startWorker('worker-b', { zone: 'b' });
+      await c.killCoordinator();
+      await c.startCoordinator();
+      // A few detector passes of the new coordinator leave the hold alone.
+      await c.heartbeats('worker-a', 3);
+      expect(await c.taskOf('restart1')).toBe(task);
+      expect((await c.status('restart1'))!.status).toBe('queued');
 
-    const r = await dagu(['start', '--run-id', 'parent1', 'parent'], c.env);
-    expect(r.code, `${r.stdout}\n${r.stderr}\n${c.outputs()}`).toBe(0);
-    const parent = (await c.status('parent1'))!;
-    expect(parent.status).toBe('succeeded');
-    expect(parent.steps.map((s) => s.status)).toEqual(['succeeded', 'succeeded']);
-    const runs = await c.runStore.listRuns({ dag: 'child', limit: 10 });
-    expect(runs.items).toHaveLength(1);
-    const child = (await c.status(runs.items[0].run_id))!;
-    expect(child).toMatchObject({ status: 'succeeded', trigger_type: 'subdag', worker_id: 'worker-b' });
-    const log = await eventually(() => {
-      const t = readFileSync(path.join(c.logDir, child.steps[0].stdout!), 'utf8');
-      return t.includes('child got hello') ? t : null;
-    }, 20_000);
-    expect(log).toContain('child got hello');
-  });
+      await c.startWorker('worker-b', { zone: 'b' });
+      const done = await c.waitRun('restart1', ended);
+      expect(done.status).toBe('succeeded');
+      expect(done.worker_id).toBe('worker-b');
+      expect(await c.taskOf('restart1')).toBeNull();
+    });
 
-  it('a DAG-level retry_policy retries a run that failed on a worker as its next attempt', async () => {
-    const c = await newCluster();
-    const marker = path.join(c.h.home, 'retry-marker');
-    c.h.writeDag(
-      'flaky',
-      [
-        'worker_selector:',
-        '  zone: b',
-        'retry_policy:',
-        '  limit: 1',
-        '  interval_sec: 0',
-        'steps:',
-        '  - name: once',
-        '    script: |',
-        `      if [ -f "${marker}" ]; then echo second try; else touch "${marker}"; exit 1; fi`,
-        '',
-      ].join('\n'),
-    );
-    await c.startCoordinator();
-    await c.startWorker('worker-b', { zone: 'b' });
-    expect((await c.dispatch('flaky', 'flaky1')).code).toBe(0);
-    const done = await c.waitRun('flaky1', (s) => s.attempt === 2 && ended(s));
-    expect(done).toMatchObject({ status: 'succeeded', trigger_type: 'retry', worker_id: 'worker-b' });
-  });
+    it('a run on a worker finishes across a coordinator restart, and its final status and log land', async () => {
+      const c = await newCluster();
+      c.h.writeDag('zb', selectorDag({ zone: 'b' }, 'echo first; sleep 2; echo second'));
+      await c.startCoordinator();
+      await c.startWorker('worker-b', { zone: 'b' });
+      expect((await c.dispatch('zb', 'through1')).code).toBe(0);
+      await c.waitRun('through1', (s) => s.status === 'running');
 
-  it('the scheduler keeps a queued run of a DAG with a selector queued with the waiting conditions, then hands it to a worker', async () => {
-    const c = await newCluster({ DAGU_SCHEDULER_PORT: '0' });
-    c.h.writeDag('zq', selectorDag({ zone: 'q' }, 'echo queued-run'));
-    await c.startCoordinator();
-    const scheduler = startService(['scheduler'], c.env);
-    try {
-      const q = await dagu(['enqueue', '--run-id', 'queued1', 'zq'], c.env);
-      expect(q.code, q.stderr).toBe(0);
-      const waiting = await c.waitRun('queued1', (s) =>
-        s.conditions.some((x) => x.type === 'WorkerReady' && x.reason === 'NoAvailableWorker'),
+      await c.killCoordinator();
+      await c.startCoordinator();
+      const done = await c.waitRun('through1', ended);
+      expect(done).toMatchObject({ status: 'succeeded', worker_id: 'worker-b', error: null });
+      const log = await eventually(() => {
+        const t = readFileSync(path.join(c.logDir, done.steps[0].stdout!), 'utf8');
+        return t.includes('second') ? t : null;
+      }, 20_000);
+      expect(log).toBe('first\nsecond\n');
+    });
+
+    it('aborts a cancelled held run and drops its task, so a worker that registers afterwards never starts it', async () => {
+      const c = await newCluster();
+      c.h.writeDag('zb', selectorDag({ zone: 'b' }, 'echo must-not-run'));
+      await c.startCoordinator();
+      expect((await c.dispatch('zb', 'cancel1')).code).toBe(0);
+      const held = await c.waitRun('cancel1', (s) => s.status === 'queued');
+      expect(held.conditions.find((x) => x.type === 'WorkerReady')).toMatchObject({
+        reason: 'NoAvailableWorker',
+      });
+
+      const stop = await dagu(['stop', 'cancel1'], c.env);
+      expect(stop.code, stop.stderr).toBe(0);
+      expect(stop.stdout).toContain('Cancelled cancel1 before a worker took it');
+      const aborted = await c.waitRun('cancel1', ended, 20_000);
+      expect(aborted.status).toBe('aborted');
+      expect(aborted.error).toBe('cancelled before a worker took it');
+      expect(await c.taskOf('cancel1')).toBeNull();
+
+      const w = await c.startWorker('worker-b', { zone: 'b' });
+      await c.heartbeats('worker-b', 5);
+      const after = (await c.status('cancel1'))!;
+      expect(after.status).toBe('aborted');
+      expect(after.worker_id).toBeNull();
+      expect(after.steps[0].status).not.toBe('succeeded');
+      expect((await c.workerRecord('worker-b'))!.running).toEqual([]);
+      expect(w.output()).not.toContain('Running task');
+      expect(await c.taskIds('pending')).toEqual([]);
+      expect(await c.taskIds('claims')).toEqual([]);
+    });
+
+    it('a worker stopped with SIGTERM leaves the worker list at once; a killed one after coordinator.worker_retention', async () => {
+      const c = await newCluster({ DAGU_COORDINATOR_WORKER_RETENTION: '3s' });
+      await c.startCoordinator();
+      await c.startWorker('leaving', { zone: 'a' });
+      await c.startWorker('killed', { zone: 'a' });
+      await c.startWorker('staying', { zone: 'a' });
+      const listed = async () => {
+        const r = await fetch(`${c.url}/api/v1/workers`);
+        const body = (await r.json()) as { workers: Array<{ worker_id: string }> };
+        return body.workers.map((w) => w.worker_id);
+      };
+      expect(await listed()).toEqual(['killed', 'leaving', 'staying']);
+
+      const stoppedAt = Date.now();
+      expect(await c.worker('leaving').stop('SIGTERM')).toBe(0);
+      expect(await c.workerRecord('leaving')).toBeNull();
+      expect(await listed()).toEqual(['killed', 'staying']);
+      const left = await waitForLog(c.coordinator!, /^A worker left; removed its record$/);
+      expect(left.fields.worker_id).toBe('leaving');
+      expect(left.timeMs - stoppedAt).toBeLessThanOrEqual(TIMINGS.slackMs);
+
+      await c.killWorker('killed');
+      const removed = await waitForLog(
+        c.coordinator!,
+        /^Removed the record of a worker silent for longer than coordinator.worker_retention$/,
       );
-      expect(waiting.status).toBe('queued');
-      // The queue holds it, not a dispatch task: no hold, no deadline.
-      expect(c.taskFileOf('queued1')).toBeNull();
+      expect(removed.fields.worker_id).toBe('killed');
+      // Not before the retention: the record stays listed (as unhealthy) until its last heartbeat is 3s old.
+      expect(removed.timeMs - Date.parse(String(removed.fields.last_heartbeat))).toBeGreaterThan(3000);
+      expect(await listed()).toEqual(['staying']);
+    });
 
-      await c.startWorker('worker-q', { zone: 'q' });
-      const done = await c.waitRun('queued1', ended);
-      expect(done).toMatchObject({ status: 'succeeded', worker_id: 'worker-q', conditions: [] });
-    } finally {
-      await scheduler.stop('SIGKILL');
-    }
+    it('refuses requests without the token with a 401 JSON body, answers /health without it, and registers only a worker with the token', async () => {
+      const c = await newCluster({ DAGU_COORDINATOR_TOKEN: 's3cret-token' });
+      await c.startCoordinator();
+
+      const health = await fetch(`${c.url}/health`);
+      expect(health.status).toBe(200);
+      expect(await health.json()).toEqual({ status: 'healthy' });
+
+      for (const headers of [{}, { Authorization: 'Bearer wrong' }] as Array<Record<string, string>>) {
+        const r = await fetch(`${c.url}/api/v1/workers`, { headers });
+        expect(r.status).toBe(401);
+        expect(r.headers.get('content-type')).toMatch(/application\/json/);
+        const body = (await r.json()) as { error: { code: string; message: string } };
+        expect(body.error.code).toBe('unauthorized');
+        expect(body.error.message).toMatch(/bearer token/);
+      }
+      const ok = await fetch(`${c.url}/api/v1/workers`, {
+        headers: { Authorization: 'Bearer s3cret-token' },
+      });
+      expect(ok.status).toBe(200);
+
+      const anon = await c.startWorker('anon', { zone: 'b' }, { withoutToken: true, waitRegistered: false });
+      await anon.waitFor(/requires a token/);
+      expect(anon.output()).toMatch(/Coordinator refused the heartbeat/);
+      expect(await c.workerRecord('anon')).toBeNull();
+
+      await c.startWorker('trusted', { zone: 'b' });
+      expect((await c.workerRecord('trusted'))!.labels).toEqual({ zone: 'b' });
+      expect(await c.workerRecord('anon')).toBeNull();
+    });
+
+    it('refuses at once with a wait timeout of 0 when no worker matches, leaving no run behind', async () => {
+      const c = await newCluster({ DAGU_COORDINATOR_WORKER_WAIT_TIMEOUT: '0' });
+      c.h.writeDag('zb', selectorDag({ zone: 'b' }, 'echo never'));
+      await c.startCoordinator();
+      await c.startWorker('worker-a', { zone: 'a' });
+
+      const r = await dagu(['start', '--run-id', 'refused1', 'zb'], c.env);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('no worker matches the selector {zone: b}');
+      expect(await c.status('refused1')).toBeNull();
+      const st = await dagu(['status', '--json', 'refused1'], c.env);
+      expect(st.code).not.toBe(0);
+      expect(await c.taskIds('pending')).toEqual([]);
+    });
+  });
+
+  describe('other dispatch paths', () => {
+    it('a call: step whose child has its own selector runs the child on a matching worker, and the parent waits for it', async () => {
+      const c = await newCluster();
+      c.h.writeDag('child', selectorDag({ zone: 'b' }, 'echo "child got $1"'));
+      c.h.writeDag(
+        'parent',
+        'type: chain\nsteps:\n  - name: before\n    command: "true"\n  - name: call-child\n    call: child\n    params: "hello"\n',
+      );
+      await c.startCoordinator();
+      await c.startWorker('worker-b', { zone: 'b' });
+
+      const r = await dagu(['start', '--run-id', 'parent1', 'parent'], c.env);
+      expect(r.code, `${r.stdout}\n${r.stderr}\n${c.outputs()}`).toBe(0);
+      const parent = (await c.status('parent1'))!;
+      expect(parent.status).toBe('succeeded');
+      expect(parent.steps.map((s) => s.status)).toEqual(['succeeded', 'succeeded']);
+      const runs = await (await c.plane()).runs.listRuns({ dag: 'child', limit: 10 });
+      expect(runs.items).toHaveLength(1);
+      const child = (await c.status(runs.items[0].run_id))!;
+      expect(child).toMatchObject({ status: 'succeeded', trigger_type: 'subdag', worker_id: 'worker-b' });
+      const log = await eventually(() => {
+        const t = readFileSync(path.join(c.logDir, child.steps[0].stdout!), 'utf8');
+        return t.includes('child got hello') ? t : null;
+      }, 20_000);
+      expect(log).toContain('child got hello');
+    });
+
+    it('a DAG-level retry_policy retries a run that failed on a worker as its next attempt', async () => {
+      const c = await newCluster();
+      const marker = path.join(c.h.home, 'retry-marker');
+      c.h.writeDag(
+        'flaky',
+        [
+          'worker_selector:',
+          '  zone: b',
+          'retry_policy:',
+          '  limit: 1',
+          '  interval_sec: 0',
+          'steps:',
+          '  - name: once',
+          '    script: |',
+          `      if [ -f "${marker}" ]; then echo second try; else touch "${marker}"; exit 1; fi`,
+          '',
+        ].join('\n'),
+      );
+      await c.startCoordinator();
+      await c.startWorker('worker-b', { zone: 'b' });
+      expect((await c.dispatch('flaky', 'flaky1')).code).toBe(0);
+      const done = await c.waitRun('flaky1', (s) => s.attempt === 2 && ended(s));
+      expect(done).toMatchObject({ status: 'succeeded', trigger_type: 'retry', worker_id: 'worker-b' });
+    });
+
+    it('the scheduler keeps a queued run of a DAG with a selector queued with the waiting conditions, then hands it to a worker', async () => {
+      const c = await newCluster({ DAGU_SCHEDULER_PORT: '0' });
+      c.h.writeDag('zq', selectorDag({ zone: 'q' }, 'echo queued-run'));
+      await c.startCoordinator();
+      const scheduler = startService(['scheduler'], c.env);
+      try {
+        const q = await dagu(['enqueue', '--run-id', 'queued1', 'zq'], c.env);
+        expect(q.code, q.stderr).toBe(0);
+        const waiting = await c.waitRun('queued1', (s) =>
+          s.conditions.some((x) => x.type === 'WorkerReady' && x.reason === 'NoAvailableWorker'),
+        );
+        expect(waiting.status).toBe('queued');
+        // The queue holds it, not a dispatch task: no hold, no deadline.
+        expect(await c.taskOf('queued1')).toBeNull();
+
+        await c.startWorker('worker-q', { zone: 'q' });
+        const done = await c.waitRun('queued1', ended);
+        expect(done).toMatchObject({ status: 'succeeded', worker_id: 'worker-q', conditions: [] });
+      } finally {
+        await scheduler.stop('SIGKILL');
+      }
+    });
   });
 });

@@ -1,12 +1,13 @@
-// A coordinator and workers on real `bin/dagu` processes for the distributed integration tests: a temp home,
-// a coordinator on a free port with short timings, workers started and killed by ID, and reads of runs,
-// tasks and worker records straight from the home's data directory.
+// A coordinator and workers on real `bin/dagu` processes for the distributed integration tests: one
+// installation on either storage backend (a temp home, plus a schema of its own on postgres), a coordinator
+// on a free port with short timings, workers started and killed by ID, and reads of runs, tasks and worker
+// records through the installation's stores, as its processes read them.
 
-import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { RunStatus } from '../../server/core/types';
-import type { WorkerRecord } from '../../server/store/dispatchTypes';
-import { FileRunStore } from '../../server/store/fileRunStore';
+import type { ControlPlane } from '../../server/store/controlPlane';
+import type { DispatchTask, WorkerRecord } from '../../server/store/dispatchTypes';
+import { InstallationStores, type BackendUnderTest } from './backends';
 import {
   dagu,
   eventually,
@@ -56,19 +57,23 @@ export class Cluster {
   coordinator: Service | null = null;
   private readonly services: Service[] = [];
   private readonly workerServices = new Map<string, Service>();
-  readonly runStore: FileRunStore;
+  private readonly stores: InstallationStores;
 
   private constructor(
     readonly h: TempHome,
     readonly port: number,
   ) {
-    this.runStore = new FileRunStore({ dataDir: this.dataDir, logDir: this.logDir });
+    this.stores = new InstallationStores(h.env);
   }
 
-  /** A home whose env points the coordinator, the workers and the CLI at a free port, with short timings. */
-  static async create(extraEnv: Record<string, string> = {}): Promise<Cluster> {
+  /**
+   * A new installation on `backend` whose env points the coordinator, the workers and the CLI at a free port,
+   * with short timings.
+   */
+  static async create(backend: BackendUnderTest, extraEnv: Record<string, string> = {}): Promise<Cluster> {
     const port = await freePort();
     const h = tempHome({
+      ...backend.installationEnv(),
       DAGU_COORDINATOR_HOST: '127.0.0.1',
       DAGU_COORDINATOR_PORT: String(port),
       DAGU_COORDINATOR_URL: `http://127.0.0.1:${port}`,
@@ -89,10 +94,17 @@ export class Cluster {
     return `http://127.0.0.1:${this.port}`;
   }
 
+  /** The installation's stores (runs, tasks, workers…), opened on first use. */
+  plane(): Promise<ControlPlane> {
+    return this.stores.get();
+  }
+
+  /** The home's data directory: everything of the installation on the file backend, scratch on postgres. */
   get dataDir(): string {
     return path.join(this.h.home, 'data');
   }
 
+  /** Where the coordinator writes the step logs it receives (on both backends: its home's log directory). */
   get logDir(): string {
     return path.join(this.h.home, 'logs');
   }
@@ -163,22 +175,20 @@ export class Cluster {
     await this.worker(id).stop('SIGKILL');
   }
 
-  /** The worker's record as the coordinator last wrote it (data/cluster/workers/<id>.json), or null. */
-  workerRecord(id: string): WorkerRecord | null {
-    try {
-      return JSON.parse(
-        readFileSync(path.join(this.dataDir, 'cluster', 'workers', `${id}.json`), 'utf8'),
-      ) as WorkerRecord;
-    } catch {
-      return null;
-    }
+  /** The worker's record as the coordinator last wrote it, or null. */
+  async workerRecord(id: string): Promise<WorkerRecord | null> {
+    return (await this.plane()).workers.get(id);
   }
 
   /** Waits until the coordinator has seen `count` more heartbeats of the worker than it had now. */
   async heartbeats(id: string, count: number): Promise<void> {
-    const from = this.workerRecord(id)?.last_heartbeat_ms ?? 0;
+    const from = (await this.workerRecord(id))?.last_heartbeat_ms ?? 0;
     const until = from + count * TIMINGS.heartbeatMs;
-    await eventually(() => (this.workerRecord(id)?.last_heartbeat_ms ?? 0) >= until, 20_000, 50);
+    await eventually(
+      async () => ((await this.workerRecord(id))?.last_heartbeat_ms ?? 0) >= until,
+      20_000,
+      50,
+    );
   }
 
   /** `dagu start --detach --run-id <runId> <dag>`: returns once the run is handed over (or refused). */
@@ -187,7 +197,7 @@ export class Cluster {
   }
 
   async status(runId: string): Promise<RunStatus | null> {
-    const r = await this.runStore.readStatus(runId);
+    const r = await (await this.plane()).runs.readStatus(runId);
     return r.kind === 'ok' ? r.status : null;
   }
 
@@ -211,19 +221,16 @@ export class Cluster {
     });
   }
 
-  /** Names of the task files under data/cluster/<dir> (pending or claims). */
-  taskFiles(dir: 'pending' | 'claims'): string[] {
-    try {
-      return readdirSync(path.join(this.dataDir, 'cluster', dir)).filter((f) => f.endsWith('.json'));
-    } catch {
-      return [];
-    }
+  /** IDs of the dispatch tasks waiting for a worker (pending) or claimed by one and not yet acknowledged. */
+  async taskIds(which: 'pending' | 'claims'): Promise<string[]> {
+    const { tasks } = await this.plane();
+    const list: DispatchTask[] = which === 'pending' ? await tasks.listPending() : await tasks.listClaims();
+    return list.map((t) => t.task_id);
   }
 
-  /** The pending or claimed task file of a run, if any (`<ms>-<run id>-<attempt>.json`). */
-  taskFileOf(runId: string): string | null {
-    const ofRun = new RegExp(`^\\d{13}-${runId}-\\d+\\.json$`);
-    return [...this.taskFiles('pending'), ...this.taskFiles('claims')].find((f) => ofRun.test(f)) ?? null;
+  /** The ID of the run's pending or claimed task, if any (`<ms>-<run id>-<attempt>`). */
+  async taskOf(runId: string): Promise<string | null> {
+    return (await (await this.plane()).tasks.findByRun(runId))?.task_id ?? null;
   }
 
   /** Everything the cluster's processes printed, for failure messages. */
@@ -236,6 +243,7 @@ export class Cluster {
 
   async cleanup(): Promise<void> {
     await Promise.all(this.services.map((s) => s.stop('SIGKILL')));
+    await this.stores.close();
     this.h.cleanup();
   }
 }
