@@ -1,7 +1,6 @@
 // Held dispatch on real processes (issue 4, seed 002): a coordinator, labelled workers and `dagu start` of a
 // DAG with a worker_selector, through the real binary, on both storage backends.
 
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TERMINAL_RUN_STATES, type RunStatus } from '../../server/core/types';
@@ -55,11 +54,12 @@ describe.each(BACKENDS)('on the %s backend', (name) => {
       expect(done.worker_id).toBe('worker-b');
       expect(done.conditions).toEqual([]);
       expect(await c.taskOf('held1')).toBeNull();
-      // The step log was shipped to the coordinator's logs directory and the run's step path points at it.
+      // The step log was shipped to the coordinator, which keeps it with the run; the step's path names it in
+      // the run's log directory.
       const stdout = done.steps[0].stdout!;
       expect(stdout.startsWith(`${done.log_dir}/`)).toBe(true);
-      const text = await eventually(() => {
-        const t = readFileSync(path.join(c.logDir, stdout), 'utf8');
+      const text = await eventually(async () => {
+        const t = await c.stepStdout(done);
         return t.includes('hello from held1') ? t : null;
       }, 20_000);
       expect(text.trim()).toBe('hello from held1');
@@ -143,8 +143,8 @@ describe.each(BACKENDS)('on the %s backend', (name) => {
       await c.startCoordinator();
       const done = await c.waitRun('through1', ended);
       expect(done).toMatchObject({ status: 'succeeded', worker_id: 'worker-b', error: null });
-      const log = await eventually(() => {
-        const t = readFileSync(path.join(c.logDir, done.steps[0].stdout!), 'utf8');
+      const log = await eventually(async () => {
+        const t = await c.stepStdout(done);
         return t.includes('second') ? t : null;
       }, 20_000);
       expect(log).toBe('first\nsecond\n');
@@ -279,8 +279,8 @@ describe.each(BACKENDS)('on the %s backend', (name) => {
       expect(runs.items).toHaveLength(1);
       const child = (await c.status(runs.items[0].run_id))!;
       expect(child).toMatchObject({ status: 'succeeded', trigger_type: 'subdag', worker_id: 'worker-b' });
-      const log = await eventually(() => {
-        const t = readFileSync(path.join(c.logDir, child.steps[0].stdout!), 'utf8');
+      const log = await eventually(async () => {
+        const t = await c.stepStdout(child);
         return t.includes('child got hello') ? t : null;
       }, 20_000);
       expect(log).toContain('child got hello');

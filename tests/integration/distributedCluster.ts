@@ -104,9 +104,28 @@ export class Cluster {
     return path.join(this.h.home, 'data');
   }
 
-  /** Where the coordinator writes the step logs it receives (on both backends: its home's log directory). */
+  /** The home's log directory: the run logs on the file backend, a run process's local copies on postgres. */
   get logDir(): string {
     return path.join(this.h.home, 'logs');
+  }
+
+  /**
+   * The stdout of the run's step as the installation keeps it: a worker ships it to the coordinator, which
+   * stores it in the run log store (files under the log directory, or the database's chunks).
+   */
+  async stepStdout(run: RunStatus, step = 0): Promise<string> {
+    const file = run.steps[step]?.stdout;
+    if (!file) throw new Error(`step ${step} of ${run.run_id} has no stdout log`);
+    const ref = {
+      dag_name: run.dag_name,
+      run_id: run.run_id,
+      attempt: run.attempt,
+      name: path.basename(file),
+    };
+    const parts: Buffer[] = [];
+    for await (const piece of (await this.plane()).logs.read(ref, 0, Infinity))
+      parts.push(Buffer.from(piece));
+    return Buffer.concat(parts).toString('utf8');
   }
 
   /** Starts `dagu coordinator` and waits until its /health answers. */
