@@ -110,7 +110,7 @@ export async function pgControlPlane(
         runs: new PgRunStore(pool, schema, config.paths.log_dir, writer),
         queue: new PgQueueStore(pool, schema, writer),
         tickState: new PgSchedulerStateCell(pool, schema, writer),
-        slotNamespace: `postgres:${installationId}`,
+        slotNamespace: slotNamespaceOf(installationId),
       };
     },
     async close() {
@@ -118,4 +118,13 @@ export async function pgControlPlane(
       await Promise.all([pool.end(), lockPool?.end()].map((p) => p?.catch(() => undefined)));
     },
   };
+}
+
+/**
+ * What names the database's slots in their run IDs: its installation ID, or, for a database filled by
+ * `dagu storage migrate` before any scheduler ran on it, the data directory it came from (`path:<dir>`), so
+ * that slots keep the run IDs they had on the files.
+ */
+export function slotNamespaceOf(installationId: string): string {
+  return installationId.startsWith('path:') ? installationId.slice('path:'.length) : `postgres:${installationId}`;
 }

@@ -59,8 +59,11 @@ export async function transferDataDir(
       for (const c of files.takeCorrupt(kind)) noteSkipped(report, kind, c.path, c.error);
     }
   };
-  if (mode === 'copy') await holdingCopyLock(pool, walk);
-  else await walk();
+  if (mode === 'copy') {
+    await holdingCopyLock(pool, walk);
+    const adopted = await adoptSlotNamespace(pool, schema, files.paths.dataDir);
+    if (adopted) report.notes.push(adopted);
+  } else await walk();
   const leftovers = await legacyLeftovers(files.paths.dataDir);
   if (leftovers.length > 0) {
     report.notes.push(
@@ -70,6 +73,30 @@ export async function transferDataDir(
     );
   }
   return report;
+}
+
+/**
+ * Makes the database name its slots as the data directory did, so that a slot that already ran on the files
+ * keeps its run ID on the database and the at-most-once rule still stops it running again (a slot run ID is
+ * a hash of the namespace and the slot). Only done before any scheduler has run on the database: once one
+ * has, its slots carry the database's own namespace, and changing it could run one of them twice.
+ */
+async function adoptSlotNamespace(pool: Pool, schema: string, dataDir: string): Promise<string | null> {
+  const s = quoteIdent(schema);
+  const r = await pool.query(
+    `update ${s}.installation set installation_id = $1
+      where id = 1 and installation_id <> $1 and not exists (select 1 from ${s}.scheduler_lease)`,
+    [`path:${dataDir}`],
+  );
+  if ((r.rowCount ?? 0) > 0)
+    return `slot run IDs on the database continue those of ${dataDir}: a slot that ran on the files is not run again`;
+  const now = await pool.query<{ installation_id: string }>(
+    `select installation_id from ${s}.installation where id = 1`,
+  );
+  return now.rows[0]?.installation_id === `path:${dataDir}`
+    ? null
+    : `a scheduler has already run on this database, so its slot run IDs are its own: a slot that ran on ` +
+        `the files and is still due may run once more there`;
 }
 
 async function holdingCopyLock(pool: Pool, work: () => Promise<void>): Promise<void> {

@@ -15,6 +15,7 @@ import { PgQueueStore } from '../../../server/store/postgres/pgQueueStore';
 import { PgRunLogStore } from '../../../server/store/postgres/pgRunLogStore';
 import { PgRunStore } from '../../../server/store/postgres/pgRunStore';
 import { PgSchedulerLock } from '../../../server/store/postgres/pgSchedulerLock';
+import { slotNamespaceOf } from '../../../server/store/postgres/pgControlPlane';
 import { PgSchedulerStateCell } from '../../../server/store/postgres/pgSchedulerStores';
 import {
   PgCancelRequests,
@@ -170,6 +171,11 @@ describe('dagu storage migrate --to postgres', () => {
       { epoch: 1, from: null, to: 'sched-a', reason: 'acquired' },
     ]);
     expect(await new PgSchedulerStateCell(pool, schema).read()).toEqual(tickState);
+    // Slots keep the run IDs they had on the files: the database names its slots as the data directory did.
+    const installation = await pool.query(`select installation_id from ${schema}.installation`);
+    const dataDir = path.join(h.home, 'data');
+    expect(slotNamespaceOf(installation.rows[0].installation_id as string)).toBe(dataDir);
+    expect(first.stdout).toContain(`slot run IDs on the database continue those of ${dataDir}`);
     // An event appended afterwards sorts after every copied one, even from a clock years behind.
     const late = await eventLog.append('after.copy', {});
     expect(late.id > events[events.length - 1].id).toBe(true);
