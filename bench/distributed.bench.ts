@@ -43,7 +43,8 @@ const args = process.argv.slice(2);
 const QUICK = args.includes('--quick');
 const VERBOSE = args.includes('--verbose');
 const BACKEND = args.includes('--backend') ? args[args.indexOf('--backend') + 1] : 'file';
-if (BACKEND !== 'file' && BACKEND !== 'postgres') throw new Error(`--backend ${BACKEND}: use file or postgres`);
+if (BACKEND !== 'file' && BACKEND !== 'postgres')
+  throw new Error(`--backend ${BACKEND}: use file or postgres`);
 const PG = BACKEND === 'postgres';
 const which = args.find((a, i) => !a.startsWith('--') && args[i - 1] !== '--backend');
 const TRIALS = QUICK ? 5 : 20;

@@ -145,7 +145,10 @@ async function seedRuns(cp: ControlPlane, schema: string, n: number): Promise<vo
         rows.push([runId, dag, runListKey(created, runId), created, status, JSON.stringify(summary)]);
       }
       const values = rows
-        .map((_, r) => `($${r * 6 + 1}, $${r * 6 + 2}, $${r * 6 + 3}, $${r * 6 + 4}, 1, $${r * 6 + 5}, 'scheduler', $${r * 6 + 6}::json)`)
+        .map(
+          (_, r) =>
+            `($${r * 6 + 1}, $${r * 6 + 2}, $${r * 6 + 3}, $${r * 6 + 4}, 1, $${r * 6 + 5}, 'scheduler', $${r * 6 + 6}::json)`,
+        )
         .join(',');
       await pool.query(
         `insert into ${schema}.runs (run_id, dag_name, list_key, created_ms, latest_attempt, status, trigger_type, summary) values ${values}`,
@@ -191,7 +194,8 @@ async function list() {
     });
     // A deep page: the cursor of page 100 (keyset, so as fast as the first).
     let cursor: string | undefined;
-    for (let p = 0; p < 100; p++) cursor = (await cp.runs.listRuns({ limit: 50, cursor })).next_cursor ?? undefined;
+    for (let p = 0; p < 100; p++)
+      cursor = (await cp.runs.listRuns({ limit: 50, cursor })).next_cursor ?? undefined;
     const deep = await measure({ limit: 50, cursor }, 300);
     check(`run list page 101 at ${n} runs: p99`, percentile(deep, 99), 'ms', { max: 30 });
   } finally {
@@ -270,7 +274,9 @@ async function failover() {
       active.child.kill(kill ? 'SIGKILL' : 'SIGTERM');
       const took = await logTime(
         standby,
-        kill ? /^Took over the scheduler lock from a failed instance$/ : /^Acquired the released scheduler lock$/,
+        kill
+          ? /^Took over the scheduler lock from a failed instance$/
+          : /^Acquired the released scheduler lock$/,
         at,
       );
       (kill ? takeover : handover).push(took - at);

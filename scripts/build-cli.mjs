@@ -42,10 +42,12 @@ const PARTS = {
 const partsPlugin = {
   name: 'dagu-parts',
   setup(b) {
-    b.onResolve({ filter: /^(cron-parser|luxon|pino|yaml|js-yaml|nodemailer|ajv\/dist\/2020|pg)$/ }, (args) =>
-      args.importer.includes('node_modules')
-        ? undefined
-        : { path: `dagu-bundle:${PARTS[args.path]}`, external: true },
+    b.onResolve(
+      { filter: /^(cron-parser|luxon|pino|yaml|js-yaml|nodemailer|ajv\/dist\/2020|pg)$/ },
+      (args) =>
+        args.importer.includes('node_modules')
+          ? undefined
+          : { path: `dagu-bundle:${PARTS[args.path]}`, external: true },
     );
   },
 };

@@ -17,7 +17,9 @@ const mtime = (p) => (existsSync(p) ? statSync(p).mtimeMs : 0);
 const sources = Math.max(newest('server'), newest('app'), newest('components'));
 // The CLI is its main bundle and the parts some commands load (scripts/bundle-parts/).
 const cliBuilt = Math.min(
-  ...['cli', 'cron', 'pino', 'yaml', 'jsyaml', 'mail', 'jsonschema', 'pg'].map((name) => mtime(`dist/${name}.cjs`)),
+  ...['cli', 'cron', 'pino', 'yaml', 'jsyaml', 'mail', 'jsonschema', 'pg'].map((name) =>
+    mtime(`dist/${name}.cjs`),
+  ),
 );
 const cliSources = Math.max(sources, newest('scripts/bundle-parts'), mtime('scripts/build-cli.mjs'));
 const run = (script) => execFileSync('npm', ['run', '--silent', script], { stdio: 'inherit' });

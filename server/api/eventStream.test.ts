@@ -83,6 +83,31 @@ describe('EventHub', () => {
   });
 });
 
+describe('EventHub wake-ups', () => {
+  it('reads at once on a wake-up of the events topic, and stops listening with its last client', async () => {
+    const subscribers = new Set<() => void>();
+    const topics: string[] = [];
+    svc.wakeups = {
+      subscribe: (topic, fn) => {
+        topics.push(topic);
+        subscribers.add(fn);
+        return () => subscribers.delete(fn);
+      },
+    };
+    // Passes an hour apart: only the wake-up can bring the event within the test's deadline.
+    const hub = new EventHub(svc, new LogEventFeed(svc.events), 3_600_000);
+    const frames: string[] = [];
+    const stop = await hub.subscribe((f) => frames.push(f));
+    expect(topics).toEqual(['events']);
+    await svc.events.append('dag.run.running', { run_id: 'woken', dag_name: 'etl' });
+    for (const wake of subscribers) wake();
+    const got = await until('the event', () => dataOf(frames.join('')).find((m) => m.run_id === 'woken'));
+    expect(got).toMatchObject({ type: 'dag.run.running' });
+    stop();
+    expect(subscribers.size).toBe(0);
+  });
+});
+
 describe('GET /api/v1/events/stream', () => {
   const route = API_ROUTES.find((r) => r.path === '/api/v1/events/stream')!;
   const open = (headers: Record<string, string>, query = '') => {

@@ -56,21 +56,41 @@ type Client = (frame: string) => void;
 type Ender = () => void;
 
 /** Timers the hub runs on; unref'd so that open streams never keep a stopping server alive. */
-function every(ms: number, fn: () => Promise<void> | void): () => void {
+function every(ms: number, fn: () => Promise<void> | void): { stop: () => void; wake: () => void } {
   let stopped = false;
+  let running = false;
+  let wokenWhileRunning = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const loop = async () => {
+    running = true;
     try {
       await fn();
     } catch {
       // A failed read is tried again on the next pass; the log says nothing new meanwhile.
     }
-    if (!stopped) timer = setTimeout(() => void loop(), ms).unref();
+    running = false;
+    if (stopped) return;
+    if (wokenWhileRunning) {
+      wokenWhileRunning = false;
+      void loop();
+    } else timer = setTimeout(() => void loop(), ms).unref();
   };
   timer = setTimeout(() => void loop(), ms).unref();
-  return () => {
-    stopped = true;
-    clearTimeout(timer);
+  return {
+    stop: () => {
+      stopped = true;
+      clearTimeout(timer);
+    },
+    // A wake-up from another host (an event appended): read now rather than at the next pass.
+    wake: () => {
+      if (stopped) return;
+      if (running) {
+        wokenWhileRunning = true;
+        return;
+      }
+      clearTimeout(timer);
+      void loop();
+    },
   };
 }
 
@@ -83,9 +103,11 @@ export class EventHub {
   /** Bytes already in the log when the hub (re)starts are skipped: a client asks for those by its ID. */
   private primed: Promise<void> | null = null;
 
+  /** `streamPollMs`: how often the log is read when nothing wakes the hub (tests lengthen it). */
   constructor(
     private readonly svc: Services,
     private readonly feed: EventFeed = svc.eventFeed(),
+    private readonly streamPollMs = STREAM_POLL_MS,
   ) {}
 
   get clientCount(): number {
@@ -111,14 +133,17 @@ export class EventHub {
         () => undefined,
       );
     const primed = this.primed;
+    const events = every(this.streamPollMs, async () => {
+      await primed;
+      for (const record of await this.feed.read(() => true)) this.send(toStreamMessage(record));
+    });
+    const unsubscribe = this.svc.wakeups?.subscribe('events', events.wake) ?? (() => undefined);
     this.stops = [
-      every(STREAM_POLL_MS, async () => {
-        await primed;
-        for (const record of await this.feed.read(() => true)) this.send(toStreamMessage(record));
-      }),
-      every(SCHEDULER_POLL_MS, () => this.checkSchedulers()),
-      every(WORKERS_POLL_MS, () => this.checkWorkers()),
-      every(HEARTBEAT_MS, () => this.send({ type: 'heartbeat' })),
+      events.stop,
+      unsubscribe,
+      every(SCHEDULER_POLL_MS, () => this.checkSchedulers()).stop,
+      every(WORKERS_POLL_MS, () => this.checkWorkers()).stop,
+      every(HEARTBEAT_MS, () => this.send({ type: 'heartbeat' })).stop,
     ];
   }
 

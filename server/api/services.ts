@@ -4,7 +4,7 @@
 import { silentLogger, type Clock, type Logger } from '../core/ports';
 import type { Config } from '../config/types';
 import { storeDispatcher } from '../coordinator/dispatcher';
-import type { ControlPlane } from '../store/controlPlane';
+import type { ControlPlane, Wakeups } from '../store/controlPlane';
 import type { EventFeed } from '../store/eventFeed';
 import { fileControlPlane } from '../store/fileControlPlane';
 import { withRunEvents } from '../store/runEvents';
@@ -44,6 +44,8 @@ export interface Services {
   instances: Pick<InstanceStore, 'list'>;
   /** A new reader of the event log from its start (live views, history, metrics). */
   eventFeed: () => EventFeed;
+  /** Wake-ups from other hosts (PostgreSQL NOTIFY), or null (files: polling alone). */
+  wakeups: Wakeups | null;
   /** Failover history and waiting runs' records, kept between the console's requests. */
   consoleCache: ConsoleCache;
   /** Where the web server listens (config.host/port unless the server says otherwise). */
@@ -86,6 +88,7 @@ export function createServices(
     coordinators: cp.coordinators,
     instances: cp.instances,
     eventFeed: cp.eventFeed,
+    wakeups: cp.wakeups,
     consoleCache: new ConsoleCache(cp.eventFeed(), logger),
     listen: opts.listen ?? { host: config.host, port: config.port },
     clock,

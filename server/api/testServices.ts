@@ -114,6 +114,7 @@ export function testServices(overrides: (config: Config) => Config = (c) => c): 
     }),
     instances: new InstanceRegistry(config.paths.data_dir),
     eventFeed: () => new LogEventFeed(events),
+    wakeups: null,
     consoleCache: new ConsoleCache(new LogEventFeed(events)),
     listen: { host: config.host, port: config.port },
     clock,

@@ -444,7 +444,10 @@ const TABLE = [
     env: 'DAGU_POSTGRES_SCHEMA',
     kind: 'string',
     default: 'dagu',
-    pattern: { regex: /^[a-z_][a-z0-9_]{0,62}$/, what: 'use a lower-case SQL identifier: letters, digits and "_", not starting with a digit' },
+    pattern: {
+      regex: /^[a-z_][a-z0-9_]{0,62}$/,
+      what: 'use a lower-case SQL identifier: letters, digits and "_", not starting with a digit',
+    },
     doc: 'Schema that holds every table; created and migrated by dagu itself',
   },
   {

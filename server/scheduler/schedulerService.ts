@@ -6,11 +6,7 @@ import { formatDuration } from '../core/duration';
 import type { LockStorage } from '../core/lease/types';
 import type { Clock, Logger, Timers, TimerHandle } from '../core/ports';
 import { isoUtc } from '../core/runStatus';
-import {
-  forgetDeadPredecessors,
-  type InstanceRecord,
-  type InstanceStore,
-} from '../store/instanceRegistry';
+import { forgetDeadPredecessors, type InstanceRecord, type InstanceStore } from '../store/instanceRegistry';
 import type { Wakeups } from '../store/controlPlane';
 import type { DagSpecCache } from '../store/dagSpecCache';
 import type { EventLog, QueueStore, RunStore } from '../store/types';

@@ -166,7 +166,11 @@ export async function openPgPool(
  */
 async function allGood(client: pg.PoolClient, schema: string): Promise<boolean> {
   try {
-    const r = await client.query<{ applied: AppliedRow[] | null; tables: string[] | null; writable: boolean }>(
+    const r = await client.query<{
+      applied: AppliedRow[] | null;
+      tables: string[] | null;
+      writable: boolean;
+    }>(
       `select (select json_agg(json_build_object('version', version, 'checksum', checksum, 'breaking', breaking))
                  from ${quoteIdent(schema)}.schema_migrations) as applied,
               (select json_agg(table_name::text) from information_schema.tables where table_schema = $1) as tables,

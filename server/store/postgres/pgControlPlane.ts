@@ -81,7 +81,10 @@ export async function pgControlPlane(
     // Rows are typed by the schema: there is no corrupt record to skip.
     onCorrupt: () => undefined,
     forScheduler(holding: () => LeaseHold | null) {
-      const t = leaseTiming(config.scheduler.lock_stale_threshold_ms, config.scheduler.lock_retry_interval_ms);
+      const t = leaseTiming(
+        config.scheduler.lock_stale_threshold_ms,
+        config.scheduler.lock_retry_interval_ms,
+      );
       const deadline = Math.max(50, Math.floor(t.deadlineMs));
       lockPool ??= new pg.Pool({
         ...settings.connection,
@@ -126,5 +129,7 @@ export async function pgControlPlane(
  * that slots keep the run IDs they had on the files.
  */
 export function slotNamespaceOf(installationId: string): string {
-  return installationId.startsWith('path:') ? installationId.slice('path:'.length) : `postgres:${installationId}`;
+  return installationId.startsWith('path:')
+    ? installationId.slice('path:'.length)
+    : `postgres:${installationId}`;
 }

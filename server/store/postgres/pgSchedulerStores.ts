@@ -31,7 +31,9 @@ export class PgInstanceRegistry implements InstanceStore {
   }
 
   async list(): Promise<InstanceRecord[]> {
-    const r = await this.pool.query<{ doc: InstanceRecord }>(`select doc from ${this.t} order by instance_id`);
+    const r = await this.pool.query<{ doc: InstanceRecord }>(
+      `select doc from ${this.t} order by instance_id`,
+    );
     return r.rows.map((row) => row.doc).filter((d) => d.version === 1);
   }
 

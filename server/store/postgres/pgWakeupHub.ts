@@ -18,9 +18,7 @@ export class PgWakeupHub implements Wakeups {
   private readonly subscribers = new Map<WakeupTopic, Set<() => void>>();
   private listener: WakeupListener | null = null;
 
-  constructor(
-    private readonly o: { connection: pg.ClientConfig; timers: Timers; logger: Logger },
-  ) {}
+  constructor(private readonly o: { connection: pg.ClientConfig; timers: Timers; logger: Logger }) {}
 
   subscribe(topic: WakeupTopic, fn: () => void): () => void {
     let set = this.subscribers.get(topic);

@@ -108,7 +108,8 @@ describe('storage.backend: postgres', () => {
     const schema = newSchema();
     const a = pgHome(schema);
     const b = pgHome(schema);
-    const dag = 'schedule: "*/2 * * * * *"\noverlap_policy: all\nsteps:\n  - name: a\n    command: echo tick\n';
+    const dag =
+      'schedule: "*/2 * * * * *"\noverlap_policy: all\nsteps:\n  - name: a\n    command: echo tick\n';
     a.writeDag('tick', dag);
     b.writeDag('tick', dag);
     const sa = startService(['scheduler'], { ...a.env, DAGU_SCHEDULER_PORT: String(await freePort()) });
@@ -203,9 +204,9 @@ describe('storage.backend: postgres', () => {
     const observed = await mine.lock.read();
     expect(await mine.lock.takeOver(observed, record('token-new', 2))).toBe(true);
     await expect(mine.runs.createRun(status('sched-after'))).rejects.toBeInstanceOf(LeaseFenceError);
-    await expect(mine.runs.writeStatus({ ...status('sched-before'), status: 'failed' })).rejects.toBeInstanceOf(
-      LeaseFenceError,
-    );
+    await expect(
+      mine.runs.writeStatus({ ...status('sched-before'), status: 'failed' }),
+    ).rejects.toBeInstanceOf(LeaseFenceError);
     await expect(
       mine.queue.enqueue({ queue: 'etl', run_id: 'sched-x', dag_name: 'etl', enqueued_at: now }),
     ).rejects.toBeInstanceOf(LeaseFenceError);
