@@ -14,7 +14,7 @@ import type { EventLog, QueueStore, RunStore } from '../store/types';
 import type { DispatcherApi } from '../core/dispatcherApi';
 import type { CoordinatorRegistry, DispatchStore, WorkerRegistry } from '../store/dispatchTypes';
 import type { DagDefinitions } from '../store/dagDefinitions';
-import { FileDagDefinitions } from '../store/fileDagDefinitions';
+import { MirroredDagDefinitions } from '../store/mirroredDagDefinitions';
 import type { InstanceStore } from '../store/instanceRegistry';
 import { ConsoleCache } from './consoleCache';
 import type { ListenAddress } from './security';
@@ -80,7 +80,8 @@ export function createServices(
     queue: cp.queue,
     events: cp.events,
     logs: cp.logs,
-    dags: new FileDagDefinitions(config.paths.dags_dir),
+    // The editor's writes refresh this host's DAGs directory before they answer (on a database backend).
+    dags: new MirroredDagDefinitions(cp.dags, { sync: () => cp.syncDags() }, logger),
     suspendFlags: cp.suspendFlags,
     dispatcher: storeDispatcher(config, { ...cp, runs }, logger, clock),
     tasks: cp.tasks,

@@ -19,7 +19,9 @@ export async function initHome(config: Config, logger: Logger): Promise<void> {
   } catch (err) {
     throw new UsageError(`DAGU_HOME ${config.home} cannot be used: ${(err as Error).message}`);
   }
-  if (!createdDags || config.skip_examples) return;
+  // On PostgreSQL the DAGs directory is a copy of the database's DAGs: examples written there would be
+  // removed again at once, and a production database gets no example DAGs unasked.
+  if (!createdDags || config.skip_examples || config.storage.backend === 'postgres') return;
   for (const [name, text] of Object.entries(EXAMPLE_DAGS)) {
     await writeFile(path.join(config.paths.dags_dir, name), text, { flag: 'wx' }).catch(() => undefined);
   }

@@ -7,7 +7,9 @@ import type { Config } from '../config/types';
 import { systemClock, systemTimers } from '../core/clock';
 import type { Clock, Logger } from '../core/ports';
 import type { ControlPlane } from '../store/controlPlane';
+import { StorageConfigError } from '../store/errors';
 import { fileControlPlane } from '../store/fileControlPlane';
+import { errorMessage } from '../store/fsutil';
 import { processPorts } from './processPorts';
 
 /**
@@ -36,14 +38,44 @@ export async function closeCliControlPlanes(): Promise<void> {
 /**
  * The control plane of this command's process, opened once per config: every store a command uses comes
  * from it. Its connections never keep the process alive (allowExitOnIdle), so a command need not close it.
+ * On a database, this host's DAGs directory is brought in step first (usually one query: the revision),
+ * since the command may read a DAG by name; a failure leaves the last copy, with the mirror's warning.
  */
 export function cliControlPlane(config: Config, logger: Logger): Promise<ControlPlane> {
   let cp = opened.get(config);
   if (!cp) {
-    cp = openControlPlane(config, logger);
+    cp = openControlPlane(config, logger).then(async (plane) => {
+      await plane.syncDags().catch(() => undefined);
+      return plane;
+    });
     opened.set(config, cp);
     // A failed open is not kept: the next caller gets the error again, not a settled rejection forever.
     cp.catch(() => opened.delete(config));
+  }
+  return cp;
+}
+
+/**
+ * For a one-shot command about to read DAGs (`dagu start etl`, `dry`, `validate`) before it needs any other
+ * store: on a database, this host's DAGs directory brought in step. Nothing on files.
+ */
+export async function cliDagsInStep(config: Config, logger: Logger): Promise<void> {
+  if (config.storage.backend === 'postgres') await cliControlPlane(config, logger);
+}
+
+/**
+ * The control plane of a long-running process (scheduler, console, coordinator): on a database, its DAGs
+ * directory is filled from the DAG definitions before it returns and kept in step from then on, so the
+ * process never starts on an empty or stale copy. One that cannot be filled stops the process (exit 2).
+ */
+export async function serviceControlPlane(config: Config, logger: Logger): Promise<ControlPlane> {
+  const cp = await cliControlPlane(config, logger);
+  try {
+    await cp.followDags();
+  } catch (err) {
+    throw new StorageConfigError(
+      `cannot copy the DAG definitions into ${config.paths.dags_dir}: ${errorMessage(err)}`,
+    );
   }
   return cp;
 }

@@ -105,7 +105,7 @@ const TABLE = [
     envAliases: ['DAGU_DAGS'],
     kind: 'string',
     default: null,
-    doc: 'Directory of DAG files (default: DAGU_HOME/dags)',
+    doc: 'Directory of DAG files (default: DAGU_HOME/dags). Not read with storage.backend postgres: the DAGs are in the database, and each host reads its copy of them in <paths.data_dir>/dags-mirror',
   },
   {
     key: 'paths.data_dir',

@@ -5,6 +5,7 @@
 // and, on a database, run and queue stores whose every write is fenced by the lock.
 
 import type { LockStorage } from '../core/lease/types';
+import type { DagDefinitions } from './dagDefinitions';
 import type { CancelRequests, CoordinatorRegistry, DispatchStore, WorkerRegistry } from './dispatchTypes';
 import type { EventFeed } from './eventFeed';
 import type { CorruptFileReport } from './fsutil';
@@ -27,8 +28,8 @@ export interface JsonCell {
   write(value: unknown): Promise<void>;
 }
 
-/** What a wake-up is about: a queue item stored, a dispatch task stored, an event appended. */
-export type WakeupTopic = 'queue' | 'dispatch' | 'events';
+/** What a wake-up is about: a queue item stored, a dispatch task stored, an event appended, a DAG written. */
+export type WakeupTopic = 'queue' | 'dispatch' | 'events' | 'dags';
 
 /**
  * Hints from other hosts that something was written (PostgreSQL LISTEN/NOTIFY). A hint may be lost (while
@@ -78,6 +79,19 @@ export interface ControlPlane {
    * it writes under `paths.log_dir` are the store already.
    */
   logShipping: RunLogStore | null;
+  /**
+   * The DAG definitions: the files of the DAGs directory, or the database's table. On a database the
+   * process reads DAGs from its DAGs directory, a local mirror of the table (dagMirror.ts): a writer calls
+   * `syncDags` after writing, and a long-running process `followDags` once at start.
+   */
+  dags: DagDefinitions;
+  /** Brings this host's DAGs directory in step with `dags` now; nothing on files (the directory is the truth). */
+  syncDags(): Promise<void>;
+  /**
+   * Keeps this host's DAGs directory in step from now on: the first pass awaited (it throws when the
+   * definitions cannot be copied), then polls and wake-ups until `close()`. Nothing on files; idempotent.
+   */
+  followDags(): Promise<void>;
   /** Logs a stored record a read skipped because it is corrupt. */
   onCorrupt: (report: CorruptFileReport) => void;
   /** A scheduler's stores; `holding` answers the lock it holds now, or null while it may not write. */

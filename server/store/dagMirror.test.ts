@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeTime } from '../testing/fakeTime';
 import { RecordingLogger } from '../testing/recordingLogger';
 import type { DagDefinitions, DagEntry } from './dagDefinitions';
-import { DagMirror } from './dagMirror';
+import { DagMirror, MIRROR_STATE_FILE } from './dagMirror';
 import { MemoryDagDefinitions } from './memoryDagDefinitions';
 import { MirroredDagDefinitions } from './mirroredDagDefinitions';
 
@@ -24,6 +24,8 @@ async function eventually(check: () => boolean, timeoutMs = 10_000): Promise<voi
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
+
+const visible = (d: string) => readdirSync(d).filter((f) => !f.startsWith('.'));
 
 /** A store that counts listings and can be made to fail. */
 class Probe {
@@ -59,7 +61,11 @@ describe('DagMirror', () => {
   let probe: Probe;
   let mirror: DagMirror;
 
-  const files = () => readdirSync(dir).sort();
+  /** The DAG files, without the mirror's hidden state file. */
+  const files = () =>
+    readdirSync(dir)
+      .filter((f) => !f.startsWith('.'))
+      .sort();
   const text = (f: string) => readFileSync(path.join(dir, f), 'utf8');
 
   beforeEach(() => {
@@ -181,6 +187,24 @@ describe('DagMirror', () => {
     await eventually(() => logger.find('in step with the database again').length === 1);
   });
 
+  it('lets a later process of the host skip the compare while the revision has not moved', async () => {
+    await store.put('etl', A);
+    await mirror.start();
+    const later = (p: Probe) =>
+      new DagMirror({ store: p.view(), dir, clock: time, timers: time, logger, pollMs: 5_000 });
+    const quiet = new Probe(store);
+    expect(await later(quiet).sync()).toEqual({ written: [], removed: [], compared: false });
+    expect(quiet.lists).toBe(0);
+    await store.put('etl', B);
+    const moved = new Probe(store);
+    expect(await later(moved).sync()).toEqual({ written: ['etl'], removed: [], compared: true });
+    expect(moved.lists).toBe(1);
+    // A state file that cannot be read only costs a full compare.
+    writeFileSync(path.join(dir, MIRROR_STATE_FILE), '{not json');
+    const lost = new Probe(store);
+    expect(await later(lost).sync()).toMatchObject({ written: [], compared: true });
+  });
+
   it('never writes outside its directory, whatever names the store lists', async () => {
     const evil: DagEntry = {
       name: '../escape',
@@ -215,9 +239,9 @@ describe('MirroredDagDefinitions', () => {
       expect(await dags.put('etl', A)).toMatchObject({ ok: true, outcome: 'created' });
       expect(readFileSync(path.join(root, 'etl.yaml'), 'utf8')).toBe(A);
       expect(await dags.rename('etl', 'load')).toMatchObject({ ok: true });
-      expect(readdirSync(root)).toEqual(['load.yaml']);
+      expect(visible(root)).toEqual(['load.yaml']);
       expect(await dags.delete('load')).toEqual({ ok: true });
-      expect(readdirSync(root)).toEqual([]);
+      expect(visible(root)).toEqual([]);
 
       const broken = new MirroredDagDefinitions(
         store,

@@ -2,7 +2,9 @@
 // directory (the scheduler, the console, run processes, `dagu start etl`) reads as it always has, brought in
 // step with the store (PostgreSQL, the truth) at start, then by polling and, sooner, on a wake-up. Files are
 // replaced atomically and removed when their DAG is gone; the directory belongs to the mirror, so a DAG file
-// put there by hand is removed too (and one edited by hand is put back).
+// put there by hand is removed too (and one edited by hand is put back). What a pass found is kept in a
+// hidden state file, so that a one-shot command (`dagu start etl`, a run process) brings the directory in
+// step with one query when nothing changed since another process of the host compared it.
 
 import path from 'node:path';
 import { isValidDagName } from '../core/names';
@@ -10,7 +12,15 @@ import type { Clock, Logger, TimerHandle, Timers } from '../core/ports';
 import type { DagDefinitions, DagEntry } from './dagDefinitions';
 import { dagVersion } from './dagFiles';
 import * as fs from './fileCalls';
-import { ensureDir, errorCode, errorMessage, readTextFile, readdirOrEmpty, writeFileAtomic } from './fsutil';
+import {
+  ensureDir,
+  errorCode,
+  errorMessage,
+  readJsonFile,
+  readTextFile,
+  readdirOrEmpty,
+  writeFileAtomic,
+} from './fsutil';
 
 /** What one pass changed in the directory. */
 export interface MirrorPass {
@@ -40,6 +50,23 @@ export interface DagMirrorOptions {
 
 const DAG_FILE = /^(.+)\.(yaml|yml)$/i;
 
+/**
+ * Where a host keeps its mirror: `<paths.data_dir>/dags-mirror`, local scratch on the PostgreSQL backend, and
+ * never the configured DAGs directory, whose files the mirror would otherwise remove.
+ */
+export function dagMirrorDir(paths: { data_dir: string }): string {
+  return path.join(paths.data_dir, 'dags-mirror');
+}
+
+/** The state file: hidden, so no reader of the directory takes it for a DAG. */
+export const MIRROR_STATE_FILE = '.dagu-mirror.json';
+
+/** What the state file holds: the revision the files were last compared at, and what each file was then. */
+interface MirrorState {
+  revision: string;
+  files: Record<string, Seen>;
+}
+
 /** What the mirror last saw of a file: its version, valid while the file's size, mtime and inode are the same. */
 interface Seen {
   size: number;
@@ -63,6 +90,7 @@ export class DagMirror {
   private started = false;
   private stopped = false;
   private failures = 0;
+  private stateLoaded = false;
 
   constructor(private readonly o: DagMirrorOptions) {
     this.dir = path.resolve(o.dir);
@@ -134,6 +162,7 @@ export class DagMirror {
   }
 
   private async pass(force: boolean): Promise<MirrorPass> {
+    if (!this.stateLoaded) await this.loadState();
     const revision = await this.o.store.revision();
     const due = this.o.clock.monoMs() - this.lastComparedMono >= this.recheckMs;
     if (!force && !due && revision === this.lastRevision)
@@ -144,13 +173,12 @@ export class DagMirror {
     const pass = await this.reconcile(wanted);
     this.lastRevision = revision;
     this.lastComparedMono = this.o.clock.monoMs();
+    await this.saveState(revision);
     if (pass.written.length + pass.removed.length > 0) {
-      this.log.info('Brought the local DAG files in step with the database', {
-        dir: this.dir,
-        written: pass.written.length,
-        removed: pass.removed.length,
-        revision,
-      });
+      const fields = { dir: this.dir, written: pass.written.length, removed: pass.removed.length, revision };
+      // A one-shot command's pass (before it reads a DAG) is no news to whoever runs the command.
+      if (this.started) this.log.info('Brought the local DAG files in step with the database', fields);
+      else this.log.debug('Brought the local DAG files in step before reading a DAG', fields);
     }
     return pass;
   }
@@ -213,6 +241,27 @@ export class DagMirror {
     }
   }
 
+  /**
+   * What another process of this host (or this one, earlier) last compared, taken as just compared: a pass
+   * that finds the same revision then writes nothing. A missing or unreadable state only costs a full compare.
+   */
+  private async loadState(): Promise<void> {
+    this.stateLoaded = true;
+    const r = await readJsonFile<MirrorState>(path.join(this.dir, MIRROR_STATE_FILE), (v) =>
+      isMirrorState(v) ? null : 'not a DAG mirror state',
+    ).catch(() => null);
+    if (r?.kind !== 'ok') return;
+    this.lastRevision = r.value.revision;
+    this.lastComparedMono = this.o.clock.monoMs();
+    for (const [fileName, seen] of Object.entries(r.value.files)) this.seen.set(fileName, seen);
+  }
+
+  /** Not durable: a state lost in a crash only costs the next process a full compare. */
+  private async saveState(revision: string): Promise<void> {
+    const state: MirrorState = { revision, files: Object.fromEntries(this.seen) };
+    await writeFileAtomic(path.join(this.dir, MIRROR_STATE_FILE), JSON.stringify(state), { durable: false });
+  }
+
   private async remember(fileName: string, version: string): Promise<void> {
     const st = await fs.stat(path.join(this.dir, fileName));
     this.seen.set(fileName, { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino, version });
@@ -243,4 +292,10 @@ export class DagMirror {
       this.log.info('DAG files in step with the database again', { failures: this.failures });
     this.failures = 0;
   }
+}
+
+function isMirrorState(v: unknown): v is MirrorState {
+  if (typeof v !== 'object' || v === null) return false;
+  const o = v as Partial<MirrorState>;
+  return typeof o.revision === 'string' && typeof o.files === 'object' && o.files !== null;
 }

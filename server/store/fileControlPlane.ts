@@ -8,6 +8,7 @@ import type { ControlPlane } from './controlPlane';
 import { FileEventFeed } from './eventFeed';
 import { FileCancelRequests } from './fileCancelRequests';
 import { FileCoordinatorRegistry } from './fileCoordinatorRegistry';
+import { FileDagDefinitions } from './fileDagDefinitions';
 import { FileDispatchStore } from './fileDispatchStore';
 import { FileEventLog } from './fileEventLog';
 import { FileQueueStore } from './fileQueueStore';
@@ -42,6 +43,9 @@ export function fileControlPlane(config: Config, logger: Logger, clock: Clock): 
     wakeups: null,
     logs: new FileRunLogStore(logDir),
     logShipping: null,
+    dags: new FileDagDefinitions(config.paths.dags_dir),
+    syncDags: async () => undefined,
+    followDags: async () => undefined,
     onCorrupt,
     // Files cannot fence a write: the scheduler's own dispatch window (DESIGN §5) is the guarantee.
     forScheduler: () => ({

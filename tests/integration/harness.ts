@@ -42,6 +42,7 @@ export function tempHome(extraEnv: Record<string, string> = {}): TempHome {
     writeDag(name, yaml) {
       const file = path.join(dags, `${name}.yaml`);
       writeFileSync(file, yaml);
+      if (env.DAGU_STORAGE_BACKEND === 'postgres') pushDagsSync(dags, env);
       return file;
     },
     cleanup() {
@@ -50,6 +51,19 @@ export function tempHome(extraEnv: Record<string, string> = {}): TempHome {
       rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     },
   };
+}
+
+/**
+ * On PostgreSQL the DAGs live in the database and `dags/` is not read: a test's DAG files go there as an
+ * operator's do, with `dagu dags push`.
+ */
+function pushDagsSync(dags: string, env: NodeJS.ProcessEnv): void {
+  const r = spawnSync(process.execPath, [DAGU, 'dags', 'push', dags], {
+    env,
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  if (r.status !== 0) throw new Error(`dagu dags push ${dags} failed (${r.status}): ${r.stderr}`);
 }
 
 /** SIGKILLs every process (runs, spares, steps) whose environment has DAGU_HOME=`home`. */

@@ -8,7 +8,7 @@ import { cliContext, type GlobalOptions } from '../context';
 import { UsageError } from '../exit';
 import { initHome } from '../initHome';
 import { untilSignal } from './untilSignal';
-import { cliControlPlane, closeCliControlPlanes } from '../openControlPlane';
+import { closeCliControlPlanes, serviceControlPlane } from '../openControlPlane';
 
 export interface CoordinatorCommandOptions extends GlobalOptions {
   coordinatorHost?: string;
@@ -17,7 +17,7 @@ export interface CoordinatorCommandOptions extends GlobalOptions {
 
 /** Builds and starts the coordinator; a busy port or an unreadable TLS file fails startup (exit 1). */
 export async function startCoordinator(config: Config, logger: Logger): Promise<CoordinatorService> {
-  const service = composeCoordinator(config, logger, await cliControlPlane(config, logger));
+  const service = composeCoordinator(config, logger, await serviceControlPlane(config, logger));
   try {
     await service.start();
   } catch (err) {

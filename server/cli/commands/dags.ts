@@ -8,7 +8,10 @@ import { hostname } from 'node:os';
 import * as fs from '../../store/fileCalls';
 import { cliContext, type GlobalOptions } from '../context';
 import { EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE, UsageError } from '../exit';
-import { openDagDefinitions } from '../openDagDefinitions';
+import type { Config } from '../../config/types';
+import type { ControlPlane } from '../../store/controlPlane';
+import { errorMessage } from '../../store/fsutil';
+import { cliControlPlane } from '../openControlPlane';
 import { pullDags } from './pullDags';
 import { pushDags } from './pushDags';
 
@@ -20,50 +23,58 @@ interface FolderOptions extends GlobalOptions {
 export async function pushCommand(dir: string, opts: FolderOptions): Promise<number> {
   const { config, logger } = cliContext(opts, { component: 'cli' });
   await requireFolder(dir);
-  const opened = await openDagDefinitions(config, logger, 'dagu dags push');
-  try {
-    const report = await pushDags({
-      store: opened.store,
-      dir,
-      dagsDir: config.paths.dags_dir,
-      deleteAbsent: opts.delete === true,
-      dryRun: opts.dryRun === true,
-      by: `cli:dags push@${hostname()}`,
-    });
-    for (const line of report.warnings) process.stderr.write(`${line}\n`);
-    if (report.invalid.length > 0) {
-      for (const line of report.invalid) process.stderr.write(`${line}\n`);
-      const n = report.invalid.length;
-      process.stderr.write(`dagu: nothing pushed: ${n} problem${n === 1 ? '' : 's'} in ${dir}\n`);
-      return EXIT_USAGE;
-    }
-    printActions(report.actions, opts.dryRun === true);
-    for (const f of report.failures) process.stderr.write(`dagu: ${f.name}: ${f.message}\n`);
-    printSummary(`pushed ${dir} to ${opened.where}`, report.actions, opts.dryRun === true);
-    return report.failures.length > 0 ? EXIT_RUN_FAILED : EXIT_OK;
-  } finally {
-    await opened.close();
+  const cp = await cliControlPlane(config, logger);
+  const dryRun = opts.dryRun === true;
+  const report = await pushDags({
+    store: cp.dags,
+    dir,
+    dagsDir: config.paths.dags_dir,
+    deleteAbsent: opts.delete === true,
+    dryRun,
+    by: `cli:dags push@${hostname()}`,
+  });
+  for (const line of report.warnings) process.stderr.write(`${line}\n`);
+  if (report.invalid.length > 0) {
+    for (const line of report.invalid) process.stderr.write(`${line}\n`);
+    const n = report.invalid.length;
+    process.stderr.write(`dagu: nothing pushed: ${n} problem${n === 1 ? '' : 's'} in ${dir}\n`);
+    return EXIT_USAGE;
   }
+  printActions(report.actions, dryRun);
+  for (const f of report.failures) process.stderr.write(`dagu: ${f.name}: ${f.message}\n`);
+  printSummary(`pushed ${dir} to ${whereDags(config, cp)}`, report.actions, dryRun);
+  if (!dryRun) {
+    // This host's DAGs directory shows the push at once; other hosts follow by their wake-up or poll.
+    await cp.syncDags().catch((err: unknown) => {
+      process.stderr.write(
+        `dagu: pushed, but ${config.paths.dags_dir} is not refreshed yet: ${errorMessage(err)}\n`,
+      );
+    });
+  }
+  return report.failures.length > 0 ? EXIT_RUN_FAILED : EXIT_OK;
 }
 
 export async function pullCommand(dir: string, opts: FolderOptions): Promise<number> {
   const { config, logger } = cliContext(opts, { component: 'cli' });
   const st = await fs.stat(path.resolve(dir)).catch(() => null);
   if (st !== null && !st.isDirectory()) throw new UsageError(`${dir} is not a directory`);
-  const opened = await openDagDefinitions(config, logger, 'dagu dags pull');
-  try {
-    const report = await pullDags({
-      store: opened.store,
-      dir,
-      deleteAbsent: opts.delete === true,
-      dryRun: opts.dryRun === true,
-    });
-    printActions(report.actions, opts.dryRun === true);
-    printSummary(`pulled ${opened.where} into ${dir}`, report.actions, opts.dryRun === true);
-    return EXIT_OK;
-  } finally {
-    await opened.close();
-  }
+  const cp = await cliControlPlane(config, logger);
+  const report = await pullDags({
+    store: cp.dags,
+    dir,
+    deleteAbsent: opts.delete === true,
+    dryRun: opts.dryRun === true,
+  });
+  printActions(report.actions, opts.dryRun === true);
+  printSummary(`pulled ${whereDags(config, cp)} into ${dir}`, report.actions, opts.dryRun === true);
+  return EXIT_OK;
+}
+
+/** Where the DAG definitions are, for messages: the DAGs directory, or the database and its schema. */
+function whereDags(config: Config, cp: ControlPlane): string {
+  return cp.backend === 'postgres'
+    ? `${cp.where} (schema ${config.storage.postgres.schema})`
+    : config.paths.dags_dir;
 }
 
 async function requireFolder(dir: string): Promise<void> {

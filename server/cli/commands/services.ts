@@ -14,7 +14,7 @@ import type { CoordinatorService } from '../../coordinator/coordinatorService';
 import { exposureWarning, securityView } from '../../api/security';
 import { createServices } from '../../api/services';
 import { processPorts } from '../processPorts';
-import { cliControlPlane, closeCliControlPlanes } from '../openControlPlane';
+import { closeCliControlPlanes, serviceControlPlane } from '../openControlPlane';
 
 const STOP_DEADLINE_MS = 10 * SECOND;
 
@@ -38,7 +38,7 @@ async function startWeb(config: Config, logger: Logger) {
   // server loads them. (Next's typings make NODE_ENV read-only, hence Object.assign.)
   if (!process.env.NODE_ENV) Object.assign(process.env, { NODE_ENV: 'production' });
   process.env.NEXT_TELEMETRY_DISABLED ??= '1';
-  const stores = await cliControlPlane(config, logger);
+  const stores = await serviceControlPlane(config, logger);
   const services = createServices(config, logger, { ...processPorts(), listen, stores });
   const server = await startWebServer({ services, logger, dir, host: config.host, port: config.port });
   logger.info(`Console listening on http://${config.host}:${server.port}`, { port: server.port });
@@ -50,7 +50,7 @@ async function startWeb(config: Config, logger: Logger) {
 
 /** Starts the scheduler service; a storage error on the first attempt at the lock fails startup. */
 async function startScheduler(config: Config, logger: Logger, onLost: (reason: string) => void) {
-  const service = composeScheduler(config, logger, await cliControlPlane(config, logger), onLost);
+  const service = composeScheduler(config, logger, await serviceControlPlane(config, logger), onLost);
   try {
     await service.start();
   } catch (err) {

@@ -29,7 +29,7 @@ import {
   runCommandStores,
   type RunCommandStores,
 } from './dispatchClient';
-import { cliControlPlane } from '../openControlPlane';
+import { cliControlPlane, cliDagsInStep } from '../openControlPlane';
 
 export { printSummary } from './dispatchClient';
 
@@ -111,6 +111,7 @@ export async function startCommand(dagArg: string, words: string[], opts: StartO
   const { config, logger } = cliContext(opts, { component: 'runner' });
   if (opts.runId !== undefined) assertRunId(opts.runId);
   const scheduleTime = opts.scheduleTime ? normalizeTime(opts.scheduleTime) : null;
+  await cliDagsInStep(config, logger);
   const dag = await loadDagOrThrow(config, dagArg);
   // A queued run taken over (`--run-id` from the scheduler or the queue) has its params in its record.
   if (opts.runId === undefined || params.length > 0) await checkCallerParams(dag, params);

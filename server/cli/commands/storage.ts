@@ -34,7 +34,8 @@ const say = (line: string) => process.stdout.write(`${line}\n`);
 const warn = (line: string) => process.stderr.write(`dagu storage migrate: ${line}\n`);
 
 export async function storageMigrateCommand(opts: StorageMigrateOptions): Promise<number> {
-  const { config } = cliContext(opts, { component: 'cli' });
+  // The DAG files to copy are those of paths.dags_dir, whichever backend the config already names.
+  const { config } = cliContext(opts, { component: 'cli' }, {}, { dagsDir: 'configured' });
   const { clock } = processPorts();
   const {
     data_dir: dataDir,

@@ -6,9 +6,11 @@ import { formatDagError } from '../../core/dag/dagError';
 import { listDagFiles, loadDag } from '../../store/dagCatalog';
 import { cliContext, type GlobalOptions } from '../context';
 import { EXIT_OK, EXIT_USAGE } from '../exit';
+import { cliDagsInStep } from '../openControlPlane';
 
 export async function validateCommand(dags: string[], opts: GlobalOptions) {
-  const { config } = cliContext(opts, { component: 'cli' });
+  const { config, logger } = cliContext(opts, { component: 'cli' });
+  await cliDagsInStep(config, logger);
   const targets = dags.length > 0 ? dags : (await listDagFiles(config.paths.dags_dir)).map((d) => d.file);
   let bad = 0;
   for (const target of targets) {

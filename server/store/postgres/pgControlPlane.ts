@@ -10,8 +10,10 @@ import type { Config } from '../../config/types';
 import { leaseTiming } from '../../core/lease/timing';
 import type { Clock, Logger, Timers } from '../../core/ports';
 import type { ControlPlane, LeaseHold } from '../controlPlane';
+import { dagMirrorDir } from '../dagMirror';
 import { LogEventFeed } from '../eventFeed';
 import { openPgPool } from './connect';
+import { pgDagMirror } from './pgDagMirror';
 import { PgDispatchStore } from './pgDispatchStore';
 import { PgEventLog } from './pgEventLog';
 import { PgQueueStore } from './pgQueueStore';
@@ -60,6 +62,16 @@ export async function pgControlPlane(
   });
   const logs = new PgRunLogStore(pool, schema);
   let lockPool: pg.Pool | null = null;
+  // The process reads DAGs from its copy of the table, which the CLI makes its paths.dags_dir (cli/context.ts).
+  const dagMirror = pgDagMirror({
+    pool,
+    schema,
+    wakeups,
+    dir: dagMirrorDir(config.paths),
+    clock,
+    timers,
+    logger,
+  });
 
   return {
     backend: 'postgres',
@@ -78,6 +90,9 @@ export async function pgControlPlane(
     // A run process writes its logs on its own disk (scratch) and ships them here as they grow.
     logs,
     logShipping: logs,
+    dags: dagMirror.dags,
+    syncDags: () => dagMirror.sync(),
+    followDags: () => dagMirror.follow(),
     // Rows are typed by the schema: there is no corrupt record to skip.
     onCorrupt: () => undefined,
     forScheduler(holding: () => LeaseHold | null) {
@@ -117,6 +132,7 @@ export async function pgControlPlane(
       };
     },
     async close() {
+      await dagMirror.stop();
       await wakeups.close();
       await Promise.all([pool.end(), lockPool?.end()].map((p) => p?.catch(() => undefined)));
     },

@@ -12,6 +12,7 @@ export const TOPIC_CHANNELS: Record<WakeupTopic, WakeupChannel> = {
   queue: 'dagu_queue',
   dispatch: 'dagu_dispatch',
   events: 'dagu_events',
+  dags: 'dagu_dags',
 };
 
 export class PgWakeupHub implements Wakeups {

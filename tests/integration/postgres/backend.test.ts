@@ -110,8 +110,8 @@ describe('storage.backend: postgres', () => {
     const b = pgHome(schema);
     const dag =
       'schedule: "*/2 * * * * *"\noverlap_policy: all\nsteps:\n  - name: a\n    command: echo tick\n';
+    // Written (and pushed) on a's home only: b runs it from the database.
     a.writeDag('tick', dag);
-    b.writeDag('tick', dag);
     const sa = startService(['scheduler'], { ...a.env, DAGU_SCHEDULER_PORT: String(await freePort()) });
     services.push(sa);
     await waitForLog(sa, /^Acquired the free scheduler lock$/);
@@ -145,7 +145,6 @@ describe('storage.backend: postgres', () => {
     const b = pgHome(schema);
     const dag = 'schedule: "* * * * * *"\noverlap_policy: all\nsteps:\n  - name: a\n    command: "true"\n';
     a.writeDag('sec', dag);
-    b.writeDag('sec', dag);
     const sa = startService(['scheduler'], { ...a.env, DAGU_SCHEDULER_PORT: String(await freePort()) });
     services.push(sa);
     await waitForLog(sa, /^Acquired the free scheduler lock$/);

@@ -86,6 +86,13 @@ async function waitFor(check: () => boolean, timeoutMs = 20_000): Promise<number
   return Date.now() - from;
 }
 
+/** The DAG files of a mirror, without its hidden state file. */
+function dagFiles(dir: string): string[] {
+  return readdirSync(dir)
+    .filter((f) => !f.startsWith('.'))
+    .sort();
+}
+
 function read(dir: string, file: string): string | null {
   try {
     return readFileSync(path.join(dir, file), 'utf8');
@@ -109,9 +116,9 @@ describe('DAG mirrors of two hosts on PostgreSQL', () => {
     expect(await two.dags.put('etl', B, { expectedVersion: version })).toMatchObject({ outcome: 'updated' });
     await waitFor(() => read(one.dir, 'etl.yaml') === B);
     expect(await two.dags.rename('etl', 'load')).toMatchObject({ ok: true });
-    await waitFor(() => readdirSync(one.dir).join() === 'load.yaml');
+    await waitFor(() => dagFiles(one.dir).join() === 'load.yaml');
     expect(await one.dags.delete('load')).toEqual({ ok: true });
-    await waitFor(() => readdirSync(two.dir).length === 0);
+    await waitFor(() => dagFiles(two.dir).length === 0);
   });
 
   it('brings a change in by polling when the host does not listen', async () => {
@@ -126,7 +133,7 @@ describe('DAG mirrors of two hosts on PostgreSQL', () => {
     for (const n of ['a', 'b', 'c']) await first.dags.put(n, A);
     await first.dags.put('d', B, { fileName: 'd.yml' });
     const late = await startHost({ pollMs: 600_000, listen: false });
-    expect(readdirSync(late.dir).sort()).toEqual(['a.yaml', 'b.yaml', 'c.yaml', 'd.yml']);
+    expect(dagFiles(late.dir)).toEqual(['a.yaml', 'b.yaml', 'c.yaml', 'd.yml']);
     expect(read(late.dir, 'd.yml')).toBe(B);
   });
 });

@@ -1,11 +1,12 @@
-// The wake-ups a process gets on PostgreSQL (PgWakeupHub): a queue item, a dispatch task or an event stored
-// by another process's store wakes the subscribers of its topic, from the writing statement's commit; a
+// The wake-ups a process gets on PostgreSQL (PgWakeupHub): a queue item, a dispatch task, an event or a DAG
+// stored by another process's store wakes the subscribers of its topic, from the writing statement's commit; a
 // write that stores nothing (a task ID taken) wakes nobody; and after the listener's (re)connection every
 // subscriber is called once, since notifications sent meanwhile are lost.
 
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock, systemTimers } from '../../../server/core/clock';
 import type { WakeupTopic } from '../../../server/store/controlPlane';
+import { PgDagDefinitions } from '../../../server/store/postgres/pgDagDefinitions';
 import { PgDispatchStore } from '../../../server/store/postgres/pgDispatchStore';
 import { PgEventLog } from '../../../server/store/postgres/pgEventLog';
 import { PgQueueStore } from '../../../server/store/postgres/pgQueueStore';
@@ -35,15 +36,16 @@ function subscribed() {
     timers: systemTimers,
     logger: new RecordingLogger(),
   });
-  const calls: Record<WakeupTopic, number> = { queue: 0, dispatch: 0, events: 0 };
-  for (const topic of ['queue', 'dispatch', 'events'] as const) hub.subscribe(topic, () => calls[topic]++);
+  const calls: Record<WakeupTopic, number> = { queue: 0, dispatch: 0, events: 0, dags: 0 };
+  for (const topic of ['queue', 'dispatch', 'events', 'dags'] as const)
+    hub.subscribe(topic, () => calls[topic]++);
   return calls;
 }
 
 describe('wake-ups from the stores', () => {
   it('each store write wakes its own topic; the first connection calls every subscriber once', async () => {
     const calls = subscribed();
-    await until(() => calls.queue === 1 && calls.dispatch === 1 && calls.events === 1);
+    await until(() => calls.queue === 1 && calls.dispatch === 1 && calls.events === 1 && calls.dags === 1);
 
     await new PgQueueStore(pg().pool, SCHEMA).enqueue({
       queue: 'etl',
@@ -52,7 +54,7 @@ describe('wake-ups from the stores', () => {
       enqueued_at: new Date().toISOString(),
     });
     await until(() => calls.queue === 2);
-    expect(calls).toEqual({ queue: 2, dispatch: 1, events: 1 });
+    expect(calls).toEqual({ queue: 2, dispatch: 1, events: 1, dags: 1 });
 
     await new PgEventLog(pg().pool, SCHEMA, systemClock).append('dag.run.queued', { run_id: 'run-1' });
     await until(() => calls.events === 2);
@@ -76,7 +78,11 @@ describe('wake-ups from the stores', () => {
     };
     await tasks.enqueue(task);
     await until(() => calls.dispatch === 2);
-    expect(calls).toEqual({ queue: 2, dispatch: 2, events: 2 });
+    expect(calls).toEqual({ queue: 2, dispatch: 2, events: 2, dags: 1 });
+
+    await new PgDagDefinitions(pg().pool, SCHEMA).put('etl', 'steps:\n  - name: a\n    run: echo a\n');
+    await until(() => calls.dags === 2);
+    expect(calls).toEqual({ queue: 2, dispatch: 2, events: 2, dags: 2 });
   });
 
   it('an unsubscribed function is not called again', async () => {
