@@ -68,7 +68,7 @@ async function startGroup(n: number, firstUrl?: string): Promise<Group> {
   for (let i = 0; i < n; i++) {
     const h = tempHome({
       DAGU_STORAGE_BACKEND: 'postgres',
-      DAGU_POSTGRES_URL: i === 0 && firstUrl ? firstUrl : pg().cluster.url,
+      DAGU_POSTGRES_URL: pg().cluster.url,
       DAGU_POSTGRES_SCHEMA: schema,
       DAGU_SCHEDULER_LOCK_STALE_THRESHOLD: `${T_MS}ms`,
       DAGU_SCHEDULER_LOCK_RETRY_INTERVAL: `${R_MS}ms`,
@@ -76,9 +76,15 @@ async function startGroup(n: number, firstUrl?: string): Promise<Group> {
     });
     cleanups.push(() => h.cleanup());
     homes.push(h.home);
-    h.writeDag('tick', DAG);
+    // The DAGs live in the database: one push (straight to the server, never through a proxy this process
+    // serves, as the push blocks it) gives every home the DAG.
+    if (i === 0) h.writeDag('tick', DAG);
     const healthPort = await freePort();
-    const svc = startService(['scheduler'], { ...h.env, DAGU_SCHEDULER_PORT: String(healthPort) });
+    const svc = startService(['scheduler'], {
+      ...h.env,
+      DAGU_SCHEDULER_PORT: String(healthPort),
+      ...(i === 0 && firstUrl ? { DAGU_POSTGRES_URL: firstUrl } : {}),
+    });
     const exited = new Promise<number | null>((resolve) => svc.child.once('exit', (code) => resolve(code)));
     const s: Sched = {
       svc,
