@@ -225,11 +225,14 @@ async function expectRecovered(
 }
 
 /**
- * KNOWN_MISRECORDED, a product bug this file found: a slot's run whose process claimed its attempt and ran
- * its step just as the database went away is failed by the next active's dead-run sweep as "run was never
- * started: queued 5s ago with no queue item and no run process" (the age of a queued status, counted across
- * the outage), and its own final status never lands. The step ran: its output is in the run's log. Let
- * through only with that evidence, for a run created within T of the fault's start.
+ * KNOWN_MISRECORDED, found by the restart test: a slot's run whose process claimed its attempt and ran its
+ * step just as the server went away cannot write `running` or its end; it gives up on its final status after
+ * run.heartbeat_stale_threshold (3 s here, shorter than the outage: runAttempt's finalStatusRetryMs) and
+ * exits, and its note of the unwritten end cannot reach the database either. The next active's dead-run
+ * sweep then fails it as "run was never started: queued 5s ago with no queue item and no run process",
+ * although its step ran (its output is in the run's log) and docs/postgres.md says started runs report once
+ * the database is back. Failing it is the design's answer to a run that cannot report; the reason it records
+ * is wrong. Let through only with that evidence, for a run created within T of the fault's start.
  */
 function misrecordedInOutage(r: RunRow, fault: { startMs: number; endMs: number }, homes: string[]): boolean {
   return (
