@@ -108,7 +108,9 @@ export async function pgControlPlane(
         query_timeout: deadline,
       });
       lockPool.on('error', onPoolError);
-      const lock = new PgSchedulerLock(lockPool, schema);
+      // A fenced write left waiting on its client for longer than I is ended by the server, so that a holder
+      // stopped mid-write cannot hold a takeover back past T + 2R; a live holder's writes take milliseconds.
+      const lock = new PgSchedulerLock(lockPool, schema, { fenceIdleTimeoutMs: t.renewEveryMs });
       const writer = fencedWriter(pool, async (c) => {
         const hold = holding();
         if (hold === null) throw new LeaseFenceError('this instance', 0, 'it does not hold the lock now');

@@ -43,9 +43,16 @@ interface LeaseRow {
 export class PgSchedulerLock implements LockStorage {
   private readonly s: string;
 
+  /**
+   * `fenceIdleTimeoutMs`: how long the server lets a fenced transaction sit waiting for its client before it
+   * ends the session. Its FOR SHARE blocks every takeover until it ends, and a holder that stops mid-write
+   * (paused, cut off by the network, its FIN lost) would otherwise hold it for as long as the server keeps the
+   * connection: hours, with no scheduler at all meanwhile.
+   */
   constructor(
     private readonly pool: Pool,
     schema: string,
+    private readonly opts: { fenceIdleTimeoutMs?: number } = {},
   ) {
     this.s = quoteIdent(schema);
   }
@@ -165,9 +172,13 @@ export class PgSchedulerLock implements LockStorage {
    * carries `holder` and `epoch` (held until that transaction ends); LeaseFenceError otherwise.
    */
   async guard(c: PoolClient, holder: string, epoch: number): Promise<void> {
+    const idle = this.opts.fenceIdleTimeoutMs;
+    // set_config(..., true) is SET LOCAL: the time limit holds for this transaction only, set in the same
+    // round trip as the row lock it protects.
     const r = await c.query(
-      `select 1 from ${this.s}.scheduler_lease where name = $1 and holder = $2 and epoch = $3 and not released for share`,
-      [LOCK_NAME, holder, epoch],
+      `select ${idle === undefined ? '1' : `set_config('idle_in_transaction_session_timeout', $4, true)`}
+         from ${this.s}.scheduler_lease where name = $1 and holder = $2 and epoch = $3 and not released for share`,
+      idle === undefined ? [LOCK_NAME, holder, epoch] : [LOCK_NAME, holder, epoch, `${Math.ceil(idle)}ms`],
     );
     if (r.rowCount === 0) throw new LeaseFenceError(holder, epoch);
   }

@@ -1,12 +1,18 @@
 // One transaction on a pooled connection: BEGIN, the work, COMMIT; ROLLBACK when the work throws. A
-// connection whose ROLLBACK failed, or whose statement timed out on the client (query_timeout), is destroyed
-// rather than handed back to the pool in an unknown state.
+// connection whose ROLLBACK failed, whose statement timed out on the client (query_timeout), or that failed
+// while the work held it, is destroyed rather than handed back to the pool in an unknown state.
 
 import type { Pool, PoolClient } from 'pg';
 
 export async function inTransaction<T>(pool: Pool, work: (c: PoolClient) => Promise<T>): Promise<T> {
   const c = await pool.connect();
   let broken: Error | undefined;
+  // The pool listens for errors only on idle connections: one that dies while the work holds it between two
+  // statements (the server ended the session) would otherwise throw from the client as an uncaught error.
+  const onError = (err: Error) => {
+    broken = err;
+  };
+  c.on('error', onError);
   try {
     await c.query('begin');
     const out = await work(c);
@@ -24,6 +30,7 @@ export async function inTransaction<T>(pool: Pool, work: (c: PoolClient) => Prom
     });
     throw err;
   } finally {
+    c.off('error', onError);
     c.release(broken);
   }
 }

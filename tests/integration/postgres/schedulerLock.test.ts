@@ -91,6 +91,38 @@ describe('fencing on PostgreSQL', () => {
     expect(rows.rowCount).toBe(1);
   });
 
+  it('ends a fenced write stalled on its client after its idle limit, so a takeover is not held back', async () => {
+    const lock = await fresh();
+    const limited = new PgSchedulerLock(pool, SCHEMA, { fenceIdleTimeoutMs: 300 });
+    await pool.query(`create table if not exists ${SCHEMA}.fence_probe (n int)`);
+    await pool.query(`truncate ${SCHEMA}.fence_probe`);
+    expect(await lock.create(lockRecord({ holder: 'token-a', epoch: 1 }))).toBe(true);
+    const observed = await lock.read();
+    // The holder takes the fence and then stops (paused, or cut off): its transaction waits on the client.
+    let resume!: () => void;
+    const stalled = new Promise<void>((resolve) => (resume = resolve));
+    let inside!: () => void;
+    const entered = new Promise<void>((resolve) => (inside = resolve));
+    const write = limited.fenced('token-a', 1, async (c) => {
+      inside();
+      await stalled;
+      await c.query(`insert into ${SCHEMA}.fence_probe values (1)`);
+    });
+    const outcome = write.then(
+      () => 'committed',
+      (err: Error) => err.message,
+    );
+    await entered;
+    const startedAt = Date.now();
+    expect(await lock.takeOver(observed, lockRecord({ holder: 'token-b', epoch: 2 }))).toBe(true);
+    // Without the limit the takeover would wait for as long as the stalled client keeps its connection.
+    expect(Date.now() - startedAt).toBeLessThan(5000);
+    resume();
+    // The server ended the stalled session: the write fails when its holder resumes, and nothing landed.
+    expect(await outcome).not.toBe('committed');
+    expect((await pool.query(`select n from ${SCHEMA}.fence_probe`)).rowCount).toBe(0);
+  });
+
   it('lets a takeover lose to a renewal that commits while it waits', async () => {
     const lock = await fresh();
     const a = lockRecord({ holder: 'token-a', epoch: 1 });
