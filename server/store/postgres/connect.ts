@@ -124,6 +124,13 @@ export async function openPgPool(
         `cannot connect to PostgreSQL at ${settings.safeUrl}: ${pgErrorText(err)}`,
       );
     });
+    // Held across several statements: an error between two of them would be thrown from the client as an
+    // uncaught error, since the pool listens only on idle connections. The statement that follows fails.
+    let broken: Error | undefined;
+    const onError = (err: Error) => {
+      broken = err;
+    };
+    client.on('error', onError);
     try {
       const check = () =>
         checkSchema(client, settings.schema).catch((err: unknown) => {
@@ -150,7 +157,8 @@ export async function openPgPool(
       await checkTables(client, settings.schema);
       await checkWritable(client, settings.schema);
     } finally {
-      client.release();
+      client.off('error', onError);
+      client.release(broken);
     }
     return { pool, settings };
   } catch (err) {

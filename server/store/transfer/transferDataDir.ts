@@ -101,6 +101,12 @@ async function adoptSlotNamespace(pool: Pool, schema: string, dataDir: string): 
 
 async function holdingCopyLock(pool: Pool, work: () => Promise<void>): Promise<void> {
   const c = await pool.connect();
+  // Held for the whole copy: a connection lost between statements must fail the copy, not crash the process.
+  let broken: Error | undefined;
+  const onError = (err: Error) => {
+    broken = err;
+  };
+  c.on('error', onError);
   try {
     const r = await c.query<{ locked: boolean }>('select pg_try_advisory_lock($1) as locked', [COPY_LOCK]);
     if (!r.rows[0].locked) throw new CopyInProgressError();
@@ -110,7 +116,8 @@ async function holdingCopyLock(pool: Pool, work: () => Promise<void>): Promise<v
       await c.query('select pg_advisory_unlock($1)', [COPY_LOCK]);
     }
   } finally {
-    c.release();
+    c.off('error', onError);
+    c.release(broken);
   }
 }
 
