@@ -81,6 +81,24 @@ function duplicates(ids: string[]): string[] {
   return ids.filter((id, i) => ids.indexOf(id) !== i);
 }
 
+/**
+ * Two schedulers on two homes of one fresh schema, `a` active and `b` standby, with `dag` written (and pushed)
+ * on a's home only: b runs it from the database.
+ */
+async function activeAndStandby(name: string, dag: string) {
+  const schema = newSchema();
+  const a = pgHome(schema);
+  const b = pgHome(schema);
+  a.writeDag(name, dag);
+  const sa = startService(['scheduler'], { ...a.env, DAGU_SCHEDULER_PORT: String(await freePort()) });
+  services.push(sa);
+  await waitForLog(sa, /^Acquired the free scheduler lock$/);
+  const sb = startService(['scheduler'], { ...b.env, DAGU_SCHEDULER_PORT: String(await freePort()) });
+  services.push(sb);
+  await waitForLog(sb, /^Waiting as standby for the scheduler lock$/);
+  return { schema, sa, sb, cp: await planeOf(a) };
+}
+
 describe('storage.backend: postgres', () => {
   it('a run is recorded in the database and read back by status and history; the data directory keeps no run', async () => {
     const h = pgHome(newSchema());
@@ -105,20 +123,10 @@ describe('storage.backend: postgres', () => {
   });
 
   it('two schedulers on two homes share only the database: one is active, each slot runs once, kill -9 fails over within T + 2R', async () => {
-    const schema = newSchema();
-    const a = pgHome(schema);
-    const b = pgHome(schema);
-    const dag =
-      'schedule: "*/2 * * * * *"\noverlap_policy: all\nsteps:\n  - name: a\n    command: echo tick\n';
-    // Written (and pushed) on a's home only: b runs it from the database.
-    a.writeDag('tick', dag);
-    const sa = startService(['scheduler'], { ...a.env, DAGU_SCHEDULER_PORT: String(await freePort()) });
-    services.push(sa);
-    await waitForLog(sa, /^Acquired the free scheduler lock$/);
-    const sb = startService(['scheduler'], { ...b.env, DAGU_SCHEDULER_PORT: String(await freePort()) });
-    services.push(sb);
-    await waitForLog(sb, /^Waiting as standby for the scheduler lock$/);
-    const cp = await planeOf(a);
+    const { schema, sa, sb, cp } = await activeAndStandby(
+      'tick',
+      'schedule: "*/2 * * * * *"\noverlap_policy: all\nsteps:\n  - name: a\n    command: echo tick\n',
+    );
     await eventually(async () => (await slotRuns(cp, 'tick')).length >= 3, 20_000);
 
     const killedAt = Date.now();
@@ -140,18 +148,10 @@ describe('storage.backend: postgres', () => {
   });
 
   it('a scheduler paused past T wakes up deposed: nothing it writes lands, it exits non-zero, no slot runs twice', async () => {
-    const schema = newSchema();
-    const a = pgHome(schema);
-    const b = pgHome(schema);
-    const dag = 'schedule: "* * * * * *"\noverlap_policy: all\nsteps:\n  - name: a\n    command: "true"\n';
-    a.writeDag('sec', dag);
-    const sa = startService(['scheduler'], { ...a.env, DAGU_SCHEDULER_PORT: String(await freePort()) });
-    services.push(sa);
-    await waitForLog(sa, /^Acquired the free scheduler lock$/);
-    const sb = startService(['scheduler'], { ...b.env, DAGU_SCHEDULER_PORT: String(await freePort()) });
-    services.push(sb);
-    await waitForLog(sb, /^Waiting as standby for the scheduler lock$/);
-    const cp = await planeOf(a);
+    const { schema, sa, sb, cp } = await activeAndStandby(
+      'sec',
+      'schedule: "* * * * * *"\noverlap_policy: all\nsteps:\n  - name: a\n    command: "true"\n',
+    );
     await eventually(async () => (await slotRuns(cp, 'sec')).length >= 2, 20_000);
 
     sa.child.kill('SIGSTOP');
