@@ -72,6 +72,11 @@ async function drainOn(extra: Record<string, string>): Promise<{ rate: number; f
     'queues:\n  config:\n    - name: drain\n      max_concurrency: 4\n',
   );
   h.writeDag('d', 'queue: drain\nsteps:\n  - name: t\n    command: "true"\n');
+  // On PostgreSQL the DAGs live in the database: the folder is pushed there, as an operator does.
+  if (extra.DAGU_STORAGE_BACKEND === 'postgres') {
+    const pushed = runSync(['dags', 'push', path.join(h.home, 'dags')], h.env);
+    if (pushed.status !== 0) throw new Error(`dags push failed: ${pushed.stderr}`);
+  }
   for (let i = 0; i < 100; i++) {
     const r = runSync(['enqueue', 'd'], h.env);
     if (r.status !== 0) throw new Error(`enqueue failed: ${r.stderr}`);
