@@ -101,13 +101,16 @@ export async function pgControlPlane(
         config.scheduler.lock_retry_interval_ms,
       );
       const deadline = Math.max(50, Math.floor(t.deadlineMs));
-      lockPool ??= new pg.Pool({
-        ...settings.connection,
-        max: 2,
-        connectionTimeoutMillis: deadline,
-        query_timeout: deadline,
-      });
-      lockPool.on('error', onPoolError);
+      if (!lockPool) {
+        lockPool = new pg.Pool({
+          ...settings.connection,
+          max: 2,
+          connectionTimeoutMillis: deadline,
+          query_timeout: deadline,
+        });
+        // Once per pool: a second scheduler view must not add a second listener.
+        lockPool.on('error', onPoolError);
+      }
       // A fenced write left waiting on its client for longer than I is ended by the server, so that a holder
       // stopped mid-write cannot hold a takeover back past T + 2R; a live holder's writes take milliseconds.
       const lock = new PgSchedulerLock(lockPool, schema, { fenceIdleTimeoutMs: t.renewEveryMs });
