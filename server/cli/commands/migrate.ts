@@ -11,7 +11,8 @@ import { basename, dirname, extname, join } from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import { migrateDagText } from '../../core/dag/migrate';
 import { parseDag } from '../../core/dag/parseDag';
-import type { DagSpec } from '../../core/types';
+import { repeatConditionCommand } from '../../core/dag/dagu1Repeat';
+import type { DagSpec, HandlerSpecs, StepSpec } from '../../core/types';
 import { EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE } from '../exit';
 
 export interface MigrateOptions {
@@ -115,7 +116,7 @@ function checkSameMeaning(file: string, before: string, after: string): string |
 }
 
 function differingField(a: DagSpec, b: DagSpec): string | null {
-  const x = comparable(a);
+  const x = comparable(asCommandChecks(a));
   const y = comparable(b);
   for (const key of new Set([...Object.keys(x), ...Object.keys(y)])) {
     if (JSON.stringify(x[key], withoutUnbounded) !== JSON.stringify(y[key], withoutUnbounded)) return key;
@@ -125,6 +126,33 @@ function differingField(a: DagSpec, b: DagSpec): string | null {
 
 function withoutUnbounded(key: string, value: unknown): unknown {
   return key === 'unbounded' ? undefined : value;
+}
+
+/**
+ * The 1.x reading with each backtick repeat condition (an unbounded eval) written as the 2.x command check
+ * migrate puts in its place: the migrated file must have exactly that check, and otherwise the same policy.
+ */
+function asCommandChecks(d: DagSpec): DagSpec {
+  const step = (s: StepSpec | null | undefined): StepSpec | null | undefined => {
+    const p = s?.repeat_policy;
+    if (!s || !p?.condition_eval || p.condition === null || p.expected === null) return s;
+    const check = repeatConditionCommand(p.condition, p.expected);
+    if (!check.ok) return s;
+    const { condition_eval: _c, ...rest } = p;
+    return { ...s, repeat_policy: { ...rest, condition: check.command, expected: null } };
+  };
+  const handlers = Object.fromEntries(
+    Object.entries(d.handler_on).map(([k, h]) => [k, step(h as StepSpec | null)]),
+  ) as unknown as HandlerSpecs;
+  const locals = Object.fromEntries(
+    Object.entries(d.local_dags ?? {}).map(([k, v]) => [k, asCommandChecks(v)]),
+  );
+  return {
+    ...d,
+    steps: d.steps.map((s) => step(s)!),
+    handler_on: handlers,
+    ...(d.local_dags ? { local_dags: locals } : {}),
+  };
 }
 
 /** A DAG's fields that must not change in a migration, its local DAGs' included. */

@@ -329,6 +329,43 @@ steps:
     expect(paren).toMatchObject({ kind: 'refused', reasons: [expect.stringMatching(/\$\( \)/)] });
   });
 
+  it('turns a backtick repeat condition into a command check, with the mode 1.x inferred', () => {
+    const m = migrateDagText(`maxActiveRuns: 1
+steps:
+  - command: echo hi
+    repeatPolicy:
+      condition: "\`wc -l < runs.txt\`"
+      expected: 3
+      intervalSec: 1
+`);
+    expect(m.kind).toBe('migrated');
+    if (m.kind !== 'migrated') return;
+    expect(m.text).toContain('# Dagu 1.x ran the backticks of "`wc -l < runs.txt`" and compared with "3"');
+    const step = read(m.text).dag.steps[0];
+    expect(step.repeat_policy).toMatchObject({ mode: 'until', expected: null, interval_sec: 1 });
+    expect(step.repeat_policy?.condition).toMatch(/^_dagu_out1=\$\(wc -l < runs\.txt\) \|\| exit 1\n/);
+    expect(step.repeat_policy?.condition_eval).toBeUndefined();
+    // A while loop keeps its mode.
+    const kept = migrateDagText(
+      'maxActiveRuns: 1\nsteps:\n  - command: echo\n    repeatPolicy:\n      repeat: while\n      condition: "`cat f`"\n      expected: go\n',
+    );
+    expect(kept.kind === 'migrated' && read(kept.text).dag.steps[0].repeat_policy?.mode).toBe('while');
+  });
+
+  it('refuses a backtick repeat condition it cannot write as a command check', () => {
+    const python = migrateDagText(
+      'maxActiveRuns: 1\nshell: python3\nsteps:\n  - command: print(1)\n    repeatPolicy:\n      condition: "`cat f`"\n      expected: go\n',
+    );
+    expect(python).toMatchObject({
+      kind: 'refused',
+      reasons: [expect.stringMatching(/steps\[0\]\.repeat_policy\.condition .*the shell python3/)],
+    });
+    const digits = migrateDagText(
+      'maxActiveRuns: 1\nsteps:\n  - command: echo\n    repeatPolicy:\n      condition: "`cat f`"\n      expected: "re:\\\\d"\n',
+    );
+    expect(digits).toMatchObject({ kind: 'refused', reasons: [expect.stringMatching(/grep -E/)] });
+  });
+
   it('leaves a file with a YAML error alone', () => {
     expect(migrateDagText('steps: [\n').kind).toBe('refused');
   });

@@ -6,6 +6,7 @@
 
 import { isMap, isScalar, isSeq, Pair, Scalar, YAMLMap, YAMLSeq } from 'yaml';
 import type { Document, Node } from 'yaml';
+import { isPosixShellText, repeatConditionCommand } from './dagu1Repeat';
 
 export type Dagu1Mode = 'read' | 'migrate';
 
@@ -92,6 +93,12 @@ function pairOf(map: YAMLMap, key: string): Pair | undefined {
 
 function stringOf(node: unknown): string | null {
   return isScalar(node) && typeof node.value === 'string' ? node.value : null;
+}
+
+/** A scalar's value as the text Dagu decodes it into a string field (`expected: 3` is "3"), or null. */
+function scalarText(node: unknown): string | null {
+  if (!isScalar(node) || node.value === null || typeof node.value === 'object') return null;
+  return String(node.value);
 }
 
 /** The step maps (and string steps) of one document, top-level entries with their group members. */
@@ -181,6 +188,8 @@ class Translator {
   private readonly evalEnv = new Set<Node>();
   private readonly unboundedEvals = new Set<Node>();
   private readonly blockers: string[] = [];
+  /** The `shell` of the document being translated (its steps' conditions run with it), or null. */
+  private dagShell: string | null = null;
 
   constructor(private readonly mode: Dagu1Mode) {}
 
@@ -228,6 +237,7 @@ class Translator {
 
   document(root: YAMLMap): void {
     const hadType = pairOf(root, 'type') !== undefined;
+    this.dagShell = scalarText(pairOf(root, 'shell')?.value);
     for (const p of [...root.items] as Pair[]) {
       const key = keyOf(p);
       if (key === null) continue;
@@ -317,25 +327,57 @@ class Translator {
     const retry = pairOf(step, 'retry_policy')?.value;
     if (isMap(retry)) this.snakeKeys(retry);
     const repeat = pairOf(step, 'repeat_policy')?.value;
-    if (isMap(repeat)) {
-      this.snakeKeys(repeat);
-      const condPair = pairOf(repeat, 'condition');
-      const cond = stringOf(condPair?.value);
-      if (cond !== null && BACKTICK.test(cond) && pairOf(repeat, 'expected')) {
-        if (this.mode === 'read') {
-          // 1.x runs the backticks and compares their output; the reader makes it an unbounded eval.
-          this.unboundedEvals.add(condPair!.value as Node);
-          this.meant('backticks in a repeat condition run');
-        } else {
-          this.block(
-            `${field}.repeat_policy.condition runs a command in backticks, which Dagu 2.x compares as text`,
-          );
-        }
-      }
-    }
+    if (isMap(repeat)) this.repeatCondition(step, repeat, field);
     const pre = pairOf(step, 'preconditions');
     if (pre) this.conditions(pre.value, `${field}.preconditions`);
     this.stepEnv(step, field);
+  }
+
+  /**
+   * A repeat condition with backticks and `expected`: 1.x runs the backticks and compares their output. Read,
+   * it becomes an unbounded eval; migrated, a 2.x command check that does the same (dagu1Repeat.ts), with the
+   * mode 1.x inferred from `condition` + `expected` (until) written out, as 2.x infers `while` without them.
+   */
+  private repeatCondition(step: YAMLMap, repeat: YAMLMap, field: string): void {
+    this.snakeKeys(repeat);
+    const condPair = pairOf(repeat, 'condition');
+    const cond = stringOf(condPair?.value);
+    const expectedPair = pairOf(repeat, 'expected');
+    const expected = scalarText(expectedPair?.value);
+    if (cond === null || !BACKTICK.test(cond) || !expected) return;
+    if (this.mode === 'read') {
+      this.unboundedEvals.add(condPair!.value as Node);
+      this.meant('backticks in a repeat condition run');
+      return;
+    }
+    const where = `${field}.repeat_policy.condition`;
+    const shell = scalarText(pairOf(step, 'shell')?.value) ?? this.dagShell;
+    if (shell !== null && !isPosixShellText(shell)) {
+      this.block(
+        `${where} runs a command in backticks, and the shell ${shell} cannot run its 2.x command check`,
+      );
+      return;
+    }
+    const translated = repeatConditionCommand(cond, expected);
+    if (!translated.ok) {
+      this.block(`${where} runs a command in backticks, and ${translated.reason}`);
+      return;
+    }
+    const value = condPair!.value as Scalar;
+    value.value = translated.command;
+    value.type = Scalar.BLOCK_LITERAL;
+    const key = condPair!.key as Scalar;
+    const note = ` Dagu 1.x ran the backticks of ${JSON.stringify(cond)} and compared with ${JSON.stringify(expected)}`;
+    key.commentBefore = key.commentBefore ? `${key.commentBefore}\n${note}` : note;
+    repeat.items.splice(repeat.items.indexOf(expectedPair!), 1);
+    if (!pairOf(repeat, 'repeat')) {
+      repeat.items.splice(
+        repeat.items.indexOf(condPair!),
+        0,
+        new Pair(new Scalar('repeat'), new Scalar('until')),
+      );
+    }
+    this.meant('backticks in a repeat condition run (a command check comparing their output)');
   }
 
   /** `executor: name` or `executor: {type, config}`: the legacy `type` + `with` of 2.x. */
