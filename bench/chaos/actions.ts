@@ -1,21 +1,43 @@
 // The faults the chaos driver picks from, each one an async function on the running cluster that returns what
 // it did. They act on whoever holds the role at that moment (the active scheduler, a busy worker), as read
-// from the cluster itself.
+// from the cluster itself. The storage faults are the backend's own: faultfs on files, the database's faults
+// (pgActions) on PostgreSQL.
 
 import type { Prng } from '../../server/scheduler/sim/prng';
-import { COORDINATOR, SCHEDULERS, STALE_THRESHOLD_MS, WORKERS, type ChaosCluster } from './chaosCluster';
+import {
+  COORDINATOR,
+  SCHEDULERS,
+  STALE_THRESHOLD_MS,
+  WORKERS,
+  type ChaosCluster,
+  type SoakBackend,
+} from './chaosCluster';
+import { PG_ACTION_KINDS, runPgAction, type PgActionKind } from './pgActions';
 
-export type ActionKind =
+/** Faults of the processes, on either backend. */
+type ProcessActionKind =
   | 'kill-9 active'
   | 'kill-9 standby'
   | 'SIGSTOP active past T'
   | 'clean stop of active'
-  | 'storage stall'
-  | 'storage EIO burst'
-  | 'disk full (ENOSPC)'
   | 'kill-9 worker mid-run'
   | 'coordinator restart';
 
+/** Faults of the shared data directory's storage. */
+type FileActionKind = 'storage stall' | 'storage EIO burst' | 'disk full (ENOSPC)';
+
+export type ActionKind = ProcessActionKind | FileActionKind | PgActionKind;
+
+const PROCESS_ACTION_KINDS: readonly ProcessActionKind[] = [
+  'kill-9 active',
+  'kill-9 standby',
+  'SIGSTOP active past T',
+  'clean stop of active',
+  'kill-9 worker mid-run',
+  'coordinator restart',
+];
+
+/** The file soak's menu, in its historical order (a seed replays the same faults it always did). */
 export const ACTION_KINDS: readonly ActionKind[] = [
   'kill-9 active',
   'kill-9 standby',
@@ -27,6 +49,21 @@ export const ACTION_KINDS: readonly ActionKind[] = [
   'kill-9 worker mid-run',
   'coordinator restart',
 ];
+
+/** The faults of the backend's storage, each dealt once in a seeded order before the random picks. */
+export function storageFaults(backend: SoakBackend): readonly ActionKind[] {
+  return backend === 'postgres' ? PG_ACTION_KINDS : [];
+}
+
+/**
+ * The menu the driver picks from. On PostgreSQL the database's faults are listed twice: they are what that
+ * soak is for, and the process faults are the file soak's as well.
+ */
+export function actionKinds(backend: SoakBackend): readonly ActionKind[] {
+  return backend === 'postgres'
+    ? [...PROCESS_ACTION_KINDS, ...PG_ACTION_KINDS, ...PG_ACTION_KINDS]
+    : ACTION_KINDS;
+}
 
 /** Which part of a host's storage a stall or an EIO burst hits (a faultfs path filter). */
 const STORAGE_SCOPES = [
@@ -160,13 +197,17 @@ export async function runAction(c: ChaosCluster, kind: ActionKind, rng: Prng): P
     case 'kill-9 worker mid-run': {
       // Wait (a while) for a worker that is executing a run, so the kill lands mid-run.
       const until = Date.now() + 8000;
-      let busy = WORKERS.filter((w) => c.supervisor.current(w) && c.workerRuns(w).length > 0);
+      const busyNow = async () => {
+        const runs = await Promise.all(WORKERS.map((w) => c.workerRuns(w)));
+        return WORKERS.filter((w, i) => c.supervisor.current(w) && runs[i].length > 0);
+      };
+      let busy = await busyNow();
       while (busy.length === 0 && Date.now() < until) {
         await sleep(100);
-        busy = WORKERS.filter((w) => c.supervisor.current(w) && c.workerRuns(w).length > 0);
+        busy = await busyNow();
       }
       const w = busy.length > 0 ? rng.pick(busy) : rng.pick(WORKERS);
-      const runs = c.workerRuns(w);
+      const runs = await c.workerRuns(w);
       c.supervisor.signal(w, 'SIGKILL');
       await exitWithin(c, w, 10_000);
       return rec(w, runs.length > 0 ? `SIGKILL while running ${runs.join(', ')}` : 'SIGKILL while idle');
@@ -177,5 +218,7 @@ export async function runAction(c: ChaosCluster, kind: ActionKind, rng: Prng): P
       await exitWithin(c, COORDINATOR, 15_000);
       return rec(COORDINATOR, sig);
     }
+    default:
+      return runPgAction(c, kind, rng, rec);
   }
 }

@@ -1,14 +1,20 @@
-// The soak's cluster: three schedulers (each on its own faultfs "host" storage), a coordinator and two
-// workers, all on one temp DAGU_HOME and all kept running by the supervisor; plus health reads of the roles.
+// The soak's cluster: three schedulers, a coordinator and two workers, all kept running by the supervisor;
+// plus health reads of the roles. On files they share one temp DAGU_HOME, each scheduler on its own faultfs
+// "host" storage; on PostgreSQL each has a home of its own and they share only the database (pgChaos).
 
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort, killProcessesWithHome } from '../../tests/integration/harness';
 import { snapshotCli } from './cliSnapshot';
 import { CHAOS_DAGS, dagYaml, WORKER_LABELS } from './dags';
 import { mountHostStorage, type HostStorage } from './hostStorage';
+import { startPgChaos, type PgChaos } from './pgChaos';
+import { fileRecords, type SoakRecords } from './records';
 import { Supervisor } from './supervisor';
+
+/** The control plane's store the soak runs on. */
+export type SoakBackend = 'file' | 'postgres';
 
 /** Lock timings of the soak (the short ones every conformance test uses). */
 export const STALE_THRESHOLD_MS = 3000;
@@ -22,24 +28,36 @@ export type Role = 'active' | 'standby' | string;
 
 export class ChaosCluster {
   readonly supervisor: Supervisor;
+  /** Each scheduler's faultfs storage (files only). */
   readonly hosts = new Map<string, HostStorage>();
+  /** The database, its proxies and the members' homes (PostgreSQL only). */
+  pg: PgChaos | null = null;
+  records: SoakRecords;
   private readonly ports = new Map<string, number>();
   private cleanedUp = false;
 
   private constructor(
     readonly root: string,
+    readonly backend: SoakBackend,
     readonly env: NodeJS.ProcessEnv,
     /** The soak's own copy of bin/dagu (see cliSnapshot). */
     readonly dagu: string,
   ) {
     this.supervisor = new Supervisor(this.logDir);
+    this.records = fileRecords(this.home);
   }
 
+  /** The shared home on files; on PostgreSQL, the parent of the members' own homes. */
   get home(): string {
-    return path.join(this.root, 'home');
+    return path.join(this.root, this.backend === 'file' ? 'home' : 'homes');
   }
-  get dataDir(): string {
-    return path.join(this.home, 'data');
+  /** The home of each member's processes (on files, the one shared home). */
+  homeOf(member: string): string {
+    return this.pg ? this.pg.homeOf(member) : this.home;
+  }
+  /** Every home a process of the soak may have (a run's process inherits its starter's). */
+  get homes(): string[] {
+    return this.pg ? this.supervisor.names().map((n) => this.pg!.homeOf(n)) : [this.home];
   }
   get logDir(): string {
     return path.join(this.root, 'process-logs');
@@ -49,8 +67,8 @@ export class ChaosCluster {
     return path.join(this.root, 'markers', 'executions.log');
   }
 
-  /** Creates the home and the mounts and starts every member under the supervisor. */
-  static async start(): Promise<ChaosCluster> {
+  /** Creates the home(s), the mounts or the database, and starts every member under the supervisor. */
+  static async start(backend: SoakBackend = 'file'): Promise<ChaosCluster> {
     const root = mkdtempSync(path.join(tmpdir(), 'dagu-chaos-'));
     const coordinatorPort = await freePort();
     const env: NodeJS.ProcessEnv = {
@@ -75,30 +93,39 @@ export class ChaosCluster {
     // Every process must run the soak's copy of the CLI, not a launcher inherited from the environment.
     delete env.DAGU_EXECUTABLE;
     delete env.DAGU_PROJECT_ROOT;
+    if (backend === 'postgres') delete env.DAGU_HOME;
     const dagu = await snapshotCli(path.join(root, 'cli'));
-    const c = new ChaosCluster(root, env, dagu);
-    for (const dir of [path.join(c.home, 'dags'), c.logDir, path.dirname(c.markerFile)])
-      mkdirSync(dir, { recursive: true });
+    const c = new ChaosCluster(root, backend, env, dagu);
+    for (const dir of [c.home, c.logDir, path.dirname(c.markerFile)]) mkdirSync(dir, { recursive: true });
     writeFileSync(c.markerFile, '');
-    for (const dag of CHAOS_DAGS)
-      writeFileSync(path.join(c.home, 'dags', `${dag.name}.yaml`), dagYaml(dag, c.markerFile));
+    const dags = new Map(CHAOS_DAGS.map((d) => [`${d.name}.yaml`, dagYaml(d, c.markerFile)]));
     try {
-      for (const name of SCHEDULERS) {
-        c.hosts.set(name, await mountHostStorage(c.home, dagu));
-        c.ports.set(name, await freePort());
+      if (backend === 'file') {
+        mkdirSync(path.join(c.home, 'dags'), { recursive: true });
+        for (const [file, text] of dags) writeFileSync(path.join(c.home, 'dags', file), text);
+        for (const name of SCHEDULERS) c.hosts.set(name, await mountHostStorage(c.home, dagu));
+      } else {
+        c.pg = await startPgChaos({ root, dagu, env, schedulers: SCHEDULERS, dags });
+        c.records = c.pg.records;
       }
+      const envOf = (member: string): NodeJS.ProcessEnv => {
+        if (!c.pg) return env;
+        mkdirSync(c.pg.homeOf(member), { recursive: true });
+        return { ...env, ...c.pg.envOf(member) };
+      };
+      for (const name of SCHEDULERS) c.ports.set(name, await freePort());
       c.supervisor.add({
         name: COORDINATOR,
         kind: 'coordinator',
         argv: () => [process.execPath, dagu, 'coordinator'],
-        env,
+        env: envOf(COORDINATOR),
       });
       for (const name of SCHEDULERS) {
         c.supervisor.add({
           name,
           kind: 'scheduler',
-          argv: () => c.hosts.get(name)!.schedulerArgv(),
-          env: { ...env, DAGU_SCHEDULER_PORT: String(c.ports.get(name)) },
+          argv: () => (c.pg ? [process.execPath, dagu, 'scheduler'] : c.hosts.get(name)!.schedulerArgv()),
+          env: { ...envOf(name), DAGU_SCHEDULER_PORT: String(c.ports.get(name)) },
         });
       }
       const labels = Object.entries(WORKER_LABELS)
@@ -119,7 +146,7 @@ export class ChaosCluster {
             '--max-active-runs',
             '4',
           ],
-          env: { ...env, DAGU_WORKER_WORK_DIR: path.join(root, 'workers', id) },
+          env: { ...envOf(id), DAGU_WORKER_WORK_DIR: path.join(root, 'workers', id) },
         });
       }
     } catch (err) {
@@ -155,27 +182,28 @@ export class ChaosCluster {
   }
 
   /** Runs each worker reports executing in its last heartbeat (the coordinator's worker record). */
-  workerRuns(id: string): string[] {
+  async workerRuns(id: string): Promise<string[]> {
     try {
-      const file = path.join(this.dataDir, 'cluster', 'workers', `${id}.json`);
-      const rec = JSON.parse(readFileSync(file, 'utf8')) as { running?: Array<{ run_id: string }> };
-      return (rec.running ?? []).map((r) => r.run_id);
+      return await this.records.workerRuns(id);
     } catch {
       return [];
     }
   }
 
   /**
-   * Storage back to normal (a process stuck in a stalled call cannot even be SIGKILLed), every member and every
-   * process of the home killed, the mounts removed, the temp tree deleted unless `keep`.
+   * Storage back to normal (a process stuck in a stalled call cannot even be SIGKILLed; a frozen database
+   * thawed), every member and every process of the homes killed, the mounts removed, the database stopped,
+   * the temp tree deleted unless `keep`.
    */
   async cleanup(keep = false): Promise<void> {
     if (this.cleanedUp) return;
     this.cleanedUp = true;
     await Promise.allSettled([...this.hosts.values()].map((h) => h.fs.set('normal')));
+    await this.pg?.cluster.thaw().catch(() => undefined);
     await this.supervisor.stopAll();
-    killProcessesWithHome(this.home);
+    for (const home of this.homes) killProcessesWithHome(home);
     for (const h of this.hosts.values()) await h.fs.unmount().catch(() => undefined);
+    await this.pg?.close().catch(() => undefined);
     if (!keep) rmSync(this.root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   }
 }

@@ -1,8 +1,9 @@
 // The chaos driver: for N cycles, picks a fault at random (seeded), applies it, then waits for the cluster to
-// recover (every member up again and one scheduler active) before a short random pause.
+// recover (every member up again and one scheduler active) before a short random pause. The backend's own
+// storage faults are dealt first, each once in a seeded order, so even a short soak meets every one of them.
 
 import type { Prng } from '../../server/scheduler/sim/prng';
-import { ACTION_KINDS, runAction, type ActionRecord } from './actions';
+import { actionKinds, runAction, storageFaults, type ActionKind, type ActionRecord } from './actions';
 import type { ChaosCluster } from './chaosCluster';
 
 /** One cycle: the fault, and how long until the cluster was whole again (null: not within the bound). */
@@ -24,6 +25,16 @@ async function untilWhole(c: ChaosCluster, fromMs: number): Promise<number | nul
   return null;
 }
 
+/** A seeded Fisher-Yates shuffle (a copy). */
+function shuffled(kinds: readonly ActionKind[], rng: Prng): ActionKind[] {
+  const out = [...kinds];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = rng.int(0, i);
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+}
+
 export async function driveChaos(
   c: ChaosCluster,
   rng: Prng,
@@ -31,8 +42,10 @@ export async function driveChaos(
   onCycle: (r: CycleRecord) => void,
 ): Promise<CycleRecord[]> {
   const out: CycleRecord[] = [];
+  const deck = shuffled(storageFaults(c.backend), rng);
+  const menu = actionKinds(c.backend);
   for (let cycle = 1; cycle <= cycles; cycle++) {
-    const kind = rng.pick(ACTION_KINDS);
+    const kind = deck.shift() ?? rng.pick(menu);
     const action = await runAction(c, kind, rng);
     const recoveredMs = await untilWhole(c, action.atMs);
     const r: CycleRecord = { ...action, cycle, recoveredMs };

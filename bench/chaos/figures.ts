@@ -5,11 +5,14 @@ import type { ActionKind } from './actions';
 import type { CycleRecord } from './driver';
 import type { FailoverFigures, GapStats } from './analysis/failovers';
 import type { ActCheck } from './analysis/acts';
+import type { FenceFigures } from './analysis/fence';
 import type { LeaseCheck } from './analysis/leases';
 import type { Ownerless } from './analysis/owners';
 import type { SlotFigures } from './analysis/slots';
+import type { SoakBackend } from './chaosCluster';
 
 export interface SoakFigures {
+  backend: SoakBackend;
   seed: number;
   cycles: readonly CycleRecord[];
   windowMs: number;
@@ -22,6 +25,8 @@ export interface SoakFigures {
   failovers: FailoverFigures;
   /** Clean stops that did not exit 0, and SIGSTOPped actives that did not exit non-zero on resuming. */
   badExits: string[];
+  /** The database's fence, on PostgreSQL (null on files). */
+  fence: FenceFigures | null;
 }
 
 const line = (name: string, value: string | number, target: string) =>
@@ -43,7 +48,7 @@ export function formatFigures(f: SoakFigures): { lines: string[]; failures: stri
   const missed = f.slots.unexplained.length;
   const past = f.leases.violations.length;
   const lines = [
-    `chaos soak: seed ${f.seed}, ${f.cycles.length} cycles over ${(f.windowMs / 60_000).toFixed(1)} min`,
+    `chaos soak on ${f.backend}: seed ${f.seed}, ${f.cycles.length} cycles over ${(f.windowMs / 60_000).toFixed(1)} min`,
     `faults: ${[...kinds.entries()].map(([k, n]) => `${k} ${n}`).join(', ')}`,
     line('slots due', f.slots.due, 'reference'),
     line('slots run', f.slots.ran, 'reference'),
@@ -60,6 +65,22 @@ export function formatFigures(f: SoakFigures): { lines: string[]; failures: stri
       'must be 0',
     ),
     line('  logged late only because SIGSTOP paused the process', f.acts.excusedByPause, 'reference'),
+    ...(f.fence
+      ? [
+          line(
+            `runs the database took from a deposed instance (of ${f.fence.checked})`,
+            f.fence.deposedInserts.length,
+            'must be 0',
+          ),
+          line('writes the database refused (logged by the scheduler)', f.fence.refused, 'reference'),
+          line('  of which logged by the lock holder of that time', f.fence.refusedFromHolder, 'reference'),
+          line(
+            'runs failed "never started" although their step ran',
+            f.fence.misrecorded.length,
+            'reference',
+          ),
+        ]
+      : []),
     line('runs left running or queued with no live owner', f.ownerless.length, 'must be 0'),
     line('lock epochs with no acquisition record', f.missingEpochs.length, 'must be 0'),
     line('lock epochs acquired out of time order', f.epochsOutOfOrder.length, 'must be 0'),
@@ -91,6 +112,10 @@ export function formatFigures(f: SoakFigures): { lines: string[]; failures: stri
     failures.push(
       `act logged past its lease: "${v.msg}" ${v.runId} by pid ${v.pid} at ${new Date(v.timeMs).toISOString()} (holder: pid ${v.holderPid})`,
     );
+  for (const d of f.fence?.deposedInserts ?? [])
+    failures.push(
+      `the database took a run attempt from a deposed instance: ${d.runId} attempt ${d.attempt} by ${d.by} at ${new Date(d.atMs).toISOString()} (holder: pid ${d.holderPid})`,
+    );
   for (const o of f.ownerless)
     failures.push(`no live owner: ${o.runId} ${o.status} attempt ${o.attempt}: ${o.why}`);
   for (const e of f.missingEpochs) failures.push(`lock epoch ${e} has no acquisition record`);
@@ -99,5 +124,6 @@ export function formatFigures(f: SoakFigures): { lines: string[]; failures: stri
   for (const c of f.cycles.filter((x) => x.recoveredMs === null))
     failures.push(`cycle ${c.cycle} (${c.kind}) did not recover within 60 s`);
   const skips = f.slots.skippedSlots.map((s) => `${s.dag} ${s.slot}: ${s.why}`);
+  for (const m of f.fence?.misrecorded ?? []) lines.push(`  misrecorded: ${m}`);
   return { lines, failures, skips };
 }

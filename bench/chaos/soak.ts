@@ -1,8 +1,11 @@
 // One chaos soak from start to end: the cluster up, N seeded cycles of faults, a bounded settle, the owner
-// check on the live cluster, then the analysis of the run store, the markers, the logs and the events.
+// check on the live cluster, then the analysis of the run store, the markers, the logs and the events. On
+// PostgreSQL the records are the database's: runs, the event log, the failover history and the soak's
+// witness of run inserts (analysis/fence).
 
 import { mulberry32 } from '../../server/scheduler/sim/prng';
 import { analyseFailovers } from './analysis/failovers';
+import { checkFence } from './analysis/fence';
 import { checkActs } from './analysis/acts';
 import {
   acquisitions,
@@ -13,13 +16,15 @@ import {
 } from './analysis/leases';
 import { findOwnerless } from './analysis/owners';
 import { analyseSlots } from './analysis/slots';
-import { readExecutions, readRoleEvents, readRuns, readSchedulerLogs } from './analysis/soakData';
-import { ChaosCluster } from './chaosCluster';
+import { readExecutions, readSchedulerLogs } from './analysis/soakData';
+import { ChaosCluster, type SoakBackend } from './chaosCluster';
 import { CHAOS_DAGS } from './dags';
 import { driveChaos, type CycleRecord } from './driver';
 import { formatFigures, type SoakFigures } from './figures';
 
 export interface SoakOptions {
+  /** The control plane's store (default: files). */
+  backend?: SoakBackend;
   cycles: number;
   seed: number;
   /** Progress lines (cycle by cycle). */
@@ -58,7 +63,7 @@ async function settle(c: ChaosCluster, toMs: number): Promise<void> {
   await sleep(Math.max(0, toMs + SETTLE_MIN_MS - Date.now()));
   const until = Date.now() + SETTLE_BOUND_MS;
   while (Date.now() < until) {
-    const open = (await readRuns(c.home)).filter(
+    const open = (await c.records.runs().catch(() => [])).filter(
       (r) =>
         (r.status === 'queued' || r.status === 'running') &&
         r.schedule_time &&
@@ -88,7 +93,7 @@ async function untilReady(c: ChaosCluster): Promise<void> {
   }
   await sleep(WARM_UP_MS);
   const catchingUp = async () =>
-    (await readRuns(c.home)).some(
+    (await c.records.runs().catch(() => [])).some(
       (r) => r.trigger_type === 'catchup' && (r.status === 'queued' || r.status === 'running'),
     );
   while (!(c.supervisor.allUp() && (await c.active())) || (await catchingUp())) {
@@ -97,22 +102,31 @@ async function untilReady(c: ChaosCluster): Promise<void> {
   }
 }
 
+/** Faults after which the active they hit must have noticed it was past its fence and exited non-zero. */
+const FENCED_BY: ReadonlyMap<string, string> = new Map([
+  ['SIGSTOP active past T', 'resumed past its fence'],
+  ['PostgreSQL stalled past T (SIGSTOP)', 'unable to renew past its fence while the database stalled'],
+  ['active cut off from the database', 'cut off from the database past its fence'],
+]);
+
 function badExits(cycles: readonly CycleRecord[]): string[] {
   const out: string[] = [];
   for (const c of cycles) {
     if (c.kind === 'clean stop of active' && c.target && c.exitCode !== 0)
       out.push(`cycle ${c.cycle}: the clean stop of ${c.target} exited ${c.exitCode ?? 'not at all'}`);
-    if (c.kind === 'SIGSTOP active past T' && c.target && (c.exitCode === 0 || c.exitCode === undefined))
-      out.push(`cycle ${c.cycle}: ${c.target}, resumed past its fence, exited ${c.exitCode ?? 'not at all'}`);
+    const fenced = FENCED_BY.get(c.kind);
+    if (fenced && c.target && (c.exitCode === 0 || c.exitCode === undefined))
+      out.push(`cycle ${c.cycle}: ${c.target}, ${fenced}, exited ${c.exitCode ?? 'not at all'}`);
   }
   return out;
 }
 
 export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   const rng = mulberry32(o.seed);
-  const c = await ChaosCluster.start();
+  const backend = o.backend ?? 'file';
+  const c = await ChaosCluster.start(backend);
   running.add(c);
-  o.log(`chaos soak: seed ${o.seed}, ${o.cycles} cycles, home ${c.home}`);
+  o.log(`chaos soak on ${backend}: seed ${o.seed}, ${o.cycles} cycles, home ${c.home}`);
   const stopOnSignal = () => {
     void c.cleanup(o.keep).finally(() => process.exit(130));
   };
@@ -129,10 +143,13 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     o.log('chaos stopped; settling');
     await settle(c, toMs);
     const ownerless = await findOwnerless(c);
-    const runs = await readRuns(c.home);
+    const runs = await c.records.runs();
     const logs = readSchedulerLogs(c.supervisor.incarnations);
-    const acqs = acquisitions(logs, readRoleEvents(c.dataDir));
+    const acqs = acquisitions(logs, await c.records.roleEvents(), await c.records.lockHistory());
+    const executions = readExecutions(c.markerFile);
+    const inserted = await c.records.insertedAttempts();
     const figures: SoakFigures = {
+      backend,
       seed: o.seed,
       cycles,
       windowMs: toMs - fromMs,
@@ -140,7 +157,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
         CHAOS_DAGS,
         fromMs,
         toMs,
-        readExecutions(c.markerFile),
+        executions,
         runs,
         logs,
         cycles.flatMap((x) =>
@@ -162,6 +179,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       ownerless,
       failovers: analyseFailovers(acqs, cycles),
       badExits: badExits(cycles),
+      fence: inserted ? checkFence(inserted, acqs, logs, runs, executions) : null,
     };
     return { figures, ...formatFigures(figures) };
   } finally {

@@ -27,9 +27,11 @@ describe('chaos soak', () => {
       ...result.lines,
       ...result.skips.map((s) => `skipped by design: ${s}`),
     ].join('\n');
+    // The failures come first, in the log and in the message: a shortened CI log still names them.
+    if (result.failures.length > 0)
+      console.log(`FAILED (seed ${seed}):\n${result.failures.map((f) => `  ${f}`).join('\n')}\n`);
     console.log(report);
 
-    // The failures come first: a CI log that shortens the message still shows them.
     expect(result.failures, `seed ${seed}: ${result.failures.join('; ')}\n${report}`).toEqual([]);
     const { slots, cycles } = result.figures;
     expect(cycles).toHaveLength(CYCLES);

@@ -1,4 +1,5 @@
-// Lock acquisitions, from the schedulers' own logs and the event log, and the check that every run a scheduler
+// Lock acquisitions, from the schedulers' own logs, the event log and (on PostgreSQL) the lock's failover
+// history, and the check that every run a scheduler
 // created was created inside its lease: after its acquisition and before the next instance's acquisition.
 //
 // Clock: every process of the soak runs on this one host, so the wall clock that stamps a run's `created_at`
@@ -8,9 +9,11 @@
 // towards seeing a violation, never towards hiding one.
 
 import type { RunStatus } from '../../../server/core/types';
+import type { HistoryAcquisition } from '../records';
 import type { LogLine, RoleEvent } from './soakData';
 
 export type AcquiredHow = 'fresh' | 'released' | 'stale';
+export type AcquisitionSource = 'log' | 'event' | 'history';
 
 /** One acquisition of the scheduler lock (one epoch). */
 export interface Acquisition {
@@ -20,8 +23,8 @@ export interface Acquisition {
   how: AcquiredHow;
   /** Wall clock, previous holder's last renewal -> this acquisition (from the event; display data). */
   gapMs: number | null;
-  /** Where it was found: the instance's log, the event log, or both. */
-  sources: Set<'log' | 'event'>;
+  /** Where it was found: the instance's log, the event log, the store's lock history. */
+  sources: Set<AcquisitionSource>;
 }
 
 const ACQUIRED_MSGS: Record<string, AcquiredHow> = {
@@ -30,9 +33,18 @@ const ACQUIRED_MSGS: Record<string, AcquiredHow> = {
   'Took over the scheduler lock from a failed instance': 'stale',
 };
 
-export function acquisitions(logs: readonly LogLine[], events: readonly RoleEvent[]): Acquisition[] {
+/**
+ * Every acquisition, merged by epoch from each source at the earliest time any of them gives. The lock
+ * history's time is stamped by the database inside the acquiring transaction, before its commit: the
+ * earliest moment the new holder's epoch could exist.
+ */
+export function acquisitions(
+  logs: readonly LogLine[],
+  events: readonly RoleEvent[],
+  history: readonly HistoryAcquisition[] = [],
+): Acquisition[] {
   const byEpoch = new Map<number, Acquisition>();
-  const note = (epoch: number, timeMs: number, pid: number, how: AcquiredHow, source: 'log' | 'event') => {
+  const note = (epoch: number, timeMs: number, pid: number, how: AcquiredHow, source: AcquisitionSource) => {
     const a = byEpoch.get(epoch);
     if (!a) {
       byEpoch.set(epoch, { epoch, timeMs, pid, how, gapMs: null, sources: new Set([source]) });
@@ -52,6 +64,10 @@ export function acquisitions(logs: readonly LogLine[], events: readonly RoleEven
     note(epoch, e.timeMs, Number(e.data.pid), e.data.how as AcquiredHow, 'event');
     const gap = e.data.gap_ms;
     if (typeof gap === 'number') byEpoch.get(epoch)!.gapMs = gap;
+  }
+  for (const h of history) {
+    const pid = pidOfInstance(h.to);
+    if (pid !== null) note(h.epoch, h.timeMs, pid, h.how, 'history');
   }
   return [...byEpoch.values()].sort((a, b) => a.epoch - b.epoch);
 }

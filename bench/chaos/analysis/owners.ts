@@ -5,12 +5,8 @@
 // hand-over is not an offender).
 
 import { readFileSync } from 'node:fs';
-import { silentLogger } from '../../../server/core/ports';
 import type { RunStatus } from '../../../server/core/types';
-import { FileDispatchStore } from '../../../server/store/fileDispatchStore';
-import { FileQueueStore } from '../../../server/store/fileQueueStore';
 import type { ChaosCluster } from '../chaosCluster';
-import { readRuns } from './soakData';
 
 export interface Ownerless {
   runId: string;
@@ -21,31 +17,31 @@ export interface Ownerless {
 
 const SECOND_LOOK_AFTER_MS = 8000;
 
-function localProcessOfHome(pid: number, home: string): boolean {
+/** Whether `pid` is a live process of one of the soak's homes (a run inherits its starter's home). */
+function localProcessOfHomes(pid: number, homes: readonly string[]): boolean {
   try {
-    return readFileSync(`/proc/${pid}/environ`).includes(Buffer.from(`DAGU_HOME=${home}\0`));
+    const environ = readFileSync(`/proc/${pid}/environ`);
+    return homes.some((home) => environ.includes(Buffer.from(`DAGU_HOME=${home}\0`)));
   } catch {
     return false;
   }
 }
 
 async function ownerlessNow(c: ChaosCluster): Promise<Map<string, Ownerless>> {
-  const queue = new FileQueueStore({ dataDir: c.dataDir });
-  const tasks = new FileDispatchStore({ dataDir: c.dataDir, logger: silentLogger });
   const out = new Map<string, Ownerless>();
-  const workerHas = (s: RunStatus) =>
+  const workerHas = async (s: RunStatus) =>
     s.worker_id !== null &&
     c.supervisor.current(s.worker_id) !== null &&
-    c.workerRuns(s.worker_id).includes(s.run_id);
-  for (const s of await readRuns(c.home)) {
+    (await c.workerRuns(s.worker_id)).includes(s.run_id);
+  for (const s of await c.records.runs()) {
     let why: string | null = null;
     if (s.status === 'running') {
-      if (s.worker_id === null && !(s.pid !== null && localProcessOfHome(s.pid, c.home)))
+      if (s.worker_id === null && !(s.pid !== null && localProcessOfHomes(s.pid, c.homes)))
         why = `its process ${s.pid ?? '?'} is gone`;
-      if (s.worker_id !== null && !workerHas(s)) why = `worker ${s.worker_id} is down or does not report it`;
+      if (s.worker_id !== null && !(await workerHas(s)))
+        why = `worker ${s.worker_id} is down or does not report it`;
     } else if (s.status === 'queued') {
-      const owned =
-        (await queue.find(s.run_id)) !== null || (await tasks.findByRun(s.run_id)) !== null || workerHas(s);
+      const owned = (await c.records.hasQueueItemOrTask(s.run_id)) || (await workerHas(s));
       if (!owned) why = 'no queue item, no dispatch task and no worker reporting it';
     }
     if (why) out.set(s.run_id, { runId: s.run_id, status: s.status, attempt: s.attempt, why });

@@ -1,7 +1,7 @@
 // A TCP proxy a test puts between one process and PostgreSQL, to cut that process off while the database
 // stays up for everyone else. `blackhole()` is the hard case of a partition: sockets stay open and every byte
 // is dropped, so the client sees no error at all, only silence. `reset()` is the easy case: every connection
-// is reset at once and new ones are reset as they arrive.
+// is reset at once and new ones are reset as they arrive. `heal()` forwards again, for new connections only.
 
 import { createServer, Socket } from 'node:net';
 
@@ -14,6 +14,16 @@ export interface TcpProxy {
   mode(): ProxyMode;
   blackhole(): void;
   reset(): void;
+  /**
+   * Forwards again. The connections of the cut are closed first: bytes were dropped in the middle of their
+   * protocol streams, so neither side could make sense of what followed. Clients connect anew.
+   */
+  heal(): void;
+  /**
+   * The local ports of the proxy's connections to the target whose client side comes from one of
+   * `clientPorts`: what the target sees as those clients' ports (pg_stat_activity.client_port).
+   */
+  upstreamPortsOf(clientPorts: readonly number[]): number[];
   close(): Promise<void>;
 }
 
@@ -75,6 +85,24 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
         upstream.destroy();
       }
       pairs.clear();
+    },
+    heal() {
+      if (mode !== 'forward') {
+        for (const [client, upstream] of pairs) {
+          client.destroy();
+          upstream.destroy();
+        }
+        pairs.clear();
+      }
+      mode = 'forward';
+    },
+    upstreamPortsOf(clientPorts) {
+      const wanted = new Set(clientPorts);
+      return [...pairs]
+        .filter(
+          ([client, upstream]) => wanted.has(client.remotePort ?? -1) && upstream.localPort !== undefined,
+        )
+        .map(([, upstream]) => upstream.localPort!);
     },
     async close() {
       for (const [client, upstream] of pairs) {
