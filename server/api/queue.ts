@@ -1,8 +1,9 @@
 // Queue operations: enqueue a DAG run and dequeue a queued run (the queue view is in queueListing.ts).
 
+import { renamedDag } from '../core/dag/dagName';
 import { isDistributed } from '../core/dispatcherApi';
 import { randomHex } from '../store/randomHex';
-import { assertRunId } from '../core/names';
+import { assertDagName, assertRunId } from '../core/names';
 import { parseParamArgs, resolveRunParams } from '../core/params';
 import { newRunId } from '../core/runId';
 import { isoUtc, newRunStatus } from '../core/runStatus';
@@ -19,6 +20,11 @@ export interface EnqueueOptions {
   triggerType?: TriggerType;
   /** RFC 3339 UTC slot time, for catch-up runs. */
   scheduleTime?: string | null;
+  /**
+   * Dagu's `enqueue -N`: queue the run under this name; its record keeps the DAG's file (`dag_file`) for the
+   * scheduler to start it from.
+   */
+  name?: string;
 }
 
 /** Text of the error `enqueue` fails with when queues are turned off. */
@@ -37,7 +43,10 @@ export async function enqueueDag(
   opts: EnqueueOptions = {},
 ): Promise<RunStatus> {
   if (!svc.config.queues.enabled) throw new ConflictError(QUEUES_DISABLED);
-  const dag = await requireDag(svc, dagName);
+  const own = await requireDag(svc, dagName);
+  const dag = opts.name !== undefined ? renamedDag(own, assertDagName(opts.name)) : own;
+  if (opts.name !== undefined && isDistributed(dag, svc.config.default_execution_mode))
+    throw new BadRequestError(`a name override is not supported for DAG ${own.name}, which runs on workers`);
   const resolved = resolveRunParams(dag.params, parseParamArgs(params), dag.param_schema);
   if (!resolved.ok) throw new BadRequestError(`DAG ${dag.name}: ${resolved.error}`);
   // A run for the workers is refused at once while no coordinator is alive, as a start is: its caller is
@@ -57,6 +66,7 @@ export async function enqueueDag(
     params: resolved.list,
     nowIso: now,
   });
+  if (opts.name !== undefined) status.dag_file = own.file ?? own.name;
   const created = await svc.runs.createRun(status);
   if (!created.created) throw new ConflictError(`run ${runId} already exists`);
   // createRun marked it active; the queue item makes it wait for its turn.

@@ -2,8 +2,9 @@
 
 import { assertDagName } from '../core/names';
 import { formatDagError } from '../core/dag/dagError';
-import type { DagSpec } from '../core/types';
-import { loadDagByName } from '../store/dagCatalog';
+import { renamedDag } from '../core/dag/dagName';
+import type { DagSpec, RunStatus } from '../core/types';
+import { loadDag, loadDagByName } from '../store/dagCatalog';
 import { BadRequestError, NotFoundError } from './errors';
 import type { Services } from './services';
 
@@ -16,4 +17,19 @@ export async function requireDag(svc: Services, name: string): Promise<DagSpec> 
   const [first, ...rest] = result.errors;
   const more = rest.length > 0 ? ` (and ${rest.length} more; see dagu validate)` : '';
   throw new BadRequestError(`DAG ${JSON.stringify(name)} is invalid: ${formatDagError(first)}${more}`);
+}
+
+/**
+ * The DAG of a recorded run: by its name, or for a run started under another name (`dagu start -N`) from
+ * the file its record keeps (a path this product wrote, not one from the request), under the run's name.
+ */
+export async function requireRunDag(svc: Services, run: Pick<RunStatus, 'dag_name' | 'dag_file'>) {
+  if (!run.dag_file) return requireDag(svc, run.dag_name);
+  const result = await loadDag(svc.config.paths.dags_dir, run.dag_file);
+  if (result.ok) return renamedDag(result.dag, run.dag_name);
+  if ('notFound' in result)
+    throw new NotFoundError(`DAG file ${JSON.stringify(run.dag_file)} of run DAG ${run.dag_name} not found`);
+  throw new BadRequestError(
+    `DAG file ${JSON.stringify(run.dag_file)} is invalid: ${formatDagError(result.errors[0])}`,
+  );
 }

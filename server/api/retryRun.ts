@@ -8,7 +8,7 @@ import { isDistributed, nextAttemptDispatch } from '../core/dispatcherApi';
 import { TERMINAL_RUN_STATES } from '../core/types';
 import { spawnDetachedRun } from '../runner/spawnDetached';
 import { ConflictError } from './errors';
-import { requireDag } from './requireDag';
+import { requireRunDag } from './requireDag';
 import { getRun } from './runs';
 import type { Services } from './services';
 import { daguExecutable, dispatchError, refusalError } from './startDag';
@@ -28,7 +28,7 @@ export async function retryRun(svc: Services, runId: string): Promise<RetryResul
   if (!TERMINAL_RUN_STATES.includes(previous.status)) {
     throw new ConflictError(`run ${runId} is ${previous.status}; only a finished run can be retried`);
   }
-  const dag = await requireDag(svc, previous.dag_name);
+  const dag = await requireRunDag(svc, previous);
   const attempt = previous.attempt + 1;
   if (isDistributed(dag, svc.config.default_execution_mode)) {
     const result = await svc.dispatcher

@@ -37,6 +37,10 @@ const PARAMS_ARGUMENT =
 const PARAMS_OPTION =
   'parameters as one text instead of after --: "NAME=value NAME2=\\"two words\\" value", or JSON';
 
+const NAME_OPTION =
+  "run the DAG under this name instead of its own (Dagu's option): the run is recorded, listed and " +
+  'queued under it, and retry, restart and resume find the DAG file again';
+
 const RUN_OR_DAG =
   'a run ID, or a DAG name or file (Dagu form). A word is a DAG when it is a .yaml/.yml path or --run-id is ' +
   'given; else a generated run ID (20261130-011530-1a2b3c4d, sched-...) is a run, then a DAG of that name, ' +
@@ -54,6 +58,7 @@ const COMMANDS: Record<string, (program: Command) => unknown> = {
       .argument('<dag>', 'DAG name (file stem in the DAGs directory) or path to a DAG file')
       .argument('[params...]', PARAMS_ARGUMENT)
       .option('-p, --params <text>', PARAMS_OPTION)
+      .option('-N, --name <name>', NAME_OPTION)
       .option('-r, --run-id <id>', 'run ID to use (an existing queued run is taken over)')
       .addOption(
         new Option('--trigger-type <type>', 'why the run starts')
@@ -72,6 +77,7 @@ const COMMANDS: Record<string, (program: Command) => unknown> = {
       .argument('<dag>', 'DAG name or file')
       .argument('[params...]', PARAMS_ARGUMENT)
       .option('-p, --params <text>', PARAMS_OPTION)
+      .option('-N, --name <name>', NAME_OPTION)
       .option('--run-id <id>', 'run ID to use')
       .action(lazy(() => import('./commands/queue'), 'enqueueCommand')),
 
@@ -102,10 +108,15 @@ const COMMANDS: Record<string, (program: Command) => unknown> = {
       .description("Show the status of a run, or of a DAG's latest run")
       .argument('<run-id|dag>', RUN_OR_DAG)
       .option('-r, --run-id <id>', 'with a DAG: show this run of it (Dagu form: dagu status --run-id ID etl)')
+      .option(
+        '-s, --sub-run-id <id>',
+        'with --run-id: show the run a call step started under that run, at any depth (Dagu 2.x)',
+      )
       .option('--json', 'print the status record as JSON')
       .addHelpText(
         'after',
-        '\nExamples:\n  dagu status 20261130-011530-1a2b3c4d\n  dagu status etl\n  dagu status --run-id 20261130-011530-1a2b3c4d etl',
+        '\nExamples:\n  dagu status 20261130-011530-1a2b3c4d\n  dagu status etl\n  dagu status --run-id 20261130-011530-1a2b3c4d etl' +
+          '\n  dagu status --run-id 20261130-011530-1a2b3c4d --sub-run-id SUB_RUN_ID etl',
       )
       .action(lazy(() => import('./commands/status'), 'statusCommand')),
 
@@ -115,9 +126,14 @@ const COMMANDS: Record<string, (program: Command) => unknown> = {
       .description('Run a finished run again as a new attempt with the same parameters, in the foreground')
       .argument('<run-id|dag>', RUN_OR_DAG)
       .option('-r, --run-id <id>', 'with a DAG: the run of it to retry (required then, as in Dagu)')
+      .option(
+        '--step <name>',
+        'run only this step again; every other step keeps the status it had, its dependents too (Dagu)',
+      )
       .addHelpText(
         'after',
-        '\nExamples:\n  dagu retry 20261130-011530-1a2b3c4d\n  dagu retry --run-id 20261130-011530-1a2b3c4d etl',
+        '\nExamples:\n  dagu retry 20261130-011530-1a2b3c4d\n  dagu retry --run-id 20261130-011530-1a2b3c4d etl' +
+          '\n  dagu retry --run-id 20261130-011530-1a2b3c4d --step load etl',
       )
       .option('-q, --quiet', 'print nothing but errors')
       .option('--detach', 'for a DAG that runs on workers: return once the run is handed over')
@@ -157,6 +173,7 @@ const COMMANDS: Record<string, (program: Command) => unknown> = {
       .argument('<dag>', 'DAG name (file stem in the DAGs directory) or path to a DAG file')
       .argument('[params...]', PARAMS_ARGUMENT)
       .option('-p, --params <text>', PARAMS_OPTION)
+      .option('-N, --name <name>', NAME_OPTION)
       .action(lazy(() => import('./commands/dry'), 'dryCommand')),
 
   history: (program) =>

@@ -484,4 +484,9 @@ export interface RunStatus {
   dispatched_by?: string | null;
   /** The run that started this one through a `call`/`parallel` step, else absent/null. */
   parent?: { dag_name: string; run_id: string; step: string } | null;
+  /**
+   * The DAG file of a run started under another name (Dagu's `dagu start -N NAME file`), which no DAG file
+   * has; absent/null for every other run, whose DAG is found by `dag_name`.
+   */
+  dag_file?: string | null;
 }

@@ -58,6 +58,11 @@ export interface ExecuteRunOptions {
    * all did too) keeps its status and output and does not run again; every other step runs.
    */
   resumeFrom?: readonly StepStatus[];
+  /**
+   * Dagu's `retry --step`: with `resumeFrom`, every step keeps its status from the attempt before (whatever
+   * it was), and only this one runs again; its dependents keep theirs too, as in Dagu.
+   */
+  retryStep?: string;
   /** Sends the run's `mail_on` notification; a failure is logged and changes nothing. */
   notify?: (dag: DagSpec, status: RunStatus) => Promise<void>;
   /**
@@ -107,7 +112,10 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
     error: null,
     conditions: [],
     handlers: {},
-    steps: initialSteps(dag.steps, opts.resumeFrom ?? []),
+    steps:
+      opts.retryStep !== undefined
+        ? stepRetrySteps(dag.steps, opts.resumeFrom ?? [], opts.retryStep)
+        : initialSteps(dag.steps, opts.resumeFrom ?? []),
   } satisfies Partial<RunStatus>);
   const report = () => {
     opts.reporter
@@ -706,6 +714,22 @@ function initialSteps(specs: readonly StepSpec[], resumeFrom: readonly StepStatu
     ...(kept.has(s.name) ? structuredClone(previous.get(s.name)!) : freshStepStatus(s.name)),
     depends: [...(s.depends ?? [])],
   }));
+}
+
+/**
+ * The steps' statuses at the start of a one-step retry: as the attempt before left them, except `retryStep`,
+ * which starts fresh. A step the attempt before did not have (the DAG changed since) starts fresh as well.
+ */
+function stepRetrySteps(
+  specs: readonly StepSpec[],
+  previous: readonly StepStatus[],
+  retryStep: string,
+): StepStatus[] {
+  const before = new Map(previous.map((s) => [s.name, s]));
+  return specs.map((s) => {
+    const kept = s.name === retryStep ? undefined : before.get(s.name);
+    return { ...(kept ? structuredClone(kept) : freshStepStatus(s.name)), depends: [...(s.depends ?? [])] };
+  });
 }
 
 /** A step's status before it runs. */

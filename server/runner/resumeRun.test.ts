@@ -10,6 +10,7 @@ import { MemoryRunStore } from '../store/memoryRunStore';
 import { RunConflictError } from './errors';
 import type { AttemptContext } from './runAttempt';
 import { resumeRun } from './resumeRun';
+import { retryRun, StepNotInRunError } from './retryRun';
 import { startRun } from './startRun';
 import type { SubDagRunner } from './subDag';
 import { chain, dagOf, minimalEnv, stepOf, tempDir } from './testSupport';
@@ -116,5 +117,42 @@ describe('resumeRun', () => {
     await expect(resumeRun({ ...context(store, dag), runId: 'run-1' })).rejects.toThrow(
       'run run-1 is already running',
     );
+  });
+});
+
+describe('retryRun with a step (Dagu retry --step)', () => {
+  it('runs only that step; every other step keeps its status and output, its dependents too', async () => {
+    const store = new TempLogRunStore(join(dir, 'logs'));
+    const ran = join(dir, 'ran');
+    const gate = join(dir, 'gate');
+    const dag = dagOf(
+      chain([
+        stepOf('extract', `echo extract >> "${ran}"; echo rows-42`, { output: 'ROWS' }),
+        stepOf('load', `echo "load $ROWS" >> "${ran}"; test -f "${gate}"`),
+        stepOf('report', `echo report >> "${ran}"`),
+      ]),
+    );
+    expect((await firstAttempt(store, dag)).status).toBe('failed');
+    writeFileSync(gate, '');
+    const retried = await retryRun({ ...context(store, dag), runId: 'run-1', step: 'load' });
+    expect(retried).toMatchObject({ attempt: 2, status: 'succeeded', trigger_type: 'retry' });
+    expect(retried.steps.map((s) => [s.name, s.status])).toEqual([
+      ['extract', 'succeeded'],
+      ['load', 'succeeded'],
+      ['report', 'aborted'],
+    ]);
+    // extract did not run again, its output reached load, and report stayed as it was.
+    expect(readFileSync(ran, 'utf8')).toBe('extract\nload rows-42\nload rows-42\n');
+  });
+
+  it('refuses a step the run does not have, before any attempt is made', async () => {
+    const store = new TempLogRunStore(join(dir, 'logs'));
+    const dag = dagOf([stepOf('only', 'true')]);
+    await firstAttempt(store, dag);
+    await expect(retryRun({ ...context(store, dag), runId: 'run-1', step: 'nope' })).rejects.toBeInstanceOf(
+      StepNotInRunError,
+    );
+    const now = await store.readStatus('run-1');
+    expect(now.kind === 'ok' && now.status.attempt).toBe(1);
   });
 });

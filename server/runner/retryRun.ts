@@ -10,6 +10,22 @@ import { isoNow } from './runStep';
 /** Inputs of `dagu retry`. */
 export interface RetryRunOptions extends AttemptContext {
   runId: string;
+  /**
+   * Dagu's `retry --step`: run only this step again; every other step keeps the status it had. Throws
+   * StepNotInRunError when the run has no such step.
+   */
+  step?: string;
+}
+
+/** `retry --step` named a step the run does not have. */
+export class StepNotInRunError extends Error {
+  constructor(
+    readonly runId: string,
+    readonly step: string,
+  ) {
+    super(`run ${runId} has no step ${JSON.stringify(step)}`);
+    this.name = 'StepNotInRunError';
+  }
 }
 
 /**
@@ -35,6 +51,8 @@ export async function runNextAttempt(
   if (read.kind === 'corrupt') throw new RunConflictError(o.runId, 'corrupt', read.error);
   const previous = read.status;
   if (!accepts(previous)) throw new RunConflictError(o.runId, previous.status);
+  if (o.step !== undefined && !previous.steps.some((s) => s.name === o.step))
+    throw new StepNotInRunError(o.runId, o.step);
 
   const attempt = previous.attempt + 1;
   const logDir = attemptLogDir(
@@ -56,6 +74,8 @@ export async function runNextAttempt(
     nowIso: isoNow(o.clock),
     logDir: logDir.relative,
   });
+  // A run under another name (`dagu start -N`) keeps the file its DAG comes from.
+  if (previous.dag_file) status.dag_file = previous.dag_file;
   try {
     await o.runStore.createAttempt(status);
   } catch (err) {
@@ -65,7 +85,8 @@ export async function runNextAttempt(
     throw new RunConflictError(o.runId, now.kind === 'ok' ? now.status.status : 'unknown');
   }
   return runAttempt(o, status, logDir.absolute, {
-    resumeFrom: keepSucceeded ? previous.steps : undefined,
+    resumeFrom: keepSucceeded || o.step !== undefined ? previous.steps : undefined,
+    retryStep: o.step,
     markedActive: true,
   });
 }

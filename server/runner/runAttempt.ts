@@ -96,7 +96,7 @@ export async function runAttempt(
   ctx: AttemptContext,
   status: RunStatus,
   logDir: string,
-  opts: { resumeFrom?: readonly StepStatus[]; markedActive?: boolean } = {},
+  opts: { resumeFrom?: readonly StepStatus[]; retryStep?: string; markedActive?: boolean } = {},
 ): Promise<RunStatus> {
   const logger = ctx.logger.child({ run_id: status.run_id });
   const active = { run_id: status.run_id, dag_name: status.dag_name, queue: status.queue };
@@ -146,7 +146,7 @@ async function runAndSettle(
   ctx: AttemptContext,
   status: RunStatus,
   logDir: string,
-  opts: { resumeFrom?: readonly StepStatus[]; markedActive?: boolean },
+  opts: { resumeFrom?: readonly StepStatus[]; retryStep?: string; markedActive?: boolean },
   logShipping: LogShipping | null,
 ): Promise<RunStatus> {
   const { resumeFrom } = opts;
@@ -185,6 +185,7 @@ async function runAndSettle(
     processLog: join(ctx.runStore.logDir(status.dag_name, status.run_id, status.attempt), 'process.log'),
     subDag: ctx.subDag,
     resumeFrom,
+    retryStep: opts.retryStep,
     logShipping: logShipping ?? undefined,
   });
   const settled = await reporter.settle(finalStatusRetryMs(ctx.config));

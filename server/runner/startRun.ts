@@ -23,6 +23,8 @@ export interface StartRunOptions extends AttemptContext {
   /** Instead of `params`: the resolved list of an earlier run (a restart), taken as it is. */
   recordParams?: readonly string[];
   newRunId: () => string;
+  /** The DAG's file when it runs under another name (`dagu start -N`); kept on the record as `dag_file`. */
+  dagFile?: string | null;
 }
 
 /** Thrown when the caller's params are refused (unknown name, too many positional values, a failed check). */
@@ -95,6 +97,7 @@ export async function startRun(o: StartRunOptions): Promise<RunStatus> {
   // The first record already names this process, so a run killed before its first step is still
   // recognisable (pid, host) when the scheduler marks it failed.
   Object.assign(status, { pid: process.pid, host: hostname(), started_at: status.created_at });
+  if (o.dagFile) status.dag_file = o.dagFile;
   const created = await o.runStore.createRun(status);
   if (!created.created) {
     const now = await o.runStore.readStatus(runId);

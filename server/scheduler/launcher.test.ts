@@ -50,6 +50,24 @@ describe('processLauncher', () => {
     ]);
   });
 
+  it("passes the run's name as --name for a run queued under another name than its file's", async () => {
+    const launch = processLauncher({ executable: fakeDagu(), env: minimalEnv() });
+    const req = request({ dagName: 'nightly', renamed: true, scheduleTime: null, triggerType: 'manual' });
+    await launch(req);
+    await waitFor(() => existsSync(req.processLog) && readFileSync(req.processLog, 'utf8').includes('\n'));
+    expect(JSON.parse(readFileSync(req.processLog, 'utf8'))).toEqual([
+      'start',
+      '--quiet',
+      '--run-id',
+      req.runId,
+      '--trigger-type',
+      'manual',
+      '--name',
+      'nightly',
+      '/dags/etl.yaml',
+    ]);
+  });
+
   it('asks the fence again once the process log exists, and starts nothing when it has closed meanwhile', async () => {
     const launch = processLauncher({ executable: fakeDagu(), env: minimalEnv() });
     const req = request();

@@ -11,6 +11,8 @@ export interface LaunchRequest {
   dagName: string;
   /** The DAG file, so the run process loads exactly the definition the scheduler planned with. */
   dagFile: string | null;
+  /** The run is under another name than its DAG file's (`enqueue -N`): `dagName` is passed as `--name`. */
+  renamed?: boolean;
   runId: string;
   triggerType: string;
   scheduleTime: string | null;
@@ -53,6 +55,7 @@ export function processLauncher(opts: {
     await mkdir(path.dirname(req.processLog), { recursive: true });
     const args = ['start', '--quiet', '--run-id', req.runId, '--trigger-type', req.triggerType];
     if (req.scheduleTime) args.push('--schedule-time', req.scheduleTime);
+    if (req.renamed) args.push('--name', req.dagName);
     args.push(req.dagFile ?? req.dagName);
     try {
       const viaSpare = (await pool?.assign(args, req.processLog, () => allowed(req))) ?? null;

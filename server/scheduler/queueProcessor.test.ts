@@ -1,3 +1,4 @@
+import { renamedDag } from '../core/dag/dagName';
 import { describe, expect, it } from 'vitest';
 import type { QueueConfig } from '../config/types';
 import type { DispatchParams, DispatchResult, DispatcherApi } from '../core/dispatcherApi';
@@ -196,6 +197,21 @@ describe('QueueProcessor', () => {
     expect(h.launcher.runIds()).toEqual(ids);
     for (const id of ids) expect((await h.status(id)).status).toBe('succeeded');
     expect(await h.queue.queues()).toEqual([]);
+  });
+
+  it('starts a run queued under another name (enqueue -N) from its DAG file, passing the name', async () => {
+    const etl = dagFromYaml('etl');
+    const h = harness({ dags: [etl] });
+    h.launcher.script = { startAfterMs: 20, runForMs: SECOND, outcome: 'succeeded' };
+    const renamed = renamedDag(etl, 'nightly');
+    const runId = await h.enqueue(renamed);
+    await h.runs.writeStatus({ ...(await h.status(runId)), dag_file: etl.file });
+    h.processor.start();
+    await h.time.advance(5 * SECOND);
+    expect(h.launcher.launches).toMatchObject([
+      { runId, dagName: 'nightly', dagFile: '/dags/etl.yaml', renamed: true },
+    ]);
+    expect((await h.status(runId)).status).toBe('succeeded');
   });
 
   it('takes a queue’s concurrency from queues.config first', async () => {

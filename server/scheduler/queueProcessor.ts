@@ -2,6 +2,7 @@
 // and removes a queue item only once its run has visibly started (its status left `queued`). Runs of DAGs
 // that go to workers are handed to the dispatcher instead; their item goes once a task owns the run.
 
+import { renamedDag } from '../core/dag/dagName';
 import { isoUtc } from '../core/runStatus';
 import type { Clock, Logger, Timers } from '../core/ports';
 import { TimerLoop } from '../core/timerLoop';
@@ -196,7 +197,9 @@ export class QueueProcessor {
       await this.d.queue.dequeue(item.queue, item.run_id);
       return false;
     }
-    const dag = dags.get(status.dag_name);
+    const dag = status.dag_file
+      ? renamedDagOf(dags, status.dag_file, status.dag_name)
+      : dags.get(status.dag_name);
     if (!dag) {
       log.error('Queued run of a DAG that no longer exists or is invalid; leaving it queued');
       return false;
@@ -229,6 +232,7 @@ export class QueueProcessor {
       started = await this.d.launch({
         dagName: dag.name,
         dagFile: dag.file,
+        renamed: Boolean(status.dag_file),
         runId: status.run_id,
         triggerType: status.trigger_type,
         scheduleTime: status.schedule_time,
@@ -379,4 +383,13 @@ export class QueueProcessor {
     });
     await this.d.runs.unmarkActive(status.run_id);
   }
+}
+
+/**
+ * The DAG of a run queued under another name (`dagu enqueue -N`): the catalog's DAG whose file (or name)
+ * the record keeps, under the run's name.
+ */
+function renamedDagOf(dags: Map<string, DagSpec>, dagFile: string, name: string): DagSpec | undefined {
+  const own = [...dags.values()].find((g) => g.file === dagFile) ?? dags.get(dagFile);
+  return own ? renamedDag(own, name) : undefined;
 }

@@ -2,6 +2,8 @@
 // `--run-id` for status/stop/restart/retry, and the everyday commands dry, history, ls, ps, cleanup and schema,
 // with their output and exit codes. Our run-ID forms keep working beside them.
 
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { dagu, eventually, startService, tempHome, type Service, type TempHome } from './harness';
 
@@ -163,6 +165,132 @@ describe('status, stop, restart and retry of a DAG', () => {
     // Our own form, by run ID alone, still works.
     expect((await dagu(['retry', '--quiet', run.run_id], h.env)).code).toBe(0);
     expect((await statusOf(run.run_id)).attempt).toBe(3);
+  });
+});
+
+describe("Dagu's retry --step, status --sub-run-id and -N/--name", () => {
+  interface StepView {
+    name: string;
+    status: string;
+    sub_runs?: Array<{ run_id: string }>;
+  }
+  const stepsOf = async (...args: string[]) =>
+    (JSON.parse((await dagu(['status', '--json', ...args], h.env)).stdout) as { steps: StepView[] }).steps;
+
+  it('retry --step runs that step alone; the others keep their status, its dependents too', async () => {
+    h.writeDag(
+      'fix',
+      [
+        'steps:',
+        '  - name: a',
+        '    run: echo A',
+        '  - name: b',
+        '    run: test -e "$DAGU_HOME/fixed"',
+        '    depends: [a]',
+        '  - name: c',
+        '    run: echo C',
+        '    depends: [b]',
+        'handler_on:',
+        '  success:',
+        '    run: echo ok',
+        '',
+      ].join('\n'),
+    );
+    const first = await dagu(['start', '--quiet', 'fix'], h.env);
+    expect(first.code).toBe(1);
+    const run = await statusOf('fix');
+    writeFileSync(path.join(h.home, 'fixed'), '');
+    const retry = await dagu(['retry', '--quiet', '--run-id', run.run_id, '--step', 'b', 'fix'], h.env);
+    expect(retry.code, retry.stderr).toBe(0);
+    // As Dagu 1.30.2: b runs again, c keeps the aborted status it had, and the run ends succeeded.
+    expect(await statusOf(run.run_id)).toMatchObject({ attempt: 2, status: 'succeeded' });
+    expect((await stepsOf(run.run_id)).map((s) => [s.name, s.status])).toEqual([
+      ['a', 'succeeded'],
+      ['b', 'succeeded'],
+      ['c', 'aborted'],
+    ]);
+    const unknown = await dagu(['retry', '--run-id', run.run_id, '--step', 'nope', 'fix'], h.env);
+    expect([unknown.code, unknown.stderr]).toEqual([
+      1,
+      `dagu: run ${run.run_id} of DAG fix has no step "nope" (its steps: a, b, c)\n`,
+    ]);
+    expect((await statusOf(run.run_id)).attempt).toBe(2);
+    const help = await dagu(['retry', '--help'], h.env);
+    expect(help.stdout).toContain('--step <name>');
+  });
+
+  it('status --run-id ID --sub-run-id SUB <dag> shows a sub-run under that run, at any depth', async () => {
+    h.writeDag('leaf', 'steps:\n  - name: l\n    run: echo leaf\n');
+    h.writeDag('mid', 'steps:\n  - name: m\n    call: leaf\n');
+    h.writeDag('top', 'steps:\n  - name: t\n    call: mid\n');
+    const top = await startQuiet('top');
+    const midId = (await stepsOf(top.run_id))[0].sub_runs![0].run_id;
+    const leafId = (await stepsOf(midId))[0].sub_runs![0].run_id;
+    const sub = await statusOf('--run-id', top.run_id, '--sub-run-id', leafId, 'top');
+    expect(sub).toMatchObject({ run_id: leafId, dag_name: 'leaf', status: 'succeeded' });
+    expect((await statusOf('--run-id', top.run_id, '-s', midId, 'top')).dag_name).toBe('mid');
+    const text = await dagu(['status', '--run-id', top.run_id, '--sub-run-id', leafId, 'top'], h.env);
+    expect(text.stdout).toMatch(new RegExp(`^leaf ${leafId} \\(attempt 1\\): succeeded\\n`));
+    // A run that was not started under it, or no run at all, exits 1 as a missing run does.
+    const other = await startQuiet('etl');
+    const notUnder = await dagu(
+      ['status', '--run-id', top.run_id, '--sub-run-id', other.run_id, 'top'],
+      h.env,
+    );
+    expect([notUnder.code, notUnder.stderr]).toEqual([
+      1,
+      `dagu: run ${top.run_id} of DAG top has no sub-run "${other.run_id}" (it is not a sub-run)\n`,
+    ]);
+    const missing = await dagu(['status', '--run-id', top.run_id, '--sub-run-id', 'nope', 'top'], h.env);
+    expect(missing.code).toBe(1);
+    // Without --run-id it is a usage error.
+    const bare = await dagu(['status', '--sub-run-id', leafId, 'top'], h.env);
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toMatch(/^dagu: --sub-run-id needs --run-id/);
+    expect((await dagu(['status', '--help'], h.env)).stdout).toContain('-s, --sub-run-id <id>');
+  });
+
+  it('start -N runs a DAG under another name, which retry and restart keep; dry shows it', async () => {
+    const started = await dagu(['start', '--quiet', '-N', 'nightly', '-p', 'X=5', 'etl'], h.env);
+    expect(started.code, started.stderr).toBe(0);
+    const run = await statusOf('nightly');
+    expect(run).toMatchObject({ dag_name: 'nightly', params: ['X=5'], status: 'succeeded' });
+    const logFile = (await stepsOf(run.run_id)) as unknown as Array<{ stdout: string }>;
+    expect(readFileSync(path.join(h.home, 'logs', logFile[0].stdout), 'utf8')).toBe('x=5\n');
+    expect((await dagu(['status', 'etl'], h.env)).code).toBe(1);
+    const retry = await dagu(['retry', '--quiet', '--run-id', run.run_id, 'nightly'], h.env);
+    expect(retry.code, retry.stderr).toBe(0);
+    expect(await statusOf(run.run_id)).toMatchObject({
+      dag_name: 'nightly',
+      attempt: 2,
+      status: 'succeeded',
+    });
+    const restart = await dagu(['restart', '--quiet', '--run-id', run.run_id, 'nightly'], h.env);
+    expect(restart.code, restart.stderr).toBe(0);
+    const latest = await statusOf('nightly');
+    expect(latest.run_id).not.toBe(run.run_id);
+    expect(latest.params).toEqual(['X=5']);
+    const dry = await dagu(['dry', '--name', 'other', 'etl'], h.env);
+    expect(dry.stdout).toMatch(/^Dry run of other \(/);
+    const bad = await dagu(['start', '-N', 'no good', 'etl'], h.env);
+    expect(bad.code).toBe(2);
+    for (const cmd of ['start', 'enqueue', 'dry'])
+      expect((await dagu([cmd, '--help'], h.env)).stdout).toContain('-N, --name <name>');
+  });
+
+  it('enqueue -N queues a run under another name, and the scheduler starts it from the DAG file', async () => {
+    const q = await dagu(['enqueue', '-N', 'late', '-p', 'X=9', 'etl'], h.env);
+    expect(q.code, q.stderr).toBe(0);
+    expect(q.stdout).toMatch(/^queued late \S+ in queue late\n$/);
+    services.push(startService(['scheduler'], h.env));
+    const done = await eventually(async () => {
+      const r = await dagu(['status', '--json', 'late'], h.env);
+      const s = r.code === 0 ? (JSON.parse(r.stdout) as Status) : null;
+      return s?.status === 'succeeded' ? s : null;
+    });
+    expect(done.params).toEqual(['X=9']);
+    const steps = (await stepsOf(done.run_id)) as unknown as Array<{ stdout: string }>;
+    expect(readFileSync(path.join(h.home, 'logs', steps[0].stdout), 'utf8')).toBe('x=9\n');
   });
 });
 

@@ -6,16 +6,22 @@
 import { resolveRunParams } from '../../core/params';
 import { cliContext, type GlobalOptions } from '../context';
 import { EXIT_OK, EXIT_RUN_FAILED, UsageError } from '../exit';
+import { overrideDagName } from '../dagNameOverride';
 import { loadDagOrThrow } from '../loadDagOrThrow';
 import { cliDagsInStep } from '../openControlPlane';
 import { dryPlan } from './dryPlan';
 import { cliParams, type ParamFlags } from './start';
 
-export async function dryCommand(dagArg: string, words: string[], opts: GlobalOptions & ParamFlags) {
+export async function dryCommand(
+  dagArg: string,
+  words: string[],
+  opts: GlobalOptions & ParamFlags & { name?: string },
+) {
   const params = cliParams('dry', dagArg, words, opts);
   const { config, logger } = cliContext(opts, { component: 'cli' });
   await cliDagsInStep(config, logger);
-  const dag = await loadDagOrThrow(config, dagArg);
+  const loaded = await loadDagOrThrow(config, dagArg);
+  const dag = opts.name !== undefined ? overrideDagName(loaded, opts.name) : loaded;
   const resolved = resolveRunParams(dag.params, params, dag.param_schema);
   if (!resolved.ok) throw new UsageError(`DAG ${dag.name}: ${resolved.error}`);
   const plan = dryPlan(dag, resolved.list);

@@ -10,13 +10,14 @@ import { cliServices } from '../openControlPlane';
 export async function enqueueCommand(
   dag: string,
   words: string[],
-  opts: GlobalOptions & ParamFlags & { runId?: string },
+  opts: GlobalOptions & ParamFlags & { runId?: string; name?: string },
 ) {
   const params = paramWords(cliParams('enqueue', dag, words, opts));
   const { config, logger } = cliContext(opts, { component: 'cli' });
   if (opts.runId !== undefined) assertRunId(opts.runId);
   const status = await enqueueDag(await cliServices(config, logger), dag, params, {
     runId: opts.runId,
+    name: opts.name,
   });
   process.stdout.write(`queued ${status.dag_name} ${status.run_id} in queue ${status.queue}\n`);
   return EXIT_OK;

@@ -16,7 +16,7 @@ import { newRunParams, startRun } from '../../runner/startRun';
 import type { RunStore } from '../../store/types';
 import { cliContext, type CliContext, type GlobalOptions } from '../context';
 import { EXIT_RUN_FAILED, UsageError } from '../exit';
-import { loadDagOrThrow } from '../loadDagOrThrow';
+import { loadRunDag } from '../dagNameOverride';
 import {
   cliSubDagRunner,
   dispatchAndFollow,
@@ -29,7 +29,7 @@ import type { LocalRunContext } from './start';
 import { resolveTarget, runOfDag, runningRunsOf } from './target';
 import { cliControlPlane, cliServices } from '../openControlPlane';
 
-type Opts = GlobalOptions & { quiet?: boolean; detach?: boolean; runId?: string };
+type Opts = GlobalOptions & { quiet?: boolean; detach?: boolean; runId?: string; step?: string };
 
 /** The latest attempt of a run; a usage error when it does not exist or cannot be read. */
 export async function readRun(store: Pick<RunStore, 'readStatus'>, runId: string): Promise<RunStatus> {
@@ -86,6 +86,13 @@ export async function retryCommand(word: string, opts: Opts): Promise<number> {
   const runId = previous.run_id;
   if (!TERMINAL_RUN_STATES.includes(previous.status))
     throw new UsageError(`run ${runId} is ${previous.status}; only a finished run can be retried`);
+  // Dagu's --step: a lookup like the run's, so an unknown step exits 1 as an unknown run does.
+  if (opts.step !== undefined && !previous.steps.some((s) => s.name === opts.step))
+    throw new UsageError(
+      `run ${runId} of DAG ${previous.dag_name} has no step ${JSON.stringify(opts.step)} ` +
+        `(its steps: ${previous.steps.map((s) => s.name).join(', ')})`,
+      EXIT_RUN_FAILED,
+    );
   return nextAttempt(ctx, stores, previous, 'retry', opts);
 }
 
@@ -122,8 +129,12 @@ export async function nextAttempt(
   opts: Opts,
 ): Promise<number> {
   const { config } = ctx;
-  const dag = await loadDagOrThrow(config, previous.dag_name);
+  const dag = await loadRunDag(config, previous);
   if (isDistributed(dag, config.default_execution_mode)) {
+    if (opts.step !== undefined)
+      throw new UsageError(
+        `--step is not supported for DAG ${dag.name}, which runs on workers: retry the whole run, or resume it`,
+      );
     return dispatchAndFollow({
       config,
       stores,
@@ -133,6 +144,10 @@ export async function nextAttempt(
     });
   }
   const run = operation === 'resume' ? resumeRun : retryRun;
+  if (operation === 'retry' && opts.step !== undefined) {
+    const step = opts.step;
+    return foreground(ctx, stores, dag, (r) => retryRun({ ...r, runId: previous.run_id, step }), opts.quiet);
+  }
   return foreground(ctx, stores, dag, (r) => run({ ...r, runId: previous.run_id }), opts.quiet);
 }
 
@@ -169,7 +184,7 @@ export async function restartCommand(word: string, opts: Opts): Promise<number> 
       previous = await readRun(stores.runs, runId);
     }
   }
-  const dag = await loadDagOrThrow(config, previous.dag_name);
+  const dag = await loadRunDag(config, previous);
   const newId = () => newRunId(Date.now(), randomHex(4));
   if (isDistributed(dag, config.default_execution_mode)) {
     return dispatchAndFollow({
@@ -194,6 +209,7 @@ export async function restartCommand(word: string, opts: Opts): Promise<number> 
         params: [],
         recordParams: previous.params,
         newRunId: newId,
+        dagFile: previous.dag_file ?? null,
       }),
     opts.quiet,
   );

@@ -20,6 +20,7 @@ import { newRunParams, startRun } from '../../runner/startRun';
 import type { SubDagRunner } from '../../runner/subDag';
 import { cliContext, type GlobalOptions } from '../context';
 import { UsageError } from '../exit';
+import { dagFileOf, overrideDagName } from '../dagNameOverride';
 import { loadDagOrThrow } from '../loadDagOrThrow';
 import {
   cliSubDagRunner,
@@ -94,6 +95,8 @@ function unquote(text: string): string {
 
 interface StartOptions extends GlobalOptions, ParamFlags {
   runId?: string;
+  /** Dagu's `-N/--name`: run the DAG under this name. */
+  name?: string;
   triggerType: TriggerType;
   scheduleTime?: string;
   /** A dispatched run: return once it is handed over instead of waiting for its end. */
@@ -112,11 +115,16 @@ export async function startCommand(dagArg: string, words: string[], opts: StartO
   if (opts.runId !== undefined) assertRunId(opts.runId);
   const scheduleTime = opts.scheduleTime ? normalizeTime(opts.scheduleTime) : null;
   await cliDagsInStep(config, logger);
-  const dag = await loadDagOrThrow(config, dagArg);
+  const loaded = await loadDagOrThrow(config, dagArg);
+  const dag = opts.name !== undefined ? overrideDagName(loaded, opts.name) : loaded;
+  const dagFile = opts.name !== undefined ? dagFileOf(loaded, dagArg) : null;
   // A queued run taken over (`--run-id` from the scheduler or the queue) has its params in its record.
   if (opts.runId === undefined || params.length > 0) await checkCallerParams(dag, params);
   const stores = runCommandStores(config, logger, await cliControlPlane(config, logger));
   if (isDistributed(dag, config.default_execution_mode)) {
+    // Workers find a DAG by its name, which a renamed run's DAG file does not have.
+    if (opts.name !== undefined)
+      throw new UsageError(`--name is not supported for DAG ${loaded.name}, which runs on workers`);
     return startDistributed({ config, stores, dag, params, scheduleTime, opts });
   }
 
@@ -148,6 +156,7 @@ export async function startCommand(dagArg: string, words: string[], opts: StartO
         scheduleTime,
         params,
         newRunId: () => newRunId(Date.now(), randomHex(4)),
+        dagFile,
       }),
     );
     if (!opts.quiet) printSummary(final);
