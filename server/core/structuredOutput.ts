@@ -3,7 +3,7 @@
 // `stdout: {outputs: ...}`. Pure: the captured streams, file reads, value resolution and non-path `select`
 // expressions come in through `OutputSources`.
 
-import { parseAllDocuments } from 'yaml';
+import { yamlLibrary } from './yamlLibrary';
 import { selectJsonPath, stringifySortedJson } from './dag/values';
 import type { StdoutOutputsSpec, StructuredOutputEntry } from './types';
 
@@ -157,7 +157,7 @@ export function decodeText(raw: string, decode: 'json' | 'yaml'): Outcome<unknow
     }
   }
   try {
-    const docs = parseAllDocuments(raw);
+    const docs = yamlLibrary().parseAllDocuments(raw);
     if (!Array.isArray(docs)) return { ok: true, value: null };
     const first = docs[0];
     if (!first) return { ok: true, value: null };

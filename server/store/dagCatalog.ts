@@ -7,7 +7,7 @@ import type { DagSpec } from '../core/types';
 import type { DagError } from '../core/dag/dagError';
 import { dagNameFromFile } from '../core/dag/dagName';
 import type { ParseDagResult } from '../core/dag/parseDag';
-import type { BaseLayer } from '../core/dag/baseConfig';
+import { layerWithDefaults, type BaseLayer } from '../core/dag/baseLayer';
 import type { DagSpecCache } from './dagSpecCache';
 import * as fs from './fileCalls';
 import { errorCode, errorMessage, readTextFile, readdirOrEmpty } from './fsutil';
@@ -64,11 +64,18 @@ async function baseLayerOf(dagsDir: string): Promise<{ layer: BaseLayer | null; 
     if (code !== 'ENOENT' && code !== 'ENOTDIR')
       return readError(source.file, `cannot read the base config: ${errorMessage(err)}`);
   }
-  const { readBaseLayer } = await import('../core/dag/baseConfig');
-  const r = readBaseLayer({ text, file: source.file, defaultShell: source.defaultShell, tz: source.tz });
-  if (!r.ok) return r.error;
+  let layer: BaseLayer | null;
+  if (text === null) {
+    // No base file: only the config's defaults, without loading the YAML library to parse nothing.
+    layer = layerWithDefaults({}, source);
+  } else {
+    const { readBaseLayer } = await import('../core/dag/baseConfig');
+    const r = readBaseLayer({ text, file: source.file, defaultShell: source.defaultShell, tz: source.tz });
+    if (!r.ok) return r.error;
+    layer = r.layer;
+  }
   // Part of the cache key: a changed base.yaml or default must not reuse parses made under the old one.
-  return { layer: r.layer, text: r.layer ? JSON.stringify(r.layer) : '' };
+  return { layer, text: layer ? JSON.stringify(layer) : '' };
 }
 
 /**

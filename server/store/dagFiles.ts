@@ -2,11 +2,11 @@
 // hash), finding the file of a DAG, and the file operations (rename, delete) that refuse rather than
 // overwrite another writer's work.
 
-import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { assertDagName } from '../core/names';
 import { loadAllDags } from './dagCatalog';
 import * as fs from './fileCalls';
+import { nodeCrypto } from './nodeCrypto';
 import { errorCode } from './fsutil';
 
 /**
@@ -14,7 +14,7 @@ import { errorCode } from './fsutil';
  * edit that keeps the size within the mtime's resolution (NFS: seconds) still changes it.
  */
 export function dagVersion(text: string): string {
-  return `sha256:${createHash('sha256').update(text, 'utf8').digest('hex')}`;
+  return `sha256:${nodeCrypto().createHash('sha256').update(text, 'utf8').digest('hex')}`;
 }
 
 /**

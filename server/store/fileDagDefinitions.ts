@@ -4,7 +4,6 @@
 // read and its rename (dagFiles.ts). Files whose stem is not a DAG name, and files larger than a DAG file
 // may be, are not DAGs here: the loader refuses them too.
 
-import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { assertDagName, isValidDagName } from '../core/names';
 import { MAX_DAG_FILE_BYTES } from './dagCatalog';
@@ -22,6 +21,7 @@ import {
 } from './dagDefinitions';
 import { dagVersion, deleteDagFile, renameDagFile, withFileLock } from './dagFiles';
 import * as fs from './fileCalls';
+import { nodeCrypto } from './nodeCrypto';
 import { createFileExclusive, errorCode, readTextFile, readdirOrEmpty, writeFileAtomic } from './fsutil';
 
 const DAG_FILE = /^(.+)\.(yaml|yml)$/;
@@ -61,7 +61,7 @@ export class FileDagDefinitions implements DagDefinitions {
   /** A fingerprint of the DAG files' names, sizes, mtimes and inodes: an atomic replace changes the inode. */
   async revision(): Promise<string> {
     const found = await this.scan();
-    const h = createHash('sha256');
+    const h = nodeCrypto().createHash('sha256');
     for (const f of found) h.update(`${f.file}\0${f.stat.size}\0${f.stat.mtimeMs}\0${f.stat.ino}\n`);
     return h.digest('hex').slice(0, 32);
   }

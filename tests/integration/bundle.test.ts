@@ -149,6 +149,34 @@ describe('the bundles bin/dagu reads', () => {
     expect(r.stderr).toContain('"msg":"Run started"');
   });
 
+  it('a quiet run of a DAG from the DAG cache loads no part and no node:crypto', async () => {
+    // What a run process loads is most of what it costs: each part or built-in module loaded for nothing is
+    // milliseconds of CPU at every run. A preload (a Node option, so the code caches still fit) records the
+    // parts bin/dagu reads and the built-ins loaded.
+    const hook = path.join(h.home, 'record-loads.cjs');
+    const out = path.join(h.home, 'loads.json');
+    writeFileSync(
+      hook,
+      `const fs = require('node:fs');
+const read = fs.readFileSync;
+const parts = [];
+fs.readFileSync = function (file, ...rest) {
+  if (typeof file === 'string' && /[\\\\/]dist[\\\\/][a-z]+\\.cjs$/.test(file)) parts.push(file.replace(/.*[\\\\/]/, ''));
+  return read.call(this, file, ...rest);
+};
+process.on('exit', () => fs.writeFileSync(${JSON.stringify(out)}, JSON.stringify({ parts, modules: process.moduleLoadList })));
+`,
+    );
+    h.writeDag('one', ONE_STEP);
+    const env = { ...h.env, DAGU_LOG_LEVEL: 'warn' };
+    expect((await dagu(['start', '-q', 'one'], env)).code).toBe(0); // parses the DAG and caches it
+    const r = await dagu(['start', '-q', 'one'], { ...env, NODE_OPTIONS: `--require ${hook}` });
+    expect(r.code, r.stderr).toBe(0);
+    const loads = JSON.parse(readFileSync(out, 'utf8')) as { parts: string[]; modules: string[] };
+    expect(loads.parts).toEqual(['cli.cjs']);
+    expect(loads.modules).not.toContain('NativeModule crypto');
+  });
+
   it('a build missing a part stops at once with one clear line and exit 2, before creating a run', async () => {
     const bin = await copyOfBuild(['cli.cjs', 'cron.cjs']);
     h.writeDag('one', ONE_STEP);

@@ -11,25 +11,11 @@
 
 import { isMap, isScalar, isSeq, parseDocument } from 'yaml';
 import type { Document, Node, Pair, YAMLMap } from 'yaml';
+import { layerWithDefaults, type BaseLayer, type BaseLayerInput } from './baseLayer';
 import type { DagError } from './dagError';
 import { ROOT_KEYS } from './readDag';
 
-/** What every DAG inherits; made once per load by readBaseLayer. */
-export interface BaseLayer {
-  /** Top-level keys of base.yaml in 2.x spelling, as plain values. */
-  values: Record<string, unknown>;
-  /** IANA zone of schedules without `CRON_TZ=`, or null. */
-  tz: string | null;
-}
-
-export interface BaseLayerInput {
-  /** Text of base.yaml, or null when there is none. */
-  text: string | null;
-  /** Its path, for messages. */
-  file: string;
-  defaultShell?: string | null;
-  tz?: string | null;
-}
+export type { BaseLayer, BaseLayerInput } from './baseLayer';
 
 /** Keys the DAG replaces whole rather than merging with the base's mapping. */
 const REPLACED = new Set(['mail_on', 'retry_policy', 'webhook']);
@@ -71,10 +57,7 @@ export function readBaseLayer(
       values = normaliseBase(root as Record<string, unknown>);
     }
   }
-  if (input.defaultShell && values.shell === undefined) values.shell = input.defaultShell;
-  const tz = input.tz ?? null;
-  if (Object.keys(values).length === 0 && tz === null) return { ok: true, layer: null };
-  return { ok: true, layer: { values, tz } };
+  return { ok: true, layer: layerWithDefaults(values, input) };
 }
 
 /** Top-level keys in 2.x spelling, handler names too; keys not inherited are dropped. */
