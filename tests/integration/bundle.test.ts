@@ -231,12 +231,42 @@ describe('the code caches', () => {
 
   it('DAGU_CODE_CACHE=write makes any command write the caches it loaded (the build warms them so)', async () => {
     const bin = await copyOfBuild();
-    const cache = path.join(path.dirname(bin), '..', 'dist', 'cli.cache');
-    rmSync(cache);
+    const dist = path.join(path.dirname(bin), '..', 'dist');
+    for (const name of ['cli.cache', 'cli.validate.cache', 'yaml.cache'])
+      rmSync(path.join(dist, name), { force: true });
     h.writeDag('one', ONE_STEP);
     const r = await daguAt(bin, ['validate', 'one'], { ...h.env, DAGU_CODE_CACHE: 'write' });
     expect(r.code, r.stderr).toBe(0);
-    expect(existsSync(cache)).toBe(true);
+    expect(existsSync(path.join(dist, 'cli.validate.cache'))).toBe(true);
+    expect(existsSync(path.join(dist, 'yaml.cache'))).toBe(true);
+    // validate writes its own main cache, never start's.
+    expect(existsSync(path.join(dist, 'cli.cache'))).toBe(false);
+  });
+
+  it('every other command keeps a main cache of its own, made when it first succeeds', async () => {
+    const bin = await copyOfBuild();
+    const dist = path.join(path.dirname(bin), '..', 'dist');
+    const commandCaches = () => readdirSync(dist).filter((n) => /^cli\..+\.cache$/.test(n));
+    // Those of the tree's own commands so far (this copy is of a tree that ran some).
+    for (const name of commandCaches()) rmSync(path.join(dist, name));
+    const startCache = readFileSync(path.join(dist, 'cli.cache'));
+    h.writeDag('one', ONE_STEP);
+    h.writeDag('broken', 'steps: 5\n');
+    // A failing command (here an invalid DAG, or a mistyped command word) leaves no cache behind.
+    expect((await daguAt(bin, ['validate', 'broken'])).code).toBe(2);
+    expect((await daguAt(bin, ['valdate', 'one'])).code).toBe(2);
+    expect(commandCaches()).toEqual([]);
+    const first = await daguAt(bin, ['validate', 'one']);
+    expect(first.code, first.stderr).toBe(0);
+    const own = path.join(dist, 'cli.validate.cache');
+    expect(statSync(own).size).toBeGreaterThan(10_000);
+    // Accepted from now on: the next run neither rejects nor rewrites it, and start's cache is untouched.
+    const made = statSync(own).mtimeMs;
+    const second = await daguAt(bin, ['validate', 'one']);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toBe(first.stdout);
+    expect(statSync(own).mtimeMs).toBe(made);
+    expect(readFileSync(path.join(dist, 'cli.cache')).equals(startCache)).toBe(true);
   });
 });
 
