@@ -71,6 +71,8 @@ async function migrateFile(file: string, write: boolean): Promise<'migrated' | '
   const result = migrateDagText(text);
   if (result.kind === 'already') {
     process.stderr.write(`${file}: already 2.x\n`);
+    // Left as it is and read as 2.x; a folder coming from 1.x may still need the meaning made explicit.
+    for (const d of result.differences) process.stderr.write(`${file}: note: ${d}\n`);
     return 'already';
   }
   if (result.kind === 'refused') return refuse(result.reasons.join('; '));

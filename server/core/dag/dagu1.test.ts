@@ -307,8 +307,21 @@ steps:
     expect(migrateDagText(m.text).kind).toBe('already');
   });
 
-  it('says a 2.x file is already 2.x', () => {
-    expect(migrateDagText('steps:\n  - run: echo a\n').kind).toBe('already');
+  it('says a 2.x file is already 2.x, naming where 1.x would read it otherwise', () => {
+    expect(migrateDagText('steps:\n  - run: echo a\n')).toEqual({ kind: 'already', differences: [] });
+    // Steps without depends: 2.x starts them together, 1.x ran them one after another.
+    const parallel = migrateDagText('steps:\n  - echo a\n  - command: echo b\n');
+    expect(parallel).toMatchObject({
+      kind: 'already',
+      differences: [expect.stringMatching(/^type: steps without depends start at once/)],
+    });
+    // Every step after the first naming its dependencies means the same in both.
+    const explicit = 'steps:\n  - name: a\n    run: echo a\n  - name: b\n    run: echo b\n    depends: [a]\n';
+    expect(migrateDagText(explicit)).toEqual({ kind: 'already', differences: [] });
+    expect(migrateDagText(`type: graph\n${'steps:\n  - echo a\n  - echo b\n'}`)).toEqual({
+      kind: 'already',
+      differences: [],
+    });
   });
 
   it('refuses what 2.x cannot say with the same meaning', () => {

@@ -776,17 +776,22 @@ function unquote(text: string): string {
 }
 
 /**
- * Where a 2.x file (read as 2.x) would mean something else under Dagu 1.x, for `dagu validate`: steps without
- * `depends` next to steps with it and no `type` (1.x chains them), and backticks in `env` (1.x runs them).
+ * Where a 2.x file (read as 2.x) would mean something else under Dagu 1.x, for `dagu validate`: no `type` and a
+ * step after the first without `depends` (1.x chains it to the step before), and backticks in `env` (1.x runs
+ * them).
  */
 export function differencesUnder1x(docs: readonly Document[]): string[] {
   const out: string[] = [];
   roots(docs).forEach((root, d) => {
     const prefix = d === 0 ? '' : `document ${d + 1}: `;
     if (!pairOf(root, 'type')) {
-      const steps = stepEntries(root).flat();
-      const withDeps = steps.filter((s) => isMap(s) && pairOf(s, 'depends')).length;
-      if (withDeps > 0 && withDeps < steps.length) {
+      // 1.x made every step after the first without `depends` wait for the step before it; 2.x starts it at
+      // once. Steps that all name their dependencies mean the same in both.
+      const entries = stepEntries(root);
+      const implied = entries
+        .slice(1)
+        .some((e) => e.length === 1 && !(isMap(e[0]) && pairOf(e[0], 'depends')));
+      if (implied) {
         out.push(
           `${prefix}type: steps without depends start at once (graph, Dagu 2.x's default), while Dagu 1.x ran each after the step before it (chain); set type: graph to keep this meaning explicit`,
         );

@@ -4,11 +4,12 @@
 
 import { parseAllDocuments } from 'yaml';
 import type { Document } from 'yaml';
-import { translateDagu1 } from './dagu1';
+import { differencesUnder1x, translateDagu1 } from './dagu1';
 
 export type MigrateResult =
   | { kind: 'migrated'; text: string; renames: string[]; meanings: string[] }
-  | { kind: 'already' }
+  /** `differences`: where Dagu 1.x would read the file otherwise (dagu1.ts `differencesUnder1x`). */
+  | { kind: 'already'; differences: string[] }
   | { kind: 'refused'; reasons: string[] };
 
 /** Migrates one DAG file's text. Never throws. */
@@ -19,7 +20,7 @@ export function migrateDagText(text: string): MigrateResult {
   if (broken.length > 0)
     return { kind: 'refused', reasons: [`invalid YAML: ${broken[0].message.split('\n')[0]}`] };
   const t = translateDagu1(list as Document[], 'migrate');
-  if (!t.isDagu1) return { kind: 'already' };
+  if (!t.isDagu1) return { kind: 'already', differences: differencesUnder1x(list as Document[]) };
   if (t.blockers.length > 0) return { kind: 'refused', reasons: t.blockers };
   const out = list.map((d) => d.toString({ lineWidth: 0, flowCollectionPadding: false })).join('');
   return { kind: 'migrated', text: out, renames: t.renames, meanings: t.meanings };
