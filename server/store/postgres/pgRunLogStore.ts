@@ -41,16 +41,17 @@ export class PgRunLogStore implements RunLogStore {
     const key = [ref.run_id, ref.attempt, ref.name];
     try {
       return await inTransaction(this.pool, async (c) => {
-        if (offset === 0) {
-          await c.query(
-            `insert into ${this.s}.run_log_files (run_id, attempt, name, size, newlines, ends_newline)
-             values ($1, $2, $3, 0, 0, true) on conflict do nothing`,
-            key,
-          );
-        }
+        // At offset 0 the log is made if it is new and its row is locked and read in the same statement (an
+        // update of nothing, on a retry, locks the row as `for update` does): a run ships several logs at its
+        // end, each on a fresh transaction, and every round trip saved is one its end waits for.
         const r = await c.query<FileRow>(
-          `select size, newlines, ends_newline from ${this.s}.run_log_files
-            where run_id = $1 and attempt = $2 and name = $3 for update`,
+          offset === 0
+            ? `insert into ${this.s}.run_log_files (run_id, attempt, name, size, newlines, ends_newline)
+               values ($1, $2, $3, 0, 0, true)
+               on conflict (run_id, attempt, name) do update set size = run_log_files.size
+               returning size, newlines, ends_newline`
+            : `select size, newlines, ends_newline from ${this.s}.run_log_files
+                where run_id = $1 and attempt = $2 and name = $3 for update`,
           key,
         );
         const size = r.rowCount === 0 ? 0 : Number(r.rows[0].size);
