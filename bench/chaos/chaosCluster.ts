@@ -156,6 +156,11 @@ export class ChaosCluster {
     return c;
   }
 
+  /** Makes the DAGs known to the cluster, where that waits for the start (PostgreSQL: see pushDags). */
+  async publishDags(): Promise<void> {
+    await this.pg?.pushDags();
+  }
+
   /** The role a scheduler reports on /health, or null when it does not answer within 1 s. */
   async role(name: string): Promise<Role | null> {
     if (!this.supervisor.current(name)) return null;

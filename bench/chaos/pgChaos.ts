@@ -1,6 +1,6 @@
 // The database side of the soak on PostgreSQL (storage.backend: postgres): a throwaway PostgreSQL, the
 // product's schema migrated and the soak's witness of run inserts added, the soak's DAGs pushed as an
-// operator would, and one TCP proxy per scheduler so a fault can cut that one scheduler off (its run
+// operator would (once a scheduler is active: see pushDags), and one TCP proxy per scheduler so a fault can cut that one scheduler off (its run
 // processes inherit its URL, and so its road to the database, as on a real host). Every member has a home of
 // its own: the processes share nothing but the database.
 
@@ -29,6 +29,12 @@ export interface PgChaos {
   homeOf(member: string): string;
   /** What a member's environment adds to the soak's: its home, the backend, its road to the database. */
   envOf(member: string): Record<string, string>;
+  /**
+   * Pushes the soak's DAGs. A first acquisition on a new installation replays each DAG's catch-up window
+   * (a minute of every-few-seconds slots, 20 s and more of queued runs); DAGs that arrive after it have no
+   * missed slots, and the soak starts that much sooner. Its window opens later anyway.
+   */
+  pushDags(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -79,11 +85,13 @@ export async function startPgChaos(o: {
     mkdirSync(repo, { recursive: true });
     for (const [file, text] of o.dags) writeFileSync(path.join(repo, file), text);
     mkdirSync(homeOf('operator'), { recursive: true });
-    await run(process.execPath, [o.dagu, 'dags', 'push', repo], {
-      env: { ...o.env, ...envOf('operator') },
-      timeout: 60_000,
-    });
-    return { cluster, pool, records: pgRecords(pool, SCHEMA), proxies, homeOf, envOf, close };
+    const pushDags = async () => {
+      await run(process.execPath, [o.dagu, 'dags', 'push', repo], {
+        env: { ...o.env, ...envOf('operator') },
+        timeout: 60_000,
+      });
+    };
+    return { cluster, pool, records: pgRecords(pool, SCHEMA), proxies, homeOf, envOf, pushDags, close };
   } catch (err) {
     await close();
     throw err;

@@ -78,7 +78,8 @@ async function settle(c: ChaosCluster, toMs: number): Promise<void> {
 const WARM_UP_MS = 8000;
 
 /**
- * Waits until every member is up and one scheduler has been active for WARM_UP_MS, and until the catch-ups
+ * Waits until every member is up and one scheduler active, publishes the DAGs where that waits for an active
+ * (PostgreSQL), waits WARM_UP_MS more, and then until the catch-ups
  * that the first acquisition replays (slots before the soak, under each DAG's catchup_window) have run: the
  * soak window opens on a quiet cluster whose active has recorded its last tick.
  */
@@ -91,6 +92,7 @@ async function untilReady(c: ChaosCluster): Promise<void> {
     check('come up');
     await sleep(100);
   }
+  await c.publishDags();
   await sleep(WARM_UP_MS);
   const catchingUp = async () =>
     (await c.records.runs().catch(() => [])).some(
@@ -124,15 +126,19 @@ function badExits(cycles: readonly CycleRecord[]): string[] {
 export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   const rng = mulberry32(o.seed);
   const backend = o.backend ?? 'file';
+  const startedMs = Date.now();
+  // Each phase's time since the start: where a soak that ran long spent it.
+  const at = () => `${((Date.now() - startedMs) / 1000).toFixed(1)} s`;
   const c = await ChaosCluster.start(backend);
   running.add(c);
-  o.log(`chaos soak on ${backend}: seed ${o.seed}, ${o.cycles} cycles, home ${c.home}`);
+  o.log(`chaos soak on ${backend}: seed ${o.seed}, ${o.cycles} cycles, home ${c.home} (started at ${at()})`);
   const stopOnSignal = () => {
     void c.cleanup(o.keep).finally(() => process.exit(130));
   };
   process.once('SIGINT', stopOnSignal);
   try {
     await untilReady(c);
+    o.log(`ready at ${at()}`);
     const fromMs = Date.now();
     const cycles = await driveChaos(c, rng, o.cycles, (r) =>
       o.log(
@@ -140,9 +146,11 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       ),
     );
     const toMs = Date.now();
-    o.log('chaos stopped; settling');
+    o.log(`chaos stopped at ${at()}; settling`);
     await settle(c, toMs);
+    o.log(`settled at ${at()}`);
     const ownerless = await findOwnerless(c);
+    o.log(`owners checked at ${at()}`);
     const runs = await c.records.runs();
     const logs = readSchedulerLogs(c.supervisor.incarnations);
     const acqs = acquisitions(logs, await c.records.roleEvents(), await c.records.lockHistory());
