@@ -51,10 +51,6 @@ export class ChaosCluster {
   get home(): string {
     return path.join(this.root, this.backend === 'file' ? 'home' : 'homes');
   }
-  /** The home of each member's processes (on files, the one shared home). */
-  homeOf(member: string): string {
-    return this.pg ? this.pg.homeOf(member) : this.home;
-  }
   /** Every home a process of the soak may have (a run's process inherits its starter's). */
   get homes(): string[] {
     return this.pg ? this.supervisor.names().map((n) => this.pg!.homeOf(n)) : [this.home];

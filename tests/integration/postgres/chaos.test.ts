@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { PG_ACTION_KINDS } from '../../../bench/chaos/pgActions';
 import { runSoak, stopRunningSoaks } from '../../../bench/chaos/soak';
 
-const CYCLES = 7;
+const CYCLES = 8;
 
 describe('chaos soak on PostgreSQL', () => {
   // A soak cleans up after itself; this is for one the test timeout abandoned.
