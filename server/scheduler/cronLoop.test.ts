@@ -146,6 +146,23 @@ describe('CronLoop: live slots', () => {
     expect(h.runs.createsOf(slotId('at-0114', '01:14:00'))).toBe(0);
   });
 
+  it('dispatches a slot that came due while a tick ran in the very next tick, not after an idle wait', async () => {
+    // Every read of the DAGs takes 5 s. The first tick starts at 01:15:57 (planning up to then) and reads them
+    // twice (replay, then plan): the 01:16:00 slot comes due meanwhile. The next tick starts as this one ends,
+    // at 01:16:07, and creates the record after its read, at 01:16:12; one that waited the idle interval
+    // first would have started at 01:16:12 and created it at 01:16:17.
+    const h = harness({ now: '01:15:57', dags: [dagFromYaml('at-0116', 'schedule: "16 1 * * *"')] });
+    h.catalogDelayMs = 5 * SECOND;
+    const started = h.loop.start();
+    await h.time.advance(0);
+    await started;
+    await h.time.advance(15 * SECOND); // to 01:16:12
+    expect(h.time.nowMs()).toBe(at('01:16:12'));
+    const s = await h.status(slotId('at-0116', '01:16:00'));
+    expect(s.created_at).toBe('2026-11-30T01:16:12Z');
+    expect(h.launcher.runIds()).toEqual([slotId('at-0116', '01:16:00')]);
+  });
+
   it('queues the slot of a DAG that runs on workers instead of starting a local process', async () => {
     const h = harness({ now: '01:15:30', dags: [everyMinute('gpu', 'worker_selector: {zone: b}')] });
     await h.start();

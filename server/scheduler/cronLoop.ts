@@ -157,6 +157,7 @@ export class CronLoop {
   /** One tick: plan slots since the last tick, dispatch them, persist progress; returns the delay to the next. */
   private async tick(): Promise<number> {
     let dags: DagSpec[] = this.lastDags;
+    let failed = false;
     const now = this.d.clock.nowMs();
     try {
       if (this.replayBeforeFirstTick) {
@@ -221,11 +222,17 @@ export class CronLoop {
       }
       this.firstTickDone = true;
     } catch (err) {
+      failed = true;
       this.d.logger.error('Scheduler tick failed; retrying', { error: (err as Error).message });
     }
+    // The next slot after the last one planned, not after now: a slot that came due while this tick ran (a
+    // timer fires up to a few milliseconds early, and planning 200 DAGs takes tens) is due at once. Counted
+    // from `after`, it was left to the tick after the next idle wait, up to MAX_IDLE_MS late.
     const after = this.d.clock.nowMs();
-    const wake = nextWake(dags, Math.max(after, this.lastTickMs), this.slots);
-    const delay = wake === null ? MAX_IDLE_MS : Math.min(MAX_IDLE_MS, wake - after);
+    const wake = nextWake(dags, this.lastTickMs, this.slots);
+    // A failed tick may not have moved lastTickMs: it waits a moment rather than spin on the same slot.
+    const earliest = failed ? SECOND : 0;
+    const delay = wake === null ? MAX_IDLE_MS : Math.max(earliest, Math.min(MAX_IDLE_MS, wake - after));
     return this.retry.length > 0 ? Math.min(delay, SECOND) : delay;
   }
 
