@@ -275,9 +275,23 @@ const COMMANDS: Record<string, (program: Command) => unknown> = {
   migrate: (program) =>
     program
       .command('migrate')
-      .description('Rewrite Dagu 1.x DAG files in 2.x spelling, keeping their meaning (prints a diff)')
-      .argument('<paths...>', 'DAG files, or directories searched for .yaml/.yml files')
+      .description(
+        "Rewrite Dagu 1.x DAG files in 2.x spelling, keeping their meaning (prints a diff); or import Dagu's run history",
+      )
+      .argument(
+        '[paths...]',
+        "DAG files, or directories searched for .yaml/.yml files; with --history, Dagu's dag-runs directory " +
+          '(default: <data dir>/dag-runs)',
+      )
       .option('--write', 'write the migrated files (atomically); without it only the diff is printed')
+      .option(
+        '--history',
+        'import the finished runs Dagu recorded (its files are only read); with --write, else only listed',
+      )
+      .addHelpText(
+        'after',
+        '\nExamples:\n  dagu migrate dags/\n  dagu migrate --write dags/\n  dagu migrate --history\n  dagu migrate --history --write',
+      )
       .action(lazy(() => import('./commands/migrate'), 'migrateCommand')),
 
   storage: (program) => {

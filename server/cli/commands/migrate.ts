@@ -13,15 +13,23 @@ import { migrateDagText } from '../../core/dag/migrate';
 import { parseDag } from '../../core/dag/parseDag';
 import { repeatConditionCommand } from '../../core/dag/dagu1Repeat';
 import type { DagSpec, HandlerSpecs, StepSpec } from '../../core/types';
-import { EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE } from '../exit';
+import type { GlobalOptions } from '../context';
+import { EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE, UsageError } from '../exit';
 
-export interface MigrateOptions {
+export interface MigrateOptions extends GlobalOptions {
   write?: boolean;
+  /** Import Dagu's run history instead of rewriting DAG files (migrateHistory.ts). */
+  history?: boolean;
 }
 
 const DAG_FILE = /\.ya?ml$/i;
 
 export async function migrateCommand(paths: string[], opts: MigrateOptions): Promise<number> {
+  if (opts.history) {
+    if (paths.length > 1) throw new UsageError('dagu migrate --history takes at most one directory');
+    const { migrateHistoryCommand } = await import('./migrateHistory');
+    return migrateHistoryCommand(paths[0], opts);
+  }
   if (paths.length === 0) {
     process.stderr.write('dagu migrate: give one or more DAG files or directories\n');
     return EXIT_USAGE;
