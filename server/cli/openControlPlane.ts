@@ -2,7 +2,7 @@
 // control plane here. The PostgreSQL code and the `pg` library are loaded only when the backend is postgres.
 
 import { hostname } from 'node:os';
-import { createServices, type Services } from '../api/services';
+import type { Services } from '../api/services';
 import type { Config } from '../config/types';
 import { systemClock, systemTimers } from '../core/clock';
 import type { Clock, Logger } from '../core/ports';
@@ -82,5 +82,8 @@ export async function serviceControlPlane(config: Config, logger: Logger): Promi
 
 /** The API's services over this process's control plane, for the commands that run one operation. */
 export async function cliServices(config: Config, logger: Logger): Promise<Services> {
+  // Loaded here, not at import: every run process imports this module, and the API layer it would bring in
+  // (the dispatcher, the console's cache) is milliseconds of start-up that `dagu start` never uses.
+  const { createServices } = await import('../api/services');
   return createServices(config, logger, { ...processPorts(), stores: await cliControlPlane(config, logger) });
 }
