@@ -25,6 +25,8 @@ export interface EnqueueOptions {
    * scheduler to start it from.
    */
   name?: string;
+  /** Dagu's `enqueue -u/--queue`: this queue instead of the DAG's. */
+  queue?: string;
 }
 
 /** Text of the error `enqueue` fails with when queues are turned off. */
@@ -44,7 +46,8 @@ export async function enqueueDag(
 ): Promise<RunStatus> {
   if (!svc.config.queues.enabled) throw new ConflictError(QUEUES_DISABLED);
   const own = await requireDag(svc, dagName);
-  const dag = opts.name !== undefined ? renamedDag(own, assertDagName(opts.name)) : own;
+  const named = opts.name !== undefined ? renamedDag(own, assertDagName(opts.name)) : own;
+  const dag = opts.queue !== undefined ? { ...named, queue: assertDagName(opts.queue, 'queue name') } : named;
   if (opts.name !== undefined && isDistributed(dag, svc.config.default_execution_mode))
     throw new BadRequestError(`a name override is not supported for DAG ${own.name}, which runs on workers`);
   const resolved = resolveRunParams(dag.params, parseParamArgs(params), dag.param_schema);

@@ -78,14 +78,23 @@ const COMMANDS: Record<string, (program: Command) => unknown> = {
       .argument('[params...]', PARAMS_ARGUMENT)
       .option('-p, --params <text>', PARAMS_OPTION)
       .option('-N, --name <name>', NAME_OPTION)
-      .option('--run-id <id>', 'run ID to use')
+      .option('-r, --run-id <id>', 'run ID to use')
+      .option('-u, --queue <name>', "this queue instead of the DAG's (Dagu)")
       .action(lazy(() => import('./commands/queue'), 'enqueueCommand')),
 
   dequeue: (program) =>
     program
       .command('dequeue')
       .description('Remove a queued run from its queue (it ends aborted)')
-      .argument('<run-id>')
+      .argument(
+        '<run-id|queue>',
+        "a queued run's ID, or in Dagu's form a queue: with --dag-run that run of it, else its oldest run",
+      )
+      .option('-d, --dag-run <dag:run-id>', "Dagu's form: the run to remove from the queue given")
+      .addHelpText(
+        'after',
+        '\nExamples:\n  dagu dequeue 20261130-011530-1a2b3c4d\n  dagu dequeue etl --dag-run etl:20261130-011530-1a2b3c4d\n  dagu dequeue etl',
+      )
       .action(lazy(() => import('./commands/queue'), 'dequeueCommand')),
 
   stop: (program) =>

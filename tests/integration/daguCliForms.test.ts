@@ -294,6 +294,57 @@ describe("Dagu's retry --step, status --sub-run-id and -N/--name", () => {
   });
 });
 
+describe("Dagu's enqueue and dequeue forms", () => {
+  const queued = async (args: string[]) => {
+    const r = await dagu(['enqueue', ...args], h.env);
+    expect(r.code, r.stderr).toBe(0);
+    const m = /^queued (\S+) (\S+) in queue (\S+)\n$/.exec(r.stdout);
+    expect(m, r.stdout).not.toBeNull();
+    return { dag: m![1], runId: m![2], queue: m![3] };
+  };
+
+  it('enqueue takes a DAG file of the DAGs directory, -r and -u; a file elsewhere is refused', async () => {
+    expect(await queued(['etl.yaml'])).toMatchObject({ dag: 'etl', queue: 'etl' });
+    expect(await queued([path.join(h.dags, 'etl.yaml'), '-r', 'mine-1', '-u', 'batch'])).toEqual({
+      dag: 'etl',
+      runId: 'mine-1',
+      queue: 'batch',
+    });
+    expect(await statusOf('mine-1')).toMatchObject({ status: 'queued', dag_name: 'etl' });
+    const outside = path.join(h.home, 'elsewhere.yaml');
+    writeFileSync(outside, 'steps:\n  - name: a\n    run: echo\n');
+    const r = await dagu(['enqueue', outside], h.env);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/is not in the DAGs directory .*dagu start /);
+  });
+
+  it('dequeue takes a run ID, a queue with --dag-run DAG:ID, or a queue alone (its oldest run)', async () => {
+    const first = await queued(['etl']);
+    const second = await queued(['etl']);
+    const third = await queued(['etl']);
+    const byRef = await dagu(['dequeue', 'etl', '--dag-run', `etl:${second.runId}`], h.env);
+    expect([byRef.code, byRef.stdout]).toEqual([0, `dequeued etl ${second.runId}: aborted\n`]);
+    const oldest = await dagu(['dequeue', 'etl'], h.env);
+    expect([oldest.code, oldest.stdout]).toEqual([0, `dequeued etl ${first.runId}: aborted\n`]);
+    const ours = await dagu(['dequeue', third.runId], h.env);
+    expect([ours.code, ours.stdout]).toEqual([0, `dequeued etl ${third.runId}: aborted\n`]);
+    // Nothing left, another queue, a run of another DAG: exit 1, as a missing run.
+    const empty = await dagu(['dequeue', 'etl'], h.env);
+    expect(empty.code).toBe(1);
+    expect(empty.stderr).toMatch(/no queued run in a queue of that name/);
+    const fourth = await queued(['etl']);
+    const wrongQueue = await dagu(['dequeue', 'other', '-d', `etl:${fourth.runId}`], h.env);
+    expect([wrongQueue.code, wrongQueue.stderr]).toEqual([
+      1,
+      `dagu: run ${fourth.runId} of DAG etl is in queue etl, not other\n`,
+    ]);
+    const wrongDag = await dagu(['dequeue', 'etl', '-d', `slow:${fourth.runId}`], h.env);
+    expect(wrongDag.code).toBe(1);
+    expect((await dagu(['dequeue', 'etl', '-d', 'no-colon'], h.env)).code).toBe(2);
+    expect((await dagu(['dequeue', '--help'], h.env)).stdout).toContain('-d, --dag-run <dag:run-id>');
+  });
+});
+
 describe("Dagu's everyday commands", () => {
   it('dry prints the resolved params and the steps in order, and records no run', async () => {
     const r = await dagu(['dry', 'etl', '--', 'X=9'], h.env);
