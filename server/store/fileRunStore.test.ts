@@ -218,6 +218,23 @@ describe('FileRunStore on disk', () => {
     await expect(fs.readFile(marker, 'utf8')).resolves.toBe('{"run_id":');
   });
 
+  it('leaves an active marker that is already as it would be written, and rewrites one that is not', async () => {
+    // A queued run's process marks it active again as it takes it over: an identical marker is not
+    // replaced (same inode), a torn or different one is.
+    await store.createRun(testRunStatus({ run_id: 'r1', status: 'queued' }));
+    const marker = path.join(dataDir, 'active', 'r1.json');
+    const before = await fs.stat(marker);
+    await store.markActive({ run_id: 'r1', dag_name: 'etl', queue: 'etl' });
+    expect((await fs.stat(marker)).ino).toBe(before.ino);
+
+    const written = async () => JSON.parse(await fs.readFile(marker, 'utf8')) as unknown;
+    await fs.writeFile(marker, '{"run_id":');
+    await store.markActive({ run_id: 'r1', dag_name: 'etl', queue: 'etl' });
+    expect(await written()).toEqual({ run_id: 'r1', dag_name: 'etl', queue: 'etl' });
+    await store.markActive({ run_id: 'r1', dag_name: 'etl', queue: 'other' });
+    expect(await written()).toEqual({ run_id: 'r1', dag_name: 'etl', queue: 'other' });
+  });
+
   it('does not read an ended attempt again for the list, and shows a newer attempt as soon as it exists', async () => {
     await store.createRun(testRunStatus({ run_id: 'r1', status: 'failed', error: 'first' }));
     const entry = async () => (await store.listRuns({})).items[0];

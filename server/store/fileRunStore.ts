@@ -358,6 +358,10 @@ export class FileRunStore implements RunStore {
     const record: ActiveRun = { run_id: run.run_id, dag_name: run.dag_name, queue: run.queue };
     const file = path.join(this.activeDir, `${run.run_id}.json`);
     const text = JSON.stringify(record) + '\n';
+    // A queued run is marked when it is created, and its run process marks it again as it takes it over:
+    // a marker already on disk as it would be written (fsynced then) is left as it is, which saves that
+    // process a write, an fsync and a rename.
+    if ((await readTextFile(file).catch(() => null)) === text) return;
     // The folder exists but for the very first run: writing first saves a mkdir on every run.
     await writeFileAtomic(file, text).catch(async (err: unknown) => {
       if (errorCode(err) !== 'ENOENT') throw err;
