@@ -60,6 +60,10 @@ const COMMANDS: Record<string, (program: Command) => unknown> = {
       .option('-p, --params <text>', PARAMS_OPTION)
       .option('-N, --name <name>', NAME_OPTION)
       .option('-r, --run-id <id>', 'run ID to use (an existing queued run is taken over)')
+      .option(
+        '--from-run-id <id>',
+        "a new run with the params of this earlier run of the DAG (Dagu's option; the DAG file as it is now runs)",
+      )
       .addOption(
         new Option('--trigger-type <type>', 'why the run starts')
           .choices(['manual', 'scheduler', 'catchup', 'retry', 'subdag', 'queue'])
@@ -450,6 +454,17 @@ function defineCommands(args: string[]): void {
   const only = Object.hasOwn(COMMANDS, commandWord(args)) ? COMMANDS[commandWord(args)] : null;
   if (only) only(program);
   else for (const define of Object.values(COMMANDS)) define(program);
+  for (const cmd of program.commands) acceptQuiet(cmd);
+}
+
+/**
+ * Dagu takes `-q/--quiet` on every command, and scripts pass it to commands whose output here is already only
+ * their result: those accept it and print the same.
+ */
+function acceptQuiet(cmd: Command): void {
+  if (!cmd.options.some((o) => o.long === '--quiet'))
+    cmd.option('-q, --quiet', "accepted as Dagu's global flag; this command prints only its result");
+  for (const sub of cmd.commands) acceptQuiet(sub);
 }
 
 type Handler = (...args: unknown[]) => Promise<number | void>;

@@ -294,6 +294,39 @@ describe("Dagu's retry --step, status --sub-run-id and -N/--name", () => {
   });
 });
 
+describe("Dagu's start --from-run-id and -q everywhere", () => {
+  it('start --from-run-id runs the DAG again with the params of that run; params beside it are refused', async () => {
+    const first = await startQuiet('-p', 'X=4', 'etl');
+    const again = await dagu(['start', '--quiet', '--from-run-id', first.run_id, 'etl'], h.env);
+    expect(again.code, again.stderr).toBe(0);
+    const latest = await statusOf('etl');
+    expect(latest.run_id).not.toBe(first.run_id);
+    expect(latest.params).toEqual(['X=4']);
+    const both = await dagu(['start', '--from-run-id', first.run_id, '-p', 'X=1', 'etl'], h.env);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/^dagu: parameters cannot be given with --from-run-id/);
+    const missing = await dagu(['start', '--from-run-id', 'nope', 'etl'], h.env);
+    expect([missing.code, missing.stderr]).toEqual([1, 'dagu: DAG etl has no run "nope"\n']);
+  });
+
+  it("accepts Dagu's global -q on every command", async () => {
+    await startQuiet('etl');
+    for (const args of [
+      ['status', '-q', 'etl'],
+      ['history', '-q', 'etl'],
+      ['dry', '-q', 'etl'],
+      ['validate', '-q', 'etl'],
+      ['ls', '-q'],
+      ['ps', '-q'],
+      ['stop', '-q', 'etl'],
+    ]) {
+      const r = await dagu(args, h.env);
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+    }
+    expect((await dagu(['status', '--help'], h.env)).stdout).toContain('-q, --quiet');
+  });
+});
+
 describe("Dagu's enqueue and dequeue forms", () => {
   const queued = async (args: string[]) => {
     const r = await dagu(['enqueue', ...args], h.env);

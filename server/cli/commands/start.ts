@@ -31,6 +31,7 @@ import {
   type RunCommandStores,
 } from './dispatchClient';
 import { cliControlPlane, cliDagsInStep } from '../openControlPlane';
+import { runOfDag } from './target';
 
 export { printSummary } from './dispatchClient';
 
@@ -97,6 +98,8 @@ interface StartOptions extends GlobalOptions, ParamFlags {
   runId?: string;
   /** Dagu's `-N/--name`: run the DAG under this name. */
   name?: string;
+  /** Dagu's `--from-run-id`: a new run with the params of this earlier run of the DAG. */
+  fromRunId?: string;
   triggerType: TriggerType;
   scheduleTime?: string;
   /** A dispatched run: return once it is handed over instead of waiting for its end. */
@@ -119,13 +122,15 @@ export async function startCommand(dagArg: string, words: string[], opts: StartO
   const dag = opts.name !== undefined ? overrideDagName(loaded, opts.name) : loaded;
   const dagFile = opts.name !== undefined ? dagFileOf(loaded, dagArg) : null;
   // A queued run taken over (`--run-id` from the scheduler or the queue) has its params in its record.
-  if (opts.runId === undefined || params.length > 0) await checkCallerParams(dag, params);
+  if (opts.fromRunId === undefined && (opts.runId === undefined || params.length > 0))
+    await checkCallerParams(dag, params);
   const stores = runCommandStores(config, logger, await cliControlPlane(config, logger));
+  const recordParams = await templateParams(stores, loaded.name, params, opts);
   if (isDistributed(dag, config.default_execution_mode)) {
     // Workers find a DAG by its name, which a renamed run's DAG file does not have.
     if (opts.name !== undefined)
       throw new UsageError(`--name is not supported for DAG ${loaded.name}, which runs on workers`);
-    return startDistributed({ config, stores, dag, params, scheduleTime, opts });
+    return startDistributed({ config, stores, dag, params, recordParams, scheduleTime, opts });
   }
 
   const controller = new AbortController();
@@ -155,6 +160,7 @@ export async function startCommand(dagArg: string, words: string[], opts: StartO
         triggerType: opts.triggerType,
         scheduleTime,
         params,
+        recordParams,
         newRunId: () => newRunId(Date.now(), randomHex(4)),
         dagFile,
       }),
@@ -177,6 +183,7 @@ async function startDistributed(a: {
   stores: RunCommandStores;
   dag: DagSpec;
   params: ParamSpec[];
+  recordParams: readonly string[] | undefined;
   scheduleTime: string | null;
   opts: StartOptions;
 }): Promise<number> {
@@ -198,7 +205,7 @@ async function startDistributed(a: {
         ...base,
         runId: opts.runId ?? newRunId(Date.now(), randomHex(4)),
         triggerType: opts.triggerType,
-        params: newRunParams({ dag, params: a.params }),
+        params: newRunParams({ dag, params: a.params, recordParams: a.recordParams }),
         scheduleTime: a.scheduleTime,
         fromQueue: false,
       },
@@ -226,6 +233,24 @@ async function startDistributed(a: {
       await stores.runs.unmarkActive(queued.run_id);
     },
   });
+}
+
+/**
+ * Dagu's `--from-run-id`: the params of an earlier run of the DAG, for a new run (Dagu takes that run's DAG
+ * snapshot too; here the DAG file as it is now runs). Params of the caller cannot be given as well.
+ */
+async function templateParams(
+  stores: RunCommandStores,
+  dagName: string,
+  params: readonly ParamSpec[],
+  opts: StartOptions,
+): Promise<string[] | undefined> {
+  if (opts.fromRunId === undefined) return undefined;
+  if (params.length > 0 || opts.params !== undefined)
+    throw new UsageError(
+      'parameters cannot be given with --from-run-id: the run takes those of the earlier run',
+    );
+  return (await runOfDag(stores.runs, dagName, assertRunId(opts.fromRunId))).params;
 }
 
 function normalizeTime(text: string): string {
