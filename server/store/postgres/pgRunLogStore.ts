@@ -39,17 +39,21 @@ export class PgRunLogStore implements RunLogStore {
     assertRunLogRef(ref);
     if (!Number.isSafeInteger(offset) || offset < 0) throw new RangeError(`invalid log offset ${offset}`);
     const key = [ref.run_id, ref.attempt, ref.name];
-    try {
-      return await inTransaction(this.pool, async (c) => {
-        // At offset 0 the log is made if it is new and its row is locked and read in the same statement (an
-        // update of nothing, on a retry, locks the row as `for update` does): a run ships several logs at its
-        // end, each on a fresh transaction, and every round trip saved is one its end waits for.
-        const r = await c.query<FileRow>(
-          offset === 0
-            ? `insert into ${this.s}.run_log_files (run_id, attempt, name, size, newlines, ends_newline)
+    // At offset 0 the log is made if it is new and its row is locked and read in the same statement (an
+    // update of nothing, on a retry, locks the row as `for update` does): a run ships several logs at its
+    // end, each on a fresh transaction, and every round trip saved is one its end waits for.
+    const makeAtStart = `insert into ${this.s}.run_log_files (run_id, attempt, name, size, newlines, ends_newline)
                values ($1, $2, $3, 0, 0, true)
                on conflict (run_id, attempt, name) do update set size = run_log_files.size
-               returning size, newlines, ends_newline`
+               returning size`;
+    try {
+      // An empty log made to exist (a step that printed nothing) is that one statement, with no transaction.
+      if (offset === 0 && data.length === 0)
+        return Number((await this.pool.query<Pick<FileRow, 'size'>>(makeAtStart, key)).rows[0].size);
+      return await inTransaction(this.pool, async (c) => {
+        const r = await c.query<FileRow>(
+          offset === 0
+            ? `${makeAtStart}, newlines, ends_newline`
             : `select size, newlines, ends_newline from ${this.s}.run_log_files
                 where run_id = $1 and attempt = $2 and name = $3 for update`,
           key,
