@@ -152,17 +152,17 @@ describe('the bundles bin/dagu reads', () => {
   it('a quiet run of a DAG from the DAG cache loads no part and no node:crypto', async () => {
     // What a run process loads is most of what it costs: each part or built-in module loaded for nothing is
     // milliseconds of CPU at every run. A preload (a Node option, so the code caches still fit) records the
-    // parts bin/dagu reads and the built-ins loaded.
+    // bundles bin/dagu opens and the built-ins loaded.
     const hook = path.join(h.home, 'record-loads.cjs');
     const out = path.join(h.home, 'loads.json');
     writeFileSync(
       hook,
       `const fs = require('node:fs');
-const read = fs.readFileSync;
+const open = fs.openSync;
 const parts = [];
-fs.readFileSync = function (file, ...rest) {
+fs.openSync = function (file, ...rest) {
   if (typeof file === 'string' && /[\\\\/]dist[\\\\/][a-z]+\\.cjs$/.test(file)) parts.push(file.replace(/.*[\\\\/]/, ''));
-  return read.call(this, file, ...rest);
+  return open.call(this, file, ...rest);
 };
 process.on('exit', () => fs.writeFileSync(${JSON.stringify(out)}, JSON.stringify({ parts, modules: process.moduleLoadList })));
 `,
