@@ -48,7 +48,9 @@ export function composeScheduler(
     events: cp.events,
     launch: processLauncher({
       executable,
-      env: process.env,
+      // The runs use this scheduler's backend (their records are there), and bin/dagu picks the code cache
+      // of a run on PostgreSQL from this variable, which a backend chosen in config.yaml does not set.
+      env: { ...process.env, DAGU_STORAGE_BACKEND: config.storage.backend },
       spares: config.run.prestart
         ? {
             // A name no DAG can have (DAG names never start with a dot): a spare's output until it has a run.

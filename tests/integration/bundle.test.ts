@@ -268,6 +268,29 @@ describe('the code caches', () => {
     expect(statSync(own).mtimeMs).toBe(made);
     expect(readFileSync(path.join(dist, 'cli.cache')).equals(startCache)).toBe(true);
   });
+
+  it('a run on PostgreSQL keeps a main cache of its own and leaves the files’ run cache alone', async () => {
+    const bin = await copyOfBuild();
+    const dist = path.join(path.dirname(bin), '..', 'dist');
+    const pgCache = path.join(dist, 'cli.postgres.cache');
+    rmSync(pgCache, { force: true });
+    const startCache = readFileSync(path.join(dist, 'cli.cache'));
+    h.writeDag('one', ONE_STEP);
+    // No server is needed to see which cache the run loads and writes: it stops at the connection.
+    const pgEnv = {
+      ...h.env,
+      DAGU_STORAGE_BACKEND: 'postgres',
+      DAGU_POSTGRES_URL: 'postgresql://127.0.0.1:1/x',
+    };
+    const r = await daguAt(bin, ['start', 'one'], pgEnv);
+    expect(r.code).toBe(2);
+    expect(statSync(pgCache).size).toBeGreaterThan(10_000);
+    expect(readFileSync(path.join(dist, 'cli.cache')).equals(startCache)).toBe(true);
+    // On files the run loads the files' cache, accepted as it is.
+    const onFiles = await daguAt(bin, ['start', '-q', 'one']);
+    expect(onFiles.code, onFiles.stderr).toBe(0);
+    expect(readFileSync(path.join(dist, 'cli.cache')).equals(startCache)).toBe(true);
+  });
 });
 
 describe('the DAG cache (keyed by the build ID compiled into the bundle)', () => {
