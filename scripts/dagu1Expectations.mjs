@@ -176,7 +176,8 @@ function withoutIds(text, ids) {
 
 function stepExpect(home, node, skipStdout) {
   const e = { status: NODE_STATUS[node.status] ?? `unknown(${node.status})` };
-  const exit = /exit status (\d+)/.exec(node.error ?? '');
+  // A skipped step never ran: an "exit status" in its error is its precondition command's, not its own.
+  const exit = e.status === 'skipped' ? null : /exit status (\d+)/.exec(node.error ?? '');
   if (exit) e.exit_code = Number(exit[1]);
   const ids = (node.children ?? []).map((c) => c.dagRunId).filter(Boolean);
   const out = readText(node.stdout).trimEnd();

@@ -11,7 +11,7 @@ import { basename, dirname, extname, join } from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import { migrateDagText } from '../../core/dag/migrate';
 import { parseDag } from '../../core/dag/parseDag';
-import { repeatConditionCommand } from '../../core/dag/dagu1Repeat';
+import { backtickConditionCommand } from '../../core/dag/dagu1Conditions';
 import type { DagSpec, HandlerSpecs, StepSpec } from '../../core/types';
 import type { GlobalOptions } from '../context';
 import { EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE, UsageError } from '../exit';
@@ -146,7 +146,7 @@ function asCommandChecks(d: DagSpec): DagSpec {
   const step = (s: StepSpec | null | undefined): StepSpec | null | undefined => {
     const p = s?.repeat_policy;
     if (!s || !p?.condition_eval || p.condition === null || p.expected === null) return s;
-    const check = repeatConditionCommand(p.condition, p.expected);
+    const check = backtickConditionCommand(p.condition, p.expected);
     if (!check.ok) return s;
     const { condition_eval: _c, ...rest } = p;
     return { ...s, repeat_policy: { ...rest, condition: check.command, expected: null } };

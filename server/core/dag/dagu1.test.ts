@@ -101,10 +101,17 @@ steps:
     });
     expect(j.action).toMatchObject({ kind: 'jq', with: { filter: '.a' } });
     expect(s.call).toBe('child');
+    // The backtick condition is a command check that runs `echo yes` and compares its output with "yes".
     expect(s.preconditions).toEqual([
-      { condition: null, eval: '`echo yes`', expected: 'yes', negate: false, unbounded: true },
+      {
+        condition: expect.stringMatching(/^_dagu_out1=\$\(echo yes\) \|\| exit 1\n/),
+        eval: null,
+        expected: null,
+        negate: false,
+      },
       { condition: 'test -d /', eval: null, expected: null, negate: false },
     ]);
+    expect(s.preconditions?.[0]?.condition).toMatch(/grep -qxF -e 'yes'$/);
     expect(r.dag.handler_on.abort?.command).toEqual(['echo c']);
     expect(r.warnings[0]).toContain('cancel -> abort');
     expect(r.warnings[0]).toContain('executor -> type + with');
@@ -199,13 +206,26 @@ steps:
       expected: "3"
 `);
     const step = r.dag.steps[0];
-    expect(step.preconditions?.[0]).toEqual({
+    // A precondition: a command check (no time limit; a failing command is not met, negated or not).
+    expect(step.preconditions?.[0]).toMatchObject({ eval: null, expected: null, negate: false });
+    expect(step.preconditions?.[0]?.condition).toMatch(/^_dagu_out1=\$\(cat flag\) \|\| exit 1\n/);
+    const negated = read(
+      'maxActiveRuns: 1\nsteps:\n  - command: echo\n    preconditions:\n      - condition: "`cat f`"\n        expected: "on"\n        negate: true\n',
+    ).dag.steps[0].preconditions?.[0];
+    expect(negated).toMatchObject({ negate: true, expected: null });
+    expect(negated?.condition).toMatch(/^_dagu_out1=\$\(cat f\) \|\| exit 0\n/);
+    // A shell that is not POSIX cannot run the check: an eval, without 2.x's time limit.
+    const python = read(
+      'maxActiveRuns: 1\nshell: python3\nsteps:\n  - command: print(1)\n    preconditions:\n      - condition: "`cat f`"\n        expected: "on"\n',
+    ).dag.steps[0].preconditions?.[0];
+    expect(python).toEqual({
       condition: null,
-      eval: '`cat flag`',
+      eval: '`cat f`',
       expected: 'on',
       negate: false,
       unbounded: true,
     });
+    // A repeat condition: an eval without a time limit whose output is compared.
     expect(step.repeat_policy).toMatchObject({ condition: '`wc -l < runs.txt`', condition_eval: true });
     expect(repeatCondition(step.repeat_policy!)).toMatchObject({
       eval: '`wc -l < runs.txt`',

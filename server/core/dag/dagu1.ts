@@ -6,7 +6,7 @@
 
 import { isMap, isScalar, isSeq, Pair, Scalar, YAMLMap, YAMLSeq } from 'yaml';
 import type { Document, Node } from 'yaml';
-import { isPosixShellText, repeatConditionCommand } from './dagu1Repeat';
+import { isPosixShellText, backtickConditionCommand } from './dagu1Conditions';
 
 export type Dagu1Mode = 'read' | 'migrate';
 
@@ -258,7 +258,7 @@ class Translator {
       }
     }
     const pre = pairOf(root, 'preconditions');
-    if (pre) this.conditions(pre.value, 'preconditions');
+    if (pre) this.conditions(pre.value, 'preconditions', this.dagShell);
     for (const [i, entry] of stepEntries(root).entries()) {
       for (const [j, node] of entry.entries()) {
         if (isMap(node)) this.step(node, entry.length > 1 ? `steps[${i}][${j}]` : `steps[${i}]`);
@@ -329,13 +329,18 @@ class Translator {
     const repeat = pairOf(step, 'repeat_policy')?.value;
     if (isMap(repeat)) this.repeatCondition(step, repeat, field);
     const pre = pairOf(step, 'preconditions');
-    if (pre) this.conditions(pre.value, `${field}.preconditions`);
+    if (pre)
+      this.conditions(
+        pre.value,
+        `${field}.preconditions`,
+        scalarText(pairOf(step, 'shell')?.value) ?? this.dagShell,
+      );
     this.stepEnv(step, field);
   }
 
   /**
    * A repeat condition with backticks and `expected`: 1.x runs the backticks and compares their output. Read,
-   * it becomes an unbounded eval; migrated, a 2.x command check that does the same (dagu1Repeat.ts), with the
+   * it becomes an unbounded eval; migrated, a 2.x command check that does the same (dagu1Conditions.ts), with the
    * mode 1.x inferred from `condition` + `expected` (until) written out, as 2.x infers `while` without them.
    */
   private repeatCondition(step: YAMLMap, repeat: YAMLMap, field: string): void {
@@ -358,18 +363,12 @@ class Translator {
       );
       return;
     }
-    const translated = repeatConditionCommand(cond, expected);
+    const translated = backtickConditionCommand(cond, expected);
     if (!translated.ok) {
       this.block(`${where} runs a command in backticks, and ${translated.reason}`);
       return;
     }
-    const value = condPair!.value as Scalar;
-    value.value = translated.command;
-    value.type = Scalar.BLOCK_LITERAL;
-    const key = condPair!.key as Scalar;
-    const note = ` Dagu 1.x ran the backticks of ${JSON.stringify(cond)} and compared with ${JSON.stringify(expected)}`;
-    key.commentBefore = key.commentBefore ? `${key.commentBefore}\n${note}` : note;
-    repeat.items.splice(repeat.items.indexOf(expectedPair!), 1);
+    asCommandCheck(repeat, condPair!, expectedPair!, cond, expected, translated.command);
     if (!pairOf(repeat, 'repeat')) {
       repeat.items.splice(
         repeat.items.indexOf(condPair!),
@@ -411,14 +410,30 @@ class Translator {
     this.renamed('executor', config ? 'type + with' : 'type');
   }
 
-  /** Precondition maps: `command:` is a condition; a backtick condition with `expected` is an `eval`. */
-  private conditions(node: unknown, field: string): void {
+  /**
+   * Precondition maps: `command:` is a condition. A backtick condition with `expected` becomes a command check
+   * that runs the backticks and compares their output (dagu1Conditions.ts), read or migrated alike: no time
+   * limit and a failing command "not met", as in 1.x. Where that cannot be written (a shell that is not
+   * POSIX, a text it cannot carry over), it becomes an `eval`, without 2.x's time limit when read.
+   */
+  private conditions(node: unknown, field: string, shell: string | null): void {
     for (const c of conditionItems(node)) {
       const command = pairOf(c, 'command');
       if (command && !pairOf(c, 'condition')) this.rename(command, 'condition');
       const cond = pairOf(c, 'condition');
       const text = stringOf(cond?.value);
-      if (cond && text !== null && BACKTICK.test(text) && pairOf(c, 'expected')) {
+      const expectedPair = pairOf(c, 'expected');
+      const expected = scalarText(expectedPair?.value);
+      if (cond && text !== null && BACKTICK.test(text) && expected) {
+        const negate =
+          isScalar(pairOf(c, 'negate')?.value) && (pairOf(c, 'negate')!.value as Scalar).value === true;
+        const check =
+          shell === null || isPosixShellText(shell) ? backtickConditionCommand(text, expected, negate) : null;
+        if (check?.ok) {
+          asCommandCheck(c, cond, expectedPair!, text, expected, check.command);
+          this.meant('backticks in a precondition run (a command check comparing their output)');
+          continue;
+        }
         if (text.includes('$(')) {
           this.block(`${field}: a condition with both backticks and $( ) reads differently under 2.x's eval`);
           continue;
@@ -703,6 +718,27 @@ class Translator {
     if (at < 0) map.items.push(pair);
     else map.items.splice(at, 0, pair);
   }
+}
+
+/**
+ * Turns a 1.x `condition` + `expected` pair of `map` into the 2.x command check `command`, with a comment
+ * saying what 1.x compared (shown by `dagu migrate`).
+ */
+function asCommandCheck(
+  map: YAMLMap,
+  condPair: Pair,
+  expectedPair: Pair,
+  condition: string,
+  expected: string,
+  command: string,
+): void {
+  const value = new Scalar(command);
+  value.type = Scalar.BLOCK_LITERAL;
+  condPair.value = value;
+  const key = condPair.key as Scalar;
+  const note = ` Dagu 1.x ran the backticks of ${JSON.stringify(condition)} and compared with ${JSON.stringify(expected)}`;
+  key.commentBefore = key.commentBefore ? `${key.commentBefore}\n${note}` : note;
+  map.items.splice(map.items.indexOf(expectedPair), 1);
 }
 
 function commandStep(scalar: Node): YAMLMap {

@@ -1,12 +1,14 @@
-// A Dagu 1.x `repeatPolicy` condition with backticks, written as a 2.x command check. 1.x runs each backtick
-// command (with `sh -c`), trims its output, puts it in place, and compares the text with `expected` line by
-// line (`re:` for a regular expression); a command that fails means "not met". 2.x compares a `condition` with
-// `expected` as plain text and has no `eval` for a repeat, but a `condition` without `expected` is a shell
-// command whose exit status decides. So the migrated condition runs the same commands in `$( )`, trims their
-// output the same way, and lets `grep` do the line match. Texts this cannot carry over exactly are refused.
+// A Dagu 1.x condition with backticks and `expected` (a precondition, or a `repeatPolicy` condition), written
+// as a 2.x command check. 1.x runs each backtick command (with `sh -c`, no time limit), trims its output, puts
+// it in place, and compares the text with `expected` line by line (`re:` for a regular expression); a command
+// that fails is "not met" (a step is skipped, a DAG aborted, a repeat decided), `negate` or not. 2.x compares
+// a `condition` with `expected` as plain text, and its `eval` has a time limit and makes a failure an error;
+// but a `condition` without `expected` is a shell command whose exit status decides, with no limit. So the
+// condition runs the same commands in `$( )`, trims their output the same way, and lets `grep` do the line
+// match. Texts this cannot carry over exactly are refused, with the reason.
 
 /** The 2.x command check for a 1.x `condition`/`expected` pair, or why there is none with the same meaning. */
-export type RepeatCommand = { ok: true; command: string } | { ok: false; reason: string };
+export type ConditionCommand = { ok: true; command: string } | { ok: false; reason: string };
 
 /** Shells that read the generated text (`$( )`, `${v%%…}`, `||`) as it is meant. */
 const POSIX_SHELLS = new Set(['sh', 'bash', 'zsh', 'ksh', 'ash', 'dash']);
@@ -52,10 +54,10 @@ function ereSafe(pattern: string): boolean {
 }
 
 /**
- * The command a 2.x `repeat_policy.condition` (with no `expected`) runs for the 1.x pair, with the same
- * meaning: it exits 0 exactly when 1.x found the condition met.
+ * The command a 2.x `condition` (with no `expected`) runs for the 1.x pair, with the same meaning: it exits 0
+ * exactly when 1.x found the condition met (with `negate`: when 1.x found it not met by a successful command).
  */
-export function repeatConditionCommand(condition: string, expected: string): RepeatCommand {
+export function backtickConditionCommand(condition: string, expected: string, negate = false): ConditionCommand {
   if (condition.includes('$(')) {
     return { ok: false, reason: 'it also has $( ), which 1.x keeps as text and a shell would run' };
   }
@@ -87,9 +89,10 @@ export function repeatConditionCommand(condition: string, expected: string): Rep
     }
     n++;
     const v = `_dagu_out${n}`;
-    // A failed command is "not met" in 1.x; its output is trimmed of surrounding white space.
+    // A failed command is "not met" in 1.x, negated or not: under `negate` (which swaps the exit status's
+    // meaning) it exits 0. Its output is trimmed of surrounding white space.
     lines.push(
-      `${v}=$(${part.text}) || exit 1`,
+      `${v}=$(${part.text}) || exit ${negate ? 0 : 1}`,
       `${v}=\${${v}#"\${${v}%%[![:space:]]*}"}`,
       `${v}=\${${v}%"\${${v}##*[![:space:]]}"}`,
     );
