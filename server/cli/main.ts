@@ -177,6 +177,26 @@ const COMMANDS: Record<string, (program: Command) => unknown> = {
       .option('--detach', 'for a DAG that runs on workers: return once the run is handed over')
       .action(lazy(() => import('./commands/retry'), 'restartCommand')),
 
+  exec: (program) =>
+    program
+      .command('exec')
+      .description("Run one command now as a run of its own, without a DAG file (Dagu's exec)")
+      .argument('<command...>', "the command and its arguments, after '--' (dagu exec -- echo hello)")
+      .option('-E, --env <KEY=VALUE>', 'an environment variable of the run; repeatable', collect, [])
+      .option('--dotenv <file>', 'a dotenv file to load; repeatable', collect, [])
+      .option('-N, --name <name>', "the run's DAG name (default: exec-<command>)")
+      .option('-r, --run-id <id>', 'run ID to use')
+      .option('--shell <shell>', 'the shell that runs the command (default: the default shell)')
+      .option('--workdir <dir>', 'where the command runs (default: the current directory)')
+      .option('-q, --quiet', 'print nothing but errors')
+      .option('--base <file>', "not supported here: the home's base.yaml applies")
+      .option('--worker-label <key=value>', 'not supported here: the command runs on this host', collect, [])
+      .addHelpText(
+        'after',
+        "\nExamples:\n  dagu exec -- echo 'hello world'\n  dagu exec --env FOO=bar -- sh -c 'echo $FOO'",
+      )
+      .action(lazy(() => import('./commands/exec'), 'execCommand')),
+
   dry: (program) =>
     program
       .command('dry')
@@ -448,6 +468,11 @@ function commandWord(args: string[]): string {
     else if (!args[i].startsWith('-')) return args[i];
   }
   return '';
+}
+
+/** Commander's accumulator for a repeatable option. */
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
 }
 
 function defineCommands(args: string[]): void {

@@ -327,6 +327,66 @@ describe("Dagu's start --from-run-id and -q everywhere", () => {
   });
 });
 
+describe("Dagu's exec", () => {
+  interface StepLog {
+    name: string;
+    status: string;
+    stdout: string;
+  }
+  const stepOut = async (runId: string) => {
+    const r = await dagu(['status', '--json', runId], h.env);
+    const st = JSON.parse(r.stdout) as Status & { steps: StepLog[] };
+    return {
+      st,
+      step: st.steps[0],
+      out: readFileSync(path.join(h.home, 'logs', st.steps[0].stdout), 'utf8'),
+    };
+  };
+
+  it('runs a command as a run named exec-<program>, with its words, env and directory; its exit code as start', async () => {
+    const ok = await dagu(
+      ['exec', '-q', '-r', 'ex-1', '--', 'printf', '%s|', 'two words', "it's", '$HOME'],
+      h.env,
+    );
+    expect(ok.code, ok.stderr).toBe(0);
+    const first = await stepOut('ex-1');
+    expect(first.st).toMatchObject({ dag_name: 'exec-printf', status: 'succeeded' });
+    expect(first.step.name).toBe('main');
+    // Each word reaches the program as given: no splitting, no expansion.
+    expect(first.out).toBe("two words|it's|$HOME|");
+    const env = await dagu(
+      [
+        'exec',
+        '-q',
+        '-r',
+        'ex-2',
+        '-E',
+        'FOO=bar',
+        '--env',
+        'N=2',
+        '--workdir',
+        h.dags,
+        '--',
+        'sh',
+        '-c',
+        'echo "$FOO $N $(pwd)"',
+      ],
+      h.env,
+    );
+    expect(env.code, env.stderr).toBe(0);
+    expect((await stepOut('ex-2')).out).toBe(`bar 2 ${h.dags}\n`);
+    const failed = await dagu(
+      ['exec', '-q', '-N', 'nightly-check', '-r', 'ex-3', '--', 'sh', '-c', 'exit 3'],
+      h.env,
+    );
+    expect(failed.code).toBe(1);
+    expect((await stepOut('ex-3')).st).toMatchObject({ dag_name: 'nightly-check', status: 'failed' });
+    expect((await dagu(['exec', '--env', 'NOEQUALS', '--', 'true'], h.env)).code).toBe(2);
+    expect((await dagu(['exec', '--worker-label', 'a=b', '--', 'true'], h.env)).code).toBe(2);
+    expect((await dagu(['--help'], h.env)).stdout).toMatch(/^ {2}exec /m);
+  });
+});
+
 describe("Dagu's enqueue and dequeue forms", () => {
   const queued = async (args: string[]) => {
     const r = await dagu(['enqueue', ...args], h.env);
