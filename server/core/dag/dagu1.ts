@@ -829,7 +829,7 @@ export function differencesUnder1x(docs: readonly Document[]): string[] {
         .some((e) => e.length === 1 && !(isMap(e[0]) && pairOf(e[0], 'depends')));
       if (implied) {
         out.push(
-          `${prefix}type: steps without depends start at once (graph, Dagu 2.x's default), while Dagu 1.x ran each after the step before it (chain); set type: graph to keep this meaning explicit`,
+          `${prefix}type: steps without depends start at once (graph, Dagu 2.x's default), while Dagu 1.x ran each after the step before it (chain); set type: chain to keep 1.x's order, or type: graph to keep this one`,
         );
       }
     }
