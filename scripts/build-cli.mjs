@@ -3,23 +3,13 @@
 // sources and esbuild alone, never on the Node that runs the build; a code cache made by another Node is
 // rejected by bin/dagu and made again.
 //
-// The build writes a new directory beside dist/, warms its code caches, and swaps it in at the end: processes
-// that start from dist/ while it runs (other users of this tree, a scheduler's runs) find a complete build,
-// old or new, with its caches.
+// The build writes a new directory beside dist/ and swaps it in at the end: processes that start from dist/
+// while it runs (other users of this tree, a scheduler's runs) find a complete build, old or new. Its code
+// caches are warmed in place right after (see warmCodeCaches).
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -62,11 +52,11 @@ const out = `dist.build-${process.pid}`;
 rmSync(out, { recursive: true, force: true });
 try {
   await buildInto(out);
-  warmCodeCaches(out);
   swapIntoDist(out);
 } finally {
   rmSync(out, { recursive: true, force: true });
 }
+warmCodeCaches();
 
 async function buildInto(out) {
   await build({
@@ -133,17 +123,17 @@ function swapIntoDist(out) {
 // run is the second of its DAG, as nearly every run is: its DAG comes from the DAG cache, so the main
 // bundle's code cache holds no YAML parser, which most runs never load (a file that changed gets it compiled
 // on demand).
-function warmCodeCaches(out) {
+//
+// They are warmed in dist/ itself, by this tree's bin/dagu, once the build is in place: V8 (Node 20) keeps the
+// file name a script was compiled under in its code cache, and every stack trace of a process that loads the
+// cache shows it. Warmed from a temporary copy, the traces of every run (a crash's included) named the
+// copy's directory, deleted by then, rather than the bundle beside its source map. A process that starts in
+// the moment between the swap and the warm-up runs without caches and may write its own, as after any
+// rejected cache.
+function warmCodeCaches() {
   const home = mkdtempSync(path.join(tmpdir(), 'dagu-build-'));
   try {
-    // bin/dagu loads the dist/ beside its own directory: a launcher in the temporary home, whose dist/ is
-    // the new build, warms that build's caches before anyone else starts from it.
-    const launcher = path.join(home, 'bin', 'dagu');
-    mkdirSync(path.dirname(launcher));
-    for (const name of ['dagu', 'package.json'])
-      copyFileSync(path.join('bin', name), path.join(home, 'bin', name));
-    symlinkSync(path.resolve(out), path.join(home, 'dist'));
-    symlinkSync(path.resolve('node_modules'), path.join(home, 'node_modules'));
+    const launcher = path.resolve('bin', 'dagu');
     mkdirSync(path.join(home, 'dags'));
     writeFileSync(path.join(home, 'dags', 'warm.yaml'), 'steps:\n  - name: t\n    command: "true"\n');
     writeFileSync(
@@ -154,7 +144,7 @@ function warmCodeCaches(out) {
     execFileSync(process.execPath, [launcher, 'start', 'scheduled'], { env, stdio: 'ignore' });
     execFileSync(process.execPath, [launcher, 'start', '-q', 'warm'], { env, stdio: 'ignore' });
     // A code cache keeps every function it was loaded with: the last run starts without one.
-    rmSync(path.join(out, 'cli.cache'));
+    rmSync(path.join('dist', 'cli.cache'), { force: true });
     execFileSync(process.execPath, [launcher, 'start', '-q', 'warm'], { env, stdio: 'ignore' });
   } finally {
     rmSync(home, { recursive: true, force: true });

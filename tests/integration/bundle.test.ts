@@ -216,6 +216,31 @@ describe('the code caches', () => {
     }
   });
 
+  it('the stack traces of a run name the installed bundle, not the directory the build warmed it in', async () => {
+    // V8 keeps the file name a script was compiled under in its code cache; a trace taken inside the bundle
+    // (here: where the run writes its summary) shows the name the main cache was made with.
+    const hook = path.join(h.home, 'record-stack.cjs');
+    const out = path.join(h.home, 'stack.txt');
+    writeFileSync(
+      hook,
+      `const fs = require('node:fs');
+const write = process.stdout.write.bind(process.stdout);
+process.stdout.write = (...args) => {
+  if (!fs.existsSync(${JSON.stringify(out)})) fs.writeFileSync(${JSON.stringify(out)}, new Error('here').stack);
+  return write(...args);
+};
+`,
+    );
+    h.writeDag('one', ONE_STEP);
+    const r = await dagu(['start', 'one'], { ...h.env, NODE_OPTIONS: `--require ${hook}` });
+    expect(r.code, r.stderr).toBe(0);
+    const frames = readFileSync(out, 'utf8')
+      .split('\n')
+      .filter((line) => line.includes('cli.cjs'));
+    expect(frames.length).toBeGreaterThan(0);
+    for (const frame of frames) expect(frame).toContain(path.join(DIST, 'cli.cjs'));
+  });
+
   it('a cache that cannot be written leaves the run alone', async () => {
     const bin = await copyOfBuild();
     const cache = path.join(path.dirname(bin), '..', 'dist', 'cli.cache');
