@@ -1,21 +1,21 @@
 // Creates DAGU_HOME on first start and seeds it with example DAGs; fails with one clear line when the
 // directory cannot be used.
 
-import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../config/types';
 import type { Logger } from '../core/ports';
 import { setBaseConfig } from '../store/dagCatalog';
+import { fsPromises } from '../store/fsPromises';
 import { UsageError } from './exit';
 import { EXAMPLE_DAGS } from './exampleDags';
 
 export async function initHome(config: Config, logger: Logger): Promise<void> {
   let createdDags: boolean;
   try {
-    await mkdir(config.home, { recursive: true });
-    createdDags = (await mkdir(config.paths.dags_dir, { recursive: true })) !== undefined;
-    await mkdir(config.paths.data_dir, { recursive: true });
-    await mkdir(config.paths.log_dir, { recursive: true });
+    await fsPromises().mkdir(config.home, { recursive: true });
+    createdDags = (await fsPromises().mkdir(config.paths.dags_dir, { recursive: true })) !== undefined;
+    await fsPromises().mkdir(config.paths.data_dir, { recursive: true });
+    await fsPromises().mkdir(config.paths.log_dir, { recursive: true });
   } catch (err) {
     throw new UsageError(`DAGU_HOME ${config.home} cannot be used: ${(err as Error).message}`);
   }
@@ -23,7 +23,9 @@ export async function initHome(config: Config, logger: Logger): Promise<void> {
   // removed again at once, and a production database gets no example DAGs unasked.
   if (!createdDags || config.skip_examples || config.storage.backend === 'postgres') return;
   for (const [name, text] of Object.entries(EXAMPLE_DAGS)) {
-    await writeFile(path.join(config.paths.dags_dir, name), text, { flag: 'wx' }).catch(() => undefined);
+    await fsPromises()
+      .writeFile(path.join(config.paths.dags_dir, name), text, { flag: 'wx' })
+      .catch(() => undefined);
   }
   logger.info('Created DAGU_HOME with example DAGs', { home: config.home, dags_dir: config.paths.dags_dir });
 }

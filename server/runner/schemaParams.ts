@@ -2,12 +2,12 @@
 // schema (read from its file when `params.schema` names one), the run's values typed by it, its property
 // defaults filled in, and the whole checked against it. An error fails the run before any step.
 
-import { readFile, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join } from 'node:path';
 import { homedir } from 'node:os';
 import { MAX_SCHEMA_CHARS, schemaParamList, schemaProblem, typedParamValues } from '../core/paramSchema';
 import { parseParamWord } from '../core/params';
 import type { DagSpec, ParamSchemaSpec } from '../core/types';
+import { fsPromises } from '../store/fsPromises';
 
 export type SchemaParamsOutcome = { ok: true; list: string[] } | { ok: false; error: string };
 
@@ -47,7 +47,7 @@ export async function readSchemaFile(
     tried.push(candidate);
     let size: number;
     try {
-      const st = await stat(candidate);
+      const st = await fsPromises().stat(candidate);
       if (!st.isFile()) continue;
       size = st.size;
     } catch {
@@ -58,7 +58,7 @@ export async function readSchemaFile(
     }
     let schema: unknown;
     try {
-      schema = JSON.parse(await readFile(candidate, 'utf8')) as unknown;
+      schema = JSON.parse(await fsPromises().readFile(candidate, 'utf8')) as unknown;
     } catch (err) {
       return `schema file ${JSON.stringify(ref)} cannot be read as JSON: ${(err as Error).message}`;
     }

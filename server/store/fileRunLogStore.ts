@@ -3,11 +3,12 @@
 // that resolves (through a symbolic link) outside its run's directory is refused, so a record or request can
 // never make this read a file of the host. Lines are found through a per-file index of line starts.
 
-import { mkdir, open, readdir, realpath, type FileHandle } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { assertDagName, assertRunId } from '../core/names';
 import { errorCode } from './fsutil';
 import { LineIndexCache, type LineIndex } from './logLineIndex';
+import { fsPromises } from './fsPromises';
 import {
   assertRunLogRef,
   LogGapError,
@@ -31,11 +32,11 @@ export class FileRunLogStore implements RunLogStore {
   async append(ref: RunLogRef, offset: number, data: Uint8Array): Promise<number> {
     assertOffset(offset);
     const { file } = this.pathsOf(ref);
-    if (offset === 0) await mkdir(path.dirname(file), { recursive: true });
+    if (offset === 0) await fsPromises().mkdir(path.dirname(file), { recursive: true });
     // Only the first append creates the file; the size checked and the write are of the same open file.
     let handle: FileHandle;
     try {
-      handle = await open(file, offset === 0 ? 'a' : 'r+');
+      handle = await fsPromises().open(file, offset === 0 ? 'a' : 'r+');
     } catch (err) {
       if (errorCode(err) === 'ENOENT') throw new LogGapError(ref, offset, 0);
       throw err;
@@ -121,8 +122,8 @@ export class FileRunLogStore implements RunLogStore {
     let real: string;
     let realRunDir: string;
     try {
-      real = await realpath(file);
-      realRunDir = await realpath(runDir);
+      real = await fsPromises().realpath(file);
+      realRunDir = await fsPromises().realpath(runDir);
     } catch (err) {
       if (errorCode(err) === 'ENOENT' || errorCode(err) === 'ENOTDIR') return null;
       throw err;
@@ -130,7 +131,7 @@ export class FileRunLogStore implements RunLogStore {
     const rel = path.relative(realRunDir, real);
     if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) throw new LogOutsideError(file);
     try {
-      return { handle: await open(real, 'r'), file: real };
+      return { handle: await fsPromises().open(real, 'r'), file: real };
     } catch (err) {
       if (errorCode(err) === 'ENOENT') return null;
       throw err;
@@ -167,7 +168,7 @@ function assertOffset(offset: number): void {
 
 async function readdirOr(dir: string): Promise<string[]> {
   try {
-    return await readdir(dir);
+    return await fsPromises().readdir(dir);
   } catch (err) {
     if (errorCode(err) === 'ENOENT' || errorCode(err) === 'ENOTDIR') return [];
     throw err;

@@ -149,7 +149,7 @@ describe('the bundles bin/dagu reads', () => {
     expect(r.stderr).toContain('"msg":"Run started"');
   });
 
-  it('a quiet run of a DAG from the DAG cache loads no part and no node:crypto', async () => {
+  it('a quiet run of a DAG from the DAG cache loads no part, no node:crypto and no node:fs/promises', async () => {
     // What a run process loads is most of what it costs: each part or built-in module loaded for nothing is
     // milliseconds of CPU at every run. A preload (a Node option, so the code caches still fit) records the
     // bundles bin/dagu opens and the built-ins loaded.
@@ -175,6 +175,7 @@ process.on('exit', () => fs.writeFileSync(${JSON.stringify(out)}, JSON.stringify
     const loads = JSON.parse(readFileSync(out, 'utf8')) as { parts: string[]; modules: string[] };
     expect(loads.parts).toEqual(['cli.cjs']);
     expect(loads.modules).not.toContain('NativeModule crypto');
+    expect(loads.modules).not.toContain('NativeModule fs/promises');
   });
 
   it('a build missing a part stops at once with one clear line and exit 2, before creating a run', async () => {
