@@ -57,7 +57,11 @@ function ereSafe(pattern: string): boolean {
  * The command a 2.x `condition` (with no `expected`) runs for the 1.x pair, with the same meaning: it exits 0
  * exactly when 1.x found the condition met (with `negate`: when 1.x found it not met by a successful command).
  */
-export function backtickConditionCommand(condition: string, expected: string, negate = false): ConditionCommand {
+export function backtickConditionCommand(
+  condition: string,
+  expected: string,
+  negate = false,
+): ConditionCommand {
   if (condition.includes('$(')) {
     return { ok: false, reason: 'it also has $( ), which 1.x keeps as text and a shell would run' };
   }
