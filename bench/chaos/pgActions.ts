@@ -6,6 +6,8 @@ import type { Prng } from '../../server/scheduler/sim/prng';
 import { clientPortsOf } from '../../tests/integration/postgres/faultSupport';
 import { SCHEDULERS, STALE_THRESHOLD_MS, type ChaosCluster } from './chaosCluster';
 import type { ActionRecord } from './actions';
+import type { PgChaos } from './pgChaos';
+import { attemptsInsertedBy } from './pgRecords';
 
 export type PgActionKind =
   | 'PostgreSQL restarted (immediate stop)'
@@ -39,6 +41,17 @@ async function exitOf(
     if (Date.now() > until) return undefined;
     await sleep(50);
   }
+}
+
+/** Waits (at most `ms`) until the scheduler `pid` inserts a run attempt; false when it did not. */
+async function untilItInserts(db: PgChaos, pid: number, ms: number): Promise<boolean> {
+  const before = await attemptsInsertedBy(db.pool, pid);
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if ((await attemptsInsertedBy(db.pool, pid)) > before) return true;
+    await sleep(20);
+  }
+  return false;
 }
 
 export async function runPgAction(
@@ -113,6 +126,11 @@ export async function runPgAction(
       const proxy = db.proxies.get(a)!;
       // Silence is the hard case (no error, only no answer); a reset is what a firewall often does.
       const how = rng.chance(0.5) ? 'silent' : 'reset';
+      // Half the time the cut lands just after it made a run (a run process then starting through the
+      // same road): the moment where a run is most easily stranded between its record and its process.
+      const afterDispatch = rng.chance(0.5);
+      const dispatched =
+        afterDispatch && victimPid !== undefined && (await untilItInserts(db, victimPid, 8000));
       if (how === 'silent') proxy.blackhole();
       else proxy.reset();
       // It believes it is active until its own clock says T − I passed without a renewal; then it must exit
@@ -123,7 +141,7 @@ export async function runPgAction(
       proxy.heal();
       return rec(
         a,
-        `proxy ${how === 'silent' ? 'silent (bytes dropped)' : 'resetting'}; ${exitCode !== undefined ? 'it exited' : 'still running 15 s later'}; mended ${extraMs} ms later`,
+        `proxy ${how === 'silent' ? 'silent (bytes dropped)' : 'resetting'}${afterDispatch ? (dispatched ? ' right after it made a run' : ' (it made no run within 8 s)') : ''}; ${exitCode !== undefined ? 'it exited' : 'still running 15 s later'}; mended ${extraMs} ms later`,
         { victimPid, exitCode },
       );
     }

@@ -39,6 +39,15 @@ export async function instrumentRunInserts(pool: pg.Pool, schema: string): Promi
       for each row execute function ${WITNESS}.note_attempt_insert();`);
 }
 
+/** How many run attempts the scheduler process `pid` has inserted so far (by the witness). */
+export async function attemptsInsertedBy(pool: pg.Pool, pid: number): Promise<number> {
+  const r = await pool.query<{ n: string }>(
+    `select count(*) as n from ${WITNESS}.attempt_inserts where dispatched_by like $1`,
+    [`%-${pid}-%`],
+  );
+  return Number(r.rows[0].n);
+}
+
 const HOW: Record<string, HistoryAcquisition['how']> = {
   acquired: 'fresh',
   released: 'released',
