@@ -223,6 +223,35 @@ describe.each(STORE_KITS)('CoordinatorDetector on $name', ({ make }) => {
     expect((await h.detector.sweep()).workerRunsFailed).toEqual(['run-1']);
   });
 
+  it('keeps the run of a worker whose heartbeat the registry held up past the stale threshold (a stalled database)', async () => {
+    await h.heartbeat('worker-b', { zone: 'b' });
+    await h.dispatch('run-1', { zone: 'b' });
+    await h.take('worker-b', { zone: 'b' });
+    await h.reportRunning('worker-b', 'run-1');
+    // The registry stops answering: the worker's next heartbeat waits on it, and the worker waits for its answer.
+    const get = h.workers.get.bind(h.workers);
+    let release!: () => void;
+    const stalled = new Promise<void>((r) => (release = r));
+    h.workers.get = async (id) => {
+      h.workers.get = get; // only the heartbeat's read waits
+      await stalled;
+      return get(id);
+    };
+    const held = h.heartbeat('worker-b', { zone: 'b' }, [{ run_id: 'run-1', attempt: 1 }]);
+    await h.time.advance(STALE_MS + 2 * SECOND);
+    // Still being heard from: its heartbeat is in this coordinator's hands.
+    expect((await h.detector.sweep()).workerRunsFailed).toEqual([]);
+    release();
+    await held;
+    // Written late, the stored record is older than the threshold; the worker was answered just now.
+    expect((await h.workers.get('worker-b'))!.last_heartbeat_ms).toBeLessThan(h.time.nowMs() - STALE_MS);
+    expect((await h.detector.sweep()).workerRunsFailed).toEqual([]);
+    expect((await h.status('run-1')).status).toBe('running');
+    // Once its heartbeats stop, it is silent as usual.
+    await h.time.advance(STALE_MS + SECOND);
+    expect((await h.detector.sweep()).workerRunsFailed).toEqual(['run-1']);
+  });
+
   it('keeps an unclaimed run waiting past the reservation TTL while a matching worker is healthy but busy', async () => {
     await h.heartbeat('worker-b', { zone: 'b' });
     await h.dispatch('run-1', { zone: 'b' });

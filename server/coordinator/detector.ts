@@ -213,7 +213,7 @@ export class CoordinatorDetector {
     const judgeSilence = now - this.startedMs > this.d.staleMs;
     const stored = await this.d.workers.list();
     const records = this.d.sightings
-      ? this.d.sightings.overlay(stored)
+      ? this.d.sightings.overlay(stored, this.d.clock.nowMs())
       : new Map(stored.map((w) => [w.worker_id, w]));
     const failedByWorker = new Map<string, string[]>();
     this.seenThisPass.clear();

@@ -65,24 +65,33 @@ export class WorkerReports {
    */
   async heartbeat(req: HeartbeatRequest): Promise<HeartbeatResponse> {
     const now = this.d.clock.nowMs();
-    const previous = await this.d.workers.get(req.worker_id);
-    const record: WorkerRecord = {
+    const heard: WorkerRecord = {
       worker_id: req.worker_id,
       labels: req.labels,
       max_active_runs: req.max_active_runs,
       running: req.running,
       host: req.host,
       pid: req.pid,
-      registered_at_ms: previous?.registered_at_ms ?? now,
+      registered_at_ms: now,
       last_heartbeat_ms: now,
     };
+    // While the registry keeps this heartbeat waiting (a stalled database), the worker is being heard from.
+    this.d.sightings?.handling(heard);
+    let previous: WorkerRecord | null;
     try {
+      previous = await this.d.workers.get(req.worker_id);
+      const record = { ...heard, registered_at_ms: previous?.registered_at_ms ?? now };
       await this.d.workers.put(record);
-      this.d.sightings?.forget(req.worker_id);
+      // Written late, the record says when the worker was heard; it could not heartbeat again meanwhile.
+      const doneMs = this.d.clock.nowMs();
+      if (doneMs > now) this.d.sightings?.saw({ ...record, last_heartbeat_ms: doneMs });
+      else this.d.sightings?.forget(req.worker_id);
     } catch (err) {
-      // Heard but not written: a registry that cannot be written must not make this worker look silent.
-      this.d.sightings?.saw(record);
+      // Heard but not read or written: a registry that cannot be used must not make this worker look silent.
+      this.d.sightings?.saw({ ...heard, last_heartbeat_ms: Math.max(now, this.d.clock.nowMs()) });
       throw err;
+    } finally {
+      this.d.sightings?.handled(req.worker_id);
     }
     if (!previous) {
       this.d.logger.info('Worker registered', {
