@@ -111,7 +111,10 @@ export class PgRunStore implements RunStore {
     // round trip instead of five (begin, lock, two updates, commit). It does what that transaction did: the
     // run's row is locked first, the attempt is written only if it exists, and the run's list columns follow
     // only for its latest attempt (a data-modifying CTE runs whether or not it is read). One statement is
-    // one snapshot, all or nothing.
+    // one snapshot, all or nothing. An ended latest attempt also takes its run off the active list here:
+    // every writer of an end unmarks the run afterwards too, but as a statement of its own, and one that
+    // failed (a connection dropped by a database restart) left a finished run marked active, its DAG's next
+    // slots skipped as overlapping it until the dead-run sweep removed the marker (found by the chaos soak).
     const r = await this.w.query<{ latest: number | null; written: string }>(
       `with run as (select latest_attempt from ${this.s}.runs where run_id = $1 for update),
             attempt as (
@@ -120,7 +123,11 @@ export class PgRunStore implements RunStore {
               returning attempt),
             latest as (
               update ${this.s}.runs set latest_attempt = $2, status = $4, trigger_type = $5, summary = $6::json
-               where run_id = $1 and $2 = (select latest_attempt from run) and exists (select from attempt))
+               where run_id = $1 and $2 = (select latest_attempt from run) and exists (select from attempt)
+              returning run_id),
+            ended as (
+              delete from ${this.s}.active_runs
+               where run_id = $1 and $4 not in ('queued', 'running') and exists (select from latest))
        select (select latest_attempt from run) as latest, (select count(*) from attempt) as written`,
       [
         status.run_id,

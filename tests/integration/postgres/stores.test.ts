@@ -1,6 +1,7 @@
 // The store contracts (runs, queues, event log, dispatch tasks, workers, coordinators, cancel requests,
 // suspend flags) on a real PostgreSQL (a throwaway cluster started here), plus what the database form adds:
-// a reader tailing the event log never skips an event while many clients append at once.
+// a reader tailing the event log never skips an event while many clients append at once, and a run's end
+// takes it off the active list in the same write.
 
 import type { Pool } from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -22,6 +23,7 @@ import {
 } from '../../../server/store/postgres/pgSmallStores';
 import { PgEventLog } from '../../../server/store/postgres/pgEventLog';
 import { PgQueueStore } from '../../../server/store/postgres/pgQueueStore';
+import { testRunStatus } from '../../../server/testing/testRunStatus';
 import { usePostgres } from './pgTestCluster';
 
 const SCHEMA = 'dagu_stores_test';
@@ -103,5 +105,25 @@ describe('PgEventLog across connections', () => {
     const ids = appended.map((e) => e.id);
     expect(new Set(ids).size).toBe(total);
     expect(seen).toEqual([...ids].sort());
+  });
+});
+
+describe('PgRunStore, what the database form adds', () => {
+  it("takes a run off the active list in the same write as its latest attempt's end, not an older attempt's", async () => {
+    await pool.query(`truncate ${SCHEMA}.runs, ${SCHEMA}.run_attempts, ${SCHEMA}.active_runs cascade`);
+    const store = new PgRunStore(pool, SCHEMA, '/logs');
+    const active = async () => (await store.listActive()).map((a) => a.run_id);
+    await store.createRun(testRunStatus({ run_id: 'ends', status: 'running' }));
+    await store.createRun(testRunStatus({ run_id: 'retried', status: 'running' }));
+    await store.createAttempt(testRunStatus({ run_id: 'retried', attempt: 2, status: 'queued' }));
+    await store.writeStatus(testRunStatus({ run_id: 'ends', status: 'running' }));
+    expect(await active()).toEqual(['ends', 'retried']);
+
+    // No separate unmark follows: a writer whose unmark statement fails leaves no finished run marked.
+    await store.writeStatus(testRunStatus({ run_id: 'ends', status: 'succeeded' }));
+    await store.writeStatus(testRunStatus({ run_id: 'retried', attempt: 1, status: 'failed' }));
+    expect(await active()).toEqual(['retried']);
+    await store.writeStatus(testRunStatus({ run_id: 'retried', attempt: 2, status: 'failed' }));
+    expect(await active()).toEqual([]);
   });
 });
