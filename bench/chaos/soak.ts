@@ -3,6 +3,8 @@
 // PostgreSQL the records are the database's: runs, the event log, the failover history and the soak's
 // witness of run inserts (analysis/fence).
 
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { mulberry32 } from '../../server/scheduler/sim/prng';
 import { analyseFailovers } from './analysis/failovers';
 import { checkFence } from './analysis/fence';
@@ -29,8 +31,11 @@ export interface SoakOptions {
   seed: number;
   /** Progress lines (cycle by cycle). */
   log: (line: string) => void;
-  /** Keep the temp tree (logs, data) for a post-mortem; its path is logged. */
-  keep?: boolean;
+  /**
+   * Keep the temp tree (logs, data; on PostgreSQL the runs too, in runs.json) for a post-mortem, always or
+   * only when a must-be-0 figure is not 0; its path is logged.
+   */
+  keep?: boolean | 'on-failure';
 }
 
 export interface SoakResult {
@@ -133,9 +138,10 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   running.add(c);
   o.log(`chaos soak on ${backend}: seed ${o.seed}, ${o.cycles} cycles, home ${c.home} (started at ${at()})`);
   const stopOnSignal = () => {
-    void c.cleanup(o.keep).finally(() => process.exit(130));
+    void c.cleanup(o.keep === true).finally(() => process.exit(130));
   };
   process.once('SIGINT', stopOnSignal);
+  let keep = o.keep === true;
   try {
     await untilReady(c);
     o.log(`ready at ${at()}`);
@@ -189,11 +195,15 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       badExits: badExits(cycles),
       fence: inserted ? checkFence(inserted, acqs, logs, runs, executions) : null,
     };
-    return { figures, ...formatFigures(figures) };
+    const result = { figures, ...formatFigures(figures) };
+    keep = o.keep === true || (o.keep === 'on-failure' && result.failures.length > 0);
+    // The database goes with the cluster: what a post-mortem needs of it is the runs' statuses.
+    if (keep && c.pg) writeFileSync(path.join(c.root, 'runs.json'), JSON.stringify(runs, null, 1));
+    return result;
   } finally {
     process.off('SIGINT', stopOnSignal);
     running.delete(c);
-    await c.cleanup(o.keep);
-    if (o.keep) o.log(`kept ${c.root}`);
+    await c.cleanup(keep);
+    if (keep) o.log(`kept ${c.root}`);
   }
 }

@@ -22,6 +22,8 @@ describe('chaos soak on PostgreSQL', () => {
       backend: 'postgres',
       cycles: CYCLES,
       seed,
+      // A failure's temp tree (every process's log, the runs) stays for a post-mortem; its path is printed.
+      keep: 'on-failure',
       log: (l) => progress.push(l),
     });
     const report = [
