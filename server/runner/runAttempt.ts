@@ -8,6 +8,7 @@ import type { DagSpec, RunStatus, StepStatus } from '../core/types';
 import type { RunLogStore } from '../store/runLogStore';
 import type { RunStore } from '../store/types';
 import { SECOND } from '../core/units';
+import { FINAL_LOG_FLUSH_MS, finalStatusRetryMs } from './finalStatusBudget';
 import { errorCode } from '../store/fsutil';
 import { FinalStatusUnwrittenError } from './errors';
 import { executeRun, type LogShipping } from './executeRun';
@@ -16,7 +17,7 @@ import { notifyRun, notifyStepFailure } from './runNotification';
 import { runWorkDirPath } from './workDir';
 import { dagLogRoot } from './logFiles';
 
-export { dagLogRoot };
+export { dagLogRoot, FINAL_LOG_FLUSH_MS, finalStatusRetryMs };
 import { errorText, storeReporter } from './statusReporter';
 import type { SubDagRunner } from './subDag';
 
@@ -67,18 +68,6 @@ export function attemptLogDir(
 /** How long the changes of a run's steps gather before their status is written (see storeReporter). */
 export const STEP_REPORT_SETTLE_MS = 100;
 
-/**
- * How long a run process keeps trying to write its final status before it gives up: the dead-run check marks
- * the run failed once its heartbeat is stale, so trying much longer than that threshold gains nothing.
- */
-export function finalStatusRetryMs(config: Config): number {
-  return Math.min(FINAL_STATUS_RETRY_CAP_MS, config.run.heartbeat_stale_threshold_ms);
-}
-
-const FINAL_STATUS_RETRY_CAP_MS = 30 * SECOND;
-
-/** Longest wait for the logs to be shipped before the final status is written (a database that is down). */
-export const FINAL_LOG_FLUSH_MS = 10 * SECOND;
 /** Longest wait for the lines logged after the final status (a failed notification) to be shipped. */
 const TRAILING_LOG_FLUSH_MS = 2 * SECOND;
 

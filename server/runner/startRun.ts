@@ -1,6 +1,7 @@
 // `dagu start`: creates a run (or takes over a queued one) and executes it in this process.
 
 import { hostname } from 'node:os';
+import { claimOwnerText } from '../core/claimOwner';
 import { assertRunId } from '../core/names';
 import { readParamList, paramList, resolveRunParams } from '../core/params';
 import { newRunStatus } from '../core/runStatus';
@@ -59,7 +60,8 @@ export async function startRun(o: StartRunOptions): Promise<RunStatus> {
     if (queued.status !== 'queued') throw new RunConflictError(runId, queued.status);
     // The scheduler may offer one queued run twice (a slow start looks like a failed one): exactly one
     // process claims it, the other stops here without touching it.
-    if (!(await o.runStore.claimAttempt(runId, queued.attempt, `${hostname()}:${process.pid}`)))
+    const owner = claimOwnerText(hostname(), process.pid, o.clock.nowMs());
+    if (!(await o.runStore.claimAttempt(runId, queued.attempt, owner)))
       throw new RunConflictError(runId, 'claimed');
     const logDir = attemptLogDir(
       o.runStore,

@@ -14,6 +14,7 @@ import type { DagSpecCache } from '../store/dagSpecCache';
 import { FileSuspendFlags } from '../store/fileSuspendFlags';
 import type { SuspendFlags } from '../store/suspendFlags';
 import type { EventLog, QueueStore, RunStore } from '../store/types';
+import { finalStatusBudgetMs } from '../runner/finalStatusBudget';
 import { CronLoop } from './cronLoop';
 import { DagCatalogCache } from './dagCatalogCache';
 import { HistoryRetention } from './historyRetention';
@@ -152,6 +153,8 @@ export class Scheduler {
       runs,
       queue: d.queue,
       heartbeatStaleMs: d.config.run.heartbeat_stale_threshold_ms,
+      finalStatusBudgetMs: finalStatusBudgetMs(d.config),
+      slotRestartWindowMs: d.config.scheduler.failover_recovery_window_ms,
       canDispatch,
       tasks: distributed?.tasks,
       slotAdoptionDone: () => this.cron.slotAdoptionDone(),

@@ -12,6 +12,12 @@ import { UNMARKED_SCAN_INTERVAL_MS, ZombieReaper } from './zombieReaper';
 
 const START = Date.parse('2026-11-30T01:15:30Z');
 const STALE_MS = 60 * SECOND;
+/** How long a run process may spend reporting its end (logs, then its final status). */
+const BUDGET_MS = 40 * SECOND;
+/** Silence a claimed attempt must keep, on the reaper's clock, before it is judged. */
+const CLAIM_SILENCE_MS = STALE_MS + BUDGET_MS;
+/** How old a slot may be for its never-claimed run to be started again. */
+const RESTART_WINDOW_MS = 2 * 60 * SECOND;
 const THIS_HOST = 'sched-host';
 
 const dag = dagFromYaml(
@@ -111,6 +117,8 @@ function harness() {
     runs,
     queue,
     heartbeatStaleMs: STALE_MS,
+    finalStatusBudgetMs: BUDGET_MS,
+    slotRestartWindowMs: RESTART_WINDOW_MS,
     canDispatch: () => h.canDispatch(),
     host: THIS_HOST,
     processAlive: (pid) => {
@@ -254,18 +262,103 @@ describe('ZombieReaper', () => {
     expect(await h.activeIds()).toEqual([]);
   });
 
-  it('fails a stranded queued run at once when a process claimed its attempt (the queue could never start it)', async () => {
+  it('waits out the final-status budget of a process that claimed a slot run and never said it started, then says so', async () => {
     const h = harness();
-    await h.queuedRun('claimed-then-died');
-    expect(await h.runs.claimAttempt('claimed-then-died', 1, 'host:4242')).toBe(true);
-    await h.time.advance(STALE_MS + SECOND);
+    // Claimed, its step run, and then the store went away: neither `running` nor its end reached it.
+    await h.queuedRun('claimed-then-silent');
+    const claimedAt = isoUtc(h.time.nowMs());
+    expect(await h.runs.claimAttempt('claimed-then-silent', 1, `other-host:4242@${claimedAt}`)).toBe(true);
+    // The store is back only now, long after the claim: every timestamp the process left is old.
+    await h.time.advance(10 * STALE_MS);
 
-    expect(await h.reaper.sweep()).toEqual(['claimed-then-died']);
-    expect(await h.queue.find('claimed-then-died')).toBeNull();
-    expect((await h.status('claimed-then-died')).error).toMatch(/^run was never started/);
+    // Watched from the first look on, on the reaper's own clock, for the stale threshold and the budget.
+    expect(await h.reaper.sweep()).toEqual([]);
+    await h.time.advance(CLAIM_SILENCE_MS);
+    expect(await h.reaper.sweep()).toEqual([]);
+    expect((await h.status('claimed-then-silent')).status).toBe('queued');
+    await h.time.advance(SECOND);
+    expect(await h.reaper.sweep()).toEqual(['claimed-then-silent']);
+
+    const s = await h.status('claimed-then-silent');
+    expect(s.status).toBe('failed');
+    expect(s.error).toBe(
+      `run process 4242 on other-host claimed attempt 1 at ${claimedAt} and was not heard from since ${claimedAt} ` +
+        '(no status or heartbeat from it in 1m41s of watching); whether its steps ran is unknown; marked failed',
+    );
+    expect(s.error).not.toMatch(/never started/);
+    expect(await h.activeIds()).toEqual([]);
   });
 
-  it('fails a queued run in its queue whose attempt a process claimed and never started, once it stays so for the threshold', async () => {
+  it('never fails a claimed run whose process is heard from again, and starts its wait over at each heartbeat', async () => {
+    const h = harness();
+    await h.queuedRun('reports-late');
+    await h.runs.claimAttempt('reports-late', 1, `other-host:4242@${isoUtc(h.time.nowMs())}`);
+    await h.time.advance(10 * STALE_MS);
+    expect(await h.reaper.sweep()).toEqual([]);
+    await h.time.advance(CLAIM_SILENCE_MS - SECOND);
+    expect(await h.reaper.sweep()).toEqual([]);
+
+    // A heartbeat written with a clock far behind ours (old by wall clock) still shows the process is alive.
+    await h.runs.writeHeartbeat('reports-late', 1, h.time.nowMs() - 5 * STALE_MS);
+    await h.time.advance(2 * SECOND);
+    expect(await h.reaper.sweep()).toEqual([]);
+    await h.time.advance(CLAIM_SILENCE_MS - SECOND);
+    expect(await h.reaper.sweep()).toEqual([]);
+
+    // And its status, once written, ends the watch.
+    const s = await h.status('reports-late');
+    await h.runs.writeStatus({ ...s, status: 'succeeded', finished_at: isoUtc(h.time.nowMs()) });
+    await h.time.advance(CLAIM_SILENCE_MS + SECOND);
+    expect(await h.reaper.sweep()).toEqual([]);
+    expect((await h.status('reports-late')).status).toBe('succeeded');
+  });
+
+  it('leaves a claimed run alone while its heartbeat is fresh, however long it stays queued', async () => {
+    const h = harness();
+    await h.queuedRun('heartbeating');
+    await h.runs.claimAttempt('heartbeating', 1, `other-host:4242@${isoUtc(h.time.nowMs())}`);
+    for (let i = 0; i < 4; i++) {
+      await h.runs.writeHeartbeat('heartbeating', 1, h.time.nowMs());
+      await h.time.advance(CLAIM_SILENCE_MS / 2);
+      expect(await h.reaper.sweep()).toEqual([]);
+    }
+    expect((await h.status('heartbeating')).status).toBe('queued');
+  });
+
+  it('fails at once a claimed run whose claimant on this host is gone, saying it exited without a status', async () => {
+    const h = harness();
+    await h.queuedRun('claimant-gone');
+    const claimedAt = isoUtc(h.time.nowMs());
+    await h.runs.claimAttempt('claimant-gone', 1, `${THIS_HOST}:4242@${claimedAt}`);
+    await h.time.advance(2 * SECOND);
+    await h.runs.writeHeartbeat('claimant-gone', 1, h.time.nowMs());
+    const heardAt = isoUtc(h.time.nowMs());
+    await h.time.advance(STALE_MS + SECOND);
+
+    expect(await h.reaper.sweep()).toEqual(['claimant-gone']);
+    expect((await h.status('claimant-gone')).error).toBe(
+      `run process 4242 on ${THIS_HOST} claimed attempt 1 at ${claimedAt} and exited without writing its status ` +
+        `(last heard from at ${heardAt}); whether its steps ran is unknown; marked failed`,
+    );
+    expect(h.pidChecks).toContain(4242);
+  });
+
+  it('names the end a claimant recorded it could not write', async () => {
+    const h = harness();
+    await h.queuedRun('unwritten-end');
+    await h.runs.claimAttempt('unwritten-end', 1, 'other-host:4242');
+    await h.runs.recordUnwrittenFinalStatus('unwritten-end', 1, { state: 'succeeded', error_code: 'ENOSPC' });
+    await h.time.advance(STALE_MS + SECOND);
+    expect(await h.reaper.sweep()).toEqual([]);
+    await h.time.advance(CLAIM_SILENCE_MS + SECOND);
+    expect(await h.reaper.sweep()).toEqual(['unwritten-end']);
+    expect((await h.status('unwritten-end')).error).toBe(
+      'run process 4242 on other-host claimed attempt 1 and ended succeeded, but could not write its status ' +
+        '(ENOSPC: no space left on device); marked failed',
+    );
+  });
+
+  it('fails a queued run in its queue whose attempt a process claimed, once it stays silent long enough, and drops its item', async () => {
     const h = harness();
     await h.queuedRun('claimed-in-queue');
     await h.queue.enqueue({
@@ -274,21 +367,53 @@ describe('ZombieReaper', () => {
       dag_name: 'etl',
       enqueued_at: isoUtc(START),
     });
-    expect(await h.runs.claimAttempt('claimed-in-queue', 1, 'host:4242')).toBe(true);
+    expect(await h.runs.claimAttempt('claimed-in-queue', 1, 'other-host:4242')).toBe(true);
 
-    // A live claimant writes `running` within moments: seen claimed, but not yet for the threshold.
+    // A live claimant writes `running` (or a heartbeat) within moments: seen claimed, not yet for long.
     expect(await h.reaper.sweep()).toEqual([]);
-    await h.time.advance(STALE_MS);
+    await h.time.advance(CLAIM_SILENCE_MS);
     expect(await h.reaper.sweep()).toEqual([]);
     await h.time.advance(SECOND);
     expect(await h.reaper.sweep()).toEqual(['claimed-in-queue']);
     const s = await h.status('claimed-in-queue');
     expect(s.status).toBe('failed');
     expect(s.error).toBe(
-      'run process took attempt 1 and ended before starting it (still queued 1m1s later); marked failed',
+      'run process 4242 on other-host claimed attempt 1 and was not heard from ' +
+        '(no status or heartbeat from it in 1m41s of watching); whether its steps ran is unknown; marked failed',
     );
     expect(await h.queue.find('claimed-in-queue')).toBeNull();
     expect(await h.activeIds()).toEqual([]);
+  });
+
+  it('starts a stranded slot run no process claimed again, logging so; a late claim by its first process is refused', async () => {
+    const h = harness();
+    await h.queuedRun('never-claimed');
+    await h.time.advance(STALE_MS + SECOND);
+
+    expect(await h.reaper.sweep()).toEqual([]);
+    expect(await h.queue.find('never-claimed')).not.toBeNull();
+    const [line] = h.logger.find('Starting again a slot whose run no process claimed');
+    expect(line.fields).toMatchObject({ run_id: 'never-claimed', slot: isoUtc(START) });
+
+    // The queue's process claims it and runs it; the process first told to start it, arriving late, cannot.
+    expect(await h.runs.claimAttempt('never-claimed', 1, 'sched-host:5001')).toBe(true);
+    expect(await h.runs.claimAttempt('never-claimed', 1, 'cut-off-host:4242')).toBe(false);
+  });
+
+  it('fails a stranded slot run no process claimed as a skipped slot once the slot is older than the restart window', async () => {
+    const h = harness();
+    await h.queuedRun('too-old');
+    await h.time.advance(RESTART_WINDOW_MS + SECOND);
+
+    expect(await h.reaper.sweep()).toEqual(['too-old']);
+    const s = await h.status('too-old');
+    expect(s.status).toBe('failed');
+    expect(s.error).toBe(
+      `skipped the slot ${isoUtc(START)}: no process ever claimed its run, and the slot is 2m1s old, older than ` +
+        'scheduler.failover_recovery_window (2m0s) within which a stranded slot is started again; marked failed',
+    );
+    expect(h.logger.find('Skipped a slot: its run was never started')).toHaveLength(1);
+    expect(await h.queue.find('too-old')).toBeNull();
   });
 
   it('leaves a claimed run in its queue alone once it starts', async () => {

@@ -13,6 +13,7 @@ import { MINUTE } from '../core/units';
 import type { QueueStore, ReadStatusResult, RunStore } from '../store/types';
 import { describeErrorCode } from './describeErrorCode';
 import { markUnmarkedLiveRuns, type RemarkedRun } from './markUnmarkedLiveRuns';
+import { ClaimedAttemptCheck } from './claimedAttemptCheck';
 
 /** Requeued runs remembered; far more than can be stranded between two sweeps. */
 const MAX_REMEMBERED_REQUEUES = 10_000;
@@ -44,7 +45,21 @@ export interface ZombieReaperDeps {
   host?: string;
   /** Whether a local pid is alive (default: signal 0); tests pass their own. */
   processAlive?: (pid: number) => boolean;
+  /**
+   * How long a run process may spend reporting its end (runner finalStatusBudgetMs): a queued run whose
+   * attempt was claimed is judged only after that, and the stale threshold, of silence. Default: the
+   * stale threshold.
+   */
+  finalStatusBudgetMs?: number;
+  /**
+   * How old a slot may be for its stranded run (one no process ever claimed) to be started again
+   * (scheduler.failover_recovery_window); an older one is failed as a skipped slot. Default: no limit.
+   */
+  slotRestartWindowMs?: number;
 }
+
+/** Runs the scheduler made for a slot (live or replayed). */
+const SLOT_TRIGGERS: ReadonlySet<string> = new Set(['scheduler', 'catchup']);
 
 /** True when `pid` names a live process on this host. */
 export function isLocalProcessAlive(pid: number): boolean {
@@ -67,8 +82,8 @@ export class ZombieReaper {
    * has looked that way for the stale threshold; removing it at once could unmark a run being created.
    */
   private readonly markerIdleSince = new Map<string, number>();
-  /** Queued runs in their queue whose attempt is claimed, by `run#attempt`: since when (monotonic). */
-  private readonly claimedSince = new Map<string, number>();
+  /** Queued runs whose attempt a process claimed: judged once they stay silent long enough. */
+  private readonly claimed: ClaimedAttemptCheck;
   /** Runs whose check failed (a storage error), so that a failure is logged once rather than every sweep. */
   private readonly failing = new Set<string>();
   private lastUnmarkedScanMono: number | null = null;
@@ -77,6 +92,14 @@ export class ZombieReaper {
   constructor(private readonly d: ZombieReaperDeps) {
     this.host = d.host ?? hostname();
     this.processAlive = d.processAlive ?? isLocalProcessAlive;
+    this.claimed = new ClaimedAttemptCheck({
+      clock: d.clock,
+      runs: d.runs,
+      heartbeatStaleMs: d.heartbeatStaleMs,
+      finalStatusBudgetMs: d.finalStatusBudgetMs ?? d.heartbeatStaleMs,
+      host: this.host,
+      processAlive: this.processAlive,
+    });
   }
 
   /** One sweep over the active markers. Returns the IDs of runs it marked failed. */
@@ -104,6 +127,7 @@ export class ZombieReaper {
     }
     for (const runId of this.markerIdleSince.keys()) if (!seen.has(runId)) this.markerIdleSince.delete(runId);
     for (const runId of this.failing) if (!seen.has(runId)) this.failing.delete(runId);
+    this.claimed.prune(seen);
     await this.scanForUnmarked();
     return reaped;
   }
@@ -133,8 +157,17 @@ export class ZombieReaper {
       return false;
     if (s.status === 'queued' && (await this.strandedQueuedReason(again.status)) === null) return false;
     if (s.status === 'queued' && (await this.mayRequeue(again.status))) {
-      await this.requeue(again.status, reason);
-      return false;
+      const tooOld = this.slotTooOldReason(again.status);
+      if (tooOld === null) {
+        await this.requeue(again.status, reason);
+        return false;
+      }
+      await this.markFailed(
+        again.status,
+        tooOld,
+        'Skipped a slot: its run was never started and is too old to start now',
+      );
+      return true;
     }
     await this.markFailed(again.status, reason);
     // A claimed run failed in its queue: the item goes too (the queue would also drop it, at its next pass).
@@ -226,41 +259,21 @@ export class ZombieReaper {
   }
 
   private async strandedQueuedReason(s: RunStatus): Promise<string | null> {
-    const slotRun = s.trigger_type === 'scheduler' || s.trigger_type === 'catchup';
+    const slotRun = SLOT_TRIGGERS.has(s.trigger_type);
     if (slotRun && this.d.slotAdoptionDone && !this.d.slotAdoptionDone()) return null;
     if (this.d.launching?.(s.run_id)) return null;
-    if (await this.d.queue.find(s.run_id)) return this.claimedInQueueReason(s);
     // Acknowledged by a worker (still `queued` until it reports `running`), or waiting in the dispatch
     // store for one: the coordinator fails these itself when the worker falls silent or the hold runs out.
     if (s.worker_id !== null) return null;
+    // A process took the attempt and has not said it started: in its queue or not, no other process can
+    // take it, and it may have run its steps without being able to say so.
+    const claim = await this.d.runs.readClaim(s.run_id, s.attempt);
+    if (claim !== null) return this.claimed.reason(s, claim);
+    if (await this.d.queue.find(s.run_id)) return null;
     if (this.d.tasks && (await this.d.tasks.findByRun(s.run_id))) return null;
     const age = this.d.clock.nowMs() - Date.parse(s.created_at);
     if (age <= this.d.heartbeatStaleMs) return null; // a scheduled run that is just starting
     return `run was never started: queued ${formatDuration(Math.round(age / 1000) * 1000)} ago with no queue item and no run process`;
-  }
-
-  /**
-   * A queued run in its queue whose attempt a process claimed and never started: that process died between
-   * its claim and its first status (a full disk, a kill). Every process the queue starts for it refuses the
-   * claimed attempt, so it would be offered for ever; once it has looked so for the stale threshold (a live
-   * claimant writes `running` within moments), it is failed.
-   */
-  private async claimedInQueueReason(s: RunStatus): Promise<string | null> {
-    const key = `${s.run_id}#${s.attempt}`;
-    if (s.worker_id !== null || !(await this.d.runs.isClaimed(s.run_id, s.attempt))) {
-      this.claimedSince.delete(key);
-      return null;
-    }
-    const now = this.d.clock.monoMs();
-    const since = this.claimedSince.get(key);
-    if (since === undefined) {
-      this.claimedSince.set(key, now);
-      if (this.claimedSince.size > MAX_REMEMBERED_REQUEUES)
-        this.claimedSince.delete(this.claimedSince.keys().next().value!);
-      return null;
-    }
-    if (now - since <= this.d.heartbeatStaleMs) return null;
-    return `run process took attempt ${s.attempt} and ended before starting it (still queued ${formatDuration(Math.round((now - since) / 1000) * 1000)} later); marked failed`;
   }
 
   /**
@@ -278,6 +291,18 @@ export class ZombieReaper {
    * worker, without a reply, does not run it). It goes back in its queue once, so the slot still runs; a
    * run stranded again is failed, so that nothing waits for ever.
    */
+  /**
+   * Why a stranded slot run is not started again but failed: its slot is older than the window in which a
+   * replay would still run it (a slot that old would run long after its time). Null when it may run.
+   */
+  private slotTooOldReason(s: RunStatus): string | null {
+    const windowMs = this.d.slotRestartWindowMs;
+    if (windowMs === undefined || !SLOT_TRIGGERS.has(s.trigger_type) || s.schedule_time === null) return null;
+    const ageMs = this.d.clock.nowMs() - Date.parse(s.schedule_time);
+    if (!(ageMs > windowMs)) return null;
+    return `skipped the slot ${s.schedule_time}: no process ever claimed its run, and the slot is ${formatDuration(Math.round(ageMs / 1000) * 1000)} old, older than scheduler.failover_recovery_window (${formatDuration(windowMs)}) within which a stranded slot is started again; marked failed`;
+  }
+
   private async requeue(s: RunStatus, reason: string) {
     await this.d.queue.enqueue({
       queue: s.queue,
@@ -288,6 +313,16 @@ export class ZombieReaper {
     this.requeued.add(s.run_id);
     if (this.requeued.size > MAX_REMEMBERED_REQUEUES)
       this.requeued.delete(this.requeued.values().next().value!);
+    if (SLOT_TRIGGERS.has(s.trigger_type)) {
+      // No process claimed the attempt, so none ran it; one that claims it late is refused by the claim.
+      this.d.logger.warn('Starting again a slot whose run no process claimed: put it back in its queue', {
+        dag: s.dag_name,
+        run_id: s.run_id,
+        slot: s.schedule_time,
+        reason,
+      });
+      return;
+    }
     this.d.logger.warn('Put a queued run nobody started back in its queue', {
       dag: s.dag_name,
       run_id: s.run_id,
@@ -295,7 +330,7 @@ export class ZombieReaper {
     });
   }
 
-  private async markFailed(s: RunStatus, reason: string) {
+  private async markFailed(s: RunStatus, reason: string, message = 'Marked a run failed: its process died') {
     const now = isoUtc(this.d.clock.nowMs());
     await this.d.runs.writeStatus({
       ...s,
@@ -310,10 +345,6 @@ export class ZombieReaper {
       ),
     });
     await this.d.runs.unmarkActive(s.run_id);
-    this.d.logger.warn('Marked a run failed: its process died', {
-      dag: s.dag_name,
-      run_id: s.run_id,
-      reason,
-    });
+    this.d.logger.warn(message, { dag: s.dag_name, run_id: s.run_id, reason });
   }
 }

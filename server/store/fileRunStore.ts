@@ -400,6 +400,19 @@ export class FileRunStore implements RunStore {
     );
   }
 
+  async readClaim(runId: string, attempt: number): Promise<string | null> {
+    assertRunId(runId);
+    if (!isAttemptNumber(attempt)) return null;
+    // The claim is created whole (written, then linked into place), so a reader never sees it half written.
+    return readTextFile(path.join(this.attemptDir(runId, attempt), 'claim')).then(
+      (text) => text.trim(),
+      (err: unknown) => {
+        if (errorCode(err) === 'ENOENT' || errorCode(err) === 'ENOTDIR') return null;
+        throw err;
+      },
+    );
+  }
+
   async writeHeartbeat(runId: string, attempt: number, nowMs: number): Promise<void> {
     assertRunId(runId);
     // Not fsynced: a heartbeat lost in a crash only makes the run look stale sooner, and its writer died too.

@@ -31,7 +31,8 @@ interface MemoryRun {
   /** Attempt n is at index n-1. */
   attempts: RunStatus[];
   heartbeats: Map<number, number>;
-  claims: Set<number>;
+  /** Claimed attempts and who claimed them. */
+  claims: Map<number, string>;
   /** recordUnwrittenFinalStatus notes, by attempt. */
   unwritten: Map<number, UnwrittenFinalStatus>;
 }
@@ -51,7 +52,7 @@ export class MemoryRunStore implements RunStore {
       key: runListKey(createdMsOf(initial), initial.run_id),
       attempts: [structuredClone(initial)],
       heartbeats: new Map(),
-      claims: new Set(),
+      claims: new Map(),
       unwritten: new Map(),
     });
     this.markIfLive(initial);
@@ -151,12 +152,17 @@ export class MemoryRunStore implements RunStore {
     this.active.delete(runId);
   }
 
-  async claimAttempt(runId: string, attempt: number, _owner: string): Promise<boolean> {
+  async claimAttempt(runId: string, attempt: number, owner: string): Promise<boolean> {
     assertRunId(runId);
     const run = this.existingAttempt(runId, attempt);
     if (run.claims.has(attempt)) return false;
-    run.claims.add(attempt);
+    run.claims.set(attempt, owner);
     return true;
+  }
+
+  async readClaim(runId: string, attempt: number): Promise<string | null> {
+    assertRunId(runId);
+    return this.runs.get(runId)?.claims.get(attempt) ?? null;
   }
 
   async isClaimed(runId: string, attempt: number): Promise<boolean> {

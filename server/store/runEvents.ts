@@ -205,6 +205,7 @@ export function withRunEvents(store: RunStore, events: EventLog, opts: { logger?
     unmarkActive: (runId) => store.unmarkActive(runId),
     claimAttempt: (runId, attempt, owner) => store.claimAttempt(runId, attempt, owner),
     isClaimed: (runId, attempt) => store.isClaimed(runId, attempt),
+    readClaim: (runId, attempt) => store.readClaim(runId, attempt),
     writeHeartbeat: (runId, attempt, nowMs) => store.writeHeartbeat(runId, attempt, nowMs),
     readHeartbeat: (runId, attempt) => store.readHeartbeat(runId, attempt),
     logDir: (dagName, runId, attempt) => store.logDir(dagName, runId, attempt),

@@ -140,6 +140,16 @@ export function describeRunStoreContract(
       expect(await store.isClaimed('ghost', 1)).toBe(false);
     });
 
+    it('tells who claimed an attempt: the first claimant, never a later one', async () => {
+      await store.createRun(testRunStatus({ run_id: 'r1' }));
+      expect(await store.readClaim('r1', 1)).toBeNull();
+      expect(await store.claimAttempt('r1', 1, 'host-a:101@2026-11-30T01:15:00.000Z')).toBe(true);
+      expect(await store.claimAttempt('r1', 1, 'host-b:202')).toBe(false);
+      expect(await store.readClaim('r1', 1)).toBe('host-a:101@2026-11-30T01:15:00.000Z');
+      expect(await store.readClaim('r1', 2)).toBeNull();
+      expect(await store.readClaim('ghost', 1)).toBeNull();
+    });
+
     it('refuses writes to a run or attempt that was never created', async () => {
       await expect(store.writeStatus(testRunStatus({ run_id: 'ghost' }))).rejects.toBeInstanceOf(
         RunNotFoundError,

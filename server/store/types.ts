@@ -125,6 +125,8 @@ export interface RunStore {
   claimAttempt(runId: string, attempt: number, owner: string): Promise<boolean>;
   /** Whether a process has claimed the attempt (claimAttempt returned true to someone). */
   isClaimed(runId: string, attempt: number): Promise<boolean>;
+  /** Who claimed the attempt (the `owner` given to claimAttempt), or null when nobody did. */
+  readClaim(runId: string, attempt: number): Promise<string | null>;
   /** Writes the run process's heartbeat (wall-clock ms) for the attempt. */
   writeHeartbeat(runId: string, attempt: number, nowMs: number): Promise<void>;
   /** Last heartbeat time in wall-clock ms, or null if none was written. */

@@ -5,6 +5,7 @@ import { hostname } from 'node:os';
 import { randomHex } from '../../store/randomHex';
 import { systemClock, systemTimers } from '../../core/clock';
 import type { Config } from '../../config/types';
+import { claimOwnerText } from '../../core/claimOwner';
 import { isoUtc } from '../../core/runStatus';
 import { assertRunId } from '../../core/names';
 import { formatParam, parseParamArgs, parseParamString, resolveRunParams } from '../../core/params';
@@ -214,7 +215,8 @@ async function startDistributed(a: {
   const queued = existing.status;
   if (queued.status !== 'queued') throw new RunConflictError(queued.run_id, queued.status);
   // The scheduler may offer one queued run twice: exactly one process hands it over.
-  if (!(await stores.runs.claimAttempt(queued.run_id, queued.attempt, `${hostname()}:${process.pid}`)))
+  const owner = claimOwnerText(hostname(), process.pid, Date.now());
+  if (!(await stores.runs.claimAttempt(queued.run_id, queued.attempt, owner)))
     throw new RunConflictError(queued.run_id, 'claimed');
   return dispatchAndFollow({
     ...follow,

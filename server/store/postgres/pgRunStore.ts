@@ -252,6 +252,15 @@ export class PgRunStore implements RunStore {
     return (r.rowCount ?? 0) > 0;
   }
 
+  async readClaim(runId: string, attempt: number): Promise<string | null> {
+    assertRunId(runId);
+    const r = await this.pool.query<{ claimed_by: string | null }>(
+      `select claimed_by from ${this.s}.run_attempts where run_id = $1 and attempt = $2`,
+      [runId, attempt],
+    );
+    return r.rows[0]?.claimed_by ?? null;
+  }
+
   async writeHeartbeat(runId: string, attempt: number, nowMs: number): Promise<void> {
     assertRunId(runId);
     const r = await this.w.query(
