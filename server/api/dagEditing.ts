@@ -14,6 +14,7 @@ import { assertDagName, isValidDagName } from '../core/names';
 import { MAX_DAG_FILE_BYTES, parseDagText } from '../store/dagCatalog';
 import type { DagDefinition } from '../store/dagDefinitions';
 import { dagVersion, findDagFile } from '../store/dagFiles';
+import { activeDagRuns, activeDagRunsRefusal } from './dagActiveRuns';
 import { DAG_TEMPLATES, dagTemplateText } from './dagTemplates';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from './errors';
 import { Reply } from './http';
@@ -232,18 +233,9 @@ function checkNewName(value: string, field: string): string {
   return value;
 }
 
-/** Runs of `name` that are queued or running: renaming or deleting the DAG under them would strand them. */
-async function activeRuns(svc: Services, name: string): Promise<string[]> {
-  return (await svc.runs.listActive()).filter((r) => r.dag_name === name).map((r) => r.run_id);
-}
-
 async function refuseWhileActive(svc: Services, name: string, what: 'rename' | 'delete'): Promise<void> {
-  const active = await activeRuns(svc, name);
-  if (active.length === 0) return;
-  const shown = active.slice(0, 5).join(', ') + (active.length > 5 ? `, and ${active.length - 5} more` : '');
-  throw new ConflictError(
-    `cannot ${what} DAG ${JSON.stringify(name)} while it has queued or running runs (${shown}); stop or dequeue them first`,
-  );
+  const active = await activeDagRuns(svc.runs, name);
+  if (active.length > 0) throw new ConflictError(activeDagRunsRefusal(name, what, active));
 }
 
 function changedMeanwhile(name: string): ConflictError {

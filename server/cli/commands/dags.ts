@@ -27,6 +27,7 @@ export async function pushCommand(dir: string, opts: FolderOptions): Promise<num
   const dryRun = opts.dryRun === true;
   const report = await pushDags({
     store: cp.dags,
+    runs: cp.runs,
     dir,
     dagsDir: config.paths.dags_dir,
     deleteAbsent: opts.delete === true,

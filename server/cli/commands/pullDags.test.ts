@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MemoryDagDefinitions } from '../../store/memoryDagDefinitions';
+import { MemoryRunStore } from '../../store/memoryRunStore';
 import { pullDags } from './pullDags';
 import { pushDags } from './pushDags';
 
@@ -98,6 +99,7 @@ describe('pullDags', () => {
     mkdirSync(path.join(root, 'dags'));
     const pushed = await pushDags({
       store,
+      runs: new MemoryRunStore(),
       dir: repo,
       dagsDir: path.join(root, 'dags'),
       deleteAbsent: false,

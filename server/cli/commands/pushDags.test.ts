@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DagDefinitions } from '../../store/dagDefinitions';
 import { dagVersion } from '../../store/dagFiles';
 import { MemoryDagDefinitions } from '../../store/memoryDagDefinitions';
+import { MemoryRunStore } from '../../store/memoryRunStore';
 import { pushDags, type PushOptions } from './pushDags';
 
 const A = 'steps:\n  - name: a\n    run: echo a\n';
@@ -16,6 +17,7 @@ const B = 'steps:\n  - name: b\n    run: echo b\n';
 let root: string;
 let dir: string;
 let store: MemoryDagDefinitions;
+let runs: MemoryRunStore;
 
 beforeEach(() => {
   root = mkdtempSync(path.join(tmpdir(), 'dagu-push-'));
@@ -23,6 +25,7 @@ beforeEach(() => {
   mkdirSync(path.join(dir, 'sub'), { recursive: true });
   mkdirSync(path.join(root, 'dags'));
   store = new MemoryDagDefinitions();
+  runs = new MemoryRunStore();
 });
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
@@ -30,6 +33,7 @@ const write = (file: string, text: string) => writeFileSync(path.join(dir, file)
 const push = (over: Partial<PushOptions> = {}) =>
   pushDags({
     store,
+    runs,
     dir,
     dagsDir: path.join(root, 'dags'),
     deleteAbsent: false,
@@ -132,5 +136,38 @@ describe('pushDags', () => {
       { name: 'old', message: 'not deleted: it changed since the push listed it' },
     ]);
     expect((await store.get('old'))?.version).toBe(dagVersion(B));
+  });
+
+  it('does not delete a DAG that has queued or running runs, naming them, as the console refuses too', async () => {
+    await store.put('busy', A);
+    await store.put('idle', A);
+    write('etl.yaml', A);
+    await runs.markActive({ run_id: 'busy-run-1', dag_name: 'busy', queue: 'busy' });
+    await runs.markActive({ run_id: 'busy-run-2', dag_name: 'busy', queue: 'busy' });
+    await runs.markActive({ run_id: 'etl-run', dag_name: 'etl', queue: 'etl' });
+    const refusal = {
+      name: 'busy',
+      message:
+        'cannot delete DAG "busy" while it has queued or running runs (busy-run-1, busy-run-2); stop or dequeue them first',
+    };
+
+    // A dry run says so as well.
+    const dry = await push({ deleteAbsent: true, dryRun: true });
+    expect(dry.failures).toEqual([refusal]);
+    expect(dry.actions).toContainEqual({ name: 'idle', action: 'deleted' });
+    expect(dry.actions).not.toContainEqual({ name: 'busy', action: 'deleted' });
+
+    const r = await push({ deleteAbsent: true });
+    expect(r.failures).toEqual([refusal]);
+    expect(r.actions).toEqual([
+      { name: 'etl', action: 'created' },
+      { name: 'idle', action: 'deleted' },
+    ]);
+    expect((await store.list()).map((d) => d.name).sort()).toEqual(['busy', 'etl']);
+
+    // Once its runs are over, the next push deletes it.
+    await runs.unmarkActive('busy-run-1');
+    await runs.unmarkActive('busy-run-2');
+    expect((await push({ deleteAbsent: true })).actions).toContainEqual({ name: 'busy', action: 'deleted' });
   });
 });

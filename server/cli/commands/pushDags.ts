@@ -2,11 +2,14 @@
 // `dagu validate`'s strict loader (and the DAGs directory's base config, as it will be loaded); one bad file
 // and nothing at all is written. Then each DAG is written (an identical text is left alone) and, with
 // `deleteAbsent`, the DAGs the folder does not have are deleted, each only if it still has the version the
-// push listed (an edit made meanwhile is reported, not lost).
+// push listed (an edit made meanwhile is reported, not lost) and no queued or running run (which the delete
+// would strand, as the console's editor refuses too).
 
+import { activeDagRuns, activeDagRunsRefusal } from '../../api/dagActiveRuns';
 import { formatDagError } from '../../core/dag/dagError';
 import { parseDagText } from '../../store/dagCatalog';
 import type { DagDefinitions } from '../../store/dagDefinitions';
+import type { RunStore } from '../../store/types';
 import { dagVersion } from '../../store/dagFiles';
 import { errorMessage } from '../../store/fsutil';
 import { readFolderDags } from './dagFolder';
@@ -15,6 +18,8 @@ export type PushAction = 'created' | 'updated' | 'unchanged' | 'deleted';
 
 export interface PushOptions {
   store: DagDefinitions;
+  /** The run store, asked right before each delete whether the DAG has queued or running runs. */
+  runs: Pick<RunStore, 'listActive'>;
   /** The folder pushed. */
   dir: string;
   /** The DAGs directory whose base config the DAGs will be loaded with. */
@@ -67,6 +72,7 @@ export async function pushDags(o: PushOptions): Promise<PushReport> {
   if (o.deleteAbsent) {
     for (const entry of listed.values()) {
       if (inFolder.has(entry.name)) continue;
+      if (await refusedWhileActive(o, entry.name, report)) continue;
       if (o.dryRun) {
         report.actions.push({ name: entry.name, action: 'deleted' });
         continue;
@@ -76,6 +82,23 @@ export async function pushDags(o: PushOptions): Promise<PushReport> {
   }
   report.actions.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return report;
+}
+
+/** True (and the refusal reported) when the DAG has queued or running runs, which deleting it would strand. */
+async function refusedWhileActive(o: PushOptions, name: string, report: PushReport): Promise<boolean> {
+  let active: string[];
+  try {
+    active = await activeDagRuns(o.runs, name);
+  } catch (err) {
+    report.failures.push({
+      name,
+      message: `not deleted: its runs could not be checked (${errorMessage(err)})`,
+    });
+    return true;
+  }
+  if (active.length === 0) return false;
+  report.failures.push({ name, message: activeDagRunsRefusal(name, 'delete', active) });
+  return true;
 }
 
 async function deleteListed(

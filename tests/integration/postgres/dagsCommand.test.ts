@@ -93,6 +93,34 @@ describe('dagu dags push and pull on PostgreSQL', () => {
     expect(await rows()).toMatch(/^only\|/);
   });
 
+  it('--delete leaves a DAG with a queued run, says why and exits 1, and deletes it once the run is gone', async () => {
+    const { home: dir, env } = home();
+    const repo = path.join(dir, 'repo');
+    mkdirSync(repo);
+    writeFileSync(path.join(repo, 'busy.yaml'), A);
+    writeFileSync(path.join(repo, 'idle.yaml'), B);
+    expect((await dagu(['dags', 'push', repo], env)).code).toBe(0);
+    // No scheduler runs here: the queued run stays queued, which is live as much as a running one.
+    const queued = await dagu(['enqueue', '--run-id', 'busy-queued-1', 'busy'], env);
+    expect(queued.code, queued.stderr).toBe(0);
+
+    const lean = path.join(dir, 'lean');
+    mkdirSync(lean);
+    const refused = await dagu(['dags', 'push', '--delete', lean], env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      'dagu: busy: cannot delete DAG "busy" while it has queued or running runs (busy-queued-1); stop or dequeue them first',
+    );
+    expect(refused.stdout).toMatch(/^deleted +idle\n/);
+    expect(await rows()).toMatch(/^busy\|busy\.yaml\|/);
+
+    expect((await dagu(['dequeue', 'busy-queued-1'], env)).code).toBe(0);
+    const done = await dagu(['dags', 'push', '--delete', lean], env);
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.stdout).toMatch(/^deleted +busy\n/);
+    expect(await rows()).toBe('');
+  });
+
   it('fails with one line and exit 2 when the database cannot be reached', async () => {
     h = tempHome({
       DAGU_STORAGE_BACKEND: 'postgres',
