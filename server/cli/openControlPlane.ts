@@ -10,20 +10,30 @@ import type { ControlPlane } from '../store/controlPlane';
 import { StorageConfigError } from '../store/errors';
 import { fileControlPlane } from '../store/fileControlPlane';
 import { errorMessage } from '../store/fsutil';
+import { storeQueryTimeoutMs } from '../core/storeQueryTimeout';
 import { processPorts } from './processPorts';
 
 /**
  * Opens the configured backend. On postgres this connects, migrates or checks the schema and checks that the
  * user may write, so a misconfigured process stops here with one clear line (StorageConfigError, exit 2).
+ * `boundedStatements`: every statement of the stores is given up after storeQueryTimeoutMs (commands and run
+ * processes, whose statements are all short); long-running services leave it off.
  */
 export async function openControlPlane(
   config: Config,
   logger: Logger,
   clock: Clock = systemClock,
+  opts: { boundedStatements?: boolean } = {},
 ): Promise<ControlPlane> {
   if (config.storage.backend === 'file') return fileControlPlane(config, logger, clock);
   const { pgControlPlane } = await import('../store/postgres/pgControlPlane');
-  return pgControlPlane(config, logger, clock, { by: `${hostname()}:${process.pid}`, timers: systemTimers });
+  return pgControlPlane(config, logger, clock, {
+    by: `${hostname()}:${process.pid}`,
+    timers: systemTimers,
+    queryTimeoutMs: opts.boundedStatements
+      ? storeQueryTimeoutMs(config.run.heartbeat_stale_threshold_ms)
+      : undefined,
+  });
 }
 
 const opened = new Map<Config, Promise<ControlPlane>>();
@@ -40,11 +50,21 @@ export async function closeCliControlPlanes(): Promise<void> {
  * from it. Its connections never keep the process alive (allowExitOnIdle), so a command need not close it.
  * On a database, this host's DAGs directory is brought in step first (usually one query: the revision),
  * since the command may read a DAG by name; a failure leaves the last copy, with the mirror's warning.
+ * Its statements are bounded (storeQueryTimeoutMs): a run process must not wait on a stalled database past
+ * its final-status budget, nor leave a transaction open when it is cut off mid-way.
  */
 export function cliControlPlane(config: Config, logger: Logger): Promise<ControlPlane> {
+  return controlPlaneOnce(config, logger, { boundedStatements: true });
+}
+
+function controlPlaneOnce(
+  config: Config,
+  logger: Logger,
+  opts: { boundedStatements: boolean },
+): Promise<ControlPlane> {
   let cp = opened.get(config);
   if (!cp) {
-    cp = openControlPlane(config, logger).then(async (plane) => {
+    cp = openControlPlane(config, logger, systemClock, opts).then(async (plane) => {
       await plane.syncDags().catch(() => undefined);
       return plane;
     });
@@ -69,7 +89,9 @@ export async function cliDagsInStep(config: Config, logger: Logger): Promise<voi
  * process never starts on an empty or stale copy. One that cannot be filled stops the process (exit 2).
  */
 export async function serviceControlPlane(config: Config, logger: Logger): Promise<ControlPlane> {
-  const cp = await cliControlPlane(config, logger);
+  // A service's statements are not bounded: the console may page a long run list, a coordinator may wait on
+  // a row another host holds; the scheduler's lock has its own deadline.
+  const cp = await controlPlaneOnce(config, logger, { boundedStatements: false });
   try {
     await cp.followDags();
   } catch (err) {

@@ -2,6 +2,7 @@
 // check waits this out before it judges a run that could not report (scheduler/claimedAttemptCheck.ts).
 
 import type { Config } from '../config/types';
+import { storeQueryTimeoutMs } from '../core/storeQueryTimeout';
 import { SECOND } from '../core/units';
 
 const FINAL_STATUS_RETRY_CAP_MS = 30 * SECOND;
@@ -19,9 +20,15 @@ export function finalStatusRetryMs(config: Config): number {
 
 /**
  * The longest a run process may spend reporting its end once its steps are over: shipping its logs (no
- * heartbeat meanwhile), then retrying its final status. After that it has written it, or given up and exited.
+ * heartbeat meanwhile), then retrying its final status; on PostgreSQL the last try under way, and the note
+ * of an unwritten end, each bounded by a connection attempt and a statement timeout. After that it has
+ * written its end, or given up and exited.
  */
 export function finalStatusBudgetMs(config: Config): number {
   const retryMs = finalStatusRetryMs(config);
-  return Math.min(FINAL_LOG_FLUSH_MS, retryMs) + retryMs;
+  const base = Math.min(FINAL_LOG_FLUSH_MS, retryMs) + retryMs;
+  if (config.storage.backend !== 'postgres') return base;
+  const statementMs =
+    config.storage.postgres.connect_timeout_ms + storeQueryTimeoutMs(config.run.heartbeat_stale_threshold_ms);
+  return base + 2 * statementMs;
 }

@@ -203,6 +203,36 @@ describe('storeReporter', () => {
       expect(Math.max(...timers.asked)).toBeLessThanOrEqual(2000);
     });
 
+    it('counts the time its tries take, so a store that answers only at its timeout does not stretch the budget', async () => {
+      // Each status write fails after 1.5 s (a stalled database answering at its statement timeout).
+      let now = 0;
+      let tries = 0;
+      const store = {
+        async writeStatus() {
+          tries++;
+          now += 1500;
+          throw new Error('Query read timeout');
+        },
+        async writeHeartbeat() {},
+      };
+      const timers = {
+        setTimeout(fn: () => void, ms: number) {
+          now += ms;
+          return { id: setTimeout(fn, 0) };
+        },
+        clearTimeout(handle: { id: unknown }) {
+          clearTimeout(handle.id as ReturnType<typeof setTimeout>);
+        },
+      };
+      const reporter = storeReporter(store, silentLogger, { timers, nowMs: () => now });
+      void reporter.write(statusWith('final'));
+
+      expect((await reporter.settle(5000)).written).toBe(false);
+      // Over by at most the one try under way when the budget ran out.
+      expect(now).toBeLessThanOrEqual(5000 + 1500);
+      expect(tries).toBe(4);
+    });
+
     it('returns at once when everything is written already', async () => {
       const store = fullThenFreed(0);
       const timers = quickTimers();

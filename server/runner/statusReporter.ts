@@ -23,7 +23,7 @@ export type SettleOutcome = { written: true } | { written: false; error: unknown
 export interface StoreReporter extends StatusReporter {
   /**
    * Writes the latest status again until it is on disk, backing off (and refreshing the heartbeat) between
-   * tries, for about `timeoutMs` at most. A run's end is written this way: the run process must know whether
+   * tries, for about `timeoutMs` at most (a try under way when it runs out is waited for: the store bounds it). A run's end is written this way: the run process must know whether
    * its final status is durable before it stops counting the run as active.
    */
   settle(timeoutMs: number): Promise<SettleOutcome>;
@@ -148,11 +148,15 @@ export function storeReporter(
       await retry;
     },
     async settle(timeoutMs) {
+      const startedMs = nowMs();
       await enqueueFlush(true);
       let waitedMs = 0;
+      // The time the tries themselves took counts too: a store that answers each try only at its own timeout
+      // (a stalled database) must not stretch the budget by one timeout per try.
+      const spent = () => Math.max(waitedMs, nowMs() - startedMs);
       for (let delayMs = SETTLE_FIRST_RETRY_MS; writtenSeq < latestSeq; delayMs *= 2) {
-        if (waitedMs >= timeoutMs) return { written: false, error: lastError };
-        const pause = Math.min(delayMs, SETTLE_MAX_RETRY_MS, timeoutMs - waitedMs);
+        if (spent() >= timeoutMs) return { written: false, error: lastError };
+        const pause = Math.min(delayMs, SETTLE_MAX_RETRY_MS, timeoutMs - spent());
         await sleep(pause);
         waitedMs += pause;
         await enqueueFlush(true);

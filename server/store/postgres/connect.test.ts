@@ -34,6 +34,23 @@ describe('pgSettings', () => {
     expect(s.safeUrl).not.toContain('p%40ss');
   });
 
+  it('bounds every statement on the client and the server, and idle transactions, only when asked', () => {
+    const env = { DAGU_POSTGRES_URL: 'postgres://dagu@db/dagu' };
+    const config = loadConfig({ env: { DAGU_HOME: dir, ...env } as unknown as NodeJS.ProcessEnv });
+    const bounded = pgSettings(config, { queryTimeoutMs: 2500 });
+    expect(bounded.queryTimeoutMs).toBe(2500);
+    expect(bounded.connection).toMatchObject({
+      query_timeout: 2500,
+      statement_timeout: 2500,
+      idle_in_transaction_session_timeout: 2500,
+    });
+    const unbounded = settingsFor(env);
+    expect(unbounded.queryTimeoutMs).toBeNull();
+    expect(unbounded.connection).not.toHaveProperty('query_timeout');
+    expect(unbounded.connection).not.toHaveProperty('statement_timeout');
+    expect(unbounded.connection).not.toHaveProperty('idle_in_transaction_session_timeout');
+  });
+
   it("uses the URL's own password and ignores the file then", () => {
     const s = settingsFor({
       DAGU_POSTGRES_URL: 'postgres://dagu:in-url@db/dagu',

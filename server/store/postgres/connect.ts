@@ -21,6 +21,19 @@ export interface PgSettings {
   poolSize: number;
   autoMigrate: boolean;
   connectTimeoutMs: number;
+  /** The statement timeout of this process's pool, when it has one (see PgPoolOptions). */
+  queryTimeoutMs: number | null;
+}
+
+/** What a process asks of its pool beyond the configuration. */
+export interface PgPoolOptions {
+  /**
+   * Bounds every statement on the client (`query_timeout`, which also abandons a dead connection) and on the
+   * server (`statement_timeout`), and ends a transaction left open by its client for as long
+   * (`idle_in_transaction_session_timeout`), releasing its row locks. For processes whose every statement is
+   * short (run processes, one-shot commands); schema migrations are not bound by it.
+   */
+  queryTimeoutMs?: number;
 }
 
 /** The URL without its password, for logs and errors. */
@@ -35,7 +48,7 @@ export function redactUrl(url: string): string {
 }
 
 /** The settings of `storage.postgres.*`, read and checked; throws StorageConfigError. */
-export function pgSettings(config: Config): PgSettings {
+export function pgSettings(config: Config, opts: PgPoolOptions = {}): PgSettings {
   const p = config.storage.postgres;
   const url = p.url;
   if (url === null || url.trim() === '') {
@@ -64,6 +77,14 @@ export function pgSettings(config: Config): PgSettings {
     // A command ends when its work does: idle connections do not keep the process alive.
     allowExitOnIdle: true,
   };
+  const queryTimeoutMs = opts.queryTimeoutMs ?? null;
+  if (queryTimeoutMs !== null) {
+    Object.assign(connection, {
+      query_timeout: queryTimeoutMs,
+      statement_timeout: queryTimeoutMs,
+      idle_in_transaction_session_timeout: queryTimeoutMs,
+    });
+  }
   if (parsed.password === '' && p.password_file !== null) {
     let password: string;
     try {
@@ -90,6 +111,7 @@ export function pgSettings(config: Config): PgSettings {
     poolSize: p.pool_size,
     autoMigrate: p.auto_migrate,
     connectTimeoutMs: p.connect_timeout_ms,
+    queryTimeoutMs,
   };
 }
 
@@ -112,9 +134,9 @@ export interface OpenedPool {
  */
 export async function openPgPool(
   config: Config,
-  opts: { by: string; onPoolError?: (err: Error) => void },
+  opts: { by: string; onPoolError?: (err: Error) => void } & PgPoolOptions,
 ): Promise<OpenedPool> {
-  const settings = pgSettings(config);
+  const settings = pgSettings(config, { queryTimeoutMs: opts.queryTimeoutMs });
   const pool = new pg.Pool(settings.connection);
   // An idle client whose connection dies (a restarted server) emits here; the next query gets a new one.
   pool.on('error', (err) => opts.onPoolError?.(err));
@@ -142,7 +164,7 @@ export async function openPgPool(
       // Migrations run only when the schema is behind: a start against a current schema takes no DDL lock.
       let problem = await check();
       if (problem !== null && settings.autoMigrate) {
-        await applyMigrations(client, settings.schema, { by: opts.by }).catch((err: unknown) => {
+        await migrate(client, settings, opts.by).catch((err: unknown) => {
           throw new StorageConfigError(
             `cannot prepare the schema ${JSON.stringify(settings.schema)} at ${settings.safeUrl}: ${pgErrorText(err)}`,
           );
@@ -164,6 +186,32 @@ export async function openPgPool(
   } catch (err) {
     await pool.end().catch(() => undefined);
     throw err;
+  }
+}
+
+/**
+ * Applies the migrations on `client`, or, when the pool's statements time out, on a connection of its own
+ * without those timeouts: a migration may wait on another host's migration lock and run DDL for a while.
+ */
+async function migrate(client: pg.PoolClient, settings: PgSettings, by: string): Promise<void> {
+  if (settings.queryTimeoutMs === null) {
+    await applyMigrations(client, settings.schema, { by });
+    return;
+  }
+  const {
+    query_timeout: _q,
+    statement_timeout: _s,
+    idle_in_transaction_session_timeout: _i,
+    ...untimed
+  } = settings.connection;
+  const own = new pg.Client(untimed);
+  // A lost connection is reported by the statement it breaks; without a listener it would crash the process.
+  own.on('error', () => undefined);
+  await own.connect();
+  try {
+    await applyMigrations(own, settings.schema, { by });
+  } finally {
+    await own.end().catch(() => undefined);
   }
 }
 

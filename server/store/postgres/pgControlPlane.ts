@@ -12,7 +12,7 @@ import type { Clock, Logger, Timers } from '../../core/ports';
 import type { ControlPlane, LeaseHold } from '../controlPlane';
 import { dagMirrorDir } from '../dagMirror';
 import { LogEventFeed } from '../eventFeed';
-import { openPgPool } from './connect';
+import { openPgPool, type PgPoolOptions } from './connect';
 import { pgDagMirror } from './pgDagMirror';
 import { PgDispatchStore } from './pgDispatchStore';
 import { PgEventLog } from './pgEventLog';
@@ -25,12 +25,16 @@ import { PgInstanceRegistry, PgSchedulerStateCell, readInstallationId } from './
 import { PgCancelRequests, PgCoordinatorRegistry, PgSuspendFlags, PgWorkerRegistry } from './pgSmallStores';
 import { fencedWriter } from './writer';
 
-/** Opens the database (migrating or checking its schema); throws StorageConfigError when it cannot be used. */
+/**
+ * Opens the database (migrating or checking its schema); throws StorageConfigError when it cannot be used.
+ * `queryTimeoutMs` bounds the statements of the stores' pool (see PgPoolOptions); the scheduler lock's pool
+ * has its own deadline either way.
+ */
 export async function pgControlPlane(
   config: Config,
   logger: Logger,
   clock: Clock,
-  opts: { by: string; timers: Timers },
+  opts: { by: string; timers: Timers } & PgPoolOptions,
 ): Promise<ControlPlane> {
   const { timers } = opts;
   const log = logger.child({ component: 'postgres' });
@@ -42,7 +46,11 @@ export async function pgControlPlane(
     lastPoolWarnMs = now;
     log.warn('A PostgreSQL connection was lost; the next query opens a new one', { error: err.message });
   };
-  const { pool, settings } = await openPgPool(config, { by: opts.by, onPoolError });
+  const { pool, settings } = await openPgPool(config, {
+    by: opts.by,
+    onPoolError,
+    queryTimeoutMs: opts.queryTimeoutMs,
+  });
   const schema = settings.schema;
   let installationId: string;
   try {
