@@ -7,7 +7,7 @@ import type { RunState } from '../core/types';
 export class RunConflictError extends Error {
   constructor(
     readonly runId: string,
-    readonly state: RunState | 'corrupt' | 'unknown' | 'claimed',
+    readonly state: RunState | 'corrupt' | 'unknown' | 'claimed' | 'released',
     detail?: string,
   ) {
     super(
@@ -15,11 +15,32 @@ export class RunConflictError extends Error {
         ? `run ${runId} has an unreadable status${detail ? ` (${detail})` : ''}`
         : state === 'claimed'
           ? `run ${runId} is already being started by another process`
-          : state === 'unknown'
-            ? `run ${runId} already exists`
-            : `run ${runId} is already ${state}`,
+          : state === 'released'
+            ? `run ${runId} was given back to its queue by the active scheduler before this process could record its start; another process runs it`
+            : state === 'unknown'
+              ? `run ${runId} already exists`
+              : `run ${runId} is already ${state}`,
     );
     this.name = 'RunConflictError';
+  }
+}
+
+/**
+ * Thrown when a run process could not record the start of the run it claimed within its budget (the run
+ * store unreachable). Nothing of the run was executed; the active scheduler gives the claim back and starts
+ * the run again. The process should exit non-zero.
+ */
+export class StartUnrecordedError extends Error {
+  constructor(
+    readonly runId: string,
+    readonly writeError: unknown,
+  ) {
+    const why = writeError instanceof Error ? writeError.message : String(writeError);
+    super(
+      `run ${runId} was not started: its start could not be recorded (${why}); ` +
+        'the active scheduler starts it again',
+    );
+    this.name = 'StartUnrecordedError';
   }
 }
 

@@ -258,6 +258,69 @@ describe('startRun', () => {
     expect(readFileSync(countFile, 'utf8')).toBe('x\n');
   });
 
+  it('runs nothing of a queued run whose claim is given back before its start is recorded, and says so', async () => {
+    const store = new TempLogRunStore(join(dir, 'logs'));
+    const dag = dagOf([stepOf('count', 'echo x >> "$DAGU_TEST_COUNT"')]);
+    const countFile = join(dir, 'count');
+    await store.createRun(
+      newRunStatus({
+        dag,
+        runId: 'given-back',
+        status: 'queued',
+        triggerType: 'scheduler',
+        scheduleTime: null,
+        params: [],
+        nowIso: new Date().toISOString(),
+      }),
+    );
+    // The active scheduler gives the claim back between this process's claim and its start.
+    const claim = store.claimAttempt.bind(store);
+    store.claimAttempt = async (runId, attempt, owner) => {
+      const won = await claim(runId, attempt, owner);
+      await store.releaseClaim(runId, attempt, owner);
+      return won;
+    };
+    const env = { ...minimalEnv(), DAGU_TEST_COUNT: countFile };
+    await expect(startRun({ ...options(store, dag, { runId: 'given-back' }), env })).rejects.toThrow(
+      /given back to its queue by the active scheduler/,
+    );
+    expect(existsSync(countFile)).toBe(false);
+    const r = await store.readStatus('given-back');
+    expect(r.kind === 'ok' && r.status.status).toBe('queued');
+    // Free again: the next process told to start it claims it and runs it, once.
+    store.claimAttempt = claim;
+    const final = await startRun({ ...options(store, dag, { runId: 'given-back' }), env });
+    expect(final.status).toBe('succeeded');
+    expect(readFileSync(countFile, 'utf8')).toBe('x\n');
+  });
+
+  it('records the start under its claim before a step runs, with this process named', async () => {
+    const store = new TempLogRunStore(join(dir, 'logs'));
+    const dag = dagOf([stepOf('count', 'echo x >> "$DAGU_TEST_COUNT"')]);
+    const countFile = join(dir, 'count');
+    await store.createRun(
+      newRunStatus({
+        dag,
+        runId: 'begun',
+        status: 'queued',
+        triggerType: 'scheduler',
+        scheduleTime: null,
+        params: [],
+        nowIso: new Date().toISOString(),
+      }),
+    );
+    const begun: Array<{ status: string; pid: number | null; stepRan: boolean }> = [];
+    const begin = store.beginClaimedAttempt.bind(store);
+    store.beginClaimedAttempt = async (status, owner) => {
+      begun.push({ status: status.status, pid: status.pid, stepRan: existsSync(countFile) });
+      expect(owner).toBe(await store.readClaim('begun', 1));
+      return begin(status, owner);
+    };
+    const env = { ...minimalEnv(), DAGU_TEST_COUNT: countFile };
+    expect((await startRun({ ...options(store, dag, { runId: 'begun' }), env })).status).toBe('succeeded');
+    expect(begun).toEqual([{ status: 'running', pid: process.pid, stepRan: false }]);
+  });
+
   it('refuses a run ID whose run is not queued, naming its state, and writes nothing', async () => {
     const store = new TempLogRunStore(join(dir, 'logs'));
     const dag = dagOf([stepOf('a', 'true')]);

@@ -6,7 +6,9 @@ import { assertRunId } from '../core/names';
 import { readParamList, paramList, resolveRunParams } from '../core/params';
 import { newRunStatus } from '../core/runStatus';
 import type { ParamSpec, RunStatus, TriggerType } from '../core/types';
+import { beginClaimedRun } from './beginClaimedRun';
 import { RunConflictError } from './errors';
+import { finalStatusRetryMs } from './finalStatusBudget';
 import { attemptLogDir, dagLogRoot, runAttempt, type AttemptContext } from './runAttempt';
 import { isoNow } from './runStep';
 
@@ -74,7 +76,14 @@ export async function startRun(o: StartRunOptions): Promise<RunStatus> {
     // Same attempt, same params, trigger and slot; executeRun sets it running and writes it at once,
     // which is what the queue consumer waits for before it removes the queue item.
     const status: RunStatus = { ...queued, status: 'running', conditions: [], log_dir: logDir.relative };
-    return runAttempt(o, status, logDir.absolute);
+    if (!o.runStore.releasesClaims) return runAttempt(o, status, logDir.absolute);
+    // Where a claim can be given back, nothing runs before the start is recorded under the claim.
+    await beginClaimedRun(
+      { ...o, budgetMs: finalStatusRetryMs(o.config) },
+      { ...status, pid: process.pid, host: hostname(), started_at: isoNow(o.clock) },
+      owner,
+    );
+    return runAttempt(o, status, logDir.absolute, { markedActive: true });
   }
 
   const params = newRunParams(o);

@@ -27,6 +27,11 @@ export interface ClaimedAttemptCheckDeps {
   finalStatusBudgetMs: number;
   host: string;
   processAlive: (pid: number) => boolean;
+  /**
+   * Whether run processes record their start under their claim before they run anything (RunStore
+   * releasesClaims): a claimed attempt still queued then ran none of its steps.
+   */
+  startRecordedFirst: boolean;
 }
 
 interface Watch {
@@ -94,6 +99,13 @@ export class ClaimedAttemptCheck {
     }
     const heard = [owner.claimedAtMs, heartbeatMs].filter((ms): ms is number => ms !== null);
     const lastHeard = heard.length > 0 ? isoUtc(Math.max(...heard)) : null;
+    if (this.d.startRecordedFirst) {
+      const how =
+        silentMs === null
+          ? `exited without beginning it${lastHeard === null ? '' : ` (last heard from at ${lastHeard})`}`
+          : `never began it (not heard from${lastHeard === null ? '' : ` since ${lastHeard}`}; nothing from it in ${formatDuration(Math.round(silentMs / 1000) * 1000)} of watching)`;
+      return `${claimed} and ${how}, so none of its steps ran; marked failed`;
+    }
     const what =
       silentMs === null
         ? `exited without writing its status${lastHeard === null ? '' : ` (last heard from at ${lastHeard})`}`

@@ -277,6 +277,26 @@ describe('QueueProcessor', () => {
     expect(h.logger.find('did not start in time')).toHaveLength(1);
   });
 
+  it('offers a run again at once, not after the start timeout, when told its process cannot start it', async () => {
+    const etl = dagFromYaml('etl');
+    const h = harness({ dags: [etl] });
+    h.launcher.script = null;
+    const id = await h.enqueue(etl);
+    h.processor.start();
+    await h.time.advance(5 * SECOND);
+    expect(h.launcher.runIds()).toEqual([id]);
+
+    h.processor.offerAgain(id);
+    await h.time.advance(2 * SECOND);
+    expect(h.launcher.runIds()).toEqual([id, id]);
+    // Each launch has its own start timeout: the first one's watch ended when the run was offered again.
+    await h.time.advance(26 * SECOND);
+    expect(h.launcher.runIds()).toEqual([id, id]);
+    expect(h.logger.find('did not start in time')).toHaveLength(0);
+    await h.time.advance(3 * SECOND);
+    expect(h.launcher.runIds()).toEqual([id, id, id]);
+  });
+
   it('runs a run offered twice only once: the second process loses the claim', async () => {
     const etl = dagFromYaml('etl');
     const h = harness({ dags: [etl] });

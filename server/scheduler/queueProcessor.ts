@@ -98,6 +98,14 @@ export class QueueProcessor {
     this.loop.wake();
   }
 
+  /**
+   * Offers a run again now instead of after the start timeout: the process started for it cannot start it
+   * (the dead-run check gave back the claim that kept it from doing so).
+   */
+  offerAgain(runId: string): void {
+    if (this.inFlight.delete(runId)) this.loop.wake();
+  }
+
   /** One pass over every non-empty queue. Returns true when there is still work waiting. */
   async pass(): Promise<boolean> {
     if (!this.d.canDispatch()) return false;
@@ -337,8 +345,10 @@ export class QueueProcessor {
 
   /** Dequeues the item once the run has left `queued`; gives the slot back if it never does. */
   private async watchStart(item: QueueItem): Promise<void> {
-    const started = this.inFlight.get(item.run_id)!.sinceMono;
-    while (!this.loop.stopped) {
+    const mine = this.inFlight.get(item.run_id)!;
+    const started = mine.sinceMono;
+    // Until the run is offered again (offerAgain), when a newer launch has its own watch.
+    while (!this.loop.stopped && this.inFlight.get(item.run_id) === mine) {
       await new Promise<void>((res) => this.d.timers.setTimeout(res, 50));
       const r = await this.d.runs.readStatus(item.run_id);
       if (r.kind === 'ok' && r.status.status !== 'queued') {
@@ -352,7 +362,7 @@ export class QueueProcessor {
         break;
       }
     }
-    this.inFlight.delete(item.run_id);
+    if (this.inFlight.get(item.run_id) === mine) this.inFlight.delete(item.run_id);
   }
 
   /** The suspended DAGs as this pass read them; null (logged once) when the flags cannot be read. */

@@ -158,6 +158,7 @@ export class Scheduler {
       canDispatch,
       tasks: distributed?.tasks,
       slotAdoptionDone: () => this.cron.slotAdoptionDone(),
+      requeued: (runId) => this.queueProcessor.offerAgain(runId),
       // A slot's record is created before its process is started (the tick creates all of them first).
       launching: (runId) => recent.has(runId) || this.cron.isLaunchPending(runId),
     });

@@ -48,9 +48,14 @@ function dispatchTask(runId: string): DispatchTask {
   };
 }
 
-function harness() {
+/**
+ * `releasesClaims: false` stands for the file store, whose claims cannot be given back; the memory store
+ * gives them back, as PostgreSQL does.
+ */
+function harness(opts: { releasesClaims?: boolean } = {}) {
   const time = new FakeTime(START);
   const runs = new FaultyRunStore();
+  if (opts.releasesClaims === false) Object.assign(runs, { releasesClaims: false });
   const queue = new MemoryQueueStore();
   const logger = new RecordingLogger();
   const alivePids = new Set<number>();
@@ -262,8 +267,8 @@ describe('ZombieReaper', () => {
     expect(await h.activeIds()).toEqual([]);
   });
 
-  it('waits out the final-status budget of a process that claimed a slot run and never said it started, then says so', async () => {
-    const h = harness();
+  it('on files, waits out the final-status budget of a process that claimed a slot run and never said it started, then says so', async () => {
+    const h = harness({ releasesClaims: false });
     // Claimed, its step run, and then the store went away: neither `running` nor its end reached it.
     await h.queuedRun('claimed-then-silent');
     const claimedAt = isoUtc(h.time.nowMs());
@@ -325,8 +330,8 @@ describe('ZombieReaper', () => {
     expect((await h.status('heartbeating')).status).toBe('queued');
   });
 
-  it('fails at once a claimed run whose claimant on this host is gone, saying it exited without a status', async () => {
-    const h = harness();
+  it('on files, fails at once a claimed run whose claimant on this host is gone, saying it exited without a status', async () => {
+    const h = harness({ releasesClaims: false });
     await h.queuedRun('claimant-gone');
     const claimedAt = isoUtc(h.time.nowMs());
     await h.runs.claimAttempt('claimant-gone', 1, `${THIS_HOST}:4242@${claimedAt}`);
@@ -343,8 +348,8 @@ describe('ZombieReaper', () => {
     expect(h.pidChecks).toContain(4242);
   });
 
-  it('names the end a claimant recorded it could not write', async () => {
-    const h = harness();
+  it('on files, names the end a claimant recorded it could not write', async () => {
+    const h = harness({ releasesClaims: false });
     await h.queuedRun('unwritten-end');
     await h.runs.claimAttempt('unwritten-end', 1, 'other-host:4242');
     await h.runs.recordUnwrittenFinalStatus('unwritten-end', 1, { state: 'succeeded', error_code: 'ENOSPC' });
@@ -358,8 +363,8 @@ describe('ZombieReaper', () => {
     );
   });
 
-  it('fails a queued run in its queue whose attempt a process claimed, once it stays silent long enough, and drops its item', async () => {
-    const h = harness();
+  it('on files, fails a queued run in its queue whose attempt a process claimed, once it stays silent long enough, and drops its item', async () => {
+    const h = harness({ releasesClaims: false });
     await h.queuedRun('claimed-in-queue');
     await h.queue.enqueue({
       queue: 'etl',
@@ -383,6 +388,79 @@ describe('ZombieReaper', () => {
     );
     expect(await h.queue.find('claimed-in-queue')).toBeNull();
     expect(await h.activeIds()).toEqual([]);
+  });
+
+  it('gives back the claim of a slot run whose claimant never began it, after the budget, and queues it again; the claimant can no longer begin it', async () => {
+    const h = harness();
+    const s = await h.queuedRun('never-begun');
+    const owner = `other-host:4242@${isoUtc(h.time.nowMs())}`;
+    await h.runs.claimAttempt('never-begun', 1, owner);
+    // Seen from the first sweep on (the slot must stay within the restart window meanwhile).
+    await h.time.advance(5 * SECOND);
+    expect(await h.reaper.sweep()).toEqual([]);
+    await h.time.advance(CLAIM_SILENCE_MS);
+    expect(await h.reaper.sweep()).toEqual([]);
+    expect(await h.runs.readClaim('never-begun', 1)).toBe(owner);
+
+    await h.time.advance(SECOND);
+    expect(await h.reaper.sweep()).toEqual([]);
+    expect(await h.runs.readClaim('never-begun', 1)).toBeNull();
+    expect(await h.queue.find('never-begun')).not.toBeNull();
+    expect((await h.status('never-begun')).status).toBe('queued');
+    const [line] = h.logger.find('Starting again a run whose claimant never began it');
+    expect(line.fields).toMatchObject({ run_id: 'never-begun', slot: isoUtc(START), claimed_by: owner });
+    // The first claimant, reaching the store at last, cannot begin it; the queue's process can.
+    expect(await h.runs.beginClaimedAttempt({ ...s, status: 'running' }, owner)).toBe(false);
+    expect(await h.runs.claimAttempt('never-begun', 1, 'sched-host:5001')).toBe(true);
+    expect(await h.runs.beginClaimedAttempt({ ...s, status: 'running' }, 'sched-host:5001')).toBe(true);
+  });
+
+  it('gives back at once the claim of a run whose claimant on this host is gone before beginning it', async () => {
+    const h = harness();
+    await h.queuedRun('claimant-gone');
+    await h.runs.claimAttempt('claimant-gone', 1, `${THIS_HOST}:4242@${isoUtc(h.time.nowMs())}`);
+    await h.time.advance(STALE_MS + SECOND);
+    expect(await h.reaper.sweep()).toEqual([]);
+    expect(await h.runs.readClaim('claimant-gone', 1)).toBeNull();
+    expect(await h.queue.find('claimant-gone')).not.toBeNull();
+  });
+
+  it('leaves a claimed run whose claimant begins it just before the claim is given back to be judged as running', async () => {
+    const h = harness();
+    const s = await h.queuedRun('begins-late');
+    const owner = `${THIS_HOST}:4242`;
+    await h.runs.claimAttempt('begins-late', 1, owner);
+    await h.time.advance(STALE_MS + SECOND);
+    // The claimant's start lands between the reaper's reads and its release.
+    const release = h.runs.releaseClaim.bind(h.runs);
+    h.runs.releaseClaim = async (runId, attempt, who) => {
+      await h.runs.beginClaimedAttempt({ ...s, status: 'running', pid: 4242, host: THIS_HOST }, owner);
+      return release(runId, attempt, who);
+    };
+    expect(await h.reaper.sweep()).toEqual([]);
+    expect(await h.queue.find('begins-late')).toBeNull();
+    expect(await h.runs.readClaim('begins-late', 1)).toBe(owner);
+    expect((await h.status('begins-late')).status).toBe('running');
+  });
+
+  it('fails a run whose second claimant never begins it either, saying none of its steps ran', async () => {
+    const h = harness();
+    await h.queuedRun('twice-stranded');
+    await h.runs.claimAttempt('twice-stranded', 1, `${THIS_HOST}:4242`);
+    await h.time.advance(STALE_MS + SECOND);
+    expect(await h.reaper.sweep()).toEqual([]);
+    const item = await h.queue.find('twice-stranded');
+    expect(item).not.toBeNull();
+    // The queue's process claims it and dies before beginning it too.
+    const claimedAt = isoUtc(h.time.nowMs());
+    await h.runs.claimAttempt('twice-stranded', 1, `${THIS_HOST}:5001@${claimedAt}`);
+    await h.queue.dequeue(item!.queue, 'twice-stranded');
+    await h.time.advance(SECOND);
+    expect(await h.reaper.sweep()).toEqual(['twice-stranded']);
+    expect((await h.status('twice-stranded')).error).toBe(
+      `run process 5001 on ${THIS_HOST} claimed attempt 1 at ${claimedAt} and exited without beginning it ` +
+        `(last heard from at ${claimedAt}), so none of its steps ran; marked failed`,
+    );
   });
 
   it('starts a stranded slot run no process claimed again, logging so; a late claim by its first process is refused', async () => {
@@ -611,6 +689,17 @@ describe('ZombieReaper and runs handed to workers', () => {
     expect(await h.reaper.sweep()).toEqual([]);
     expect((await h.status('held')).status).toBe('queued');
     expect(await h.activeIds()).toEqual(['held']);
+  });
+
+  it('leaves a queued run that `dagu start` claimed to hand to the workers while it waits in the dispatch store', async () => {
+    const h = harness();
+    await h.queuedRun('handed-over');
+    await h.runs.claimAttempt('handed-over', 1, `cli-host:777@${isoUtc(h.time.nowMs())}`);
+    h.tasks.add('handed-over');
+    expect(await h.reaper.sweep()).toEqual([]);
+    await h.time.advance(3 * CLAIM_SILENCE_MS);
+    expect(await h.reaper.sweep()).toEqual([]);
+    expect((await h.status('handed-over')).status).toBe('queued');
   });
 
   it('leaves a queued run a worker has acknowledged but not yet started', async () => {

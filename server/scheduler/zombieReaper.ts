@@ -41,6 +41,8 @@ export interface ZombieReaperDeps {
   slotAdoptionDone?: () => boolean;
   /** Whether this instance is starting the run's process, or started it a moment ago (RecentLaunches). */
   launching?: (runId: string) => boolean;
+  /** Told of each run put back in its queue, so that the queue offers it at once. */
+  requeued?: (runId: string) => void;
   /** This host's name, compared with a run's `host` (default: os.hostname()). */
   host?: string;
   /** Whether a local pid is alive (default: signal 0); tests pass their own. */
@@ -99,6 +101,7 @@ export class ZombieReaper {
       finalStatusBudgetMs: d.finalStatusBudgetMs ?? d.heartbeatStaleMs,
       host: this.host,
       processAlive: this.processAlive,
+      startRecordedFirst: d.runs.releasesClaims,
     });
   }
 
@@ -149,27 +152,33 @@ export class ZombieReaper {
     }
     this.markerIdleSince.delete(a.run_id);
     const s = r.status;
-    const reason = s.status === 'running' ? await this.deadRunReason(s) : await this.strandedQueuedReason(s);
-    if (reason === null) return false;
+    const verdict = s.status === 'running' ? await this.deadRunReason(s) : await this.strandedQueuedReason(s);
+    if (verdict === null) return false;
+    let reason = typeof verdict === 'string' ? verdict : verdict.reason;
+    let message: string | undefined;
     // Read again right before writing: the run may have finished, or been queued, while we looked.
     const again = await this.d.runs.readStatus(a.run_id);
     if (again.kind !== 'ok' || again.status.status !== s.status || again.status.attempt !== s.attempt)
       return false;
-    if (s.status === 'queued' && (await this.strandedQueuedReason(again.status)) === null) return false;
-    if (s.status === 'queued' && (await this.mayRequeue(again.status))) {
-      const tooOld = this.slotTooOldReason(again.status);
-      if (tooOld === null) {
-        await this.requeue(again.status, reason);
-        return false;
+    if (s.status === 'queued') {
+      const still = await this.strandedQueuedReason(again.status);
+      if (still === null) return false;
+      reason = still.reason;
+      if (await this.mayStartAgain(again.status, still.claim)) {
+        const tooOld = this.slotTooOldReason(again.status, still.claim !== null);
+        if (tooOld === null) {
+          // A claim is given back only while its claimant has not begun the run: if it just did, nothing
+          // changes, and the run is judged as running from the next sweep on.
+          if (still.claim !== null && !(await this.d.runs.releaseClaim(s.run_id, s.attempt, still.claim)))
+            return false;
+          await this.requeue(again.status, still.reason, still.claim);
+          return false;
+        }
+        reason = tooOld;
+        message = 'Skipped a slot: its run was never started and is too old to start now';
       }
-      await this.markFailed(
-        again.status,
-        tooOld,
-        'Skipped a slot: its run was never started and is too old to start now',
-      );
-      return true;
     }
-    await this.markFailed(again.status, reason);
+    await this.markFailed(again.status, reason, message);
     // A claimed run failed in its queue: the item goes too (the queue would also drop it, at its next pass).
     if (s.status === 'queued') await this.d.queue.dequeue(s.queue, s.run_id).catch(() => undefined);
     return true;
@@ -258,76 +267,101 @@ export class ZombieReaper {
     return `run process ${s.pid ?? '?'} on ${s.host ?? 'unknown host'} ended ${note.state}, but its final status could not be written (${describeErrorCode(note.error_code)}); marked failed`;
   }
 
-  private async strandedQueuedReason(s: RunStatus): Promise<string | null> {
+  /**
+   * Why the queued run `s` is stranded, and who claimed its attempt (null: nobody); null while something
+   * may still start it.
+   */
+  private async strandedQueuedReason(s: RunStatus): Promise<{ reason: string; claim: string | null } | null> {
     const slotRun = SLOT_TRIGGERS.has(s.trigger_type);
     if (slotRun && this.d.slotAdoptionDone && !this.d.slotAdoptionDone()) return null;
     if (this.d.launching?.(s.run_id)) return null;
     // Acknowledged by a worker (still `queued` until it reports `running`), or waiting in the dispatch
     // store for one: the coordinator fails these itself when the worker falls silent or the hold runs out.
     if (s.worker_id !== null) return null;
+    // A run `dagu start` claimed to hand it to the workers waits in the dispatch store, claimed, maybe long.
+    if (this.d.tasks && (await this.d.tasks.findByRun(s.run_id))) return null;
     // A process took the attempt and has not said it started: in its queue or not, no other process can
     // take it, and it may have run its steps without being able to say so.
     const claim = await this.d.runs.readClaim(s.run_id, s.attempt);
-    if (claim !== null) return this.claimed.reason(s, claim);
+    if (claim !== null) {
+      const reason = await this.claimed.reason(s, claim);
+      return reason === null ? null : { reason, claim };
+    }
     if (await this.d.queue.find(s.run_id)) return null;
-    if (this.d.tasks && (await this.d.tasks.findByRun(s.run_id))) return null;
     const age = this.d.clock.nowMs() - Date.parse(s.created_at);
     if (age <= this.d.heartbeatStaleMs) return null; // a scheduled run that is just starting
-    return `run was never started: queued ${formatDuration(Math.round(age / 1000) * 1000)} ago with no queue item and no run process`;
+    return {
+      reason: `run was never started: queued ${formatDuration(Math.round(age / 1000) * 1000)} ago with no queue item and no run process`,
+      claim: null,
+    };
   }
 
   /**
-   * Once per run, and only while no process has claimed the attempt: a claimed attempt would refuse every
-   * process the queue starts for it, and the run would wait for ever instead of failing.
+   * Once per run (a run stranded again is failed, so that nothing waits for ever), and only while no process
+   * has claimed the attempt or the claim can be given back: its claimant never began the run (it would be
+   * `running`), and where the store can release claims a run process runs nothing before its start is
+   * recorded under its claim, so none of it ran. A claim that cannot be released would refuse every process
+   * the queue starts for the run.
    */
-  private async mayRequeue(s: RunStatus): Promise<boolean> {
+  private async mayStartAgain(s: RunStatus, claim: string | null): Promise<boolean> {
     if (this.requeued.has(s.run_id)) return false;
-    return !(await this.d.runs.isClaimed(s.run_id, s.attempt));
+    return claim === null || this.d.runs.releasesClaims;
   }
 
-  /**
-   * A queued run nobody holds was never started anywhere: its run process died before taking it over (a
-   * storage error), or the coordinator stopped between a worker's claim and recording the worker (the
-   * worker, without a reply, does not run it). It goes back in its queue once, so the slot still runs; a
-   * run stranded again is failed, so that nothing waits for ever.
-   */
   /**
    * Why a stranded slot run is not started again but failed: its slot is older than the window in which a
    * replay would still run it (a slot that old would run long after its time). Null when it may run.
    */
-  private slotTooOldReason(s: RunStatus): string | null {
+  private slotTooOldReason(s: RunStatus, claimed: boolean): string | null {
     const windowMs = this.d.slotRestartWindowMs;
     if (windowMs === undefined || !SLOT_TRIGGERS.has(s.trigger_type) || s.schedule_time === null) return null;
     const ageMs = this.d.clock.nowMs() - Date.parse(s.schedule_time);
     if (!(ageMs > windowMs)) return null;
-    return `skipped the slot ${s.schedule_time}: no process ever claimed its run, and the slot is ${formatDuration(Math.round(ageMs / 1000) * 1000)} old, older than scheduler.failover_recovery_window (${formatDuration(windowMs)}) within which a stranded slot is started again; marked failed`;
+    const why = claimed
+      ? 'the process that claimed its run never began it'
+      : 'no process ever claimed its run';
+    return `skipped the slot ${s.schedule_time}: ${why}, and the slot is ${formatDuration(Math.round(ageMs / 1000) * 1000)} old, older than scheduler.failover_recovery_window (${formatDuration(windowMs)}) within which a stranded slot is started again; marked failed`;
   }
 
-  private async requeue(s: RunStatus, reason: string) {
-    await this.d.queue.enqueue({
-      queue: s.queue,
-      run_id: s.run_id,
-      dag_name: s.dag_name,
-      enqueued_at: s.queued_at ?? s.created_at,
-    });
+  /**
+   * Puts a queued run that nothing will start back in its queue: its run process died before taking it over
+   * or before beginning it (a storage error, the database out of reach), or the coordinator stopped between
+   * a worker's claim and recording the worker (the worker, without a reply, does not run it). `claim`: the
+   * claim just given back, if any. A process that claims it late is refused by the claim, and one whose
+   * claim was given back cannot begin it.
+   */
+  private async requeue(s: RunStatus, reason: string, claim: string | null) {
+    // An item may be there still (a claimed run in its queue): the queue offers it again, with no second item.
+    if (!(await this.d.queue.find(s.run_id))) {
+      await this.d.queue.enqueue({
+        queue: s.queue,
+        run_id: s.run_id,
+        dag_name: s.dag_name,
+        enqueued_at: s.queued_at ?? s.created_at,
+      });
+    }
     this.requeued.add(s.run_id);
+    this.d.requeued?.(s.run_id);
     if (this.requeued.size > MAX_REMEMBERED_REQUEUES)
       this.requeued.delete(this.requeued.values().next().value!);
-    if (SLOT_TRIGGERS.has(s.trigger_type)) {
-      // No process claimed the attempt, so none ran it; one that claims it late is refused by the claim.
+    const fields = { dag: s.dag_name, run_id: s.run_id, reason };
+    if (claim !== null) {
+      this.d.logger.warn(
+        'Starting again a run whose claimant never began it: gave its claim back and queued it',
+        {
+          ...fields,
+          slot: s.schedule_time,
+          claimed_by: claim,
+        },
+      );
+    } else if (SLOT_TRIGGERS.has(s.trigger_type)) {
       this.d.logger.warn('Starting again a slot whose run no process claimed: put it back in its queue', {
-        dag: s.dag_name,
-        run_id: s.run_id,
+        ...fields,
         slot: s.schedule_time,
-        reason,
       });
-      return;
+    } else {
+      this.d.logger.warn('Put a queued run nobody started back in its queue', fields);
     }
-    this.d.logger.warn('Put a queued run nobody started back in its queue', {
-      dag: s.dag_name,
-      run_id: s.run_id,
-      reason,
-    });
   }
 
   private async markFailed(s: RunStatus, reason: string, message = 'Marked a run failed: its process died') {

@@ -400,6 +400,21 @@ export class FileRunStore implements RunStore {
     );
   }
 
+  /**
+   * A claim file cannot be taken back atomically against its claimant's next status write (a check of the
+   * claim and the write of the status are two file calls), so claims are never released here.
+   */
+  readonly releasesClaims = false;
+
+  async beginClaimedAttempt(status: RunStatus, _owner: string): Promise<boolean> {
+    await this.writeStatus(status);
+    return true;
+  }
+
+  async releaseClaim(_runId: string, _attempt: number, _owner: string): Promise<boolean> {
+    return false;
+  }
+
   async readClaim(runId: string, attempt: number): Promise<string | null> {
     assertRunId(runId);
     if (!isAttemptNumber(attempt)) return null;

@@ -160,6 +160,23 @@ export class MemoryRunStore implements RunStore {
     return true;
   }
 
+  readonly releasesClaims = true;
+
+  async beginClaimedAttempt(status: RunStatus, owner: string): Promise<boolean> {
+    assertRunId(status.run_id);
+    if (this.runs.get(status.run_id)?.claims.get(status.attempt) !== owner) return false;
+    await this.writeStatus(status);
+    return true;
+  }
+
+  async releaseClaim(runId: string, attempt: number, owner: string): Promise<boolean> {
+    assertRunId(runId);
+    const run = this.runs.get(runId);
+    if (run?.claims.get(attempt) !== owner || run.attempts[attempt - 1]?.status !== 'queued') return false;
+    run.claims.delete(attempt);
+    return true;
+  }
+
   async readClaim(runId: string, attempt: number): Promise<string | null> {
     assertRunId(runId);
     return this.runs.get(runId)?.claims.get(attempt) ?? null;

@@ -206,6 +206,17 @@ export function withRunEvents(store: RunStore, events: EventLog, opts: { logger?
     claimAttempt: (runId, attempt, owner) => store.claimAttempt(runId, attempt, owner),
     isClaimed: (runId, attempt) => store.isClaimed(runId, attempt),
     readClaim: (runId, attempt) => store.readClaim(runId, attempt),
+    releasesClaims: store.releasesClaims,
+    releaseClaim: (runId, attempt, owner) => store.releaseClaim(runId, attempt, owner),
+    async beginClaimedAttempt(status, owner) {
+      if (!lastEmitted.has(status.run_id)) {
+        const before = await store.readStatus(status.run_id).catch(() => null);
+        if (before?.kind === 'ok') lastEmitted.set(status.run_id, eventKey(before.status));
+      }
+      const begun = await store.beginClaimedAttempt(status, owner);
+      if (begun) await emit(status);
+      return begun;
+    },
     writeHeartbeat: (runId, attempt, nowMs) => store.writeHeartbeat(runId, attempt, nowMs),
     readHeartbeat: (runId, attempt) => store.readHeartbeat(runId, attempt),
     logDir: (dagName, runId, attempt) => store.logDir(dagName, runId, attempt),

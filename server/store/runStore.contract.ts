@@ -2,6 +2,7 @@
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InvalidNameError } from '../core/names';
+import type { RunStatus } from '../core/types';
 import { AttemptConflictError, InvalidCursorError, RunNotFoundError } from './errors';
 import { testRunStatus } from '../testing/testRunStatus';
 import type { RunListQuery, RunStore, RunSummary } from './types';
@@ -138,6 +139,50 @@ export function describeRunStoreContract(
       expect(await store.isClaimed('r1', 1)).toBe(true);
       expect(await store.isClaimed('r1', 2)).toBe(false);
       expect(await store.isClaimed('ghost', 1)).toBe(false);
+    });
+
+    it("records a claimant's start only while its claim stands, where claims can be released", async () => {
+      const queued = testRunStatus({ run_id: 'r1', status: 'queued' });
+      const running: RunStatus = { ...queued, status: 'running', pid: 101, host: 'host-a' };
+      await store.createRun(queued);
+      expect(await store.claimAttempt('r1', 1, 'host-a:101')).toBe(true);
+      if (!store.releasesClaims) {
+        expect(await store.releaseClaim('r1', 1, 'host-a:101')).toBe(false);
+        expect(await store.beginClaimedAttempt(running, 'host-a:101')).toBe(true);
+        return;
+      }
+      // Another owner's release does nothing; the claimant's release gives the attempt back.
+      expect(await store.releaseClaim('r1', 1, 'host-b:202')).toBe(false);
+      expect(await store.releaseClaim('r1', 1, 'host-a:101')).toBe(true);
+      expect(await store.readClaim('r1', 1)).toBeNull();
+      // The first claimant, late, cannot start it; the next claimant can, and then it cannot be released.
+      expect(await store.beginClaimedAttempt(running, 'host-a:101')).toBe(false);
+      const r = await store.readStatus('r1');
+      expect(r.kind === 'ok' && r.status.status).toBe('queued');
+      expect(await store.claimAttempt('r1', 1, 'host-c:303')).toBe(true);
+      expect(await store.beginClaimedAttempt({ ...running, pid: 303, host: 'host-c' }, 'host-c:303')).toBe(
+        true,
+      );
+      expect(await store.releaseClaim('r1', 1, 'host-c:303')).toBe(false);
+      const after = await store.readStatus('r1');
+      expect(after.kind === 'ok' && after.status).toMatchObject({ status: 'running', pid: 303 });
+    });
+
+    it("lets exactly one of a release and the claimant's start take effect when they race", async () => {
+      for (let i = 0; i < 10; i++) {
+        const runId = `race-${i}`;
+        const queued = testRunStatus({ run_id: runId, status: 'queued' });
+        await store.createRun(queued);
+        await store.claimAttempt(runId, 1, 'host-a:101');
+        const [begun, released] = await Promise.all([
+          store.beginClaimedAttempt({ ...queued, status: 'running' }, 'host-a:101'),
+          store.releaseClaim(runId, 1, 'host-a:101'),
+        ]);
+        if (store.releasesClaims) expect(begun !== released).toBe(true);
+        else expect([begun, released]).toEqual([true, false]);
+        const r = await store.readStatus(runId);
+        expect(r.kind === 'ok' && r.status.status).toBe(begun ? 'running' : 'queued');
+      }
     });
 
     it('tells who claimed an attempt: the first claimant, never a later one', async () => {

@@ -127,6 +127,24 @@ export interface RunStore {
   isClaimed(runId: string, attempt: number): Promise<boolean>;
   /** Who claimed the attempt (the `owner` given to claimAttempt), or null when nobody did. */
   readClaim(runId: string, attempt: number): Promise<string | null>;
+  /**
+   * Whether a claim can be released (releaseClaim) atomically against the claimant's start
+   * (beginClaimedAttempt). Then a run process runs nothing until its start is recorded, and a claim whose
+   * claimant never began is given back rather than failed. Files cannot make the two exclusive.
+   */
+  readonly releasesClaims: boolean;
+  /**
+   * Writes the first `running` status of an attempt `owner` claimed, only while the claim is still `owner`'s;
+   * false, with nothing written, when it was released meanwhile. Where claims are never released, the same
+   * as writeStatus (and true).
+   */
+  beginClaimedAttempt(status: RunStatus, owner: string): Promise<boolean>;
+  /**
+   * Gives back `owner`'s claim of an attempt that is still `queued` (its claimant never began it), so that
+   * another process may claim it; true when released. Of this and the claimant's beginClaimedAttempt,
+   * exactly one takes effect. Always false where releasesClaims is false.
+   */
+  releaseClaim(runId: string, attempt: number, owner: string): Promise<boolean>;
   /** Writes the run process's heartbeat (wall-clock ms) for the attempt. */
   writeHeartbeat(runId: string, attempt: number, nowMs: number): Promise<void>;
   /** Last heartbeat time in wall-clock ms, or null if none was written. */

@@ -252,6 +252,51 @@ export class PgRunStore implements RunStore {
     return (r.rowCount ?? 0) > 0;
   }
 
+  /** The claim and the start are one row: updates of it are serialized by its row lock. */
+  readonly releasesClaims = true;
+
+  async beginClaimedAttempt(status: RunStatus, owner: string): Promise<boolean> {
+    assertStatusNames(status);
+    if (!isAttemptNumber(status.attempt)) throw new RunNotFoundError(status.run_id, status.attempt);
+    // writeStatus's one statement, with the claim as one more condition on the attempt's row: a release
+    // (below) committed first leaves claimed_by null or another's, and nothing is written. The attempt's row
+    // lock orders the two.
+    const r = await this.w.query<{ latest: number | null; written: string }>(
+      `with run as (select latest_attempt from ${this.s}.runs where run_id = $1 for update),
+            attempt as (
+              update ${this.s}.run_attempts set status = $3::json
+               where run_id = $1 and attempt = $2 and $2 <= (select latest_attempt from run) and claimed_by = $7
+              returning attempt),
+            latest as (
+              update ${this.s}.runs set latest_attempt = $2, status = $4, trigger_type = $5, summary = $6::json
+               where run_id = $1 and $2 = (select latest_attempt from run) and exists (select from attempt))
+       select (select latest_attempt from run) as latest, (select count(*) from attempt) as written`,
+      [
+        status.run_id,
+        status.attempt,
+        JSON.stringify(status),
+        status.status,
+        status.trigger_type,
+        JSON.stringify(summarizeRun(status)),
+        owner,
+      ],
+    );
+    const { latest, written } = r.rows[0];
+    if (latest === null) throw new RunNotFoundError(status.run_id);
+    return Number(written) > 0;
+  }
+
+  async releaseClaim(runId: string, attempt: number, owner: string): Promise<boolean> {
+    assertRunId(runId);
+    // Only while the attempt is still queued: a claimant that began it has written `running` in the same row.
+    const r = await this.w.query(
+      `update ${this.s}.run_attempts set claimed_by = null
+        where run_id = $1 and attempt = $2 and claimed_by = $3 and status->>'status' = 'queued'`,
+      [runId, attempt, owner],
+    );
+    return (r.rowCount ?? 0) > 0;
+  }
+
   async readClaim(runId: string, attempt: number): Promise<string | null> {
     assertRunId(runId);
     const r = await this.pool.query<{ claimed_by: string | null }>(

@@ -229,19 +229,20 @@ async function expectRecovered(
 }
 
 /**
- * UNREPORTED: a slot's run whose process claimed its attempt just as the database went away (or was cut off
- * from it) can write neither `running` nor its end; it gives up after its final-status budget (run.
- * heartbeat_stale_threshold, 3 s here, shorter than the outage) and exits, or hangs on a dead connection.
- * Nothing in the database tells whether its step ran, so no other process may run the slot; the dead-run
- * check fails it once it has been silent past that budget, saying who claimed it and when it was last
- * heard from. Let through only with that reason, for a run created within T of the fault's start.
+ * UNREPORTED: a slot's run whose process had begun it (written `running`) just as the database went away, or
+ * was cut off from it, cannot write its progress or its end; it gives up after its final-status budget (run.
+ * heartbeat_stale_threshold, 3 s here, shorter than the outage) and exits. Its steps ran, so no other process
+ * may run the slot; the dead-run check fails it once that budget is out, saying its process is gone or fell
+ * silent. Let through only with such a reason, for a run created within T of the fault's start. A run whose
+ * process claimed it and never began it is started again by the active scheduler instead, so a failed one
+ * (claimed, or never started: a slot lost) is not let through.
  */
+const UNREPORTED_REASON = /^run process \d+ on \S+ (is gone|stopped heartbeating .+ ago); marked failed$/;
+
 function unreportedInOutage(r: RunRow, fault: { startMs: number; endMs: number }): boolean {
   return (
     r.status === 'failed' &&
-    /^run process .+ claimed attempt 1 .*; whether its steps ran is unknown; marked failed$/.test(
-      r.error ?? '',
-    ) &&
+    UNREPORTED_REASON.test(r.error ?? '') &&
     r.createdMs >= fault.startMs - T_MS &&
     r.createdMs <= fault.endMs
   );
