@@ -188,9 +188,12 @@ async function expectRecovered(
     const r = await runsOf(pg().pool, schema, 'tick');
     return missing(r).length === 0 ? r : null;
   }, 15_000).catch(async () => runsOf(pg().pool, schema, 'tick'));
+  const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
   expect(
     missing(rows).map((ms) => new Date(ms).toISOString()),
-    'slots with no run and no reason',
+    `slots with no run and no reason; skips ${JSON.stringify(skips.map((k) => ({ ...k, slot: iso(k.slotMs), at: iso(k.atMs) })))}; runs ${JSON.stringify(
+      rows.map((r) => [r.runId, r.status, iso(r.createdMs), iso(r.finishedMs), r.error]),
+    )}`,
   ).toEqual([]);
   const bySlot = new Map<number, string[]>();
   for (const r of rows)
