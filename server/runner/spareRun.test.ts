@@ -151,6 +151,34 @@ describe('SparePool', () => {
     expect(await p.assign(['start', 'etl'], processLog(), allowed)).toBeNull();
   });
 
+  it('reports a spare that dies while it is being given a run with its output, read where it was moved', async () => {
+    const logged: Logged[] = [];
+    let reads = 0;
+    let pid = 0;
+    const p = new SparePool({
+      executable: fakeSpare(),
+      env: minimalEnv(),
+      logDir: join(dir, 'spares'),
+      // The second read is the claim's: the spare dies right then, before its output is moved to the run's log.
+      currentBuild: async () => {
+        if (reads++ === 1) {
+          process.kill(pid, 'SIGKILL');
+          await waitFor(() => logged.length > 0 || !alive(pid));
+        }
+        return 'b1';
+      },
+      logger: recordingLogger(logged),
+    });
+    pools.push(p);
+    pid = await filled(p);
+    expect(await p.assign(['start', 'etl'], processLog(), allowed)).toBeNull();
+    await waitFor(() => logged.length > 0);
+    expect(logged[0]).toMatchObject({
+      level: 'error',
+      fields: { pid, signal: 'SIGKILL', log: processLog(), output: `waiting ${pid}\n` },
+    });
+  });
+
   it('starts nothing when the fence closed while the spare was being given the run', async () => {
     const { pool: p } = pool();
     const pid = await filled(p);

@@ -36,6 +36,8 @@ interface Spare {
   /** Where its output goes: its own file, then the run's process log. */
   log: string;
   state: SpareState;
+  /** Settles when a claim by `assign` is over, whatever its outcome (the log may have moved meanwhile). */
+  claim?: Promise<void>;
 }
 
 /** How handing a run to the spare went; null when there was no usable spare (the caller spawns one itself). */
@@ -72,6 +74,21 @@ export class SparePool {
     if (!spare || spare.state !== 'waiting' || !running(spare.child)) return null;
     this.spare = null;
     spare.state = 'claimed';
+    let settled!: () => void;
+    spare.claim = new Promise<void>((resolve) => (settled = resolve));
+    try {
+      return await this.claim(spare, args, processLog, stillAllowed);
+    } finally {
+      settled();
+    }
+  }
+
+  private async claim(
+    spare: Spare,
+    args: string[],
+    processLog: string,
+    stillAllowed: () => boolean,
+  ): Promise<SpareOutcome> {
     const build = await this.o.currentBuild().catch(() => null);
     if (build !== spare.build) {
       this.o.logger.info('Let a pre-started run process go: the build on disk changed since it started', {
@@ -169,6 +186,8 @@ export class SparePool {
 
   private async onExit(spare: Spare, code: number | null, signal: NodeJS.Signals | null): Promise<void> {
     if (this.spare === spare) this.spare = null;
+    // A claim in progress may rename the spare's output to the run's process log: read it where it ends up.
+    await spare.claim;
     // A spare given a run is that run's process: how it ends is the run's business, in the run's log.
     if (spare.state === 'assigned') return;
     // Let go: it exits 0 and removes its own output file.
