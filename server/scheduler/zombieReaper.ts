@@ -155,7 +155,7 @@ export class ZombieReaper {
     const verdict = s.status === 'running' ? await this.deadRunReason(s) : await this.strandedQueuedReason(s);
     if (verdict === null) return false;
     let reason = typeof verdict === 'string' ? verdict : verdict.reason;
-    let message: string | undefined;
+    let skippedSlot = false;
     // Read again right before writing: the run may have finished, or been queued, while we looked.
     const again = await this.d.runs.readStatus(a.run_id);
     if (again.kind !== 'ok' || again.status.status !== s.status || again.status.attempt !== s.attempt)
@@ -175,10 +175,10 @@ export class ZombieReaper {
           return false;
         }
         reason = tooOld;
-        message = 'Skipped a slot: its run was never started and is too old to start now';
+        skippedSlot = true;
       }
     }
-    await this.markFailed(again.status, reason, message);
+    await this.markFailed(again.status, reason, skippedSlot);
     // A claimed run failed in its queue: the item goes too (the queue would also drop it, at its next pass).
     if (s.status === 'queued') await this.d.queue.dequeue(s.queue, s.run_id).catch(() => undefined);
     return true;
@@ -364,7 +364,8 @@ export class ZombieReaper {
     }
   }
 
-  private async markFailed(s: RunStatus, reason: string, message = 'Marked a run failed: its process died') {
+  /** `skippedSlot`: a stranded slot run too old to start again, rather than a run whose process died. */
+  private async markFailed(s: RunStatus, reason: string, skippedSlot = false) {
     const now = isoUtc(this.d.clock.nowMs());
     await this.d.runs.writeStatus({
       ...s,
@@ -379,6 +380,11 @@ export class ZombieReaper {
       ),
     });
     await this.d.runs.unmarkActive(s.run_id);
-    this.d.logger.warn(message, { dag: s.dag_name, run_id: s.run_id, reason });
+    this.d.logger.warn(
+      skippedSlot
+        ? 'Skipped a slot: its run was never started and is too old to start now'
+        : 'Marked a run failed: its process died',
+      { dag: s.dag_name, run_id: s.run_id, reason },
+    );
   }
 }
