@@ -47,7 +47,9 @@ export async function startPgChaos(o: {
   /** The DAG files to push: file name -> YAML. */
   dags: ReadonlyMap<string, string>;
 }): Promise<PgChaos> {
-  const cluster = await startPostgresCluster();
+  // Commits acknowledged before an immediate stop must survive it, as on any production server: a test
+  // cluster's asynchronous commit lost a slot's run record that way, and its successor ran the slot again.
+  const cluster = await startPostgresCluster({ synchronousCommit: true });
   const pool = new pg.Pool({ connectionString: cluster.url, max: 4 });
   // A restart of the server drops the pool's idle connections: the next query opens new ones.
   pool.on('error', () => undefined);

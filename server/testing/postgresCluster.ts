@@ -44,8 +44,20 @@ export interface PostgresCluster {
   stop(): Promise<void>;
 }
 
+/** How a test cluster trades durability for speed. */
+export interface PostgresClusterOptions {
+  /**
+   * Acknowledge a commit only once its WAL is written (PostgreSQL's default). Off by default for speed,
+   * which loses the last commits a client was told had succeeded when the server crashes: a test that
+   * crashes the server (`crash()`) and then judges what was committed needs it on. `fsync` stays off either
+   * way: a crash of the server's processes leaves written WAL in the OS's page cache; only the host's crash
+   * would lose it.
+   */
+  synchronousCommit?: boolean;
+}
+
 /** Starts a cluster; throws with the server's log when it cannot. */
-export async function startPostgresCluster(): Promise<PostgresCluster> {
+export async function startPostgresCluster(opts: PostgresClusterOptions = {}): Promise<PostgresCluster> {
   const bin = postgresBinDir();
   if (bin === null) {
     throw new Error('PostgreSQL server binaries not found under /usr/lib/postgresql (install postgresql)');
@@ -88,7 +100,8 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
       '-t',
       '30',
       '-o',
-      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off ` +
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off ` +
+        (opts.synchronousCommit ? '' : '-c synchronous_commit=off ') +
         '-c full_page_writes=off -c max_connections=200',
       'start',
     ]);
