@@ -115,11 +115,34 @@ export class PgRunStore implements RunStore {
     // every writer of an end unmarks the run afterwards too, but as a statement of its own, and one that
     // failed (a connection dropped by a database restart) left a finished run marked active, its DAG's next
     // slots skipped as overlapping it until the dead-run sweep removed the marker (found by the chaos soak).
+    const { latest, written } = await this.writeAttemptRow(status, null);
+    if (latest === null) throw new RunNotFoundError(status.run_id);
+    if (written === 0) throw new RunNotFoundError(status.run_id, status.attempt);
+  }
+
+  /**
+   * writeStatus's one statement; with `owner`, the attempt's row is written only while that claim holds.
+   * Returns the run's latest attempt (null: no such run) and how many attempt rows were written (0 or 1).
+   */
+  private async writeAttemptRow(
+    status: RunStatus,
+    owner: string | null,
+  ): Promise<{ latest: number | null; written: number }> {
+    const params: unknown[] = [
+      status.run_id,
+      status.attempt,
+      JSON.stringify(status),
+      status.status,
+      status.trigger_type,
+      JSON.stringify(summarizeRun(status)),
+    ];
+    if (owner !== null) params.push(owner);
     const r = await this.w.query<{ latest: number | null; written: string }>(
       `with run as (select latest_attempt from ${this.s}.runs where run_id = $1 for update),
             attempt as (
               update ${this.s}.run_attempts set status = $3::json
                where run_id = $1 and attempt = $2 and $2 <= (select latest_attempt from run)
+                 ${owner === null ? '' : 'and claimed_by = $7'}
               returning attempt),
             latest as (
               update ${this.s}.runs set latest_attempt = $2, status = $4, trigger_type = $5, summary = $6::json
@@ -129,18 +152,9 @@ export class PgRunStore implements RunStore {
               delete from ${this.s}.active_runs
                where run_id = $1 and $4 not in ('queued', 'running') and exists (select from latest))
        select (select latest_attempt from run) as latest, (select count(*) from attempt) as written`,
-      [
-        status.run_id,
-        status.attempt,
-        JSON.stringify(status),
-        status.status,
-        status.trigger_type,
-        JSON.stringify(summarizeRun(status)),
-      ],
+      params,
     );
-    const { latest, written } = r.rows[0];
-    if (latest === null) throw new RunNotFoundError(status.run_id);
-    if (Number(written) === 0) throw new RunNotFoundError(status.run_id, status.attempt);
+    return { latest: r.rows[0].latest, written: Number(r.rows[0].written) };
   }
 
   async recordUnwrittenFinalStatus(
@@ -261,29 +275,9 @@ export class PgRunStore implements RunStore {
     // writeStatus's one statement, with the claim as one more condition on the attempt's row: a release
     // (below) committed first leaves claimed_by null or another's, and nothing is written. The attempt's row
     // lock orders the two.
-    const r = await this.w.query<{ latest: number | null; written: string }>(
-      `with run as (select latest_attempt from ${this.s}.runs where run_id = $1 for update),
-            attempt as (
-              update ${this.s}.run_attempts set status = $3::json
-               where run_id = $1 and attempt = $2 and $2 <= (select latest_attempt from run) and claimed_by = $7
-              returning attempt),
-            latest as (
-              update ${this.s}.runs set latest_attempt = $2, status = $4, trigger_type = $5, summary = $6::json
-               where run_id = $1 and $2 = (select latest_attempt from run) and exists (select from attempt))
-       select (select latest_attempt from run) as latest, (select count(*) from attempt) as written`,
-      [
-        status.run_id,
-        status.attempt,
-        JSON.stringify(status),
-        status.status,
-        status.trigger_type,
-        JSON.stringify(summarizeRun(status)),
-        owner,
-      ],
-    );
-    const { latest, written } = r.rows[0];
+    const { latest, written } = await this.writeAttemptRow(status, owner);
     if (latest === null) throw new RunNotFoundError(status.run_id);
-    return Number(written) > 0;
+    return written > 0;
   }
 
   async releaseClaim(runId: string, attempt: number, owner: string): Promise<boolean> {
