@@ -41,6 +41,8 @@ export class FakeCoordinator implements CoordinatorApi {
   unreachable = false;
   /** While true every operation waits for ever, as a coordinator behind a dropped route would. */
   silent = false;
+  /** When set, heartbeats are answered with this error (a coordinator whose store is down). */
+  heartbeatError: Error | null = null;
   readonly leaves: LeaveRequest[] = [];
   leaveReply: (req: LeaveRequest) => LeaveReply = () => ({ removed: true, run_ids: [] });
   /** Run IDs the next heartbeat replies tell the worker to stop. */
@@ -95,6 +97,7 @@ export class FakeCoordinator implements CoordinatorApi {
 
   async heartbeat(req: HeartbeatRequest): Promise<HeartbeatResponse> {
     await this.answer('heartbeat');
+    if (this.heartbeatError) throw this.heartbeatError;
     this.heartbeats.push(structuredClone(req));
     const cancel = this.cancelOnHeartbeat;
     this.cancelOnHeartbeat = [];

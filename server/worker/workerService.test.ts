@@ -9,6 +9,7 @@ import { dagOf, minimalEnv, stepOf, tempDir } from '../runner/testSupport';
 import { FakeTime, settle } from '../testing/fakeTime';
 import { RecordingLogger } from '../testing/recordingLogger';
 import type { DispatchTask } from '../store/dispatchTypes';
+import { CoordinatorError } from './coordinatorClient';
 import { executeTask, type TaskContext, type TaskOutcome } from './taskExecutor';
 import { FakeCoordinator, taskOf, workerConfig } from './testSupport';
 import { LEAVE_TIMEOUT_MS, WorkerService, type ExecuteTaskFn } from './workerService';
@@ -163,6 +164,20 @@ describe('WorkerService', () => {
     await time.advance(15000);
     expect(logger.find('Registered with the coordinator')).toHaveLength(1);
     expect(coordinator.openPolls).toBe(1);
+    await service.stop();
+  });
+
+  it('keeps its heartbeat pace while the coordinator answers with an error (its store is down)', async () => {
+    const { time, coordinator, logger, service } = setup({ heartbeat_interval_ms: 1000 });
+    service.start();
+    await settle();
+    coordinator.heartbeatError = new CoordinatorError(500, 'internal', 'connect ECONNREFUSED 127.0.0.1:5432');
+    const beats = () => coordinator.calls.filter((c) => c === 'heartbeat').length;
+    const before = beats();
+    await time.advance(10_000);
+    // One attempt a second, as before the error: a backoff would have sent 4 (1 s, 2 s, 4 s apart).
+    expect(beats() - before).toBeGreaterThanOrEqual(9);
+    expect(logger.find('Coordinator refused the heartbeat; retrying')).toHaveLength(1);
     await service.stop();
   });
 

@@ -8,7 +8,7 @@ import type { Clock, Logger, TimerHandle, Timers } from '../core/ports';
 import { SECOND } from '../core/units';
 import { errorText } from '../runner/statusReporter';
 import type { DispatchTask } from '../store/dispatchTypes';
-import { CoordinatorUnreachableError, type CoordinatorApi } from './coordinatorClient';
+import { CoordinatorError, CoordinatorUnreachableError, type CoordinatorApi } from './coordinatorClient';
 import { retryBackoffMs, sleep } from './retryBackoff';
 import type { TaskContext, TaskOutcome } from './taskExecutor';
 
@@ -210,7 +210,12 @@ export class WorkerService {
       for (const runId of reply.cancel) this.cancelRun(runId);
     } catch (err) {
       this.heartbeatFailures += 1;
-      delayMs = retryBackoffMs(this.heartbeatFailures, RETRY_BASE_MS, RETRY_MAX_MS, this.deps.random);
+      // Backing off is for a coordinator that does not answer. One that answers with an error is up but
+      // could not take the heartbeat (its store is down): it remembers heartbeats it heard and could not
+      // record, and the heartbeat is what keeps this worker's runs alive, so keep the usual pace; backing
+      // off past its stale threshold made the worker look silent once the store was back.
+      if (!(err instanceof CoordinatorError))
+        delayMs = retryBackoffMs(this.heartbeatFailures, RETRY_BASE_MS, RETRY_MAX_MS, this.deps.random);
       if (this.heartbeatFailures === 1) {
         const fields = { worker_id: this.id, url: this.deps.client.url, error: errorText(err) };
         if (err instanceof CoordinatorUnreachableError) log.warn('Coordinator unreachable; retrying', fields);
