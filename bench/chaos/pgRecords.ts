@@ -12,7 +12,9 @@ import type { HistoryAcquisition, SoakRecords } from './records';
 const WITNESS = 'chaos_soak';
 
 /**
- * Adds a trigger to the product's run_attempts that notes, on the database's clock, every attempt a
+ * Adds triggers to the product's tables. One notes when each run's end reached the database (a run ends on
+ * its own clock, and its status may land seconds later when the database was down: until then the run is
+ * active for every scheduler, which skips its DAG's next slots by design). The other, on run_attempts, notes, on the database's clock, every attempt a
  * scheduler inserts (its status names the dispatcher). The failover history stamps acquisitions on the same
  * clock, inside the takeover's transaction; so an attempt noted after the next epoch's acquisition is a write
  * the fence let through from a deposed instance, whatever that instance's own clock said.
@@ -36,7 +38,17 @@ export async function instrumentRunInserts(pool: pg.Pool, schema: string): Promi
       return new;
     end $$;
     create trigger chaos_soak_note_insert after insert on ${s}.run_attempts
-      for each row execute function ${WITNESS}.note_attempt_insert();`);
+      for each row execute function ${WITNESS}.note_attempt_insert();
+    create table ${WITNESS}.run_ends (run_id text not null, ended_at timestamptz(3) not null);
+    create function ${WITNESS}.note_run_end() returns trigger language plpgsql as $$
+    begin
+      if old.status in ('queued', 'running') and new.status not in ('queued', 'running') then
+        insert into ${WITNESS}.run_ends values (new.run_id, clock_timestamp());
+      end if;
+      return new;
+    end $$;
+    create trigger chaos_soak_note_end after update on ${s}.runs
+      for each row execute function ${WITNESS}.note_run_end();`);
 }
 
 /** How many run attempts the scheduler process `pid` has inserted so far (by the witness). */
@@ -99,6 +111,12 @@ export function pgRecords(pool: pg.Pool, schema: string): SoakRecords {
         to: x.to_holder,
         how: HOW[x.reason] ?? 'stale',
       }));
+    },
+    async endsRecorded() {
+      const r = await pool.query<{ run_id: string; ended_at: Date }>(
+        `select run_id, max(ended_at) as ended_at from ${WITNESS}.run_ends group by run_id`,
+      );
+      return new Map(r.rows.map((x) => [x.run_id, x.ended_at.getTime()]));
     },
     async insertedAttempts() {
       const r = await pool.query<{

@@ -38,6 +38,8 @@ export interface SoakRecords {
   hasQueueItemOrTask(runId: string): Promise<boolean>;
   /** The lock's history of acquisitions, where the store keeps one apart from the event log. */
   lockHistory(): Promise<HistoryAcquisition[]>;
+  /** When each run's end reached the store, by run ID, where the store can witness it. */
+  endsRecorded(): Promise<ReadonlyMap<string, number> | null>;
   /** Scheduler-made attempts with the store's own insert time, where the store can witness it. */
   insertedAttempts(): Promise<InsertedAttempt[] | null>;
 }
@@ -65,6 +67,7 @@ export function fileRecords(home: string): SoakRecords {
     // The file lock's history is its event log, read by roleEvents.
     lockHistory: async () => [],
     // A file system has no witness of its own to a write's time but the writer's clock.
+    endsRecorded: async () => null,
     insertedAttempts: async () => null,
   };
 }

@@ -177,6 +177,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
         cycles.flatMap((x) =>
           x.kind === 'kill-9 worker mid-run' && x.target ? [{ worker: x.target, atMs: x.atMs }] : [],
         ),
+        await c.records.endsRecorded(),
       ),
       leases: checkLeases(runs, acqs),
       acts: checkActs(

@@ -56,13 +56,24 @@ function lostWithWorker(r: RunStatus, kills: ReadonlyArray<{ worker: string; atM
   return kills.some((k) => k.worker === r.worker_id && k.atMs <= failedAt && failedAt - k.atMs <= 15_000);
 }
 
-/** Whether a run of `dag` other than the slot's own was queued or running at some moment near `slotMs`. */
-function dagWasBusy(runs: readonly RunStatus[], dag: string, slotMs: number): boolean {
+/**
+ * Whether a run of `dag` other than the slot's own was queued or running at some moment near `slotMs`: from
+ * its creation until it ended, or until its end reached the store when that is known and later (an end that
+ * could not be written at once leaves the run active for the schedulers until it is).
+ */
+function dagWasBusy(
+  runs: readonly RunStatus[],
+  dag: string,
+  slotMs: number,
+  endsRecorded: ReadonlyMap<string, number> | null,
+): boolean {
   return runs.some((r) => {
     if (r.dag_name !== dag || r.schedule_time === null || Date.parse(r.schedule_time) === slotMs)
       return false;
     const from = Date.parse(r.created_at);
-    const to = r.finished_at ? Date.parse(r.finished_at) : Infinity;
+    const to = r.finished_at
+      ? Math.max(Date.parse(r.finished_at), endsRecorded?.get(r.run_id) ?? -Infinity)
+      : Infinity;
     return from <= slotMs + 5000 && to >= slotMs - 1000;
   });
 }
@@ -76,6 +87,8 @@ export function analyseSlots(
   logs: readonly LogLine[],
   /** When each worker was killed by the driver: the evidence a run was lost with its worker. */
   workerKills: ReadonlyArray<{ worker: string; atMs: number }>,
+  /** When each run's end reached the store (PostgreSQL), or null. */
+  endsRecorded: ReadonlyMap<string, number> | null = null,
 ): SlotFigures {
   const key = (dag: string, slotMs: number) => `${dag} ${slotMs}`;
   const started = new Map<string, string[]>();
@@ -131,7 +144,7 @@ export function analyseSlots(
         skip('run failed on a storage error at its start');
       else if (r?.status === 'failed' && lostWithWorker(r, workerKills)) skip('run lost with its worker');
       else if (!r && why === 'late tick') skip('late tick');
-      else if (!r && why === 'overlap' && dagWasBusy(runs, dag.name, slotMs)) skip('overlap');
+      else if (!r && why === 'overlap' && dagWasBusy(runs, dag.name, slotMs, endsRecorded)) skip('overlap');
       else
         unexplained.push({
           dag: dag.name,
