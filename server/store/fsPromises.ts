@@ -4,18 +4,6 @@
 // The stores' own file calls use the callback API (fileCalls.ts).
 
 import type * as FsPromises from 'node:fs/promises';
-import { createRequire } from 'node:module';
+import { lazyModule } from './lazyModule';
 
-let loaded: typeof FsPromises | null = null;
-
-export function fsPromises(): typeof FsPromises {
-  if (loaded === null) {
-    loaded = (
-      typeof require === 'function'
-        ? // eslint-disable-next-line @typescript-eslint/no-require-imports -- a built-in, loaded lazily
-          require('node:fs/promises')
-        : createRequire(import.meta.url)('node:fs/promises')
-    ) as typeof FsPromises;
-  }
-  return loaded;
-}
+export const fsPromises = lazyModule<typeof FsPromises>('node:fs/promises');

@@ -3,18 +3,6 @@
 // node:crypto costs a few milliseconds of each start.
 
 import type * as Crypto from 'node:crypto';
-import { createRequire } from 'node:module';
+import { lazyModule } from './lazyModule';
 
-let crypto: typeof Crypto | null = null;
-
-export function nodeCrypto(): typeof Crypto {
-  if (crypto === null) {
-    crypto = (
-      typeof require === 'function'
-        ? // eslint-disable-next-line @typescript-eslint/no-require-imports -- a built-in, loaded lazily
-          require('node:crypto')
-        : createRequire(import.meta.url)('node:crypto')
-    ) as typeof Crypto;
-  }
-  return crypto;
-}
+export const nodeCrypto = lazyModule<typeof Crypto>('node:crypto');
