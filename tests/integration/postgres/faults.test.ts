@@ -20,7 +20,8 @@ import { clientPortsOf, runFiles, runStepOutput, runsOf, slotsBetween, type RunR
 import { usePostgres } from './pgTestCluster';
 import { startTcpProxy, type TcpProxy } from './tcpProxy';
 
-const pg = usePostgres();
+// The server is crashed and the tests then judge what it committed: a commit it acknowledged must survive.
+const pg = usePostgres({ synchronousCommit: true });
 const T_MS = 3000;
 const R_MS = 500;
 /** I = T/4: the holder renews every I and stops dispatching T − I after its last renewal began. */

@@ -4,7 +4,11 @@
 import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
 import { applyMigrations } from '../../../server/store/postgres/schemaVersion';
-import { startPostgresCluster, type PostgresCluster } from '../../../server/testing/postgresCluster';
+import {
+  startPostgresCluster,
+  type PostgresCluster,
+  type PostgresClusterOptions,
+} from '../../../server/testing/postgresCluster';
 
 export interface PgTestCluster {
   cluster: PostgresCluster;
@@ -13,10 +17,12 @@ export interface PgTestCluster {
   migrate(schema: string): Promise<void>;
 }
 
-export function usePostgres(opts: { schema?: string; poolSize?: number } = {}): () => PgTestCluster {
+export function usePostgres(
+  opts: { schema?: string; poolSize?: number } & PostgresClusterOptions = {},
+): () => PgTestCluster {
   let state: PgTestCluster | null = null;
   beforeAll(async () => {
-    const cluster = await startPostgresCluster();
+    const cluster = await startPostgresCluster({ synchronousCommit: opts.synchronousCommit });
     const pool = new pg.Pool({ connectionString: cluster.url, max: opts.poolSize ?? 12 });
     pool.on('error', () => undefined);
     const migrate = async (schema: string) => {
