@@ -125,6 +125,8 @@ export function pgErrorText(err: unknown): string {
 export interface OpenedPool {
   pool: pg.Pool;
   settings: PgSettings;
+  /** Read with the usual start's check; absent when the start took the detailed path. */
+  opening?: OpeningReads;
 }
 
 /**
@@ -160,7 +162,8 @@ export async function openPgPool(
         });
       // Every run is a process that opens the backend: the usual case (schema current, tables there, user
       // may write) is answered by one round trip; anything else takes the detailed path below.
-      if (await schemaReady(client, settings.schema)) return { pool, settings };
+      const opening = await readyCheck(client, settings.schema);
+      if (opening !== null) return { pool, settings, opening };
       // Migrations run only when the schema is behind: a start against a current schema takes no DDL lock.
       let problem = await check();
       if (problem !== null && settings.autoMigrate) {
@@ -227,32 +230,54 @@ async function migrate(client: pg.PoolClient, settings: PgSettings, by: string):
  * passes here passes the detailed path.
  */
 export async function schemaReady(client: pg.ClientBase, schema: string): Promise<boolean> {
+  return (await readyCheck(client, schema)) !== null;
+}
+
+/**
+ * What every process reads first once the schema is usable, read by the check's own statement: a run
+ * process would otherwise pay a round trip for each.
+ */
+export interface OpeningReads {
+  /** The installation row's ID; null when the row is missing (the caller reads it and says so). */
+  installationId: string | null;
+  /** The DAG definitions' revision (see PgDagDefinitions.revision); null when its row is missing. */
+  dagRevision: string | null;
+}
+
+/** schemaReady's statement: the opening reads when the schema is usable, null on any doubt or error. */
+async function readyCheck(client: pg.ClientBase, schema: string): Promise<OpeningReads | null> {
+  const s = quoteIdent(schema);
   try {
     const r = await client.query<{
       applied: AppliedRow[] | null;
       tables: string[] | null;
       writable: boolean;
+      installation_id: string | null;
+      dag_revision: string | null;
     }>(
       `select (select json_agg(json_build_object('version', version, 'checksum', checksum, 'breaking', breaking))
-                 from ${quoteIdent(schema)}.schema_migrations) as applied,
+                 from ${s}.schema_migrations) as applied,
               (select json_agg(c.relname::text)
                  from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
                 where n.nspname = $1 and c.relkind in ('r', 'p')
                   and has_table_privilege(c.oid, 'SELECT, INSERT, UPDATE, DELETE')) as tables,
               has_table_privilege(format('%I.event_clock', $1::text), 'UPDATE')
-                and current_setting('transaction_read_only') = 'off' as writable`,
+                and current_setting('transaction_read_only') = 'off' as writable,
+              (select installation_id from ${s}.installation where id = 1) as installation_id,
+              (select revision::text from ${s}.dag_revision where id = 1) as dag_revision`,
       [schema],
     );
     const row = r.rows[0];
-    if (!row.writable || !row.applied || !row.tables) return false;
+    if (!row.writable || !row.applied || !row.tables) return null;
     const applied = row.applied.map((a) => ({ ...a, version: Number(a.version) }));
-    if (schemaProblem(applied) !== null) return false;
+    if (schemaProblem(applied) !== null) return null;
     const have = new Set(applied.map((a) => a.version));
-    if (MIGRATIONS.some((m) => !have.has(m.version))) return false;
+    if (MIGRATIONS.some((m) => !have.has(m.version))) return null;
     const tables = new Set(row.tables);
-    return expectedTables().every((t) => tables.has(t));
+    if (!expectedTables().every((t) => tables.has(t))) return null;
+    return { installationId: row.installation_id, dagRevision: row.dag_revision };
   } catch {
-    return false;
+    return null;
   }
 }
 

@@ -40,9 +40,16 @@ export class PgDagDefinitions implements DagDefinitions {
   private readonly t: string;
   private readonly rev: string;
 
+  /**
+   * `openedAt`: the revision read when the process opened the database (OpeningReads), the answer of the
+   * first revision() instead of a query of its own. The process brings its mirror in step right after
+   * opening, so that first read is the mirror's: one made a moment earlier, which a write since has moved
+   * past (the next read sees it), as if the mirror had been brought in step at the opening.
+   */
   constructor(
     private readonly pool: Pool,
     schema: string,
+    private openedAt: string | null = null,
   ) {
     this.t = `${quoteIdent(schema)}.dags`;
     this.rev = `${quoteIdent(schema)}.dag_revision`;
@@ -72,6 +79,9 @@ export class PgDagDefinitions implements DagDefinitions {
   }
 
   async revision(): Promise<string> {
+    const opened = this.openedAt;
+    this.openedAt = null;
+    if (opened !== null) return opened;
     const r = await this.pool.query<{ revision: string }>(`select revision from ${this.rev} where id = 1`);
     return String(r.rows[0].revision);
   }

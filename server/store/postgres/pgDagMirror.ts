@@ -18,6 +18,8 @@ export interface PgDagMirrorOptions {
   clock: Clock;
   timers: Timers;
   logger: Logger;
+  /** The revision read when the process opened the database (see PgDagDefinitions). */
+  openedRevision?: string | null;
 }
 
 export interface PgDagMirror {
@@ -28,7 +30,7 @@ export interface PgDagMirror {
 }
 
 export function pgDagMirror(o: PgDagMirrorOptions): PgDagMirror {
-  const dags = new PgDagDefinitions(o.pool, o.schema);
+  const dags = new PgDagDefinitions(o.pool, o.schema, o.openedRevision ?? null);
   const mirror = new DagMirror({
     store: dags,
     dir: o.dir,

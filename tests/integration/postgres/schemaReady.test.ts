@@ -4,7 +4,9 @@
 
 import pgLib from 'pg';
 import { describe, expect, it } from 'vitest';
-import { schemaReady } from '../../../server/store/postgres/connect';
+import { loadConfig } from '../../../server/config/loadConfig';
+import { openPgPool, schemaReady } from '../../../server/store/postgres/connect';
+import { PgDagDefinitions } from '../../../server/store/postgres/pgDagDefinitions';
 import { usePostgres } from './pgTestCluster';
 
 const pg = usePostgres();
@@ -60,5 +62,45 @@ describe('schemaReady: the check of the usual start', () => {
     expect(await ready('ready_priv', partial.toString())).toBe(false);
     await q('grant select, insert, update, delete on ready_priv.queue_items to ready_partial');
     expect(await ready('ready_priv', partial.toString())).toBe(true);
+  });
+});
+
+describe('openPgPool: what the usual start reads with its check', () => {
+  it("answers the installation ID and the DAGs' revision with the check, and none after the detailed path", async () => {
+    await pg().migrate('ready_reads');
+    const q = (sql: string) => pg().pool.query(sql);
+    await q('update ready_reads.dag_revision set revision = 41 where id = 1');
+    const id = (await q('select installation_id from ready_reads.installation')).rows[0]
+      .installation_id as string;
+    const env = {
+      NODE_ENV: 'test' as const,
+      DAGU_POSTGRES_URL: pg().cluster.url,
+      DAGU_STORAGE_BACKEND: 'postgres',
+    };
+    const open = (schema: string, autoMigrate = false) =>
+      openPgPool(
+        loadConfig({
+          env: { ...env, DAGU_POSTGRES_SCHEMA: schema, DAGU_POSTGRES_AUTO_MIGRATE: String(autoMigrate) },
+        }),
+        { by: 'test' },
+      );
+    const opened = await open('ready_reads');
+    try {
+      expect(opened.opening).toEqual({ installationId: id, dagRevision: '41' });
+      // The first revision asked is the one read at the opening; the next is read again.
+      const dags = new PgDagDefinitions(opened.pool, 'ready_reads', opened.opening!.dagRevision);
+      await q('update ready_reads.dag_revision set revision = 42 where id = 1');
+      expect(await dags.revision()).toBe('41');
+      expect(await dags.revision()).toBe('42');
+    } finally {
+      await opened.pool.end();
+    }
+    // A schema made by this start took the detailed path: nothing was read with a check.
+    const made = await open('ready_reads_new', true);
+    try {
+      expect(made.opening).toBeUndefined();
+    } finally {
+      await made.pool.end();
+    }
   });
 });
