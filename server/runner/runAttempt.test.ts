@@ -136,3 +136,49 @@ describe('runAttempt on a full disk', () => {
     );
   });
 });
+
+/** A memory store whose end writes take the run off the active list, as PostgreSQL's do. */
+class UnmarkingStore extends MemoryRunStore {
+  override readonly unmarksEnded = true;
+  unmarkCalls = 0;
+  constructor(private readonly logRoot: string) {
+    super();
+  }
+  override async writeStatus(status: RunStatus): Promise<void> {
+    await super.writeStatus(status);
+    if (status.status !== 'queued' && status.status !== 'running') await super.unmarkActive(status.run_id);
+  }
+  override async unmarkActive(runId: string): Promise<void> {
+    this.unmarkCalls++;
+    return super.unmarkActive(runId);
+  }
+  override logDir(dagName: string, runId: string, attempt: number): string {
+    return join(this.logRoot, dagName, runId, String(attempt));
+  }
+}
+
+describe('runAttempt at the end of a run', () => {
+  it('makes no unmark of its own where the final status write took the run off the active list', async () => {
+    const store = new UnmarkingStore(join(dir, 'logs'));
+    const final = await start(store, bindingsLogger([]));
+
+    expect(final.status).toBe('succeeded');
+    expect(await store.listActive()).toEqual([]);
+    expect(store.unmarkCalls).toBe(0);
+  });
+
+  it('unmarks the run itself once the final status is written where the write does not', async () => {
+    const store = new FullDiskStore(join(dir, 'logs'), 0);
+    let unmarkedAfter: string | null = null;
+    const unmark = store.unmarkActive.bind(store);
+    store.unmarkActive = async (runId) => {
+      const read = await store.readStatus(runId);
+      unmarkedAfter = read.kind === 'ok' ? read.status.status : read.kind;
+      return unmark(runId);
+    };
+    await start(store, bindingsLogger([]));
+
+    expect(unmarkedAfter).toBe('succeeded');
+    expect(await store.listActive()).toEqual([]);
+  });
+});

@@ -191,8 +191,11 @@ async function runAndSettle(
     });
     throw error;
   }
-  await ctx.runStore
-    .unmarkActive(status.run_id)
-    .catch((err) => logger.warn('Failed to unmark the run active', { error: errorText(err) }));
+  // Where the final status's write removed the mark with it, a delete of its own would only cost a round trip.
+  if (!ctx.runStore.unmarksEnded) {
+    await ctx.runStore
+      .unmarkActive(status.run_id)
+      .catch((err) => logger.warn('Failed to unmark the run active', { error: errorText(err) }));
+  }
   return final;
 }

@@ -243,6 +243,9 @@ export class FileRunStore implements RunStore {
     }
   }
 
+  /** The status file and the active marker are two files: an end is unmarked by a write of its own. */
+  readonly unmarksEnded = false;
+
   async writeStatus(status: RunStatus): Promise<void> {
     assertStatusNames(status);
     await this.writeInAttempt(status.run_id, status.attempt, 'status.json', serialize(status));

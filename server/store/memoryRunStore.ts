@@ -81,6 +81,8 @@ export class MemoryRunStore implements RunStore {
     this.markIfLive(status);
   }
 
+  readonly unmarksEnded: boolean = false;
+
   async writeStatus(status: RunStatus): Promise<void> {
     assertStatusNames(status);
     const run = this.existingAttempt(status.run_id, status.attempt);

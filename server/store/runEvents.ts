@@ -191,6 +191,7 @@ export function withRunEvents(store: RunStore, events: EventLog, opts: { logger?
       await store.writeStatus(status);
       await emit(status);
     },
+    unmarksEnded: store.unmarksEnded,
     ensureIndexed: (status) => store.ensureIndexed(status),
     recordUnwrittenFinalStatus: (runId, attempt, note) =>
       store.recordUnwrittenFinalStatus(runId, attempt, note),

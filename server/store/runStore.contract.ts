@@ -359,6 +359,20 @@ export function describeRunStoreContract(
       expect(await store.listActive()).toEqual([{ run_id: 'r2', dag_name: 'etl', queue: 'q' }]);
     });
 
+    it('takes an ended latest attempt off the active list with its status, where unmarksEnded says so', async () => {
+      await store.createRun(testRunStatus({ run_id: 'e1', status: 'running', queue: 'q' }));
+      await store.createRun(testRunStatus({ run_id: 'e2', status: 'running', queue: 'q' }));
+      await store.createAttempt(testRunStatus({ run_id: 'e2', attempt: 2, status: 'running', queue: 'q' }));
+      await store.writeStatus(testRunStatus({ run_id: 'e1', status: 'running', queue: 'q' }));
+      // An older attempt's end is not the run's: the run stays active either way.
+      await store.writeStatus(testRunStatus({ run_id: 'e2', attempt: 1, status: 'failed', queue: 'q' }));
+      await store.writeStatus(testRunStatus({ run_id: 'e1', status: 'succeeded', queue: 'q' }));
+      const e2 = { run_id: 'e2', dag_name: 'etl', queue: 'q' };
+      expect(await store.listActive()).toEqual(
+        store.unmarksEnded ? [e2] : [{ run_id: 'e1', dag_name: 'etl', queue: 'q' }, e2],
+      );
+    });
+
     it('keeps the last heartbeat of each attempt', async () => {
       await store.createRun(testRunStatus({ run_id: 'r1' }));
       expect(await store.readHeartbeat('r1', 1)).toBeNull();

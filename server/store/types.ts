@@ -103,6 +103,11 @@ export interface RunStore {
   /** Atomically replaces the status of the attempt `status.attempt`. */
   writeStatus(status: RunStatus): Promise<void>;
   /**
+   * Whether writing an ended status (not queued or running) of a run's latest attempt removes the run's
+   * active mark in the same atomic write. Then a writer of an end has no unmarkActive left to make.
+   */
+  readonly unmarksEnded: boolean;
+  /**
    * Notes that the attempt's final status could not be written. Written so that it needs no free space on a
    * full disk (where it can), and read by the dead-run check, which marks the run failed with the reason.
    */

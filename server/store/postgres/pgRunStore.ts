@@ -104,6 +104,9 @@ export class PgRunStore implements RunStore {
     });
   }
 
+  /** writeStatus's one statement removes the active mark of an ended latest attempt (see below). */
+  readonly unmarksEnded = true;
+
   async writeStatus(status: RunStatus): Promise<void> {
     assertStatusNames(status);
     if (!isAttemptNumber(status.attempt)) throw new RunNotFoundError(status.run_id, status.attempt);
