@@ -210,6 +210,35 @@ describe('withRunEvents across processes', () => {
 });
 
 describe('withRunEvents and waiting conditions', () => {
+  it("announces a claimed attempt's start without reading the run first, also when a retry finds it begun", async () => {
+    const { inner, events, store } = setup();
+    await inner.createRun(testRunStatus({ run_id: 'r1', status: 'queued' }));
+    expect(await store.claimAttempt('r1', 1, 'me')).toBe(true);
+    let reads = 0;
+    const read = inner.readStatus.bind(inner);
+    inner.readStatus = (runId) => {
+      reads++;
+      return read(runId);
+    };
+    // The first start commits but its answer is lost; the retry finds the start its own.
+    const begin = inner.beginClaimedAttempt.bind(inner);
+    let lost = true;
+    inner.beginClaimedAttempt = async (status, owner) => {
+      const begun = await begin(status, owner);
+      if (lost) {
+        lost = false;
+        throw new Error('connection lost');
+      }
+      return begun;
+    };
+    const running = testRunStatus({ run_id: 'r1', status: 'running' });
+    await expect(store.beginClaimedAttempt(running, 'me')).rejects.toThrow('connection lost');
+    expect(await store.beginClaimedAttempt(running, 'me')).toBe(true);
+    await store.writeStatus(running);
+    expect(reads).toBe(0);
+    expect(await types(events)).toEqual(['dag.run.running']);
+  });
+
   it('announces a queued run again once it says why it waits, but not on every refresh of that reason', async () => {
     const inner = new MemoryRunStore();
     const events = new MemoryEventLog({ clock: systemClock });

@@ -210,10 +210,10 @@ export function withRunEvents(store: RunStore, events: EventLog, opts: { logger?
     releasesClaims: store.releasesClaims,
     releaseClaim: (runId, attempt, owner) => store.releaseClaim(runId, attempt, owner),
     async beginClaimedAttempt(status, owner) {
-      if (!lastEmitted.has(status.run_id)) {
-        const before = await store.readStatus(status.run_id).catch(() => null);
-        if (before?.kind === 'ok') lastEmitted.set(status.run_id, eventKey(before.status));
-      }
+      // No read of what was announced before, as writeStatus makes: the start is written only under this
+      // process's claim, which it took on the attempt while queued, and nothing else starts a claimed
+      // attempt. So the start is this process's to announce. (A start retried after its answer was lost,
+      // which did commit, is announced once, by the retry.)
       const begun = await store.beginClaimedAttempt(status, owner);
       if (begun) await emit(status);
       return begun;
