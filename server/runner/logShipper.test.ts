@@ -105,6 +105,51 @@ describe('LogShipper', () => {
     shipper.stop();
   });
 
+  it('makes the empty logs of a pass exist in one call where the store can, and ships their bytes later', async () => {
+    const { time, files, store, shipper } = world();
+    const made: string[][] = [];
+    Object.assign(store, {
+      async createEmpty(refs: readonly RunLogRef[]) {
+        made.push(refs.map((r) => `${r.run_id}/${r.attempt}/${r.name}`));
+        for (const r of refs) if (!store.logs.has(r.name)) store.logs.set(r.name, Buffer.alloc(0));
+      },
+    });
+    for (const f of ['/l/run.log', '/l/greet.out', '/l/greet.err']) {
+      shipper.watch(f);
+      files.write(f, '');
+    }
+    await time.advance(1000);
+    expect(made).toEqual([['r1/1/run.log', 'r1/1/greet.out', 'r1/1/greet.err']]);
+    expect(store.appends).toEqual([]);
+    files.write('/l/greet.out', 'hi\n');
+    await time.advance(1000);
+    expect(store.text('greet.out')).toBe('hi\n');
+    expect(store.appends).toEqual([{ name: 'greet.out', offset: 0, length: 3 }]);
+    expect(made).toHaveLength(1);
+    shipper.stop();
+  });
+
+  it('makes the empty logs one by one when the call for all of them fails', async () => {
+    const { time, files, store, shipper } = world();
+    Object.assign(store, {
+      async createEmpty() {
+        throw new Error('Connection terminated unexpectedly');
+      },
+    });
+    shipper.watch('/l/greet.out');
+    shipper.watch('/l/greet.err');
+    files.write('/l/greet.out', '');
+    files.write('/l/greet.err', '');
+    await time.advance(1000);
+    expect(store.text('greet.out')).toBe('');
+    expect(store.text('greet.err')).toBe('');
+    expect(store.appends.map((a) => [a.name, a.offset, a.length])).toEqual([
+      ['greet.out', 0, 0],
+      ['greet.err', 0, 0],
+    ]);
+    shipper.stop();
+  });
+
   it('retries while the store is down, reports the outage once and its end, and loses nothing', async () => {
     const { time, files, store, logger, shipper } = world();
     shipper.watch('/l/greet.out');

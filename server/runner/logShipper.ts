@@ -23,7 +23,7 @@ export interface LocalLogFiles {
 }
 
 export interface LogShipperOptions {
-  store: Pick<RunLogStore, 'append'>;
+  store: Pick<RunLogStore, 'append' | 'createEmpty'>;
   clock: Clock;
   timers: Timers;
   logger: Logger;
@@ -162,6 +162,7 @@ export class LogShipper {
 
   private async shipAll(): Promise<boolean> {
     let failed: { error: unknown; name: string } | null = null;
+    await this.createEmptyLogs();
     for (const t of this.tracked.values()) {
       if (t.dropped) continue;
       try {
@@ -193,6 +194,28 @@ export class LogShipper {
     if (this.failures > 0) this.o.logger.info('Log shipping resumed', { failed_passes: this.failures });
     this.failures = 0;
     return true;
+  }
+
+  /**
+   * Where the store can, makes the logs that are new and still empty exist in one call (a run starts with
+   * its own log and a step's stdout and stderr, often all empty), rather than one call each. Any failure
+   * leaves them to shipFile, which makes them one by one and reports what fails as it always does.
+   */
+  private async createEmptyLogs(): Promise<void> {
+    const store = this.o.store;
+    if (!store.createEmpty) return;
+    const empty: Tracked[] = [];
+    for (const t of this.tracked.values()) {
+      if (t.dropped || t.known) continue;
+      if ((await this.files.size(t.file).catch(() => null)) === 0) empty.push(t);
+    }
+    if (empty.length < 2) return;
+    try {
+      await store.createEmpty(empty.map((t) => t.ref));
+    } catch {
+      return;
+    }
+    for (const t of empty) t.known = true;
   }
 
   private async shipFile(t: Tracked): Promise<void> {

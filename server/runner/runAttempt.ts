@@ -41,7 +41,7 @@ export interface AttemptContext {
    * The run log store when the local files are not it (storage.backend postgres): the run's logs are then
    * shipped there while it runs. Absent: the files the run writes are the store.
    */
-  logStore?: Pick<RunLogStore, 'append'>;
+  logStore?: Pick<RunLogStore, 'append' | 'createEmpty'>;
 }
 
 /**

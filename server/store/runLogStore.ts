@@ -57,6 +57,12 @@ export interface RunLogStore {
    * answer): nothing is written. Returns the log's size after. Throws LogGapError for an offset past the end.
    */
   append(ref: RunLogRef, offset: number, data: Uint8Array): Promise<number>;
+  /**
+   * Makes each log exist, as an empty append at 0 does (one that exists keeps its bytes), in one write where
+   * that saves round trips: a run starts with several empty logs. All or none are made; throws
+   * RunNotFoundError (naming the first ref's attempt) when an attempt is not in the store.
+   */
+  createEmpty?(refs: readonly RunLogRef[]): Promise<void>;
   /** The log's size and lines, or null when it does not exist (yet). */
   stat(ref: RunLogRef): Promise<RunLogStat | null>;
   /**

@@ -81,6 +81,25 @@ export class PgRunLogStore implements RunLogStore {
     }
   }
 
+  async createEmpty(refs: readonly RunLogRef[]): Promise<void> {
+    for (const ref of refs) assertRunLogRef(ref);
+    if (refs.length === 0) return;
+    try {
+      await this.pool.query(
+        `insert into ${this.s}.run_log_files (run_id, attempt, name, size, newlines, ends_newline)
+         select run_id, attempt, name, 0, 0, true
+           from unnest($1::text[], $2::int[], $3::text[]) as f(run_id, attempt, name)
+         on conflict (run_id, attempt, name) do nothing`,
+        [refs.map((r) => r.run_id), refs.map((r) => r.attempt), refs.map((r) => r.name)],
+      );
+    } catch (err) {
+      // 23503: an attempt is not in the database (never created, or deleted with its run).
+      if ((err as { code?: string }).code === '23503')
+        throw new RunNotFoundError(refs[0].run_id, refs[0].attempt);
+      throw err;
+    }
+  }
+
   async stat(ref: RunLogRef): Promise<RunLogStat | null> {
     assertRunLogRef(ref);
     const r = await this.pool.query<FileRow>(

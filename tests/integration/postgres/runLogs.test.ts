@@ -53,6 +53,24 @@ describe('PgRunLogStore across connections', () => {
     expect(chunks.rows[0].n).toBe(40);
   });
 
+  it('makes several empty logs exist in one statement, keeping a log that has bytes', async () => {
+    const { logs, runs } = await fresh();
+    await runs.createRun(testRunStatus({ run_id: 'r1', status: 'running' }));
+    await logs.append(ref(), 0, Buffer.from('hi\n'));
+    await logs.createEmpty([ref({ name: 'run.log' }), ref(), ref({ name: 'greet.err' })]);
+    expect(await logs.list({ dag_name: 'etl', run_id: 'r1' })).toEqual([
+      { attempt: 1, name: 'greet.err', size: 0, lines: 0 },
+      { attempt: 1, name: 'greet.out', size: 3, lines: 1 },
+      { attempt: 1, name: 'run.log', size: 0, lines: 0 },
+    ]);
+    expect(await logs.append(ref({ name: 'greet.err' }), 0, Buffer.from('oops\n'))).toBe(5);
+    await expect(
+      logs.createEmpty([ref({ run_id: 'ghost', name: 'run.log' }), ref({ run_id: 'ghost' })]),
+    ).rejects.toBeInstanceOf(RunNotFoundError);
+    expect(await logs.list({ dag_name: 'etl', run_id: 'ghost' })).toEqual([]);
+    await expect(logs.createEmpty([ref({ name: '../escape' })])).rejects.toThrow();
+  });
+
   it('refuses a log of an attempt the database does not have', async () => {
     const { logs } = await fresh();
     await expect(logs.append(ref({ run_id: 'ghost' }), 0, Buffer.from('x'))).rejects.toBeInstanceOf(
