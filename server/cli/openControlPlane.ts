@@ -17,7 +17,8 @@ import { processPorts } from './processPorts';
  * Opens the configured backend. On postgres this connects, migrates or checks the schema and checks that the
  * user may write, so a misconfigured process stops here with one clear line (StorageConfigError, exit 2).
  * `boundedStatements`: every statement of the stores is given up after storeQueryTimeoutMs (commands and run
- * processes, whose statements are all short); long-running services leave it off.
+ * processes, whose statements are all short). Without it (long-running services) the bound is
+ * storage.postgres.service_statement_timeout (see serviceStatementBound).
  */
 export async function openControlPlane(
   config: Config,
@@ -30,10 +31,26 @@ export async function openControlPlane(
   return pgControlPlane(config, logger, clock, {
     by: `${hostname()}:${process.pid}`,
     timers: systemTimers,
-    queryTimeoutMs: opts.boundedStatements
-      ? storeQueryTimeoutMs(config.run.heartbeat_stale_threshold_ms)
-      : undefined,
+    ...(opts.boundedStatements
+      ? { queryTimeoutMs: storeQueryTimeoutMs(config.run.heartbeat_stale_threshold_ms) }
+      : serviceStatementBound(config)),
   });
+}
+
+/** The client waits this much longer than the server, whose cancellation names its reason. */
+const SERVICE_CLIENT_MARGIN_MS = 1000;
+
+/**
+ * The bound of a long-running service's statements: storage.postgres.service_statement_timeout, long enough
+ * for its heaviest statements (a console's page of runs, a retention sweep's history of a DAG, the DAG
+ * definitions it copies), so that a statement stuck behind a lock or on a stalled server fails, is logged
+ * by the loop that made it, and is tried again on its next pass instead of holding the store for ever.
+ * Statements the server cancels report SQLSTATE 57014; the client gives up a moment later on a server that
+ * does not answer. 0s leaves them unbounded.
+ */
+export function serviceStatementBound(config: Config): { queryTimeoutMs?: number; clientMarginMs?: number } {
+  const ms = config.storage.postgres.service_statement_timeout_ms;
+  return ms > 0 ? { queryTimeoutMs: ms, clientMarginMs: SERVICE_CLIENT_MARGIN_MS } : {};
 }
 
 const opened = new Map<Config, Promise<ControlPlane>>();
@@ -89,8 +106,9 @@ export async function cliDagsInStep(config: Config, logger: Logger): Promise<voi
  * process never starts on an empty or stale copy. One that cannot be filled stops the process (exit 2).
  */
 export async function serviceControlPlane(config: Config, logger: Logger): Promise<ControlPlane> {
-  // A service's statements are not bounded: the console may page a long run list, a coordinator may wait on
-  // a row another host holds; the scheduler's lock has its own deadline.
+  // A service's statements have a bound of their own (serviceStatementBound), far longer than a command's:
+  // the console may page a long run list, a coordinator may wait on a row another host holds for a moment.
+  // The scheduler's lock has its own deadline.
   const cp = await controlPlaneOnce(config, logger, { boundedStatements: false });
   try {
     await cp.followDags();

@@ -464,6 +464,14 @@ const TABLE = [
     default: '5s',
     doc: 'How long a connection attempt may take before it fails',
   },
+  {
+    key: 'storage.postgres.service_statement_timeout',
+    env: 'DAGU_POSTGRES_SERVICE_STATEMENT_TIMEOUT',
+    kind: 'duration',
+    default: '1m',
+    allowZero: true,
+    doc: 'How long one statement of a long-running service (scheduler, coordinator, console server) may run, or leave its transaction idle, before it is cancelled and its work retried on the next pass; 0s: no limit. Commands and run processes use a quarter of run.heartbeat_stale_threshold (2s to 10s); schema migrations are never limited',
+  },
 ] as const satisfies readonly Setting[];
 
 /** Every setting, in the order the configuration reference lists them. */

@@ -7,7 +7,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../config/loadConfig';
-import { pgSettings } from './connect';
+import { pgSettings, withoutStatementBounds } from './connect';
 
 describe('pgSettings', () => {
   let dir: string;
@@ -49,6 +49,29 @@ describe('pgSettings', () => {
     expect(unbounded.connection).not.toHaveProperty('query_timeout');
     expect(unbounded.connection).not.toHaveProperty('statement_timeout');
     expect(unbounded.connection).not.toHaveProperty('idle_in_transaction_session_timeout');
+  });
+
+  it('gives the client a margin over the server when asked, so that the server cancels first', () => {
+    const env = { DAGU_POSTGRES_URL: 'postgres://dagu@db/dagu' };
+    const config = loadConfig({ env: { DAGU_HOME: dir, ...env } as unknown as NodeJS.ProcessEnv });
+    const s = pgSettings(config, { queryTimeoutMs: 60_000, clientMarginMs: 1000 });
+    expect(s.queryTimeoutMs).toBe(60_000);
+    expect(s.connection).toMatchObject({
+      query_timeout: 61_000,
+      statement_timeout: 60_000,
+      idle_in_transaction_session_timeout: 60_000,
+    });
+  });
+
+  it('leaves the statement bounds out for a connection with a deadline of its own', () => {
+    const env = { DAGU_POSTGRES_URL: 'postgres://dagu@db/dagu' };
+    const config = loadConfig({ env: { DAGU_HOME: dir, ...env } as unknown as NodeJS.ProcessEnv });
+    const s = pgSettings(config, { queryTimeoutMs: 60_000, clientMarginMs: 1000 });
+    const own = withoutStatementBounds(s.connection);
+    expect(own).not.toHaveProperty('query_timeout');
+    expect(own).not.toHaveProperty('statement_timeout');
+    expect(own).not.toHaveProperty('idle_in_transaction_session_timeout');
+    expect(own).toMatchObject({ connectionString: s.connection.connectionString, max: s.connection.max });
   });
 
   it("uses the URL's own password and ignores the file then", () => {

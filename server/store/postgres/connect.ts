@@ -34,6 +34,12 @@ export interface PgPoolOptions {
    * short (run processes, one-shot commands); schema migrations are not bound by it.
    */
   queryTimeoutMs?: number;
+  /**
+   * How much later than the server the client gives a statement up (default 0). With a margin, a statement
+   * that runs too long or waits on a lock is cancelled by the server, which names the reason (SQLSTATE
+   * 57014), and the client's own timeout is left to a server that does not answer at all.
+   */
+  clientMarginMs?: number;
 }
 
 /** The URL without its password, for logs and errors. */
@@ -80,7 +86,7 @@ export function pgSettings(config: Config, opts: PgPoolOptions = {}): PgSettings
   const queryTimeoutMs = opts.queryTimeoutMs ?? null;
   if (queryTimeoutMs !== null) {
     Object.assign(connection, {
-      query_timeout: queryTimeoutMs,
+      query_timeout: queryTimeoutMs + (opts.clientMarginMs ?? 0),
       statement_timeout: queryTimeoutMs,
       idle_in_transaction_session_timeout: queryTimeoutMs,
     });
@@ -138,7 +144,10 @@ export async function openPgPool(
   config: Config,
   opts: { by: string; onPoolError?: (err: Error) => void } & PgPoolOptions,
 ): Promise<OpenedPool> {
-  const settings = pgSettings(config, { queryTimeoutMs: opts.queryTimeoutMs });
+  const settings = pgSettings(config, {
+    queryTimeoutMs: opts.queryTimeoutMs,
+    clientMarginMs: opts.clientMarginMs,
+  });
   const pool = new pg.Pool(settings.connection);
   // An idle client whose connection dies (a restarted server) emits here; the next query gets a new one.
   pool.on('error', (err) => opts.onPoolError?.(err));
@@ -192,6 +201,17 @@ export async function openPgPool(
   }
 }
 
+/** The connection options without the statement bounds of PgPoolOptions, for a connection with its own. */
+export function withoutStatementBounds(connection: pg.PoolConfig): pg.PoolConfig {
+  const {
+    query_timeout: _q,
+    statement_timeout: _s,
+    idle_in_transaction_session_timeout: _i,
+    ...untimed
+  } = connection;
+  return untimed;
+}
+
 /**
  * Applies the migrations on `client`, or, when the pool's statements time out, on a connection of its own
  * without those timeouts: a migration may wait on another host's migration lock and run DDL for a while.
@@ -201,13 +221,7 @@ async function migrate(client: pg.PoolClient, settings: PgSettings, by: string):
     await applyMigrations(client, settings.schema, { by });
     return;
   }
-  const {
-    query_timeout: _q,
-    statement_timeout: _s,
-    idle_in_transaction_session_timeout: _i,
-    ...untimed
-  } = settings.connection;
-  const own = new pg.Client(untimed);
+  const own = new pg.Client(withoutStatementBounds(settings.connection));
   // A lost connection is reported by the statement it breaks; without a listener it would crash the process.
   own.on('error', () => undefined);
   await own.connect();

@@ -12,7 +12,7 @@ import type { Clock, Logger, Timers } from '../../core/ports';
 import type { ControlPlane, LeaseHold } from '../controlPlane';
 import { dagMirrorDir } from '../dagMirror';
 import { LogEventFeed } from '../eventFeed';
-import { openPgPool, type PgPoolOptions } from './connect';
+import { openPgPool, withoutStatementBounds, type PgPoolOptions } from './connect';
 import { pgDagMirror } from './pgDagMirror';
 import { PgDispatchStore } from './pgDispatchStore';
 import { PgEventLog } from './pgEventLog';
@@ -50,6 +50,7 @@ export async function pgControlPlane(
     by: opts.by,
     onPoolError,
     queryTimeoutMs: opts.queryTimeoutMs,
+    clientMarginMs: opts.clientMarginMs,
   });
   const schema = settings.schema;
   let installationId: string;
@@ -112,8 +113,9 @@ export async function pgControlPlane(
       );
       const deadline = Math.max(50, Math.floor(t.deadlineMs));
       if (!lockPool) {
+        // Its deadline alone bounds it: the stores' statement bounds, if any, are left out.
         lockPool = new pg.Pool({
-          ...settings.connection,
+          ...withoutStatementBounds(settings.connection),
           max: 2,
           connectionTimeoutMillis: deadline,
           query_timeout: deadline,
