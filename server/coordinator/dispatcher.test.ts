@@ -1,11 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SECOND } from '../core/units';
 import { DispatchConflictError, DispatchFailedError } from './errors';
-import { CANCELLED_BEFORE_WORKER } from './dispatcher';
+import { CANCELLED_BEFORE_WORKER, Dispatcher } from './dispatcher';
+import { newRunDispatch } from '../core/dispatcherApi';
 import { MemoryCoordinatorRegistry } from '../store/memoryCoordinatorRegistry';
 import { testCoordinatorRecord } from '../store/coordinatorRegistry.contract';
 import {
   coordinatorHarness,
+  etl,
   STALE_MS,
   START,
   STORE_KITS,
@@ -13,6 +15,20 @@ import {
   type CoordinatorHarness,
   type StoreKit,
 } from './testing/coordinatorHarness';
+
+/** `target` with every method call counted by name in `calls`. */
+function counted<T extends object>(target: T, calls: Map<string, number>): T {
+  return new Proxy(target, {
+    get(obj, prop, receiver) {
+      const v = Reflect.get(obj, prop, receiver) as unknown;
+      if (typeof v !== 'function' || typeof prop !== 'string') return v;
+      return (...args: unknown[]) => {
+        calls.set(prop, (calls.get(prop) ?? 0) + 1);
+        return (v as (...a: unknown[]) => unknown).apply(obj, args);
+      };
+    },
+  });
+}
 
 /** The record of a coordinator last seen at `lastSeenMs`, fresh for STALE_MS. */
 const coordinatorRecord = (lastSeenMs: number) =>
@@ -112,6 +128,41 @@ describe.each(STORE_KITS)('Dispatcher on $name', ({ make }) => {
     expect(again.outcome).toBe('held');
     expect(h.tasks.enqueueCalls).toBe(1);
     expect(await h.tasks.listPending()).toHaveLength(1);
+  });
+
+  it('records a new run with no reads: its creation is the check that it does not exist', async () => {
+    await h.heartbeat('worker-a', { zone: 'a' });
+    const calls = new Map<string, number>();
+    const dispatcher = new Dispatcher({
+      runs: counted(h.runs, calls),
+      tasks: counted(h.tasks, calls),
+      workers: h.workers,
+      cancels: h.cancels,
+      clock: h.time,
+      logger: h.logger,
+      waitMs: WAIT_MS,
+      staleMs: STALE_MS,
+    });
+
+    const result = await dispatcher.dispatch(newRunDispatch(etl, 'run-1', { selector: { zone: 'a' } }));
+
+    expect(result.outcome).toBe('dispatched');
+    expect(Object.fromEntries(calls)).toEqual({ createRun: 1, enqueue: 1 });
+    expect(await h.activeIds()).toEqual(['run-1']);
+    expect((await h.tasks.findByRun('run-1'))?.attempt).toBe(1);
+  });
+
+  it('answers a resent dispatch of a run that went through even when it would now be refused', async () => {
+    h = await coordinatorHarness(kit, { waitMs: 0 });
+    await h.heartbeat('worker-a', { zone: 'a' });
+    expect((await h.dispatch('run-1', { zone: 'a' })).outcome).toBe('dispatched');
+    await h.time.advance(STALE_MS + SECOND);
+
+    const again = await h.dispatch('run-1', { zone: 'a' });
+
+    expect(again.outcome).toBe('dispatched');
+    expect(again.status?.run_id).toBe('run-1');
+    expect(h.tasks.enqueueCalls).toBe(1);
   });
 
   it('refuses a start whose run ID is taken by a run that no longer waits', async () => {

@@ -99,6 +99,9 @@ export class Dispatcher implements DispatcherApi {
    */
   dispatch(p: DispatchParams): Promise<DispatchResult> {
     return this.locks.with(p.runId, async () => {
+      // A new run (no earlier attempt) is looked for only when it cannot be recorded (below): creating its
+      // record is the check that it does not exist yet, so the common case costs no reads.
+      if (!p.fromQueue && !p.previous) return this.dispatchDirect(p);
       const already = await this.alreadyDispatched(p);
       if (already) return already;
       return p.fromQueue ? this.dispatchFromQueue(p) : this.dispatchDirect(p);
@@ -174,6 +177,9 @@ export class Dispatcher implements DispatcherApi {
   private async dispatchDirect(p: DispatchParams): Promise<DispatchResult> {
     const decision = await this.decide(p.selector, false);
     if (decision.kind === 'refuse') {
+      // A resent dispatch of a new run that went through is answered as before, whatever the workers now.
+      const already = p.previous ? null : await this.alreadyDispatched(p);
+      if (already) return already;
       // Nothing is recorded: the caller prints the refusal and no run is left behind.
       return {
         outcome: 'refused',
@@ -198,8 +204,9 @@ export class Dispatcher implements DispatcherApi {
       worker_selector: p.selector,
       conditions: decision.kind === 'hold' ? waitingConditions(decision.reason, p.selector, nowIso) : [],
     };
-    await this.createRecord(p, status);
-    await this.d.runs.markActive({ run_id: status.run_id, dag_name: status.dag_name, queue: status.queue });
+    const already = await this.createRecord(p, status);
+    if (already) return already;
+    // The store marked the new queued run (or attempt) active as it created it.
     const hold = decision.kind === 'hold' ? { until: decision.holdUntilMs, waitMs: this.d.waitMs } : null;
     await this.enqueue(p, status, hold, { failRun: true });
     if (decision.kind === 'hold') return this.held(status, p.selector, decision);
@@ -221,8 +228,11 @@ export class Dispatcher implements DispatcherApi {
     return { outcome: 'held', status };
   }
 
-  /** The run record comes first: a task always names a run that exists. */
-  private async createRecord(p: DispatchParams, status: RunStatus): Promise<void> {
+  /**
+   * The run record comes first: a task always names a run that exists. A new run whose ID is taken by the
+   * same run already dispatched answers that dispatch (returned); taken otherwise, DispatchConflictError.
+   */
+  private async createRecord(p: DispatchParams, status: RunStatus): Promise<DispatchResult | null> {
     if (p.previous) {
       if (!TERMINAL_RUN_STATES.includes(p.previous.status)) {
         throw new DispatchConflictError(
@@ -233,10 +243,12 @@ export class Dispatcher implements DispatcherApi {
         );
       }
       await this.d.runs.createAttempt(status);
-      return;
+      return null;
     }
     const created = await this.d.runs.createRun(status);
     if (!created.created) {
+      const already = await this.alreadyDispatched(p);
+      if (already) return already;
       const r = await this.d.runs.readStatus(p.runId);
       throw new DispatchConflictError(
         p.runId,
@@ -245,6 +257,7 @@ export class Dispatcher implements DispatcherApi {
         r.kind === 'ok' ? r.status : null,
       );
     }
+    return null;
   }
 
   /**
