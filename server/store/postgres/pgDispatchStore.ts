@@ -104,19 +104,23 @@ export class PgDispatchStore implements DispatchStore {
 
   async ack(taskId: string, workerId: string, token: string): Promise<AckResult> {
     if (!isValidTaskId(taskId)) return { ok: false, reason: 'not_found' };
-    return inTransaction(this.pool, async (c) => {
-      const r = await c.query<TaskRow>(
-        `select ${TASK_COLUMNS} from ${this.t} where task_id = $1 and state = 'claimed' for update`,
-        [taskId],
-      );
-      if (r.rowCount === 0) return { ok: false, reason: 'not_found' } as const;
-      const row = r.rows[0];
-      if (row.claim_worker !== workerId) return { ok: false, reason: 'wrong_worker' } as const;
-      // The same worker with another token holds a newer claim: the one being acknowledged is gone.
-      if (row.claim_token !== token) return { ok: false, reason: 'not_found' } as const;
-      await c.query(`delete from ${this.t} where task_id = $1`, [taskId]);
-      return { ok: true, task: toTask(row) } as const;
-    });
+    // One statement: the claim's row is deleted only while this worker holds it with this token. Only when
+    // nothing was deleted is the row looked at again, to tell another worker's claim from no claim.
+    const r = await this.pool.query<TaskRow>(
+      `delete from ${this.t}
+        where task_id = $1 and state = 'claimed' and claim_worker = $2 and claim_token = $3
+       returning ${TASK_COLUMNS}`,
+      [taskId, workerId, token],
+    );
+    if (r.rowCount !== 0) return { ok: true, task: toTask(r.rows[0]) };
+    const held = await this.pool.query<{ claim_worker: string }>(
+      `select claim_worker from ${this.t} where task_id = $1 and state = 'claimed'`,
+      [taskId],
+    );
+    // The same worker with another token holds a newer claim: the one being acknowledged is gone.
+    return held.rowCount !== 0 && held.rows[0].claim_worker !== workerId
+      ? { ok: false, reason: 'wrong_worker' }
+      : { ok: false, reason: 'not_found' };
   }
 
   async listPending(where: (t: PendingSummary) => boolean = () => true): Promise<DispatchTask[]> {
