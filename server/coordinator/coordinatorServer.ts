@@ -274,7 +274,7 @@ export class CoordinatorServer {
 
   private async poll(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = await readJson(req, pollSchema, MAX_BODY_BYTES);
-    if (!(await this.d.workers.get(body.worker_id))) {
+    if (!(await this.d.reports.isRegistered(body.worker_id))) {
       throw new HttpError(
         409,
         'not_registered',

@@ -229,13 +229,13 @@ describe.each(STORE_KITS)('CoordinatorDetector on $name', ({ make }) => {
     await h.take('worker-b', { zone: 'b' });
     await h.reportRunning('worker-b', 'run-1');
     // The registry stops answering: the worker's next heartbeat waits on it, and the worker waits for its answer.
-    const get = h.workers.get.bind(h.workers);
+    const put = h.workers.put.bind(h.workers);
     let release!: () => void;
     const stalled = new Promise<void>((r) => (release = r));
-    h.workers.get = async (id) => {
-      h.workers.get = get; // only the heartbeat's read waits
+    h.workers.put = async (record) => {
+      h.workers.put = put; // only the heartbeat's write waits
       await stalled;
-      return get(id);
+      return put(record);
     };
     const held = h.heartbeat('worker-b', { zone: 'b' }, [{ run_id: 'run-1', attempt: 1 }]);
     await h.time.advance(STALE_MS + 2 * SECOND);

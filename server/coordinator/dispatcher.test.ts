@@ -3,6 +3,7 @@ import { SECOND } from '../core/units';
 import { DispatchConflictError, DispatchFailedError } from './errors';
 import { CANCELLED_BEFORE_WORKER, Dispatcher } from './dispatcher';
 import { newRunDispatch } from '../core/dispatcherApi';
+import { countedCalls } from './testing/countedCalls';
 import { MemoryCoordinatorRegistry } from '../store/memoryCoordinatorRegistry';
 import { testCoordinatorRecord } from '../store/coordinatorRegistry.contract';
 import {
@@ -15,20 +16,6 @@ import {
   type CoordinatorHarness,
   type StoreKit,
 } from './testing/coordinatorHarness';
-
-/** `target` with every method call counted by name in `calls`. */
-function counted<T extends object>(target: T, calls: Map<string, number>): T {
-  return new Proxy(target, {
-    get(obj, prop, receiver) {
-      const v = Reflect.get(obj, prop, receiver) as unknown;
-      if (typeof v !== 'function' || typeof prop !== 'string') return v;
-      return (...args: unknown[]) => {
-        calls.set(prop, (calls.get(prop) ?? 0) + 1);
-        return (v as (...a: unknown[]) => unknown).apply(obj, args);
-      };
-    },
-  });
-}
 
 /** The record of a coordinator last seen at `lastSeenMs`, fresh for STALE_MS. */
 const coordinatorRecord = (lastSeenMs: number) =>
@@ -134,8 +121,8 @@ describe.each(STORE_KITS)('Dispatcher on $name', ({ make }) => {
     await h.heartbeat('worker-a', { zone: 'a' });
     const calls = new Map<string, number>();
     const dispatcher = new Dispatcher({
-      runs: counted(h.runs, calls),
-      tasks: counted(h.tasks, calls),
+      runs: countedCalls(h.runs, calls),
+      tasks: countedCalls(h.tasks, calls),
       workers: h.workers,
       cancels: h.cancels,
       clock: h.time,

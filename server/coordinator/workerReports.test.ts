@@ -9,6 +9,8 @@ import {
   type CoordinatorHarness,
   type StoreKit,
 } from './testing/coordinatorHarness';
+import { countedCalls } from './testing/countedCalls';
+import { WORKER_RECORD_REUSE_MS, WorkerReports } from './workerReports';
 
 describe.each(STORE_KITS)('WorkerReports on $name', ({ make }) => {
   let kit: StoreKit;
@@ -171,6 +173,56 @@ describe.each(STORE_KITS)('WorkerReports on $name', ({ make }) => {
       pid: 1,
     });
     expect(other).toEqual({ cancel: ['run-1'] });
+  });
+
+  it('reuses the record it just wrote for a worker: its poll check and its ack read no registry', async () => {
+    const calls = new Map<string, number>();
+    const reports = new WorkerReports({
+      runs: h.runs,
+      tasks: h.tasks,
+      workers: countedCalls(h.workers, calls),
+      cancels: h.cancels,
+      clock: h.time,
+      logger: h.logger,
+      logsRoot: kit.logsRoot,
+    });
+    const beat = () =>
+      reports.heartbeat({
+        worker_id: 'worker-b',
+        labels: { zone: 'b' },
+        max_active_runs: 4,
+        running: [],
+        host: 'worker-b-host',
+        pid: 4242,
+      });
+    await beat();
+    await h.time.advance(SECOND);
+    await beat();
+    expect(await reports.isRegistered('worker-b')).toBe(true);
+    const task = (await h.claim('worker-b', { zone: 'b' }))!;
+    const ack = await reports.ack(task.task_id, { worker_id: 'worker-b', token: task.claim!.token });
+
+    expect(ack).toMatchObject({ accepted: true, status: { worker_id: 'worker-b', host: 'worker-b-host' } });
+    expect(Object.fromEntries(calls)).toEqual({ get: 1, put: 2 });
+    expect(await h.workers.get('worker-b')).toMatchObject({ registered_at_ms: START });
+  });
+
+  it('reads the registry again once the record it wrote is older than the reuse window', async () => {
+    expect(await h.reports.isRegistered('worker-b')).toBe(true);
+    await h.workers.remove('worker-b');
+    expect(await h.reports.isRegistered('worker-b')).toBe(true);
+
+    await h.time.advance(WORKER_RECORD_REUSE_MS);
+
+    expect(await h.reports.isRegistered('worker-b')).toBe(false);
+    expect(await h.reports.isRegistered('worker-c')).toBe(false);
+  });
+
+  it('forgets the record of a worker that left', async () => {
+    await h.reports.leave({ worker_id: 'worker-b' });
+
+    expect(await h.workers.get('worker-b')).toBeNull();
+    expect(await h.reports.isRegistered('worker-b')).toBe(false);
   });
 
   it('accepts a repeated ack from the worker that already holds the run (its first reply was lost)', async () => {

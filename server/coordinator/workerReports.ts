@@ -28,6 +28,14 @@ import type { WorkerSightings } from './workerSightings';
 
 /** A run heartbeat is written at most this often per run, however often its worker heartbeats. */
 const RUN_HEARTBEAT_MIN_GAP_MS = 1 * SECOND;
+/**
+ * How long the record this coordinator last wrote for a worker stands in for reading the registry (a poll's
+ * registration check, the host an ack records, the registration time a heartbeat keeps). A worker heartbeats
+ * every second by default, so its polls and acks find it here; only a worker silent for longer is read.
+ */
+export const WORKER_RECORD_REUSE_MS = 2 * SECOND;
+/** Workers whose last record is remembered at most. */
+const MAX_REMEMBERED_WORKERS = 10_000;
 
 export interface WorkerReportsDeps {
   runs: RunStore;
@@ -54,6 +62,8 @@ export class WorkerReports {
   private readonly locks: RunLocks;
   /** Monotonic time of the last run heartbeat written, by run ID. */
   private readonly lastRunHeartbeat = new Map<string, number>();
+  /** The record this coordinator last wrote for each worker, and the monotonic time it did. */
+  private readonly written = new Map<string, { record: WorkerRecord; atMono: number }>();
 
   constructor(private readonly d: WorkerReportsDeps) {
     this.locks = d.locks ?? new RunLocks();
@@ -79,9 +89,11 @@ export class WorkerReports {
     this.d.sightings?.handling(heard);
     let previous: WorkerRecord | null;
     try {
-      previous = await this.d.workers.get(req.worker_id);
+      previous = this.recentRecord(req.worker_id) ?? (await this.d.workers.get(req.worker_id));
       const record = { ...heard, registered_at_ms: previous?.registered_at_ms ?? now };
+      this.written.delete(req.worker_id);
       await this.d.workers.put(record);
+      this.remember(record);
       // Written late, the record says when the worker was heard; it could not heartbeat again meanwhile.
       const doneMs = this.d.clock.nowMs();
       if (doneMs > now) this.d.sightings?.saw({ ...record, last_heartbeat_ms: doneMs });
@@ -126,6 +138,7 @@ export class WorkerReports {
    * rather than after the stale threshold, and the retention removes the record once they are settled.
    */
   async leave(req: LeaveRequest): Promise<LeaveReply> {
+    this.written.delete(req.worker_id);
     const record = await this.d.workers.get(req.worker_id);
     if (!record) return { removed: false, run_ids: [] };
     const runIds =
@@ -137,6 +150,7 @@ export class WorkerReports {
       });
       return { removed: false, run_ids: runIds };
     }
+    this.written.delete(req.worker_id);
     await this.d.workers.remove(req.worker_id);
     this.d.sightings?.forget(req.worker_id);
     this.d.logger.info('A worker left; removed its record', { worker_id: req.worker_id, host: record.host });
@@ -189,7 +203,7 @@ export class WorkerReports {
         await this.d.cancels.clear(s.run_id);
         return { accepted: false, reason: 'cancelled', error: `run ${task.run_id} was cancelled` };
       }
-      const worker = await this.d.workers.get(req.worker_id);
+      const worker = this.recentRecord(req.worker_id) ?? (await this.d.workers.get(req.worker_id));
       const taken: RunStatus = { ...s, worker_id: req.worker_id, host: worker?.host ?? null, conditions: [] };
       await this.d.runs.writeStatus(taken);
       await this.keepAlive(taken, now, true);
@@ -204,6 +218,25 @@ export class WorkerReports {
       );
       return { accepted: true, status: taken };
     });
+  }
+
+  /** Whether the worker registered (a poll from one that did not is refused). */
+  async isRegistered(workerId: string): Promise<boolean> {
+    return this.recentRecord(workerId) !== null || (await this.d.workers.get(workerId)) !== null;
+  }
+
+  /** The record this coordinator wrote for the worker within WORKER_RECORD_REUSE_MS, else null. */
+  private recentRecord(workerId: string): WorkerRecord | null {
+    const w = this.written.get(workerId);
+    if (!w) return null;
+    if (this.d.clock.monoMs() - w.atMono < WORKER_RECORD_REUSE_MS) return w.record;
+    this.written.delete(workerId);
+    return null;
+  }
+
+  private remember(record: WorkerRecord): void {
+    this.written.set(record.worker_id, { record, atMono: this.d.clock.monoMs() });
+    if (this.written.size > MAX_REMEMBERED_WORKERS) this.written.delete(this.written.keys().next().value!);
   }
 
   /** The run of `taskId` if this worker already acknowledged it (same attempt, not ended), else null. */
