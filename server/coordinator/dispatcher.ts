@@ -273,7 +273,7 @@ export class Dispatcher implements DispatcherApi {
       let status = s;
       if (this.conditionsStale(s.conditions, conditions)) {
         status = { ...s, conditions, worker_selector: p.selector };
-        await this.d.runs.writeStatus(status);
+        await this.d.runs.writeStatus(status, s);
       }
       return {
         outcome: 'refused',
@@ -288,7 +288,7 @@ export class Dispatcher implements DispatcherApi {
       conditions: decision.kind === 'hold' ? waitingConditions(decision.reason, p.selector, nowIso) : [],
       worker_selector: p.selector,
     };
-    await this.d.runs.writeStatus(status);
+    await this.d.runs.writeStatus(status, s);
     const hold = decision.kind === 'hold' ? { until: decision.holdUntilMs, waitMs: this.d.waitMs } : null;
     // The queue still holds the run: a task that could not be stored is tried again on its next pass.
     await this.enqueue(p, status, hold, { failRun: false });

@@ -205,7 +205,7 @@ export class WorkerReports {
       }
       const worker = this.recentRecord(req.worker_id) ?? (await this.d.workers.get(req.worker_id));
       const taken: RunStatus = { ...s, worker_id: req.worker_id, host: worker?.host ?? null, conditions: [] };
-      await this.d.runs.writeStatus(taken);
+      await this.d.runs.writeStatus(taken, s);
       await this.keepAlive(taken, now, true);
       this.d.logger.info(
         task.hold_until_ms !== null ? 'A worker claimed a held run' : 'A worker took a run',
@@ -277,7 +277,7 @@ export class WorkerReports {
         return reject(`run ${runId} already ended (${s.status})`);
       }
       const next = this.merge(s, rep);
-      await this.d.runs.writeStatus(next);
+      await this.d.runs.writeStatus(next, s);
       const cancel = await this.d.cancels.has(runId);
       if (TERMINAL_RUN_STATES.includes(next.status)) {
         await this.d.runs.unmarkActive(runId);

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { systemClock } from '../core/clock';
 import { waitingConditions } from '../core/distributed';
 import type { StepStatus } from '../core/types';
@@ -206,6 +206,42 @@ describe('withRunEvents across processes', () => {
     await coordinator.writeStatus({ ...queued, worker_id: 'worker-b', status: 'running' });
 
     expect(await types(events)).toEqual(['dag.run.queued', 'dag.run.running']);
+  });
+});
+
+describe('withRunEvents given the status a write replaces', () => {
+  it('does not read the run again before its first write in this process', async () => {
+    const inner = new MemoryRunStore();
+    const events = new MemoryEventLog({ clock: systemClock });
+    const cli = withRunEvents(inner, events);
+    const coordinator = withRunEvents(inner, events);
+    const queued = testRunStatus({ run_id: 'r9', status: 'queued', worker_selector: { zone: 'b' } });
+    await cli.createRun(queued);
+    const read = await coordinator.readStatus('r9');
+    const reads = vi.spyOn(inner, 'readStatus');
+
+    await coordinator.writeStatus(
+      { ...queued, worker_id: 'worker-b' },
+      read.kind === 'ok' ? read.status : undefined,
+    );
+    await coordinator.writeStatus({ ...queued, worker_id: 'worker-b', status: 'running' });
+
+    expect(reads).not.toHaveBeenCalled();
+    expect(await types(events)).toEqual(['dag.run.queued', 'dag.run.running']);
+  });
+
+  it('reads the run as before when what it names is another run', async () => {
+    const inner = new MemoryRunStore();
+    const events = new MemoryEventLog({ clock: systemClock });
+    const store = withRunEvents(inner, events);
+    const queued = testRunStatus({ run_id: 'r9', status: 'queued' });
+    await withRunEvents(inner, events).createRun(queued);
+    const reads = vi.spyOn(inner, 'readStatus');
+
+    await store.writeStatus({ ...queued, worker_id: 'w' }, { ...queued, run_id: 'other', status: 'running' });
+
+    expect(reads).toHaveBeenCalledTimes(1);
+    expect(await types(events)).toEqual(['dag.run.queued']);
   });
 });
 

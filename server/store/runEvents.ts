@@ -181,14 +181,18 @@ export function withRunEvents(store: RunStore, events: EventLog, opts: { logger?
       await store.createAttempt(status);
       await emit(status);
     },
-    async writeStatus(status) {
+    async writeStatus(status, replaces) {
       // The first write of a run in this process: another process may have written (and announced) this
-      // state already, e.g. the CLI that held a run before the coordinator records the worker's ack.
+      // state already, e.g. the CLI that held a run before the coordinator records the worker's ack. A
+      // caller that has just read it says so, and it is not read again.
       if (!lastEmitted.has(status.run_id)) {
-        const before = await store.readStatus(status.run_id).catch(() => null);
-        if (before?.kind === 'ok') lastEmitted.set(status.run_id, eventKey(before.status));
+        if (replaces?.run_id === status.run_id) lastEmitted.set(status.run_id, eventKey(replaces));
+        else {
+          const before = await store.readStatus(status.run_id).catch(() => null);
+          if (before?.kind === 'ok') lastEmitted.set(status.run_id, eventKey(before.status));
+        }
       }
-      await store.writeStatus(status);
+      await store.writeStatus(status, replaces);
       await emit(status);
     },
     unmarksEnded: store.unmarksEnded,

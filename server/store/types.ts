@@ -100,8 +100,12 @@ export interface RunStore {
    * write that fails throws RunCreateError once the new attempt is removed again (best effort).
    */
   createAttempt(status: RunStatus): Promise<void>;
-  /** Atomically replaces the status of the attempt `status.attempt`. */
-  writeStatus(status: RunStatus): Promise<void>;
+  /**
+   * Atomically replaces the status of the attempt `status.attempt`. `replaces`: the stored status the caller
+   * read just before and decided on, given so that a decorator (run events) need not read it again; stores
+   * ignore it.
+   */
+  writeStatus(status: RunStatus, replaces?: RunStatus): Promise<void>;
   /**
    * Whether writing an ended status (not queued or running) of a run's latest attempt removes the run's
    * active mark in the same atomic write. Then a writer of an end has no unmarkActive left to make.
