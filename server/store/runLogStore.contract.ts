@@ -92,6 +92,14 @@ export function describeRunLogStoreContract(name: string, make: () => Promise<Ru
       expect(await logs.append(ref('greet.err'), 0, new Uint8Array(0))).toBe(0);
     });
 
+    it('takes the first bytes of a log that was made empty before', async () => {
+      expect(await logs.append(ref('greet.out'), 0, new Uint8Array(0))).toBe(0);
+      expect(await logs.append(ref('greet.out'), 0, bytes('one\n'))).toBe(4);
+      expect(await logs.append(ref('greet.out'), 0, bytes('one\n'))).toBe(4);
+      expect(await logs.stat(ref('greet.out'))).toEqual({ size: 4, lines: 1 });
+      expect(await readAll(logs, ref('greet.out'))).toBe('one\n');
+    });
+
     it('writes nothing for a retried append, and refuses one past the end', async () => {
       await logs.append(ref('greet.out'), 0, bytes('one\n'));
       await logs.append(ref('greet.out'), 4, bytes('two\n'));

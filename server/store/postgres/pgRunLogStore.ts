@@ -50,6 +50,26 @@ export class PgRunLogStore implements RunLogStore {
       // An empty log made to exist (a step that printed nothing) is that one statement, with no transaction.
       if (offset === 0 && data.length === 0)
         return Number((await this.pool.query<Pick<FileRow, 'size'>>(makeAtStart, key)).rows[0].size);
+      // A new log's first bytes (the whole log of most steps): the file's row, already holding them, and
+      // their chunk are inserted by one statement. A log that exists is left alone, and appended to below.
+      if (offset === 0) {
+        const made = await this.pool.query(
+          `with file as (
+             insert into ${this.s}.run_log_files (run_id, attempt, name, size, newlines, ends_newline)
+             values ($1, $2, $3, $4, $5, $6) on conflict (run_id, attempt, name) do nothing
+             returning run_id)
+           insert into ${this.s}.run_log_chunks (run_id, attempt, name, byte_offset, line_offset, length, data)
+           select $1, $2, $3, 0, 0, $4, $7 from file`,
+          [
+            ...key,
+            data.length,
+            countNewlines(data),
+            data[data.length - 1] === 0x0a,
+            Buffer.from(data.buffer, data.byteOffset, data.byteLength),
+          ],
+        );
+        if ((made.rowCount ?? 0) > 0) return data.length;
+      }
       return await inTransaction(this.pool, async (c) => {
         const r = await c.query<FileRow>(
           offset === 0
