@@ -100,6 +100,8 @@ function harness(o: {
   noDispatcher?: boolean;
   /** The coordinator's Dispatcher over in-memory stores instead of the fake. */
   realDispatcher?: boolean;
+  /** Runs' changes are announced to the processor (runsChanged). */
+  runWakeups?: boolean;
 }) {
   const time = new FakeTime(START);
   const runs = new FaultyRunStore();
@@ -182,6 +184,7 @@ function harness(o: {
     executionMode: o.executionMode,
     dispatcher: o.noDispatcher ? undefined : o.realDispatcher ? real : dispatcher,
     tasks: o.realDispatcher ? tasks : dispatcher,
+    runWakeups: o.runWakeups,
   });
   return h;
 }
@@ -259,6 +262,65 @@ describe('QueueProcessor', () => {
     expect((await h.status(id)).status).toBe('running');
     expect(await h.queued('etl')).toEqual([]);
     expect(h.launcher.launches).toHaveLength(1);
+  });
+
+  it('reads a launched run as its changes are announced, polling only as a fallback, where they are', async () => {
+    const etl = dagFromYaml('etl');
+    const h = harness({ dags: [etl], runWakeups: true });
+    h.launcher.script = null;
+    const id = await h.enqueue(etl);
+    let reads = 0;
+    const read = h.runs.readStatus.bind(h.runs);
+    h.runs.readStatus = (runId) => {
+      if (runId === id) reads++;
+      return read(runId);
+    };
+    h.processor.start();
+    await h.time.advance(10);
+    expect(h.launcher.runIds()).toEqual([id]);
+    reads = 0;
+    // Nothing announced: the start is polled for once a second, not twenty times.
+    await h.time.advance(5 * SECOND);
+    expect(reads).toBeGreaterThanOrEqual(4);
+    expect(reads).toBeLessThanOrEqual(6);
+    // The run starts and its change is announced: its item goes at once, not at the next poll.
+    expect(await h.launcher.start(id)).toBe(true);
+    h.processor.runsChanged();
+    await h.time.advance(60);
+    expect(await h.queued('etl')).toEqual([]);
+  });
+
+  it('reads the head of a full queue once, not at every pass, when it is not a catch-up', async () => {
+    const etl = dagFromYaml('etl');
+    const h = harness({ dags: [etl] });
+    h.launcher.script = { startAfterMs: 20, runForMs: 5 * SECOND, outcome: 'succeeded' };
+    await h.enqueue(etl);
+    const second = await h.enqueue(etl);
+    let reads = 0;
+    const read = h.runs.readStatus.bind(h.runs);
+    h.runs.readStatus = (runId) => {
+      if (runId === second) reads++;
+      return read(runId);
+    };
+    h.processor.start();
+    await h.time.advance(4 * SECOND);
+    expect(h.launcher.launches).toHaveLength(1);
+    expect(reads).toBe(1);
+    await h.time.advance(2 * SECOND);
+    expect(h.launcher.runIds()).toContain(second);
+  });
+
+  it('polls a launched run every 50 ms where changes are not announced', async () => {
+    const etl = dagFromYaml('etl');
+    const h = harness({ dags: [etl] });
+    h.launcher.script = null;
+    const id = await h.enqueue(etl);
+    h.processor.start();
+    await h.time.advance(SECOND);
+    expect(await h.launcher.start(id)).toBe(true);
+    // runsChanged is never called here: the poll finds the start.
+    await h.time.advance(60);
+    expect(await h.queued('etl')).toEqual([]);
   });
 
   it('leaves a run that never starts queued and offers it again after the start timeout', async () => {

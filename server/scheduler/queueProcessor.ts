@@ -26,6 +26,13 @@ const SCHEDULER_TRIGGERS: ReadonlySet<string> = new Set(['scheduler', 'catchup']
 
 /** How long a launched run may take to leave `queued` before its item is offered again. */
 const START_TIMEOUT_MS = 30 * SECOND;
+/** How often a launched run's status is read until it has left `queued`, and the least time between reads. */
+export const START_POLL_MS = 50;
+/**
+ * The same where run changes are woken up (runsChanged): the status is read as each change is announced,
+ * and this poll only stands in for an announcement that got lost.
+ */
+export const START_POLL_WOKEN_MS = 1 * SECOND;
 /**
  * How soon a run the dispatcher refused is offered to it again. Each refusal rewrites the run's conditions,
  * so retrying at the busy-poll rate would rewrite (and emit an event for) every waiting run ten times a second.
@@ -53,6 +60,11 @@ export interface QueueProcessorDeps {
   dispatcher?: DispatcherApi;
   /** The dispatch store, to tell a run that already has a task (its item outlived the hand-over). */
   tasks?: Pick<DispatchStore, 'findByRun'>;
+  /**
+   * Runs' changes are announced to this processor (runsChanged, from the backend's wake-ups): a launched
+   * run's start is then read when a change comes, and polled for only every START_POLL_WOKEN_MS.
+   */
+  runWakeups?: boolean;
 }
 
 interface InFlight {
@@ -73,6 +85,15 @@ export class QueueProcessor {
   private suspendedNow: Promise<Set<string> | Error> | null = null;
   /** Whether a failed read of the flags was logged since the last read that worked. */
   private suspendReadFailing = false;
+  /**
+   * Queued runs read as made by another trigger than catch-up (which a queued run keeps): a full queue's
+   * head among them is not read at every pass, since only a catch-up is ever dropped from a full queue.
+   */
+  private readonly notCatchup = new Set<string>();
+  /** Counts runsChanged calls, so a watch tells whether one came since its last read. */
+  private changes = 0;
+  /** The watches waiting for a change (or their poll), each ended early by runsChanged. */
+  private readonly changeWaiters = new Set<() => void>();
 
   constructor(private readonly d: QueueProcessorDeps) {
     this.loop = new TimerLoop({
@@ -91,11 +112,22 @@ export class QueueProcessor {
 
   async stop(): Promise<void> {
     await this.loop.stop();
+    // The watches end at once rather than at their next poll.
+    for (const wake of [...this.changeWaiters]) wake();
   }
 
   /** Looks at the queues now rather than at the next poll: an item was stored (a wake-up from another host). */
   wake(): void {
     this.loop.wake();
+  }
+
+  /**
+   * Some run changed (a wake-up from the backend): the starts being watched are read now rather than at
+   * their next poll, though never sooner than START_POLL_MS after their last read.
+   */
+  runsChanged(): void {
+    this.changes++;
+    for (const wake of [...this.changeWaiters]) wake();
   }
 
   /**
@@ -136,6 +168,8 @@ export class QueueProcessor {
         if (free <= 0) {
           // A full queue still drops a head catch-up that overlap_policy `skip` says not to run: its DAG
           // is running right now, which is often why the queue is full.
+          // Only a catch-up is dropped so: a run read before as another trigger waits without a read.
+          if (this.notCatchup.has(item.run_id)) break;
           if (await this.startItem(item, dags, active, queuedIds, { onlySkip: true })) continue;
           break;
         }
@@ -201,6 +235,7 @@ export class QueueProcessor {
       return false;
     }
     const status = r.status;
+    if (status.status === 'queued' && status.trigger_type !== 'catchup') this.notCatchup.add(status.run_id);
     if (status.status !== 'queued') {
       await this.d.queue.dequeue(item.queue, item.run_id);
       return false;
@@ -341,6 +376,7 @@ export class QueueProcessor {
     for (const id of this.refused.keys()) if (!queuedIds.has(id)) this.refused.delete(id);
     for (const id of this.undispatchable) if (!queuedIds.has(id)) this.undispatchable.delete(id);
     for (const id of this.launchErrors.keys()) if (!queuedIds.has(id)) this.launchErrors.delete(id);
+    for (const id of this.notCatchup) if (!queuedIds.has(id)) this.notCatchup.delete(id);
   }
 
   /** Dequeues the item once the run has left `queued`; gives the slot back if it never does. */
@@ -348,8 +384,10 @@ export class QueueProcessor {
     const mine = this.inFlight.get(item.run_id)!;
     const started = mine.sinceMono;
     // Until the run is offered again (offerAgain), when a newer launch has its own watch.
+    let seen = this.changes;
     while (!this.loop.stopped && this.inFlight.get(item.run_id) === mine) {
-      await new Promise<void>((res) => this.d.timers.setTimeout(res, 50));
+      await this.untilStartRead(seen);
+      seen = this.changes;
       const r = await this.d.runs.readStatus(item.run_id);
       if (r.kind === 'ok' && r.status.status !== 'queued') {
         await this.d.queue.dequeue(item.queue, item.run_id);
@@ -363,6 +401,24 @@ export class QueueProcessor {
       }
     }
     if (this.inFlight.get(item.run_id) === mine) this.inFlight.delete(item.run_id);
+  }
+
+  /**
+   * Waits until a launched run's status is to be read again: START_POLL_MS, and where runs' changes are
+   * announced, until one is (if none came since `seen`) or START_POLL_WOKEN_MS has passed.
+   */
+  private async untilStartRead(seen: number): Promise<void> {
+    await new Promise<void>((res) => this.d.timers.setTimeout(res, START_POLL_MS));
+    if (!this.d.runWakeups || this.changes !== seen) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        this.changeWaiters.delete(done);
+        this.d.timers.clearTimeout(timer);
+        resolve();
+      };
+      const timer = this.d.timers.setTimeout(done, START_POLL_WOKEN_MS - START_POLL_MS);
+      this.changeWaiters.add(done);
+    });
   }
 
   /** The suspended DAGs as this pass read them; null (logged once) when the flags cannot be read. */

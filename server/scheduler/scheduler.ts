@@ -57,6 +57,8 @@ export interface SchedulerDeps {
    * of one installation must use the same (on a database: its installation ID), or a slot could run twice.
    */
   slotNamespace?: string;
+  /** Runs' changes are announced to it (runsChanged): see QueueProcessorDeps.runWakeups. */
+  runWakeups?: boolean;
 }
 
 /** Builds the distributed side over the run store the scheduler writes through and its `canDispatch`. */
@@ -146,6 +148,7 @@ export class Scheduler {
       executionMode: d.config.default_execution_mode,
       dispatcher: distributed?.dispatcher,
       tasks: distributed?.tasks,
+      runWakeups: d.runWakeups,
     });
     this.reaper = new ZombieReaper({
       clock: d.clock,
@@ -227,6 +230,11 @@ export class Scheduler {
   /** A queue item was stored elsewhere: the queue consumer looks now instead of at its next poll. */
   wakeQueue(): void {
     this.queueProcessor.wake();
+  }
+
+  /** A run changed elsewhere (an event was appended): the starts the queue consumer watches are read now. */
+  runsChanged(): void {
+    this.queueProcessor.runsChanged();
   }
 
   async stop(signal?: NodeJS.Signals): Promise<void> {

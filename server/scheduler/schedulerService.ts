@@ -98,6 +98,8 @@ export class SchedulerService {
       suspended: d.suspended,
       stateStore: d.stateStore,
       slotNamespace: d.slotNamespace,
+      // Every run's start and end appends an event, which the backend's wake-ups announce.
+      runWakeups: Boolean(d.wakeups),
     });
   }
 
@@ -136,7 +138,14 @@ export class SchedulerService {
     this.armRegistry();
     // Only the active instance's queue consumer runs passes; a standby's loop is not started, so a wake-up
     // there does nothing.
-    this.unsubscribe = this.d.wakeups?.subscribe('queue', () => this.scheduler.wakeQueue()) ?? null;
+    const wakeups = this.d.wakeups;
+    if (wakeups) {
+      const off = [
+        wakeups.subscribe('queue', () => this.scheduler.wakeQueue()),
+        wakeups.subscribe('events', () => this.scheduler.runsChanged()),
+      ];
+      this.unsubscribe = () => off.forEach((f) => f());
+    }
   }
 
   private async forgetPredecessors(): Promise<void> {
