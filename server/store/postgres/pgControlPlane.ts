@@ -126,20 +126,35 @@ export async function pgControlPlane(
       // A fenced write left waiting on its client for longer than I is ended by the server, so that a holder
       // stopped mid-write cannot hold a takeover back past T + 2R; a live holder's writes take milliseconds.
       const lock = new PgSchedulerLock(lockPool, schema, { fenceIdleTimeoutMs: t.renewEveryMs });
-      const writer = fencedWriter(pool, async (c) => {
+      const held = () => {
         const hold = holding();
         if (hold === null) throw new LeaseFenceError('this instance', 0, 'it does not hold the lock now');
-        try {
-          await lock.guard(c, hold.holder, hold.epoch);
-        } catch (err) {
-          if (err instanceof LeaseFenceError) {
-            log.error('The database refused a write: this scheduler no longer holds the lock', {
-              epoch: hold.epoch,
-            });
+        return hold;
+      };
+      const refused = (epoch: number) =>
+        log.error('The database refused a write: this scheduler no longer holds the lock', { epoch });
+      const writer = fencedWriter(
+        pool,
+        async (c) => {
+          const hold = held();
+          try {
+            await lock.guard(c, hold.holder, hold.epoch);
+          } catch (err) {
+            if (err instanceof LeaseFenceError) refused(hold.epoch);
+            throw err;
           }
-          throw err;
-        }
-      });
+        },
+        (first) => {
+          const hold = held();
+          return {
+            ...lock.fenceSelect(hold.holder, hold.epoch, first),
+            refused: () => {
+              refused(hold.epoch);
+              return new LeaseFenceError(hold.holder, hold.epoch);
+            },
+          };
+        },
+      );
       return {
         lock,
         runs: new PgRunStore(pool, schema, config.paths.log_dir, writer),

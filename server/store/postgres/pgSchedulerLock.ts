@@ -167,6 +167,15 @@ export class PgSchedulerLock implements LockStorage {
     });
   }
 
+  /** The fence as a select for one statement (see FenceSelect): the lease row while it carries holder and epoch. */
+  fenceSelect(holder: string, epoch: number, first: number): { text: string; values: unknown[] } {
+    return {
+      text: `select 1 from ${this.s}.scheduler_lease
+              where name = $${first} and holder = $${first + 1} and epoch = $${first + 2} and not released for share`,
+      values: [LOCK_NAME, holder, epoch],
+    };
+  }
+
   /**
    * The fence, inside a transaction the caller has begun on `c`: FOR SHARE on the lease row when it still
    * carries `holder` and `epoch` (held until that transaction ends); LeaseFenceError otherwise.

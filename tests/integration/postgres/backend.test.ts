@@ -198,6 +198,9 @@ describe('storage.backend: postgres', () => {
     expect(await mine.runs.createRun(status('sched-before'))).toEqual({ created: true });
     await mine.queue.enqueue({ queue: 'etl', run_id: 'sched-before', dag_name: 'etl', enqueued_at: now });
     await mine.tickState!.write({ version: 1, last_tick_ms: 1, dags: {} });
+    await mine.queue.enqueue({ queue: 'etl', run_id: 'sched-started', dag_name: 'etl', enqueued_at: now });
+    expect(await mine.queue.dequeue('etl', 'sched-started')).toBe(true);
+    expect(await mine.queue.dequeue('etl', 'sched-started')).toBe(false);
 
     // Another instance takes the lock over (a new epoch).
     const observed = await mine.lock.read();
@@ -210,6 +213,8 @@ describe('storage.backend: postgres', () => {
       mine.queue.enqueue({ queue: 'etl', run_id: 'sched-x', dag_name: 'etl', enqueued_at: now }),
     ).rejects.toBeInstanceOf(LeaseFenceError);
     await expect(mine.queue.dequeue('etl', 'sched-before')).rejects.toBeInstanceOf(LeaseFenceError);
+    // Refused also where there was nothing to remove.
+    await expect(mine.queue.dequeue('etl', 'sched-started')).rejects.toBeInstanceOf(LeaseFenceError);
     await expect(mine.tickState!.write({ version: 1, last_tick_ms: 2, dags: {} })).rejects.toBeInstanceOf(
       LeaseFenceError,
     );
@@ -223,8 +228,64 @@ describe('storage.backend: postgres', () => {
     // And an instance that knows it holds nothing is refused before it asks the database.
     hold = null;
     await expect(mine.runs.createRun(status('sched-none'))).rejects.toBeInstanceOf(LeaseFenceError);
+    await expect(mine.queue.dequeue('etl', 'sched-before')).rejects.toBeInstanceOf(LeaseFenceError);
     // Processes other than the scheduler write without the fence.
     expect(await cp.runs.createRun(status('manual-1'))).toEqual({ created: true });
+  });
+
+  it('the fence of a one-statement dequeue: a takeover waits for it, and it lands before the takeover', async () => {
+    const schema = newSchema();
+    const h = pgHome(schema);
+    const cp = await planeOf(h);
+    const hold = { holder: 'token-old', epoch: 1 };
+    const mine = cp.forScheduler(() => hold);
+    const now = new Date().toISOString();
+    const record = (holder: string, epoch: number) => ({
+      version: 1 as const,
+      holder,
+      instance_id: `inst-${holder}`,
+      host: 'h',
+      pid: 1,
+      epoch,
+      counter: 1,
+      released: false,
+      acquired_at: now,
+      renewed_at: now,
+    });
+    expect(await mine.lock.create(record('token-old', 1))).toBe(true);
+    await mine.queue.enqueue({ queue: 'etl', run_id: 'held-item', dag_name: 'etl', enqueued_at: now });
+    // Another session holds the item's row: the dequeue waits on it, holding the fence's lock meanwhile.
+    const blocker = await pg().pool.connect();
+    try {
+      await blocker.query('begin');
+      await blocker.query(`select 1 from ${schema}.queue_items where run_id = 'held-item' for update`);
+      const order: string[] = [];
+      const dequeued = mine.queue.dequeue('etl', 'held-item').then((r) => {
+        order.push('dequeue');
+        return r;
+      });
+      await new Promise((r) => setTimeout(r, 300));
+      // A takeover's first step, without the lock store's deadline: the lease row locked for update.
+      const taker = await pg().pool.connect();
+      const takeover = (async () => {
+        await taker.query('begin');
+        await taker.query(`select 1 from ${schema}.scheduler_lease for update`);
+        order.push('takeover');
+        await taker.query(`update ${schema}.scheduler_lease set holder = 'token-new', epoch = 2`);
+        await taker.query('commit');
+      })().finally(() => taker.release());
+      await new Promise((r) => setTimeout(r, 300));
+      expect(order).toEqual([]);
+      await blocker.query('commit');
+      expect(await dequeued).toBe(true);
+      await takeover;
+      expect(order).toEqual(['dequeue', 'takeover']);
+    } finally {
+      blocker.release();
+    }
+    expect(await cp.queue.list('etl')).toEqual([]);
+    // Once taken over, the same statement is refused.
+    await expect(mine.queue.dequeue('etl', 'held-item')).rejects.toBeInstanceOf(LeaseFenceError);
   });
 });
 
