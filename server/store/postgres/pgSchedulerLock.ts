@@ -45,7 +45,7 @@ export class PgSchedulerLock implements LockStorage {
 
   /**
    * `fenceIdleTimeoutMs`: how long the server lets a fenced transaction sit waiting for its client before it
-   * ends the session. Its FOR SHARE blocks every takeover until it ends, and a holder that stops mid-write
+   * ends the session, and how long each of its statements may wait for another session's lock. Its FOR SHARE blocks every takeover until it ends, and a holder that stops mid-write
    * (paused, cut off by the network, its FIN lost) would otherwise hold it for as long as the server keeps the
    * connection: hours, with no scheduler at all meanwhile.
    */
@@ -182,10 +182,16 @@ export class PgSchedulerLock implements LockStorage {
    */
   async guard(c: PoolClient, holder: string, epoch: number): Promise<void> {
     const idle = this.opts.fenceIdleTimeoutMs;
-    // set_config(..., true) is SET LOCAL: the time limit holds for this transaction only, set in the same
-    // round trip as the row lock it protects.
+    // set_config(..., true) is SET LOCAL: the time limits hold for this transaction only, set in the same
+    // round trip as the row lock they protect. Both bound how long the fence can hold a takeover back: the
+    // idle limit a holder stopped mid-write, the lock limit a live holder whose write waits behind another
+    // session's lock (a statement blocked on a row lock is active, not idle, so the idle limit never ends it).
+    const limits =
+      idle === undefined
+        ? '1'
+        : `set_config('idle_in_transaction_session_timeout', $4, true), set_config('lock_timeout', $4, true)`;
     const r = await c.query(
-      `select ${idle === undefined ? '1' : `set_config('idle_in_transaction_session_timeout', $4, true)`}
+      `select ${limits}
          from ${this.s}.scheduler_lease where name = $1 and holder = $2 and epoch = $3 and not released for share`,
       idle === undefined ? [LOCK_NAME, holder, epoch] : [LOCK_NAME, holder, epoch, `${Math.ceil(idle)}ms`],
     );

@@ -123,6 +123,39 @@ describe('fencing on PostgreSQL', () => {
     expect((await pool.query(`select n from ${SCHEMA}.fence_probe`)).rowCount).toBe(0);
   });
 
+  it("ends a fenced write stuck behind another session's lock after its limit, so a takeover is not held back", async () => {
+    const lock = await fresh();
+    const limited = new PgSchedulerLock(pool, SCHEMA, { fenceIdleTimeoutMs: 300 });
+    await pool.query(`create table if not exists ${SCHEMA}.fence_probe (n int)`);
+    await pool.query(`truncate ${SCHEMA}.fence_probe`);
+    expect(await lock.create(lockRecord({ holder: 'token-a', epoch: 1 }))).toBe(true);
+    const observed = await lock.read();
+    // Another session holds the table the holder writes: the holder's statement waits on a lock, not on its
+    // client, so only a lock limit ends it.
+    const blocker = await pool.connect();
+    try {
+      await blocker.query('begin');
+      await blocker.query(`lock table ${SCHEMA}.fence_probe in access exclusive mode`);
+      const write = limited.fenced('token-a', 1, (c) =>
+        c.query(`insert into ${SCHEMA}.fence_probe values (1)`),
+      );
+      const outcome = write.then(
+        () => 'committed',
+        (err: Error) => err.message,
+      );
+      await new Promise((r) => setTimeout(r, 50));
+      const startedAt = Date.now();
+      expect(await lock.takeOver(observed, lockRecord({ holder: 'token-b', epoch: 2 }))).toBe(true);
+      // Without the lock limit the takeover would wait for as long as the other session holds its lock.
+      expect(Date.now() - startedAt).toBeLessThan(5000);
+      expect(await outcome).toMatch(/lock timeout/);
+    } finally {
+      await blocker.query('rollback');
+      blocker.release();
+    }
+    expect((await pool.query(`select n from ${SCHEMA}.fence_probe`)).rowCount).toBe(0);
+  });
+
   it('lets a takeover lose to a renewal that commits while it waits', async () => {
     const lock = await fresh();
     const a = lockRecord({ holder: 'token-a', epoch: 1 });
