@@ -10,6 +10,10 @@ import {
   type StoreKit,
 } from './testing/coordinatorHarness';
 import { countedCalls } from './testing/countedCalls';
+import { MemoryRunStore } from '../store/memoryRunStore';
+import { MemoryDispatchStore } from '../store/memoryDispatchStore';
+import { MemoryWorkerRegistry } from '../store/memoryWorkerRegistry';
+import { MemoryCancelRequests } from '../store/memoryCancelRequests';
 import { WORKER_RECORD_REUSE_MS, WorkerReports } from './workerReports';
 
 describe.each(STORE_KITS)('WorkerReports on $name', ({ make }) => {
@@ -244,5 +248,46 @@ describe.each(STORE_KITS)('WorkerReports on $name', ({ make }) => {
     const ack = await h.reports.ack(task.task_id, { worker_id: 'worker-b', token: task.claim!.token });
 
     expect(ack).toMatchObject({ accepted: false, reason: 'claim_gone' });
+  });
+});
+
+/** A memory store whose end writes take the run off the active list, as PostgreSQL's do. */
+class UnmarkingStore extends MemoryRunStore {
+  override readonly unmarksEnded = true;
+  unmarkCalls = 0;
+  override async writeStatus(status: RunStatus): Promise<void> {
+    await super.writeStatus(status);
+    if (status.status !== 'queued' && status.status !== 'running') await super.unmarkActive(status.run_id);
+  }
+  override async unmarkActive(runId: string): Promise<void> {
+    this.unmarkCalls++;
+    return super.unmarkActive(runId);
+  }
+}
+
+describe('WorkerReports on a store whose end writes unmark the run', () => {
+  it('makes no unmark of its own for a final status', async () => {
+    const runs = new UnmarkingStore();
+    const h = await coordinatorHarness({
+      runs,
+      tasks: new MemoryDispatchStore(),
+      workers: new MemoryWorkerRegistry(),
+      cancels: new MemoryCancelRequests(),
+      logsRoot: '/logs',
+      dispose: async () => {},
+    });
+    await h.heartbeat('worker-b', { zone: 'b' });
+    await h.dispatch('run-1', { zone: 'b' });
+    await h.take('worker-b', { zone: 'b' });
+    const s = await h.status('run-1');
+
+    const reply = await h.reports.reportStatus('run-1', {
+      worker_id: 'worker-b',
+      status: { ...s, status: 'succeeded', finished_at: isoUtc(h.time.nowMs()) },
+    });
+
+    expect(reply).toEqual({ accepted: true, cancel: false });
+    expect(await h.activeIds()).toEqual([]);
+    expect(runs.unmarkCalls).toBe(0);
   });
 });

@@ -280,7 +280,8 @@ export class WorkerReports {
       await this.d.runs.writeStatus(next, s);
       const cancel = await this.d.cancels.has(runId);
       if (TERMINAL_RUN_STATES.includes(next.status)) {
-        await this.d.runs.unmarkActive(runId);
+        // A store whose end writes take the run off the active list did so in the write above.
+        if (!this.d.runs.unmarksEnded) await this.d.runs.unmarkActive(runId);
         await this.d.cancels.clear(runId);
         this.lastRunHeartbeat.delete(runId);
         this.d.onRunEnded?.(next);
