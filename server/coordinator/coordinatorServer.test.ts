@@ -414,6 +414,58 @@ describe('CoordinatorServer', () => {
     );
   });
 
+  it('takes a piece of several logs in one request, answering each as a chunk of its own', async () => {
+    const s = await startCoordinator();
+    await s.heartbeat('worker-b', {});
+    await dispatchEtl(s, 'run-1', {});
+    await take(s, 'worker-b', {});
+    const batch = (chunks: Array<{ file: string; offset: number; data: string }>, workerId = 'worker-b') =>
+      s.call('POST', COORDINATOR_PATHS.logs('run-1'), {
+        worker_id: workerId,
+        attempt: 1,
+        chunks: chunks.map((c) => ({ ...c, encoding: 'utf8' })),
+      });
+
+    const first = await batch([
+      { file: 'extract.out', offset: 0, data: 'hello ' },
+      { file: 'extract.err', offset: 0, data: '' },
+      { file: 'extract.script', offset: 0, data: 'echo hi' },
+    ]);
+    const again = await batch([
+      { file: 'extract.out', offset: 0, data: 'hello ' },
+      { file: 'load.out', offset: 4, data: 'gap' },
+    ]);
+
+    expect(first).toMatchObject({
+      status: 200,
+      body: {
+        replies: [
+          { accepted: true, next_offset: 6 },
+          { accepted: true, next_offset: 0 },
+          { accepted: true, next_offset: 7 },
+        ],
+      },
+    });
+    expect(again.body).toEqual({
+      replies: [
+        { accepted: true, next_offset: 6 },
+        { accepted: false, next_offset: 0 },
+      ],
+    });
+    const dir = path.join(s.logsRoot, 'etl', 'run-1', '1');
+    expect(await readFile(path.join(dir, 'extract.out'), 'utf8')).toBe('hello ');
+    expect(await readFile(path.join(dir, 'extract.err'), 'utf8')).toBe('');
+    expect(await readFile(path.join(dir, 'extract.script'), 'utf8')).toBe('echo hi');
+    expect((await batch([{ file: 'extract.out', offset: 6, data: 'x' }], 'worker-c')).status).toBe(409);
+    const twice = await batch([
+      { file: 'a.out', offset: 0, data: '' },
+      { file: 'a.out', offset: 0, data: '' },
+    ]);
+    expect(twice).toMatchObject({ status: 400, body: { error: { code: 'bad_request' } } });
+    expect((await batch([{ file: '..', offset: 0, data: '' }])).status).toBe(400);
+    expect((await batch([])).status).toBe(400);
+  });
+
   it('dispatches a sub-DAG from the catalogue with the DAG’s selector, once', async () => {
     const s = await startCoordinator();
     const body = {

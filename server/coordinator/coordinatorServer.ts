@@ -4,6 +4,7 @@
 
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { z } from 'zod';
 import { workerHealth } from '../core/distributed';
 import { InvalidNameError, isValidRunId } from '../core/names';
 import type { Clock, Logger } from '../core/ports';
@@ -15,7 +16,7 @@ import type { RunStore } from '../store/types';
 import { hasBearerToken } from './auth';
 import { resolveSelector, type DispatcherApi, newRunDispatch } from '../core/dispatcherApi';
 import { DispatchConflictError, DispatchFailedError, RunUnreadableError } from './errors';
-import { HttpError, readJson, sendError, sendJson, sendNoContent } from './httpIo';
+import { HttpError, readJson, sendError, sendJson, sendNoContent, validated } from './httpIo';
 import type { LogChunks } from './logChunks';
 import {
   COORDINATOR_PATHS,
@@ -30,6 +31,7 @@ import {
   dispatchRequestSchema,
   heartbeatSchema,
   leaveSchema,
+  logBatchSchema,
   logChunkSchema,
   pollSchema,
   statusReportSchema,
@@ -323,8 +325,11 @@ export class CoordinatorServer {
   }
 
   private async appendLog(req: IncomingMessage, res: ServerResponse, runId: string): Promise<void> {
-    const body = await readJson(req, logChunkSchema, MAX_LOG_BODY_BYTES);
-    const reply = await this.d.logs.append(runId, body);
+    const body = await readJson(req, z.record(z.string(), z.unknown()), MAX_LOG_BODY_BYTES);
+    const reply =
+      'chunks' in body
+        ? await this.d.logs.appendBatch(runId, validated(logBatchSchema, body))
+        : await this.d.logs.append(runId, validated(logChunkSchema, body));
     if ('refused' in reply) throw new HttpError(reply.status, reply.code, reply.error);
     sendJson(res, 200, reply);
   }

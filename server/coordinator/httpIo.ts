@@ -65,6 +65,11 @@ export async function readJson<T>(
       text.trim() === '' ? 'a JSON body is required' : 'the body is not valid JSON',
     );
   }
+  return validated(schema, value);
+}
+
+/** `value` as `schema` takes it; else HttpError 400 naming the fields that are wrong. */
+export function validated<T>(schema: z.ZodType<T>, value: unknown): T {
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw new HttpError(400, 'bad_request', describeIssues(parsed.error));
   return parsed.data;

@@ -7,7 +7,8 @@ import { appendFile, mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { LogGapError, RUN_LOG_NAME_PATTERN, type RunLogStore } from '../store/runLogStore';
 import type { RunStore } from '../store/types';
-import type { LogChunk, LogReply } from './protocol';
+import type { RunStatus } from '../core/types';
+import type { LogBatch, LogBatchReply, LogChunk, LogReply } from './protocol';
 import { LOG_FILE_PATTERN } from './requestSchemas';
 import { RunLocks } from './runLocks';
 
@@ -31,12 +32,26 @@ export class LogChunks {
    * Runs that ended still take chunks from their worker: the last lines arrive after the final status.
    */
   async append(runId: string, chunk: LogChunk): Promise<LogReply | LogRefusal> {
-    if (!LOG_FILE_PATTERN.test(chunk.file) || chunk.file === '.' || chunk.file === '..') {
+    const r = await this.appendBatch(runId, {
+      worker_id: chunk.worker_id,
+      attempt: chunk.attempt,
+      chunks: [chunk],
+    });
+    return 'refused' in r ? r : r.replies[0];
+  }
+
+  /**
+   * `append` for a piece of each of several files of one attempt: the run is read once, the pieces are
+   * appended in order, and each is answered as `append` answers it. A bad name refuses the whole batch.
+   */
+  async appendBatch(runId: string, batch: LogBatch): Promise<LogBatchReply | LogRefusal> {
+    const bad = batch.chunks.find((c) => !LOG_FILE_PATTERN.test(c.file) || c.file === '.' || c.file === '..');
+    if (bad) {
       return {
         refused: true,
         status: 409,
         code: 'bad_file',
-        error: `invalid log file name ${JSON.stringify(chunk.file)}`,
+        error: `invalid log file name ${JSON.stringify(bad.file)}`,
       };
     }
     const r = await this.d.runs.readStatus(runId);
@@ -45,14 +60,20 @@ export class LogChunks {
     if (r.kind === 'corrupt')
       return { refused: true, status: 409, code: 'unreadable', error: `run ${runId} cannot be read` };
     const s = r.status;
-    if (s.attempt !== chunk.attempt || s.worker_id !== chunk.worker_id) {
+    if (s.attempt !== batch.attempt || s.worker_id !== batch.worker_id) {
       return {
         refused: true,
         status: 409,
         code: 'not_your_run',
-        error: `attempt ${chunk.attempt} of run ${runId} is not worker ${chunk.worker_id}'s`,
+        error: `attempt ${batch.attempt} of run ${runId} is not worker ${batch.worker_id}'s`,
       };
     }
+    const replies: LogReply[] = [];
+    for (const chunk of batch.chunks) replies.push(await this.appendTo(s, chunk));
+    return { replies };
+  }
+
+  private async appendTo(s: RunStatus, chunk: LogBatch['chunks'][number]): Promise<LogReply> {
     const data = Buffer.from(chunk.data, chunk.encoding === 'base64' ? 'base64' : 'utf8');
     if (RUN_LOG_NAME_PATTERN.test(chunk.file)) {
       const ref = { dag_name: s.dag_name, run_id: s.run_id, attempt: s.attempt, name: chunk.file };

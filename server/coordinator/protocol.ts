@@ -24,7 +24,10 @@ export const COORDINATOR_PATHS = {
   ack: (taskId: string) => `/api/v1/tasks/${encodeURIComponent(taskId)}/ack`,
   /** POST StatusReport → StatusReply. */
   status: (runId: string) => `/api/v1/runs/${encodeURIComponent(runId)}/status`,
-  /** POST LogChunk → { accepted, next_offset }. */
+  /**
+   * POST LogChunk → LogReply; or POST LogBatch → LogBatchReply (several files in one request; a coordinator
+   * older than batches answers it 400, and the worker sends one chunk a request again).
+   */
   logs: (runId: string) => `/api/v1/runs/${encodeURIComponent(runId)}/logs`,
   /** GET → { status: RunStatus } or 404. */
   run: (runId: string) => `/api/v1/runs/${encodeURIComponent(runId)}`,
@@ -112,6 +115,18 @@ export interface LogReply {
   accepted: boolean;
   /** Bytes the coordinator holds of that file: the worker resends from here if it differs. */
   next_offset: number;
+}
+
+/** A piece of each of several step logs of one attempt: a run's end ships them all in one request. */
+export interface LogBatch {
+  worker_id: string;
+  attempt: number;
+  chunks: Array<Pick<LogChunk, 'file' | 'offset' | 'data' | 'encoding'>>;
+}
+
+/** The answer to each chunk of a LogBatch, in its order. */
+export interface LogBatchReply {
+  replies: LogReply[];
 }
 
 /** A sub-DAG a step on a worker starts: the coordinator loads `dag_name` from its catalogue. */

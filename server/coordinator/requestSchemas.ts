@@ -10,6 +10,7 @@ import type {
   DispatchRequest,
   HeartbeatRequest,
   LeaveRequest,
+  LogBatch,
   LogChunk,
   PollRequest,
   StatusReport,
@@ -112,9 +113,7 @@ export const statusReportSchema: z.ZodType<StatusReport> = z.object({
   status: runStatus,
 });
 
-export const logChunkSchema: z.ZodType<LogChunk> = z.object({
-  worker_id: workerId,
-  attempt,
+const logPiece = {
   file: z
     .string()
     .regex(LOG_FILE_PATTERN, 'use 1 to 200 letters, digits, "_", "." or "-"')
@@ -122,6 +121,21 @@ export const logChunkSchema: z.ZodType<LogChunk> = z.object({
   offset: z.number().int().min(0),
   data: z.string(),
   encoding: z.enum(['utf8', 'base64']),
+};
+
+export const logChunkSchema: z.ZodType<LogChunk> = z.object({ worker_id: workerId, attempt, ...logPiece });
+
+/** Files of one attempt at most in a LogBatch (a step has two logs; the run one more). */
+export const MAX_LOG_BATCH_FILES = 64;
+
+export const logBatchSchema: z.ZodType<LogBatch> = z.object({
+  worker_id: workerId,
+  attempt,
+  chunks: z
+    .array(z.object(logPiece))
+    .min(1)
+    .max(MAX_LOG_BATCH_FILES)
+    .refine((c) => new Set(c.map((x) => x.file)).size === c.length, 'names a file twice'),
 });
 
 export const dispatchRequestSchema: z.ZodType<DispatchRequest> = z.object({

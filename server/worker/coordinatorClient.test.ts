@@ -118,6 +118,40 @@ describe('CoordinatorClient', () => {
     expect((err as Error).message).toBe('coordinator answered 400: labels: invalid');
   });
 
+  it('sends a log batch to the log path and reads a reply for each chunk', async () => {
+    const client = new CoordinatorClient({ url, token: null });
+    const batch = {
+      worker_id: 'w1',
+      attempt: 1,
+      chunks: [
+        { file: 'a.out', offset: 0, data: 'hi', encoding: 'utf8' as const },
+        { file: 'a.err', offset: 0, data: '', encoding: 'utf8' as const },
+      ],
+    };
+    handler = (_req, _body, res) =>
+      json(res, 200, {
+        replies: [
+          { accepted: true, next_offset: 2 },
+          { accepted: false, next_offset: 0 },
+        ],
+      });
+    const replies = await client.sendLogs('run-1', batch);
+    handler = (_req, _body, res) => json(res, 200, { replies: [{ accepted: true, next_offset: 2 }] });
+    const short = await client.sendLogs('run-1', batch).catch((e: unknown) => e);
+    handler = (_req, _body, res) =>
+      json(res, 400, { error: { code: 'bad_request', message: 'file: expected string' } });
+    const old = await client.sendLogs('run-1', batch).catch((e: unknown) => e);
+    client.close();
+
+    expect(replies).toEqual([
+      { accepted: true, next_offset: 2 },
+      { accepted: false, next_offset: 0 },
+    ]);
+    expect(seen[0]).toMatchObject({ method: 'POST', path: COORDINATOR_PATHS.logs('run-1'), body: batch });
+    expect(short).toMatchObject({ name: 'CoordinatorError', code: 'bad_reply' });
+    expect(old).toMatchObject({ name: 'CoordinatorError', status: 400, code: 'bad_request' });
+  });
+
   it('returns a refused dispatch as a reply whatever its status code', async () => {
     handler = (_req, _body, res) =>
       json(res, 409, { outcome: 'refused', run_id: 'r', error: 'no worker matched the selector {zone: b}' });

@@ -25,6 +25,8 @@ import {
   type HeartbeatResponse,
   type LeaveReply,
   type LeaveRequest,
+  type LogBatch,
+  type LogBatchReply,
   type LogChunk,
   type LogReply,
   type PollRequest,
@@ -101,6 +103,7 @@ export type CoordinatorApi = Pick<
   | 'ack'
   | 'reportStatus'
   | 'sendLog'
+  | 'sendLogs'
   | 'getRun'
   | 'cancel'
   | 'dispatch'
@@ -212,6 +215,28 @@ export class CoordinatorClient {
     if (typeof body.next_offset !== 'number')
       throw new CoordinatorError(200, 'bad_reply', `coordinator log reply has no next_offset`);
     return { accepted: body.accepted === true, next_offset: body.next_offset };
+  }
+
+  /**
+   * A piece of each of several logs of one attempt in one request: the replies, in the batch's order.
+   * Throws CoordinatorError 400 from a coordinator that takes one chunk a request only.
+   */
+  async sendLogs(runId: string, batch: LogBatch): Promise<LogReply[]> {
+    const body = (await this.expectOk(
+      await this.send('POST', COORDINATOR_PATHS.logs(runId), { body: batch }),
+    )) as Partial<LogBatchReply>;
+    const replies = body.replies;
+    if (
+      !Array.isArray(replies) ||
+      replies.length !== batch.chunks.length ||
+      !replies.every((r: Partial<LogReply> | null) => typeof r?.next_offset === 'number')
+    )
+      throw new CoordinatorError(
+        200,
+        'bad_reply',
+        'coordinator log batch reply has no offset for each chunk',
+      );
+    return replies.map((r) => ({ accepted: r.accepted === true, next_offset: r.next_offset }));
   }
 
   /** The run's current status, or null when the coordinator does not know the run. */

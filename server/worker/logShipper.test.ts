@@ -52,6 +52,66 @@ describe('LogShipper', () => {
     expect(shipper.offset('a.out')).toBe(8);
   });
 
+  it("ships a piece of every file that has one in one request (a run's end), then one file alone", async () => {
+    const coordinator = new FakeCoordinator();
+    const shipper = shipperFor(coordinator);
+    writeFileSync(join(dir, 'logs', '_run.log'), 'started\n');
+    writeFileSync(join(dir, 'logs', 's.err'), '');
+    writeFileSync(join(dir, 'logs', 's.out'), '');
+    expect(await shipper.flush()).toBe(true);
+    appendFileSync(join(dir, 'logs', '_run.log'), 'ended\n');
+    expect(await shipper.flush()).toBe(true);
+    expect(await shipper.flush()).toBe(true);
+
+    expect(coordinator.calls).toEqual(['logs:_run.log,s.err,s.out', 'log:_run.log']);
+    expect(coordinator.logText('run-1', '_run.log')).toBe('started\nended\n');
+    expect(coordinator.logs.get('run-1/s.out')).toEqual(Buffer.alloc(0));
+    expect(coordinator.logs.get('run-1/s.err')).toEqual(Buffer.alloc(0));
+    expect(coordinator.logChunks[0]).toMatchObject({
+      worker_id: 'w1',
+      attempt: 2,
+      file: '_run.log',
+      offset: 0,
+    });
+  });
+
+  it('puts at most one chunk of bytes in a batch and sends the rest one chunk a request', async () => {
+    const coordinator = new FakeCoordinator();
+    const shipper = shipperFor(coordinator, new FakeTime(0), 8);
+    writeFileSync(join(dir, 'logs', 'a.out'), 'aaaaaa\n');
+    writeFileSync(join(dir, 'logs', 'b.out'), 'bbbbbbbbbbbb\n');
+    writeFileSync(join(dir, 'logs', 'c.out'), 'c\n');
+
+    expect(await shipper.flush()).toBe(true);
+
+    expect(coordinator.calls).toEqual(['logs:a.out,b.out', 'log:b.out', 'log:b.out', 'log:c.out']);
+    expect(coordinator.logText('run-1', 'a.out')).toBe('aaaaaa\n');
+    expect(coordinator.logText('run-1', 'b.out')).toBe('bbbbbbbbbbbb\n');
+    expect(coordinator.logText('run-1', 'c.out')).toBe('c\n');
+  });
+
+  it('sends one chunk a request from the first refused batch on, to a coordinator without batches', async () => {
+    const coordinator = new FakeCoordinator();
+    coordinator.acceptsLogBatches = false;
+    const shipper = shipperFor(coordinator);
+    writeFileSync(join(dir, 'logs', 'a.out'), 'one\n');
+    writeFileSync(join(dir, 'logs', 'a.err'), '');
+    expect(await shipper.flush()).toBe(true);
+    appendFileSync(join(dir, 'logs', 'a.out'), 'two\n');
+    writeFileSync(join(dir, 'logs', 'a.err'), 'oops\n');
+    expect(await shipper.flush()).toBe(true);
+
+    expect(coordinator.calls).toEqual([
+      'logs:a.err,a.out',
+      'log:a.err',
+      'log:a.out',
+      'log:a.err',
+      'log:a.out',
+    ]);
+    expect(coordinator.logText('run-1', 'a.out')).toBe('one\ntwo\n');
+    expect(coordinator.logText('run-1', 'a.err')).toBe('oops\n');
+  });
+
   it('resends from the offset the coordinator holds when it lost part of a file', async () => {
     const coordinator = new FakeCoordinator();
     const shipper = shipperFor(coordinator);

@@ -7,11 +7,12 @@ import { join } from 'node:path';
 import type { Logger, Timers } from '../core/ports';
 import { TimerLoop } from '../core/timerLoop';
 import { errorText } from '../runner/statusReporter';
-import type { LogChunk } from '../coordinator/protocol';
-import type { CoordinatorApi } from './coordinatorClient';
+import type { LogChunk, LogReply } from '../coordinator/protocol';
+import { CoordinatorError, type CoordinatorApi } from './coordinatorClient';
 
 export interface LogShipperOptions {
-  client: Pick<CoordinatorApi, 'sendLog'>;
+  /** With `sendLogs`, the pieces of several files that a pass has to send go in one request. */
+  client: Pick<CoordinatorApi, 'sendLog'> & Partial<Pick<CoordinatorApi, 'sendLogs'>>;
   workerId: string;
   runId: string;
   attempt: number;
@@ -42,6 +43,8 @@ export class LogShipper {
   private readonly loop: TimerLoop;
   private pass: Promise<boolean> = Promise.resolve(true);
   private failing = false;
+  /** Set once the coordinator refused a batch (it takes one chunk a request): never tried again. */
+  private batchesRefused = false;
 
   constructor(private readonly o: LogShipperOptions) {
     this.intervalMs = o.intervalMs ?? DEFAULT_INTERVAL_MS;
@@ -92,7 +95,21 @@ export class LogShipper {
       return false;
     }
     let complete = true;
+    let shipped: Set<string>;
+    try {
+      shipped = await this.shipBatch(names);
+    } catch (err) {
+      if (!this.failing)
+        this.o.logger.warn('Failed to ship run logs to the coordinator; will retry', {
+          run_id: this.o.runId,
+          file: names.join(', '),
+          error: errorText(err),
+        });
+      this.failing = true;
+      return false;
+    }
     for (const name of names) {
+      if (shipped.has(name)) continue;
       try {
         if (!(await this.shipFile(name))) complete = false;
       } catch (err) {
@@ -110,6 +127,84 @@ export class LogShipper {
     if (this.failing) this.o.logger.info('Run logs reach the coordinator again', { run_id: this.o.runId });
     this.failing = false;
     return complete;
+  }
+
+  /**
+   * When two or more files have something to send (a run's end: its own log and each step's), sends the
+   * first piece of each in one request, as much as one chunk holds in all. Answers the files it shipped
+   * completely; the others (and every file when batching is off) are shipped one chunk a request.
+   */
+  private async shipBatch(names: string[]): Promise<Set<string>> {
+    const done = new Set<string>();
+    const send = this.o.client.sendLogs?.bind(this.o.client);
+    if (!send || this.batchesRefused || names.length < 2) return done;
+    type Piece = {
+      name: string;
+      size: number;
+      offset: number;
+      length: number;
+      data: string;
+      encoding: LogChunk['encoding'];
+    };
+    const pieces: Piece[] = [];
+    let room = this.chunkBytes;
+    for (const name of names) {
+      if (room <= 0) break;
+      const fh = await open(join(this.o.dir, name), 'r');
+      try {
+        const size = (await fh.stat()).size;
+        const offset = this.offset(name);
+        if (size === 0 && !this.offsets.has(name)) {
+          pieces.push({ name, size, offset: 0, length: 0, data: '', encoding: 'utf8' });
+          continue;
+        }
+        if (offset >= size) {
+          done.add(name); // nothing new since the coordinator confirmed it all
+          continue;
+        }
+        const want = Math.min(room, size - offset);
+        const buf = Buffer.alloc(want);
+        const { bytesRead } = await fh.read(buf, 0, want, offset);
+        if (bytesRead === 0) continue;
+        const { data, encoding, length } = encodeChunk(buf.subarray(0, bytesRead));
+        pieces.push({ name, size, offset, length, data, encoding });
+        room -= length;
+      } finally {
+        await fh.close();
+      }
+    }
+    if (pieces.length < 2) return done;
+    let replies: LogReply[];
+    try {
+      replies = await send(this.o.runId, {
+        worker_id: this.o.workerId,
+        attempt: this.o.attempt,
+        chunks: pieces.map((p) => ({ file: p.name, offset: p.offset, data: p.data, encoding: p.encoding })),
+      });
+    } catch (err) {
+      if (!(err instanceof CoordinatorError) || err.status !== 400) throw err;
+      this.batchesRefused = true;
+      this.o.logger.debug('The coordinator takes one log chunk a request', { run_id: this.o.runId });
+      return done;
+    }
+    pieces.forEach((p, i) => {
+      const reply = replies[i];
+      if (p.length === 0 && p.size === 0) {
+        if (reply.accepted) {
+          this.offsets.set(p.name, reply.next_offset);
+          done.add(p.name);
+        }
+        return;
+      }
+      // As one step of shipFile: taken, or the offset the coordinator asks for; shipFile goes on from there.
+      if (reply.accepted && reply.next_offset === p.offset + p.length) {
+        this.offsets.set(p.name, p.offset + p.length);
+        if (p.offset + p.length >= p.size) done.add(p.name);
+      } else if (reply.next_offset !== p.offset && reply.next_offset >= 0) {
+        this.offsets.set(p.name, reply.next_offset);
+      }
+    });
+    return done;
   }
 
   /** Sends what the coordinator lacks of one file; false when it refused a chunk (tried again next pass). */

@@ -22,7 +22,10 @@ import { attemptDirs } from './workDirs';
 /** The collaborators of the tasks of one worker. */
 export interface TaskExecutorDeps {
   config: Config;
-  client: Pick<CoordinatorApi, 'ack' | 'reportStatus' | 'sendLog' | 'dispatch' | 'getRun' | 'cancel'>;
+  client: Pick<
+    CoordinatorApi,
+    'ack' | 'reportStatus' | 'sendLog' | 'sendLogs' | 'dispatch' | 'getRun' | 'cancel'
+  >;
   clock: Clock;
   timers: Timers;
   /** Carries `component: 'worker'`; the executor adds `dag` and `run_id`. */

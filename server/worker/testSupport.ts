@@ -13,6 +13,7 @@ import type {
   HeartbeatResponse,
   LeaveReply,
   LeaveRequest,
+  LogBatch,
   LogChunk,
   LogReply,
   PollRequest,
@@ -21,7 +22,12 @@ import type {
   WorkerView,
 } from '../coordinator/protocol';
 import type { DispatchTask } from '../store/dispatchTypes';
-import { CoordinatorUnreachableError, type CancelReply, type CoordinatorApi } from './coordinatorClient';
+import {
+  CoordinatorError,
+  CoordinatorUnreachableError,
+  type CancelReply,
+  type CoordinatorApi,
+} from './coordinatorClient';
 
 /** A coordinator in memory: records every request and answers like the real one unless told otherwise. */
 export class FakeCoordinator implements CoordinatorApi {
@@ -37,6 +43,8 @@ export class FakeCoordinator implements CoordinatorApi {
   readonly runs = new Map<string, RunStatus>();
   readonly dispatches: DispatchRequest[] = [];
   readonly cancels: string[] = [];
+  /** False: log batches are refused 400, as a coordinator older than them does. */
+  acceptsLogBatches = true;
   /** While true every operation fails as a network error would. */
   unreachable = false;
   /** While true every operation waits for ever, as a coordinator behind a dropped route would. */
@@ -149,6 +157,11 @@ export class FakeCoordinator implements CoordinatorApi {
   async sendLog(runId: string, chunk: LogChunk): Promise<LogReply> {
     this.record(`log:${chunk.file}`);
     this.logChunks.push(chunk);
+    return this.hold(runId, chunk);
+  }
+
+  /** Takes a chunk as the coordinator does: only at the end of what it holds of the file. */
+  private hold(runId: string, chunk: LogChunk): LogReply {
     const key = `${runId}/${chunk.file}`;
     const held = this.logs.get(key) ?? Buffer.alloc(0);
     if (chunk.offset !== held.length) return { accepted: false, next_offset: held.length };
@@ -156,6 +169,19 @@ export class FakeCoordinator implements CoordinatorApi {
     const next = Buffer.concat([held, data]);
     this.logs.set(key, next);
     return { accepted: true, next_offset: next.length };
+  }
+
+  async sendLogs(runId: string, batch: LogBatch): Promise<LogReply[]> {
+    this.record(`logs:${batch.chunks.map((c) => c.file).join(',')}`);
+    if (!this.acceptsLogBatches)
+      throw new CoordinatorError(400, 'bad_request', 'file: expected string, received undefined');
+    const replies: LogReply[] = [];
+    for (const c of batch.chunks) {
+      const chunk = { worker_id: batch.worker_id, attempt: batch.attempt, ...c };
+      this.logChunks.push(chunk);
+      replies.push(this.hold(runId, chunk));
+    }
+    return replies;
   }
 
   async getRun(runId: string): Promise<RunStatus | null> {
