@@ -20,7 +20,7 @@ function statusIn(state: RunState): RunStatus {
   return s;
 }
 
-function setup() {
+function setup(settleMs?: number) {
   const time = new FakeTime(1_700_000_000_000);
   const coordinator = new FakeCoordinator();
   const rejections: Rejection[] = [];
@@ -34,6 +34,8 @@ function setup() {
       coordinator.calls.push('beforeFinal');
     },
     random: () => 1,
+    settleMs,
+    timers: time,
   });
   return { time, coordinator, rejections, reporter };
 }
@@ -50,6 +52,47 @@ describe('remoteReporter', () => {
     await Promise.all([first, second, third]);
 
     expect(coordinator.statuses.map((s) => s.steps[0].status)).toEqual(['not_started', 'succeeded']);
+  });
+
+  it('with settleMs, sends a change of steps only once it passed, and a change of state at once with it', async () => {
+    const { time, coordinator, reporter } = setup(100);
+    const status = statusIn('running');
+    await reporter.write(status);
+    status.steps[0].status = 'running';
+    const stepStarted = reporter.write(status);
+    await time.advance(50);
+    expect(coordinator.statuses.map((s) => s.steps[0].status)).toEqual(['not_started']);
+    await time.advance(50);
+    await stepStarted;
+    expect(coordinator.statuses.map((s) => s.steps[0].status)).toEqual(['not_started', 'running']);
+
+    status.steps[0].status = 'succeeded';
+    void reporter.write(status);
+    status.status = 'succeeded';
+    await reporter.write(status);
+
+    expect(coordinator.statuses.map((s) => [s.status, s.steps[0].status])).toEqual([
+      ['running', 'not_started'],
+      ['running', 'running'],
+      ['succeeded', 'succeeded'],
+    ]);
+    await time.advance(200);
+    expect(coordinator.statuses).toHaveLength(3);
+  });
+
+  it('with settleMs, sends a change of steps made while a send is in flight after it passed', async () => {
+    const { time, coordinator, reporter } = setup(100);
+    const status = statusIn('running');
+    const first = reporter.write(status);
+    status.steps[0].status = 'running';
+    const second = reporter.write(status);
+    await first;
+    expect(coordinator.statuses).toHaveLength(1);
+    await time.advance(100);
+    await second;
+
+    expect(coordinator.statuses.map((s) => s.steps[0].status)).toEqual(['not_started', 'running']);
+    expect(await reporter.settle(1000, time)).toBe('delivered');
   });
 
   it('retries a failed status on a heartbeat after its backoff, and sends the terminal one after beforeFinal', async () => {

@@ -2,7 +2,7 @@
 // run store. A rejected status or a cancel in the reply stops the run (it is no longer this worker's).
 
 import type { Clock, Logger, Timers } from '../core/ports';
-import { TERMINAL_RUN_STATES, type RunStatus } from '../core/types';
+import { TERMINAL_RUN_STATES, type RunState, type RunStatus } from '../core/types';
 import { errorText, type StatusReporter } from '../runner/statusReporter';
 import type { CoordinatorApi } from './coordinatorClient';
 import { retryBackoffMs, sleep } from './retryBackoff';
@@ -24,6 +24,14 @@ export interface RemoteReporterOptions {
   /** Awaited before each attempt to send a terminal status: the step logs must reach the coordinator first. */
   beforeFinal?: () => Promise<unknown>;
   random?: () => number;
+  /**
+   * How long a change of the run's steps only waits before it is sent, gathering the changes that follow
+   * (as a run process writes its status; see storeReporter). A change of the run's own state (it started,
+   * it ended) is sent at once, with whatever waits. 0 (the default): every change is sent at once.
+   */
+  settleMs?: number;
+  /** Needed with `settleMs`. */
+  timers?: Timers;
 }
 
 /** How the last status ended up: taken, refused (the run is not ours), or not delivered in time. */
@@ -40,9 +48,9 @@ const RETRY_MAX_MS = 10_000;
 
 /**
  * Coalesces like storeReporter: only the latest snapshot is sent, one request at a time, and a status that
- * arrives while one is in flight is sent right after it. A failed send is retried on the next change or
- * heartbeat once its backoff has passed. `heartbeat` sends nothing of its own: the worker's heartbeat lists
- * its runs.
+ * arrives while one is in flight is sent right after it (with `settleMs`, a change of steps only waits for
+ * it). A failed send is retried on the next change or heartbeat once its backoff has passed. `heartbeat`
+ * sends nothing of its own: the worker's heartbeat lists its runs.
  */
 export function remoteReporter(o: RemoteReporterOptions): RemoteReporter {
   let latest: RunStatus | null = null;
@@ -53,6 +61,13 @@ export function remoteReporter(o: RemoteReporterOptions): RemoteReporter {
   let retryAtMono = 0;
   let rejected = false;
   let notified = false;
+  /** The run state of the last status handed to the client (sent, being sent, or failed). */
+  let sentState: RunState | null = null;
+  /** A send of step changes waiting out `settleMs`: `hurry` sends at once instead. */
+  let settling: { done: Promise<void>; hurry: () => void } | null = null;
+  /** Set by a send that must not wait (a change of state, a heartbeat, settle, the wait's end). */
+  let urgent = false;
+  const settleMs = o.timers ? (o.settleMs ?? 0) : 0;
 
   const notify = (why: Rejection) => {
     if (notified) return;
@@ -62,8 +77,15 @@ export function remoteReporter(o: RemoteReporterOptions): RemoteReporter {
 
   const sendPending = async (): Promise<void> => {
     while (!rejected && latest !== null && sentSeq < latestSeq) {
+      // A change of steps only, after a send: it waits out `settleMs` (or a send that cannot wait).
+      if (!urgent && settleMs > 0 && latest.status === sentState) {
+        void sendSettled();
+        return;
+      }
+      urgent = false;
       const seq = latestSeq;
       const snapshot = latest;
+      sentState = snapshot.status;
       try {
         if (o.beforeFinal && TERMINAL_RUN_STATES.includes(snapshot.status)) await o.beforeFinal();
         const reply = await o.client.reportStatus(snapshot.run_id, {
@@ -114,19 +136,52 @@ export function remoteReporter(o: RemoteReporterOptions): RemoteReporter {
     return inFlight;
   };
 
+  /** Sends now what is pending, ending a wait of step changes (this send carries them). */
+  const sendNow = (): Promise<void> => {
+    urgent = true;
+    const waiting = settling;
+    if (!waiting) return pump();
+    waiting.hurry();
+    return waiting.done;
+  };
+
+  /** Sends after `settleMs`, or with a send that cannot wait, whichever comes first. */
+  function sendSettled(): Promise<void> {
+    if (settling) return settling.done;
+    let hurry!: () => void;
+    const done = new Promise<void>((resolve) => {
+      const fire = () => {
+        settling = null;
+        urgent = true;
+        pump().then(resolve, resolve);
+      };
+      const timer = o.timers!.setTimeout(fire, settleMs);
+      hurry = () => {
+        o.timers!.clearTimeout(timer);
+        fire();
+      };
+    });
+    settling = { done, hurry };
+    return done;
+  }
+
   return {
     write(status) {
       latest = structuredClone(status);
       latestSeq += 1;
-      return pump();
+      if (settleMs > 0 && status.status === sentState) {
+        // After a send in flight, the change is sent (or waits) as that send's loop decides.
+        return inFlight ? inFlight.then(() => settling?.done) : sendSettled();
+      }
+      return sendNow();
     },
     heartbeat() {
-      return pump();
+      return sendNow();
     },
     async settle(timeoutMs, timers) {
       const deadline = o.clock.monoMs() + timeoutMs;
       for (;;) {
-        await pump();
+        await sendNow();
         if (rejected) return 'rejected';
         if (sentSeq >= latestSeq) return 'delivered';
         const now = o.clock.monoMs();

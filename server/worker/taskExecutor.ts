@@ -9,6 +9,7 @@ import { isoUtc, newRunStatus } from '../core/runStatus';
 import type { RunStatus } from '../core/types';
 import { MINUTE, SECOND } from '../core/units';
 import { executeRun } from '../runner/executeRun';
+import { STEP_REPORT_SETTLE_MS } from '../runner/runAttempt';
 import { isoNow } from '../runner/runStep';
 import { errorText } from '../runner/statusReporter';
 import type { DispatchTask } from '../store/dispatchTypes';
@@ -165,6 +166,9 @@ async function runAccepted(
       stop.abort('SIGTERM');
     },
     beforeFinal: () => shipper.flush(),
+    // As a run process writes its status: a quick step's changes ride along with the next change of state.
+    settleMs: STEP_REPORT_SETTLE_MS,
+    timers,
   });
 
   logger.info('Running task', { attempt: task.attempt, operation: task.operation, dir: dirs.dir });
