@@ -528,6 +528,21 @@ describe('ZombieReaper', () => {
     expect((await h.status('starting')).status).toBe('queued');
   });
 
+  it('asks the dispatch store nothing about an unclaimed queued run that has its queue item', async () => {
+    const h = harness();
+    await h.queuedRun('waiting');
+    await h.queue.enqueue({ queue: 'etl', run_id: 'waiting', dag_name: 'etl', enqueued_at: isoUtc(START) });
+    await h.time.advance(STALE_MS + SECOND);
+    const asked: string[] = [];
+    h.onFindTask = async (runId) => {
+      asked.push(runId);
+    };
+
+    expect(await h.reaper.sweep()).toEqual([]);
+    expect(asked).toEqual([]);
+    expect((await h.status('waiting')).status).toBe('queued');
+  });
+
   it('leaves a queued slot run with no queue item to the scheduling loop until its first tick has adopted such runs', async () => {
     const h = harness();
     await h.queuedRun('left-by-a-failed-instance');

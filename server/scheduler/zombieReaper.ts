@@ -278,16 +278,20 @@ export class ZombieReaper {
     // Acknowledged by a worker (still `queued` until it reports `running`), or waiting in the dispatch
     // store for one: the coordinator fails these itself when the worker falls silent or the hold runs out.
     if (s.worker_id !== null) return null;
-    // A run `dagu start` claimed to hand it to the workers waits in the dispatch store, claimed, maybe long.
-    if (this.d.tasks && (await this.d.tasks.findByRun(s.run_id))) return null;
+    // A run that waits in the dispatch store (`dagu start` claimed it to hand it to the workers, maybe long
+    // ago) is the coordinator's. Asked only where it decides, so that the usual queued run, unclaimed and
+    // in its queue, costs a sweep two reads rather than three.
+    const dispatched = async () => Boolean(this.d.tasks && (await this.d.tasks.findByRun(s.run_id)));
     // A process took the attempt and has not said it started: in its queue or not, no other process can
     // take it, and it may have run its steps without being able to say so.
     const claim = await this.d.runs.readClaim(s.run_id, s.attempt);
     if (claim !== null) {
+      if (await dispatched()) return null;
       const reason = await this.claimed.reason(s, claim);
       return reason === null ? null : { reason, claim };
     }
     if (await this.d.queue.find(s.run_id)) return null;
+    if (await dispatched()) return null;
     const age = this.d.clock.nowMs() - Date.parse(s.created_at);
     if (age <= this.d.heartbeatStaleMs) return null; // a scheduled run that is just starting
     return {
