@@ -333,6 +333,60 @@ describe('startRun', () => {
     expect(stored.kind === 'ok' && stored.status).toEqual(first);
   });
 
+  it('reads and claims a queued run in one step where the store can, and refuses as with two', async () => {
+    /** A store that reads and claims in one step (as PostgreSQL does), counting how it is asked. */
+    class OneStepStore extends TempLogRunStore {
+      asked: string[] = [];
+      async claimQueued(runId: string, owner: string) {
+        this.asked.push(`claimQueued ${runId}`);
+        const r = await super.readStatus(runId);
+        if (r.kind !== 'ok') return { kind: 'missing' } as const;
+        const claimed =
+          r.status.status === 'queued' && (await super.claimAttempt(runId, r.status.attempt, owner));
+        return { kind: 'ok', status: r.status, claimed } as const;
+      }
+      override async readStatus(runId: string) {
+        this.asked.push(`readStatus ${runId}`);
+        return super.readStatus(runId);
+      }
+      override async claimAttempt(runId: string, attempt: number, owner: string) {
+        this.asked.push(`claimAttempt ${runId}`);
+        return super.claimAttempt(runId, attempt, owner);
+      }
+    }
+    const store = new OneStepStore(join(dir, 'logs'));
+    const dag = dagOf([stepOf('a', 'true')]);
+    const queued = (runId: string) =>
+      newRunStatus({
+        dag,
+        runId,
+        status: 'queued',
+        triggerType: 'queue',
+        scheduleTime: null,
+        params: [],
+        nowIso: new Date().toISOString(),
+      });
+    await store.createRun(queued('q1'));
+    const final = await startRun(options(store, dag, { runId: 'q1' }));
+    expect(final.status).toBe('succeeded');
+    expect(store.asked.filter((a) => a.endsWith(' q1')).slice(0, 1)).toEqual(['claimQueued q1']);
+    expect(store.asked).not.toContain('claimAttempt q1');
+
+    // Not queued any more, or claimed by another: refused, nothing run.
+    await expect(startRun(options(store, dag, { runId: 'q1' }))).rejects.toThrow(
+      'run q1 is already succeeded',
+    );
+    await store.createRun(queued('q2'));
+    expect(await store.claimAttempt('q2', 1, 'another process')).toBe(true);
+    await expect(startRun(options(store, dag, { runId: 'q2' }))).rejects.toThrow(
+      /already being started by another process/,
+    );
+    const q2 = await store.readStatus('q2');
+    expect(q2.kind === 'ok' && q2.status.status).toBe('queued');
+    // No such run: a new run of that ID.
+    expect((await startRun(options(store, dag, { runId: 'q3' }))).status).toBe('succeeded');
+  });
+
   it('records log paths relative to the logs root of the file store', async () => {
     const config = configFor(dir);
     const store = new FileRunStore({ dataDir: config.paths.data_dir, logDir: config.paths.log_dir });

@@ -53,18 +53,13 @@ export function newRunParams(o: Pick<StartRunOptions, 'dag' | 'params' | 'record
  */
 export async function startRun(o: StartRunOptions): Promise<RunStatus> {
   const runId = assertRunId(o.runId ?? o.newRunId());
-  const existing =
-    o.runId !== undefined ? await o.runStore.readStatus(runId) : ({ kind: 'missing' } as const);
-  if (existing.kind === 'corrupt') throw new RunConflictError(runId, 'corrupt', existing.error);
+  // The scheduler may offer one queued run twice (a slow start looks like a failed one): exactly one
+  // process claims it, the other stops here without touching it.
+  const owner = claimOwnerText(hostname(), process.pid, o.clock.nowMs());
+  const existing = o.runId !== undefined ? await readAndClaim(o.runStore, runId, owner) : null;
 
-  if (existing.kind === 'ok') {
-    const queued = existing.status;
-    if (queued.status !== 'queued') throw new RunConflictError(runId, queued.status);
-    // The scheduler may offer one queued run twice (a slow start looks like a failed one): exactly one
-    // process claims it, the other stops here without touching it.
-    const owner = claimOwnerText(hostname(), process.pid, o.clock.nowMs());
-    if (!(await o.runStore.claimAttempt(runId, queued.attempt, owner)))
-      throw new RunConflictError(runId, 'claimed');
+  if (existing !== null) {
+    const queued = existing;
     const logDir = attemptLogDir(
       o.runStore,
       o.config,
@@ -115,4 +110,30 @@ export async function startRun(o: StartRunOptions): Promise<RunStatus> {
     throw new RunConflictError(runId, now.kind === 'ok' ? now.status.status : 'unknown');
   }
   return runAttempt(o, status, logDir.absolute, { markedActive: true });
+}
+
+/**
+ * The queued run `runId` claimed for `owner`, or null when there is no such run (a new run of that ID is
+ * made). Throws RunConflictError when the run is not queued, or another process claimed it.
+ */
+async function readAndClaim(
+  store: StartRunOptions['runStore'],
+  runId: string,
+  owner: string,
+): Promise<RunStatus | null> {
+  // One step where the store can: a run process's first read and its claim are one statement there.
+  if (store.claimQueued) {
+    const r = await store.claimQueued(runId, owner);
+    if (r.kind === 'missing') return null;
+    if (r.status.status !== 'queued') throw new RunConflictError(runId, r.status.status);
+    if (!r.claimed) throw new RunConflictError(runId, 'claimed');
+    return r.status;
+  }
+  const existing = await store.readStatus(runId);
+  if (existing.kind === 'missing') return null;
+  if (existing.kind === 'corrupt') throw new RunConflictError(runId, 'corrupt', existing.error);
+  const queued = existing.status;
+  if (queued.status !== 'queued') throw new RunConflictError(runId, queued.status);
+  if (!(await store.claimAttempt(runId, queued.attempt, owner))) throw new RunConflictError(runId, 'claimed');
+  return queued;
 }

@@ -158,6 +158,21 @@ describe('withRunEvents', () => {
     expect((await store.listRuns({})).items.map((r) => r.run_id)).toEqual(['r1']);
     expect(store.logDir('etl', 'r1', 1)).toBe(inner.logDir('etl', 'r1', 1));
   });
+
+  it("passes a store's one-step read and claim through, and has none where the store has none", async () => {
+    const { store, events } = setup();
+    expect(store.claimQueued).toBeUndefined();
+    const inner = Object.assign(new MemoryRunStore(), {
+      claimQueued: async (runId: string, owner: string) => ({
+        kind: 'ok' as const,
+        status: testRunStatus({ run_id: runId, status: 'queued' }),
+        claimed: owner === 'me',
+      }),
+    });
+    const wrapped = withRunEvents(inner, events);
+    expect(await wrapped.claimQueued!('r1', 'me')).toMatchObject({ kind: 'ok', claimed: true });
+    expect(await wrapped.claimQueued!('r1', 'other')).toMatchObject({ kind: 'ok', claimed: false });
+  });
 });
 
 describe('runEventType', () => {

@@ -209,6 +209,9 @@ export function withRunEvents(store: RunStore, events: EventLog, opts: { logger?
     markActive: (run) => store.markActive(run),
     unmarkActive: (runId) => store.unmarkActive(runId),
     claimAttempt: (runId, attempt, owner) => store.claimAttempt(runId, attempt, owner),
+    ...(store.claimQueued && {
+      claimQueued: (runId: string, owner: string) => store.claimQueued!(runId, owner),
+    }),
     isClaimed: (runId, attempt) => store.isClaimed(runId, attempt),
     readClaim: (runId, attempt) => store.readClaim(runId, attempt),
     releasesClaims: store.releasesClaims,

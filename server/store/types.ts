@@ -48,6 +48,9 @@ export type ReadStatusResult =
   | { kind: 'missing' }
   | { kind: 'corrupt'; error: string; path: string; incomplete?: boolean };
 
+/** What claimQueued answers. */
+export type ClaimQueuedResult = { kind: 'ok'; status: RunStatus; claimed: boolean } | { kind: 'missing' };
+
 /**
  * What a run process leaves behind when its final status could not be written: the state the run reached and
  * the error code of the write (`ENOSPC`, `EIO`, ...), so that the dead-run check can say why the run fails.
@@ -132,6 +135,13 @@ export interface RunStore {
    * told to start the same queued run, exactly one gets true.
    */
   claimAttempt(runId: string, attempt: number, owner: string): Promise<boolean>;
+  /**
+   * readStatus and claimAttempt of its latest attempt in one step, where the store can make them one: the
+   * run's latest status (`missing`: no such run) and whether `owner` now holds the claim, which it takes only
+   * while that attempt is `queued` and nobody claimed it. Of several concurrent claimants, at most one gets
+   * `claimed: true`, as with claimAttempt.
+   */
+  claimQueued?(runId: string, owner: string): Promise<ClaimQueuedResult>;
   /** Whether a process has claimed the attempt (claimAttempt returned true to someone). */
   isClaimed(runId: string, attempt: number): Promise<boolean>;
   /** Who claimed the attempt (the `owner` given to claimAttempt), or null when nobody did. */

@@ -13,6 +13,7 @@ import { AttemptConflictError, RunNotFoundError } from '../errors';
 import { clampLimit, createdMsOf, parseCursor, runListKey, summarizeRun, upperKey } from '../runList';
 import { assertStatusNames, isAttemptNumber } from '../runValidation';
 import type {
+  ClaimQueuedResult,
   CreateRunResult,
   DeleteRunResult,
   HistoryEntry,
@@ -258,6 +259,28 @@ export class PgRunStore implements RunStore {
     );
     if (exists.rowCount === 0) throw await this.notFound(runId, attempt);
     return false;
+  }
+
+  async claimQueued(runId: string, owner: string): Promise<ClaimQueuedResult> {
+    assertRunId(runId);
+    // One statement for a run process's first two (read the run, claim it): the claim is taken only on the
+    // latest attempt, only while it is queued and unclaimed. Two claimants racing: the second waits on the
+    // row lock, then finds the row claimed and changes nothing.
+    const r = await this.w.query<{ status: RunStatus; claimed: number }>(
+      `with cur as (
+         select a.run_id, a.attempt, a.status from ${this.s}.runs r join ${this.s}.run_attempts a
+             on a.run_id = r.run_id and a.attempt = r.latest_attempt
+          where r.run_id = $1),
+       claim as (
+         update ${this.s}.run_attempts a set claimed_by = $2 from cur
+          where a.run_id = cur.run_id and a.attempt = cur.attempt and a.claimed_by is null
+            and a.status->>'status' = 'queued'
+         returning a.attempt)
+       select cur.status, (select count(*) from claim)::int as claimed from cur`,
+      [runId, owner],
+    );
+    if (r.rowCount === 0) return { kind: 'missing' };
+    return { kind: 'ok', status: r.rows[0].status, claimed: r.rows[0].claimed > 0 };
   }
 
   async isClaimed(runId: string, attempt: number): Promise<boolean> {

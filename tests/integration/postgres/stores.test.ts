@@ -126,4 +126,37 @@ describe('PgRunStore, what the database form adds', () => {
     await store.writeStatus(testRunStatus({ run_id: 'retried', attempt: 2, status: 'failed' }));
     expect(await active()).toEqual([]);
   });
+
+  it('reads and claims a queued run in one step: one claimant of many, only while it is queued', async () => {
+    await pool.query(`truncate ${SCHEMA}.runs, ${SCHEMA}.run_attempts, ${SCHEMA}.active_runs cascade`);
+    const store = new PgRunStore(pool, SCHEMA, '/logs');
+    expect(await store.claimQueued('nothing', 'a')).toEqual({ kind: 'missing' });
+
+    const queued = testRunStatus({ run_id: 'q', status: 'queued' });
+    await store.createRun(queued);
+    const answers = await Promise.all(['a', 'b', 'c', 'd', 'e'].map((o) => store.claimQueued('q', o)));
+    expect(answers.filter((r) => r.kind === 'ok' && r.claimed)).toHaveLength(1);
+    for (const r of answers) expect(r).toMatchObject({ kind: 'ok', status: queued });
+    const winner = ['a', 'b', 'c', 'd', 'e'][answers.findIndex((r) => r.kind === 'ok' && r.claimed)];
+    expect(await store.readClaim('q', 1)).toBe(winner);
+
+    // Not queued: read, never claimed.
+    await store.createRun(testRunStatus({ run_id: 'r', status: 'running' }));
+    expect(await store.claimQueued('r', 'a')).toMatchObject({
+      kind: 'ok',
+      claimed: false,
+      status: { status: 'running' },
+    });
+    expect(await store.readClaim('r', 1)).toBeNull();
+
+    // The latest attempt is the one claimed.
+    await store.createRun(testRunStatus({ run_id: 'again', status: 'failed' }));
+    await store.createAttempt(testRunStatus({ run_id: 'again', attempt: 2, status: 'queued' }));
+    expect(await store.claimQueued('again', 'a')).toMatchObject({
+      kind: 'ok',
+      claimed: true,
+      status: { attempt: 2 },
+    });
+    expect([await store.readClaim('again', 1), await store.readClaim('again', 2)]).toEqual([null, 'a']);
+  });
 });
