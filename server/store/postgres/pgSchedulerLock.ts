@@ -167,12 +167,19 @@ export class PgSchedulerLock implements LockStorage {
     });
   }
 
-  /** The fence as a select for one statement (see FenceSelect): the lease row while it carries holder and epoch. */
+  /**
+   * The fence as a select for one statement (see FenceSelect): the lease row while it carries holder and
+   * epoch. As with guard, the statement's waits for other sessions' locks are limited (lock_timeout, local
+   * to its transaction: the statement) once the fence holds, which comes first: the write is gated on it.
+   */
   fenceSelect(holder: string, epoch: number, first: number): { text: string; values: unknown[] } {
+    const idle = this.opts.fenceIdleTimeoutMs;
+    const limit = idle === undefined ? '1' : `set_config('lock_timeout', $${first + 3}, true)`;
     return {
-      text: `select 1 from ${this.s}.scheduler_lease
+      text: `select ${limit} from ${this.s}.scheduler_lease
               where name = $${first} and holder = $${first + 1} and epoch = $${first + 2} and not released for share`,
-      values: [LOCK_NAME, holder, epoch],
+      values:
+        idle === undefined ? [LOCK_NAME, holder, epoch] : [LOCK_NAME, holder, epoch, `${Math.ceil(idle)}ms`],
     };
   }
 

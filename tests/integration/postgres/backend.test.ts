@@ -233,7 +233,7 @@ describe('storage.backend: postgres', () => {
     expect(await cp.runs.createRun(status('manual-1'))).toEqual({ created: true });
   });
 
-  it('the fence of a one-statement dequeue: a takeover waits for it, and it lands before the takeover', async () => {
+  it('the fence of a one-statement dequeue: a takeover waits for it, but not past its lock limit', async () => {
     const schema = newSchema();
     const h = pgHome(schema);
     const cp = await planeOf(h);
@@ -253,8 +253,22 @@ describe('storage.backend: postgres', () => {
       renewed_at: now,
     });
     expect(await mine.lock.create(record('token-old', 1))).toBe(true);
-    await mine.queue.enqueue({ queue: 'etl', run_id: 'held-item', dag_name: 'etl', enqueued_at: now });
-    // Another session holds the item's row: the dequeue waits on it, holding the fence's lock meanwhile.
+    for (const id of ['held-item', 'stuck-item'])
+      await mine.queue.enqueue({ queue: 'etl', run_id: id, dag_name: 'etl', enqueued_at: now });
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    /** A takeover's first step, without the lock store's own deadline: the lease row locked for update. */
+    const takeOver = async (holder: string, epoch: number) => {
+      const taker = await pg().pool.connect();
+      try {
+        await taker.query('begin');
+        await taker.query(`select 1 from ${schema}.scheduler_lease for update`);
+        await taker.query(`update ${schema}.scheduler_lease set holder = $1, epoch = $2`, [holder, epoch]);
+        await taker.query('commit');
+      } finally {
+        taker.release();
+      }
+    };
+    // Another session holds the item's row for a moment: the dequeue waits on it, holding the fence's lock.
     const blocker = await pg().pool.connect();
     try {
       await blocker.query('begin');
@@ -264,17 +278,9 @@ describe('storage.backend: postgres', () => {
         order.push('dequeue');
         return r;
       });
-      await new Promise((r) => setTimeout(r, 300));
-      // A takeover's first step, without the lock store's deadline: the lease row locked for update.
-      const taker = await pg().pool.connect();
-      const takeover = (async () => {
-        await taker.query('begin');
-        await taker.query(`select 1 from ${schema}.scheduler_lease for update`);
-        order.push('takeover');
-        await taker.query(`update ${schema}.scheduler_lease set holder = 'token-new', epoch = 2`);
-        await taker.query('commit');
-      })().finally(() => taker.release());
-      await new Promise((r) => setTimeout(r, 300));
+      await sleep(150);
+      const takeover = takeOver('token-mid', 1).then(() => order.push('takeover'));
+      await sleep(150);
       expect(order).toEqual([]);
       await blocker.query('commit');
       expect(await dequeued).toBe(true);
@@ -283,9 +289,28 @@ describe('storage.backend: postgres', () => {
     } finally {
       blocker.release();
     }
-    expect(await cp.queue.list('etl')).toEqual([]);
-    // Once taken over, the same statement is refused.
-    await expect(mine.queue.dequeue('etl', 'held-item')).rejects.toBeInstanceOf(LeaseFenceError);
+    // The lease is the scheduler's again; this time the other session holds the row for good: the dequeue
+    // is ended at the lock limit (I, 750 ms here) and the takeover goes through while the row is still held.
+    await takeOver('token-old', 1);
+    const stuck = await pg().pool.connect();
+    try {
+      await stuck.query('begin');
+      await stuck.query(`select 1 from ${schema}.queue_items where run_id = 'stuck-item' for update`);
+      const dequeued = mine.queue.dequeue('etl', 'stuck-item').then(
+        () => 'removed',
+        (err: Error) => err.message,
+      );
+      await sleep(100);
+      const startedAt = Date.now();
+      await takeOver('token-new', 2);
+      expect(Date.now() - startedAt).toBeLessThan(5000);
+      expect(await dequeued).toMatch(/lock timeout/);
+    } finally {
+      await stuck.query('rollback');
+      stuck.release();
+    }
+    expect((await cp.queue.list('etl')).map((i) => i.run_id)).toEqual(['stuck-item']);
+    await expect(mine.queue.dequeue('etl', 'stuck-item')).rejects.toBeInstanceOf(LeaseFenceError);
   });
 });
 
