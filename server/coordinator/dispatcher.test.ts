@@ -139,6 +139,38 @@ describe.each(STORE_KITS)('Dispatcher on $name', ({ make }) => {
     expect((await h.tasks.findByRun('run-1'))?.attempt).toBe(1);
   });
 
+  it('reads the worker and coordinator lists once for the dispatches that ask while a read is under way', async () => {
+    await h.heartbeat('worker-a', { zone: 'a' });
+    const calls = new Map<string, number>();
+    const registry = new MemoryCoordinatorRegistry();
+    await registry.put(coordinatorRecord(START));
+    const dispatcher = new Dispatcher({
+      runs: h.runs,
+      tasks: h.tasks,
+      workers: countedCalls(h.workers, calls),
+      cancels: h.cancels,
+      coordinators: countedCalls(registry, calls),
+      clock: h.time,
+      logger: h.logger,
+      waitMs: WAIT_MS,
+      staleMs: STALE_MS,
+    });
+    const dispatch = (runId: string) =>
+      dispatcher.dispatch(newRunDispatch(etl, runId, { selector: { zone: 'a' } }));
+
+    const together = await Promise.all([dispatch('run-1'), dispatch('run-2'), dispatch('run-3')]);
+    expect(Object.fromEntries(calls)).toEqual({ list: 2 });
+    const later = await dispatch('run-4');
+
+    expect([...together, later].map((r) => r.outcome)).toEqual([
+      'dispatched',
+      'dispatched',
+      'dispatched',
+      'dispatched',
+    ]);
+    expect(Object.fromEntries(calls)).toEqual({ list: 4 });
+  });
+
   it('answers a resent dispatch of a run that went through even when it would now be refused', async () => {
     h = await coordinatorHarness(kit, { waitMs: 0 });
     await h.heartbeat('worker-a', { zone: 'a' });

@@ -17,9 +17,11 @@ import { TERMINAL_RUN_STATES, type RunCondition, type RunStatus } from '../core/
 import { SECOND } from '../core/units';
 import type {
   CancelRequests,
+  CoordinatorRecord,
   CoordinatorRegistry,
   DispatchStore,
   DispatchTask,
+  WorkerRecord,
   WorkerRegistry,
 } from '../store/dispatchTypes';
 import type { RunStore } from '../store/types';
@@ -88,9 +90,18 @@ export function storeDispatcher(
 
 export class Dispatcher implements DispatcherApi {
   private readonly locks: RunLocks;
+  /**
+   * The worker and coordinator lists each dispatch decides on, read once for the dispatches that ask while
+   * a read is under way: what they get was read during their call, as a read of their own would be.
+   */
+  private readonly workerList: SharedRead<WorkerRecord[]>;
+  private readonly coordinatorList: SharedRead<CoordinatorRecord[]> | null;
 
   constructor(private readonly d: DispatcherDeps) {
     this.locks = d.locks ?? new RunLocks();
+    this.workerList = new SharedRead(() => d.workers.list());
+    const coordinators = d.coordinators;
+    this.coordinatorList = coordinators ? new SharedRead(() => coordinators.list()) : null;
   }
 
   /**
@@ -160,11 +171,14 @@ export class Dispatcher implements DispatcherApi {
   }
 
   private async decide(selector: Labels, fromQueue: boolean): Promise<DispatchDecision> {
-    const coordinators = this.d.coordinators ? await this.d.coordinators.list() : null;
+    const [coordinators, workers] = await Promise.all([
+      this.coordinatorList?.get() ?? null,
+      this.workerList.get(),
+    ]);
     const nowMs = this.d.clock.nowMs();
     return decideDispatch({
       selector,
-      workers: await this.d.workers.list(),
+      workers,
       nowMs,
       staleMs: this.d.staleMs,
       waitMs: this.d.waitMs,
@@ -400,5 +414,19 @@ export class Dispatcher implements DispatcherApi {
       run_id: s.run_id,
     });
     return aborted;
+  }
+}
+
+/** A read that callers arriving while it is under way share instead of each making their own. */
+class SharedRead<T> {
+  private pending: Promise<T> | null = null;
+
+  constructor(private readonly read: () => Promise<T>) {}
+
+  get(): Promise<T> {
+    this.pending ??= this.read().finally(() => {
+      this.pending = null;
+    });
+    return this.pending;
   }
 }
