@@ -179,6 +179,38 @@ describe.each(STORE_KITS)('WorkerReports on $name', ({ make }) => {
     expect(other).toEqual({ cancel: ['run-1'] });
   });
 
+  it('reads the cancel requests once for a heartbeat listing several runs', async () => {
+    await h.dispatch('run-2', { zone: 'b' });
+    await h.dispatch('run-3', { zone: 'b' });
+    for (let i = 0; i < 3; i++) await h.take('worker-b', { zone: 'b' });
+    await h.cancels.request('run-2', h.time.nowMs());
+    const calls = new Map<string, number>();
+    const reports = new WorkerReports({
+      runs: h.runs,
+      tasks: h.tasks,
+      workers: h.workers,
+      cancels: countedCalls(h.cancels, calls),
+      clock: h.time,
+      logger: h.logger,
+      logsRoot: kit.logsRoot,
+    });
+    const beat = (running: string[]) =>
+      reports.heartbeat({
+        worker_id: 'worker-b',
+        labels: { zone: 'b' },
+        max_active_runs: 4,
+        running: running.map((run_id) => ({ run_id, attempt: 1 })),
+        host: 'worker-b-host',
+        pid: 4242,
+      });
+
+    expect(await beat(['run-1', 'run-2', 'run-3'])).toEqual({ cancel: ['run-2'] });
+    expect(Object.fromEntries(calls)).toEqual({ list: 1 });
+    expect(await beat(['run-2'])).toEqual({ cancel: ['run-2'] });
+    expect(await beat(['run-3'])).toEqual({ cancel: [] });
+    expect(Object.fromEntries(calls)).toEqual({ list: 1, has: 2 });
+  });
+
   it('reuses the record it just wrote for a worker: its poll check and its ack read no registry', async () => {
     const calls = new Map<string, number>();
     const reports = new WorkerReports({

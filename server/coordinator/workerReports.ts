@@ -113,6 +113,10 @@ export class WorkerReports {
       });
     }
     const cancel: string[] = [];
+    // One read of the cancel requests for a worker running several runs, rather than one per run.
+    const requested = req.running.length > 1 ? new Set(await this.d.cancels.list()) : null;
+    const cancelRequested = (runId: string) =>
+      requested ? Promise.resolve(requested.has(runId)) : this.d.cancels.has(runId);
     for (const run of req.running) {
       const r = await this.d.runs.readStatus(run.run_id);
       if (r.kind === 'corrupt') continue; // unreadable is not a reason to kill a run
@@ -122,7 +126,7 @@ export class WorkerReports {
       }
       const s = r.status;
       const yours = s.attempt === run.attempt && s.worker_id === req.worker_id;
-      if (!yours || TERMINAL_RUN_STATES.includes(s.status) || (await this.d.cancels.has(run.run_id))) {
+      if (!yours || TERMINAL_RUN_STATES.includes(s.status) || (await cancelRequested(run.run_id))) {
         cancel.push(run.run_id);
         continue;
       }
