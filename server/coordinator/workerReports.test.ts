@@ -179,6 +179,35 @@ describe.each(STORE_KITS)('WorkerReports on $name', ({ make }) => {
     expect(other).toEqual({ cancel: ['run-1'] });
   });
 
+  it('asks for a cancel request with a running status, and only clears it with a final one', async () => {
+    await h.take('worker-b', { zone: 'b' });
+    const calls = new Map<string, number>();
+    const reports = new WorkerReports({
+      runs: h.runs,
+      tasks: h.tasks,
+      workers: h.workers,
+      cancels: countedCalls(h.cancels, calls),
+      clock: h.time,
+      logger: h.logger,
+      logsRoot: kit.logsRoot,
+    });
+    const running = await workerStatus({ status: 'running', started_at: isoUtc(h.time.nowMs()) });
+    await h.cancels.request('run-1', h.time.nowMs());
+
+    expect(await reports.reportStatus('run-1', { worker_id: 'worker-b', status: running })).toEqual({
+      accepted: true,
+      cancel: true,
+    });
+    expect(Object.fromEntries(calls)).toEqual({ has: 1 });
+    const ended = { ...running, status: 'aborted' as const, finished_at: isoUtc(h.time.nowMs()) };
+    expect(await reports.reportStatus('run-1', { worker_id: 'worker-b', status: ended })).toEqual({
+      accepted: true,
+      cancel: false,
+    });
+    expect(Object.fromEntries(calls)).toEqual({ has: 1, clear: 1 });
+    expect(await h.cancels.has('run-1')).toBe(false);
+  });
+
   it('reads the cancel requests once for a heartbeat listing several runs', async () => {
     await h.dispatch('run-2', { zone: 'b' });
     await h.dispatch('run-3', { zone: 'b' });

@@ -282,7 +282,6 @@ export class WorkerReports {
       }
       const next = this.merge(s, rep);
       await this.d.runs.writeStatus(next, s);
-      const cancel = await this.d.cancels.has(runId);
       if (TERMINAL_RUN_STATES.includes(next.status)) {
         // A store whose end writes take the run off the active list did so in the write above.
         if (!this.d.runs.unmarksEnded) await this.d.runs.unmarkActive(runId);
@@ -291,6 +290,8 @@ export class WorkerReports {
         this.d.onRunEnded?.(next);
         return { accepted: true, cancel: false };
       }
+      // Asked after the write: a cancel requested meanwhile reaches the worker with this reply.
+      const cancel = await this.d.cancels.has(runId);
       await this.keepAlive(next, this.d.clock.nowMs());
       return { accepted: true, cancel };
     });
