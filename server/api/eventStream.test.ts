@@ -85,7 +85,7 @@ describe('EventHub', () => {
 
 describe('EventHub wake-ups', () => {
   it('reads at once on a wake-up of the events topic, and stops listening with its last client', async () => {
-    const subscribers = new Set<() => void>();
+    const subscribers = new Set<(about: string | null) => void>();
     const topics: string[] = [];
     svc.wakeups = {
       subscribe: (topic, fn) => {
@@ -100,7 +100,7 @@ describe('EventHub wake-ups', () => {
     const stop = await hub.subscribe((f) => frames.push(f));
     expect(topics).toEqual(['events']);
     await svc.events.append('dag.run.running', { run_id: 'woken', dag_name: 'etl' });
-    for (const wake of subscribers) wake();
+    for (const wake of subscribers) wake(null);
     const got = await until('the event', () => dataOf(frames.join('')).find((m) => m.run_id === 'woken'));
     expect(got).toMatchObject({ type: 'dag.run.running' });
     stop();

@@ -281,12 +281,20 @@ describe('QueueProcessor', () => {
     reads = 0;
     // Nothing announced: the start is polled for once a second, not twenty times.
     await h.time.advance(5 * SECOND);
-    expect(reads).toBeGreaterThanOrEqual(4);
-    expect(reads).toBeLessThanOrEqual(6);
+    expect(reads).toBeGreaterThanOrEqual(5);
+    expect(reads).toBeLessThanOrEqual(7);
+    // Another run's change: nothing read before the next poll (the polls fall 50 ms past each second here).
+    await h.time.advance(60);
+    reads = 0;
+    h.processor.runsChanged('some-other-run');
+    await h.time.advance(100);
+    expect(reads).toBe(0);
     // The run starts and its change is announced: its item goes at once, not at the next poll.
     expect(await h.launcher.start(id)).toBe(true);
-    h.processor.runsChanged();
+    reads = 0;
+    h.processor.runsChanged(id);
     await h.time.advance(60);
+    expect(reads).toBe(1);
     expect(await h.queued('etl')).toEqual([]);
   });
 
@@ -308,6 +316,37 @@ describe('QueueProcessor', () => {
     expect(reads).toBe(1);
     await h.time.advance(2 * SECOND);
     expect(h.launcher.runIds()).toContain(second);
+  });
+
+  it('counts a start announced while its process was still being launched', async () => {
+    const etl = dagFromYaml('etl');
+    const h = harness({ dags: [etl], runWakeups: true });
+    h.launcher.script = null;
+    h.launcher.prepareMs = 20;
+    h.launcher.onLaunch = (req) => {
+      void h.launcher.start(req.runId).then(() => h.processor.runsChanged(req.runId));
+    };
+    await h.enqueue(etl);
+    h.processor.start();
+    await h.time.advance(100);
+    expect(h.launcher.launches).toHaveLength(1);
+    expect(await h.queued('etl')).toEqual([]);
+  });
+
+  it('reads every watched start when a wake-up names no run (hints may have been lost)', async () => {
+    const etl = dagFromYaml('etl', 'max_active_runs: 2');
+    const h = harness({ dags: [etl], runWakeups: true });
+    h.launcher.script = null;
+    const a = await h.enqueue(etl);
+    const b = await h.enqueue(etl);
+    h.processor.start();
+    await h.time.advance(2 * SECOND);
+    expect(h.launcher.runIds()).toEqual([a, b]);
+    expect(await h.launcher.start(a)).toBe(true);
+    expect(await h.launcher.start(b)).toBe(true);
+    h.processor.runsChanged(null);
+    await h.time.advance(60);
+    expect(await h.queued('etl')).toEqual([]);
   });
 
   it('polls a launched run every 50 ms where changes are not announced', async () => {

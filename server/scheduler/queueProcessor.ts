@@ -62,7 +62,7 @@ export interface QueueProcessorDeps {
   tasks?: Pick<DispatchStore, 'findByRun'>;
   /**
    * Runs' changes are announced to this processor (runsChanged, from the backend's wake-ups): a launched
-   * run's start is then read when a change comes, and polled for only every START_POLL_WOKEN_MS.
+   * run's start is then read when a change of it comes, and polled for only every START_POLL_WOKEN_MS.
    */
   runWakeups?: boolean;
 }
@@ -90,10 +90,14 @@ export class QueueProcessor {
    * head among them is not read at every pass, since only a catch-up is ever dropped from a full queue.
    */
   private readonly notCatchup = new Set<string>();
-  /** Counts runsChanged calls, so a watch tells whether one came since its last read. */
+  /** Counts runsChanged calls about every run, so a watch tells whether one came since its last read. */
   private changes = 0;
-  /** The watches waiting for a change (or their poll), each ended early by runsChanged. */
-  private readonly changeWaiters = new Set<() => void>();
+  /** Runs whose process is being launched: their changes are counted already. */
+  private readonly launching = new Set<string>();
+  /** Counts runsChanged calls about each watched run. */
+  private readonly runChanges = new Map<string, number>();
+  /** The watches waiting for a change (or their poll), by run, each ended early by runsChanged. */
+  private readonly changeWaiters = new Map<string, Set<() => void>>();
 
   constructor(private readonly d: QueueProcessorDeps) {
     this.loop = new TimerLoop({
@@ -113,7 +117,7 @@ export class QueueProcessor {
   async stop(): Promise<void> {
     await this.loop.stop();
     // The watches end at once rather than at their next poll.
-    for (const wake of [...this.changeWaiters]) wake();
+    for (const set of [...this.changeWaiters.values()]) for (const wake of [...set]) wake();
   }
 
   /** Looks at the queues now rather than at the next poll: an item was stored (a wake-up from another host). */
@@ -122,12 +126,24 @@ export class QueueProcessor {
   }
 
   /**
-   * Some run changed (a wake-up from the backend): the starts being watched are read now rather than at
-   * their next poll, though never sooner than START_POLL_MS after their last read.
+   * The state of run `runId` changed, or (null) maybe of any run (a wake-up from the backend): the starts
+   * being watched of those runs are read now rather than at their next poll, though never sooner than
+   * START_POLL_MS after their last read.
    */
-  runsChanged(): void {
-    this.changes++;
-    for (const wake of [...this.changeWaiters]) wake();
+  runsChanged(runId: string | null = null): void {
+    if (runId === null) {
+      this.changes++;
+      for (const set of [...this.changeWaiters.values()]) for (const wake of [...set]) wake();
+      return;
+    }
+    if (!this.inFlight.has(runId) && !this.launching.has(runId)) return;
+    this.runChanges.set(runId, (this.runChanges.get(runId) ?? 0) + 1);
+    for (const wake of [...(this.changeWaiters.get(runId) ?? [])]) wake();
+  }
+
+  /** How many changes of run `runId` (or of every run) were announced so far. */
+  private changesOf(runId: string): number {
+    return this.changes + (this.runChanges.get(runId) ?? 0);
   }
 
   /**
@@ -271,6 +287,9 @@ export class QueueProcessor {
     if (opts.onlySkip || !this.d.canDispatch()) return false;
     if (isDistributed(dag, this.d.executionMode ?? 'local')) return this.dispatchItem(item, dag, status, log);
     let started;
+    // Changes of the run count from here: its process may announce its start before the launch returns.
+    this.launching.add(status.run_id);
+    const seen = this.changesOf(status.run_id);
     try {
       started = await this.d.launch({
         dagName: dag.name,
@@ -289,13 +308,19 @@ export class QueueProcessor {
       if (this.launchErrors.get(status.run_id) !== message)
         log.error('Could not start the run process of a queued run; it stays queued', { error: message });
       this.launchErrors.set(status.run_id, message);
+      this.runChanges.delete(status.run_id);
+      return false;
+    } finally {
+      this.launching.delete(status.run_id);
+    }
+    if (started.fenced) {
+      this.runChanges.delete(status.run_id);
       return false;
     }
-    if (started.fenced) return false;
     const pid = started.pid;
     log.info('Started a queued run', { pid, trigger_type: status.trigger_type });
     this.inFlight.set(status.run_id, { queue: item.queue, sinceMono: this.d.clock.monoMs() });
-    void this.watchStart(item).catch((err: Error) =>
+    void this.watchStart(item, seen).catch((err: Error) =>
       log.error('Watching a run start failed', { error: err.message }),
     );
     return true;
@@ -380,14 +405,14 @@ export class QueueProcessor {
   }
 
   /** Dequeues the item once the run has left `queued`; gives the slot back if it never does. */
-  private async watchStart(item: QueueItem): Promise<void> {
+  private async watchStart(item: QueueItem, changesBefore: number): Promise<void> {
     const mine = this.inFlight.get(item.run_id)!;
     const started = mine.sinceMono;
     // Until the run is offered again (offerAgain), when a newer launch has its own watch.
-    let seen = this.changes;
+    let seen = changesBefore;
     while (!this.loop.stopped && this.inFlight.get(item.run_id) === mine) {
-      await this.untilStartRead(seen);
-      seen = this.changes;
+      await this.untilStartRead(item.run_id, seen);
+      seen = this.changesOf(item.run_id);
       const r = await this.d.runs.readStatus(item.run_id);
       if (r.kind === 'ok' && r.status.status !== 'queued') {
         await this.d.queue.dequeue(item.queue, item.run_id);
@@ -401,23 +426,28 @@ export class QueueProcessor {
       }
     }
     if (this.inFlight.get(item.run_id) === mine) this.inFlight.delete(item.run_id);
+    if (!this.inFlight.has(item.run_id)) this.runChanges.delete(item.run_id);
   }
 
   /**
-   * Waits until a launched run's status is to be read again: START_POLL_MS, and where runs' changes are
-   * announced, until one is (if none came since `seen`) or START_POLL_WOKEN_MS has passed.
+   * Waits until launched run `runId`'s status is to be read again: START_POLL_MS, and where runs' changes
+   * are announced, until one of it is (if none came since `seen`) or START_POLL_WOKEN_MS has passed.
    */
-  private async untilStartRead(seen: number): Promise<void> {
+  private async untilStartRead(runId: string, seen: number): Promise<void> {
     await new Promise<void>((res) => this.d.timers.setTimeout(res, START_POLL_MS));
-    if (!this.d.runWakeups || this.changes !== seen) return;
+    if (!this.d.runWakeups || this.changesOf(runId) !== seen) return;
     await new Promise<void>((resolve) => {
+      let set = this.changeWaiters.get(runId);
+      if (!set) this.changeWaiters.set(runId, (set = new Set()));
+      const waiting = set;
       const done = () => {
-        this.changeWaiters.delete(done);
+        waiting.delete(done);
+        if (waiting.size === 0 && this.changeWaiters.get(runId) === waiting) this.changeWaiters.delete(runId);
         this.d.timers.clearTimeout(timer);
         resolve();
       };
       const timer = this.d.timers.setTimeout(done, START_POLL_WOKEN_MS - START_POLL_MS);
-      this.changeWaiters.add(done);
+      waiting.add(done);
     });
   }
 

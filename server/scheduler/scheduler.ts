@@ -232,9 +232,9 @@ export class Scheduler {
     this.queueProcessor.wake();
   }
 
-  /** A run changed elsewhere (an event was appended): the starts the queue consumer watches are read now. */
-  runsChanged(): void {
-    this.queueProcessor.runsChanged();
+  /** Run `runId` (null: maybe any run) changed elsewhere: the queue consumer's watch of its start reads now. */
+  runsChanged(runId: string | null = null): void {
+    this.queueProcessor.runsChanged(runId);
   }
 
   async stop(signal?: NodeJS.Signals): Promise<void> {

@@ -98,7 +98,7 @@ export class SchedulerService {
       suspended: d.suspended,
       stateStore: d.stateStore,
       slotNamespace: d.slotNamespace,
-      // Every run's start and end appends an event, which the backend's wake-ups announce.
+      // The backend's wake-ups announce each change of a run's state, naming the run.
       runWakeups: Boolean(d.wakeups),
     });
   }
@@ -142,7 +142,7 @@ export class SchedulerService {
     if (wakeups) {
       const off = [
         wakeups.subscribe('queue', () => this.scheduler.wakeQueue()),
-        wakeups.subscribe('events', () => this.scheduler.runsChanged()),
+        wakeups.subscribe('runs', (runId) => this.scheduler.runsChanged(runId)),
       ];
       this.unsubscribe = () => off.forEach((f) => f());
     }

@@ -28,8 +28,11 @@ export interface JsonCell {
   write(value: unknown): Promise<void>;
 }
 
-/** What a wake-up is about: a queue item stored, a dispatch task stored, an event appended, a DAG written. */
-export type WakeupTopic = 'queue' | 'dispatch' | 'events' | 'dags';
+/**
+ * What a wake-up is about: a queue item stored, a dispatch task stored, an event appended, a DAG written, a
+ * run's state changed (its hint: the run's ID).
+ */
+export type WakeupTopic = 'queue' | 'dispatch' | 'events' | 'dags' | 'runs';
 
 /**
  * Hints from other hosts that something was written (PostgreSQL LISTEN/NOTIFY). A hint may be lost (while
@@ -37,8 +40,12 @@ export type WakeupTopic = 'queue' | 'dispatch' | 'events' | 'dags';
  * polling would: polling stays the truth.
  */
 export interface Wakeups {
-  /** Calls `fn` on every hint of `topic`; returns the unsubscribe. */
-  subscribe(topic: WakeupTopic, fn: () => void): () => void;
+  /**
+   * Calls `fn` on every hint of `topic`, with what the hint names (`runs`: the run ID), or null when it names
+   * nothing or when hints may have been lost (after a reconnection: look at everything). Returns the
+   * unsubscribe.
+   */
+  subscribe(topic: WakeupTopic, fn: (about: string | null) => void): () => void;
 }
 
 /** What only a scheduler uses. */

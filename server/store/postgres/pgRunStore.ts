@@ -119,6 +119,9 @@ export class PgRunStore implements RunStore {
     // every writer of an end unmarks the run afterwards too, but as a statement of its own, and one that
     // failed (a connection dropped by a database restart) left a finished run marked active, its DAG's next
     // slots skipped as overlapping it until the dead-run sweep removed the marker (found by the chaos soak).
+    // A change of the run's state is announced (`dagu_runs`, the run ID, sent at commit): the scheduler
+    // watching a run it launched reads it then, rather than polling it. (A select CTE runs only when read:
+    // `told` is read by the answer.)
     const { latest, written } = await this.writeAttemptRow(status, null);
     if (latest === null) throw new RunNotFoundError(status.run_id);
     if (written === 0) throw new RunNotFoundError(status.run_id, status.attempt);
@@ -142,7 +145,7 @@ export class PgRunStore implements RunStore {
     ];
     if (owner !== null) params.push(owner);
     const r = await this.w.query<{ latest: number | null; written: string }>(
-      `with run as (select latest_attempt from ${this.s}.runs where run_id = $1 for update),
+      `with run as (select latest_attempt, status from ${this.s}.runs where run_id = $1 for update),
             attempt as (
               update ${this.s}.run_attempts set status = $3::json
                where run_id = $1 and attempt = $2 and $2 <= (select latest_attempt from run)
@@ -154,8 +157,11 @@ export class PgRunStore implements RunStore {
               returning run_id),
             ended as (
               delete from ${this.s}.active_runs
-               where run_id = $1 and $4 not in ('queued', 'running') and exists (select from latest))
-       select (select latest_attempt from run) as latest, (select count(*) from attempt) as written`,
+               where run_id = $1 and $4 not in ('queued', 'running') and exists (select from latest)),
+            told as (
+              select pg_notify('dagu_runs', $1) from latest where (select status from run) is distinct from $4)
+       select (select latest_attempt from run) as latest, (select count(*) from attempt) as written,
+              (select count(*) from told) as told`,
       params,
     );
     return { latest: r.rows[0].latest, written: Number(r.rows[0].written) };

@@ -13,15 +13,16 @@ export const TOPIC_CHANNELS: Record<WakeupTopic, WakeupChannel> = {
   dispatch: 'dagu_dispatch',
   events: 'dagu_events',
   dags: 'dagu_dags',
+  runs: 'dagu_runs',
 };
 
 export class PgWakeupHub implements Wakeups {
-  private readonly subscribers = new Map<WakeupTopic, Set<() => void>>();
+  private readonly subscribers = new Map<WakeupTopic, Set<(about: string | null) => void>>();
   private listener: WakeupListener | null = null;
 
   constructor(private readonly o: { connection: pg.ClientConfig; timers: Timers; logger: Logger }) {}
 
-  subscribe(topic: WakeupTopic, fn: () => void): () => void {
+  subscribe(topic: WakeupTopic, fn: (about: string | null) => void): () => void {
     let set = this.subscribers.get(topic);
     if (!set) this.subscribers.set(topic, (set = new Set()));
     set.add(fn);
@@ -45,21 +46,21 @@ export class PgWakeupHub implements Wakeups {
       channels: Object.values(TOPIC_CHANNELS),
       timers: this.o.timers,
       logger: this.o.logger,
-      onNotify: (channel) => {
+      onNotify: (channel, payload) => {
         const topic = byChannel.get(channel);
-        if (topic) this.call(this.subscribers.get(topic));
+        if (topic) this.call(this.subscribers.get(topic), payload === '' ? null : payload);
       },
       onResync: () => {
-        for (const set of this.subscribers.values()) this.call(set);
+        for (const set of this.subscribers.values()) this.call(set, null);
       },
     });
     this.listener.start();
   }
 
-  private call(set: Set<() => void> | undefined): void {
+  private call(set: Set<(about: string | null) => void> | undefined, about: string | null): void {
     for (const fn of [...(set ?? [])]) {
       try {
-        fn();
+        fn(about);
       } catch {
         // A subscriber's failure is its own; the others are still told.
       }

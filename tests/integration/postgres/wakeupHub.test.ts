@@ -10,6 +10,8 @@ import { PgDagDefinitions } from '../../../server/store/postgres/pgDagDefinition
 import { PgDispatchStore } from '../../../server/store/postgres/pgDispatchStore';
 import { PgEventLog } from '../../../server/store/postgres/pgEventLog';
 import { PgQueueStore } from '../../../server/store/postgres/pgQueueStore';
+import { PgRunStore } from '../../../server/store/postgres/pgRunStore';
+import { testRunStatus } from '../../../server/testing/testRunStatus';
 import { PgWakeupHub } from '../../../server/store/postgres/pgWakeupHub';
 import { RecordingLogger } from '../../../server/testing/recordingLogger';
 import { usePostgres } from './pgTestCluster';
@@ -36,16 +38,29 @@ function subscribed() {
     timers: systemTimers,
     logger: new RecordingLogger(),
   });
-  const calls: Record<WakeupTopic, number> = { queue: 0, dispatch: 0, events: 0, dags: 0 };
-  for (const topic of ['queue', 'dispatch', 'events', 'dags'] as const)
-    hub.subscribe(topic, () => calls[topic]++);
-  return calls;
+  const calls: Record<WakeupTopic, number> = { queue: 0, dispatch: 0, events: 0, dags: 0, runs: 0 };
+  const runs: Array<string | null> = [];
+  for (const topic of ['queue', 'dispatch', 'events', 'dags', 'runs'] as const)
+    hub.subscribe(topic, (about) => {
+      calls[topic]++;
+      if (topic === 'runs') runs.push(about);
+    });
+  return Object.assign(calls, { told: runs });
 }
 
 describe('wake-ups from the stores', () => {
   it('each store write wakes its own topic; the first connection calls every subscriber once', async () => {
     const calls = subscribed();
-    await until(() => calls.queue === 1 && calls.dispatch === 1 && calls.events === 1 && calls.dags === 1);
+    await until(
+      () =>
+        calls.queue === 1 &&
+        calls.dispatch === 1 &&
+        calls.events === 1 &&
+        calls.dags === 1 &&
+        calls.runs === 1,
+    );
+    // The first connection says nothing in particular: subscribers look at everything.
+    expect(calls.told).toEqual([null]);
 
     await new PgQueueStore(pg().pool, SCHEMA).enqueue({
       queue: 'etl',
@@ -54,7 +69,7 @@ describe('wake-ups from the stores', () => {
       enqueued_at: new Date().toISOString(),
     });
     await until(() => calls.queue === 2);
-    expect(calls).toEqual({ queue: 2, dispatch: 1, events: 1, dags: 1 });
+    expect(calls).toMatchObject({ queue: 2, dispatch: 1, events: 1, dags: 1, runs: 1 });
 
     await new PgEventLog(pg().pool, SCHEMA, systemClock).append('dag.run.queued', { run_id: 'run-1' });
     await until(() => calls.events === 2);
@@ -78,11 +93,22 @@ describe('wake-ups from the stores', () => {
     };
     await tasks.enqueue(task);
     await until(() => calls.dispatch === 2);
-    expect(calls).toEqual({ queue: 2, dispatch: 2, events: 2, dags: 1 });
+    expect(calls).toMatchObject({ queue: 2, dispatch: 2, events: 2, dags: 1, runs: 1 });
 
     await new PgDagDefinitions(pg().pool, SCHEMA).put('etl', 'steps:\n  - name: a\n    run: echo a\n');
     await until(() => calls.dags === 2);
-    expect(calls).toEqual({ queue: 2, dispatch: 2, events: 2, dags: 2 });
+    expect(calls).toMatchObject({ queue: 2, dispatch: 2, events: 2, dags: 2, runs: 1 });
+
+    // A run's state change names the run; a write that keeps its state says nothing.
+    const runs = new PgRunStore(pg().pool, SCHEMA, '/logs');
+    await runs.createRun(testRunStatus({ run_id: 'run-4', status: 'queued' }));
+    await runs.writeStatus(testRunStatus({ run_id: 'run-4', status: 'queued' }));
+    await runs.writeStatus(testRunStatus({ run_id: 'run-4', status: 'running' }));
+    await runs.writeStatus(testRunStatus({ run_id: 'run-4', status: 'running' }));
+    await runs.writeStatus(testRunStatus({ run_id: 'run-4', status: 'succeeded' }));
+    await until(() => calls.runs === 3);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(calls.told).toEqual([null, 'run-4', 'run-4']);
   });
 
   it('an unsubscribed function is not called again', async () => {
