@@ -49,29 +49,38 @@ export class PgRunStore implements RunStore {
   async createRun(initial: RunStatus): Promise<CreateRunResult> {
     assertStatusNames(initial);
     if (initial.attempt !== 1) throw new AttemptConflictError(initial.run_id, initial.attempt, 0);
-    return this.w.tx(async (c) => {
-      const createdMs = createdMsOf(initial);
-      const r = await c.query(
-        `insert into ${this.s}.runs (run_id, dag_name, list_key, created_ms, latest_attempt, status, trigger_type, summary)
-         values ($1, $2, $3, $4, 1, $5, $6, $7::json) on conflict (run_id) do nothing`,
-        [
-          initial.run_id,
-          initial.dag_name,
-          runListKey(createdMs, initial.run_id),
-          createdMs,
-          initial.status,
-          initial.trigger_type,
-          JSON.stringify(summarizeRun(initial)),
-        ],
-      );
-      if (r.rowCount === 0) return { created: false, reason: 'exists' } as const;
-      await c.query(`insert into ${this.s}.run_attempts (run_id, attempt, status) values ($1, 1, $2::json)`, [
+    const createdMs = createdMsOf(initial);
+    const live = initial.status === 'queued' || initial.status === 'running';
+    // One statement (one snapshot, all or nothing): the run's row, its first attempt and, for a live run, its
+    // active mark, the last two only if the run's row was new. The attempt's foreign key is checked at the
+    // statement's end, when the run's row is there.
+    const r = await this.w.query<{ created: string }>(
+      `with run as (
+         insert into ${this.s}.runs (run_id, dag_name, list_key, created_ms, latest_attempt, status, trigger_type, summary)
+         values ($1, $2, $3, $4, 1, $5, $6, $7::json) on conflict (run_id) do nothing
+         returning run_id),
+       attempt as (
+         insert into ${this.s}.run_attempts (run_id, attempt, status) select run_id, 1, $8::json from run),
+       active as (
+         insert into ${this.s}.active_runs (run_id, dag_name, queue) select run_id, $2, $9 from run where $10
+         on conflict (run_id) do update set dag_name = excluded.dag_name, queue = excluded.queue)
+       select count(*) as created from run`,
+      [
         initial.run_id,
+        initial.dag_name,
+        runListKey(createdMs, initial.run_id),
+        createdMs,
+        initial.status,
+        initial.trigger_type,
+        JSON.stringify(summarizeRun(initial)),
         JSON.stringify(initial),
-      ]);
-      await this.markIfLive(c, initial);
-      return { created: true } as const;
-    });
+        initial.queue,
+        live,
+      ],
+    );
+    return Number(r.rows[0].created) === 0
+      ? ({ created: false, reason: 'exists' } as const)
+      : ({ created: true } as const);
   }
 
   /** Creation is one transaction here, so there is never a half-created run to complete. */
