@@ -24,6 +24,7 @@ import {
   type Service,
   type TempHome,
 } from '../harness';
+import { lockRecord } from '../../../server/store/schedulerLock.contract';
 import { usePostgres } from './pgTestCluster';
 
 const pg = usePostgres();
@@ -179,18 +180,8 @@ describe('storage.backend: postgres', () => {
     let hold: { holder: string; epoch: number } | null = { holder: 'token-old', epoch: 1 };
     const mine = cp.forScheduler(() => hold);
     const now = new Date().toISOString();
-    const record = (holder: string, epoch: number) => ({
-      version: 1 as const,
-      holder,
-      instance_id: `inst-${holder}`,
-      host: 'h',
-      pid: 1,
-      epoch,
-      counter: 1,
-      released: false,
-      acquired_at: now,
-      renewed_at: now,
-    });
+    const record = (holder: string, epoch: number) =>
+      lockRecord({ holder, instance_id: `inst-${holder}`, epoch, acquired_at: now, renewed_at: now });
     expect(await mine.lock.create(record('token-old', 1))).toBe(true);
     const status = (id: string) =>
       testRunStatus({ run_id: id, dag_name: 'etl', queue: 'etl', status: 'queued', created_at: now });
@@ -240,18 +231,8 @@ describe('storage.backend: postgres', () => {
     const hold = { holder: 'token-old', epoch: 1 };
     const mine = cp.forScheduler(() => hold);
     const now = new Date().toISOString();
-    const record = (holder: string, epoch: number) => ({
-      version: 1 as const,
-      holder,
-      instance_id: `inst-${holder}`,
-      host: 'h',
-      pid: 1,
-      epoch,
-      counter: 1,
-      released: false,
-      acquired_at: now,
-      renewed_at: now,
-    });
+    const record = (holder: string, epoch: number) =>
+      lockRecord({ holder, instance_id: `inst-${holder}`, epoch, acquired_at: now, renewed_at: now });
     expect(await mine.lock.create(record('token-old', 1))).toBe(true);
     for (const id of ['held-item', 'stuck-item'])
       await mine.queue.enqueue({ queue: 'etl', run_id: id, dag_name: 'etl', enqueued_at: now });

@@ -91,13 +91,18 @@ describe('fencing on PostgreSQL', () => {
     expect(rows.rowCount).toBe(1);
   });
 
-  it('ends a fenced write stalled on its client after its idle limit, so a takeover is not held back', async () => {
+  /** A lock held by token-a, the same lock with 300 ms fence limits, and an empty probe table to write. */
+  async function heldWithLimits() {
     const lock = await fresh();
     const limited = new PgSchedulerLock(pool, SCHEMA, { fenceIdleTimeoutMs: 300 });
     await pool.query(`create table if not exists ${SCHEMA}.fence_probe (n int)`);
     await pool.query(`truncate ${SCHEMA}.fence_probe`);
     expect(await lock.create(lockRecord({ holder: 'token-a', epoch: 1 }))).toBe(true);
-    const observed = await lock.read();
+    return { lock, limited, observed: await lock.read() };
+  }
+
+  it('ends a fenced write stalled on its client after its idle limit, so a takeover is not held back', async () => {
+    const { lock, limited, observed } = await heldWithLimits();
     // The holder takes the fence and then stops (paused, or cut off): its transaction waits on the client.
     let resume!: () => void;
     const stalled = new Promise<void>((resolve) => (resume = resolve));
@@ -124,12 +129,7 @@ describe('fencing on PostgreSQL', () => {
   });
 
   it("ends a fenced write stuck behind another session's lock after its limit, so a takeover is not held back", async () => {
-    const lock = await fresh();
-    const limited = new PgSchedulerLock(pool, SCHEMA, { fenceIdleTimeoutMs: 300 });
-    await pool.query(`create table if not exists ${SCHEMA}.fence_probe (n int)`);
-    await pool.query(`truncate ${SCHEMA}.fence_probe`);
-    expect(await lock.create(lockRecord({ holder: 'token-a', epoch: 1 }))).toBe(true);
-    const observed = await lock.read();
+    const { lock, limited, observed } = await heldWithLimits();
     // Another session holds the table the holder writes: the holder's statement waits on a lock, not on its
     // client, so only a lock limit ends it.
     const blocker = await pool.connect();
