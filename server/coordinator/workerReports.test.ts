@@ -10,7 +10,7 @@ import {
   type StoreKit,
 } from './testing/coordinatorHarness';
 import { countedCalls } from './testing/countedCalls';
-import { MemoryRunStore } from '../store/memoryRunStore';
+import { UnmarkingRunStore } from '../testing/unmarkingRunStore';
 import { MemoryDispatchStore } from '../store/memoryDispatchStore';
 import { MemoryWorkerRegistry } from '../store/memoryWorkerRegistry';
 import { MemoryCancelRequests } from '../store/memoryCancelRequests';
@@ -179,8 +179,8 @@ describe.each(STORE_KITS)('WorkerReports on $name', ({ make }) => {
     expect(other).toEqual({ cancel: ['run-1'] });
   });
 
-  it('asks for a cancel request with a running status, and only clears it with a final one', async () => {
-    await h.take('worker-b', { zone: 'b' });
+  /** Reports over the same stores, counting the calls made to the cancel requests. */
+  function countingCancels() {
     const calls = new Map<string, number>();
     const reports = new WorkerReports({
       runs: h.runs,
@@ -191,6 +191,12 @@ describe.each(STORE_KITS)('WorkerReports on $name', ({ make }) => {
       logger: h.logger,
       logsRoot: kit.logsRoot,
     });
+    return { calls, reports };
+  }
+
+  it('asks for a cancel request with a running status, and only clears it with a final one', async () => {
+    await h.take('worker-b', { zone: 'b' });
+    const { calls, reports } = countingCancels();
     const running = await workerStatus({ status: 'running', started_at: isoUtc(h.time.nowMs()) });
     await h.cancels.request('run-1', h.time.nowMs());
 
@@ -213,16 +219,7 @@ describe.each(STORE_KITS)('WorkerReports on $name', ({ make }) => {
     await h.dispatch('run-3', { zone: 'b' });
     for (let i = 0; i < 3; i++) await h.take('worker-b', { zone: 'b' });
     await h.cancels.request('run-2', h.time.nowMs());
-    const calls = new Map<string, number>();
-    const reports = new WorkerReports({
-      runs: h.runs,
-      tasks: h.tasks,
-      workers: h.workers,
-      cancels: countedCalls(h.cancels, calls),
-      clock: h.time,
-      logger: h.logger,
-      logsRoot: kit.logsRoot,
-    });
+    const { calls, reports } = countingCancels();
     const beat = (running: string[]) =>
       reports.heartbeat({
         worker_id: 'worker-b',
@@ -312,23 +309,9 @@ describe.each(STORE_KITS)('WorkerReports on $name', ({ make }) => {
   });
 });
 
-/** A memory store whose end writes take the run off the active list, as PostgreSQL's do. */
-class UnmarkingStore extends MemoryRunStore {
-  override readonly unmarksEnded = true;
-  unmarkCalls = 0;
-  override async writeStatus(status: RunStatus): Promise<void> {
-    await super.writeStatus(status);
-    if (status.status !== 'queued' && status.status !== 'running') await super.unmarkActive(status.run_id);
-  }
-  override async unmarkActive(runId: string): Promise<void> {
-    this.unmarkCalls++;
-    return super.unmarkActive(runId);
-  }
-}
-
 describe('WorkerReports on a store whose end writes unmark the run', () => {
   it('makes no unmark of its own for a final status', async () => {
-    const runs = new UnmarkingStore();
+    const runs = new UnmarkingRunStore();
     const h = await coordinatorHarness({
       runs,
       tasks: new MemoryDispatchStore(),

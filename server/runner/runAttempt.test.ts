@@ -9,6 +9,7 @@ import { systemClock, systemTimers } from '../core/clock';
 import type { LogFields, Logger } from '../core/ports';
 import { TERMINAL_RUN_STATES, type RunStatus } from '../core/types';
 import { MemoryRunStore } from '../store/memoryRunStore';
+import { UnmarkingRunStore } from '../testing/unmarkingRunStore';
 import { FinalStatusUnwrittenError } from './errors';
 import { finalStatusRetryMs } from './runAttempt';
 import { startRun } from './startRun';
@@ -137,29 +138,9 @@ describe('runAttempt on a full disk', () => {
   });
 });
 
-/** A memory store whose end writes take the run off the active list, as PostgreSQL's do. */
-class UnmarkingStore extends MemoryRunStore {
-  override readonly unmarksEnded = true;
-  unmarkCalls = 0;
-  constructor(private readonly logRoot: string) {
-    super();
-  }
-  override async writeStatus(status: RunStatus): Promise<void> {
-    await super.writeStatus(status);
-    if (status.status !== 'queued' && status.status !== 'running') await super.unmarkActive(status.run_id);
-  }
-  override async unmarkActive(runId: string): Promise<void> {
-    this.unmarkCalls++;
-    return super.unmarkActive(runId);
-  }
-  override logDir(dagName: string, runId: string, attempt: number): string {
-    return join(this.logRoot, dagName, runId, String(attempt));
-  }
-}
-
 describe('runAttempt at the end of a run', () => {
   it('makes no unmark of its own where the final status write took the run off the active list', async () => {
-    const store = new UnmarkingStore(join(dir, 'logs'));
+    const store = new UnmarkingRunStore(join(dir, 'logs'));
     const final = await start(store, bindingsLogger([]));
 
     expect(final.status).toBe('succeeded');

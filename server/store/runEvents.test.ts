@@ -209,14 +209,23 @@ describe('runEventData', () => {
   });
 });
 
+/**
+ * Two processes over one store and one event log: the CLI created a held run (r9, queued for zone b); the
+ * coordinator's wrapper has seen nothing of it yet.
+ */
+async function heldRunCreatedByCli() {
+  const inner = new MemoryRunStore();
+  const events = new MemoryEventLog({ clock: systemClock });
+  const cli = withRunEvents(inner, events);
+  const coordinator = withRunEvents(inner, events);
+  const queued = testRunStatus({ run_id: 'r9', status: 'queued', worker_selector: { zone: 'b' } });
+  await cli.createRun(queued);
+  return { inner, events, coordinator, queued };
+}
+
 describe('withRunEvents across processes', () => {
   it('does not announce again a state another process already wrote (the ack of a held run stays queued)', async () => {
-    const inner = new MemoryRunStore();
-    const events = new MemoryEventLog({ clock: systemClock });
-    const cli = withRunEvents(inner, events);
-    const coordinator = withRunEvents(inner, events);
-    const queued = testRunStatus({ run_id: 'r9', status: 'queued', worker_selector: { zone: 'b' } });
-    await cli.createRun(queued);
+    const { events, coordinator, queued } = await heldRunCreatedByCli();
     await coordinator.writeStatus({ ...queued, worker_id: 'worker-b' });
     await coordinator.writeStatus({ ...queued, worker_id: 'worker-b', status: 'running' });
 
@@ -226,12 +235,7 @@ describe('withRunEvents across processes', () => {
 
 describe('withRunEvents given the status a write replaces', () => {
   it('does not read the run again before its first write in this process', async () => {
-    const inner = new MemoryRunStore();
-    const events = new MemoryEventLog({ clock: systemClock });
-    const cli = withRunEvents(inner, events);
-    const coordinator = withRunEvents(inner, events);
-    const queued = testRunStatus({ run_id: 'r9', status: 'queued', worker_selector: { zone: 'b' } });
-    await cli.createRun(queued);
+    const { inner, events, coordinator, queued } = await heldRunCreatedByCli();
     const read = await coordinator.readStatus('r9');
     const reads = vi.spyOn(inner, 'readStatus');
 
