@@ -415,6 +415,36 @@ describe('policies', () => {
     ]);
   });
 
+  it('reads repeat: false as unset, limit: 0 as no limit and a lone expected as ignored, as Dagu does', () => {
+    // Dagu's RepeatMode leaves `false` unset, so the mode is still inferred from the other keys; Limit 0 is
+    // "no limit"; `expected` only counts together with `condition` (spec/step.go:buildStepRepeatPolicy).
+    const r = parseDag(
+      step(
+        '  - {run: x, repeat_policy: {repeat: false, condition: a, expected: b}}',
+        '  - {run: x, repeat_policy: {repeat: false, exit_code: [1]}}',
+        '  - {run: x, repeat_policy: {repeat: false, limit: 3}}',
+        '  - {run: x, repeat_policy: {repeat: true, limit: 0}}',
+        '  - {run: x, repeat_policy: {exit_code: 1, expected: b}}',
+        '  - {run: x, repeat_policy: {expected: b}}',
+      ),
+      { file: FILE, defaultName: 'etl' },
+    );
+    if (!r.ok) throw new Error(r.errors.map(formatDagError).join('\n'));
+    expect(r.dag.steps.map((s) => [s.repeat_policy?.mode, s.repeat_policy?.limit])).toEqual([
+      ['until', null],
+      ['while', null],
+      [null, 3],
+      ['while', null],
+      ['while', null],
+      [null, null],
+    ]);
+    expect(r.dag.steps[4].repeat_policy).toMatchObject({ condition: null, expected: null, exit_code: [1] });
+    expect(r.warnings.filter((w) => w.includes('expected'))).toEqual([
+      'steps[4].repeat_policy.expected: expected without a condition is ignored (as in Dagu)',
+      'steps[5].repeat_policy.expected: expected without a condition is ignored (as in Dagu)',
+    ]);
+  });
+
   it('reads signal_on_stop, timeouts and stdout/stderr paths, and refuses bad ones', () => {
     const s = parse(
       step(

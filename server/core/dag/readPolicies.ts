@@ -275,36 +275,37 @@ export function readRepeatPolicy(r: DagReader, entry: Entry | undefined): Repeat
   const exitCodes = readExitCodes(r, map.get('exit_code'));
   if (condition !== undefined && condition.trim() === '')
     r.errorAt(map.get('condition')!, 'must not be empty');
+  // Dagu reads `expected` only together with `condition`; alone it has no effect.
   if (expected !== undefined && condition === undefined) {
-    r.errorAt(map.get('expected')!, 'expected needs a condition to compare with');
+    r.warnings.push(`${map.get('expected')!.field}: expected without a condition is ignored (as in Dagu)`);
   }
   const hasCheck = condition !== undefined || exitCodes.length > 0;
   let mode: RepeatPolicySpec['mode'] = null;
   const repeat = map.get('repeat');
   const v = repeat && isScalar(repeat.value) ? repeat.value.value : undefined;
-  if (!repeat || isNull(repeat.value)) {
+  // `repeat: false` counts as unset in Dagu: the mode is still inferred from the other keys.
+  if (!repeat || isNull(repeat.value) || v === false) {
     if (condition !== undefined && expected !== undefined) mode = 'until';
     else if (hasCheck) mode = 'while';
   } else if (v === true) {
     mode = 'while';
-  } else if (v === false) {
-    mode = null;
   } else if (v === 'while' || v === 'until') {
     mode = v;
     if (!hasCheck) r.errorAt(repeat, `repeat: ${v} needs a condition or an exit_code`);
   } else {
     r.errorAt(repeat, `must be while, until, true or false, got ${describe(repeat.value)}`);
   }
-  const limit = readCount(r, map.get('limit'), 1, MAX_POLICY_LIMIT, true);
+  // A limit of 0 means no limit, as in Dagu.
+  const limit = readCount(r, map.get('limit'), 0, MAX_POLICY_LIMIT, true) || null;
   const conditionNode = map.get('condition')?.value;
   return {
     mode,
     condition: condition ?? null,
     ...(conditionNode && r.unboundedEvals.has(conditionNode) ? { condition_eval: true } : {}),
-    expected: expected ?? null,
+    expected: condition === undefined ? null : (expected ?? null),
     exit_code: exitCodes,
     interval_sec: readCount(r, map.get('interval_sec'), 0, MAX_INTERVAL_SEC, true) ?? 0,
-    limit: limit ?? null,
+    limit,
     backoff: readBackoff(r, map.get('backoff')),
     max_interval_sec: readCount(r, map.get('max_interval_sec'), 0, MAX_INTERVAL_SEC, true) ?? null,
   };
