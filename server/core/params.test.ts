@@ -37,6 +37,10 @@ describe('parseParamWord', () => {
     expect(parseParamWord('1A=x')).toEqual(pos('1A=x'));
   });
 
+  it('reads N=value as the positional param at place N, as Dagu does', () => {
+    expect(parseParamWord('2=x')).toEqual(named('2', 'x'));
+  });
+
   it('writes a parameter back to the same word', () => {
     for (const w of ['A=1', 'plain', 'X=', '--f=1']) expect(formatParam(parseParamWord(w))).toBe(w);
   });
@@ -165,16 +169,28 @@ describe('layParams and resolveRunParams (Dagu override rules)', () => {
   });
 
   it('accepts and appends any name when the DAG declares only positional params or none', () => {
-    expect(runList([pos('a')], [named('X', '1')])).toEqual(['a', 'X=1']);
-    expect(runList([], [named('X', '1'), pos('p')])).toEqual(['X=1', 'p']);
+    expect(runList([pos('a')], [named('X', '1')])).toEqual(['1=a', 'X=1']);
+    expect(runList([], [named('X', '1'), pos('p')])).toEqual(['X=1', '2=p']);
   });
 
-  it('fills declared entries in order with positional values, named entries included', () => {
+  it('names plain positional values by their place: a caller value replaces only the default at its place', () => {
+    // Dagu's parseParams names the caller's k-th word "k" and runtimePairsFromEntries the DAG's i-th entry
+    // "i"; overrideParams then matches by name (spec/params.go, spec/dparams_runtime.go).
     expect(runList([named('A', '1'), pos('p'), named('B', '2')], [pos('x'), pos('y')])).toEqual([
-      'A=x',
-      'y',
+      'A=1',
+      '2=y',
       'B=2',
+      '1=x',
     ]);
+    expect(runList([pos('a'), pos('b')], [pos('x')])).toEqual(['1=x', '2=b']);
+    expect(runList([pos('a'), pos('b')], [named('K', 'v'), pos('x')])).toEqual(['1=a', '2=x', 'K=v']);
+    expect(runList([pos('a'), pos('b')], [named('2', 'x')])).toEqual(['1=a', '2=x']);
+  });
+
+  it('fills declared entries in order with positional values when the DAG has a rich definition', () => {
+    // Dagu's applyOverridePairsTracked (the path of DAGs with `- name: X` definitions).
+    const c = rich('C', { default: 'c' });
+    expect(runList([named('A', '1'), pos('p'), c], [pos('x'), pos('y')])).toEqual(['A=x', '2=y', 'C=c']);
   });
 
   it('refuses more positional values than declared entries', () => {
@@ -212,7 +228,7 @@ describe('readParamList', () => {
     const declared = [pos('a'), named('B', '2'), rich('C', { eval: '`x`', default: 'c' })];
     const read = readParamList(declared, ['z', 'EXTRA=1']);
     expect(read.map((p) => [p.name, p.value, p.has_value])).toEqual([
-      [null, 'z', true],
+      ['1', 'z', true],
       ['B', '2', true],
       ['C', 'c', false],
       ['EXTRA', '1', true],
@@ -224,8 +240,15 @@ describe('a stored list read back', () => {
   it('gives the same list, so a restart runs with the same params', () => {
     const declared = [named('A', '1'), pos('p'), named('B', '2'), pos('q')];
     const list = runList(declared, [pos('x'), named('B', 'b c'), pos('$(y)')]);
-    expect(list).toEqual(['A=x', '$(y)', 'B=b c', 'q']);
+    expect(list).toEqual(['A=1', '2=p', 'B=b c', '4=q', '1=x', '3=$(y)']);
     expect(paramList(readParamList(declared, list))).toEqual(list);
+    // A record written before positional params were named by place reads back the same way.
+    expect(paramList(readParamList(declared, ['A=1', 'z', 'B=2', 'w']))).toEqual([
+      'A=1',
+      '2=z',
+      'B=2',
+      '4=w',
+    ]);
   });
 });
 

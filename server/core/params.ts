@@ -15,10 +15,19 @@ export type SplitParamsResult = { ok: true; words: string[] } | { ok: false; err
  */
 export function parseParamWord(word: string): ParamSpec {
   const eq = word.indexOf('=');
-  if (eq > 0 && PARAM_NAME_PATTERN.test(word.slice(0, eq))) {
-    return { name: word.slice(0, eq), value: word.slice(eq + 1) };
+  const name = word.slice(0, eq);
+  if (eq > 0 && (PARAM_NAME_PATTERN.test(name) || isPositionalName(name))) {
+    return { name, value: word.slice(eq + 1) };
   }
   return { name: null, value: word };
+}
+
+/**
+ * Dagu's name of a positional parameter: its 1-based place (`1`, `2`, ...), read as `$1` / `${1}`. A word
+ * `2=x` sets the second one, as in Dagu.
+ */
+export function isPositionalName(name: string | null): name is string {
+  return name !== null && /^[0-9]+$/.test(name);
 }
 
 /** A parameter as one word of the stored list. */
@@ -170,19 +179,31 @@ function declaredHasValue(p: ParamSpec): boolean {
 }
 
 /**
- * Lays a caller's params over a DAG's declared ones, Dagu's way: if the DAG declares any named param, a name
- * it does not declare is refused; a positional value fills the declared entries in order (named ones count
- * too), and more positional values than declared entries are refused; with nothing declared every value is
- * added; a named value replaces its namesake.
+ * Lays a caller's params over a DAG's declared ones, Dagu's way. If the DAG declares any named param, a name
+ * it does not declare is refused; more positional values than declared entries are refused; a named value
+ * replaces its namesake, an unknown one is added. Positional values then follow Dagu's two paths
+ * (spec/dparams_runtime.go):
+ * - when the DAG has a rich definition (`- name: X` with more keys), they fill the declared entries in order,
+ *   named ones included (applyOverridePairsTracked);
+ * - otherwise every value is named by its place: the caller's k-th word is `k`, the DAG's i-th entry is `i`
+ *   (parseParams, runtimePairsFromEntries), so a positional value replaces only a positional default at the
+ *   same place and is otherwise added (`params: "REGION=emea"` with `-- apac` keeps REGION and sets `$1`).
+ * Every positional param comes out named by its place among the params with a value, as Dagu stores them.
  */
 export function layParams(
   declared: readonly ParamSpec[],
   overrides: readonly ParamSpec[],
 ): ParamsResult<{ params: LaidParam[] }> {
-  const names = new Set(declared.flatMap((p) => (p.name === null ? [] : [p.name])));
+  const names = new Set(
+    declared.flatMap((p) => (p.name === null || isPositionalName(p.name) ? [] : [p.name])),
+  );
   if (names.size > 0) {
     const unknown = [
-      ...new Set(overrides.flatMap((p) => (p.name !== null && !names.has(p.name) ? [p.name] : []))),
+      ...new Set(
+        overrides.flatMap((p) =>
+          p.name !== null && !isPositionalName(p.name) && !names.has(p.name) ? [p.name] : [],
+        ),
+      ),
     ].sort();
     if (unknown.length > 0) {
       return {
@@ -207,18 +228,39 @@ export function layParams(
     supplied: false,
     rich: p.rich ?? null,
   }));
+  const byPlace = declared.some((p) => p.rich !== undefined) ? null : placeNames(params);
   let position = 0;
-  for (const o of overrides) {
+  overrides.forEach((o, k) => {
     const supplied = { value: o.value, has_value: true, supplied: true };
-    if (o.name === null && declared.length > 0) {
+    if (o.name === null && byPlace === null && declared.length > 0) {
       Object.assign(params[position++], supplied);
-      continue;
+      return;
     }
-    const same = o.name === null ? undefined : params.find((p) => p.name === o.name);
+    const name = o.name ?? (byPlace === null ? null : String(k + 1));
+    const same =
+      name === null ? undefined : params.find((p, i) => p.name === name || byPlace?.get(i) === name);
     if (same) Object.assign(same, supplied);
-    else params.push({ name: o.name, rich: null, ...supplied });
-  }
-  return { ok: true, params };
+    else params.push({ name, rich: null, ...supplied });
+  });
+  return { ok: true, params: namePositionals(params) };
+}
+
+/** Each positional entry's Dagu name: its place among the entries with a value. */
+function placeNames(params: readonly LaidParam[]): Map<number, string> {
+  const out = new Map<number, string>();
+  let place = 0;
+  params.forEach((p, i) => {
+    if (!p.has_value) return;
+    place++;
+    if (p.name === null) out.set(i, String(place));
+  });
+  return out;
+}
+
+/** Names every positional param with a value by its place (Dagu's runtimePairsFromEntries). */
+function namePositionals(params: LaidParam[]): LaidParam[] {
+  for (const [i, name] of placeNames(params)) params[i].name = name;
+  return params;
 }
 
 /** The list a run record stores: every param that has a value, `NAME=value` or the bare positional value. */
@@ -271,16 +313,23 @@ export function readParamList(declared: readonly ParamSpec[], list: readonly str
     supplied: false,
     rich: p.rich ?? null,
   }));
+  const places = new Map([...placeNames(params)].map(([i, name]) => [name, i]));
   const slots = params.filter((p) => p.name === null);
   let position = 0;
   for (const word of list) {
     const w = parseParamWord(word);
-    const target = w.name === null ? slots[position++] : params.find((p) => p.name === w.name);
+    const place = w.name === null ? undefined : places.get(w.name);
+    const target =
+      w.name === null
+        ? slots[position++]
+        : place !== undefined
+          ? params[place]
+          : params.find((p) => p.name === w.name);
     const value = { value: w.value, has_value: true, supplied: true };
     if (target) Object.assign(target, value);
     else params.push({ name: w.name, rich: null, ...value });
   }
-  return params;
+  return namePositionals(params);
 }
 
 /**

@@ -20,13 +20,13 @@ describe('applyChildParams', () => {
   });
 
   it('appends any name when the child declares only positional params, or none', () => {
-    expect(applyChildParams([pos('a')], [named('X', '1')])).toEqual({ ok: true, list: ['a', 'X=1'] });
-    expect(applyChildParams([], [named('X', '1'), pos('p')])).toEqual({ ok: true, list: ['X=1', 'p'] });
+    expect(applyChildParams([pos('a')], [named('X', '1')])).toEqual({ ok: true, list: ['1=a', 'X=1'] });
+    expect(applyChildParams([], [named('X', '1'), pos('p')])).toEqual({ ok: true, list: ['X=1', '2=p'] });
   });
 
-  it('fills the declared entries in order with positional values, named ones included', () => {
+  it('names positional values by their place, so one replaces only the positional default at its place', () => {
     const r = applyChildParams([named('A', '1'), pos('b')], [pos('x'), pos('y')]);
-    expect(r).toEqual({ ok: true, list: ['A=x', 'y'] });
+    expect(r).toEqual({ ok: true, list: ['A=1', '2=y', '1=x'] });
   });
 
   it('refuses more positional values than the child declares', () => {

@@ -97,7 +97,7 @@ describe('evaluateRunParams', () => {
       { name: null, value: 'p' },
       { name: 'B', value: '2' },
     ];
-    expect(await listOf(params, ['B=x', 'EXTRA=y'])).toEqual(['A=1', 'p', 'B=x', 'EXTRA=y']);
+    expect(await listOf(params, ['B=x', 'EXTRA=y'])).toEqual(['A=1', '2=p', 'B=x', 'EXTRA=y']);
   });
 
   it('runs the commands with the DAG shell', async () => {

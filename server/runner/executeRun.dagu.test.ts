@@ -285,7 +285,8 @@ describe('executeRun: environment', () => {
     await runDag(dagOf([stepOf('show', `echo "$NAME|$DAG_PARAMS_JSON|$DAG_RUN_WORK_DIR" > ${seen}`)]), dir, {
       params: ['NAME=x', 'pos'],
     });
-    expect(read(seen)).toBe(`x|{"1":"pos","NAME":"x"}|${join(dir, 'work')}\n`);
+    // The second word is the positional param "2" (Dagu names a param by its place among all of them).
+    expect(read(seen)).toBe(`x|{"2":"pos","NAME":"x"}|${join(dir, 'work')}\n`);
   });
 });
 

@@ -89,7 +89,7 @@ describe('startRun', () => {
       status: 'succeeded',
       trigger_type: 'manual',
     });
-    expect(final.params).toEqual(['first', 'MODE=slow']);
+    expect(final.params).toEqual(['1=first', 'MODE=slow']);
     expect(activeWhileRunning).toEqual(['fresh-run']);
     expect(await store.listActive()).toEqual([]);
     const stored = await store.readStatus('fresh-run');
@@ -131,7 +131,7 @@ describe('startRun', () => {
       status: 'succeeded',
       trigger_type: 'catchup',
       schedule_time: '2026-11-30T01:15:00Z',
-      params: ['from-queue'],
+      params: ['1=from-queue'],
       conditions: [],
       queued_at: queued.queued_at,
     });
@@ -221,14 +221,16 @@ describe('startRun', () => {
 
   it("starts a restart with an earlier run's list as it is", async () => {
     const store = new TempLogRunStore(join(dir, 'logs'));
-    const dag = dagOf([stepOf('show', 'echo "$1 $A"')], {
+    // The positional default is the DAG's second param, so it is $2.
+    const dag = dagOf([stepOf('show', 'echo "$2 $A"')], {
       params: [
         { name: 'A', value: '1' },
         { name: null, value: 'p' },
       ],
     });
     const final = await startRun(options(store, dag, { recordParams: ['A=x', 'q'] }));
-    expect(final.params).toEqual(['A=x', 'q']);
+    // Positional params are stored named by their place, as Dagu stores them.
+    expect(final.params).toEqual(['A=x', '2=q']);
     expect(readFileSync(join(dir, 'logs', 'test-dag', 'fresh-run', '1', 'show.out'), 'utf8')).toBe('q x\n');
   });
 
@@ -407,7 +409,12 @@ describe('retryRun', () => {
     expect(first.status).toBe('failed');
 
     const second = await retryRun({ ...options(store, dag), runId: 'fresh-run' });
-    expect(second).toMatchObject({ attempt: 2, status: 'succeeded', trigger_type: 'retry', params: ['p1'] });
+    expect(second).toMatchObject({
+      attempt: 2,
+      status: 'succeeded',
+      trigger_type: 'retry',
+      params: ['1=p1'],
+    });
     expect(second.log_dir).toBe('test-dag/fresh-run/2');
     const latest = await store.readStatus('fresh-run');
     expect(latest.kind === 'ok' && latest.status.attempt).toBe(2);

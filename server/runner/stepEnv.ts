@@ -65,12 +65,25 @@ export interface RunEnv {
   consts: Readonly<Record<string, string>>;
 }
 
-/** Resolved params as JSON (DAG_PARAMS_JSON, `${params}`): named by name, positional by position. */
+/**
+ * Resolved params as JSON (DAG_PARAMS_JSON, `${params}`): named by name, positional by place, written as Dagu
+ * writes a Go map: keys in byte order (`"1"`, `"10"`, `"2"`, `"A"`), and `<`, `>`, `&`, U+2028 and U+2029
+ * escaped.
+ */
 export function paramsJson(params: StepParams): string {
-  const out: Record<string, string> = {};
-  params.positional.forEach((v, i) => (out[String(i + 1)] = v));
-  Object.assign(out, params.named);
-  return JSON.stringify(out);
+  const out = new Map<string, string>();
+  params.positional.forEach((v, i) => out.set(String(i + 1), v));
+  for (const [k, v] of Object.entries(params.named)) out.set(k, v);
+  const keys = [...out.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${keys.map((k) => `${goJsonString(k)}:${goJsonString(out.get(k)!)}`).join(',')}}`;
+}
+
+/** A JSON string as Go's encoding/json writes it (HTML-safe). */
+function goJsonString(text: string): string {
+  return JSON.stringify(text).replace(
+    /[<>&\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /** The value scope of a field with `vars` as its run scope. */

@@ -162,8 +162,9 @@ describe('dagu start', () => {
     const canary = path.join(h.home, 'pwned');
     h.writeDag(
       'params',
-      // Two positional slots first: Dagu fills the declared entries in order, named ones included.
-      'params:\n  - one\n  - two\n  - NAME=default\nsteps:\n  - name: show\n    command: printf "%s|%s|%s" "$NAME" "$1" "$2"\n',
+      // Dagu names every param by its place: the caller's second word is $2 and replaces the DAG's second
+      // entry, the third is added as $3.
+      'params:\n  - one\n  - two\n  - NAME=default\nsteps:\n  - name: show\n    command: printf "%s|%s|%s" "$NAME" "$2" "$3"\n',
     );
     const evil = `'; touch ${canary}; echo '`;
     const r = await dagu(
@@ -175,7 +176,7 @@ describe('dagu start', () => {
     const out = readFileSync(path.join(h.home, 'logs', s.steps[0].stdout), 'utf8');
     expect(out).toBe(`$(touch ${canary})|${evil}|a b`);
     expect(existsSync(canary)).toBe(false);
-    expect(s.params).toEqual([evil, 'a b', `NAME=$(touch ${canary})`]);
+    expect(s.params).toEqual(['1=one', `2=${evil}`, `NAME=$(touch ${canary})`, '3=a b']);
   });
 });
 

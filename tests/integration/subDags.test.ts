@@ -196,7 +196,8 @@ describe('sub-DAGs', () => {
         '  - N: 0',
         'steps:',
         '  - name: s',
-        '    run: echo "leaf $N"',
+        // The item is the child's $1: Dagu adds a positional value beside the named N, it does not fill N.
+        '    run: echo "leaf $1"',
         '    output: OUT',
         '',
       ].join('\n'),
