@@ -5,9 +5,15 @@
 // one this build cannot use; 2: bad configuration or no connection.
 
 import { hostname } from 'node:os';
-import pg from 'pg';
+import type pg from 'pg';
 import { MIGRATIONS } from '../../store/postgres/migrations';
-import { StorageConfigError, pgErrorText, pgSettings, type PgSettings } from '../../store/postgres/connect';
+import {
+  PgClient,
+  StorageConfigError,
+  pgErrorText,
+  pgSettings,
+  type PgSettings,
+} from '../../store/postgres/connect';
 import {
   EXPECTED_VERSION,
   applyMigrations,
@@ -39,7 +45,7 @@ export async function storageSchemaCommand(opts: StorageSchemaOptions): Promise<
     warn(err.message);
     return EXIT_USAGE;
   }
-  const client = new pg.Client(settings.connection);
+  const client = new PgClient(settings.connection);
   // A connection that dies while idle emits here; the query in flight fails with the reason instead.
   client.on('error', () => undefined);
   try {

@@ -53,6 +53,61 @@ export function redactUrl(url: string): string {
   }
 }
 
+/** The server's requests for a password, as pg's connection emits them. */
+const PASSWORD_REQUESTS = [
+  'authenticationCleartextPassword',
+  'authenticationMD5Password',
+  'authenticationSASL',
+] as const;
+
+/**
+ * pg's client, closing its connection when it fails to connect. pg leaves the socket open when the login
+ * fails on the client's side (the server asks for a password and none is given), and the server closes it
+ * only after its `authentication_timeout` (1 minute by default): meanwhile that socket kept a command that
+ * had already printed its error from exiting. A login refused for want of a password also says so, where pg
+ * would report a SCRAM message or the server "password authentication failed".
+ */
+export class PgClient extends pg.Client {
+  private askedForPassword = false;
+
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    for (const event of PASSWORD_REQUESTS) {
+      this.connection.once(event, () => {
+        this.askedForPassword = true;
+      });
+    }
+  }
+
+  override connect(): Promise<pg.Client>;
+  override connect(callback: ConnectCallback): void;
+  override connect(callback?: ConnectCallback): Promise<pg.Client> | void {
+    if (callback === undefined) {
+      return new Promise((resolve, reject) => {
+        this.connect((err: Error | null) => (err ? reject(err) : resolve(this)));
+      });
+    }
+    super.connect((err: Error | null) => {
+      if (!err) {
+        (callback as (err: null, c: pg.Client) => void)(null, this);
+        return;
+      }
+      this.connection.stream.destroy();
+      const noPassword = typeof this.password !== 'string' || this.password === '';
+      (callback as (err: Error) => void)(
+        this.askedForPassword && noPassword
+          ? new Error(
+              `the server asks for the password of user ${JSON.stringify(this.user)} and none is given: put it in storage.postgres.password_file (DAGU_POSTGRES_PASSWORD_FILE) or in the URL`,
+              { cause: err },
+            )
+          : err,
+      );
+    });
+  }
+}
+
+type ConnectCallback = ((err: Error) => void) | ((err: null, c: pg.Client) => void);
+
 /** The settings of `storage.postgres.*`, read and checked; throws StorageConfigError. */
 export function pgSettings(config: Config, opts: PgPoolOptions = {}): PgSettings {
   const p = config.storage.postgres;
@@ -82,6 +137,7 @@ export function pgSettings(config: Config, opts: PgPoolOptions = {}): PgSettings
     application_name: 'dagu',
     // A command ends when its work does: idle connections do not keep the process alive.
     allowExitOnIdle: true,
+    Client: PgClient,
   };
   const queryTimeoutMs = opts.queryTimeoutMs ?? null;
   if (queryTimeoutMs !== null) {
@@ -221,7 +277,7 @@ async function migrate(client: pg.PoolClient, settings: PgSettings, by: string):
     await applyMigrations(client, settings.schema, { by });
     return;
   }
-  const own = new pg.Client(withoutStatementBounds(settings.connection));
+  const own = new PgClient(withoutStatementBounds(settings.connection));
   // A lost connection is reported by the statement it breaks; without a listener it would crash the process.
   own.on('error', () => undefined);
   await own.connect();

@@ -1,0 +1,92 @@
+// A database user whose login needs a password, on real `bin/dagu` processes: with no password given the
+// process says which setting is missing and exits 2 at once, whatever way the server asks for it (SCRAM, a
+// clear-text password). pg fails such a login on its own side and left the socket open, so a command that
+// had printed its error waited for the server's authentication_timeout (1 minute) before it exited.
+
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { dagu, tempHome, type TempHome } from '../harness';
+import { usePostgres } from './pgTestCluster';
+
+const pg = usePostgres();
+const PASSWORD = 'a login password';
+const SCRAM_ROLE = 'login_scram';
+const CLEAR_ROLE = 'login_clear';
+
+const homes: TempHome[] = [];
+afterEach(() => {
+  for (const h of homes.splice(0)) h.cleanup();
+});
+
+beforeAll(async () => {
+  const { cluster } = pg();
+  for (const role of [SCRAM_ROLE, CLEAR_ROLE]) {
+    await cluster.psql(`create role ${role} login password '${PASSWORD}'`);
+    await cluster.psql(`grant create on database postgres to ${role}`);
+  }
+  const hba = await cluster.psql('show hba_file');
+  const lines = [
+    `host all ${SCRAM_ROLE} 127.0.0.1/32 scram-sha-256`,
+    `host all ${CLEAR_ROLE} 127.0.0.1/32 password`,
+    'host all all 127.0.0.1/32 trust',
+    'local all all trust',
+  ];
+  await cluster.psql(`copy (values ${lines.map((l) => `('${l}')`).join(', ')}) to '${hba}'`);
+  await cluster.psql('select pg_reload_conf()');
+});
+
+function homeOf(role: string, extra: Record<string, string> = {}): TempHome {
+  const url = new URL(pg().cluster.url);
+  url.username = role;
+  const h = tempHome({
+    DAGU_STORAGE_BACKEND: 'postgres',
+    DAGU_POSTGRES_URL: url.toString(),
+    DAGU_POSTGRES_SCHEMA: role,
+    DAGU_SKIP_EXAMPLES: 'true',
+    ...extra,
+  });
+  homes.push(h);
+  return h;
+}
+
+describe('a login that needs a password', () => {
+  it.each([SCRAM_ROLE, CLEAR_ROLE])(
+    'with none given (%s): exit 2 at once, naming the setting to give it in',
+    async (role) => {
+      const h = homeOf(role);
+      for (const args of [['history'], ['storage', 'schema']]) {
+        const started = Date.now();
+        const r = await dagu(args, h.env, 15_000);
+        expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(2);
+        expect(r.stderr).toContain(
+          `cannot connect to PostgreSQL at ${h.env.DAGU_POSTGRES_URL}: the server asks for the password of user "${role}" and none is given: put it in storage.postgres.password_file (DAGU_POSTGRES_PASSWORD_FILE) or in the URL`,
+        );
+        expect(r.stderr.trim().split('\n')).toHaveLength(1);
+        expect(Date.now() - started).toBeLessThan(10_000);
+      }
+    },
+    60_000,
+  );
+
+  it('with a wrong one: the server says so, at once; with the right one from the file: the command runs', async () => {
+    const h = homeOf(SCRAM_ROLE);
+    const wrong = path.join(h.home, 'wrong-password');
+    writeFileSync(wrong, 'not it\n');
+    const started = Date.now();
+    let r = await dagu(['history'], { ...h.env, DAGU_POSTGRES_PASSWORD_FILE: wrong }, 15_000);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain(`password authentication failed for user "${SCRAM_ROLE}" (SQLSTATE 28P01)`);
+    expect(Date.now() - started).toBeLessThan(10_000);
+
+    const right = path.join(h.home, 'password');
+    writeFileSync(right, `${PASSWORD}\n`);
+    r = await dagu(['history'], { ...h.env, DAGU_POSTGRES_PASSWORD_FILE: right }, 15_000);
+    expect(r.code, r.stderr).toBe(0);
+    const owner = await pg().pool.query<{ owner: string }>(
+      `select pg_get_userbyid(nspowner) as owner from pg_namespace where nspname = $1`,
+      [SCRAM_ROLE],
+    );
+    expect(owner.rows).toEqual([{ owner: SCRAM_ROLE }]);
+  }, 60_000);
+});
