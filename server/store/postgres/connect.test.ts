@@ -5,9 +5,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../config/loadConfig';
-import { pgSettings, withoutStatementBounds } from './connect';
+import { StorageConfigError, pgSettings, withoutStatementBounds } from './connect';
 
 describe('pgSettings', () => {
   let dir: string;
@@ -81,5 +81,66 @@ describe('pgSettings', () => {
     });
     expect(new pg.Client(s.connection).password).toBe('in-url');
     expect(s.safeUrl).toBe('postgres://dagu:***@db/dagu');
+  });
+
+  describe('sslmode', () => {
+    /** What pg makes of the settings' connection, and the warnings it emitted meanwhile. */
+    const clientOf = (url: string, env: Record<string, string> = {}) => {
+      const warnings: string[] = [];
+      const onWarning = (w: Error) => warnings.push(w.message);
+      process.on('warning', onWarning);
+      const emit = vi.spyOn(process, 'emitWarning');
+      try {
+        const client = new pg.Client(settingsFor({ DAGU_POSTGRES_URL: url, ...env }).connection);
+        const emitted = emit.mock.calls.map((c) => String(c[0]));
+        return { ssl: (client as unknown as { ssl: unknown }).ssl, warnings: [...warnings, ...emitted] };
+      } finally {
+        emit.mockRestore();
+        process.off('warning', onWarning);
+      }
+    };
+
+    it.each(['allow', 'prefer', 'require', 'verify-ca'])(
+      'sslmode=%s checks the certificate and host name as pg reads it, without its warning',
+      (mode) => {
+        const url = `postgres://dagu@db.example.internal:5432/dagu?sslmode=${mode}`;
+        // pg warns once per process: the spelled-out mode is what keeps every later one quiet too.
+        const given = settingsFor({ DAGU_POSTGRES_URL: url }).connection.connectionString!;
+        expect(new URL(given).searchParams.get('sslmode')).toBe('verify-full');
+        const c = clientOf(url);
+        expect(c.warnings).toEqual([]);
+        expect(c.ssl).toEqual({});
+      },
+    );
+
+    it('keeps the password from the file and the other parameters beside the spelled-out mode', () => {
+      const file = path.join(dir, 'password');
+      writeFileSync(file, 'p@ss\n');
+      const s = settingsFor({
+        DAGU_POSTGRES_URL: 'postgres://dagu@db/dagu?sslmode=require&application_name=x',
+        DAGU_POSTGRES_PASSWORD_FILE: file,
+      });
+      const client = new pg.Client(s.connection);
+      expect(client.password).toBe('p@ss');
+      expect(new URL(s.connection.connectionString!).searchParams.get('sslmode')).toBe('verify-full');
+      expect(new URL(s.connection.connectionString!).searchParams.get('application_name')).toBe('x');
+      expect(s.safeUrl).toBe('postgres://dagu@db/dagu?sslmode=require&application_name=x');
+    });
+
+    it('leaves disable, verify-full and a URL that asks for libpq semantics as written', () => {
+      for (const query of ['sslmode=disable', 'sslmode=verify-full', 'uselibpqcompat=true&sslmode=require']) {
+        const url = `postgres://dagu@db/dagu?${query}`;
+        expect(settingsFor({ DAGU_POSTGRES_URL: url }).connection.connectionString).toBe(url);
+      }
+      expect(clientOf('postgres://dagu@db/dagu?sslmode=disable').ssl).toBe(false);
+    });
+
+    it('refuses an sslmode PostgreSQL does not know, instead of connecting with TLS anyway', () => {
+      expect(() => settingsFor({ DAGU_POSTGRES_URL: 'postgres://dagu@db/dagu?sslmode=requires' })).toThrow(
+        new StorageConfigError(
+          'storage.postgres.url: sslmode=requires is not one of disable, allow, prefer, require, verify-ca, verify-full',
+        ),
+      );
+    });
   });
 });

@@ -53,6 +53,9 @@ export function redactUrl(url: string): string {
   }
 }
 
+/** The values of `sslmode` that PostgreSQL's clients know. */
+const SSL_MODES = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full'];
+
 /** The server's requests for a password, as pg's connection emits them. */
 const PASSWORD_REQUESTS = [
   'authenticationCleartextPassword',
@@ -130,8 +133,27 @@ export function pgSettings(config: Config, opts: PgPoolOptions = {}): PgSettings
       `storage.postgres.url must start with postgres:// or postgresql://, not ${parsed.protocol}//`,
     );
   }
+  let connectionString = url;
+  const sslmode = parsed.searchParams.get('sslmode');
+  if (sslmode !== null && !SSL_MODES.includes(sslmode)) {
+    throw new StorageConfigError(
+      `storage.postgres.url: sslmode=${sslmode} is not one of ${SSL_MODES.join(', ')}`,
+    );
+  }
+  if (
+    sslmode !== null &&
+    sslmode !== 'disable' &&
+    sslmode !== 'verify-full' &&
+    !parsed.searchParams.has('uselibpqcompat')
+  ) {
+    // pg reads these as verify-full already (the server's certificate and host name are checked), and says so
+    // in a warning of several lines on every connection string it parses: in each command's output and in
+    // every run's log. Spelled as what it means, the URL connects the same way without it.
+    parsed.searchParams.set('sslmode', 'verify-full');
+    connectionString = parsed.toString();
+  }
   const connection: pg.PoolConfig = {
-    connectionString: url,
+    connectionString,
     max: p.pool_size,
     connectionTimeoutMillis: p.connect_timeout_ms,
     application_name: 'dagu',

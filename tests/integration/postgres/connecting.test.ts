@@ -1,7 +1,9 @@
-// A database user whose login needs a password, on real `bin/dagu` processes: with no password given the
-// process says which setting is missing and exits 2 at once, whatever way the server asks for it (SCRAM, a
-// clear-text password). pg fails such a login on its own side and left the socket open, so a command that
-// had printed its error waited for the server's authentication_timeout (1 minute) before it exited.
+// Connecting, on real `bin/dagu` processes. A database user whose login needs a password: with no password
+// given the process says which setting is missing and exits 2 at once, whatever way the server asks for it
+// (SCRAM, a clear-text password). pg fails such a login on its own side and left the socket open, so a
+// command that had printed its error waited for the server's authentication_timeout (1 minute) before it
+// exited. The URL's sslmode: a mode pg reads as verify-full connects without pg's warning of several lines
+// (it was in every command's output), and a mode PostgreSQL does not know is refused.
 
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -88,5 +90,26 @@ describe('a login that needs a password', () => {
       [SCRAM_ROLE],
     );
     expect(owner.rows).toEqual([{ owner: SCRAM_ROLE }]);
+  }, 60_000);
+});
+
+describe("the URL's sslmode", () => {
+  it('require against a server without TLS: the one line that says so; a misspelt mode: refused', async () => {
+    const h = homeOf('tls');
+    for (const [mode, line] of [
+      ['require', ': The server does not support SSL connections'],
+      [
+        'requir',
+        'storage.postgres.url: sslmode=requir is not one of disable, allow, prefer, require, verify-ca, verify-full',
+      ],
+    ]) {
+      const url = `${pg().cluster.url}?sslmode=${mode}`;
+      const r = await dagu(['history'], { ...h.env, DAGU_POSTGRES_URL: url }, 15_000);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr.trim().split('\n'), r.stderr).toHaveLength(1);
+      expect(r.stderr).toContain(line);
+    }
+    const r = await dagu(['history'], { ...h.env, DAGU_POSTGRES_URL: `${pg().cluster.url}?sslmode=disable` });
+    expect(r.code, r.stderr).toBe(0);
   }, 60_000);
 });
