@@ -49,11 +49,21 @@ export function schemaProblem(
 
 /** The applied migrations, or [] when the schema has none yet. */
 export async function readApplied(client: ClientBase, schema: string): Promise<AppliedMigration[]> {
-  const exists = await client.query(
-    `select 1 from information_schema.tables where table_schema = $1 and table_name = 'schema_migrations'`,
+  // From the catalog, which lists a table whatever this user's rights on it: a schema the user may not read
+  // is not one to create again (that would fail on the tables that are there).
+  const exists = await client.query<{ readable: boolean; user: string }>(
+    `select has_schema_privilege(n.oid, 'USAGE') and has_table_privilege(c.oid, 'SELECT') as readable,
+            current_user::text as user
+       from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+      where n.nspname = $1 and c.relname = 'schema_migrations'`,
     [schema],
   );
   if (exists.rowCount === 0) return [];
+  if (!exists.rows[0].readable) {
+    throw new Error(
+      `the database user ${JSON.stringify(exists.rows[0].user)} may not read the schema ${JSON.stringify(schema)}: grant it USAGE on the schema and SELECT, INSERT, UPDATE, DELETE on every table of it`,
+    );
+  }
   const r = await client.query<{ version: number; checksum: string; breaking: boolean }>(
     `select version, checksum, breaking from ${quoteIdent(schema)}.schema_migrations order by version`,
   );

@@ -359,4 +359,47 @@ describe('storage.backend: postgres refuses what it cannot use, at start, with o
     expect(runsAfter).toBe(runsBefore);
     expect(readdirSync(path.join(h.home, 'data')).filter((n) => n === 'runs')).toEqual([]);
   });
+
+  it('a user without rights on the existing schema or on one of its tables: exit 2 naming the grant, not a missing table', async () => {
+    const schema = newSchema();
+    const h = pgHome(schema);
+    h.writeDag('hello', 'steps:\n  - name: a\n    command: echo hi\n');
+    expect((await dagu(['start', 'hello'], h.env)).code).toBe(0);
+    const applied = async () =>
+      (await pg().pool.query(`select version, applied_by from ${schema}.schema_migrations order by version`))
+        .rows;
+    const before = await applied();
+    const urlOf = (role: string) => {
+      const u = new URL(pg().cluster.url);
+      u.username = role;
+      return u.toString();
+    };
+
+    // Rights on every table but one: as when a migration added a table after the grant.
+    const partial = `part_${schema}`;
+    await pg().pool.query(`drop role if exists ${partial}`);
+    await pg().pool.query(`create role ${partial} login`);
+    await pg().pool.query(`grant usage on schema ${schema} to ${partial}`);
+    await pg().pool.query(
+      `grant select, insert, update, delete on all tables in schema ${schema} to ${partial}`,
+    );
+    await pg().pool.query(`revoke all on ${schema}.dags from ${partial}`);
+    let r = await dagu(['start', 'hello'], { ...h.env, DAGU_POSTGRES_URL: urlOf(partial) });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr.trim()).toBe(
+      `dagu: the database user "${partial}" may not use table "dags" of the schema "${schema}": grant it SELECT, INSERT, UPDATE, DELETE on every table of the schema`,
+    );
+
+    // No rights on the schema at all, though the user may create schemas: the schema is not created again.
+    const none = `none_${schema}`;
+    await pg().pool.query(`drop role if exists ${none}`);
+    await pg().pool.query(`create role ${none} login`);
+    await pg().pool.query(`grant create on database postgres to ${none}`);
+    r = await dagu(['start', 'hello'], { ...h.env, DAGU_POSTGRES_URL: urlOf(none) });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr.trim()).toBe(
+      `dagu: cannot read the schema version: the database user "${none}" may not read the schema "${schema}": grant it USAGE on the schema and SELECT, INSERT, UPDATE, DELETE on every table of it`,
+    );
+    expect(await applied()).toEqual(before);
+  });
 });
