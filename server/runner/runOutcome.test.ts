@@ -67,6 +67,15 @@ describe('failureContinues', () => {
     expect(on({ output: ['re:^E[0-9]+$'] }, 'xE42\n')).toBe(false);
     expect(on({})).toBe(false);
   });
+
+  it("reads the stdout log as Go's line scanner does: no empty last line, no trailing CR, RE2 flags", () => {
+    const on = (output: string[], out: string) =>
+      failureContinues(stepOf('s', 'x', { continue_on: { failure: false, output } }), failed, () => out);
+    expect(on(['re:^done$'], 'done\r\n')).toBe(true);
+    expect(on(['re:^$'], 'a\n')).toBe(false);
+    expect(on(['re:(?i)^error'], 'ERROR: x\n')).toBe(true);
+    expect(on([''], '')).toBe(true);
+  });
 });
 
 describe('finalRunState', () => {

@@ -1,6 +1,7 @@
 // Dagu 2.x's outcome rules (research note §1.3 and §8): whether a step may start given its dependencies, the
 // final state of a run, and the exit code of `dagu start`. Pure.
 
+import { matchLines } from '../core/dag/conditions';
 import { decideRunStatus, gateDependent, startExitCode } from '../core/dag/outcome';
 import type { RunState, RunStatus, StepSpec, StepStatus } from '../core/types';
 
@@ -53,19 +54,8 @@ export function failureContinues(spec: StepSpec, status: StepStatus, stdout: () 
   if (status.exit_code !== null && (c.exit_code ?? []).includes(status.exit_code)) return true;
   const patterns = c.output ?? [];
   if (patterns.length === 0) return false;
-  const lines = stdout().split('\n');
-  return patterns.some((p) => {
-    if (p.startsWith('re:')) {
-      let re: RegExp;
-      try {
-        re = new RegExp(p.slice(3));
-      } catch {
-        return false;
-      }
-      return lines.some((l) => re.test(l));
-    }
-    return lines.some((l) => l.includes(p));
-  });
+  // Dagu scans the stdout log line by line (bufio.Scanner) for a substring or an RE2 `re:` match.
+  return matchLines(stdout(), patterns, { exact: false });
 }
 
 /** What decides a run's state besides its steps (research note §8.2). */
