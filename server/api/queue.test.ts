@@ -4,8 +4,20 @@ import { dequeueRun, enqueueDag } from './queue';
 import { getRun } from './runs';
 import { NoCoordinatorError } from './startDag';
 import { testServices, type TestServices } from './testServices';
+import { RecordingLogger } from '../testing/recordingLogger';
 
 const HELLO = 'steps:\n  - name: greet\n    command: echo hello\n  - name: bye\n    command: echo bye\n';
+
+/** What a write on a full disk throws. */
+const noSpace = () => Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+
+/** Makes every event append fail as on a full disk; returns the logger that sees the warnings. */
+function eventsOnFullDisk(s: TestServices): RecordingLogger {
+  s.events.append = () => Promise.reject(noSpace());
+  const logger = new RecordingLogger();
+  s.logger = logger;
+  return logger;
+}
 
 let svc: TestServices;
 beforeEach(() => {
@@ -112,6 +124,26 @@ describe('enqueueDag', () => {
     expect((await enqueueDag(svc, 'hello', [])).status).toBe('queued');
   });
 
+  it('reports a run queued once it is, even when its event cannot be recorded (a full disk)', async () => {
+    const logger = eventsOnFullDisk(svc);
+
+    const status = await enqueueDag(svc, 'hello', []);
+
+    expect(status.status).toBe('queued');
+    expect((await svc.queue.list('hello')).map((i) => i.run_id)).toEqual([status.run_id]);
+    expect(logger.find('Could not record an event')).toEqual([
+      {
+        level: 'warn',
+        msg: 'Could not record an event; the operation itself was done',
+        fields: {
+          type: 'run:enqueued',
+          run_id: status.run_id,
+          error: 'ENOSPC: no space left on device, write',
+        },
+      },
+    ]);
+  });
+
   it('refuses a missing DAG with NotFoundError and writes nothing', async () => {
     await expect(enqueueDag(svc, 'missing', [])).rejects.toBeInstanceOf(NotFoundError);
     expect((await svc.runs.listRuns({})).items).toEqual([]);
@@ -148,6 +180,18 @@ describe('dequeueRun', () => {
 
     await expect(dequeueRun(svc, queued.run_id)).rejects.toThrow(/is not queued \(status: running\)/);
     expect(await getRun(svc, queued.run_id)).toEqual(running);
+  });
+
+  it('reports a run dequeued once it is, even when its event cannot be recorded (a full disk)', async () => {
+    const { run_id } = await enqueueDag(svc, 'hello', []);
+    const logger = eventsOnFullDisk(svc);
+
+    await expect(dequeueRun(svc, run_id)).resolves.toMatchObject({ status: 'aborted' });
+
+    expect(await svc.queue.list('hello')).toEqual([]);
+    expect(logger.find('Could not record an event').map((l) => l.fields)).toEqual([
+      { type: 'run:dequeued', run_id, error: 'ENOSPC: no space left on device, write' },
+    ]);
   });
 
   it('fails with NotFoundError for an unknown run', async () => {

@@ -9,6 +9,7 @@ import { newRunId } from '../core/runId';
 import { isoUtc, newRunStatus } from '../core/runStatus';
 import type { RunStatus, TriggerType } from '../core/types';
 import { BadRequestError, ConflictError } from './errors';
+import { recordEvent } from './recordEvent';
 import { requireDag } from './requireDag';
 import { getRun } from './runs';
 import { NoCoordinatorError } from './startDag';
@@ -74,7 +75,7 @@ export async function enqueueDag(
   if (!created.created) throw new ConflictError(`run ${runId} already exists`);
   // createRun marked it active; the queue item makes it wait for its turn.
   await svc.queue.enqueue({ queue: dag.queue, run_id: runId, dag_name: dag.name, enqueued_at: now });
-  await svc.events.append('run:enqueued', { run_id: runId, dag: dag.name, queue: dag.queue });
+  await recordEvent(svc, 'run:enqueued', { run_id: runId, dag: dag.name, queue: dag.queue });
   svc.logger.info('Run enqueued', { dag: dag.name, run_id: runId, queue: dag.queue });
   return status;
 }
@@ -102,7 +103,7 @@ export async function dequeueRun(svc: Services, runId: string): Promise<RunStatu
   };
   await svc.runs.writeStatus(aborted);
   await svc.runs.unmarkActive(runId);
-  await svc.events.append('run:dequeued', { run_id: runId, dag: latest.dag_name, queue: latest.queue });
+  await recordEvent(svc, 'run:dequeued', { run_id: runId, dag: latest.dag_name, queue: latest.queue });
   svc.logger.info('Run dequeued', { dag: latest.dag_name, run_id: runId, queue: latest.queue });
   return aborted;
 }

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DispatchParams } from '../core/dispatcherApi';
+import { RecordingLogger } from '../testing/recordingLogger';
 import { testRunStatus } from '../testing/testRunStatus';
 import { ConflictError, NotFoundError, toErrorResponse } from './errors';
 import { retryRun } from './retryRun';
@@ -27,6 +28,21 @@ describe('retryRun of a local DAG', () => {
     expect(await recordedCall()).toEqual({ argv: ['retry', '--quiet', 'r1'], home: svc.config.home });
     const [event] = await svc.events.list({ types: ['run:retry_requested'] });
     expect(event.data).toMatchObject({ run_id: 'r1', dag: 'hello', attempt: 2 });
+  });
+
+  it('reports the retry it started, even when its event cannot be recorded (a full disk)', async () => {
+    await svc.runs.createRun(testRunStatus({ run_id: 'r1', dag_name: 'hello', status: 'failed' }));
+    svc.events.append = () =>
+      Promise.reject(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }));
+    const logger = new RecordingLogger();
+    svc.logger = logger;
+
+    await expect(retryRun(svc, 'r1')).resolves.toMatchObject({ attempt: 2, outcome: 'started' });
+
+    expect((await recordedCall()).argv).toEqual(['retry', '--quiet', 'r1']);
+    expect(logger.find('Could not record an event').map((l) => l.fields)).toEqual([
+      { type: 'run:retry_requested', run_id: 'r1', error: 'ENOSPC: no space left on device, write' },
+    ]);
   });
 
   it.each(['queued', 'running'] as const)(

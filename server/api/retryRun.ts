@@ -8,6 +8,7 @@ import { isDistributed, nextAttemptDispatch } from '../core/dispatcherApi';
 import { TERMINAL_RUN_STATES } from '../core/types';
 import { spawnDetachedRun } from '../runner/spawnDetached';
 import { ConflictError } from './errors';
+import { recordEvent } from './recordEvent';
 import { requireRunDag } from './requireDag';
 import { getRun } from './runs';
 import type { Services } from './services';
@@ -52,7 +53,7 @@ export async function retryRun(svc: Services, runId: string): Promise<RetryResul
     env: { ...svc.env, DAGU_HOME: svc.config.home },
     logFile: processLog,
   });
-  await svc.events.append('run:retry_requested', { run_id: runId, dag: dag.name, attempt, pid });
+  await recordEvent(svc, 'run:retry_requested', { run_id: runId, dag: dag.name, attempt, pid });
   svc.logger.info('Retry started', { dag: dag.name, run_id: runId, attempt, pid });
   return { run_id: runId, dag_name: dag.name, attempt, outcome: 'started' };
 }

@@ -5,6 +5,7 @@ import { newRunStatus } from '../core/runStatus';
 import { BadRequestError, NotFoundError, toErrorResponse } from './errors';
 import { getDag } from './dags';
 import { getRun } from './runs';
+import { RecordingLogger } from '../testing/recordingLogger';
 import { NoCoordinatorError, NoWorkerError, startDag } from './startDag';
 import { spawnTest, type SpawnTest } from './testFakeDagu';
 import { T0, type TestServices } from './testServices';
@@ -39,6 +40,21 @@ describe('startDag', () => {
       '$(rm -rf /)',
     ]);
     expect(call.home).toBe(svc.config.home);
+  });
+
+  it('reports the run it started, even when its event cannot be recorded (a full disk)', async () => {
+    svc.events.append = () =>
+      Promise.reject(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }));
+    const logger = new RecordingLogger();
+    svc.logger = logger;
+
+    const result = await startDag(svc, 'hello', [], { waitMs: 0 });
+
+    expect(result.outcome).toBe('started');
+    expect((await recordedCall()).argv).toContain(result.run_id);
+    expect(logger.find('Could not record an event').map((l) => l.fields)).toEqual([
+      { type: 'run:start_requested', run_id: result.run_id, error: 'ENOSPC: no space left on device, write' },
+    ]);
   });
 
   it('refuses params the DAG does not accept before any process starts', async () => {

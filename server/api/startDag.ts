@@ -16,6 +16,7 @@ import { checkSchemaParams } from '../runner/schemaParams';
 import { spawnDetachedRun } from '../runner/spawnDetached';
 import { HttpError } from '../core/httpError';
 import { BadRequestError, ConflictError } from './errors';
+import { recordEvent } from './recordEvent';
 import { requireDag } from './requireDag';
 import type { Services } from './services';
 
@@ -111,7 +112,7 @@ export async function startDag(
     env: { ...svc.env, DAGU_HOME: svc.config.home },
     logFile: processLog,
   });
-  await svc.events.append('run:start_requested', { run_id: runId, dag: dag.name, pid });
+  await recordEvent(svc, 'run:start_requested', { run_id: runId, dag: dag.name, pid });
   svc.logger.info('Run started', { dag: dag.name, run_id: runId, pid });
   const status = await waitForRecord(svc, runId, opts.waitMs ?? 2 * SECOND, opts.pollMs ?? 50);
   return { run_id: runId, dag_name: dag.name, outcome: 'started', pid, status, process_log: processLog };

@@ -9,6 +9,7 @@ import { getRun } from './runs';
 import { startDag } from './startDag';
 import { dequeueOrCancel, requestStop, stopRun } from './stopRun';
 import { T0, testServices, type TestServices } from './testServices';
+import { RecordingLogger } from '../testing/recordingLogger';
 
 // Above Linux's pid_max, so a wrong signal could never reach a real process.
 const NO_SUCH_PID = 2 ** 22 + 1;
@@ -43,6 +44,35 @@ describe('stopRun', () => {
       const [, signal] = await exited;
       expect(signal).toBe('SIGTERM');
       expect((await svc.events.list({})).map((e) => e.type)).toContain('run:stop_requested');
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  it('reports a stop it signalled, even when its event cannot be recorded (a full disk)', async () => {
+    const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+    const exited = once(child, 'exit');
+    try {
+      await markRunning({ pid: child.pid!, host: hostname() });
+      await svc.runs.writeHeartbeat(queued.run_id, 1, svc.clock.nowMs());
+      svc.events.append = () =>
+        Promise.reject(
+          Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }),
+        );
+      const logger = new RecordingLogger();
+      svc.logger = logger;
+
+      await expect(stopRun(svc, queued.run_id)).resolves.toMatchObject({ status: 'running' });
+
+      const [, signal] = await exited;
+      expect(signal).toBe('SIGTERM');
+      expect(logger.find('Could not record an event').map((l) => l.fields)).toEqual([
+        {
+          type: 'run:stop_requested',
+          run_id: queued.run_id,
+          error: 'ENOSPC: no space left on device, write',
+        },
+      ]);
     } finally {
       child.kill('SIGKILL');
     }

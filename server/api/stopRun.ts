@@ -8,6 +8,7 @@ import { RunUnreadableError } from '../coordinator/errors';
 import { TERMINAL_RUN_STATES, type RunStatus } from '../core/types';
 import { ConflictError, CorruptRecordError, NotFoundError } from './errors';
 import { dequeueRun } from './queue';
+import { recordEvent } from './recordEvent';
 import { getRun } from './runs';
 import type { Services } from './services';
 
@@ -65,7 +66,7 @@ export async function requestStop(svc: Services, runId: string): Promise<StopRes
         : `cannot signal run process ${status.pid} of run ${runId}: ${code ?? String(err)}`,
     );
   }
-  await svc.events.append('run:stop_requested', { run_id: runId, dag: status.dag_name, pid: status.pid });
+  await recordEvent(svc, 'run:stop_requested', { run_id: runId, dag: status.dag_name, pid: status.pid });
   svc.logger.info('Stop requested', { dag: status.dag_name, run_id: runId, pid: status.pid });
   return { outcome: 'signalled', status };
 }
@@ -90,7 +91,7 @@ async function cancelOnWorkers(svc: Services, s: RunStatus): Promise<StopResult>
       svc.logger.info('Cancelled a run waiting for a worker', { dag: s.dag_name, run_id: s.run_id });
       return { outcome: 'aborted', status: r.status };
     case 'requested':
-      await svc.events.append('run:stop_requested', {
+      await recordEvent(svc, 'run:stop_requested', {
         run_id: s.run_id,
         dag: s.dag_name,
         worker_id: r.status.worker_id,
