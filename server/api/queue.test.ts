@@ -144,6 +144,32 @@ describe('enqueueDag', () => {
     ]);
   });
 
+  it('keeps a run whose queue item cannot be written (a full disk) and says the scheduler queues it again', async () => {
+    svc.queue.enqueue = () => Promise.reject(noSpace());
+    const logger = new RecordingLogger();
+    svc.logger = logger;
+
+    const status = await enqueueDag(svc, 'hello', []);
+
+    // Listed, queued and marked active: the dead-run check finds it and puts it back in its queue.
+    expect(await getRun(svc, status.run_id)).toMatchObject({ status: 'queued' });
+    expect(await svc.runs.listActive()).toEqual([
+      { run_id: status.run_id, dag_name: 'hello', queue: 'hello' },
+    ]);
+    expect(logger.find('queue item')).toEqual([
+      {
+        level: 'warn',
+        msg: 'Queued a run whose queue item could not be written; the active scheduler queues it again',
+        fields: {
+          dag: 'hello',
+          run_id: status.run_id,
+          queue: 'hello',
+          error: 'ENOSPC: no space left on device, write',
+        },
+      },
+    ]);
+  });
+
   it('refuses a missing DAG with NotFoundError and writes nothing', async () => {
     await expect(enqueueDag(svc, 'missing', [])).rejects.toBeInstanceOf(NotFoundError);
     expect((await svc.runs.listRuns({})).items).toEqual([]);

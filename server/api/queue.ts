@@ -74,7 +74,22 @@ export async function enqueueDag(
   const created = await svc.runs.createRun(status);
   if (!created.created) throw new ConflictError(`run ${runId} already exists`);
   // createRun marked it active; the queue item makes it wait for its turn.
-  await svc.queue.enqueue({ queue: dag.queue, run_id: runId, dag_name: dag.name, enqueued_at: now });
+  try {
+    await svc.queue.enqueue({ queue: dag.queue, run_id: runId, dag_name: dag.name, enqueued_at: now });
+  } catch (err) {
+    // The run exists, listed and queued: failing the call would tell its caller that nothing was queued, and
+    // a second enqueue would run the DAG twice. A queued run with no queue item is put back in its queue by
+    // the active scheduler's dead-run check once run.heartbeat_stale_threshold has passed.
+    svc.logger.warn(
+      'Queued a run whose queue item could not be written; the active scheduler queues it again',
+      {
+        dag: dag.name,
+        run_id: runId,
+        queue: dag.queue,
+        error: err instanceof Error ? err.message : String(err),
+      },
+    );
+  }
   await recordEvent(svc, 'run:enqueued', { run_id: runId, dag: dag.name, queue: dag.queue });
   svc.logger.info('Run enqueued', { dag: dag.name, run_id: runId, queue: dag.queue });
   return status;
