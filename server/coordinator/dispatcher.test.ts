@@ -342,6 +342,28 @@ describe.each(STORE_KITS)('Dispatcher on $name', ({ make }) => {
     expect(await h.activeIds()).toEqual([]);
   });
 
+  it('says the run stays queued, and names it, when neither the task nor its failure can be stored', async () => {
+    h.tasks.failEnqueue = 1;
+    const noSpace = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    h.runs.writeStatus = () => Promise.reject(noSpace);
+
+    const err = await h.dispatch('run-1', { zone: 'b' }).catch((e: unknown) => e);
+
+    expect(err).toBeInstanceOf(DispatchFailedError);
+    expect((err as Error).message).toBe(
+      'failed to hand off the run to a worker: ENOSPC: no space left on device; run run-1 could not be marked ' +
+        'failed either (ENOSPC: no space left on device, write), so it stays queued and the active scheduler ' +
+        'queues it again',
+    );
+    // As the message says: queued and marked active, for the dead-run check to put back in its queue.
+    expect((await h.status('run-1')).status).toBe('queued');
+    expect(await h.activeIds()).toEqual(['run-1']);
+    expect(h.logger.find('Failed to record a failed hand-off')[0].fields).toEqual({
+      run_id: 'run-1',
+      error: 'ENOSPC: no space left on device, write',
+    });
+  });
+
   it('retries an ended run as a new attempt and refuses to retry one that has not ended', async () => {
     await h.dispatch('run-1', {});
     const first = await h.status('run-1');

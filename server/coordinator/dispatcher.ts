@@ -383,25 +383,36 @@ export class Dispatcher implements DispatcherApi {
     } catch (err) {
       const why = err instanceof Error ? err.message : String(err);
       const error = `failed to hand off the run to a worker: ${why}`;
-      if (opts.failRun) await this.failHandOff(status, error);
-      throw new DispatchFailedError(status.run_id, err, error);
+      const unrecorded = opts.failRun ? await this.failHandOff(status, error) : null;
+      // A run left queued is not lost: the dead-run check puts it back in its queue, and it runs after all.
+      // Its caller must know, or a second start would run the DAG twice.
+      throw new DispatchFailedError(
+        status.run_id,
+        err,
+        unrecorded === null
+          ? error
+          : `${error}; run ${status.run_id} could not be marked failed either (${unrecorded}), so it stays queued and the active scheduler queues it again`,
+      );
     }
     this.d.onEnqueued?.(task);
     return task;
   }
 
-  private async failHandOff(status: RunStatus, error: string): Promise<void> {
+  /** Ends the run failed with `error`; returns why that could not be recorded, or null once it is. */
+  private async failHandOff(status: RunStatus, error: string): Promise<string | null> {
+    let unrecorded: string | null = null;
     try {
       await this.d.runs.writeStatus(endedStatus(status, 'failed', error, isoUtc(this.d.clock.nowMs())));
-      await this.d.runs.unmarkActive(status.run_id);
     } catch (err) {
-      // The run stays queued with no task; the scheduler's reaper fails such a run later.
-      this.d.logger.error('Failed to record a failed hand-off', {
-        run_id: status.run_id,
-        error: err instanceof Error ? err.message : String(err),
-      });
+      // The run stays queued with no task or queue item: the active scheduler's dead-run check puts it
+      // back in its queue once its heartbeat threshold has passed (and fails it if that happens twice).
+      unrecorded = err instanceof Error ? err.message : String(err);
+      this.d.logger.error('Failed to record a failed hand-off', { run_id: status.run_id, error: unrecorded });
     }
+    // The failure is recorded: a marker left behind is cleared by the dead-run check.
+    if (unrecorded === null) await this.d.runs.unmarkActive(status.run_id).catch(() => undefined);
     this.d.logger.error('Failed to hand off a run to a worker', { run_id: status.run_id, error });
+    return unrecorded;
   }
 
   private async abortWaiting(s: RunStatus): Promise<RunStatus> {
