@@ -605,7 +605,7 @@ export interface components {
     /** @description The body of every error answer. */
     ErrorBody: {
       error: {
-        /** @description Stable machine-readable code: bad_request, unauthorized, forbidden, not_found, conflict, no_worker, no_coordinator, payload_too_large, invalid_dag, corrupt_record, config_error, dispatch_failed or internal. */
+        /** @description Stable machine-readable code: bad_request, unauthorized, forbidden, not_found, conflict, no_worker, no_coordinator, payload_too_large, invalid_dag, corrupt_record, config_error, dispatch_failed, dequeue_unrecorded or internal. */
         code: string;
         /** @description What went wrong, naming the field or the thing involved. */
         message: string;
@@ -1880,7 +1880,7 @@ export interface components {
         'application/json': components['schemas']['ErrorBody'];
       };
     };
-    /** @description A stored record could not be read (`corrupt_record`), the configuration is invalid (`config_error`), a dispatch could not be stored (`dispatch_failed`), or something unexpected (`internal`, no details). */
+    /** @description A stored record could not be read (`corrupt_record`), the configuration is invalid (`config_error`), a dispatch could not be stored (`dispatch_failed`), a dequeued run's end could not be written (`dequeue_unrecorded`), or something unexpected (`internal`, no details). */
     InternalError: {
       headers: {
         [name: string]: unknown;

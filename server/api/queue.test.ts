@@ -220,6 +220,39 @@ describe('dequeueRun', () => {
     ]);
   });
 
+  it('leaves a note that the run ended when its end cannot be written (a full disk), and says it will not run', async () => {
+    const { run_id } = await enqueueDag(svc, 'hello', []);
+    svc.runs.writeStatus = () => Promise.reject(noSpace());
+
+    const err = await dequeueRun(svc, run_id).catch((e: unknown) => e);
+
+    expect(toErrorResponse(err)).toMatchObject({
+      status: 500,
+      body: {
+        error: {
+          code: 'dequeue_unrecorded',
+          message: `run ${run_id} was taken out of its queue, but could not be marked aborted (ENOSPC: no space left on device, write); it will not run: the active scheduler marks it failed`,
+        },
+      },
+    });
+    expect(await svc.queue.list('hello')).toEqual([]);
+    // The note the dead-run check goes by: it fails the run rather than queue it again.
+    expect(await svc.runs.readUnwrittenFinalStatus(run_id, 1)).toEqual({
+      state: 'aborted',
+      error_code: 'ENOSPC',
+    });
+  });
+
+  it('says the run is queued again when not even the note can be left', async () => {
+    const { run_id } = await enqueueDag(svc, 'hello', []);
+    svc.runs.writeStatus = () => Promise.reject(noSpace());
+    svc.runs.recordUnwrittenFinalStatus = () => Promise.reject(new Error('EIO: i/o error, open'));
+
+    await expect(dequeueRun(svc, run_id)).rejects.toThrow(
+      `run ${run_id} was taken out of its queue, but could not be marked aborted (ENOSPC: no space left on device, write); the active scheduler queues it again: dequeue it again once the storage is back`,
+    );
+  });
+
   it('fails with NotFoundError for an unknown run', async () => {
     await expect(dequeueRun(svc, 'nope')).rejects.toBeInstanceOf(NotFoundError);
   });

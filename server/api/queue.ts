@@ -2,12 +2,14 @@
 
 import { renamedDag } from '../core/dag/dagName';
 import { isDistributed } from '../core/dispatcherApi';
+import { errorCode } from '../store/fsutil';
 import { randomHex } from '../store/randomHex';
 import { assertDagName, assertRunId } from '../core/names';
 import { parseParamArgs, resolveRunParams } from '../core/params';
 import { newRunId } from '../core/runId';
 import { isoUtc, newRunStatus } from '../core/runStatus';
 import type { RunStatus, TriggerType } from '../core/types';
+import { HttpError } from '../core/httpError';
 import { BadRequestError, ConflictError } from './errors';
 import { recordEvent } from './recordEvent';
 import { requireDag } from './requireDag';
@@ -116,9 +118,46 @@ export async function dequeueRun(svc: Services, runId: string): Promise<RunStatu
     finished_at: isoUtc(svc.clock.nowMs()),
     conditions: [],
   };
-  await svc.runs.writeStatus(aborted);
-  await svc.runs.unmarkActive(runId);
+  try {
+    await svc.runs.writeStatus(aborted);
+  } catch (err) {
+    throw await unrecordedDequeue(svc, latest, err);
+  }
+  // A marker left on an ended run is cleared by the dead-run check; the run is dequeued either way.
+  await svc.runs.unmarkActive(runId).catch(() => undefined);
   await recordEvent(svc, 'run:dequeued', { run_id: runId, dag: latest.dag_name, queue: latest.queue });
   svc.logger.info('Run dequeued', { dag: latest.dag_name, run_id: runId, queue: latest.queue });
   return aborted;
+}
+
+/**
+ * A dequeue whose `aborted` could not be written (a full disk): the item is gone, and the run reads `queued`.
+ * An empty note, which needs no data block, tells the dead-run check that the run ended, so that it fails
+ * the run instead of queueing it again; without the note, the run would run after all, and the error says so.
+ */
+async function unrecordedDequeue(svc: Services, run: RunStatus, cause: unknown): Promise<HttpError> {
+  const why = cause instanceof Error ? cause.message : String(cause);
+  const noted = await svc.runs
+    .recordUnwrittenFinalStatus(run.run_id, run.attempt, {
+      state: 'aborted',
+      error_code: errorCode(cause) ?? 'UNKNOWN',
+    })
+    .then(
+      () => true,
+      () => false,
+    );
+  svc.logger.warn('Dequeued a run whose end could not be written', {
+    dag: run.dag_name,
+    run_id: run.run_id,
+    error: why,
+    noted,
+  });
+  const what = `run ${run.run_id} was taken out of its queue, but could not be marked aborted (${why})`;
+  return new HttpError(
+    500,
+    'dequeue_unrecorded',
+    noted
+      ? `${what}; it will not run: the active scheduler marks it failed`
+      : `${what}; the active scheduler queues it again: dequeue it again once the storage is back`,
+  );
 }

@@ -267,6 +267,24 @@ describe('ZombieReaper', () => {
     expect(await h.activeIds()).toEqual([]);
   });
 
+  it('fails, never queues again, a queued run whose end (a dequeue) could not be written and was left as a note', async () => {
+    const h = harness();
+    await h.queuedRun('dequeued');
+    // `dagu dequeue` took its item out, could not write `aborted` on the full disk, and left the note.
+    await h.runs.recordUnwrittenFinalStatus('dequeued', 1, { state: 'aborted', error_code: 'ENOSPC' });
+    await h.time.advance(STALE_MS + SECOND);
+
+    expect(await h.reaper.sweep()).toEqual(['dequeued']);
+    const s = await h.status('dequeued');
+    expect(s.status).toBe('failed');
+    expect(s.error).toBe(
+      'queued run was ended aborted before it started, but that could not be written (ENOSPC: no space left on device); marked failed',
+    );
+    expect(await h.queue.find('dequeued')).toBeNull();
+    expect(h.logger.find('back in its queue')).toEqual([]);
+    expect(await h.activeIds()).toEqual([]);
+  });
+
   it('on files, waits out the final-status budget of a process that claimed a slot run and never said it started, then says so', async () => {
     const h = harness({ releasesClaims: false });
     // Claimed, its step run, and then the store went away: neither `running` nor its end reached it.

@@ -164,7 +164,7 @@ export class ZombieReaper {
       const still = await this.strandedQueuedReason(again.status);
       if (still === null) return false;
       reason = still.reason;
-      if (await this.mayStartAgain(again.status, still.claim)) {
+      if (!still.ended && (await this.mayStartAgain(again.status, still.claim))) {
         const tooOld = this.slotTooOldReason(again.status, still.claim !== null);
         if (tooOld === null) {
           // A claim is given back only while its claimant has not begun the run: if it just did, nothing
@@ -271,7 +271,9 @@ export class ZombieReaper {
    * Why the queued run `s` is stranded, and who claimed its attempt (null: nobody); null while something
    * may still start it.
    */
-  private async strandedQueuedReason(s: RunStatus): Promise<{ reason: string; claim: string | null } | null> {
+  private async strandedQueuedReason(
+    s: RunStatus,
+  ): Promise<{ reason: string; claim: string | null; ended?: boolean } | null> {
     const slotRun = SLOT_TRIGGERS.has(s.trigger_type);
     if (slotRun && this.d.slotAdoptionDone && !this.d.slotAdoptionDone()) return null;
     if (this.d.launching?.(s.run_id)) return null;
@@ -294,6 +296,16 @@ export class ZombieReaper {
     if (await dispatched()) return null;
     const age = this.d.clock.nowMs() - Date.parse(s.created_at);
     if (age <= this.d.heartbeatStaleMs) return null; // a scheduled run that is just starting
+    // Ended before it started (dequeued, or a hand-off that failed) by a caller that could not write that
+    // end and left this note instead: it was told the run will not run, so it is not queued again.
+    const note = await this.d.runs.readUnwrittenFinalStatus(s.run_id, s.attempt);
+    if (note !== null) {
+      return {
+        reason: `queued run was ended ${note.state} before it started, but that could not be written (${describeErrorCode(note.error_code)}); marked failed`,
+        claim: null,
+        ended: true,
+      };
+    }
     return {
       reason: `run was never started: queued ${formatDuration(Math.round(age / 1000) * 1000)} ago with no queue item and no run process`,
       claim: null,
