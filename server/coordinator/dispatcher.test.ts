@@ -342,7 +342,7 @@ describe.each(STORE_KITS)('Dispatcher on $name', ({ make }) => {
     expect(await h.activeIds()).toEqual([]);
   });
 
-  it('says the run stays queued, and names it, when neither the task nor its failure can be stored', async () => {
+  it('leaves a note that the run failed, and says so naming it, when its failure cannot be stored either', async () => {
     h.tasks.failEnqueue = 1;
     const noSpace = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
     h.runs.writeStatus = () => Promise.reject(noSpace);
@@ -352,16 +352,36 @@ describe.each(STORE_KITS)('Dispatcher on $name', ({ make }) => {
     expect(err).toBeInstanceOf(DispatchFailedError);
     expect((err as Error).message).toBe(
       'failed to hand off the run to a worker: ENOSPC: no space left on device; run run-1 could not be marked ' +
-        'failed either (ENOSPC: no space left on device, write), so it stays queued and the active scheduler ' +
-        'queues it again',
+        'failed either (ENOSPC: no space left on device, write); the active scheduler marks it failed',
     );
-    // As the message says: queued and marked active, for the dead-run check to put back in its queue.
+    // Still queued and marked active, with the note by which the dead-run check fails it.
     expect((await h.status('run-1')).status).toBe('queued');
     expect(await h.activeIds()).toEqual(['run-1']);
+    expect(await h.runs.readUnwrittenFinalStatus('run-1', 1)).toEqual({
+      state: 'failed',
+      error_code: 'ENOSPC',
+    });
     expect(h.logger.find('Failed to record a failed hand-off')[0].fields).toEqual({
       run_id: 'run-1',
       error: 'ENOSPC: no space left on device, write',
+      noted: true,
     });
+  });
+
+  it('says the run stays queued and is queued again when not even the note can be left', async () => {
+    h.tasks.failEnqueue = 1;
+    const noSpace = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    h.runs.writeStatus = () => Promise.reject(noSpace);
+    h.runs.recordUnwrittenFinalStatus = () => Promise.reject(new Error('EIO: i/o error, open'));
+
+    const err = await h.dispatch('run-1', { zone: 'b' }).catch((e: unknown) => e);
+
+    expect((err as Error).message).toBe(
+      'failed to hand off the run to a worker: ENOSPC: no space left on device; run run-1 could not be marked ' +
+        'failed either (ENOSPC: no space left on device, write), so it stays queued and the active scheduler ' +
+        'queues it again',
+    );
+    expect((await h.status('run-1')).status).toBe('queued');
   });
 
   it('retries an ended run as a new attempt and refuses to retry one that has not ended', async () => {

@@ -29,6 +29,7 @@ import type { CancelOutcome, DispatcherApi, DispatchParams, DispatchResult } fro
 import { endedStatus } from '../core/endedStatus';
 import { DispatchConflictError, DispatchFailedError, RunUnreadableError } from './errors';
 import { isHoldTaker } from '../store/expireHold';
+import { errorCode } from '../store/fsutil';
 import { RunLocks } from './runLocks';
 
 /** The error of a run cancelled while it waited for a worker. */
@@ -384,35 +385,47 @@ export class Dispatcher implements DispatcherApi {
       const why = err instanceof Error ? err.message : String(err);
       const error = `failed to hand off the run to a worker: ${why}`;
       const unrecorded = opts.failRun ? await this.failHandOff(status, error) : null;
-      // A run left queued is not lost: the dead-run check puts it back in its queue, and it runs after all.
-      // Its caller must know, or a second start would run the DAG twice.
       throw new DispatchFailedError(
         status.run_id,
         err,
-        unrecorded === null
-          ? error
-          : `${error}; run ${status.run_id} could not be marked failed either (${unrecorded}), so it stays queued and the active scheduler queues it again`,
+        unrecorded === null ? error : `${error}; run ${status.run_id} ${unrecorded}`,
       );
     }
     this.d.onEnqueued?.(task);
     return task;
   }
 
-  /** Ends the run failed with `error`; returns why that could not be recorded, or null once it is. */
+  /**
+   * Ends the run failed with `error`. Null once that is recorded; else what becomes of the run, for its
+   * caller: told that the hand-off failed, it must not find the run running later, nor start it twice.
+   */
   private async failHandOff(status: RunStatus, error: string): Promise<string | null> {
-    let unrecorded: string | null = null;
+    let outcome: string | null = null;
     try {
       await this.d.runs.writeStatus(endedStatus(status, 'failed', error, isoUtc(this.d.clock.nowMs())));
+      // A marker left on the failed run is cleared by the dead-run check.
+      await this.d.runs.unmarkActive(status.run_id).catch(() => undefined);
     } catch (err) {
-      // The run stays queued with no task or queue item: the active scheduler's dead-run check puts it
-      // back in its queue once its heartbeat threshold has passed (and fails it if that happens twice).
-      unrecorded = err instanceof Error ? err.message : String(err);
-      this.d.logger.error('Failed to record a failed hand-off', { run_id: status.run_id, error: unrecorded });
+      const why = err instanceof Error ? err.message : String(err);
+      // The run stays queued with no task or queue item. The empty note (it needs no data block) tells the
+      // active scheduler's dead-run check that it ended, so that it fails the run rather than queue it
+      // again; without it, the dead-run check puts the run back in its queue, and it runs after all.
+      const noted = await this.d.runs
+        .recordUnwrittenFinalStatus(status.run_id, status.attempt, {
+          state: 'failed',
+          error_code: errorCode(err) ?? 'UNKNOWN',
+        })
+        .then(
+          () => true,
+          () => false,
+        );
+      this.d.logger.error('Failed to record a failed hand-off', { run_id: status.run_id, error: why, noted });
+      outcome = noted
+        ? `could not be marked failed either (${why}); the active scheduler marks it failed`
+        : `could not be marked failed either (${why}), so it stays queued and the active scheduler queues it again`;
     }
-    // The failure is recorded: a marker left behind is cleared by the dead-run check.
-    if (unrecorded === null) await this.d.runs.unmarkActive(status.run_id).catch(() => undefined);
     this.d.logger.error('Failed to hand off a run to a worker', { run_id: status.run_id, error });
-    return unrecorded;
+    return outcome;
   }
 
   private async abortWaiting(s: RunStatus): Promise<RunStatus> {
