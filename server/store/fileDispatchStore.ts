@@ -167,7 +167,18 @@ export class FileDispatchStore implements DispatchStore {
     };
     // Until this write the claim file has no claim fields; recycle then dates the claim by the file's
     // change time, which the rename just set, so it cannot give the claim back under our feet.
-    await writeFileAtomic(this.claimFile(taskId), serialize(claimed));
+    try {
+      await writeFileAtomic(this.claimFile(taskId), serialize(claimed));
+    } catch (err) {
+      // The claim could not be written (a full disk): nobody holds the task, so it goes back to pending at
+      // once (a rename needs no new data block) rather than after the reservation TTL. A held run whose
+      // wait ran out is then failed at the next pass that can write, not a TTL later.
+      await fs.rename(this.claimFile(taskId), this.pendingFile(taskId)).then(
+        () => this.index.set(taskId, indexEntry(task)),
+        () => undefined,
+      );
+      throw err;
+    }
     return claimed;
   }
 
