@@ -119,6 +119,36 @@ describe.each(STORE_KITS)('CoordinatorDetector on $name', ({ make }) => {
     expect(h.logger.find('Failed a held run')).toHaveLength(1);
   });
 
+  it('logs an expired hold it cannot take (a full disk) once, and fails it at the first pass that can write', async () => {
+    await h.dispatch('run-1', { zone: 'b' });
+    await h.time.advance(WAIT_MS);
+    const take = h.tasks.takeExpiredHold.bind(h.tasks);
+    let full = true;
+    h.tasks.takeExpiredHold = (...args) =>
+      full
+        ? Promise.reject(
+            Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }),
+          )
+        : take(...args);
+
+    for (let i = 0; i < 3; i++) {
+      expect((await h.detector.sweep()).holdsFailed).toEqual([]);
+      await h.time.advance(INTERVAL_MS);
+    }
+    expect(h.logger.find('could not handle an item').map((l) => l.fields)).toEqual([
+      { item: 'hold', run_id: 'run-1', error: 'ENOSPC: no space left on device, write' },
+    ]);
+
+    full = false;
+    expect((await h.detector.sweep()).holdsFailed).toEqual(['run-1']);
+    expect(await h.status('run-1')).toMatchObject({
+      status: 'failed',
+      error: 'no worker matched the selector {zone: b} within 2m0s',
+    });
+    // Handled at last: nothing more was logged.
+    expect(h.logger.find('could not handle an item')).toHaveLength(1);
+  });
+
   it('of two coordinators sweeping the same expired hold at once, exactly one fails the run', async () => {
     await h.dispatch('run-1', { zone: 'b' });
     await h.time.advance(WAIT_MS);

@@ -70,6 +70,8 @@ export class CoordinatorDetector {
   /** When (monotonic ms) each run on a healthy worker was first seen missing from its heartbeats. */
   private readonly unlistedSince = new Map<string, number>();
   private readonly seenThisPass = new Set<string>();
+  /** Items (`<what>:<run ID>`) whose handling failed, so that a failure is logged once, not every pass. */
+  private readonly failing = new Set<string>();
   /**
    * When this detector began (clock ms). A worker cannot heartbeat while no coordinator is up, so silence is
    * only judged once a whole stale threshold has passed under this coordinator: a restart that took longer
@@ -343,12 +345,21 @@ export class CoordinatorDetector {
     });
   }
 
-  /** Runs `fn` on every item; one item's failure is logged and the others still get their turn. */
+  /**
+   * Runs `fn` on every item; one item's failure is logged and the others still get their turn. A failure is
+   * logged once until that item is handled (a full disk fails it every pass, several times a second).
+   */
   private async each<T>(items: T[], what: string, fn: (item: T) => Promise<void>): Promise<void> {
+    const seen = new Set<string>();
     for (const item of items) {
+      const key = `${what}:${runIdOf(item) ?? ''}`;
+      seen.add(key);
       try {
         await fn(item);
+        this.failing.delete(key);
       } catch (err) {
+        if (this.failing.has(key)) continue;
+        this.failing.add(key);
         this.d.logger.error('Coordinator detector could not handle an item; trying again next pass', {
           item: what,
           run_id: runIdOf(item),
@@ -356,6 +367,8 @@ export class CoordinatorDetector {
         });
       }
     }
+    for (const key of this.failing)
+      if (key.startsWith(`${what}:`) && !seen.has(key)) this.failing.delete(key);
   }
 }
 
