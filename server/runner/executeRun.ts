@@ -388,6 +388,7 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
         env: ownEnv,
         files: handler ? null : { stdout: f.stdout, stderr: f.stderr, outputFile: f.output },
         extra: handler ? { DAG_RUN_STATUS: handler.runState } : {},
+        handler: handler !== null,
         steps: refs,
         context: stepContext,
       });

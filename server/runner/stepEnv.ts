@@ -150,8 +150,14 @@ export interface StepEnvInput {
   env: Readonly<Record<string, string>>;
   /** Per-attempt files; null for a handler (Dagu gives handlers none of them). */
   files: { stdout: string; stderr: string; outputFile: string } | null;
-  /** Other variables this step gets after its own env (DAG_RUN_STATUS of a handler, DAG_RUN_LOG_FILE). */
+  /** Other variables this step gets after its own env (a handler: before it, see `handler`). */
   extra?: Readonly<Record<string, string>>;
+  /**
+   * A handler, set up as Dagu's setupEnvironEventHandler does: `extra` (DAG_RUN_STATUS) is in scope before
+   * its env, and the steps' output variables are laid over after it, so its env cannot read them and an
+   * output wins over an env entry of the same name.
+   */
+  handler?: boolean;
   /** Step references (`${id.stdout}`, `${steps.id.outputs.x}`) the step's fields may use. */
   steps?: ValueScope['steps'];
   /** `${context.*}` values of this step only: `step.id`, a handler's `run.status`. */
@@ -168,7 +174,12 @@ export interface StepEnv {
 
 /** Builds a step's environment; its `env` entries are resolved in order, without host-environment fallback. */
 export function buildStepEnv(run: RunEnv, step: StepEnvInput): StepEnv {
-  const vars = nullProto({ ...run.vars, DAG_RUN_STEP_NAME: step.name, PWD: step.pwd, ...step.outputs });
+  const vars = nullProto({
+    ...run.vars,
+    DAG_RUN_STEP_NAME: step.name,
+    PWD: step.pwd,
+    ...(step.handler ? step.extra : step.outputs),
+  });
   const context: Record<string, string> = { ...run.context, ...step.context, 'step.name': step.name };
   if (step.files) {
     context['paths.step_stdout_file'] = step.files.stdout;
@@ -179,12 +190,13 @@ export function buildStepEnv(run: RunEnv, step: StepEnvInput): StepEnv {
   for (const [name, text] of Object.entries(step.env)) {
     vars[name] = resolveValue(text, scopeOf(scopeRun, vars, { steps: step.steps }), 'stepEnv');
   }
+  if (step.handler) Object.assign(vars, step.outputs);
   if (step.files) {
     vars.DAG_RUN_STEP_STDOUT_FILE = step.files.stdout;
     vars.DAG_RUN_STEP_STDERR_FILE = step.files.stderr;
     vars.DAGU_OUTPUT_FILE = step.files.outputFile;
   }
-  Object.assign(vars, step.extra ?? {});
+  if (!step.handler) Object.assign(vars, step.extra ?? {});
   const processEnv = nullProto({ ...run.host });
   for (const [name, value] of Object.entries(vars)) if (!/^\d+$/.test(name)) processEnv[name] = value;
   return {
