@@ -257,6 +257,12 @@ export interface ParamSpec {
    * caller did not supply it, runs `eval` (command-substituted) before any step.
    */
   rich?: ParamRichSpec;
+  /**
+   * A positional word of a sub-DAG step's string-form params that needs no quotes (no blank, no `"`, not
+   * empty): once its references are filled in, its text is read again as params text, so `${ITEM.extra}`
+   * holding `A=1 B=2` gives two params (Dagu writes such a word unquoted into the child's params).
+   */
+  split?: boolean;
 }
 
 /** A JSON Schema (draft 2020-12) that a DAG's params must satisfy (DagSpec.param_schema). */

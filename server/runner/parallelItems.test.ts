@@ -70,6 +70,27 @@ describe('childCalls', () => {
     expect(r).toMatchObject({ ok: true, calls: [{ target: 'job-a', params: [{ name: 'ID', value: '1' }] }] });
   });
 
+  it('reads an unquoted positional word of string-form params again once filled in, as Dagu does', () => {
+    // Dagu writes such a word unquoted into the child's params text (SmartEscape), so `A=1 B=2` coming from
+    // ${ITEM.extra} gives the child two named params; named words and quoted values stay one param.
+    const step = callStep({
+      params: [
+        { name: 'NAME', value: '${ITEM.name}' },
+        { name: null, value: '${ITEM.extra}', split: true },
+        { name: null, value: 'a b' },
+      ],
+      parallel: parallel({ items: [{ name: 'x y', extra: 'A=1 B="two words"' }] }),
+    });
+    const r = childCalls(step, resolve({}));
+    if (!r.ok) throw new Error(r.error);
+    expect(r.calls[0].params).toEqual([
+      { name: 'NAME', value: 'x y' },
+      { name: 'A', value: '1' },
+      { name: 'B', value: 'two words' },
+      { name: null, value: 'a b' },
+    ]);
+  });
+
   it('merges items that give the same child and params into one child run', () => {
     const step = callStep({ parallel: parallel({ variable: '${LIST}' }) });
     const r = childCalls(step, resolve({ LIST: 'a,b,a,c,b' }));

@@ -2,7 +2,7 @@
 // a literal list or from a variable whose value is split the way Dagu splits it (a JSON array, else lines,
 // else the most frequent of tab, `|`, `;`, `,`, else quoted words, else spaces).
 
-import { formatParam } from '../core/params';
+import { formatParam, parseParamString } from '../core/params';
 import type { ParamSpec, StepSpec } from '../core/types';
 import { parseParamText } from './childParams';
 
@@ -35,7 +35,7 @@ export type ChildCallsResult = { ok: true; calls: ChildCall[] } | { ok: false; e
 export function childCalls(step: StepSpec, resolve: ResolveText): ChildCallsResult {
   try {
     if (!step.parallel) {
-      const params = (step.params ?? []).map((p) => ({ name: p.name, value: resolve(p.value, {}) }));
+      const params = resolveCallParams(step.params ?? [], resolve, {});
       const target = resolve(step.call ?? '', {}).trim();
       return { ok: true, calls: [{ target, params, item: null, key: identity(target, params, null) }] };
     }
@@ -48,7 +48,7 @@ export function childCalls(step: StepSpec, resolve: ResolveText): ChildCallsResu
       const target = resolve(step.call ?? '', extra).trim();
       let params: ParamSpec[];
       if (ownParams) {
-        params = step.params!.map((p) => ({ name: p.name, value: resolve(p.value, extra) }));
+        params = resolveCallParams(step.params!, resolve, extra);
       } else {
         // No params of its own: the item is the child's params (an object's keys named, else the words).
         const parsed = parseParamText(item);
@@ -62,6 +62,18 @@ export function childCalls(step: StepSpec, resolve: ResolveText): ChildCallsResu
   } catch (err) {
     return { ok: false, error: err instanceof Error ? err.message : String(err) };
   }
+}
+
+/** A call step's params with references filled in; a `split` word is read again as params text. */
+function resolveCallParams(
+  params: readonly ParamSpec[],
+  resolve: ResolveText,
+  extra: Record<string, string>,
+): ParamSpec[] {
+  return params.flatMap((p) => {
+    const value = resolve(p.value, extra);
+    return p.split ? parseParamString(value) : [{ name: p.name, value }];
+  });
 }
 
 function identity(target: string, params: ParamSpec[], item: string | null): string {

@@ -344,6 +344,11 @@ function readDagCall(
   }
   out.call = name?.trim() ?? null;
   out.params = readParams(r, params);
+  // Dagu joins string-form params into the child's params text with such words unquoted (SmartEscape).
+  if (params && isScalar(params.value)) {
+    for (const p of out.params)
+      if (p.name === null && p.value !== '' && !/[ \t\n"]/.test(p.value)) p.split = true;
+  }
   out.action = { kind: 'dag', mode: enqueue ? 'enqueue' : 'run', queue };
   out.parallel = readParallel(r, map.get('parallel'));
   out.namePrefix = out.parallel ? 'parallel' : 'dag';
