@@ -445,8 +445,10 @@ const TABLE = [
     kind: 'string',
     default: 'dagu',
     pattern: {
-      regex: /^[a-z_][a-z0-9_]{0,62}$/,
-      what: 'use a lower-case SQL identifier: letters, digits and "_", not starting with a digit',
+      // PostgreSQL's own schemas: pg_* are refused by the server, and information_schema takes tables that
+      // pg_dump then leaves out of every backup.
+      regex: /^(?!pg_|information_schema$)[a-z_][a-z0-9_]{0,62}$/,
+      what: 'use a lower-case SQL identifier: letters, digits and "_", not starting with a digit, and not a schema of PostgreSQL itself (pg_..., information_schema)',
     },
     doc: 'Schema that holds every table; created and migrated by dagu itself',
   },

@@ -21,6 +21,14 @@ interface ConfigCase {
 }
 
 const CASES: ConfigCase[] = [
+  ...['information_schema', 'pg_dagu'].map((schema) => ({
+    what: `PostgreSQL's own schema ${schema}`,
+    env: { DAGU_POSTGRES_SCHEMA: schema },
+    error:
+      `DAGU_POSTGRES_SCHEMA (storage.postgres.schema): "${schema}" is not valid (use a lower-case SQL ` +
+      'identifier: letters, digits and "_", not starting with a digit, and not a schema of PostgreSQL ' +
+      'itself (pg_..., information_schema))',
+  })),
   {
     what: 'a negative lock threshold',
     env: { DAGU_SCHEDULER_LOCK_STALE_THRESHOLD: '-5s' },
