@@ -144,11 +144,11 @@ export async function checkSchema(
   const have = new Set(applied.map((a) => a.version));
   const missing = known.filter((m) => !have.has(m.version)).map((m) => m.version);
   if (missing.length > 0) {
-    const at =
-      applied.length === 0
-        ? 'has no dagu schema'
-        : `is at version ${Math.max(...applied.map((a) => a.version))}`;
-    return `the database schema ${JSON.stringify(schema)} ${at}; this build needs version ${newest}`;
+    if (applied.length === 0) {
+      return `the database has no schema ${JSON.stringify(schema)} of dagu yet; this build needs version ${newest}`;
+    }
+    const at = Math.max(...applied.map((a) => a.version));
+    return `the database schema ${JSON.stringify(schema)} is at version ${at}; this build needs version ${newest}`;
   }
   return null;
 }

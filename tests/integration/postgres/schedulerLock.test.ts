@@ -199,8 +199,8 @@ describe('schema migrations', () => {
   it('names what is wrong with a database it cannot run against, and changes nothing', async () => {
     const c = await pool.connect();
     try {
-      expect(await checkSchema(c, 'dagu_empty')).toMatch(
-        new RegExp(`has no dagu schema; this build needs version ${EXPECTED_VERSION}`),
+      expect(await checkSchema(c, 'dagu_empty')).toBe(
+        `the database has no schema "dagu_empty" of dagu yet; this build needs version ${EXPECTED_VERSION}`,
       );
       // A newer, breaking migration applied by a newer build.
       const schema = 'dagu_newer';
