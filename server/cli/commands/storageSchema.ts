@@ -9,6 +9,7 @@ import type pg from 'pg';
 import { MIGRATIONS } from '../../store/postgres/migrations';
 import {
   PgClient,
+  connectFailure,
   StorageConfigError,
   pgErrorText,
   pgSettings,
@@ -51,7 +52,7 @@ export async function storageSchemaCommand(opts: StorageSchemaOptions): Promise<
   try {
     await client.connect();
   } catch (err) {
-    warn(`cannot connect to PostgreSQL at ${settings.safeUrl}: ${pgErrorText(err)}`);
+    warn(connectFailure(settings, err));
     return EXIT_USAGE;
   }
   try {

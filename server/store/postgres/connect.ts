@@ -206,6 +206,20 @@ export function pgErrorText(err: unknown): string {
   return e.code && /^[0-9A-Z]{5}$/.test(e.code) ? `${message} (SQLSTATE ${e.code})` : message;
 }
 
+/**
+ * The line that says why a connection could not be opened. A server that does not answer within the
+ * connect timeout is named with the setting, where pg says only "Connection terminated due to connection
+ * timeout" (through a pool) or "timeout expired" (a client of its own).
+ */
+export function connectFailure(settings: PgSettings, err: unknown): string {
+  const text = pgErrorText(err);
+  const head = `cannot connect to PostgreSQL at ${settings.safeUrl}`;
+  if (/connection timeout|^timeout expired$/i.test(text)) {
+    return `${head}: no answer within ${settings.connectTimeoutMs} ms (storage.postgres.connect_timeout)`;
+  }
+  return `${head}: ${text}`;
+}
+
 export interface OpenedPool {
   pool: pg.Pool;
   settings: PgSettings;
@@ -231,9 +245,7 @@ export async function openPgPool(
   pool.on('error', (err) => opts.onPoolError?.(err));
   try {
     const client = await pool.connect().catch((err: unknown) => {
-      throw new StorageConfigError(
-        `cannot connect to PostgreSQL at ${settings.safeUrl}: ${pgErrorText(err)}`,
-      );
+      throw new StorageConfigError(connectFailure(settings, err));
     });
     // Held across several statements: an error between two of them would be thrown from the client as an
     // uncaught error, since the pool listens only on idle connections. The statement that follows fails.

@@ -3,9 +3,11 @@
 // (SCRAM, a clear-text password). pg fails such a login on its own side and left the socket open, so a
 // command that had printed its error waited for the server's authentication_timeout (1 minute) before it
 // exited. The URL's sslmode: a mode pg reads as verify-full connects without pg's warning of several lines
-// (it was in every command's output), and a mode PostgreSQL does not know is refused.
+// (it was in every command's output), and a mode PostgreSQL does not know is refused. A server that takes
+// the connection and never answers is named with the connect timeout that gave up on it.
 
 import { writeFileSync } from 'node:fs';
+import { createServer, type Socket } from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { dagu, tempHome, type TempHome } from '../harness';
@@ -111,5 +113,31 @@ describe("the URL's sslmode", () => {
     }
     const r = await dagu(['history'], { ...h.env, DAGU_POSTGRES_URL: `${pg().cluster.url}?sslmode=disable` });
     expect(r.code, r.stderr).toBe(0);
+  }, 60_000);
+});
+
+describe('a server that never answers', () => {
+  it('is given up after storage.postgres.connect_timeout, which the line names', async () => {
+    const sockets: Socket[] = [];
+    const silent = createServer((s) => sockets.push(s));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (silent.address() as { port: number }).port;
+      const url = `postgres://dagu@127.0.0.1:${port}/dagu`;
+      const h = homeOf('silent', { DAGU_POSTGRES_URL: url, DAGU_POSTGRES_CONNECT_TIMEOUT: '1s' });
+      for (const [args, prefix] of [
+        [['history'], 'dagu'],
+        [['storage', 'schema'], 'dagu storage schema'],
+      ] as const) {
+        const r = await dagu([...args], h.env, 15_000);
+        expect(r.code, r.stderr).toBe(2);
+        expect(r.stderr).toBe(
+          `${prefix}: cannot connect to PostgreSQL at ${url}: no answer within 1000 ms (storage.postgres.connect_timeout)\n`,
+        );
+      }
+    } finally {
+      for (const s of sockets) s.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   }, 60_000);
 });
