@@ -680,3 +680,30 @@ describe('worker_selector: local and step file dependencies', () => {
     ]);
   });
 });
+
+describe('numbers in env and map params', () => {
+  it("write a YAML float as Go's %v does (Dagu decodes them as float64), an integer as written", () => {
+    // spec/types/env.go:stringifyValue and spec/params.go:parseMapParams print non-strings with %v.
+    const dag = parse(
+      yaml(
+        'env:',
+        '  - {A: 100000000.0, B: 1e3, C: 0.00001, D: 1.50, E: 100000000, F: 0x10, G: 2.5e+20}',
+        'params: {P: 1.0e+8, Q: 42}',
+        ...steps('  - run: x'),
+      ),
+    );
+    expect(dag.env).toEqual({
+      A: '1e+08',
+      B: '1000',
+      C: '1e-05',
+      D: '1.5',
+      E: '100000000',
+      F: '16',
+      G: '2.5e+20',
+    });
+    expect(dag.params).toEqual([
+      { name: 'P', value: '1e+08' },
+      { name: 'Q', value: '42' },
+    ]);
+  });
+});

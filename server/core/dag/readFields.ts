@@ -7,9 +7,24 @@ import type { ParamRichSpec, ParamSchemaSpec, ParamSpec } from '../types';
 import { readSchemaParams, schemaForm } from './readParamSchema';
 import type { DagReader, Entry } from './dagReader';
 import { describe, isNull } from './dagReader';
+import { formatGoFloat } from './values';
 
 /** Environment variable names, as a shell accepts them. */
 export const ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * A scalar of a map Dagu decodes untyped (env values, map params) as text, the way it prints one (`%v`): a
+ * YAML float (`1.0`, `1e8`, `0.00001`) is a float64 written as Go writes it (`1`, `1e+08`, `1e-05`); an
+ * integer, a boolean and a string are written as they are.
+ */
+function goScalarText(r: DagReader, item: Entry): string | undefined {
+  const node = item.value;
+  if (isScalar(node) && typeof node.value === 'number' && Number.isFinite(node.value)) {
+    const float = node.format === 'EXP' || (node.minFractionDigits ?? 0) > 0 || !Number.isInteger(node.value);
+    if (float) return formatGoFloat(node.value);
+  }
+  return r.scalarText(item, 'a string, number or boolean');
+}
 
 /** `env`: a map, or a list of `KEY=value` strings and one-key maps. Later entries win. */
 export function readEnv(r: DagReader, entry: Entry | undefined): Record<string, string> {
@@ -22,7 +37,7 @@ export function readEnv(r: DagReader, entry: Entry | undefined): Record<string, 
         r.error(item.keyNode, item.field, envNameMessage(item.key));
         continue;
       }
-      const value = r.scalarText(item, 'a string, number or boolean');
+      const value = goScalarText(r, item);
       if (value !== undefined || isNull(item.value)) pairs.push([item.key, value ?? '']);
     }
   };
@@ -187,7 +202,7 @@ function addMap(r: DagReader, e: Entry, out: ParamSpec[]): void {
       );
       continue;
     }
-    const value = r.scalarText(item, 'a string, number or boolean');
+    const value = goScalarText(r, item);
     if (value !== undefined || isNull(item.value)) out.push({ name: item.key, value: value ?? '' });
   }
 }
