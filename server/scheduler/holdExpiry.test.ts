@@ -85,6 +85,31 @@ describe.each(STORE_KITS)('HoldExpiry on $name', ({ make }) => {
     });
   });
 
+  it('logs a hold it cannot take (a full disk) once, and fails it at the first pass that can write', async () => {
+    await h.dispatch('run-1', { zone: 'b' });
+    await h.time.advance(WAIT_MS);
+    const take = h.tasks.takeExpiredHold.bind(h.tasks);
+    let full = true;
+    h.tasks.takeExpiredHold = (...args) =>
+      full
+        ? Promise.reject(
+            Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }),
+          )
+        : take(...args);
+
+    for (let i = 0; i < 3; i++) {
+      expect((await expiry.sweep()).holdsFailed).toEqual([]);
+      await h.time.advance(INTERVAL_MS);
+    }
+    expect(h.logger.find('Hold expiry could not handle a run').map((l) => l.fields)).toEqual([
+      { run_id: 'run-1', error: 'ENOSPC: no space left on device, write' },
+    ]);
+
+    full = false;
+    expect((await expiry.sweep()).holdsFailed).toEqual(['run-1']);
+    expect(await h.status('run-1')).toMatchObject({ status: 'failed', error: SEED_ERROR });
+  });
+
   it('fails the holds of a coordinator that died while they were held', async () => {
     await coordinatorSeen();
     await h.dispatch('run-1', { zone: 'b' });

@@ -24,6 +24,9 @@ import { expireHold, failWaitingRun, type EndWaitingDeps } from '../store/expire
  */
 export const COORDINATOR_GRACE_INTERVALS = 3;
 
+/** Failing tasks remembered for logging once; past this many (a flood), the memory starts over. */
+const MAX_REMEMBERED_FAILURES = 10_000;
+
 export interface HoldExpiryDeps {
   runs: RunStore;
   tasks: DispatchStore;
@@ -59,6 +62,8 @@ export interface HoldExpirySweep {
 export class HoldExpiry {
   /** Whether the scheduler has said that it covers for a missing coordinator (said once per absence). */
   private covering = false;
+  /** Tasks whose handling failed, so that a failure is logged once rather than at every pass. */
+  private readonly failing = new Set<string>();
 
   constructor(private readonly d: HoldExpiryDeps) {}
 
@@ -174,12 +179,17 @@ export class HoldExpiry {
       if (o.fenced && !this.d.canDispatch()) return;
       try {
         await fn(t);
+        this.failing.delete(t.task_id);
       } catch (err) {
+        // Said once until a pass handles it: on a full disk every pass fails, several times a second.
+        if (this.failing.has(t.task_id)) continue;
+        this.failing.add(t.task_id);
         this.d.logger.error('Hold expiry could not handle a run; trying again next pass', {
           run_id: t.run_id,
           error: err instanceof Error ? err.message : String(err),
         });
       }
     }
+    if (this.failing.size > MAX_REMEMBERED_FAILURES) this.failing.clear();
   }
 }
