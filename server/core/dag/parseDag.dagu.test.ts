@@ -379,6 +379,15 @@ describe('policies', () => {
     ]);
   });
 
+  it('reads continue_on output "" as no pattern and [""] as a pattern matching any line, as Dagu does', () => {
+    // types/continueon.go:parseStringArray: an empty string is no pattern; list items are kept as they are.
+    const [a, b] = parse(
+      step('  - {run: x, continue_on: {output: ""}}', '  - {run: x, continue_on: {output: [""]}}'),
+    ).steps;
+    expect(a.continue_on.output).toEqual([]);
+    expect(b.continue_on.output).toEqual(['']);
+  });
+
   it('reads a step retry_policy, which needs limit and interval_sec, and refuses bad values', () => {
     expect(
       parse(step('  - {run: x, retry_policy: {limit: "2", interval_sec: 1, exit_code: [3], backoff: 1.5}}'))

@@ -159,6 +159,8 @@ export function readContinueOn(r: DagReader, entry: Entry | undefined): Continue
     const items = isSeq(output.value) ? (r.list(output, 'output') ?? []) : [output];
     for (const item of items) {
       const text = r.scalarText(item);
+      // Dagu reads a lone empty string as no pattern (a list keeps its empty items).
+      if (text === '' && item === output) continue;
       if (text !== undefined && checkPattern(r, item, text)) patterns.push(text);
     }
   }
