@@ -35,7 +35,8 @@ describe('enqueueDag', () => {
       status: 'queued',
       trigger_type: 'manual',
       queue: 'hello',
-      params: ['A=1', 'b c'],
+      // The second word is the positional param at place 2, stored under its place as Dagu does.
+      params: ['A=1', '2=b c'],
       queued_at: '2026-11-30T01:14:30Z',
     });
     expect(status.steps.map((s) => [s.name, s.status])).toEqual([

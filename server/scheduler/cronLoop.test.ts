@@ -356,8 +356,9 @@ describe('CronLoop: many slots in one tick', () => {
       state: { last_tick_ms: at('01:13:50') },
     });
     await h.start(10 * MINUTE);
-    expect((await h.status(slotId('withParams', '01:14:00'))).params).toEqual(['FOO=bar', '2026-01-31']);
-    expect((await h.status(slotId('withParams', '01:15:00'))).params).toEqual(['FOO=bar', '2026-01-31']);
+    // The positional default is the DAG's second param, stored under its place as Dagu does.
+    expect((await h.status(slotId('withParams', '01:14:00'))).params).toEqual(['FOO=bar', '2=2026-01-31']);
+    expect((await h.status(slotId('withParams', '01:15:00'))).params).toEqual(['FOO=bar', '2=2026-01-31']);
   });
 
   it('creates every due slot’s record before it starts the first process', async () => {
