@@ -64,14 +64,57 @@ export async function readApplied(client: ClientBase, schema: string): Promise<A
       `the database user ${JSON.stringify(exists.rows[0].user)} may not read the schema ${JSON.stringify(schema)}: grant it USAGE on the schema and SELECT, INSERT, UPDATE, DELETE on every table of it`,
     );
   }
-  const r = await client.query<{ version: number; checksum: string; breaking: boolean }>(
-    `select version, checksum, breaking from ${quoteIdent(schema)}.schema_migrations order by version`,
-  );
+  const r = await client
+    .query<{ version: number; checksum: string; breaking: boolean }>(
+      `select version, checksum, breaking from ${quoteIdent(schema)}.schema_migrations order by version`,
+    )
+    .catch((err: unknown) => {
+      // 42703: no such column. Another tool's table of the same name (Rails and others keep one).
+      if ((err as { code?: string }).code !== '42703') throw err;
+      throw new Error(
+        `the schema ${JSON.stringify(schema)} holds a table "schema_migrations" that is not dagu's: set storage.postgres.schema to a schema of dagu's own`,
+        { cause: err },
+      );
+    });
   return r.rows.map((row) => ({
     version: Number(row.version),
     checksum: row.checksum,
     breaking: row.breaking,
   }));
+}
+
+/**
+ * Refuses a schema that already holds a relation a pending migration would create: a schema of another
+ * application (`public` of a shared database, say), where the first migrations would land beside its tables
+ * and a later one fail on a name it uses. Checked before anything is created in the schema.
+ */
+async function refuseForeignTables(
+  client: ClientBase,
+  schema: string,
+  known: readonly Migration[],
+  applied: readonly AppliedMigration[],
+): Promise<void> {
+  const have = new Set(applied.map((a) => a.version));
+  const creates = new Map<string, Migration>();
+  for (const m of known) {
+    if (have.has(m.version)) continue;
+    for (const match of m.sql.matchAll(/create table \{schema\}\.([a-z_]+)/g)) creates.set(match[1], m);
+  }
+  if (creates.size === 0) return;
+  const r = await client.query<{ name: string }>(
+    `select c.relname::text as name
+       from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+      where n.nspname = $1 and c.relname = any($2::text[])
+      order by c.relname`,
+    [schema, [...creates.keys()]],
+  );
+  if (r.rows.length === 0) return;
+  const name = r.rows[0].name;
+  const m = creates.get(name)!;
+  const others = r.rows.length > 1 ? ` (and ${r.rows.length - 1} more)` : '';
+  throw new Error(
+    `the schema ${JSON.stringify(schema)} already holds ${JSON.stringify(name)}${others}, a table of another application where migration ${m.version} (${m.name}) would create dagu's: nothing was created; set storage.postgres.schema to a schema of dagu's own`,
+  );
 }
 
 /**
@@ -89,6 +132,10 @@ export async function applyMigrations(
   await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
   try {
     await client.query(`create schema if not exists ${s}`);
+    const applied = await readApplied(client, schema);
+    const problem = schemaProblem(applied, known);
+    if (problem !== null) throw new Error(problem);
+    await refuseForeignTables(client, schema, known, applied);
     await client.query(`create table if not exists ${s}.schema_migrations (
       version integer primary key,
       name text not null,
@@ -97,9 +144,6 @@ export async function applyMigrations(
       applied_at timestamptz not null default clock_timestamp(),
       applied_by text not null
     )`);
-    const applied = await readApplied(client, schema);
-    const problem = schemaProblem(applied, known);
-    if (problem !== null) throw new Error(problem);
     const have = new Set(applied.map((a) => a.version));
     const done: number[] = [];
     for (const m of known) {

@@ -227,6 +227,40 @@ describe('schema migrations', () => {
       c.release();
     }
   });
+
+  it('refuses a schema of another application before creating anything in it', async () => {
+    const c = await pool.connect();
+    const tables = async (schema: string) =>
+      (
+        await c.query<{ name: string }>(
+          `select c.relname::text as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
+            where n.nspname = $1 and c.relkind = 'r' order by 1`,
+          [schema],
+        )
+      ).rows.map((r) => r.name);
+    try {
+      // Its own table of a name a later migration (2) uses.
+      await c.query('create schema app_shared');
+      await c.query('create table app_shared.events (id serial primary key, what text)');
+      await c.query('create table app_shared.users (id int)');
+      const events = MIGRATIONS.find((m) => /create table \{schema\}\.events\b/.test(m.sql))!;
+      await expect(applyMigrations(c, 'app_shared', { by: 't' })).rejects.toThrow(
+        `the schema "app_shared" already holds "events", a table of another application where migration ${events.version} (${events.name}) would create dagu's: nothing was created; set storage.postgres.schema to a schema of dagu's own`,
+      );
+      expect(await tables('app_shared')).toEqual(['events', 'users']);
+
+      // Another tool's schema_migrations (Rails keeps one): named, not read as dagu's versions.
+      await c.query('create schema app_rails');
+      await c.query('create table app_rails.schema_migrations (version varchar primary key)');
+      const foreign =
+        'the schema "app_rails" holds a table "schema_migrations" that is not dagu\'s: set storage.postgres.schema to a schema of dagu\'s own';
+      await expect(checkSchema(c, 'app_rails')).rejects.toThrow(foreign);
+      await expect(applyMigrations(c, 'app_rails', { by: 't' })).rejects.toThrow(foreign);
+      expect(await tables('app_rails')).toEqual(['schema_migrations']);
+    } finally {
+      c.release();
+    }
+  });
 });
 
 async function waitFor(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
