@@ -3,7 +3,8 @@
 // or a gap is detected and nothing is written twice. Other files of a worker's attempt directory (a step's
 // script, its outputs file) are not logs: they are kept in the attempt's directory on this host, as before.
 
-import { appendFile, mkdir, stat } from 'node:fs/promises';
+import { appendFile, stat } from 'node:fs/promises';
+import { mkdir } from '../store/fileCalls';
 import path from 'node:path';
 import { LogGapError, RUN_LOG_NAME_PATTERN, type RunLogStore } from '../store/runLogStore';
 import type { RunStore } from '../store/types';
@@ -90,7 +91,7 @@ export class LogChunks {
     const dir = this.d.runs.logDir(s.dag_name, s.run_id, s.attempt);
     const file = path.join(dir, chunk.file);
     return this.fileLocks.with(file, async () => {
-      await mkdir(dir, { recursive: true });
+      await mkdir(dir, true);
       const size = await sizeOf(file);
       if (size !== chunk.offset) {
         return { accepted: chunk.offset + data.byteLength <= size, next_offset: size };

@@ -11,7 +11,8 @@
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, rename, unlink } from 'node:fs/promises';
+import { open, rename, unlink } from 'node:fs/promises';
+import { mkdir } from '../store/fileCalls';
 import path from 'node:path';
 import type { Logger } from '../core/ports';
 import { SPARE_COMMAND, type SpareAssignment } from './spareCommand';
@@ -147,7 +148,7 @@ export class SparePool {
       });
       return;
     }
-    await mkdir(this.o.logDir, { recursive: true });
+    await mkdir(this.o.logDir, true);
     const log = path.join(this.o.logDir, `spare-${randomBytes(6).toString('hex')}.log`);
     const out = await open(log, 'a');
     try {

@@ -1,11 +1,12 @@
 // Starts run processes for the scheduler: detached `dagu start --run-id …`, in their own session, so that a
 // run outlives the scheduler that started it.
 
-import { mkdir, open } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import path from 'node:path';
 import { SparePool, type SpareSettings } from '../runner/spareRun';
 import { runProcessEnv } from '../runner/runProcessEnv';
 import { spawnDetachedRun } from '../runner/spawnDetached';
+import { mkdir } from '../store/fileCalls';
 
 export interface LaunchRequest {
   dagName: string;
@@ -52,7 +53,7 @@ export function processLauncher(opts: {
   const pool = opts.spares ? new SparePool({ ...opts.spares, executable: opts.executable, env }) : null;
   const allowed = (req: LaunchRequest) => !req.stillAllowed || req.stillAllowed();
   const launch: Launcher = async (req) => {
-    await mkdir(path.dirname(req.processLog), { recursive: true });
+    await mkdir(path.dirname(req.processLog), true);
     const args = ['start', '--quiet', '--run-id', req.runId, '--trigger-type', req.triggerType];
     if (req.scheduleTime) args.push('--schedule-time', req.scheduleTime);
     if (req.renamed) args.push('--name', req.dagName);

@@ -15,6 +15,50 @@ describe('fileCalls', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it("reports a recursive mkdir's real error, not the ENOENT Node 20 gives for it (a full disk)", async () => {
+    // What Node 20's asynchronous recursive mkdir does when a directory cannot be made: ENOENT, whatever the
+    // cause. The plain mkdir of that directory fails with the real error (here ENOSPC).
+    const full = path.join(dir, 'full');
+    const mkdirCallback = fs.mkdir.bind(fs) as (...args: unknown[]) => void;
+    vi.spyOn(fs, 'mkdir').mockImplementation(((target: string, ...rest: unknown[]) => {
+      const done = rest.pop() as (err: NodeJS.ErrnoException | null) => void;
+      const recursive = (rest[0] as { recursive?: boolean } | undefined)?.recursive === true;
+      if (!target.startsWith(full)) return mkdirCallback(target, ...rest, done);
+      const code = recursive ? 'ENOENT' : 'ENOSPC';
+      const text = recursive ? 'no such file or directory' : 'no space left on device';
+      done(Object.assign(new Error(`${code}: ${text}, mkdir '${target}'`), { code }));
+    }) as typeof fs.mkdir);
+
+    await expect(files.mkdir(path.join(full, 'a', 'b'), true)).rejects.toMatchObject({
+      code: 'ENOSPC',
+      message: `ENOSPC: no space left on device, mkdir '${full}'`,
+    });
+    // The missing parents that could be made are made; an existing tree is still fine.
+    await files.mkdir(path.join(dir, 'x', 'y'), true);
+    expect(fs.statSync(path.join(dir, 'x', 'y')).isDirectory()).toBe(true);
+  });
+
+  it('makes the missing directories one by one when a recursive mkdir says ENOENT and they can be made', async () => {
+    const mkdirCallback = fs.mkdir.bind(fs) as (...args: unknown[]) => void;
+    let told = false;
+    vi.spyOn(fs, 'mkdir').mockImplementation(((target: string, ...rest: unknown[]) => {
+      const done = rest.pop() as (err: NodeJS.ErrnoException | null) => void;
+      // Once, as when another process removed a parent just then: made again one by one.
+      if (!told && (rest[0] as { recursive?: boolean } | undefined)?.recursive === true) {
+        told = true;
+        return done(
+          Object.assign(new Error(`ENOENT: no such file or directory, mkdir '${target}'`), {
+            code: 'ENOENT',
+          }),
+        );
+      }
+      return mkdirCallback(target, ...rest, done);
+    }) as typeof fs.mkdir);
+
+    await files.mkdir(path.join(dir, 'p', 'q', 'r'), true);
+    expect(fs.statSync(path.join(dir, 'p', 'q', 'r')).isDirectory()).toBe(true);
+  });
+
   /** Every call once; returns what the reads saw. */
   async function exercise(): Promise<unknown[]> {
     const sub = path.join(dir, 'a', 'b');

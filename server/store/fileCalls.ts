@@ -9,6 +9,7 @@
 // fs.promises does not pay for loading it.
 
 import fs from 'node:fs';
+import path from 'node:path';
 
 let mayBlock: () => boolean = () => false;
 
@@ -40,10 +41,39 @@ function call<T>(sync: () => T, async: (done: Callback<T>) => void): Promise<T> 
 }
 
 export function mkdir(dir: string, recursive = false): Promise<void> {
-  return call(
+  const made = call(
     () => void fs.mkdirSync(dir, { recursive }),
     (done) => fs.mkdir(dir, { recursive }, (err) => done(err, undefined)),
   );
+  if (!recursive) return made;
+  return made.catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'ENOENT') throw err;
+    // Node 20's asynchronous recursive mkdir reports any failure to make a missing directory as ENOENT:
+    // ENOSPC on a full disk read "no such file or directory". Made one by one, each says what went wrong.
+    return mkdirEach(dir);
+  });
+}
+
+/** `mkdir -p` one directory at a time, from the first missing ancestor down; throws the first real error. */
+async function mkdirEach(dir: string): Promise<void> {
+  const missing: string[] = [];
+  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
+    const found = await stat(d).then(
+      () => true,
+      (e: NodeJS.ErrnoException) => {
+        if (e.code === 'ENOENT') return false;
+        throw e;
+      },
+    );
+    if (found || path.dirname(d) === d) break;
+    missing.push(d);
+  }
+  for (const d of missing.reverse()) {
+    await mkdir(d).catch((e: NodeJS.ErrnoException) => {
+      // Made by someone else meanwhile: what matters is that it is there.
+      if (e.code !== 'EEXIST') throw e;
+    });
+  }
 }
 
 /** Opens a file; `flags` and `mode` as for fs.open. Resolves to the descriptor. */

@@ -6,6 +6,7 @@
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { assertDagName, assertRunId } from '../core/names';
+import * as files from './fileCalls';
 import { errorCode } from './fsutil';
 import { LineIndexCache, type LineIndex } from './logLineIndex';
 import { fsPromises } from './fsPromises';
@@ -32,7 +33,7 @@ export class FileRunLogStore implements RunLogStore {
   async append(ref: RunLogRef, offset: number, data: Uint8Array): Promise<number> {
     assertOffset(offset);
     const { file } = this.pathsOf(ref);
-    if (offset === 0) await fsPromises().mkdir(path.dirname(file), { recursive: true });
+    if (offset === 0) await files.mkdir(path.dirname(file), true);
     // Only the first append creates the file; the size checked and the write are of the same open file.
     let handle: FileHandle;
     try {

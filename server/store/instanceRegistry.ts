@@ -2,6 +2,7 @@
 // its role and the last lock renewal it saw, so the console and /metrics can tell active from standby.
 
 import { promises as fs } from 'node:fs';
+import * as files from './fileCalls';
 import path from 'node:path';
 import { onceReporter } from './corruptReporter';
 import {
@@ -64,7 +65,7 @@ export class InstanceRegistry implements InstanceStore {
   }
 
   async publish(record: InstanceRecord): Promise<void> {
-    await fs.mkdir(this.dir, { recursive: true });
+    await files.mkdir(this.dir, true);
     await writeFileAtomic(this.file(record.id), `${JSON.stringify(record)}\n`);
   }
 
