@@ -29,7 +29,10 @@ export function parseParamText(
     if (object) {
       return {
         ok: true,
-        params: Object.entries(object).map(([name, value]) => ({ name, value: paramText(value) })),
+        // Dagu reads a JSON object's keys in sorted order (spec/params.go:parseMapParams).
+        params: Object.keys(object)
+          .sort()
+          .map((name) => ({ name, value: paramText(object[name]) })),
       };
     }
   }

@@ -51,13 +51,22 @@ describe('childCalls', () => {
     const step = callStep({ parallel: parallel({ items: ['x', { REGION: 'eu', N: '2' }] }) });
     const r = childCalls(step, resolve({}));
     if (!r.ok) throw new Error(r.error);
+    // Dagu marshals a map item as JSON (keys sorted) and reads it back as named params in that order.
     expect(r.calls.map((c) => c.params)).toEqual([
       [{ name: null, value: 'x' }],
       [
-        { name: 'REGION', value: 'eu' },
         { name: 'N', value: '2' },
+        { name: 'REGION', value: 'eu' },
       ],
     ]);
+    expect(r.calls.map((c) => c.item)).toEqual(['x', '{"N":"2","REGION":"eu"}']);
+  });
+
+  it("writes an object item of a variable as Go's encoder does: keys sorted, <, > and & escaped", () => {
+    const step = callStep({ parallel: parallel({ variable: '${LIST}' }) });
+    const r = childCalls(step, resolve({ LIST: '[{"b":"<x>","a":1}, 7, "s"]' }));
+    if (!r.ok) throw new Error(r.error);
+    expect(r.calls.map((c) => c.item)).toEqual(['{"a":1,"b":"\\u003cx\\u003e"}', '7', 's']);
   });
 
   it('puts ${ITEM} and ${ITEM.field} into the target and params', () => {

@@ -2,6 +2,7 @@
 // a literal list or from a variable whose value is split the way Dagu splits it (a JSON array, else lines,
 // else the most frequent of tab, `|`, `;`, `,`, else quoted words, else spaces).
 
+import { stringifySortedJson } from '../core/dag/values';
 import { formatParam, parseParamString } from '../core/params';
 import type { ParamSpec, StepSpec } from '../core/types';
 import { parseParamText } from './childParams';
@@ -94,7 +95,8 @@ export function parallelItems(
     items = spec.items.map((item) =>
       typeof item === 'string'
         ? resolve(item, {})
-        : JSON.stringify(Object.fromEntries(Object.entries(item).map(([k, v]) => [k, resolve(v, {})]))),
+        : // Dagu marshals the item's map with Go's encoder: keys sorted, HTML characters escaped.
+          stringifySortedJson(Object.fromEntries(Object.entries(item).map(([k, v]) => [k, resolve(v, {})]))),
     );
   }
   if (items.length === 0) return { ok: false, error: 'parallel execution requires at least one item' };
@@ -114,7 +116,7 @@ export function splitItems(text: string): string[] {
   const json = (s.startsWith('[') || s.startsWith('{')) && parseJson(s);
   if (json) {
     if (!Array.isArray(json.value)) return [s];
-    return json.value.map((v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v)));
+    return json.value.map((v: unknown) => (typeof v === 'string' ? v : stringifySortedJson(v)));
   }
   if (/[\n\r]/.test(s)) return nonEmpty(s.split(/[\n\r]+/));
   const quotes = count(s, '"');
