@@ -57,6 +57,27 @@ describe('runStep', () => {
       expect(read('step.out')).toBe('');
     });
 
+    it('says when the file system of its log is full, where its stderr would have said why it failed', async () => {
+      const asked: string[] = [];
+      const full = async (file: string) => {
+        asked.push(file);
+        return 0;
+      };
+      const failed = await run(stepOf('s', 'exit 1'), { logSpaceLeft: full });
+      expect(failed.status.error).toBe('exit code 1 (no space left on the file system of its log)');
+      expect(asked).toEqual([join(dir, 'step.err')]);
+
+      // Space left, or a file system that cannot be asked: the exit code alone.
+      const spaceLeft = await run(stepOf('s', 'exit 1'), { logSpaceLeft: async () => 4096 });
+      expect(spaceLeft.status.error).toBe('exit code 1');
+      const unknown = await run(stepOf('s', 'exit 1'), {
+        logSpaceLeft: () => Promise.reject(new Error('EIO')),
+      });
+      expect(unknown.status.error).toBe('exit code 1');
+      // The real check on this disk, which has room.
+      expect((await run(stepOf('s', 'exit 1'))).status.error).toBe('exit code 1');
+    });
+
     it('stops a command list at the first failing entry, with that entry as the result', async () => {
       const { state, status } = await run(stepOf('s', ['echo one', 'exit 3', 'echo three']));
       expect(state).toBe('failed');

@@ -4,7 +4,7 @@
 // stopped (signal_on_stop, resent, then SIGKILL) or times out (SIGKILL at once).
 
 import { tmpdir } from 'node:os';
-import { join, resolve as resolvePath } from 'node:path';
+import { dirname, join, resolve as resolvePath } from 'node:path';
 import {
   backoffDelayMs,
   decideFailedAttempt,
@@ -85,6 +85,14 @@ export interface StepRun {
    * not parse fails the attempt; what it declares goes to `status.outputs`. Absent: no output file.
    */
   outputFile?: string;
+  /** Bytes this process may still write on the file system of a log file; absent: statfs (tests fake it). */
+  logSpaceLeft?: (file: string) => Promise<number>;
+}
+
+/** Bytes this process may still write on the file system of `file` (root may use the reserved blocks too). */
+async function logSpaceLeft(file: string): Promise<number> {
+  const s = await files.statfs(dirname(file));
+  return (process.getuid?.() === 0 ? s.bfree : s.bavail) * s.bsize;
 }
 
 /** How one execution attempt ended. */
@@ -424,8 +432,15 @@ async function attemptOnce(
     }
   }
   if (result.kind === 'failed' && result.exitCode !== null && result.exitCode !== 0) {
+    // A step writes its output straight into its log: on a full disk its writes fail, the step fails with a
+    // bare exit code, and its stderr (which would say why) is lost too. Say what the log's file system says.
+    const full = await (run.logSpaceLeft ?? logSpaceLeft)(run.files.stderr).then(
+      (left) => left === 0,
+      () => false,
+    );
+    const error = full ? `${result.error} (no space left on the file system of its log)` : result.error;
     const tail = (await readTail(fds.err, errOffset, STDERR_TAIL_BYTES)).trimEnd();
-    if (tail) return { ...result, error: `${result.error}\nrecent stderr:\n${tail}` };
+    return { ...result, error: tail ? `${error}\nrecent stderr:\n${tail}` : error };
   }
   return result;
 }

@@ -145,6 +145,14 @@ export function readdir(dir: string): Promise<string[]> {
   );
 }
 
+/** The file system's counts of blocks (free, available to unprivileged users) and their size. */
+export function statfs(target: string): Promise<fs.StatsFs> {
+  return call(
+    () => fs.statfsSync(target),
+    (done) => fs.statfs(target, done),
+  );
+}
+
 export function stat(file: string): Promise<fs.Stats> {
   return call(
     () => fs.statSync(file),
