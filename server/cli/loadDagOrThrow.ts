@@ -4,6 +4,7 @@ import type { Config } from '../config/types';
 import { formatDagError } from '../core/dag/dagError';
 import type { DagSpec } from '../core/types';
 import { loadDag } from '../store/dagCatalog';
+import { redactUrl } from '../store/postgres/connect';
 import { FileDagSpecCache, type DagSpecCache } from '../store/dagSpecCache';
 import { BUILD_ID } from './buildId';
 import { UsageError } from './exit';
@@ -12,11 +13,22 @@ export async function loadDagOrThrow(config: Config, nameOrFile: string): Promis
   const r = await loadDag(config.paths.dags_dir, nameOrFile, { cache: cliDagSpecCache(config) });
   if (r.ok) return r.dag;
   if ('notFound' in r)
-    throw new UsageError(`DAG ${JSON.stringify(nameOrFile)} not found in ${config.paths.dags_dir}`);
+    throw new UsageError(`DAG ${JSON.stringify(nameOrFile)} not found in ${dagsWhere(config)}`);
   const [first, ...rest] = r.errors;
   throw new UsageError(
     `${formatDagError(first)}${rest.length > 0 ? ` (and ${rest.length} more; see dagu validate)` : ''}`,
   );
+}
+
+/**
+ * Where the DAGs a command looks up by name are, for its messages: the DAGs directory; on PostgreSQL the
+ * database, whose local copy (the directory the command reads) is dagu's own, not a place to put a file.
+ */
+export function dagsWhere(config: Config): string {
+  const pg = config.storage.postgres;
+  return config.storage.backend === 'postgres' && pg.url !== null
+    ? `the DAG definitions of ${redactUrl(pg.url)} (schema ${pg.schema})`
+    : config.paths.dags_dir;
 }
 
 /**

@@ -11,7 +11,7 @@ import type { RunStatus } from '../../core/types';
 import { loadDag } from '../../store/dagCatalog';
 import type { RunStore } from '../../store/types';
 import { EXIT_RUN_FAILED, UsageError } from '../exit';
-import { loadDagOrThrow } from '../loadDagOrThrow';
+import { dagsWhere, loadDagOrThrow } from '../loadDagOrThrow';
 
 /** A manual run ID (`20261130-011530-1a2b3c4d`) or a schedule slot's (`sched-<hash>-20261130T0115Z`). */
 const GENERATED_RUN_ID = /^(\d{8}-\d{6}-[0-9a-f]{8}|sched-[0-9a-f]{12}-\d{8}T\d{4}(\d{2})?Z)$/;
@@ -58,7 +58,7 @@ export async function resolveTarget(
   if (await runExists()) return { kind: 'run', runId: word };
   if (!isValidDagName(word)) assertRunId(word);
   throw new UsageError(
-    `no DAG or run named ${JSON.stringify(word)}: no DAG file in ${config.paths.dags_dir}, ` +
+    `no DAG or run named ${JSON.stringify(word)}: no such DAG in ${dagsWhere(config)}, ` +
       `no run of such a DAG and no run with that ID`,
     EXIT_RUN_FAILED,
   );

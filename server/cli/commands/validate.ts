@@ -7,6 +7,7 @@ import { listDagFiles, loadDag } from '../../store/dagCatalog';
 import { cliContext, type GlobalOptions } from '../context';
 import { EXIT_OK, EXIT_USAGE } from '../exit';
 import { cliDagsInStep } from '../openControlPlane';
+import { dagsWhere } from '../loadDagOrThrow';
 
 export async function validateCommand(dags: string[], opts: GlobalOptions) {
   const { config, logger } = cliContext(opts, { component: 'cli' });
@@ -21,12 +22,12 @@ export async function validateCommand(dags: string[], opts: GlobalOptions) {
       for (const w of r.warnings) process.stderr.write(`${r.dag.file ?? target}: warning: ${w}\n`);
     } else if ('notFound' in r) {
       bad++;
-      process.stderr.write(`dagu: DAG ${JSON.stringify(target)} not found in ${config.paths.dags_dir}\n`);
+      process.stderr.write(`dagu: DAG ${JSON.stringify(target)} not found in ${dagsWhere(config)}\n`);
     } else {
       bad++;
       for (const e of r.errors) process.stderr.write(`${formatDagError(e)}\n`);
     }
   }
-  if (targets.length === 0) process.stdout.write(`no DAG files in ${config.paths.dags_dir}\n`);
+  if (targets.length === 0) process.stdout.write(`no DAGs in ${dagsWhere(config)}\n`);
   return bad > 0 ? EXIT_USAGE : EXIT_OK;
 }

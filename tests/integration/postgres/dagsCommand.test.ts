@@ -135,4 +135,22 @@ describe('dagu dags push and pull on PostgreSQL', () => {
     expect(r.stderr).not.toContain('secret');
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
   });
+  it('a DAG it does not have is named as missing from the database, not from the local copy', async () => {
+    const { env } = home();
+    const where = `the DAG definitions of ${url} (schema dagu)`;
+    const cases: Array<[string[], string, number]> = [
+      [['start', 'nope'], `dagu: DAG "nope" not found in ${where}\n`, 2],
+      [['validate', 'nope'], `dagu: DAG "nope" not found in ${where}\n`, 2],
+      [
+        ['status', 'nope'],
+        `dagu: no DAG or run named "nope": no such DAG in ${where}, no run of such a DAG and no run with that ID\n`,
+        1,
+      ],
+    ];
+    for (const [args, stderr, code] of cases) {
+      const r = await dagu(args, env);
+      expect(r.stderr, args.join(' ')).toBe(stderr);
+      expect(r.code, args.join(' ')).toBe(code);
+    }
+  });
 });
