@@ -101,19 +101,21 @@ export class DagReader {
    * The entries of a map, checking that keys are plain, known and not repeated. `<<` merge keys are followed:
    * keys written in the map win over merged ones. `allowed` null means any key (env names, labels). Returns
    * null (after reporting) when `entry` is not a map. A key in `unsupported` is a Dagu key this product refuses:
-   * it is reported with its reason as an `unsupported` error.
+   * it is reported with its reason as an `unsupported` error. With `foldCase`, keys are matched ignoring case
+   * (`Condition` is `condition`) and returned lower-cased; two spellings of one key are a duplicate.
    */
   map(
     entry: Entry,
     allowed: readonly string[] | null,
     what: string,
     unsupported?: Readonly<Record<string, string>>,
+    foldCase = false,
   ): Map<string, Entry> | null {
     if (!isMap(entry.value)) {
       this.errorAt(entry, `${what} must be a map, got ${describe(entry.value)}`);
       return null;
     }
-    return this.entries(entry.value, entry.field, allowed, new Set([entry.value]), unsupported);
+    return this.entries(entry.value, entry.field, allowed, new Set([entry.value]), unsupported, foldCase);
   }
 
   private entries(
@@ -122,6 +124,7 @@ export class DagReader {
     allowed: readonly string[] | null,
     seen: ReadonlySet<YAMLMap>,
     unsupported?: Readonly<Record<string, string>>,
+    foldCase = false,
   ): Map<string, Entry> {
     const own = new Map<string, Entry>();
     const merged = new Map<string, Entry>();
@@ -131,7 +134,8 @@ export class DagReader {
         this.error(keyNode ?? map, field, 'keys must be plain names');
         continue;
       }
-      const key = String(keyNode.value);
+      const written = String(keyNode.value);
+      const key = foldCase ? written.toLowerCase() : written;
       const value = this.resolve(pair.value);
       if (key === '<<' && keyNode.type === 'PLAIN') {
         // Earlier merge sources win over later ones, as in YAML 1.1's merge key.
@@ -140,13 +144,20 @@ export class DagReader {
           if (!isMap(source)) {
             this.error(source ?? keyNode, field, 'a << merge needs a map or a list of maps');
           } else if (!seen.has(source)) {
-            const sub = this.entries(source, field, allowed, new Set([...seen, source]), unsupported);
+            const sub = this.entries(
+              source,
+              field,
+              allowed,
+              new Set([...seen, source]),
+              unsupported,
+              foldCase,
+            );
             for (const [k, e] of sub) if (!merged.has(k)) merged.set(k, e);
           }
         }
         continue;
       }
-      const child: Entry = { key, field: field === '' ? key : `${field}.${key}`, value, keyNode };
+      const child: Entry = { key, field: field === '' ? written : `${field}.${written}`, value, keyNode };
       if (allowed && !allowed.includes(key)) {
         const reason = unsupported && Object.hasOwn(unsupported, key) ? unsupported[key] : undefined;
         if (reason !== undefined && !isNull(value)) this.unsupported(keyNode, child.field, reason);
@@ -158,7 +169,10 @@ export class DagReader {
         this.error(
           keyNode,
           child.field,
-          `key "${key}" is already defined at line ${this.lineOf(previous.keyNode)}`,
+          `key "${written}" is already defined at line ${this.lineOf(previous.keyNode)}` +
+            (String((previous.keyNode as Scalar).value) === written
+              ? ''
+              : ` as "${String((previous.keyNode as Scalar).value)}" (these keys ignore case)`),
         );
         continue;
       }

@@ -2,6 +2,7 @@
 // repeat_policy and signal_on_stop, with Dagu's accepted shapes and its load-time errors.
 
 import { isMap, isScalar, isSeq } from 'yaml';
+import type { Scalar } from 'yaml';
 import type {
   ConditionSpec,
   ContinueOnSpec,
@@ -73,11 +74,19 @@ function readCondition(r: DagReader, item: Entry): ConditionSpec | undefined {
       `a precondition must be a command or {condition, expected}, got ${describe(item.value)}`,
     );
   }
-  if (isMap(item.value) && item.value.items.some((p) => isScalar(p.key) && p.key.value === 'command')) {
-    const key = item.value.items.find((p) => isScalar(p.key) && p.key.value === 'command')!.key;
-    return r.error(key as never, `${item.field}.command`, 'key "command" was removed; use condition');
+  // Dagu matches these keys ignoring case (`Condition:` is `condition:`).
+  const isCommandKey = (p: { key: unknown }) =>
+    isScalar(p.key) && typeof p.key.value === 'string' && p.key.value.toLowerCase() === 'command';
+  const commandPair = item.value.items.find(isCommandKey);
+  if (commandPair) {
+    const written = String((commandPair.key as Scalar).value);
+    return r.error(
+      commandPair.key as never,
+      `${item.field}.${written}`,
+      `key "${written}" was removed; use condition`,
+    );
   }
-  const map = r.map(item, CONDITION_KEYS, 'a precondition');
+  const map = r.map(item, CONDITION_KEYS, 'a precondition', undefined, true);
   if (!map) return undefined;
   const before = r.errors.length;
   // Each of condition, eval and expected, when written, is a string with more than blanks in it.
