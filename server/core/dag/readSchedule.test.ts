@@ -121,3 +121,37 @@ describe('schedule: one-off at entries', () => {
     ]);
   });
 });
+
+describe('schedule: warnings for step values that do not divide the field', () => {
+  const warnings = (...rows: string[]) => {
+    const r = parseDag(yaml(...rows), { file: FILE, defaultName: 'etl' });
+    if (!r.ok) throw new Error(r.errors.map(formatDagError).join('\n'));
+    return r.warnings;
+  };
+
+  it('warns for */7 minutes and */7 hours, listing when they fire and the divisors that work', () => {
+    expect(warnings('schedule: "*/7  */7 * * *"')).toEqual([
+      'schedule "*/7 */7 * * *": */7 in minute field fires at 0, 7, 14, 21, 28, 35, 42, 49, 56 minutes, ' +
+        'not every 7 minutes. Divisors of 60 that work as expected: 2, 3, 4, 5, 6, 10, 12, 15, 20, 30',
+      'schedule "*/7 */7 * * *": */7 in hour field fires at 0, 7, 14, 21 hours, not every 7 hours. ' +
+        'Divisors of 24 that work as expected: 2, 3, 4, 6, 8, 12',
+    ]);
+  });
+
+  it('checks start, stop and restart entries too', () => {
+    expect(warnings('schedule:', '  start: "*/45 * * * *"', '  stop: "0 */9 * * *"')).toHaveLength(2);
+  });
+
+  it('stays quiet for divisors, */5 hours, ranges with steps, and CRON_TZ-prefixed expressions', () => {
+    expect(
+      warnings(
+        'schedule:',
+        '  - "*/15 */6 * * *"',
+        '  - "0 */5 * * *"',
+        '  - "0-59/7 * * * *"',
+        '  - "CRON_TZ=UTC */7 * * * *"',
+        '  - "*/1 * * * *"',
+      ),
+    ).toEqual([]);
+  });
+});

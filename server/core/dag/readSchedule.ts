@@ -101,6 +101,41 @@ function readCron(r: DagReader, item: Entry): ScheduleSpec | undefined {
     );
   }
   const parsed = parseSchedule(expr);
-  if (parsed.ok) return parsed.schedule;
-  return r.errorAt(item, `invalid cron expression ${JSON.stringify(expr)}: ${parsed.error}`);
+  if (!parsed.ok) return r.errorAt(item, `invalid cron expression ${JSON.stringify(expr)}: ${parsed.error}`);
+  r.warnings.push(...misleadingStepWarnings(expr));
+  return parsed.schedule;
+}
+
+/**
+ * Dagu's warnings for a minute or hour field written as a star, a slash and a step N that does not divide 60
+ * (24): the steps restart every hour (day), so a step of 7 minutes fires at minute 56 and then at 0. A step
+ * of 5 hours is let through, as Dagu does. Only plain 5-field expressions are checked (a CRON_TZ prefix
+ * makes six fields, and Dagu skips those too).
+ */
+export function misleadingStepWarnings(expr: string): string[] {
+  const fields = expr.trim().split(/\s+/);
+  if (fields.length !== 5) return [];
+  const normalized = fields.join(' ');
+  const rules = [
+    { index: 0, field: 'minute', base: 60, unit: 'minutes' },
+    { index: 1, field: 'hour', base: 24, unit: 'hours' },
+  ];
+  const out: string[] = [];
+  for (const rule of rules) {
+    const text = fields[rule.index];
+    const m = /^\*\/\+?(\d+)$/.exec(text);
+    if (!m) continue;
+    const step = Number(m[1]);
+    if (step <= 1 || rule.base % step === 0 || (rule.field === 'hour' && step === 5)) continue;
+    const firesAt: number[] = [];
+    for (let i = 0; i < rule.base; i += step) firesAt.push(i);
+    const divisors: number[] = [];
+    for (let i = 2; i < rule.base; i++) if (rule.base % i === 0) divisors.push(i);
+    out.push(
+      `schedule ${JSON.stringify(normalized)}: ${text} in ${rule.field} field fires at ${firesAt.join(', ')} ` +
+        `${rule.unit}, not every ${step} ${rule.unit}. Divisors of ${rule.base} that work as expected: ` +
+        divisors.join(', '),
+    );
+  }
+  return out;
 }
