@@ -13,6 +13,7 @@ import {
   StorageConfigError,
   pgErrorText,
   pgSettings,
+  tablesProblem,
   type PgSettings,
 } from '../../store/postgres/connect';
 import {
@@ -102,6 +103,11 @@ async function verdict(client: pg.Client, schema: string): Promise<number> {
   if (pending.length > 0) {
     say(`pending: ${pending.map((m) => `${m.version} (${m.name})`).join(', ')}`);
     say('run `dagu storage schema --apply` to apply them');
+    return EXIT_RUN_FAILED;
+  }
+  const tables = await tablesProblem(client, schema);
+  if (tables !== null) {
+    say(`not usable: ${tables}`);
     return EXIT_RUN_FAILED;
   }
   const newest = Math.max(...applied.map((a) => a.version));

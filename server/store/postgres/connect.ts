@@ -400,11 +400,12 @@ export function expectedTables(): string[] {
 }
 
 /**
- * Refuses a schema whose version is right but that lacks a table (dropped or renamed by hand), or one of
- * whose tables this user holds no right on: such a table is there all the same (the catalog lists it), and
- * is named with the grant it lacks rather than as missing. (A user that may only read is refused next.)
+ * Why a schema whose version is right cannot be used for its tables, or null: it lacks a table (dropped or
+ * renamed by hand), or this user holds no right on one of them. Such a table is there all the same (the
+ * catalog lists it), and is named with the grant it lacks rather than as missing. (A user that may only
+ * read is refused next, by checkWritable.)
  */
-async function checkTables(client: pg.PoolClient, schema: string): Promise<void> {
+export async function tablesProblem(client: pg.ClientBase, schema: string): Promise<string | null> {
   const r = await client.query<{ name: string; usable: boolean; user: string }>(
     `select c.relname::text as name, current_user::text as user,
             has_table_privilege(c.oid, 'SELECT, INSERT, UPDATE, DELETE') as usable
@@ -415,17 +416,18 @@ async function checkTables(client: pg.PoolClient, schema: string): Promise<void>
   const have = new Map(r.rows.map((row) => [row.name, row.usable]));
   const missing = expectedTables().filter((t) => !have.has(t));
   if (missing.length > 0) {
-    throw new StorageConfigError(
-      `the schema ${JSON.stringify(schema)} is at this build's version but table ${missing.map((t) => JSON.stringify(t)).join(', ')} is missing: restore it from a backup (dagu does not recreate a table that held data)`,
-    );
+    return `the schema ${JSON.stringify(schema)} is at this build's version but table ${missing.map((t) => JSON.stringify(t)).join(', ')} is missing: restore it from a backup (dagu does not recreate a table that held data)`;
   }
   const denied = expectedTables().filter((t) => have.get(t) === false);
   if (denied.length > 0) {
-    const user = r.rows[0].user;
-    throw new StorageConfigError(
-      `the database user ${JSON.stringify(user)} may not use table ${denied.map((t) => JSON.stringify(t)).join(', ')} of the schema ${JSON.stringify(schema)}: grant it SELECT, INSERT, UPDATE, DELETE on every table of the schema`,
-    );
+    return `the database user ${JSON.stringify(r.rows[0].user)} may not use table ${denied.map((t) => JSON.stringify(t)).join(', ')} of the schema ${JSON.stringify(schema)}: grant it SELECT, INSERT, UPDATE, DELETE on every table of the schema`;
   }
+  return null;
+}
+
+async function checkTables(client: pg.PoolClient, schema: string): Promise<void> {
+  const problem = await tablesProblem(client, schema);
+  if (problem !== null) throw new StorageConfigError(problem);
 }
 
 /**

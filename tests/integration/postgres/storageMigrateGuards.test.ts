@@ -240,4 +240,21 @@ describe('dagu storage schema', () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('not usable: migration 2 (queues and the event log) in the database differs');
   });
+
+  it('calls a database at this version with a table dropped by hand unusable, as the services do', async () => {
+    const { h, schema } = home();
+    expect((await dagu(['storage', 'schema', '--apply'], h.env)).code).toBe(0);
+    await pool.query(`alter table ${schema}.queue_items rename to queue_items_gone`);
+    const r = await dagu(['storage', 'schema'], h.env);
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    expect(r.stdout).not.toContain('up to date');
+    expect(r.stdout).toMatch(
+      new RegExp(
+        `\\nnot usable: the schema "${schema}" is at this build's version but table "queue_items" is missing: restore it from a backup \\(dagu does not recreate a table that held data\\)\\n$`,
+      ),
+    );
+    // `--apply` does not recreate it either.
+    expect((await dagu(['storage', 'schema', '--apply'], h.env)).code).toBe(1);
+    expect(await tableExists(schema, 'queue_items')).toBe(false);
+  });
 });
