@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -189,6 +189,13 @@ describe('runStep', () => {
       expect(read('err.txt')).toBe('err\n');
       expect(read('step.out')).toBe('out\n');
       expect(read('step.err')).toBe('err\n');
+      // A file the step creates is its owner's only; one that was there keeps its mode.
+      expect(statSync(join(dir, 'err.txt')).mode & 0o077).toBe(0);
+      expect(statSync(join(dir, 'err.txt')).mode & 0o600).toBe(0o600);
+      chmodSync(join(dir, 'copy.txt'), 0o644);
+      await run(step, { scope: { vars: { ERRF: 'err.txt' } } });
+      expect(statSync(join(dir, 'copy.txt')).mode & 0o777).toBe(0o644);
+      expect(read('copy.txt')).toBe('before\nout\nout\n');
     });
   });
 

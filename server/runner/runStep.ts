@@ -170,11 +170,13 @@ async function openFds(run: StepRun, scope: ValueScope, opened: number[]): Promi
   const merged = run.files.stdout === run.files.stderr;
   const out = await track(files.open(run.files.stdout, 'a+'));
   const err = merged ? out : await track(files.open(run.files.stderr, 'a+'));
-  // Step `stdout:`/`stderr:` files are appended to, never truncated; the log still gets everything.
+  // Step `stdout:`/`stderr:` files are appended to, never truncated; the log still gets everything. A new one
+  // is readable by its owner only (the output may hold secrets), as Dagu creates them; an existing one keeps
+  // its mode.
   const extra = async (path: string | null | undefined): Promise<number[]> => {
     if (!path) return [];
     const target = resolvePath(run.cwd, resolveValue(path, scope, 'value'));
-    return [await track(files.open(target, 'a'))];
+    return [await track(files.open(target, 'a', 0o600))];
   };
   const outTee = await extra(run.step.stdout_file);
   const errTee =
