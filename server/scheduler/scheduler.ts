@@ -158,6 +158,7 @@ export class Scheduler {
       heartbeatStaleMs: d.config.run.heartbeat_stale_threshold_ms,
       finalStatusBudgetMs: finalStatusBudgetMs(d.config),
       slotRestartWindowMs: d.config.scheduler.failover_recovery_window_ms,
+      removeAbandonedCreations: d.runs.removeAbandonedCreations?.bind(d.runs),
       canDispatch,
       tasks: distributed?.tasks,
       slotAdoptionDone: () => this.cron.slotAdoptionDone(),

@@ -8,7 +8,13 @@ import { FakeTime } from '../testing/fakeTime';
 import { FaultyRunStore } from './testing/faultyRunStore';
 import { dagFromYaml } from '../testing/dagFromYaml';
 import { RecordingLogger } from '../testing/recordingLogger';
-import { UNMARKED_SCAN_INTERVAL_MS, ZombieReaper } from './zombieReaper';
+import {
+  ABANDONED_CREATION_MS,
+  ABANDONED_SCAN_INTERVAL_MS,
+  UNMARKED_SCAN_INTERVAL_MS,
+  ZombieReaper,
+} from './zombieReaper';
+import { slotRunId } from '../core/slotRunId';
 
 const START = Date.parse('2026-11-30T01:15:30Z');
 const STALE_MS = 60 * SECOND;
@@ -74,6 +80,10 @@ function harness(opts: { releasesClaims?: boolean } = {}) {
     /** Called when the reaper looks up a run's dispatch task (to race it with another writer). */
     onFindTask: async (_runId: string) => {},
     pidChecks: [] as number[],
+    /** What the reaper asked of the store's removal of abandoned run directories, in order. */
+    abandonedCalls: [] as Array<{ olderThanMs: number; mayRemove: (runId: string) => boolean }>,
+    /** The store's answer to that removal: the run IDs it removed. */
+    removeAbandoned: async (): Promise<string[]> => [],
     reaper: null as unknown as ZombieReaper,
     /** A queued run of `etl` created now, marked active. */
     async queuedRun(runId: string): Promise<RunStatus> {
@@ -138,6 +148,10 @@ function harness(opts: { releasesClaims?: boolean } = {}) {
     },
     slotAdoptionDone: () => h.slotAdoptionDone(),
     launching: (runId) => h.launching.has(runId),
+    removeAbandonedCreations: async (olderThanMs, mayRemove) => {
+      h.abandonedCalls.push({ olderThanMs, mayRemove });
+      return h.removeAbandoned();
+    },
   });
   return h;
 }
@@ -696,6 +710,48 @@ describe('ZombieReaper', () => {
     await h.time.advance(SECOND);
     expect(await h.reaper.sweep()).toEqual([]);
     expect(await h.activeIds()).toEqual(['later']);
+  });
+
+  it('removes run directories left empty by their creator at the first sweep and then every hour', async () => {
+    const h = harness();
+    h.removeAbandoned = async () => ['20261130-011000-0badc0de'];
+    expect(await h.reaper.sweep()).toEqual([]);
+    expect(h.abandonedCalls.map((c) => c.olderThanMs)).toEqual([ABANDONED_CREATION_MS]);
+    expect(h.logger.find('Removed a run directory its creator left empty')[0].fields).toMatchObject({
+      run_id: '20261130-011000-0badc0de',
+    });
+    await h.time.advance(ABANDONED_SCAN_INTERVAL_MS - SECOND);
+    await h.reaper.sweep();
+    expect(h.abandonedCalls).toHaveLength(1);
+    await h.time.advance(SECOND);
+    await h.reaper.sweep();
+    expect(h.abandonedCalls).toHaveLength(2);
+  });
+
+  it("leaves a slot's run directory to a takeover while its slot may still be replayed", async () => {
+    const h = harness();
+    await h.reaper.sweep();
+    const { mayRemove } = h.abandonedCalls[0];
+    const slotId = (slotMs: number) => slotRunId('/data', 'etl', slotMs);
+    expect(mayRemove('20261130-011000-0badc0de')).toBe(true);
+    expect(mayRemove(slotId(START - RESTART_WINDOW_MS - ABANDONED_CREATION_MS + 60 * SECOND))).toBe(false);
+    expect(mayRemove(slotId(START - RESTART_WINDOW_MS - ABANDONED_CREATION_MS - 60 * SECOND))).toBe(true);
+  });
+
+  it('says once that abandoned run directories could not be looked for, and tries again at the next sweep', async () => {
+    const h = harness();
+    h.removeAbandoned = async () => {
+      throw new Error('EIO: i/o error, scandir');
+    };
+    await h.reaper.sweep();
+    await h.reaper.sweep();
+    expect(h.abandonedCalls).toHaveLength(2);
+    expect(h.logger.find('Could not look for run directories left empty')).toHaveLength(1);
+    h.removeAbandoned = async () => [];
+    await h.reaper.sweep();
+    expect(h.abandonedCalls).toHaveLength(3);
+    await h.reaper.sweep();
+    expect(h.abandonedCalls).toHaveLength(3);
   });
 
   it('does nothing while fenced', async () => {

@@ -14,12 +14,22 @@ import type { QueueStore, ReadStatusResult, RunStore } from '../store/types';
 import { describeErrorCode } from './describeErrorCode';
 import { markUnmarkedLiveRuns, type RemarkedRun } from './markUnmarkedLiveRuns';
 import { ClaimedAttemptCheck } from './claimedAttemptCheck';
+import { parseSlotRunId } from '../core/slotRunId';
 
 /** Requeued runs remembered; far more than can be stranded between two sweeps. */
 const MAX_REMEMBERED_REQUEUES = 10_000;
 
 /** How often the run list is searched for queued or running runs that lost their active marker. */
 export const UNMARKED_SCAN_INTERVAL_MS = 5 * MINUTE;
+
+/** How often run directories left empty by a creator that died are looked for (and at the first sweep). */
+export const ABANDONED_SCAN_INTERVAL_MS = 60 * MINUTE;
+
+/**
+ * How long a run directory stays empty before it counts as abandoned: creating a run takes milliseconds,
+ * and a scheduler completes a slot's half-made run at its first tick after a takeover.
+ */
+export const ABANDONED_CREATION_MS = 10 * MINUTE;
 
 export interface ZombieReaperDeps {
   clock: Clock;
@@ -58,6 +68,11 @@ export interface ZombieReaperDeps {
    * (scheduler.failover_recovery_window); an older one is failed as a skipped slot. Default: no limit.
    */
   slotRestartWindowMs?: number;
+  /**
+   * The store's removal of run directories their creator left empty (RunStore.removeAbandonedCreations),
+   * given unwrapped; absent where the store has none.
+   */
+  removeAbandonedCreations?: RunStore['removeAbandonedCreations'];
 }
 
 /** Runs the scheduler made for a slot (live or replayed). */
@@ -89,6 +104,8 @@ export class ZombieReaper {
   /** Runs whose check failed (a storage error), so that a failure is logged once rather than every sweep. */
   private readonly failing = new Set<string>();
   private lastUnmarkedScanMono: number | null = null;
+  private lastAbandonedScanMono: number | null = null;
+  private abandonedScanFailing = false;
   private unmarkedScanFailing = false;
 
   constructor(private readonly d: ZombieReaperDeps) {
@@ -132,6 +149,7 @@ export class ZombieReaper {
     for (const runId of this.failing) if (!seen.has(runId)) this.failing.delete(runId);
     this.claimed.prune(seen);
     await this.scanForUnmarked();
+    await this.removeAbandonedCreations();
     return reaped;
   }
 
@@ -237,6 +255,43 @@ export class ZombieReaper {
         state: run.status,
       });
     }
+  }
+
+  /**
+   * Every ABANDONED_SCAN_INTERVAL_MS (and at the first sweep): run directories a creator claimed and left
+   * empty, listed nowhere, are removed. A slot's run ID is left for as long as a takeover may still complete
+   * the slot's run (cronLoop's completeHalfCreated): until its slot is older than the replay window, and for
+   * ever when replays are not bounded.
+   */
+  private async removeAbandonedCreations(): Promise<void> {
+    const remove = this.d.removeAbandonedCreations;
+    if (remove === undefined) return;
+    const now = this.d.clock.monoMs();
+    if (this.lastAbandonedScanMono !== null && now - this.lastAbandonedScanMono < ABANDONED_SCAN_INTERVAL_MS)
+      return;
+    const windowMs = this.d.slotRestartWindowMs;
+    const mayRemove = (runId: string) => {
+      const slot = parseSlotRunId(runId);
+      if (slot === null) return true;
+      return windowMs !== undefined && this.d.clock.nowMs() - slot.slotMs > windowMs + ABANDONED_CREATION_MS;
+    };
+    let removed: string[];
+    try {
+      removed = await remove(ABANDONED_CREATION_MS, mayRemove);
+    } catch (err) {
+      if (!this.abandonedScanFailing)
+        this.d.logger.warn('Could not look for run directories left empty by a creator; trying again', {
+          error: (err as Error).message,
+        });
+      this.abandonedScanFailing = true;
+      return;
+    }
+    this.abandonedScanFailing = false;
+    this.lastAbandonedScanMono = now;
+    for (const runId of removed)
+      this.d.logger.warn('Removed a run directory its creator left empty; no run was recorded in it', {
+        run_id: runId,
+      });
   }
 
   private async deadRunReason(s: RunStatus): Promise<string | null> {

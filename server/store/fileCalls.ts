@@ -196,6 +196,14 @@ export function appendFile(file: string, data: string | Uint8Array): Promise<voi
   );
 }
 
+/** Removes an empty directory; fails (ENOTEMPTY) when something was written into it. */
+export function rmdir(dir: string): Promise<void> {
+  return call(
+    () => fs.rmdirSync(dir),
+    (done) => fs.rmdir(dir, (err) => done(err, undefined)),
+  );
+}
+
 /** Removes a file or a whole directory tree; nothing to remove is not an error. */
 export function removeTree(target: string): Promise<void> {
   return call(

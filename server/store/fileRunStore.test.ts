@@ -155,6 +155,37 @@ describe('FileRunStore on disk', () => {
     expect(read.kind === 'corrupt' && read.error).toMatch(/probably crashed/);
   });
 
+  it('removes only the run directories a creator left empty long ago, and only those it is allowed to', async () => {
+    const runsDir = path.join(dataDir, 'runs');
+    const hourAgo = new Date(Date.now() - 3600_000);
+    const emptyDir = async (runId: string, old: boolean) => {
+      await fs.mkdir(path.join(runsDir, runId), { recursive: true });
+      if (old) await fs.utimes(path.join(runsDir, runId), hourAgo, hourAgo);
+    };
+    await emptyDir('abandoned', true);
+    await emptyDir('being-made', false);
+    await emptyDir('kept-by-caller', true);
+    await store.createRun(testRunStatus({ run_id: 'finished', status: 'succeeded' }));
+    await fs.utimes(path.join(runsDir, 'finished'), hourAgo, hourAgo);
+    // Something other than a directory in it (no extra link): the listing says it is not empty.
+    await emptyDir('holds-a-file', false);
+    await fs.writeFile(path.join(runsDir, 'holds-a-file', 'note'), '');
+    await fs.utimes(path.join(runsDir, 'holds-a-file'), hourAgo, hourAgo);
+
+    const removed = await store.removeAbandonedCreations(60_000, (id) => id !== 'kept-by-caller');
+
+    expect(removed).toEqual(['abandoned']);
+    expect((await fs.readdir(runsDir)).sort()).toEqual([
+      'being-made',
+      'finished',
+      'holds-a-file',
+      'kept-by-caller',
+    ]);
+    const finished = await store.readStatus('finished');
+    expect(finished.kind === 'ok' && finished.status.status).toBe('succeeded');
+    expect(await store.removeAbandonedCreations(60_000, () => true)).toEqual(['kept-by-caller']);
+  });
+
   it('reads the previous attempt while a new attempt directory is still being created', async () => {
     await store.createRun(testRunStatus({ run_id: 'r1', status: 'failed' }));
     const attemptDir = path.join(dataDir, 'runs', 'r1', 'attempts', '2');

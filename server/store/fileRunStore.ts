@@ -14,8 +14,10 @@
 //
 // createRun writes the run directory (the claim), then the index markers, then attempt 1's directory, the
 // active marker (of a queued or running run) and last the status. A creator that dies midway leaves a run the
-// list shows (hidden while young, as corrupt with the reason once abandoned), never an invisible one; and a
-// run whose status says queued or running always has the marker the reaper goes by. A write that fails rolls
+// list shows (hidden while young, as corrupt with the reason once abandoned), never an invisible one, except
+// one that died between its directory and its list entries: that directory is empty, and the active
+// scheduler removes it once abandoned (removeAbandonedCreations). A run whose status says queued or running
+// always has the marker the reaper goes by. A write that fails rolls
 // the creation back. A run (or attempt) directory without a status reads as `missing` while it is young
 // (being created) and as `corrupt` afterwards (its creator crashed); nothing here deletes it later.
 
@@ -89,6 +91,9 @@ export interface StoredAttempt {
 
 /** How long a run or attempt directory without a status counts as "being created" rather than abandoned. */
 const CREATION_GRACE_MS = 1 * MINUTE;
+
+/** Run directories looked at together by removeAbandonedCreations. */
+const ABANDONED_SCAN_BATCH = 32;
 
 const ATTEMPT_DIR_PATTERN = /^[1-9]\d{0,8}$/;
 const ACTIVE_FILE_PATTERN = /^([A-Za-z0-9_-]{1,64})\.json$/;
@@ -169,6 +174,41 @@ export class FileRunStore implements RunStore {
       });
     }
     return new RunCreateError(status.run_id, status.attempt, cause, left.length > 0 ? left.join(', ') : null);
+  }
+
+  /**
+   * Removes the run directories creators left empty: createRun makes the directory (its claim) before it
+   * lists the run, so a creator that died right in between leaves a directory that nothing lists and nothing
+   * refers to, with nothing in it to keep. Only a directory with no entries, unchanged for `olderThanMs`,
+   * whose run ID `mayRemove` accepts, is removed, by `rmdir`, which refuses one that a late creator wrote
+   * into meanwhile (that creator then fails and rolls its creation back). Returns the run IDs removed.
+   */
+  async removeAbandonedCreations(
+    olderThanMs: number,
+    mayRemove: (runId: string) => boolean,
+  ): Promise<string[]> {
+    const names = (await readdirOrEmpty(this.runsDir)).filter((n) => isValidRunId(n) && mayRemove(n));
+    const removed: string[] = [];
+    const check = async (runId: string) => {
+      const dir = this.runDir(runId);
+      const stat = await fs.stat(dir).catch(() => null);
+      // A directory with a subdirectory (`attempts`) has more than two links on most file systems: skipped
+      // without listing it. Where the count says nothing (1), the listing decides.
+      if (stat === null || !stat.isDirectory() || stat.nlink > 2) return;
+      if (Date.now() - stat.mtimeMs < olderThanMs) return;
+      if ((await readdirOrEmpty(dir)).length > 0) return;
+      try {
+        await fs.rmdir(dir);
+        removed.push(runId);
+      } catch (err) {
+        if (errorCode(err) !== 'ENOTEMPTY' && errorCode(err) !== 'EEXIST' && errorCode(err) !== 'ENOENT')
+          throw err;
+      }
+    };
+    for (let i = 0; i < names.length; i += ABANDONED_SCAN_BATCH) {
+      await Promise.all(names.slice(i, i + ABANDONED_SCAN_BATCH).map(check));
+    }
+    return removed;
   }
 
   async completeRun(initial: RunStatus): Promise<boolean> {

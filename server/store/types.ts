@@ -94,6 +94,13 @@ export interface RunStore {
    */
   completeRun(initial: RunStatus): Promise<boolean>;
   /**
+   * Removes run directories whose creator died after claiming the run ID and before listing the run, which
+   * nothing would ever show: only those empty and unchanged for `olderThanMs` whose ID `mayRemove`
+   * accepts. Returns the IDs removed. Absent where creating a run is one transaction (nothing is left
+   * half-made).
+   */
+  removeAbandonedCreations?(olderThanMs: number, mayRemove: (runId: string) => boolean): Promise<string[]>;
+  /**
    * Writes the run's entries in the run list again; idempotent. For a run found by its ID whose creator may
    * have died after writing its status and before listing it (the list would never show it otherwise).
    */

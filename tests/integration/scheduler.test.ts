@@ -1,6 +1,6 @@
 // The single-instance scheduler through the real binary: slots, queues, catch-up and dead runs.
 
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { alive, DAGU, dagu, eventually, sparePids, startService, homeWithServices, runsOf } from './harness';
@@ -135,6 +135,21 @@ describe('dagu scheduler', () => {
     const st = await dagu(['status', '--json', 'victim1'], ctx.h.env);
     expect(JSON.parse(st.stdout).error).toMatch(/run process \d+ on .* (is gone|stopped heartbeating)/);
     expect(failed.run_id).toBe('victim1');
+  });
+
+  it('removes a run directory whose creator died before listing the run, once it is long abandoned', async () => {
+    // What `dagu start` killed between claiming its run ID and listing the run leaves behind.
+    const runsDir = path.join(ctx.h.home, 'data', 'runs');
+    mkdirSync(path.join(runsDir, '20261130-011000-0badc0de'), { recursive: true });
+    mkdirSync(path.join(runsDir, '20261130-011001-5eedf00d'), { recursive: true });
+    const hourAgo = new Date(Date.now() - 3600_000);
+    utimesSync(path.join(runsDir, '20261130-011000-0badc0de'), hourAgo, hourAgo);
+    const s = scheduler();
+    await s.waitFor(/^(?=.*Removed a run directory its creator left empty)(?=.*20261130-011000-0badc0de)/m);
+    expect(readdirSync(runsDir)).not.toContain('20261130-011000-0badc0de');
+    // A young one may still be being created: it stays.
+    expect(readdirSync(runsDir)).toContain('20261130-011001-5eedf00d');
+    expect(await s.stop()).toBe(0);
   });
 
   it('queues missed slots inside catchup_window as catch-up runs at start', async () => {
