@@ -237,14 +237,22 @@ describe('storage.backend: postgres', () => {
     for (const id of ['held-item', 'stuck-item'])
       await mine.queue.enqueue({ queue: 'etl', run_id: id, dag_name: 'etl', enqueued_at: now });
     const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-    /** A takeover's first step, without the lock store's own deadline: the lease row locked for update. */
-    const takeOver = async (holder: string, epoch: number) => {
+    /**
+     * A takeover's first step, without the lock store's own deadline: the lease row locked for update.
+     * Answers the queue's items as the takeover saw them once it had the lease row: what had been committed
+     * before the fence let it through.
+     */
+    const takeOver = async (holder: string, epoch: number): Promise<string[]> => {
       const taker = await pg().pool.connect();
       try {
         await taker.query('begin');
         await taker.query(`select 1 from ${schema}.scheduler_lease for update`);
+        const items = await taker.query<{ run_id: string }>(
+          `select run_id from ${schema}.queue_items order by run_id`,
+        );
         await taker.query(`update ${schema}.scheduler_lease set holder = $1, epoch = $2`, [holder, epoch]);
         await taker.query('commit');
+        return items.rows.map((r) => r.run_id);
       } finally {
         taker.release();
       }
@@ -254,19 +262,16 @@ describe('storage.backend: postgres', () => {
     try {
       await blocker.query('begin');
       await blocker.query(`select 1 from ${schema}.queue_items where run_id = 'held-item' for update`);
-      const order: string[] = [];
-      const dequeued = mine.queue.dequeue('etl', 'held-item').then((r) => {
-        order.push('dequeue');
-        return r;
-      });
+      let settled = 0;
+      const dequeued = mine.queue.dequeue('etl', 'held-item').finally(() => settled++);
       await sleep(150);
-      const takeover = takeOver('token-mid', 1).then(() => order.push('takeover'));
+      const takeover = takeOver('token-mid', 1).finally(() => settled++);
       await sleep(150);
-      expect(order).toEqual([]);
+      expect(settled).toBe(0);
       await blocker.query('commit');
       expect(await dequeued).toBe(true);
-      await takeover;
-      expect(order).toEqual(['dequeue', 'takeover']);
+      // The takeover got the lease row only after the dequeue had committed: it no longer saw the item.
+      expect(await takeover).toEqual(['stuck-item']);
     } finally {
       blocker.release();
     }
