@@ -587,7 +587,8 @@ describe('DAG-level keys', () => {
       hist_retention_days: null,
       max_active_steps: 2,
       delay_sec: 1,
-      max_clean_up_time_sec: 0,
+      // 0 is Dagu's "unset": the 5 s default.
+      max_clean_up_time_sec: 5,
       skip_if_successful: true,
       smtp: { host: 'mail', port: 2525, username: 'u', password: 'p' },
       mail_on: { failure: true, success: false },

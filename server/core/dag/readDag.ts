@@ -143,10 +143,12 @@ export function readDag(r: DagReader, root: Node, opts: ReadDagOptions): DagSpec
     dotenv: readDotenv(r, map.get('dotenv')),
     preconditions: readPreconditions(r, map.get('preconditions')),
     delay_sec: readCount(r, map.get('delay_sec'), 0, MAX_SECONDS) ?? 0,
+    // Dagu fills in its defaults for these when the file leaves them 0, as for hist_retention_days: 0 is not
+    // "no cleanup time" or "no output", but "the default".
     max_clean_up_time_sec:
-      readCount(r, map.get('max_clean_up_time_sec'), 0, MAX_SECONDS) ?? DEFAULT_MAX_CLEAN_UP_TIME_SEC,
+      readCount(r, map.get('max_clean_up_time_sec'), 0, MAX_SECONDS) || DEFAULT_MAX_CLEAN_UP_TIME_SEC,
     max_active_steps: readCount(r, map.get('max_active_steps'), 0, MAX_SECONDS) ?? 0,
-    max_output_size: readCount(r, map.get('max_output_size'), 1, MAX_SECONDS) ?? DEFAULT_MAX_OUTPUT_SIZE,
+    max_output_size: readCount(r, map.get('max_output_size'), 0, MAX_SECONDS) || DEFAULT_MAX_OUTPUT_SIZE,
     hist_retention_days: retention.days,
     hist_retention_runs: retention.runs,
     log_dir: readNonEmpty(r, map.get('log_dir')) ?? null,
