@@ -384,6 +384,8 @@ const COMMANDS: Record<string, (program: Command) => unknown> = {
         'after',
         '\nThe DAG definitions are the DAGs directory (storage.backend file) or the database (postgres).\n' +
           'Exit codes: 0 done, 1 some write failed, 2 a refused folder, a usage or configuration error.\n' +
+          '--delete with nothing on one side (no DAG file in DIR for push, no definition for pull) would\n' +
+          'wipe the other side, and is refused unless --allow-empty is given too.\n' +
           '\nExamples:\n  dagu dags push ./dags --dry-run\n  dagu dags push --delete ./dags\n  dagu dags pull ./dags',
       );
     dags
@@ -394,6 +396,10 @@ const COMMANDS: Record<string, (program: Command) => unknown> = {
       )
       .argument('<dir>', 'the folder of DAG files')
       .option('--delete', 'also delete the DAGs that DIR does not have')
+      .option(
+        '--allow-empty',
+        'with --delete, accept a DIR with no DAG file, which deletes every DAG definition (refused otherwise)',
+      )
       .option('--dry-run', 'check and print what would change; write nothing')
       .action(lazy(() => import('./commands/dags'), 'pushCommand'));
     dags
@@ -401,6 +407,10 @@ const COMMANDS: Record<string, (program: Command) => unknown> = {
       .description('Write the DAG definitions into DIR, each file atomically and only when its text differs')
       .argument('<dir>', 'the folder of DAG files (created if missing)')
       .option('--delete', 'also remove the DAG files of DIR that are not in the DAG definitions')
+      .option(
+        '--allow-empty',
+        'with --delete, accept that there are no DAG definitions, which removes every DAG file of DIR (refused otherwise)',
+      )
       .option('--dry-run', 'print what would change; write nothing')
       .action(lazy(() => import('./commands/dags'), 'pullCommand'));
     return dags;

@@ -17,11 +17,13 @@ import { pushDags } from './pushDags';
 
 interface FolderOptions extends GlobalOptions {
   delete?: boolean;
+  allowEmpty?: boolean;
   dryRun?: boolean;
 }
 
 export async function pushCommand(dir: string, opts: FolderOptions): Promise<number> {
   const { config, logger } = cliContext(opts, { component: 'cli' });
+  requireDeleteForAllowEmpty(opts);
   await requireFolder(dir);
   const cp = await cliControlPlane(config, logger);
   const dryRun = opts.dryRun === true;
@@ -31,6 +33,7 @@ export async function pushCommand(dir: string, opts: FolderOptions): Promise<num
     dir,
     dagsDir: config.paths.dags_dir,
     deleteAbsent: opts.delete === true,
+    allowEmpty: opts.allowEmpty === true,
     dryRun,
     by: `cli:dags push@${hostname()}`,
   });
@@ -39,6 +42,10 @@ export async function pushCommand(dir: string, opts: FolderOptions): Promise<num
     for (const line of report.invalid) process.stderr.write(`${line}\n`);
     const n = report.invalid.length;
     process.stderr.write(`dagu: nothing pushed: ${n} problem${n === 1 ? '' : 's'} in ${dir}\n`);
+    return EXIT_USAGE;
+  }
+  if (report.refused !== null) {
+    process.stderr.write(`dagu: nothing pushed: ${report.refused}\n`);
     return EXIT_USAGE;
   }
   printActions(report.actions, dryRun);
@@ -57,6 +64,7 @@ export async function pushCommand(dir: string, opts: FolderOptions): Promise<num
 
 export async function pullCommand(dir: string, opts: FolderOptions): Promise<number> {
   const { config, logger } = cliContext(opts, { component: 'cli' });
+  requireDeleteForAllowEmpty(opts);
   const st = await fs.stat(path.resolve(dir)).catch(() => null);
   if (st !== null && !st.isDirectory()) throw new UsageError(`${dir} is not a directory`);
   const cp = await cliControlPlane(config, logger);
@@ -64,8 +72,13 @@ export async function pullCommand(dir: string, opts: FolderOptions): Promise<num
     store: cp.dags,
     dir,
     deleteAbsent: opts.delete === true,
+    allowEmpty: opts.allowEmpty === true,
     dryRun: opts.dryRun === true,
   });
+  if (report.refused !== null) {
+    process.stderr.write(`dagu: nothing pulled: ${report.refused}\n`);
+    return EXIT_USAGE;
+  }
   printActions(report.actions, opts.dryRun === true);
   printSummary(`pulled ${whereDags(config, cp)} into ${dir}`, report.actions, opts.dryRun === true);
   return EXIT_OK;
@@ -76,6 +89,12 @@ function whereDags(config: Config, cp: ControlPlane): string {
   return cp.backend === 'postgres'
     ? `${cp.where} (schema ${config.storage.postgres.schema})`
     : config.paths.dags_dir;
+}
+
+function requireDeleteForAllowEmpty(opts: FolderOptions): void {
+  if (opts.allowEmpty === true && opts.delete !== true) {
+    throw new UsageError('--allow-empty only applies with --delete');
+  }
 }
 
 async function requireFolder(dir: string): Promise<void> {

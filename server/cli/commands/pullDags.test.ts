@@ -34,8 +34,8 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-const pull = (over: { deleteAbsent?: boolean; dryRun?: boolean } = {}) =>
-  pullDags({ store, dir, deleteAbsent: false, dryRun: false, ...over });
+const pull = (over: { deleteAbsent?: boolean; allowEmpty?: boolean; dryRun?: boolean } = {}) =>
+  pullDags({ store, dir, deleteAbsent: false, allowEmpty: false, dryRun: false, ...over });
 const read = (file: string) => readFileSync(path.join(dir, file), 'utf8');
 
 describe('pullDags', () => {
@@ -83,6 +83,36 @@ describe('pullDags', () => {
     expect(readdirSync(dir).sort()).toEqual(['.hidden.yaml', 'etl.yaml', 'notes.txt']);
   });
 
+  it('refuses a --delete pull with no definitions at all, which would empty the folder, unless allowed', async () => {
+    mkdirSync(dir);
+    for (const f of ['etl.yaml', 'report.yml', 'notes.txt']) writeFileSync(path.join(dir, f), A);
+    const refusal = {
+      refused:
+        `there are no DAG definitions, so --delete would remove all 2 DAG files of ${dir}; ` +
+        'check the storage settings, or add --allow-empty to remove them all',
+      actions: [],
+    };
+    expect(await pull({ deleteAbsent: true })).toEqual(refusal);
+    expect(await pull({ deleteAbsent: true, dryRun: true })).toEqual(refusal);
+    expect(readdirSync(dir).sort()).toEqual(['etl.yaml', 'notes.txt', 'report.yml']);
+
+    // Without --delete nothing is removed anyway; an empty folder has nothing to lose.
+    expect(await pull()).toEqual({ refused: null, actions: [] });
+    const empty = path.join(root, 'empty');
+    expect(
+      await pullDags({ store, dir: empty, deleteAbsent: true, allowEmpty: false, dryRun: false }),
+    ).toEqual({ refused: null, actions: [] });
+
+    expect(await pull({ deleteAbsent: true, allowEmpty: true })).toEqual({
+      refused: null,
+      actions: [
+        { name: 'etl.yaml', action: 'deleted' },
+        { name: 'report.yml', action: 'deleted' },
+      ],
+    });
+    expect(readdirSync(dir)).toEqual(['notes.txt']);
+  });
+
   it('in a dry run, reports what would change and writes nothing, not even the folder', async () => {
     await store.put('etl', A);
     expect((await pull({ dryRun: true, deleteAbsent: true })).actions).toEqual([
@@ -103,6 +133,7 @@ describe('pullDags', () => {
       dir: repo,
       dagsDir: path.join(root, 'dags'),
       deleteAbsent: false,
+      allowEmpty: false,
       dryRun: false,
       by: 'test',
     });

@@ -1,7 +1,9 @@
 // `dagu dags pull DIR`: writes the DAG definitions into the folder, each file replaced atomically (a reader
 // or `git diff` never sees half a file) and only when its text differs. A DAG keeps the file the folder
 // already has for it (`etl.yml` stays `etl.yml`); with `deleteAbsent`, every other DAG file of the folder is
-// removed, so that the folder holds exactly the definitions.
+// removed, so that the folder holds exactly the definitions. When there are no definitions at all (a wrong
+// database or schema, an empty DAGs directory), that would empty the folder, so it is refused unless
+// `allowEmpty` says that is meant.
 
 import path from 'node:path';
 import type { DagDefinitions } from '../../store/dagDefinitions';
@@ -15,10 +17,17 @@ export interface PullOptions {
   store: Pick<DagDefinitions, 'list' | 'getMany'>;
   dir: string;
   deleteAbsent: boolean;
+  /** With `deleteAbsent`, accept that there are no definitions, which removes every DAG file of the folder. */
+  allowEmpty: boolean;
   dryRun: boolean;
 }
 
 export interface PullReport {
+  /**
+   * Why the pull was refused as a whole (a `deleteAbsent` pull with no definitions, which would remove
+   * every DAG file of the folder); nothing was written. Null when it was not.
+   */
+  refused: string | null;
   /** By DAG name; a deleted file by its file name. In name order. */
   actions: Array<{ name: string; action: PullAction }>;
 }
@@ -30,6 +39,14 @@ export async function pullDags(o: PullOptions): Promise<PullReport> {
   const local = new Map<string, FolderFile>();
   const files = await listFolderFiles(dir);
   for (const f of files) if (!local.has(f.name)) local.set(f.name, f);
+  if (o.deleteAbsent && !o.allowEmpty && names.length === 0 && files.length > 0) {
+    const n = files.length;
+    const refused =
+      `there are no DAG definitions, so --delete would remove ` +
+      `${n === 1 ? 'the only DAG file' : `all ${n} DAG files`} ` +
+      `of ${o.dir}; check the storage settings, or add --allow-empty to remove them all`;
+    return { refused, actions: [] };
+  }
   if (!o.dryRun) await ensureDir(dir);
 
   const actions: PullReport['actions'] = [];
@@ -53,7 +70,7 @@ export async function pullDags(o: PullOptions): Promise<PullReport> {
     }
   }
   actions.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return { actions };
+  return { refused: null, actions };
 }
 
 async function readIfExists(file: string): Promise<{ text: string; mode: number } | null> {

@@ -37,6 +37,7 @@ const push = (over: Partial<PushOptions> = {}) =>
     dir,
     dagsDir: path.join(root, 'dags'),
     deleteAbsent: false,
+    allowEmpty: false,
     dryRun: false,
     by: 'test',
     ...over,
@@ -52,6 +53,7 @@ describe('pushDags', () => {
     const first = await push();
     expect(first).toEqual({
       invalid: [],
+      refused: null,
       warnings: [],
       failures: [],
       actions: [
@@ -99,6 +101,44 @@ describe('pushDags', () => {
     expect((await store.list()).map((d) => d.name)).toEqual(['etl']);
   });
 
+  it('refuses a --delete push of a folder with no DAG file, which would delete every DAG, unless allowed', async () => {
+    await store.put('etl', A);
+    await store.put('report', B);
+    write('notes.txt', 'not a DAG');
+    writeFileSync(path.join(dir, 'sub', 'nested.yaml'), A);
+    const before = await store.revision();
+    const refusal = {
+      invalid: [],
+      refused:
+        `${dir} holds no DAG file (*.yaml, *.yml), so --delete would delete all 2 DAG definitions; ` +
+        'check the folder, or add --allow-empty to delete them all',
+      warnings: [],
+      actions: [],
+      failures: [],
+    };
+    expect(await push({ deleteAbsent: true })).toEqual(refusal);
+    expect(await push({ deleteAbsent: true, dryRun: true })).toEqual(refusal);
+    expect(await push({ deleteAbsent: true, dir: path.join(root, 'missing') })).toMatchObject({
+      refused: expect.stringContaining('so --delete would delete all 2 DAG definitions'),
+    });
+    expect(await store.revision()).toBe(before);
+
+    // Without --delete an empty folder changes nothing anyway.
+    expect(await push()).toMatchObject({ refused: null, actions: [], failures: [] });
+
+    expect(await push({ deleteAbsent: true, allowEmpty: true })).toMatchObject({
+      refused: null,
+      actions: [
+        { name: 'etl', action: 'deleted' },
+        { name: 'report', action: 'deleted' },
+      ],
+      failures: [],
+    });
+    expect(await store.list()).toEqual([]);
+    // With nothing to delete, an empty folder is no danger and is not refused.
+    expect(await push({ deleteAbsent: true })).toMatchObject({ refused: null, actions: [] });
+  });
+
   it('in a dry run, checks and reports what would change, and writes nothing', async () => {
     await store.put('old', A);
     await store.put('etl', A);
@@ -131,7 +171,7 @@ describe('pushDags', () => {
       rename: (n, m, o) => store.rename(n, m, o),
       delete: (n, o) => store.delete(n, o),
     };
-    const r = await push({ store: racing, deleteAbsent: true });
+    const r = await push({ store: racing, deleteAbsent: true, allowEmpty: true });
     expect(r.failures).toEqual([
       { name: 'old', message: 'not deleted: it changed since the push listed it' },
     ]);

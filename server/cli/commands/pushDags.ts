@@ -3,7 +3,9 @@
 // and nothing at all is written. Then each DAG is written (an identical text is left alone) and, with
 // `deleteAbsent`, the DAGs the folder does not have are deleted, each only if it still has the version the
 // push listed (an edit made meanwhile is reported, not lost) and no queued or running run (which the delete
-// would strand, as the console's editor refuses too).
+// would strand, as the console's editor refuses too). A folder with no DAG file at all, pushed with
+// `deleteAbsent`, would delete every definition (a mistyped path, an empty checkout), so it is refused unless
+// `allowEmpty` says that is meant.
 
 import { activeDagRuns, activeDagRunsRefusal } from '../../api/dagActiveRuns';
 import { formatDagError } from '../../core/dag/dagError';
@@ -25,6 +27,8 @@ export interface PushOptions {
   /** The DAGs directory whose base config the DAGs will be loaded with. */
   dagsDir: string;
   deleteAbsent: boolean;
+  /** With `deleteAbsent`, accept a folder with no DAG file, which deletes every definition. */
+  allowEmpty: boolean;
   dryRun: boolean;
   /** Recorded as the writer. */
   by: string;
@@ -33,6 +37,11 @@ export interface PushOptions {
 export interface PushReport {
   /** Why the folder was refused, one line each (`file:line:column: field: message`); nothing was written. */
   invalid: string[];
+  /**
+   * Why the push was refused as a whole (a `deleteAbsent` push of a folder with no DAG file, which would
+   * delete every definition); nothing was written. Null when it was not.
+   */
+  refused: string | null;
   /** Deprecated spellings and the like: the DAGs are valid. */
   warnings: string[];
   /** What was done (or, in a dry run, would be), by DAG, in name order. */
@@ -42,7 +51,7 @@ export interface PushReport {
 }
 
 export async function pushDags(o: PushOptions): Promise<PushReport> {
-  const report: PushReport = { invalid: [], warnings: [], actions: [], failures: [] };
+  const report: PushReport = { invalid: [], refused: null, warnings: [], actions: [], failures: [] };
   const { dags, problems } = await readFolderDags(o.dir);
   report.invalid.push(...problems);
   for (const d of dags) {
@@ -53,6 +62,13 @@ export async function pushDags(o: PushOptions): Promise<PushReport> {
   if (report.invalid.length > 0) return report;
 
   const listed = new Map((await o.store.list()).map((e) => [e.name, e]));
+  if (o.deleteAbsent && !o.allowEmpty && dags.length === 0 && listed.size > 0) {
+    const n = listed.size;
+    report.refused =
+      `${o.dir} holds no DAG file (*.yaml, *.yml), so --delete would delete ` +
+      `${n === 1 ? 'the only DAG definition' : `all ${n} DAG definitions`}; check the folder, or add --allow-empty to delete them all`;
+    return report;
+  }
   const inFolder = new Set(dags.map((d) => d.name));
   for (const d of dags) {
     if (o.dryRun) {

@@ -106,7 +106,14 @@ describe('dagu dags push and pull on PostgreSQL', () => {
 
     const lean = path.join(dir, 'lean');
     mkdirSync(lean);
-    const refused = await dagu(['dags', 'push', '--delete', lean], env);
+    const before = await rows();
+    const wipe = await dagu(['dags', 'push', '--delete', lean], env);
+    expect(wipe.code).toBe(2);
+    expect(wipe.stderr).toBe(
+      `dagu: nothing pushed: ${lean} holds no DAG file (*.yaml, *.yml), so --delete would delete all 2 DAG definitions; check the folder, or add --allow-empty to delete them all\n`,
+    );
+    expect(await rows()).toBe(before);
+    const refused = await dagu(['dags', 'push', '--delete', '--allow-empty', lean], env);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(
       'dagu: busy: cannot delete DAG "busy" while it has queued or running runs (busy-queued-1); stop or dequeue them first',
@@ -115,7 +122,7 @@ describe('dagu dags push and pull on PostgreSQL', () => {
     expect(await rows()).toMatch(/^busy\|busy\.yaml\|/);
 
     expect((await dagu(['dequeue', 'busy-queued-1'], env)).code).toBe(0);
-    const done = await dagu(['dags', 'push', '--delete', lean], env);
+    const done = await dagu(['dags', 'push', '--delete', '--allow-empty', lean], env);
     expect(done.code, done.stderr).toBe(0);
     expect(done.stdout).toMatch(/^deleted +busy\n/);
     expect(await rows()).toBe('');

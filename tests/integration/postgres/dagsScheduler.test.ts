@@ -66,7 +66,7 @@ describe('a scheduler on a home with no DAG files, on PostgreSQL', () => {
 
     const empty = path.join(operator.home, 'empty');
     mkdirSync(empty);
-    const deleted = await dagu(['dags', 'push', '--delete', empty], operator.env);
+    const deleted = await dagu(['dags', 'push', '--delete', '--allow-empty', empty], operator.env);
     expect(deleted.stdout).toMatch(/^deleted +marker\n/);
     await eventually(() => !existsSync(mirrored), 20_000);
     await scheduler.waitFor(/Brought the local DAG files in step with the database/, 5_000);
