@@ -2,13 +2,13 @@
 // the same DAG with the same params), both in the foreground like `dagu start`. A DAG that belongs on the
 // workers is dispatched to them instead and followed to its end.
 
+import { hostname } from 'node:os';
 import { randomHex } from '../../store/randomHex';
 import { stopRun } from '../../api/operations';
 import { systemClock, systemTimers } from '../../core/clock';
 import { assertRunId } from '../../core/names';
 import { newRunId } from '../../core/runId';
 import { TERMINAL_RUN_STATES, type DagSpec, type RunStatus } from '../../core/types';
-import { SECOND } from '../../core/units';
 import { isDistributed, nextAttemptDispatch, newRunDispatch } from '../../core/dispatcherApi';
 import { resumeRun } from '../../runner/resumeRun';
 import { retryRun } from '../../runner/retryRun';
@@ -28,6 +28,8 @@ import {
 import type { LocalRunContext } from './start';
 import { resolveTarget, runOfDag, runningRunsOf } from './target';
 import { cliControlPlane, cliServices } from '../openControlPlane';
+import { isLocalProcessAlive } from '../../scheduler/zombieReaper';
+import { awaitStop, notStoppedMessage, stopWaitMs } from './awaitStop';
 
 type Opts = GlobalOptions & { quiet?: boolean; detach?: boolean; runId?: string; step?: string };
 
@@ -176,13 +178,20 @@ export async function restartCommand(word: string, opts: Opts): Promise<number> 
   const runId = previous.run_id;
   if (!TERMINAL_RUN_STATES.includes(previous.status)) {
     await stopRun(await cliServices(config, logger), runId);
-    const deadline = Date.now() + config.run.kill_grace_ms + 10 * SECOND;
-    while (!TERMINAL_RUN_STATES.includes(previous.status)) {
-      if (Date.now() > deadline)
-        throw new UsageError(`run ${runId} did not stop in time; not restarting`, EXIT_RUN_FAILED);
-      await new Promise((r) => setTimeout(r, 200));
-      previous = await readRun(stores.runs, runId);
-    }
+    const outcome = await awaitStop(
+      {
+        readRun: (id) => readRun(stores.runs, id),
+        readUnwrittenFinalStatus: (id, attempt) => stores.runs.readUnwrittenFinalStatus(id, attempt),
+        processAlive: isLocalProcessAlive,
+        host: hostname(),
+        clock: systemClock,
+        timers: systemTimers,
+      },
+      previous,
+      stopWaitMs(config),
+    );
+    if (outcome.kind !== 'stopped') throw new UsageError(notStoppedMessage(runId, outcome), EXIT_RUN_FAILED);
+    previous = outcome.status;
   }
   const dag = await loadRunDag(config, previous);
   const newId = () => newRunId(Date.now(), randomHex(4));
