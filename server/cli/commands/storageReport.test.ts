@@ -22,6 +22,36 @@ describe('formatTransferReport', () => {
     );
   });
 
+  it('prints a record skipped with its unreadable run apart from an unreadable one, and no difference', () => {
+    const r = emptyReport('verify');
+    noteSkipped(r, 'runs', 'r1', '/d/runs/r1/attempts/1/status.json: invalid JSON');
+    noteSkipped(
+      r,
+      'queue items',
+      'q-7',
+      'run r1 is not copied, as its status is unreadable (…)',
+      'skipped with its run',
+    );
+    noteSkipped(
+      r,
+      'active runs',
+      'r1',
+      'run r1 is not copied, as its status is unreadable (…)',
+      'skipped with its run',
+    );
+    const lines = formatTransferReport(r);
+    expect(lines).toContain(
+      'skipped with its run: queue item q-7: run r1 is not copied, as its status is unreadable (…)',
+    );
+    expect(lines).toContain(
+      'skipped with its run: active run r1: run r1 is not copied, as its status is unreadable (…)',
+    );
+    expect(lines.find((l) => l.startsWith('queue items'))).toMatch(/ 1$/);
+    expect(lines.at(-1)).toBe(
+      'No differences: the database holds every readable record of the files; 1 skipped as unreadable; 2 skipped with their unreadable runs.',
+    );
+  });
+
   it('prints a verification with both sides and says when there is no difference', () => {
     const r = emptyReport('verify');
     Object.assign(r.counts.events, { inFiles: 5, inDatabase: 5, already: 5 });

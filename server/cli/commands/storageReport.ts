@@ -1,5 +1,6 @@
 // The text `dagu storage migrate` prints: a table of counts per kind of record, then one line per record
-// that differs, is missing on one side or could not be read, then a one-line verdict.
+// that differs, is missing on one side, could not be read or went with a run that could not, then a one-line
+// verdict.
 
 import {
   KINDS,
@@ -80,13 +81,18 @@ function findingLine(f: Finding): string {
       return `only in the database: ${name}`;
     case 'skipped':
       return `skipped (unreadable): ${f.kind}: ${f.item}: ${f.detail}`;
+    case 'skipped with its run':
+      return `skipped with its run: ${name}: ${f.detail}`;
   }
 }
 
 function verdict(report: TransferReport): string {
   const total = (pick: (k: Kind) => number) => KINDS.reduce((n, k) => n + pick(k), 0);
-  const skipped = total((k) => report.counts[k].skipped);
-  const unreadable = skipped > 0 ? `; ${skipped} skipped as unreadable` : '';
+  const withRun = report.findings.filter((f) => f.what === 'skipped with its run').length;
+  const skipped = total((k) => report.counts[k].skipped) - withRun;
+  const unreadable =
+    (skipped > 0 ? `; ${skipped} skipped as unreadable` : '') +
+    (withRun > 0 ? `; ${withRun} skipped with their unreadable runs` : '');
   if (report.mode === 'copy') {
     const copied = total((k) => report.counts[k].copied);
     const already = total((k) => report.counts[k].already);
@@ -97,7 +103,9 @@ function verdict(report: TransferReport): string {
         : '';
     return `Copied ${plural(copied, 'record')}, ${already} already there${kept}${unreadable}.`;
   }
-  const differences = report.findings.filter((f) => f.what !== 'skipped').length;
+  const differences = report.findings.filter(
+    (f) => f.what !== 'skipped' && f.what !== 'skipped with its run',
+  ).length;
   return hasDifferences(report)
     ? `${plural(differences, 'difference')}${unreadable}.`
     : `No differences: the database holds every readable record of the files${unreadable}.`;

@@ -1,6 +1,8 @@
 // The kinds of records that are few and small (active-run marks, queue items, suspend flags, worker and
 // coordinator records, cancel requests): each side is read whole, and each record is one row keyed by the
-// same name as its file. Queue items keep their item IDs, which is what keeps each queue's order.
+// same name as its file. Queue items keep their item IDs, which is what keeps each queue's order. An
+// active-run mark or a queue item of a run the copy skips (its status is unreadable) is skipped with it and
+// reported: in the database it would point at no run.
 
 import type { Pool, PoolClient } from 'pg';
 import type { CoordinatorRecord, WorkerRecord } from '../dispatchTypes';
@@ -10,7 +12,8 @@ import type { SuspendRecord } from '../suspendFlags';
 import type { QueueItem } from '../types';
 import { describeFields, differingFields } from './canonicalJson';
 import type { FileSource } from './fileSource';
-import { sortedByKey, type KindAdapter } from './syncKind';
+import { readRun } from './runRecords';
+import { sortedByKey, type KindAdapter, type SourceItem } from './syncKind';
 import type { Kind } from './transferReport';
 
 /** An adapter over two whole lists of plain records compared field by field. */
@@ -21,13 +24,21 @@ function wholeTable<T extends object>(opts: {
   fromFiles: () => Promise<T[]>;
   fromDatabase: () => Promise<T[]>;
   insertOne: (c: PoolClient, t: T) => Promise<number>;
+  /** Why a record of the files goes with a run the copy skips; null to take it. */
+  skippedRun?: (t: T) => Promise<string | null>;
 }): KindAdapter<T> {
   const keyed = (items: T[]) => items.map((value) => ({ key: opts.key(value), value }));
   return {
     kind: opts.kind,
     batch: 500,
     source: async function* () {
-      yield* sortedByKey(keyed(await opts.fromFiles()));
+      const items: SourceItem<T>[] = [];
+      for (const value of await opts.fromFiles()) {
+        const key = opts.key(value);
+        const skipped = opts.skippedRun ? await opts.skippedRun(value) : null;
+        items.push(skipped === null ? { key, value } : { key, skipped, withRun: true });
+      }
+      yield* sortedByKey(items);
     },
     target: async function* () {
       yield* sortedByKey(keyed(await opts.fromDatabase()));
@@ -52,6 +63,20 @@ export function smallRecords(files: FileSource, pool: Pool, schema: string): Kin
   const rows = async <R extends object>(sql: string) => (await pool.query<R>(sql)).rows;
   const insert = async (c: PoolClient, sql: string, values: unknown[]) =>
     (await c.query(sql, values)).rowCount ?? 0;
+  // The runs adapter's verdict, read again (a run is read once here however many records point at it).
+  const verdicts = new Map<string, Promise<string | null>>();
+  const skippedRun = (r: { run_id: string }) => {
+    let v = verdicts.get(r.run_id);
+    if (v === undefined) {
+      v = readRun(files, r.run_id).then((run) =>
+        run !== null && 'unreadable' in run
+          ? `run ${r.run_id} is not copied, as its status is unreadable (${run.unreadable})`
+          : null,
+      );
+      verdicts.set(r.run_id, v);
+    }
+    return v;
+  };
 
   const active = wholeTable<ActiveRun>({
     pool,
@@ -59,6 +84,7 @@ export function smallRecords(files: FileSource, pool: Pool, schema: string): Kin
     key: (r) => r.run_id,
     fromFiles: () => files.activeRuns.listActive(),
     fromDatabase: () => rows(`select run_id, dag_name, queue from ${s}.active_runs`),
+    skippedRun,
     insertOne: (c, r) =>
       insert(
         c,
@@ -77,6 +103,7 @@ export function smallRecords(files: FileSource, pool: Pool, schema: string): Kin
       return items;
     },
     fromDatabase: () => rows(`select item_id, queue, run_id, dag_name, enqueued_at from ${s}.queue_items`),
+    skippedRun,
     insertOne: (c, q) =>
       insert(
         c,

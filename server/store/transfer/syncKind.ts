@@ -5,8 +5,11 @@
 
 import { noteSkipped, type Kind, type TransferMode, type TransferReport } from './transferReport';
 
-/** A record of the files, or a record that could not be read (reported and skipped). */
-export type SourceItem<T> = { key: string; value: T } | { key: string; skipped: string };
+/**
+ * A record of the files, or one that is reported and skipped: it could not be read, or (`withRun`) it
+ * belongs to a run the copy skips as unreadable, and would be an orphan without it.
+ */
+export type SourceItem<T> = { key: string; value: T } | { key: string; skipped: string; withRun?: boolean };
 
 export interface KindAdapter<T> {
   kind: Kind;
@@ -60,7 +63,7 @@ export async function syncKind<T>(
   while (!a.done || !b.done) {
     if (b.done || (!a.done && a.value.key < b.value.key)) {
       const item = a.value as SourceItem<T>;
-      if ('skipped' in item) noteSkipped(report, adapter.kind, item.key, item.skipped);
+      if ('skipped' in item) noteSkipped(report, adapter.kind, item.key, item.skipped, skipKind(item));
       else {
         counts.inFiles++;
         if (mode === 'copy') {
@@ -83,7 +86,8 @@ export async function syncKind<T>(
       counts.inDatabase++;
       const item = a.value;
       if ('skipped' in item) {
-        noteSkipped(report, adapter.kind, item.key, `${item.skipped} (the database has a record of it)`);
+        const detail = `${item.skipped} (the database has a record of it)`;
+        noteSkipped(report, adapter.kind, item.key, detail, skipKind(item));
       } else {
         counts.inFiles++;
         const diffs = adapter.differences(item.value, b.value.value);
@@ -99,6 +103,10 @@ export async function syncKind<T>(
   }
   await flush();
   if (mode === 'copy') await adapter.afterCopy?.();
+}
+
+function skipKind(item: { withRun?: boolean }): 'skipped' | 'skipped with its run' {
+  return item.withRun === true ? 'skipped with its run' : 'skipped';
 }
 
 /** The iterator of `items`, checked to be in strictly ascending key order (the merge depends on it). */

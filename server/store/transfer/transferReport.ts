@@ -38,7 +38,10 @@ export interface KindCounts {
   /** Records of the files that are in the database only (verify), or in the files only (verify). */
   onlyInDatabase: number;
   onlyInFiles: number;
-  /** Records or files of the files that could not be read, so were not copied or compared. */
+  /**
+   * Records or files of the files that could not be read, or that belong to a run that could not be, so
+   * were not copied or compared.
+   */
   skipped: number;
 }
 
@@ -47,7 +50,11 @@ export interface Finding {
   kind: Kind;
   /** The record's key: a run ID, an event ID, a file path for an unreadable file. */
   item: string;
-  what: 'differs' | 'only in the files' | 'only in the database' | 'skipped';
+  /**
+   * `skipped`: the record or file could not be read. `skipped with its run`: the record is readable but
+   * belongs to a run the copy skips (its status is unreadable), so it would be an orphan in the database.
+   */
+  what: 'differs' | 'only in the files' | 'only in the database' | 'skipped' | 'skipped with its run';
   detail: string;
 }
 
@@ -78,11 +85,17 @@ export function emptyReport(mode: TransferMode): TransferReport {
 
 /** Whether the report shows any difference between the two sides (what makes `--verify` exit 1). */
 export function hasDifferences(report: TransferReport): boolean {
-  return report.findings.some((f) => f.what !== 'skipped');
+  return report.findings.some((f) => f.what !== 'skipped' && f.what !== 'skipped with its run');
 }
 
 /** Notes an unreadable source record or file: reported, skipped, never fatal. */
-export function noteSkipped(report: TransferReport, kind: Kind, item: string, detail: string): void {
+export function noteSkipped(
+  report: TransferReport,
+  kind: Kind,
+  item: string,
+  detail: string,
+  what: 'skipped' | 'skipped with its run' = 'skipped',
+): void {
   report.counts[kind].skipped++;
-  report.findings.push({ kind, item, what: 'skipped', detail });
+  report.findings.push({ kind, item, what, detail });
 }

@@ -267,6 +267,14 @@ describe('dagu storage migrate --to postgres', () => {
     await s.runs.createRun(testRunStatus({ run_id: 'r-broken', status: 'succeeded' }));
     const brokenStatus = path.join(data, 'runs/r-broken/attempts/1/status.json');
     await fs.writeFile(brokenStatus, '{"version":1,"run_id":"r-bro');
+    // Its active-run mark and queue item are readable, but would be orphans without the run.
+    await s.runs.markActive({ run_id: 'r-broken', dag_name: 'etl', queue: 'stuck' });
+    const stuckItem = await s.queues.enqueue({
+      queue: 'stuck',
+      run_id: 'r-broken',
+      dag_name: 'etl',
+      enqueued_at: new Date().toISOString(),
+    });
     const [day] = await fs.readdir(path.join(data, 'events'));
     await fs.appendFile(path.join(data, 'events', day), '{"id":"17961","type":"torn\n');
     const etl = path.join(data, 'queue', 'etl');
@@ -305,15 +313,29 @@ describe('dagu storage migrate --to postgres', () => {
     expect(lines).toContain(
       `skipped (unreadable): DAG definitions: binary: ${h.dags}/binary.yaml: the text contains a NUL character`,
     );
+    const withRun = `run r-broken is not copied, as its status is unreadable (${brokenStatus}: invalid JSON`;
+    expect(lines.some((l) => l.startsWith(`skipped with its run: active run r-broken: ${withRun}`))).toBe(
+      true,
+    );
+    expect(
+      lines.some((l) => l.startsWith(`skipped with its run: queue item ${stuckItem.item_id}: ${withRun}`)),
+    ).toBe(true);
     expect(countsRow(r.stdout, 'runs')).toEqual([10, 10, 0, 0, 1]);
-    expect(countsRow(r.stdout, 'queue items')).toEqual([3, 3, 0, 0, 1]);
+    expect(countsRow(r.stdout, 'queue items')).toEqual([3, 3, 0, 0, 2]);
+    expect(countsRow(r.stdout, 'active runs')?.at(-1)).toBe(1);
     expect(countsRow(r.stdout, 'run logs')).toEqual([2, 2, 0, 0, 0]);
-    expect(r.stdout).toMatch(/6 skipped as unreadable\.$/m);
-    expect((await pool.query(`select 1 from ${schema}.runs where run_id = 'r-broken'`)).rowCount).toBe(0);
+    expect(r.stdout).toMatch(/6 skipped as unreadable; 2 skipped with their unreadable runs\.$/m);
+    for (const table of ['runs', 'active_runs', 'queue_items']) {
+      const there = await pool.query(`select 1 from ${schema}.${table} where run_id = 'r-broken'`);
+      expect(there.rowCount, table).toBe(0);
+    }
 
     // What was readable is all there; the unreadable files are listed again, and are no difference.
     const verify = await migrate(h, '--verify');
     expect(verify.code, verify.stdout).toBe(0);
     expect(verify.stdout).toContain(`skipped (unreadable): runs: r-broken: ${brokenStatus}`);
+    expect(verify.stdout).toContain(`skipped with its run: queue item ${stuckItem.item_id}: ${withRun}`);
+    expect(verify.stdout).toContain(`skipped with its run: active run r-broken: ${withRun}`);
+    expect(verify.stdout).not.toMatch(/^only in the files/m);
   });
 });
