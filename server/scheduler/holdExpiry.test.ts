@@ -3,6 +3,7 @@ import {
   coordinatorHarness,
   INTERVAL_MS,
   STALE_MS,
+  START,
   STORE_KITS,
   TTL_MS,
   WAIT_MS,
@@ -108,6 +109,37 @@ describe.each(STORE_KITS)('HoldExpiry on $name', ({ make }) => {
     full = false;
     expect((await expiry.sweep()).holdsFailed).toEqual(['run-1']);
     expect(await h.status('run-1')).toMatchObject({ status: 'failed', error: SEED_ERROR });
+  });
+
+  it('gives a hold back at once when its run cannot be failed (a full disk), not a reservation TTL later', async () => {
+    await h.dispatch('run-1', { zone: 'b' });
+    await h.time.advance(WAIT_MS);
+    const write = h.runs.writeStatus.bind(h.runs);
+    let full = true;
+    h.runs.writeStatus = (s) =>
+      full
+        ? Promise.reject(
+            Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }),
+          )
+        : write(s);
+
+    expect((await expiry.sweep()).holdsFailed).toEqual([]);
+    expect(h.logger.find('Hold expiry could not handle a run').map((l) => l.fields)).toEqual([
+      { run_id: 'run-1', error: 'ENOSPC: no space left on device, write' },
+    ]);
+    // Not left claimed by the taker until the TTL: pending again, unclaimed, with its hold.
+    expect(await h.tasks.listClaims()).toEqual([]);
+    expect((await h.tasks.listPending()).map((t) => [t.run_id, t.claim, t.hold_until_ms])).toEqual([
+      ['run-1', null, START + WAIT_MS],
+    ]);
+
+    // Space is back: the next pass, well within the TTL, fails the run.
+    full = false;
+    await h.time.advance(INTERVAL_MS);
+    expect(INTERVAL_MS).toBeLessThan(TTL_MS);
+    expect((await expiry.sweep()).holdsFailed).toEqual(['run-1']);
+    expect(await h.status('run-1')).toMatchObject({ status: 'failed', error: SEED_ERROR });
+    expect(await h.tasks.findByRun('run-1')).toBeNull();
   });
 
   it('fails the holds of a coordinator that died while they were held', async () => {

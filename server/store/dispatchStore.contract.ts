@@ -238,6 +238,62 @@ export function describeDispatchStoreContract(
       );
     });
 
+    it('gives an expired held task back at once on release, unclaimed and still expired, to be taken again', async () => {
+      const held = await store.enqueue(
+        testTask({ run_id: 'held', enqueued_at_ms: t0, hold_until_ms: t0 + SECOND, wait_ms: SECOND }),
+      );
+      const taken = await store.takeExpiredHold(held.task_id, 'hold-expiry:a', t0 + SECOND);
+      const token = taken!.claim!.token;
+
+      expect(await store.release(held.task_id, 'hold-expiry:a', token)).toBe(true);
+
+      // As it was before the take, well within the TTL: pending, in its place in line, with its hold.
+      expect(await store.listClaims()).toEqual([]);
+      expect(await store.listPending()).toEqual([held]);
+      expect(await store.findByRun('held')).toEqual(held);
+      expect(await store.pendingSummaries()).toEqual([
+        {
+          task_id: held.task_id,
+          run_id: 'held',
+          worker_selector: {},
+          hold_until_ms: t0 + SECOND,
+          enqueued_at_ms: t0,
+        },
+      ]);
+      expect(await store.recycle(t0 + 2 * SECOND, TTL)).toEqual({ returned: [], expired: [] });
+      // The claim given back is gone: its token no longer acknowledges or releases anything.
+      expect(await store.ack(held.task_id, 'hold-expiry:a', token)).toEqual({
+        ok: false,
+        reason: 'not_found',
+      });
+      expect(await store.release(held.task_id, 'hold-expiry:a', token)).toBe(false);
+      expect(await store.claimNext(worker('w1'), t0 + 2 * SECOND)).toBeNull();
+      const again = await store.takeExpiredHold(held.task_id, 'hold-expiry:b', t0 + 2 * SECOND);
+      expect(again).toMatchObject({ claim: { worker_id: 'hold-expiry:b', claimed_at_ms: t0 + 2 * SECOND } });
+      expect(await store.ack(held.task_id, 'hold-expiry:b', again!.claim!.token)).toMatchObject({ ok: true });
+      expect(await store.findByRun('held')).toBeNull();
+    });
+
+    it('releases only the claim of that claimant with that token', async () => {
+      const task = await store.enqueue(testTask({ run_id: 'r1', enqueued_at_ms: t0 }));
+      const claimed = await store.claimNext(worker('w1'), t0 + SECOND);
+      const { token } = claimed!.claim!;
+
+      expect(await store.release(task.task_id, 'w2', token)).toBe(false);
+      expect(await store.release(task.task_id, 'w1', 'not-the-token')).toBe(false);
+      expect(await store.release('not-a-task', 'w1', token)).toBe(false);
+      expect(await store.listClaims()).toEqual([claimed]);
+
+      // Given back, then claimed anew by another worker: the first claim's token releases nothing.
+      expect(await store.release(task.task_id, 'w1', token)).toBe(true);
+      const second = await store.claimNext(worker('w2'), t0 + 2 * SECOND);
+      expect(second).toMatchObject({ task_id: task.task_id, claim: { worker_id: 'w2' } });
+      expect(await store.release(task.task_id, 'w1', token)).toBe(false);
+      expect(await store.listClaims()).toEqual([second]);
+      expect(await store.ack(task.task_id, 'w2', second!.claim!.token)).toMatchObject({ ok: true });
+      expect(await store.release(task.task_id, 'w2', second!.claim!.token)).toBe(false);
+    });
+
     it('summarises pending tasks from its index and lists only those a filter keeps', async () => {
       const held = await store.enqueue(
         testTask({

@@ -79,9 +79,18 @@ export interface DispatchStore {
    * for the one process that ends its run: the same atomic step as a worker's claim, so of several
    * coordinators, the active scheduler, a cancel and a worker exactly one gets the task. Null when it is not
    * pending, not held, or its wait has not passed. The taker ends the run and then removes the claim with
-   * `ack`; one that dies before leaves a claim `recycle` gives back after the TTL, to be taken again.
+   * `ack`; one that cannot write the run gives the claim back with `release`; one that dies before leaves a
+   * claim `recycle` gives back after the TTL, to be taken again.
    */
   takeExpiredHold(taskId: string, taker: string, nowMs: number): Promise<DispatchTask | null>;
+  /**
+   * Gives the claim `claimant` holds with `token` back to pending at once, as the task was before it was
+   * claimed (its place in line and its hold unchanged), for a claimant that cannot go on with it: a taker of
+   * an expired hold whose run's failure could not be written, which would otherwise leave the task claimed
+   * until `recycle` gives it back a TTL later. False when that claim is no longer there (acknowledged, given
+   * back, or another's). On the file store it needs no free space (a rename).
+   */
+  release(taskId: string, claimant: string, token: string): Promise<boolean>;
   /**
    * Housekeeping at `nowMs`: claims older than `ttlMs` go back to pending (`returned`); pending tasks without
    * a hold that nobody claimed within `ttlMs` are removed and given back (`expired`) so the caller fails their

@@ -64,9 +64,10 @@ export type ExpireHoldOutcome =
 
 /**
  * Ends the held task `t` whose wait has passed. The task is taken first (an atomic rename, as a worker's
- * claim), so exactly one process goes on; the run is failed, then the taken task removed. A process that
- * dies in between leaves a claim that the dispatch store gives back after the reservation TTL, and the next
- * pass, here or elsewhere, finds the task again and finishes.
+ * claim), so exactly one process goes on; the run is failed, then the taken task removed. One that cannot
+ * write the run gives the claim back at once; a process that dies in between leaves a claim that the
+ * dispatch store gives back after the reservation TTL. Either way the next pass, here or elsewhere, finds
+ * the task again and finishes.
  */
 export async function expireHold(
   t: DispatchTask,
@@ -77,7 +78,16 @@ export async function expireHold(
   const taken = await d.tasks.takeExpiredHold(t.task_id, d.taker, d.clock.nowMs());
   if (!taken) return { kind: 'elsewhere' };
   const error = holdExpiredError(taken.worker_selector, taken.wait_ms ?? 0);
-  const failed = await failWaitingRun(taken, error, d);
+  let failed: boolean;
+  try {
+    failed = await failWaitingRun(taken, error, d);
+  } catch (err) {
+    // The run could not be written (a full disk): the task goes back to pending at once, so that the next
+    // pass that can write fails the run, rather than a reservation TTL later. Giving it back is best effort:
+    // a claim left here is still given back by `recycle`.
+    await d.tasks.release(taken.task_id, d.taker, taken.claim!.token).catch(() => false);
+    throw err;
+  }
   // The run is settled whatever happens now: a task left behind only costs a later pass a read.
   const unremoved = await d.tasks.ack(taken.task_id, d.taker, taken.claim!.token).then(
     () => null,

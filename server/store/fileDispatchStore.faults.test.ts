@@ -70,6 +70,35 @@ describe('FileDispatchStore when a claim cannot be written', () => {
     },
   );
 
+  it.each(['ENOSPC', 'EDQUOT'])(
+    'releases a claim with no room for a new file on %s: renamed back, read as unclaimed',
+    async (code) => {
+      const now = Date.now();
+      const task = await store.enqueue(
+        testTask({ run_id: 'r1', enqueued_at_ms: now - 5000, hold_until_ms: now - 1000, wait_ms: 4000 }),
+      );
+      const taken = await store.takeExpiredHold(task.task_id, 'hold-expiry:scheduler', now);
+      faults.rules.push({ path: /cluster\//, code, times: 1000 });
+
+      expect(await store.release(task.task_id, 'hold-expiry:scheduler', taken!.claim!.token)).toBe(true);
+
+      expect(await fs.readdir(path.join(dataDir, 'cluster', 'claims'))).toEqual([]);
+      // The file still carries the old claim's fields (it could not be rewritten); a pending task has none.
+      const file = path.join(dataDir, 'cluster', 'pending', `${task.task_id}.json`);
+      expect(JSON.parse(await fs.readFile(file, 'utf8')).claim).toMatchObject({
+        worker_id: 'hold-expiry:scheduler',
+      });
+      expect(await store.listPending()).toEqual([task]);
+      expect(await store.findByRun('r1')).toEqual(task);
+      expect(await new FileDispatchStore({ dataDir }).listPending()).toEqual([task]);
+
+      // Space is back: taken again at once, with a claim of its own.
+      faults.rules = [];
+      const again = await store.takeExpiredHold(task.task_id, 'hold-expiry:coordinator', now + 1);
+      expect(again?.claim).toMatchObject({ worker_id: 'hold-expiry:coordinator', claimed_at_ms: now + 1 });
+    },
+  );
+
   it("gives a worker's claim back to pending at once when it cannot be written", async () => {
     const now = Date.now();
     await store.enqueue(testTask({ run_id: 'r1', enqueued_at_ms: now }));

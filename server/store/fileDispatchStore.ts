@@ -200,6 +200,50 @@ export class FileDispatchStore implements DispatchStore {
     return { ok: true, task };
   }
 
+  async release(taskId: string, claimant: string, token: string): Promise<boolean> {
+    await this.adoptLegacy();
+    if (!isValidTaskId(taskId)) return false;
+    // Renamed to a name of our own first, as recycle does: a late ack or a recycler then finds it gone.
+    const own = path.join(this.claimsDir, `${taskId}${JSON_SUFFIX}.returning-${randomHex(4)}`);
+    try {
+      await fs.rename(this.claimFile(taskId), own);
+    } catch (err) {
+      if (errorCode(err) === 'ENOENT') return false;
+      throw err;
+    }
+    const task = await this.readTask(own, taskId);
+    if (task?.claim?.worker_id !== claimant || task.claim.token !== token) {
+      // Another claim (ours was given back and the task claimed anew) or an unreadable file: as it was.
+      await fs.rename(own, this.claimFile(taskId));
+      return false;
+    }
+    const back: DispatchTask = { ...task, claim: null };
+    let written: boolean;
+    try {
+      written = await createFileExclusive(this.pendingFile(taskId), serialize(back));
+    } catch (err) {
+      if (!isSpaceError(err)) {
+        await fs.rename(own, this.claimFile(taskId)).catch(() => {});
+        throw err;
+      }
+      // No room for a new file (the very reason a claimant gives a claim back): a rename needs none. The
+      // file keeps the old claim's fields, which a pending file's reader ignores; a later claim rewrites them.
+      await fs.rename(own, this.pendingFile(taskId));
+      this.index.set(taskId, indexEntry(back));
+      return true;
+    }
+    if (!written) {
+      this.report({
+        path: own,
+        error: 'a pending task with the same ID exists; the claim was not given back',
+      });
+      return false;
+    }
+    await fs.unlink(own).catch(() => {});
+    this.index.set(taskId, indexEntry(back));
+    return true;
+  }
+
   async listPending(where: (t: PendingSummary) => boolean = () => true): Promise<DispatchTask[]> {
     const ids = (await this.pendingSummaries()).filter(where).map((e) => e.task_id);
     const tasks = await Promise.all(ids.map((id) => this.readTask(this.pendingFile(id), id)));
@@ -396,12 +440,16 @@ export class FileDispatchStore implements DispatchStore {
     );
   }
 
-  /** A task file's task, null when it is missing (claimed or deleted meanwhile) or corrupt (reported). */
+  /**
+   * A task file's task, null when it is missing (claimed or deleted meanwhile) or corrupt (reported). A
+   * pending task has no claim, whatever its file says (a claim given back by `release` keeps its fields).
+   */
   private async readTask(file: string, taskId: string): Promise<DispatchTask | null> {
     const result = await readJsonFile<DispatchTask>(file, (v) => taskFileError(v, taskId));
     if (result.kind === 'corrupt') this.report({ path: result.path, error: result.error });
     if (result.kind !== 'ok') return null;
-    return { ...result.value, claim: result.value.claim ?? null };
+    const pending = path.dirname(file) === this.pendingDir;
+    return { ...result.value, claim: pending ? null : (result.value.claim ?? null) };
   }
 
   private pendingFile(taskId: string): string {
@@ -411,6 +459,12 @@ export class FileDispatchStore implements DispatchStore {
   private claimFile(taskId: string): string {
     return path.join(this.claimsDir, `${taskId}${JSON_SUFFIX}`);
   }
+}
+
+/** A write that failed for want of space or a writable file system: a rename may still go through. */
+function isSpaceError(err: unknown): boolean {
+  const code = errorCode(err);
+  return code === 'ENOSPC' || code === 'EDQUOT' || code === 'EIO' || code === 'EROFS';
 }
 
 /** Task IDs of the `<task_id>.json` files of a directory; temp and foreign files are ignored. */

@@ -69,6 +69,14 @@ export class MemoryDispatchStore implements DispatchStore {
     return { ok: true, task: structuredClone(claimed) };
   }
 
+  async release(taskId: string, claimant: string, token: string): Promise<boolean> {
+    const claimed = isValidTaskId(taskId) ? this.claims.get(taskId) : undefined;
+    if (claimed?.claim?.worker_id !== claimant || claimed.claim.token !== token) return false;
+    this.claims.delete(taskId);
+    this.pending.set(taskId, { ...claimed, claim: null });
+    return true;
+  }
+
   async listPending(where: (t: PendingSummary) => boolean = () => true): Promise<DispatchTask[]> {
     return sortedTasks(this.pending)
       .filter((task) => where(summaryOf(task)))

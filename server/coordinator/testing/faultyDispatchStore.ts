@@ -81,6 +81,10 @@ export class FaultyDispatchStore implements DispatchStore {
     return this.inner.takeExpiredHold(taskId, taker, nowMs);
   }
 
+  release(taskId: string, claimant: string, token: string): Promise<boolean> {
+    return this.inner.release(taskId, claimant, token);
+  }
+
   recycle(
     nowMs: number,
     ttlMs: number,

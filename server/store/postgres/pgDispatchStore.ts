@@ -123,6 +123,20 @@ export class PgDispatchStore implements DispatchStore {
       : { ok: false, reason: 'not_found' };
   }
 
+  async release(taskId: string, claimant: string, token: string): Promise<boolean> {
+    if (!isValidTaskId(taskId)) return false;
+    // Back in line where it was (its enqueue time is kept); the wake-up lets waiting polls look at once.
+    const r = await this.pool.query(
+      `with back as (
+         update ${this.t} set state = 'pending', claim_worker = null, claim_token = null, claimed_at_ms = null
+          where task_id = $1 and state = 'claimed' and claim_worker = $2 and claim_token = $3
+         returning task_id)
+       select pg_notify('dagu_dispatch', task_id) from back`,
+      [taskId, claimant, token],
+    );
+    return (r.rowCount ?? 0) > 0;
+  }
+
   async listPending(where: (t: PendingSummary) => boolean = () => true): Promise<DispatchTask[]> {
     return (await this.rows('pending')).map(toTask).filter((task) => where(summaryOf(task)));
   }
