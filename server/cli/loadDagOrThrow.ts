@@ -9,8 +9,12 @@ import { FileDagSpecCache, type DagSpecCache } from '../store/dagSpecCache';
 import { BUILD_ID } from './buildId';
 import { UsageError } from './exit';
 
-export async function loadDagOrThrow(config: Config, nameOrFile: string): Promise<DagSpec> {
-  const r = await loadDag(config.paths.dags_dir, nameOrFile, { cache: cliDagSpecCache(config) });
+export async function loadDagOrThrow(
+  config: Config,
+  nameOrFile: string,
+  opts: { sourceFile?: string } = {},
+): Promise<DagSpec> {
+  const r = await loadDag(config.paths.dags_dir, nameOrFile, { cache: cliDagSpecCache(config), ...opts });
   if (r.ok) return r.dag;
   if ('notFound' in r)
     throw new UsageError(`DAG ${JSON.stringify(nameOrFile)} not found in ${dagsWhere(config)}`);

@@ -70,6 +70,10 @@ const COMMANDS: Record<string, (program: Command) => unknown> = {
           .default('manual'),
       )
       .option('--schedule-time <time>', 'slot time of a scheduled run (RFC 3339)')
+      .addOption(
+        // Set by a call step for a local DAG, run from a temp copy: the file whose directory its paths are in.
+        new Option('--local-dag-source <file>', 'the file a local DAG was written in').hideHelp(),
+      )
       .option('-q, --quiet', 'print nothing but errors')
       .option('--detach', 'for a DAG that runs on workers: return once the run is handed over')
       .action(lazy(() => import('./commands/start'), 'startCommand')),

@@ -329,6 +329,11 @@ export interface DagSpec {
   /** Path of the file the DAG was loaded from, or null when it came from elsewhere. */
   file: string | null;
   /**
+   * Set when `file` is a copy: a local DAG (a later document of a file) runs from a temp file holding it, and
+   * its relative paths are the ones of the file it was written in, this one (as in Dagu).
+   */
+  source_file?: string;
+  /**
    * Dagu's schema-backed params (a top-level inline JSON Schema, or `{schema, values}`); absent for every other
    * form. `params` then holds the explicit values (from `values`, or the properties' `default`s) as named
    * params; the run checks the final values against the schema when it starts.

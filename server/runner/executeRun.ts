@@ -267,7 +267,9 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
   }
   if (setupError === null) {
     const dotenvPaths = (dag.dotenv ?? []).map(rootValue);
-    const fileDir = dag.file ? dirname(dag.file) : dagDir;
+    // A local DAG run from a temp copy looks next to the file it was written in.
+    const authored = dag.source_file ?? dag.file;
+    const fileDir = authored ? dirname(authored) : dagDir;
     const bases = dag.working_dir ? [dagDir, fileDir] : [fileDir];
     const loaded = await loadDotenv(dotenvPaths, bases);
     for (const w of loaded.warnings) logger.warn('Dotenv file not loaded', { error: w });

@@ -268,8 +268,11 @@ describe('localSubDagRunner on this host', () => {
     );
     let text = '';
     let file = '';
+    let spawnArgs: string[] = [];
     const loaded: string[] = [];
+    const sources: Array<string | undefined> = [];
     const fake = fakeSpawner(async (args) => {
+      spawnArgs = args;
       file = args.at(-1)!;
       text = readFileSync(file, 'utf8');
       const r = await runs.readStatus('parent-1-abc');
@@ -278,8 +281,9 @@ describe('localSubDagRunner on this host', () => {
     });
     const run = runner(null, {
       ...fake,
-      loadDag: async (f) => {
+      loadDag: async (f, opts) => {
         loaded.push(f);
+        sources.push(opts?.sourceFile);
         return { ok: true, dag: childDag({ name: 'worker', file: f, params: [] }), warnings: [] };
       },
     });
@@ -292,6 +296,9 @@ describe('localSubDagRunner on this host', () => {
 
     expect(result).toMatchObject({ status: 'succeeded', dag_name: 'worker' });
     expect(loaded).toEqual([file]);
+    // The copy's relative paths are the parent file's: both the parent's load and the child process know it.
+    expect(sources).toEqual([parentFile]);
+    expect(spawnArgs.slice(-3)).toEqual(['--local-dag-source', parentFile, file]);
     expect(file).toMatch(/dagu-local-dag-[^/]+\/worker\.yaml$/);
     expect(text).toBe(
       'name: worker\nsteps:\n  - call: helper\n---\nname: helper\nsteps:\n  - run: echo hi\n',

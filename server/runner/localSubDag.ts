@@ -75,7 +75,7 @@ export interface LocalSubDagDeps {
   clock: Clock;
   logger: Logger;
   /** Defaults: the DAG catalogue, a real detached spawn, process-group signals, 250 ms polls. */
-  loadDag?: (nameOrFile: string) => Promise<LoadDagResult>;
+  loadDag?: (nameOrFile: string, opts?: { sourceFile?: string }) => Promise<LoadDagResult>;
   spawnChild?: ChildSpawner;
   signalChild?: (pid: number, signal: NodeJS.Signals) => void;
   pollMs?: number;
@@ -98,12 +98,16 @@ interface CalledDag {
   dag: DagSpec;
   file: string | null;
   local: boolean;
+  /** For a local DAG: the file it was written in, whose directory its relative paths are in. */
+  sourceFile?: string;
   release: () => void;
 }
 
 /** A SubDagRunner for run processes on this host. */
 export function localSubDagRunner(deps: LocalSubDagDeps): SubDagRunner {
-  const load = deps.loadDag ?? ((name: string) => loadDag(deps.config.paths.dags_dir, name));
+  const load =
+    deps.loadDag ??
+    ((name: string, opts?: { sourceFile?: string }) => loadDag(deps.config.paths.dags_dir, name, opts));
   const localFiles = new LocalDocumentFiles();
   return async (req) => {
     const called = await findCalledDag(deps, load, localFiles, req);
@@ -150,7 +154,7 @@ function callChain(env: NodeJS.ProcessEnv, callerName: string): string[] {
 
 async function findCalledDag(
   deps: LocalSubDagDeps,
-  load: (name: string) => Promise<LoadDagResult>,
+  load: (name: string, opts?: { sourceFile?: string }) => Promise<LoadDagResult>,
   localFiles: LocalDocumentFiles,
   req: SubDagRequest,
 ): Promise<CalledDag> {
@@ -168,9 +172,12 @@ async function findCalledDag(
       throw new SubDagStartError(name, `cannot prepare local DAG ${JSON.stringify(name)}: ${errorText(err)}`);
     }
     const release = () => localFiles.release(temp.key);
+    // The temp file is a copy: the child's relative paths are those of the file it was written in (Dagu's
+    // authored file), else they would point into the temp directory, which goes when the step ends.
+    const sourceFile = caller.source_file ?? caller.file;
     try {
-      const dag = await loadCalledDag(load, temp.file, name);
-      return { dag, file: temp.file, local: true, release };
+      const dag = await loadCalledDag((f) => load(f, { sourceFile }), temp.file, name);
+      return { dag, file: temp.file, local: true, sourceFile, release };
     } catch (err) {
       release();
       throw err;
@@ -352,7 +359,16 @@ async function spawnChildRun(
   const record = await createChildRecord(deps, dag, req, params, dag.queue);
   const runId = record.run_id;
   // The child takes its params (and parent) over from the queued record, so none go on its command line.
-  const args = ['start', '--quiet', '--trigger-type', 'subdag', '--run-id', runId, called.file ?? dag.name];
+  const args = [
+    'start',
+    '--quiet',
+    '--trigger-type',
+    'subdag',
+    '--run-id',
+    runId,
+    ...(called.sourceFile ? ['--local-dag-source', called.sourceFile] : []),
+    called.file ?? dag.name,
+  ];
   const stderrOffset = await fileSize(req.logFiles.stderr);
   let child: ChildProcessHandle;
   try {

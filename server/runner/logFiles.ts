@@ -15,7 +15,7 @@ import { expandHome } from './workDir';
  * to `<that>/<dag>/<run id>/<attempt>/`.
  */
 export function dagLogRoot(
-  dag: Pick<DagSpec, 'log_dir' | 'file'>,
+  dag: Pick<DagSpec, 'log_dir' | 'file' | 'source_file'>,
   config: Pick<Config, 'paths'>,
   env: NodeJS.ProcessEnv,
 ): string | null {
@@ -24,7 +24,9 @@ export function dagLogRoot(
     Object.entries(env).flatMap(([k, v]) => (v === undefined ? [] : [[k, v]])),
   ) as Record<string, string>;
   const text = expandHome(resolveValue(dag.log_dir, { hostEnv }, 'hostValue'), hostEnv.HOME);
-  return resolve(dag.file ? dirname(dag.file) : config.paths.dags_dir, text);
+  // A local DAG run from a temp copy: the directory of the file it was written in.
+  const authored = dag.source_file ?? dag.file;
+  return resolve(authored ? dirname(authored) : config.paths.dags_dir, text);
 }
 
 /** Absolute paths (for the process) and paths relative to the logs root (for the status record). */

@@ -30,7 +30,7 @@ export interface SubDagRequest {
   /** The resolved target: a local document of the parent's file, or a DAG name or path of the catalogue. */
   dagName: string;
   /** The calling DAG: its local documents (`local_dags`, `file`) are looked up before the catalogue. */
-  parentDag?: Pick<DagSpec, 'name' | 'file' | 'local_dags'>;
+  parentDag?: Pick<DagSpec, 'name' | 'file' | 'local_dags' | 'source_file'>;
   /** The child run's ID, fixed before the child starts (see subRunId); the runner may add a random part. */
   runId: string;
   /**

@@ -128,6 +128,8 @@ export interface LoadDagOptions {
   cache?: DagSpecCache;
   /** Apply `dagu validate`'s stricter document rules (see ParseDagOptions.strict); never cached. */
   strict?: boolean;
+  /** The file the DAG was written in, when the file read is a copy of it (see ParseDagOptions.sourceFile). */
+  sourceFile?: string;
 }
 
 /**
@@ -189,7 +191,8 @@ async function loadDagFile(
   }
   const base = opts.dagsDir === undefined ? { layer: null, text: '' } : await baseLayerOf(opts.dagsDir);
   if ('message' in base) return { ok: false, errors: [base] };
-  const key = base.layer ? `${text}\n\u0000base:${base.text}` : text;
+  const keyed = opts.sourceFile ? `${text}\n\u0000source:${opts.sourceFile}` : text;
+  const key = base.layer ? `${keyed}\n\u0000base:${base.text}` : keyed;
   const cached = await cache?.get(file, key);
   if (cached) return { ok: true, ...cached };
   // Loaded on first use: a run process whose DAG comes from the cache never loads the YAML parser.
@@ -199,6 +202,7 @@ async function loadDagFile(
     defaultName: dagNameFromFile(file),
     strict: opts.strict,
     base: base.layer,
+    sourceFile: opts.sourceFile ?? null,
   });
   if (result.ok && cache) await cache.put(file, key, { dag: result.dag, warnings: result.warnings });
   return result;

@@ -2,6 +2,7 @@
 // A DAG that belongs on the workers is dispatched to them instead and followed to its end.
 
 import { hostname } from 'node:os';
+import path from 'node:path';
 import { randomHex } from '../../store/randomHex';
 import { systemClock, systemTimers } from '../../core/clock';
 import type { Config } from '../../config/types';
@@ -103,6 +104,8 @@ interface StartOptions extends GlobalOptions, ParamFlags {
   fromRunId?: string;
   triggerType: TriggerType;
   scheduleTime?: string;
+  /** Hidden: the file a local DAG run from a temp copy was written in (see ParseDagOptions.sourceFile). */
+  localDagSource?: string;
   /** A dispatched run: return once it is handed over instead of waiting for its end. */
   detach?: boolean;
 }
@@ -119,7 +122,11 @@ export async function startCommand(dagArg: string, words: string[], opts: StartO
   if (opts.runId !== undefined) assertRunId(opts.runId);
   const scheduleTime = opts.scheduleTime ? normalizeTime(opts.scheduleTime) : null;
   await cliDagsInStep(config, logger);
-  const loaded = await loadDagOrThrow(config, dagArg);
+  const loaded = await loadDagOrThrow(
+    config,
+    dagArg,
+    opts.localDagSource ? { sourceFile: path.resolve(opts.localDagSource) } : {},
+  );
   const dag = opts.name !== undefined ? overrideDagName(loaded, opts.name) : loaded;
   const dagFile = opts.name !== undefined ? dagFileOf(loaded, dagArg) : null;
   // A queued run taken over (`--run-id` from the scheduler or the queue) has its params in its record.

@@ -833,3 +833,33 @@ describe('dagNameFromFile', () => {
     expect(dagNameFromFile('dags/plain')).toBe('plain');
   });
 });
+
+describe('a DAG read from a copy of the file it was written in', () => {
+  const text =
+    'working_dir: out\nsteps:\n  - run: echo x\n---\nname: child\nworking_dir: ../side\nsteps:\n  - run: x\n';
+
+  it('takes a relative working_dir from the source file and keeps it in source_file', () => {
+    const r = parseDag(text, {
+      file: '/tmp/copy-1/etl.yaml',
+      defaultName: 'etl',
+      sourceFile: '/srv/dags/etl.yaml',
+    });
+    if (!r.ok) throw new Error('expected the DAG to parse');
+    expect(r.dag).toMatchObject({
+      file: '/tmp/copy-1/etl.yaml',
+      source_file: '/srv/dags/etl.yaml',
+      working_dir: '/srv/dags/out',
+    });
+    expect(r.dag.local_dags?.child).toMatchObject({
+      working_dir: '/srv/side',
+      source_file: '/srv/dags/etl.yaml',
+    });
+  });
+
+  it('without one, the file read is the source and no source_file is set', () => {
+    const r = parseDag(text, { file: '/srv/dags/etl.yaml', defaultName: 'etl' });
+    if (!r.ok) throw new Error('expected the DAG to parse');
+    expect(r.dag.working_dir).toBe('/srv/dags/out');
+    expect('source_file' in r.dag).toBe(false);
+  });
+});

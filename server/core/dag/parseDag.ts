@@ -34,6 +34,11 @@ export interface ParseDagOptions {
   strict?: boolean;
   /** Dagu's base config and config defaults, laid under every document (see baseConfig.ts). */
   base?: BaseLayer | null;
+  /**
+   * The file the text was written in when `file` is a copy of it (a local DAG's temp file): a relative
+   * `working_dir` is taken from its directory, as in Dagu, and the DAG keeps it in `source_file`.
+   */
+  sourceFile?: string | null;
 }
 
 /** Parses a DAG file. Never throws: problems are returned, all of them. */
@@ -78,7 +83,11 @@ export function parseDag(text: string, opts: ParseDagOptions): ParseDagResult {
     r.evalEnv = dagu1.evalEnv;
     r.unboundedEvals = dagu1.unboundedEvals;
     const root = r.resolve(doc.contents)!;
-    const dag = readDag(r, root, { file: opts.file, defaultName: i === 0 ? opts.defaultName : null });
+    const dag = readDag(r, root, {
+      file: opts.file,
+      sourceFile: opts.sourceFile ?? null,
+      defaultName: i === 0 ? opts.defaultName : null,
+    });
     errors.push(...r.errors);
     const prefix = i === 0 ? '' : `document ${i + 1} (${dag?.name ?? '?'}): `;
     // A 1.x file's legacy spellings (command, string steps, ...) are named once, by `dagu migrate`.

@@ -89,6 +89,8 @@ const MAX_SECONDS = 2 ** 31 - 1;
 export interface ReadDagOptions {
   /** The file the document is in, for `working_dir` and messages. */
   file: string | null;
+  /** The file it was written in, when `file` is a copy (see ParseDagOptions.sourceFile). */
+  sourceFile?: string | null;
   /** The name when the document has none (the file name's stem); null for a local DAG, which needs one. */
   defaultName: string | null;
 }
@@ -134,12 +136,13 @@ export function readDag(r: DagReader, root: Node, opts: ReadDagOptions): DagSpec
     ),
     signal_handling: readSignalHandling(r, map.get('signal_handling')),
     file: opts.file,
+    ...(opts.sourceFile ? { source_file: opts.sourceFile } : {}),
     group: r.string(map.get('group'))?.trim() ?? '',
     labels,
     type,
     shell: shell.shell,
     shell_args: shell.args,
-    working_dir: readWorkingDir(r, map.get('working_dir'), opts.file),
+    working_dir: readWorkingDir(r, map.get('working_dir'), opts.sourceFile ?? opts.file),
     dotenv: readDotenv(r, map.get('dotenv')),
     preconditions: readPreconditions(r, map.get('preconditions')),
     delay_sec: readCount(r, map.get('delay_sec'), 0, MAX_SECONDS) ?? 0,
