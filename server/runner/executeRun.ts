@@ -267,9 +267,8 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
   }
   if (setupError === null) {
     const dotenvPaths = (dag.dotenv ?? []).map(rootValue);
-    // A local DAG run from a temp copy looks next to the file it was written in.
-    const authored = dag.source_file ?? dag.file;
-    const fileDir = authored ? dirname(authored) : dagDir;
+    // A local DAG run from a temp copy looks in its temp directory, as Dagu's does (dag.file, not source_file).
+    const fileDir = dag.file ? dirname(dag.file) : dagDir;
     const bases = dag.working_dir ? [dagDir, fileDir] : [fileDir];
     const loaded = await loadDotenv(dotenvPaths, bases);
     for (const w of loaded.warnings) logger.warn('Dotenv file not loaded', { error: w });
