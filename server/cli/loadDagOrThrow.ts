@@ -4,7 +4,7 @@ import type { Config } from '../config/types';
 import { formatDagError } from '../core/dag/dagError';
 import type { DagSpec } from '../core/types';
 import { loadDag } from '../store/dagCatalog';
-import { redactUrl } from '../store/postgres/connect';
+import { redactUrl } from '../store/postgres/redactUrl';
 import { FileDagSpecCache, type DagSpecCache } from '../store/dagSpecCache';
 import { BUILD_ID } from './buildId';
 import { UsageError } from './exit';

@@ -8,9 +8,10 @@ import pg from 'pg';
 import type { Config } from '../../config/types';
 import { StorageConfigError } from '../errors';
 import { MIGRATIONS } from './migrations';
+import { redactUrl } from './redactUrl';
 import { applyMigrations, checkSchema, quoteIdent, schemaProblem } from './schemaVersion';
 
-export { StorageConfigError };
+export { StorageConfigError, redactUrl };
 
 export interface PgSettings {
   /** Connection options for `pg` (password filled in from the file when the URL has none). */
@@ -40,17 +41,6 @@ export interface PgPoolOptions {
    * 57014), and the client's own timeout is left to a server that does not answer at all.
    */
   clientMarginMs?: number;
-}
-
-/** The URL without its password, for logs and errors. */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password !== '') u.password = '***';
-    return u.toString();
-  } catch {
-    return '(an unparseable URL)';
-  }
 }
 
 /** The values of `sslmode` that PostgreSQL's clients know. */
