@@ -62,6 +62,10 @@ const PASSWORD_REQUESTS = [
  */
 export class PgClient extends pg.Client {
   private askedForPassword = false;
+  /** Whether the server has sent one message of PostgreSQL's protocol. */
+  private spokePostgres = false;
+  /** The first bytes the server sent, whatever they were. */
+  private firstBytes: Buffer | null = null;
 
   constructor(config?: string | pg.ClientConfig) {
     super(config);
@@ -70,6 +74,9 @@ export class PgClient extends pg.Client {
         this.askedForPassword = true;
       });
     }
+    this.connection.once('message', () => {
+      this.spokePostgres = true;
+    });
   }
 
   override connect(): Promise<pg.Client>;
@@ -80,6 +87,9 @@ export class PgClient extends pg.Client {
         this.connect((err: Error | null) => (err ? reject(err) : resolve(this)));
       });
     }
+    this.connection.stream.once('data', (chunk: Buffer) => {
+      this.firstBytes = chunk.subarray(0, 64);
+    });
     super.connect((err: Error | null) => {
       if (!err) {
         (callback as (err: null, c: pg.Client) => void)(null, this);
@@ -93,10 +103,33 @@ export class PgClient extends pg.Client {
               `the server asks for the password of user ${JSON.stringify(this.user)} and none is given: put it in storage.postgres.password_file (DAGU_POSTGRES_PASSWORD_FILE) or in the URL`,
               { cause: err },
             )
-          : err,
+          : !this.spokePostgres && closedEarly(err)
+            ? new Error(notPostgres(this.firstBytes), { cause: err })
+            : err,
       );
     });
   }
+}
+
+/** Whether the server closed or reset the connection (as opposed to refusing it, or never answering). */
+function closedEarly(err: Error): boolean {
+  const code = (err as NodeJS.ErrnoException).code;
+  return err.message === 'Connection terminated unexpectedly' || code === 'ECONNRESET' || code === 'EPIPE';
+}
+
+/**
+ * Why a connection closed (or was reset) before the server sent one message of PostgreSQL's protocol: pg
+ * says only "Connection terminated unexpectedly" (or "read ECONNRESET"), which does not point at a URL naming another kind of server (an HTTP
+ * server, say, which answers the login with an error of its own and closes).
+ */
+function notPostgres(firstBytes: Buffer | null): string {
+  const check = 'check the host and port of storage.postgres.url (DAGU_POSTGRES_URL)';
+  if (firstBytes === null || firstBytes.length === 0) {
+    return `the server closed the connection without answering as PostgreSQL does: ${check}`;
+  }
+  const line = firstBytes.toString('latin1').split(/\r?\n/)[0];
+  const shown = line.replace(/[^\x20-\x7e]/g, '.').slice(0, 40);
+  return `the server did not answer as PostgreSQL does (it sent ${JSON.stringify(shown)}) and closed the connection: ${check}`;
 }
 
 type ConnectCallback = ((err: Error) => void) | ((err: null, c: pg.Client) => void);

@@ -4,10 +4,13 @@
 // command that had printed its error waited for the server's authentication_timeout (1 minute) before it
 // exited. The URL's sslmode: a mode pg reads as verify-full connects without pg's warning of several lines
 // (it was in every command's output), and a mode PostgreSQL does not know is refused. A server that takes
-// the connection and never answers is named with the connect timeout that gave up on it.
+// the connection and never answers is named with the connect timeout that gave up on it; one that is no
+// PostgreSQL (an HTTP server, or one that closes at once) is named as such, where pg said only "Connection
+// terminated unexpectedly".
 
 import { writeFileSync } from 'node:fs';
-import { createServer, type Socket } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer, type Server, type Socket } from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { dagu, tempHome, type TempHome } from '../harness';
@@ -138,6 +141,47 @@ describe('a server that never answers', () => {
     } finally {
       for (const s of sockets) s.destroy();
       await new Promise((resolve) => silent.close(resolve));
+    }
+  }, 60_000);
+});
+
+describe('a server that is not PostgreSQL', () => {
+  it('is named with the URL, without its password, and what it did instead of answering', async () => {
+    const http = createHttpServer((_req, res) => res.end('hello'));
+    const closing = createServer((s) => s.destroy());
+    const listen = (server: Server) =>
+      new Promise<number>((resolve) =>
+        server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)),
+      );
+    try {
+      const check = 'check the host and port of storage.postgres.url (DAGU_POSTGRES_URL)';
+      for (const [port, says] of [
+        [
+          await listen(http),
+          `the server did not answer as PostgreSQL does (it sent "HTTP/1.1 400 Bad Request") and closed the connection: ${check}`,
+        ],
+        [
+          await listen(closing),
+          `the server closed the connection without answering as PostgreSQL does: ${check}`,
+        ],
+      ] as const) {
+        const url = `postgres://dagu:a-secret@127.0.0.1:${port}/dagu`;
+        const h = homeOf('other', { DAGU_POSTGRES_URL: url });
+        for (const [args, prefix] of [
+          [['history'], 'dagu'],
+          [['scheduler'], 'dagu'],
+          [['storage', 'schema'], 'dagu storage schema'],
+        ] as const) {
+          const r = await dagu([...args], h.env, 15_000);
+          expect(r.code, r.stderr).toBe(2);
+          expect(r.stderr).toBe(
+            `${prefix}: cannot connect to PostgreSQL at postgres://dagu:***@127.0.0.1:${port}/dagu: ${says}\n`,
+          );
+        }
+      }
+    } finally {
+      await new Promise((resolve) => http.close(resolve));
+      await new Promise((resolve) => closing.close(resolve));
     }
   }, 60_000);
 });
