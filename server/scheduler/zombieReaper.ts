@@ -444,9 +444,11 @@ export class ZombieReaper {
       finished_at: now,
       error: reason,
       conditions: [],
+      // The steps it cut off say why, as Dagu's repair of a dead run does: the process may have ended and only
+      // failed to record its end, which "the process died" would misstate.
       steps: s.steps.map((st) =>
         st.status === 'running' || st.status === 'retrying'
-          ? { ...st, status: 'failed', finished_at: now, error: 'the run process died' }
+          ? { ...st, status: 'failed', finished_at: now, error: reason }
           : st,
       ),
     });
