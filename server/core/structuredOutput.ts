@@ -6,6 +6,7 @@
 import { yamlLibrary } from './yamlLibrary';
 import { selectJsonPath, stringifySortedJson } from './dag/values';
 import type { StdoutOutputsSpec, StructuredOutputEntry } from './types';
+import { goTrimSpace } from './goTrimSpace';
 
 /** A result, or why there is none. */
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: string };
@@ -78,7 +79,7 @@ export async function evaluateStdoutOutputs(
   const decode = spec.decode ?? (spec.field === null ? 'json' : 'text');
   if (decode === 'text') {
     if (spec.field === null) return fail('field is required when stdout outputs are text');
-    return published({ [spec.field]: raw.trim() }, src.maxBytes);
+    return published({ [spec.field]: goTrimSpace(raw) }, src.maxBytes);
   }
   const decoded = await decodeAndSelect('stdout.outputs', raw, decode, spec.select, src);
   if (!decoded.ok) return decoded;
@@ -114,7 +115,7 @@ async function evaluateEntry(
     if (!stream.ok) return fail(`${key}: failed to capture ${entry.from}: ${stream.error}`);
     raw = stream.value;
   }
-  if (entry.decode === null || entry.decode === 'text') return { ok: true, value: raw.trim() };
+  if (entry.decode === null || entry.decode === 'text') return { ok: true, value: goTrimSpace(raw) };
   return decodeAndSelect(key, raw, entry.decode, entry.select, src);
 }
 

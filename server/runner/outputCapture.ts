@@ -4,6 +4,7 @@
 
 import { Writable } from 'node:stream';
 import * as files from '../store/fileCalls';
+import { goTrimSpace } from '../core/goTrimSpace';
 
 /** Dagu's default `max_output_size`: 1 MiB. */
 export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
@@ -26,9 +27,9 @@ export class OutputCapture {
     this.size += chunk.length;
   }
 
-  /** The captured text with leading and trailing white space removed. */
+  /** The captured text with leading and trailing white space removed, as Dagu trims it (Go's TrimSpace). */
   value(): string {
-    return Buffer.concat(this.chunks).toString('utf8').trim();
+    return goTrimSpace(Buffer.concat(this.chunks).toString('utf8'));
   }
 
   /** The step's error when the limit was passed, else null. */

@@ -171,6 +171,14 @@ describe('runStep', () => {
       expect(status.output).toEqual({ OUT: 'value' });
     });
 
+    it("trims the captured output as Go's TrimSpace does: NEL goes, a byte order mark stays", async () => {
+      const { state, status } = await run(
+        stepOf('s', "printf '\\357\\273\\277v\\302\\205\\n'", { output: 'OUT' }),
+      );
+      expect(state).toBe('succeeded');
+      expect(status.output).toEqual({ OUT: '\ufeffv' });
+    });
+
     it('fails a step whose stdout passes max_output_size', async () => {
       const { state, status } = await run(stepOf('s', 'printf 0123456789', { output: 'OUT' }), {
         dag: { max_output_size: 9 },
