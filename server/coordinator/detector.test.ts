@@ -11,6 +11,7 @@ import {
   type StoreKit,
 } from './testing/coordinatorHarness';
 import { CoordinatorDetector, silenceReason } from './detector';
+import { fullDiskHoldTakes } from '../testing/fullDiskHoldTakes';
 
 describe.each(STORE_KITS)('CoordinatorDetector on $name', ({ make }) => {
   let kit: StoreKit;
@@ -122,14 +123,7 @@ describe.each(STORE_KITS)('CoordinatorDetector on $name', ({ make }) => {
   it('logs an expired hold it cannot take (a full disk) once, and fails it at the first pass that can write', async () => {
     await h.dispatch('run-1', { zone: 'b' });
     await h.time.advance(WAIT_MS);
-    const take = h.tasks.takeExpiredHold.bind(h.tasks);
-    let full = true;
-    h.tasks.takeExpiredHold = (...args) =>
-      full
-        ? Promise.reject(
-            Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }),
-          )
-        : take(...args);
+    const disk = fullDiskHoldTakes(h.tasks);
 
     for (let i = 0; i < 3; i++) {
       expect((await h.detector.sweep()).holdsFailed).toEqual([]);
@@ -139,7 +133,7 @@ describe.each(STORE_KITS)('CoordinatorDetector on $name', ({ make }) => {
       { item: 'hold', run_id: 'run-1', error: 'ENOSPC: no space left on device, write' },
     ]);
 
-    full = false;
+    disk.free();
     expect((await h.detector.sweep()).holdsFailed).toEqual(['run-1']);
     expect(await h.status('run-1')).toMatchObject({
       status: 'failed',

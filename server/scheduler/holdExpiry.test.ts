@@ -14,6 +14,7 @@ import { SECOND } from '../core/units';
 import { testCoordinatorRecord } from '../store/coordinatorRegistry.contract';
 import { MemoryCoordinatorRegistry } from '../store/memoryCoordinatorRegistry';
 import { COORDINATOR_GRACE_INTERVALS, HoldExpiry } from './holdExpiry';
+import { fullDiskHoldTakes } from '../testing/fullDiskHoldTakes';
 
 const SEED_ERROR = 'no worker matched the selector {zone: b} within 2m0s';
 
@@ -89,14 +90,7 @@ describe.each(STORE_KITS)('HoldExpiry on $name', ({ make }) => {
   it('logs a hold it cannot take (a full disk) once, and fails it at the first pass that can write', async () => {
     await h.dispatch('run-1', { zone: 'b' });
     await h.time.advance(WAIT_MS);
-    const take = h.tasks.takeExpiredHold.bind(h.tasks);
-    let full = true;
-    h.tasks.takeExpiredHold = (...args) =>
-      full
-        ? Promise.reject(
-            Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }),
-          )
-        : take(...args);
+    const disk = fullDiskHoldTakes(h.tasks);
 
     for (let i = 0; i < 3; i++) {
       expect((await expiry.sweep()).holdsFailed).toEqual([]);
@@ -106,7 +100,7 @@ describe.each(STORE_KITS)('HoldExpiry on $name', ({ make }) => {
       { run_id: 'run-1', error: 'ENOSPC: no space left on device, write' },
     ]);
 
-    full = false;
+    disk.free();
     expect((await expiry.sweep()).holdsFailed).toEqual(['run-1']);
     expect(await h.status('run-1')).toMatchObject({ status: 'failed', error: SEED_ERROR });
   });
