@@ -12,7 +12,7 @@ import type { DispatchStore } from '../store/dispatchTypes';
 import { MINUTE } from '../core/units';
 import type { QueueStore, ReadStatusResult, RunStore } from '../store/types';
 import { describeErrorCode } from './describeErrorCode';
-import { markUnmarkedLiveRuns, type RemarkedRun } from './markUnmarkedLiveRuns';
+import { markUnmarkedLiveRuns } from './markUnmarkedLiveRuns';
 import { ClaimedAttemptCheck } from './claimedAttemptCheck';
 import { parseSlotRunId } from '../core/slotRunId';
 
@@ -103,10 +103,12 @@ export class ZombieReaper {
   private readonly claimed: ClaimedAttemptCheck;
   /** Runs whose check failed (a storage error), so that a failure is logged once rather than every sweep. */
   private readonly failing = new Set<string>();
-  private lastUnmarkedScanMono: number | null = null;
-  private lastAbandonedScanMono: number | null = null;
-  private abandonedScanFailing = false;
-  private unmarkedScanFailing = false;
+  private readonly unmarkedScan = new PeriodicScan(UNMARKED_SCAN_INTERVAL_MS, (error) =>
+    this.d.logger.warn('Could not look for runs that lost their active marker; trying again', { error }),
+  );
+  private readonly abandonedScan = new PeriodicScan(ABANDONED_SCAN_INTERVAL_MS, (error) =>
+    this.d.logger.warn('Could not look for run directories left empty by a creator; trying again', { error }),
+  );
 
   constructor(private readonly d: ZombieReaperDeps) {
     this.host = d.host ?? hostname();
@@ -231,23 +233,8 @@ export class ZombieReaper {
    * this check sees them from the next sweep on instead of leaving them `running` for ever.
    */
   private async scanForUnmarked(): Promise<void> {
-    const now = this.d.clock.monoMs();
-    if (this.lastUnmarkedScanMono !== null && now - this.lastUnmarkedScanMono < UNMARKED_SCAN_INTERVAL_MS)
-      return;
-    let remarked: RemarkedRun[];
-    try {
-      remarked = await markUnmarkedLiveRuns(this.d.runs);
-    } catch (err) {
-      // Tried again at the next sweep; said once until it works.
-      if (!this.unmarkedScanFailing)
-        this.d.logger.warn('Could not look for runs that lost their active marker; trying again', {
-          error: (err as Error).message,
-        });
-      this.unmarkedScanFailing = true;
-      return;
-    }
-    this.unmarkedScanFailing = false;
-    this.lastUnmarkedScanMono = now;
+    const remarked = await this.unmarkedScan.run(this.d.clock, () => markUnmarkedLiveRuns(this.d.runs));
+    if (remarked === null) return;
     for (const run of remarked) {
       this.d.logger.warn('Marked a run active again: its status says it is not over but it had no marker', {
         dag: run.dag_name,
@@ -266,28 +253,16 @@ export class ZombieReaper {
   private async removeAbandonedCreations(): Promise<void> {
     const remove = this.d.removeAbandonedCreations;
     if (remove === undefined) return;
-    const now = this.d.clock.monoMs();
-    if (this.lastAbandonedScanMono !== null && now - this.lastAbandonedScanMono < ABANDONED_SCAN_INTERVAL_MS)
-      return;
     const windowMs = this.d.slotRestartWindowMs;
     const mayRemove = (runId: string) => {
       const slot = parseSlotRunId(runId);
       if (slot === null) return true;
       return windowMs !== undefined && this.d.clock.nowMs() - slot.slotMs > windowMs + ABANDONED_CREATION_MS;
     };
-    let removed: string[];
-    try {
-      removed = await remove(ABANDONED_CREATION_MS, mayRemove);
-    } catch (err) {
-      if (!this.abandonedScanFailing)
-        this.d.logger.warn('Could not look for run directories left empty by a creator; trying again', {
-          error: (err as Error).message,
-        });
-      this.abandonedScanFailing = true;
-      return;
-    }
-    this.abandonedScanFailing = false;
-    this.lastAbandonedScanMono = now;
+    const removed = await this.abandonedScan.run(this.d.clock, () =>
+      remove(ABANDONED_CREATION_MS, mayRemove),
+    );
+    if (removed === null) return;
     for (const runId of removed)
       this.d.logger.warn('Removed a run directory its creator left empty; no run was recorded in it', {
         run_id: runId,
@@ -459,5 +434,36 @@ export class ZombieReaper {
         : 'Marked a run failed: its process died',
       { dag: s.dag_name, run_id: s.run_id, reason },
     );
+  }
+}
+
+/** A search made at the first sweep and then every `intervalMs`; a failure is told once until one works. */
+class PeriodicScan {
+  private lastMono: number | null = null;
+  private failing = false;
+
+  constructor(
+    private readonly intervalMs: number,
+    private readonly onFailure: (error: string) => void,
+  ) {}
+
+  /**
+   * Runs `scan` when it is due and answers what it found; null when it was not due or failed (it is tried
+   * again at the next sweep).
+   */
+  async run<T>(clock: Clock, scan: () => Promise<T>): Promise<T | null> {
+    const now = clock.monoMs();
+    if (this.lastMono !== null && now - this.lastMono < this.intervalMs) return null;
+    let found: T;
+    try {
+      found = await scan();
+    } catch (err) {
+      if (!this.failing) this.onFailure((err as Error).message);
+      this.failing = true;
+      return null;
+    }
+    this.failing = false;
+    this.lastMono = now;
+    return found;
   }
 }
