@@ -1,7 +1,7 @@
 // FileDispatchStore when the claim of a task cannot be written (a full disk): the file calls are wrapped so
 // that a chosen call on a chosen path fails, and the test checks where the task is left.
 
-import { promises as fs } from 'node:fs';
+import { promises as fs, readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -16,20 +16,44 @@ interface Fault {
   times: number;
 }
 
-const faults = vi.hoisted(() => ({ rules: [] as Fault[] }));
+const faults = vi.hoisted(() => ({
+  rules: [] as Fault[],
+  /** Called before and after every file call of the store, to look at the files in between. */
+  observe: null as (() => void) | null,
+}));
 
 vi.mock('./fileCalls', async (importOriginal) => {
   const real = await importOriginal<typeof FileCalls>();
+  const observed =
+    (call: (...args: never[]) => Promise<unknown>) =>
+    async (...args: never[]) => {
+      faults.observe?.();
+      try {
+        return await call(...args);
+      } finally {
+        faults.observe?.();
+      }
+    };
   return {
     ...real,
-    open: async (file: string, flags: string, mode?: number) => {
+    open: observed(async (file: string, flags: string, mode?: number) => {
       const rule = faults.rules.find((r) => r.times > 0 && r.path.test(file));
       if (rule) {
         rule.times--;
         throw Object.assign(new Error(`${rule.code}: injected open failure, '${file}'`), { code: rule.code });
       }
       return real.open(file, flags, mode);
-    },
+    }),
+    close: observed(real.close),
+    fsync: observed(real.fsync),
+    writeAll: observed(real.writeAll),
+    readText: observed(real.readText),
+    readdir: observed(real.readdir),
+    mkdir: observed(real.mkdir),
+    stat: observed(real.stat),
+    rename: observed(real.rename),
+    link: observed(real.link),
+    unlink: observed(real.unlink),
   };
 });
 
@@ -44,6 +68,7 @@ describe('FileDispatchStore when a claim cannot be written', () => {
   });
   afterEach(async () => {
     faults.rules = [];
+    faults.observe = null;
     await fs.rm(dataDir, { recursive: true, force: true });
   });
 
@@ -109,5 +134,105 @@ describe('FileDispatchStore when a claim cannot be written', () => {
     });
 
     expect((await store.claimNext({ worker_id: 'w1', labels: {} }, now))?.run_id).toBe('r1');
+  });
+
+  describe('gives a claim back in one step: at no file call is the task in two places, or in none', () => {
+    /** Where the task's file is: pending, claimed, or being given back (temp files are not the task). */
+    const placesOf = (taskId: string) => {
+      const names = (dir: string) => {
+        try {
+          return readdirSync(path.join(dataDir, 'cluster', dir)).map((name) => `${dir}/${name}`);
+        } catch {
+          return [];
+        }
+      };
+      return [...names('pending'), ...names('claims')].filter(
+        (name) =>
+          name === `pending/${taskId}.json` ||
+          name === `claims/${taskId}.json` ||
+          name.startsWith(`claims/${taskId}.json.returning-`),
+      );
+    };
+    /** Records the places of the task at every file call from now on. */
+    const watch = (taskId: string) => {
+      const seen: string[][] = [];
+      faults.observe = () => seen.push(placesOf(taskId));
+      return seen;
+    };
+    const oneEach = (seen: string[][]) => seen.filter((places) => places.length !== 1);
+
+    it('on release with room to rewrite the file', async () => {
+      const now = Date.now();
+      const task = await store.enqueue(
+        testTask({ run_id: 'r1', enqueued_at_ms: now - 5000, hold_until_ms: now - 1000, wait_ms: 4000 }),
+      );
+      const taken = await store.takeExpiredHold(task.task_id, 'hold-expiry:scheduler', now);
+      const seen = watch(task.task_id);
+
+      expect(await store.release(task.task_id, 'hold-expiry:scheduler', taken!.claim!.token)).toBe(true);
+
+      expect(seen.length).toBeGreaterThan(2);
+      expect(oneEach(seen)).toEqual([]);
+      expect(placesOf(task.task_id)).toEqual([`pending/${task.task_id}.json`]);
+      const file = path.join(dataDir, 'cluster', 'pending', `${task.task_id}.json`);
+      expect(JSON.parse(await fs.readFile(file, 'utf8'))).toEqual(task);
+      expect(await new FileDispatchStore({ dataDir }).listPending()).toEqual([task]);
+    });
+
+    it.each(['ENOSPC', 'EDQUOT', 'EIO', 'EROFS'])(
+      'on release with no room for a new file (%s)',
+      async (code) => {
+        const now = Date.now();
+        const task = await store.enqueue(
+          testTask({ run_id: 'r1', enqueued_at_ms: now - 5000, hold_until_ms: now - 1000, wait_ms: 4000 }),
+        );
+        const taken = await store.takeExpiredHold(task.task_id, 'hold-expiry:scheduler', now);
+        faults.rules.push({ path: /cluster\//, code, times: 1000 });
+        const seen = watch(task.task_id);
+
+        expect(await store.release(task.task_id, 'hold-expiry:scheduler', taken!.claim!.token)).toBe(true);
+
+        expect(seen.length).toBeGreaterThan(2);
+        expect(oneEach(seen)).toEqual([]);
+        expect(placesOf(task.task_id)).toEqual([`pending/${task.task_id}.json`]);
+        expect(await new FileDispatchStore({ dataDir }).listPending()).toEqual([task]);
+      },
+    );
+
+    it('on recycle of a claim whose claimer is gone', async () => {
+      const now = Date.now();
+      const task = await store.enqueue(testTask({ run_id: 'r1', enqueued_at_ms: now }));
+      await store.claimNext({ worker_id: 'w1', labels: {} }, now);
+      const seen = watch(task.task_id);
+
+      const { returned } = await store.recycle(now + 31_000, 30_000);
+
+      expect(returned).toEqual([{ ...task, enqueued_at_ms: now + 31_000 }]);
+      expect(oneEach(seen)).toEqual([]);
+      expect(placesOf(task.task_id)).toEqual([`pending/${task.task_id}.json`]);
+      expect(await new FileDispatchStore({ dataDir }).listPending()).toEqual(returned);
+    });
+
+    it('leaves a recycled claim where it is when its new enqueue time cannot be written', async () => {
+      const now = Date.now();
+      const task = await store.enqueue(testTask({ run_id: 'r1', enqueued_at_ms: now }));
+      await store.claimNext({ worker_id: 'w1', labels: {} }, now);
+      faults.rules.push({ path: /cluster\//, code: 'ENOSPC', times: 1000 });
+      const seen = watch(task.task_id);
+
+      await expect(store.recycle(now + 31_000, 30_000)).rejects.toMatchObject({ code: 'ENOSPC' });
+
+      // Not given back with its old enqueue time (it would be expired at once as unclaimed for too long).
+      expect(oneEach(seen)).toEqual([]);
+      expect(await store.listPending()).toEqual([]);
+      const [left] = placesOf(task.task_id);
+      expect(left).toMatch(/^claims\/.*\.returning-/);
+
+      // Space is back: a later pass gives it back, once.
+      faults.rules = [];
+      const later = Date.now() + 31_000;
+      expect((await store.recycle(later, 30_000)).returned).toEqual([{ ...task, enqueued_at_ms: later }]);
+      expect(placesOf(task.task_id)).toEqual([`pending/${task.task_id}.json`]);
+    });
   });
 });

@@ -2,11 +2,12 @@
 //   data/cluster/pending/<task_id>.json   waiting for a worker
 //   data/cluster/claims/<task_id>.json    claimed, not yet acknowledged
 // A claim is `rename(pending → claims)`: of several coordinators or pollers exactly one rename succeeds.
+// Giving a claim back renames it to a name of the returner's own in claims/, rewrites it there and renames it
+// into pending/: the task is one file throughout, never a copy in each directory.
 // Corrupt files are logged and skipped, never deleted. Task files of ours that an earlier version left in
 // data/distributed/{pending,claims} are moved here at first use; Dagu 2.x's task files there (named
 // `task_<ms>_<uuid>.json`) are never read or touched.
 
-import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { isClaimable, selectorMatches } from '../core/distributed';
 import type { Labels } from '../core/distributed';
@@ -14,6 +15,7 @@ import { assertRunId } from '../core/names';
 import type { Logger } from '../core/ports';
 import { silentLogger } from '../core/ports';
 import { onceReporter } from './corruptReporter';
+import * as fs from './fileCalls';
 import {
   assertNewTask,
   compareTasks,
@@ -217,31 +219,17 @@ export class FileDispatchStore implements DispatchStore {
       await fs.rename(own, this.claimFile(taskId));
       return false;
     }
+    // As it was before the claim: its place in line and its hold. With no room to write that (the very
+    // reason a claimant gives a claim back), the file keeps the old claim's fields, which a pending file's
+    // reader ignores and a later claim rewrites: the rename into pending/ needs no new data block.
     const back: DispatchTask = { ...task, claim: null };
-    let written: boolean;
     try {
-      written = await createFileExclusive(this.pendingFile(taskId), serialize(back));
+      await this.rewriteReturning(own, back, isSpaceError);
     } catch (err) {
-      if (!isSpaceError(err)) {
-        await fs.rename(own, this.claimFile(taskId)).catch(() => {});
-        throw err;
-      }
-      // No room for a new file (the very reason a claimant gives a claim back): a rename needs none. The
-      // file keeps the old claim's fields, which a pending file's reader ignores; a later claim rewrites them.
-      await fs.rename(own, this.pendingFile(taskId));
-      this.index.set(taskId, indexEntry(back));
-      return true;
+      await fs.rename(own, this.claimFile(taskId)).catch(() => {});
+      throw err;
     }
-    if (!written) {
-      this.report({
-        path: own,
-        error: 'a pending task with the same ID exists; the claim was not given back',
-      });
-      return false;
-    }
-    await fs.unlink(own).catch(() => {});
-    this.index.set(taskId, indexEntry(back));
-    return true;
+    return this.moveToPending(own, back);
   }
 
   async listPending(where: (t: PendingSummary) => boolean = () => true): Promise<DispatchTask[]> {
@@ -364,7 +352,7 @@ export class FileDispatchStore implements DispatchStore {
 
   /**
    * Moves a claim back to pending. The claim is first renamed to a name of our own, so a late ack or another
-   * recycler finds it gone, and the pending file is then created whole without the old claim fields.
+   * recycler finds it gone, then rewritten without the old claim fields, then renamed into pending/.
    */
   private async returnClaim(file: string, taskId: string, nowMs: number): Promise<DispatchTask | null> {
     const own = path.join(this.claimsDir, `${taskId}${JSON_SUFFIX}.returning-${randomHex(4)}`);
@@ -377,16 +365,48 @@ export class FileDispatchStore implements DispatchStore {
     const task = await this.readTask(own, taskId);
     if (!task) return null;
     const back: DispatchTask = { ...task, claim: null, enqueued_at_ms: nowMs };
-    if (!(await createFileExclusive(this.pendingFile(taskId), serialize(back)))) {
+    // Without its new enqueue time the task would be expired at once as unclaimed for too long: it stays
+    // here, to be given back by a later pass.
+    await this.rewriteReturning(own, back, () => false);
+    return (await this.moveToPending(own, back)) ? back : null;
+  }
+
+  /**
+   * Replaces the content of a claim being given back (`own`, a name of ours alone in claims/) with `back`,
+   * in place: the task stays one file under one name. True when written; false when `tolerate(error)` says
+   * the old content may stay; any other error is thrown, with the file as it was.
+   */
+  private async rewriteReturning(
+    own: string,
+    back: DispatchTask,
+    tolerate: (err: unknown) => boolean,
+  ): Promise<boolean> {
+    try {
+      await writeFileAtomic(own, serialize(back));
+      return true;
+    } catch (err) {
+      if (tolerate(err)) return false;
+      throw err;
+    }
+  }
+
+  /**
+   * The last step of giving a claim back: one rename of `own` to pending/, so that at every instant the task
+   * is in exactly one place, never in both (a returner dying half-way once left a copy in each) nor in
+   * neither. A pending task already there under the ID (a leftover of an earlier version) is not replaced.
+   */
+  private async moveToPending(own: string, task: DispatchTask): Promise<boolean> {
+    const pending = this.pendingFile(task.task_id);
+    if (await pathExists(pending)) {
       this.report({
         path: own,
         error: 'a pending task with the same ID exists; the claim was not given back',
       });
-      return null;
+      return false;
     }
-    await fs.unlink(own).catch(() => {});
-    this.index.set(taskId, indexEntry(back));
-    return back;
+    await fs.rename(own, pending);
+    this.index.set(task.task_id, indexEntry(task));
+    return true;
   }
 
   /**
