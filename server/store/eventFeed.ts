@@ -101,7 +101,8 @@ export class FileEventFeed implements EventFeed {
         const end = data.lastIndexOf(0x0a) + 1;
         // Only whole lines are consumed: a line still being written is read in full next time.
         for (const line of data.subarray(0, end).toString('utf8').split('\n')) {
-          if (line !== '') collect(line, wanted, out);
+          // Blank lines: a failed append cleared by its writer (see FileEventLog).
+          if (line.trim() !== '') collect(line, wanted, out);
         }
         offset += end;
         carry = data.subarray(end);

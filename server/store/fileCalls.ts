@@ -114,6 +114,17 @@ export function writeOnce(fd: number, buffer: Uint8Array): Promise<number> {
   );
 }
 
+/**
+ * One write call of `buffer` at `position`, leaving the descriptor's offset alone; resolves to the bytes
+ * written. On Linux a descriptor opened for appending writes at the end whatever `position` says.
+ */
+export function writeAt(fd: number, buffer: Uint8Array, position: number): Promise<number> {
+  return call(
+    () => fs.writeSync(fd, buffer, 0, buffer.length, position),
+    (done) => fs.write(fd, buffer, 0, buffer.length, position, (err, written) => done(err, written)),
+  );
+}
+
 /** Reads up to `buffer.length` bytes at `position`; resolves to the bytes read. */
 export function readAt(fd: number, buffer: Uint8Array, position: number): Promise<number> {
   return call(

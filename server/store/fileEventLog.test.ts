@@ -53,19 +53,41 @@ describe('FileEventLog on disk', () => {
     expect(await fs.readFile(dayFile(), 'utf8')).toBe(JSON.stringify(event) + '\n');
   });
 
-  it('skips and reports a torn line once, and recovers a record glued after it', async () => {
+  it('starts an event on a line of its own after a torn line, which reads skip and report once', async () => {
     const first = await log.append('a', {});
     await fs.appendFile(dayFile(), '{"id":"1772359200000-00'); // a write cut short, no newline
-    const glued = await log.append('b', { nested: { id: 'x' } });
+    const second = await log.append('b', { nested: { id: 'x' } });
     await fs.appendFile(dayFile(), 'garbage\n');
     const last = await log.append('c', {});
 
-    expect(await log.list({})).toEqual([first, glued, last]);
+    expect((await fs.readFile(dayFile(), 'utf8')).split('\n')).toEqual([
+      JSON.stringify(first),
+      '{"id":"1772359200000-00',
+      JSON.stringify(second),
+      'garbage',
+      JSON.stringify(last),
+      '',
+    ]);
+    expect(await log.list({})).toEqual([first, second, last]);
     expect(await log.list({})).toHaveLength(3);
     expect(reports).toEqual([
       { path: dayFile(), error: 'line 2 is not a whole event record (torn write?)' },
-      { path: dayFile(), error: 'line 3 is not a whole event record (torn write?)' },
+      { path: dayFile(), error: 'line 4 is not a whole event record (torn write?)' },
     ]);
+  });
+
+  it('recovers a whole record glued after a torn one (two hosts appending at once on NFS)', async () => {
+    const first = await log.append('a', {});
+    const other = new FileEventLog({ dataDir: path.join(dataDir, 'other'), clock });
+    // A millisecond apart: IDs of two logs in the same millisecond sort by their random part.
+    clock.now += 1;
+    const glued = await other.append('b', { nested: { id: 'x' } });
+    await fs.appendFile(dayFile(), `{"id":"1772359200000-00${JSON.stringify(glued)}\n`);
+    clock.now += 1;
+    const last = await log.append('c', {});
+
+    expect(await log.list({})).toEqual([first, glued, last]);
+    expect(reports).toEqual([{ path: dayFile(), error: 'line 2 is not a whole event record (torn write?)' }]);
   });
 
   it('keeps every event when several log instances append at once', async () => {

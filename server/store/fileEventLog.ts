@@ -3,6 +3,11 @@
 // writers never interleave. On NFS, O_APPEND is emulated by the client and two hosts appending in the same
 // instant can overwrite each other's line; events are infrequent (failovers, holds), and a damaged line is
 // skipped and reported rather than breaking the log.
+//
+// A write that fails part-way (a full disk) leaves no torn line: its writer overwrites the part written, in
+// place, with blanks ended by a newline, which readers skip. Truncating it away instead could cut a line
+// another process appended meanwhile. Should even that fail, the next append finds the file not ending in a
+// newline and starts its line with one, so that its event is never glued onto the fragment.
 
 import path from 'node:path';
 import type { Clock } from '../core/ports';
@@ -53,15 +58,24 @@ export class FileEventLog implements EventLog {
   async append(type: string, data: Record<string, unknown>, opts: AppendOptions = {}): Promise<EventRecord> {
     const { record, line } = makeEventRecord(this.ids, type, data);
     const file = path.join(this.eventsDir, `${dayOfId(record.id)}.jsonl`);
+    const durable = opts.durable ?? true;
     const fd = await this.openForAppend(file);
     try {
-      const buffer = Buffer.from(line);
-      // One write call: a retry loop here could interleave the rest of the line with another writer's.
-      const bytesWritten = await fs.writeOnce(fd, buffer);
-      if (bytesWritten !== buffer.length) {
-        throw new Error(`short write to ${file}: ${bytesWritten} of ${buffer.length} bytes`);
+      const start = (await fs.fstat(fd)).size;
+      const buffer = Buffer.from((await endsInTornLine(fd, start)) ? `\n${line}` : line);
+      let written = 0;
+      try {
+        // One write call: a retry loop here could interleave the rest of the line with another writer's.
+        written = await fs.writeOnce(fd, buffer);
+        if (written !== buffer.length) {
+          throw new Error(`short write to ${file}: ${written} of ${buffer.length} bytes`);
+        }
+        if (durable) await fs.fsync(fd);
+      } catch (err) {
+        // Not written as far as the caller knows (a line whose fsync failed included): no trace left.
+        await blankOut(file, start, buffer.subarray(0, written), durable).catch(() => undefined);
+        throw err;
       }
-      if (opts.durable ?? true) await fs.fsync(fd);
     } finally {
       await fs.close(fd);
     }
@@ -71,11 +85,11 @@ export class FileEventLog implements EventLog {
   // The folder exists but for the very first event: opening first saves a mkdir on every append.
   private async openForAppend(file: string): Promise<number> {
     try {
-      return await fs.open(file, 'a', 0o644);
+      return await fs.open(file, 'a+', 0o644);
     } catch (err) {
       if (errorCode(err) !== 'ENOENT') throw err;
       await ensureDir(this.eventsDir);
-      return fs.open(file, 'a', 0o644);
+      return fs.open(file, 'a+', 0o644);
     }
   }
 
@@ -111,7 +125,8 @@ export class FileEventLog implements EventLog {
     const records: EventRecord[] = [];
     const lines = text.split('\n');
     for (let i = 0; i < lines.length; i++) {
-      if (lines[i] === '') continue;
+      // Blank: a failed write cleared by its writer (or the newline the next append starts with after one).
+      if (lines[i].trim() === '') continue;
       const record = parseEventRecord(lines[i]) ?? this.salvage(lines[i], file, i + 1);
       if (record && dayOfId(record.id) === day) records.push(record);
     }
@@ -126,6 +141,53 @@ export class FileEventLog implements EventLog {
       if (record) return record;
     }
     return null;
+  }
+}
+
+const NEWLINE = 0x0a;
+/** How far back from the end of the file a failed write's fragment is looked for (other lines may follow). */
+const SEARCH_BYTES = 64 * 1024;
+
+/** Whether a file of `size` bytes open on `fd` ends in a line without its newline (a torn write). */
+async function endsInTornLine(fd: number, size: number): Promise<boolean> {
+  if (size === 0) return false;
+  const last = Buffer.alloc(1);
+  return (await fs.readAt(fd, last, size - 1)) === 1 && last[0] !== NEWLINE;
+}
+
+/**
+ * Overwrites `fragment`, the part of a failed append that reached the file at or after `from`, with blanks
+ * ended by a newline. Only where it is found exactly once, followed by the end of the file or the start of
+ * another line (lines others appended after it): a record's ID makes it unique. The bytes are there already,
+ * so no space is needed, and nothing outside them is touched.
+ */
+async function blankOut(file: string, from: number, fragment: Uint8Array, durable: boolean): Promise<void> {
+  // Nothing written, or only the newline that ends a torn line before it.
+  if (fragment.length === 0 || (fragment.length === 1 && fragment[0] === NEWLINE)) return;
+  // Not the append descriptor: on Linux its writes go to the end of the file, whatever the position.
+  const fd = await fs.open(file, 'r+');
+  try {
+    const size = (await fs.fstat(fd)).size;
+    const base = Math.max(from, size - SEARCH_BYTES);
+    if (size - base < fragment.length) return; // replaced or truncated meanwhile: not ours to touch
+    const tail = Buffer.alloc(size - base);
+    const read = await fs.readAt(fd, tail, base);
+    const seen = tail.subarray(0, read);
+    const found: number[] = [];
+    for (let at = seen.indexOf(fragment); at !== -1; at = seen.indexOf(fragment, at + 1)) {
+      const next = at + fragment.length;
+      if (next === seen.length || seen[next] === NEWLINE || seen[next] === RECORD_START.charCodeAt(0)) {
+        found.push(at);
+      }
+    }
+    if (found.length !== 1) return;
+    // A newline it began with (after a torn line) stays: that line stays apart from what follows.
+    const blank = Buffer.alloc(fragment.length, ' ');
+    if (fragment[0] === NEWLINE) blank[0] = NEWLINE;
+    blank[blank.length - 1] = NEWLINE;
+    if ((await fs.writeAt(fd, blank, base + found[0])) === blank.length && durable) await fs.fsync(fd);
+  } finally {
+    await fs.close(fd);
   }
 }
 
