@@ -20,6 +20,9 @@ const faults = vi.hoisted(() => ({
   rules: [] as Fault[],
   /** Called before and after every file call of the store, to look at the files in between. */
   observe: null as (() => void) | null,
+  /** The same, awaited, for a look through a store (whose own file calls are not looked at). */
+  look: null as (() => Promise<void>) | null,
+  looking: false,
 }));
 
 vi.mock('./fileCalls', async (importOriginal) => {
@@ -27,11 +30,21 @@ vi.mock('./fileCalls', async (importOriginal) => {
   const observed =
     (call: (...args: never[]) => Promise<unknown>) =>
     async (...args: never[]) => {
-      faults.observe?.();
+      const between = async () => {
+        if (faults.looking) return;
+        faults.observe?.();
+        faults.looking = true;
+        try {
+          await faults.look?.();
+        } finally {
+          faults.looking = false;
+        }
+      };
+      await between();
       try {
         return await call(...args);
       } finally {
-        faults.observe?.();
+        await between();
       }
     };
   return {
@@ -69,6 +82,7 @@ describe('FileDispatchStore when a claim cannot be written', () => {
   afterEach(async () => {
     faults.rules = [];
     faults.observe = null;
+    faults.look = null;
     await fs.rm(dataDir, { recursive: true, force: true });
   });
 
@@ -153,13 +167,25 @@ describe('FileDispatchStore when a claim cannot be written', () => {
           name.startsWith(`claims/${taskId}.json.returning-`),
       );
     };
-    /** Records the places of the task at every file call from now on. */
+    /**
+     * Records the places of the task at every file call from now on, and whether another process's store
+     * finds the run's task there and then (a run with no task may be failed, or dispatched a second time).
+     */
     const watch = (taskId: string) => {
-      const seen: string[][] = [];
-      faults.observe = () => seen.push(placesOf(taskId));
+      const seen = { places: [] as string[][], looks: 0, unfound: 0 };
+      const other = new FileDispatchStore({ dataDir });
+      faults.observe = () => seen.places.push(placesOf(taskId));
+      faults.look = async () => {
+        seen.looks++;
+        if ((await other.findByRun('r1'))?.task_id !== taskId) seen.unfound++;
+      };
       return seen;
     };
-    const oneEach = (seen: string[][]) => seen.filter((places) => places.length !== 1);
+    /** The looks at which the task was not in exactly one place, or not found by findByRun. */
+    const oneEach = (seen: ReturnType<typeof watch>) => {
+      expect(seen.looks).toBeGreaterThan(2);
+      return [...seen.places.filter((places) => places.length !== 1), ...(seen.unfound > 0 ? [seen] : [])];
+    };
 
     it('on release with room to rewrite the file', async () => {
       const now = Date.now();
@@ -171,7 +197,6 @@ describe('FileDispatchStore when a claim cannot be written', () => {
 
       expect(await store.release(task.task_id, 'hold-expiry:scheduler', taken!.claim!.token)).toBe(true);
 
-      expect(seen.length).toBeGreaterThan(2);
       expect(oneEach(seen)).toEqual([]);
       expect(placesOf(task.task_id)).toEqual([`pending/${task.task_id}.json`]);
       const file = path.join(dataDir, 'cluster', 'pending', `${task.task_id}.json`);
@@ -192,7 +217,6 @@ describe('FileDispatchStore when a claim cannot be written', () => {
 
         expect(await store.release(task.task_id, 'hold-expiry:scheduler', taken!.claim!.token)).toBe(true);
 
-        expect(seen.length).toBeGreaterThan(2);
         expect(oneEach(seen)).toEqual([]);
         expect(placesOf(task.task_id)).toEqual([`pending/${task.task_id}.json`]);
         expect(await new FileDispatchStore({ dataDir }).listPending()).toEqual([task]);

@@ -259,14 +259,23 @@ export class FileDispatchStore implements DispatchStore {
   async findByRun(runId: string): Promise<DispatchTask | null> {
     await this.adoptLegacy();
     assertRunId(runId);
-    const ofRun = (ids: string[]) => ids.filter((id) => parseTaskId(id)?.runId === runId);
-    for (const id of ofRun(await taskIdsIn(this.pendingDir))) {
-      const task = await this.readTask(this.pendingFile(id), id);
-      if (task) return task;
-    }
-    for (const id of ofRun(await taskIdsIn(this.claimsDir))) {
-      const task = await this.readTask(this.claimFile(id), id);
-      if (task) return task;
+    const ofRun = (dir: string) => async () =>
+      (await readdirOrEmpty(dir))
+        .sort()
+        .map((name) => ({ file: path.join(dir, name), taskId: taskIdOfName(name) }))
+        .filter((f) => parseTaskId(f.taskId)?.runId === runId);
+    // A claim being given back counts (it is on its way to pending/), and a file that moved on between the
+    // listing and the read is looked for again: a run whose task is moving is never reported as having none.
+    for (let pass = 0; pass < 3; pass++) {
+      let moved = false;
+      for (const list of [ofRun(this.pendingDir), ofRun(this.claimsDir)]) {
+        for (const { file, taskId } of await list()) {
+          const task = await this.readTask(file, taskId);
+          if (task) return task;
+          moved = true;
+        }
+      }
+      if (!moved) return null;
     }
     return null;
   }
@@ -327,13 +336,9 @@ export class FileDispatchStore implements DispatchStore {
 
   /** Gives one file of claims/ back to pending if its claim is older than the TTL. */
   private async recycleClaimFile(name: string, nowMs: number, ttlMs: number): Promise<DispatchTask | null> {
-    const returning = RETURNING_PATTERN.exec(name);
-    const taskId = returning
-      ? returning[1]
-      : name.endsWith(JSON_SUFFIX)
-        ? name.slice(0, -JSON_SUFFIX.length)
-        : '';
-    if (!isValidTaskId(taskId)) return null;
+    const returning = RETURNING_PATTERN.test(name);
+    const taskId = taskIdOfName(name);
+    if (taskId === '') return null;
     const file = path.join(this.claimsDir, name);
     const task = await this.readTask(file, taskId);
     if (!task) return null;
@@ -485,6 +490,17 @@ export class FileDispatchStore implements DispatchStore {
 function isSpaceError(err: unknown): boolean {
   const code = errorCode(err);
   return code === 'ENOSPC' || code === 'EDQUOT' || code === 'EIO' || code === 'EROFS';
+}
+
+/** The task ID of a task file's name (`<task_id>.json`, or a claim being given back); '' for any other. */
+function taskIdOfName(name: string): string {
+  const returning = RETURNING_PATTERN.exec(name);
+  const taskId = returning
+    ? returning[1]
+    : name.endsWith(JSON_SUFFIX)
+      ? name.slice(0, -JSON_SUFFIX.length)
+      : '';
+  return isValidTaskId(taskId) ? taskId : '';
 }
 
 /** Task IDs of the `<task_id>.json` files of a directory; temp and foreign files are ignored. */
