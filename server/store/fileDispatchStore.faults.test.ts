@@ -23,6 +23,10 @@ const faults = vi.hoisted(() => ({
   /** The same, awaited, for a look through a store (whose own file calls are not looked at). */
   look: null as (() => Promise<void>) | null,
   looking: false,
+  /** Run once, before the next open of a matching path: another process acting at that very moment. */
+  beforeOpen: null as { path: RegExp; run: () => Promise<void> } | null,
+  /** The same before the next rename from a matching path. */
+  beforeRename: null as { path: RegExp; run: () => Promise<void> } | null,
 }));
 
 vi.mock('./fileCalls', async (importOriginal) => {
@@ -50,6 +54,11 @@ vi.mock('./fileCalls', async (importOriginal) => {
   return {
     ...real,
     open: observed(async (file: string, flags: string, mode?: number) => {
+      const before = faults.beforeOpen;
+      if (before?.path.test(file)) {
+        faults.beforeOpen = null;
+        await before.run();
+      }
       const rule = faults.rules.find((r) => r.times > 0 && r.path.test(file));
       if (rule) {
         rule.times--;
@@ -64,7 +73,14 @@ vi.mock('./fileCalls', async (importOriginal) => {
     readdir: observed(real.readdir),
     mkdir: observed(real.mkdir),
     stat: observed(real.stat),
-    rename: observed(real.rename),
+    rename: observed(async (from: string, to: string) => {
+      const before = faults.beforeRename;
+      if (before?.path.test(from)) {
+        faults.beforeRename = null;
+        await before.run();
+      }
+      return real.rename(from, to);
+    }),
     link: observed(real.link),
     unlink: observed(real.unlink),
   };
@@ -83,6 +99,8 @@ describe('FileDispatchStore when a claim cannot be written', () => {
     faults.rules = [];
     faults.observe = null;
     faults.look = null;
+    faults.beforeOpen = null;
+    faults.beforeRename = null;
     await fs.rm(dataDir, { recursive: true, force: true });
   });
 
@@ -257,6 +275,70 @@ describe('FileDispatchStore when a claim cannot be written', () => {
       const later = Date.now() + 31_000;
       expect((await store.recycle(later, 30_000)).returned).toEqual([{ ...task, enqueued_at_ms: later }]);
       expect(placesOf(task.task_id)).toEqual([`pending/${task.task_id}.json`]);
+    });
+  });
+
+  describe('recycle never gives back a claim its claimer is writing', () => {
+    it('one given back with no room, whose old claim fields a new claimer brings along', async () => {
+      const now = Date.now();
+      const task = await store.enqueue(
+        testTask({
+          run_id: 'r1',
+          enqueued_at_ms: now - 120_000,
+          hold_until_ms: now - 90_000,
+          wait_ms: 30_000,
+        }),
+      );
+      // Taken a minute ago, and given back with no room to rewrite the file: it keeps that claim's fields.
+      const taken = await store.takeExpiredHold(task.task_id, 'hold-expiry:scheduler', now - 60_000);
+      faults.rules.push({ path: /cluster\//, code: 'ENOSPC', times: 1000 });
+      expect(await store.release(task.task_id, 'hold-expiry:scheduler', taken!.claim!.token)).toBe(true);
+      faults.rules = [];
+      const pendingFile = path.join(dataDir, 'cluster', 'pending', `${task.task_id}.json`);
+      await fs.utimes(pendingFile, (now - 60_000) / 1000, (now - 60_000) / 1000);
+
+      // Taken again; between its rename into claims/ and the write of its own claim, another process
+      // recycles: the fields it finds say a minute old, but the claim is being made this instant.
+      const other = new FileDispatchStore({ dataDir });
+      let recycled: Awaited<ReturnType<FileDispatchStore['recycle']>> | undefined;
+      faults.beforeOpen = {
+        path: /cluster\/claims\/\..*\.tmp-/,
+        run: async () => {
+          recycled = await other.recycle(now, 30_000);
+        },
+      };
+      const again = await store.takeExpiredHold(task.task_id, 'hold-expiry:coordinator', now);
+
+      expect(recycled).toEqual({ returned: [], expired: [] });
+      expect(again?.claim).toMatchObject({ worker_id: 'hold-expiry:coordinator', claimed_at_ms: now });
+      expect(await store.listPending()).toEqual([]);
+      expect(await store.listClaims()).toEqual([again]);
+      // That claim does expire, a TTL after it was made.
+      expect((await other.recycle(now + 30_001, 30_000)).returned).toEqual([
+        { ...task, enqueued_at_ms: now + 30_001 },
+      ]);
+    });
+
+    it('one whose claimer writes it between the look and the rename', async () => {
+      const now = Date.now();
+      const task = await store.enqueue(testTask({ run_id: 'r1', enqueued_at_ms: now }));
+      // A claimer between its rename and its write (file times: now), seen by a recycler a TTL later.
+      const claimFile = path.join(dataDir, 'cluster', 'claims', `${task.task_id}.json`);
+      await fs.rename(path.join(dataDir, 'cluster', 'pending', `${task.task_id}.json`), claimFile);
+      const claimed = { ...task, claim: { worker_id: 'w1', token: 'live', claimed_at_ms: now + 31_000 } };
+      faults.beforeRename = {
+        path: /cluster\/claims\/[^/]*\.json$/,
+        run: async () => {
+          await fs.writeFile(`${claimFile}.new`, JSON.stringify(claimed));
+          await fs.rename(`${claimFile}.new`, claimFile);
+        },
+      };
+
+      expect(await store.recycle(now + 31_000, 30_000)).toEqual({ returned: [], expired: [] });
+
+      expect(await store.listPending()).toEqual([]);
+      expect(await store.listClaims()).toEqual([claimed]);
+      expect(await store.ack(task.task_id, 'w1', 'live')).toMatchObject({ ok: true });
     });
   });
 });

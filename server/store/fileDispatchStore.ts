@@ -350,16 +350,28 @@ export class FileDispatchStore implements DispatchStore {
       const stat = await fs.stat(file).catch(() => null);
       if (!stat) return null;
       claimedAtMs = Math.max(stat.mtimeMs, stat.ctimeMs);
+    } else if (nowMs - claimedAtMs > ttlMs) {
+      // Fields that look expired may be an earlier claim's, kept by a give-back with no room to rewrite the
+      // file, which a new claimer has just renamed here and not yet rewritten. Such a file was renamed long
+      // after it was written; a claim as its claimer wrote it was renamed into place as soon as written.
+      const stat = await fs.stat(file).catch(() => null);
+      if (!stat) return null;
+      if (stat.ctimeMs - stat.mtimeMs > ttlMs / 2) claimedAtMs = Math.max(claimedAtMs, stat.ctimeMs);
     }
     if (nowMs - claimedAtMs <= ttlMs) return null;
-    return this.returnClaim(file, taskId, nowMs);
+    return this.returnClaim(file, taskId, nowMs, task.claim?.token ?? null);
   }
 
   /**
    * Moves a claim back to pending. The claim is first renamed to a name of our own, so a late ack or another
    * recycler finds it gone, then rewritten without the old claim fields, then renamed into pending/.
    */
-  private async returnClaim(file: string, taskId: string, nowMs: number): Promise<DispatchTask | null> {
+  private async returnClaim(
+    file: string,
+    taskId: string,
+    nowMs: number,
+    judged: string | null,
+  ): Promise<DispatchTask | null> {
     const own = path.join(this.claimsDir, `${taskId}${JSON_SUFFIX}.returning-${randomHex(4)}`);
     try {
       await fs.rename(file, own);
@@ -369,6 +381,11 @@ export class FileDispatchStore implements DispatchStore {
     }
     const task = await this.readTask(own, taskId);
     if (!task) return null;
+    if ((task.claim?.token ?? null) !== judged) {
+      // Its claimer wrote its claim between our look and our rename: a live claim, put back as it was.
+      await fs.rename(own, file);
+      return null;
+    }
     const back: DispatchTask = { ...task, claim: null, enqueued_at_ms: nowMs };
     // Without its new enqueue time the task would be expired at once as unclaimed for too long: it stays
     // here, to be given back by a later pass.
