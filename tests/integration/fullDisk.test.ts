@@ -363,6 +363,21 @@ describe('a full disk under DAGU_HOME', () => {
       expect(dataFiles.filter((f) => path.basename(f).includes('.tmp-'))).toEqual([]);
       for (const f of dataFiles.filter((f) => f.endsWith('status.json')))
         expect(() => JSON.parse(readFileSync(f, 'utf8')), f).not.toThrow();
+      // Nor a torn event line: an append the disk cut short was blanked out by its writer.
+      const eventFiles = filesUnder(path.join(home, 'data', 'events'));
+      expect(eventFiles.length).toBeGreaterThan(0);
+      for (const f of eventFiles) {
+        const lines = readFileSync(f, 'utf8').split('\n');
+        expect(lines.pop(), `${f} ends in a torn line`).toBe('');
+        for (const line of lines.filter((l) => l.trim() !== ''))
+          expect(() => JSON.parse(line) as unknown, `${f}: ${line}`).not.toThrow();
+      }
+      // And no dispatch task is in two places at once, or left half given back.
+      const taskFiles = ['pending', 'claims'].flatMap((dir) =>
+        filesUnder(path.join(home, 'data', 'cluster', dir)).map((f) => path.basename(f)),
+      );
+      expect(taskFiles.filter((name) => !name.endsWith('.json'))).toEqual([]);
+      expect(taskFiles.length).toBe(new Set(taskFiles).size);
 
       // The services rode it out: only a scheduler whose lock could not be renewed exits, non-zero, and
       // its supervisor's restart brought it back.
