@@ -28,12 +28,13 @@ const PARTS = {
   nodemailer: 'mail',
   'ajv/dist/2020': 'jsonschema',
   pg: 'pg',
+  pgpass: 'pgpass',
 }; // bin/dagu lists the same parts
 const partsPlugin = {
   name: 'dagu-parts',
   setup(b) {
     b.onResolve(
-      { filter: /^(cron-parser|luxon|pino|yaml|js-yaml|nodemailer|ajv\/dist\/2020|pg)$/ },
+      { filter: /^(cron-parser|luxon|pino|yaml|js-yaml|nodemailer|ajv\/dist\/2020|pg|pgpass)$/ },
       (args) =>
         args.importer.includes('node_modules')
           ? undefined

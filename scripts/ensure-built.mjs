@@ -17,7 +17,7 @@ const mtime = (p) => (existsSync(p) ? statSync(p).mtimeMs : 0);
 const sources = Math.max(newest('server'), newest('app'), newest('components'));
 // The CLI is its main bundle and the parts some commands load (scripts/bundle-parts/).
 const cliBuilt = Math.min(
-  ...['cli', 'cron', 'pino', 'yaml', 'jsyaml', 'mail', 'jsonschema', 'pg'].map((name) =>
+  ...['cli', 'cron', 'pino', 'yaml', 'jsyaml', 'mail', 'jsonschema', 'pg', 'pgpass'].map((name) =>
     mtime(`dist/${name}.cjs`),
   ),
 );

@@ -8,6 +8,7 @@ import pg from 'pg';
 import type { Config } from '../../config/types';
 import { StorageConfigError } from '../errors';
 import { MIGRATIONS } from './migrations';
+import { pgpassPassword, type PgpassTarget } from './pgpassFile';
 import { redactUrl } from './redactUrl';
 import { applyMigrations, checkSchema, quoteIdent, schemaProblem } from './schemaVersion';
 
@@ -54,11 +55,12 @@ const PASSWORD_REQUESTS = [
 ] as const;
 
 /**
- * pg's client, closing its connection when it fails to connect. pg leaves the socket open when the login
- * fails on the client's side (the server asks for a password and none is given), and the server closes it
- * only after its `authentication_timeout` (1 minute by default): meanwhile that socket kept a command that
- * had already printed its error from exiting. A login refused for want of a password also says so, where pg
- * would report a SCRAM message or the server "password authentication failed".
+ * pg's client, closing its connection when it fails to connect, and reading the password file when no
+ * password is configured. pg leaves the socket open when the login fails on the client's side (the server
+ * asks for a password and none is given), and the server closes it only after its `authentication_timeout`
+ * (1 minute by default): meanwhile that socket kept a command that had already printed its error from
+ * exiting. A login refused for want of a password also says so, where pg would report a SCRAM message or the
+ * server "password authentication failed".
  */
 export class PgClient extends pg.Client {
   private askedForPassword = false;
@@ -69,6 +71,13 @@ export class PgClient extends pg.Client {
 
   constructor(config?: string | pg.ClientConfig) {
     super(config);
+    // No password from the URL, the password file or PGPASSWORD: the password file of PostgreSQL's clients
+    // (~/.pgpass, or PGPASSFILE) is read when the server asks for one, as psql reads it. pg would read it
+    // too, but with a deprecation warning at every connection; a password function is the way it supports.
+    if (this.password === null || this.password === undefined) {
+      const target = (this as unknown as { connectionParameters: PgpassTarget }).connectionParameters;
+      (this as { password: unknown }).password = () => pgpassPassword(target);
+    }
     for (const event of PASSWORD_REQUESTS) {
       this.connection.once(event, () => {
         this.askedForPassword = true;

@@ -6,8 +6,9 @@
 // does not), which is then thrown away and replaced, with backoff and jitter between attempts.
 
 import type { ClientBase } from 'pg';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Logger, TimerHandle, Timers } from '../../core/ports';
+import { PgClient } from './connect';
 
 /** Channel names are identifiers of at most 63 bytes; these are the product's. */
 export const WAKEUP_CHANNELS = [
@@ -87,7 +88,7 @@ export class WakeupListener {
   private connect(): void {
     if (this.stopped) return;
     const gen = ++this.generation;
-    const client = new pg.Client(
+    const client = new PgClient(
       typeof this.o.connection === 'string'
         ? { connectionString: this.o.connection, keepAlive: true }
         : { keepAlive: true, ...this.o.connection },

@@ -8,12 +8,12 @@
 // PostgreSQL (an HTTP server, or one that closes at once) is named as such, where pg said only "Connection
 // terminated unexpectedly".
 
-import { writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server, type Socket } from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { dagu, tempHome, type TempHome } from '../harness';
+import { dagu, eventually, startService, tempHome, type TempHome } from '../harness';
 import { usePostgres } from './pgTestCluster';
 
 const pg = usePostgres();
@@ -96,6 +96,57 @@ describe('a login that needs a password', () => {
     );
     expect(owner.rows).toEqual([{ owner: SCRAM_ROLE }]);
   }, 60_000);
+});
+
+describe("the password file of PostgreSQL's clients", () => {
+  it('gives the password when none is configured (PGPASSFILE, ~/.pgpass), with no warning from pg', async () => {
+    const h = homeOf(SCRAM_ROLE);
+    const { port } = new URL(pg().cluster.url);
+    // host:port:database:user:password, as psql reads it; a file others may read is ignored (and said so).
+    const line = `127.0.0.1:${port}:postgres:${SCRAM_ROLE}:${PASSWORD}\n`;
+    const named = path.join(h.home, 'pgpass');
+    writeFileSync(named, `# dagu test\n127.0.0.1:${port}:postgres:someone_else:not it\n${line}`, {
+      mode: 0o600,
+    });
+    const userHome = path.join(h.home, 'user');
+    mkdirSync(userHome);
+    writeFileSync(path.join(userHome, '.pgpass'), line, { mode: 0o600 });
+    // Written beside the home's DAGs and pushed by each command below (writeDag would push without a password).
+    writeFileSync(path.join(h.home, 'dags', 'd.yaml'), 'steps:\n  - name: t\n    run: echo from-the-step\n');
+    const inUserHome: NodeJS.ProcessEnv = { ...h.env, HOME: userHome };
+    delete inUserHome.PGPASSFILE;
+    for (const env of [{ ...h.env, PGPASSFILE: named }, inUserHome]) {
+      let r = await dagu(['dags', 'push', path.join(h.home, 'dags')], env, 30_000);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toBe('');
+      r = await dagu(['start', '-q', 'd'], env, 30_000);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toBe('');
+      r = await dagu(['history'], env, 30_000);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toBe('');
+      expect(r.stdout).toContain('succeeded');
+    }
+    // A service's connections too: its wake-up listener's own connection among them.
+    const sched = startService(['scheduler'], { ...h.env, PGPASSFILE: named });
+    try {
+      await eventually(async () => {
+        const r = await pg().pool.query(
+          `select 1 from pg_stat_activity where usename = $1 and application_name = 'dagu-wakeups'`,
+          [SCRAM_ROLE],
+        );
+        return r.rowCount === 1;
+      }, 30_000);
+    } finally {
+      await sched.stop();
+    }
+    expect(sched.output()).not.toContain('Warning');
+    // A file the group or others may read is not used, as psql does not use it.
+    chmodSync(named, 0o644);
+    const r = await dagu(['history'], { ...h.env, PGPASSFILE: named }, 15_000);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain(`the server asks for the password of user "${SCRAM_ROLE}" and none is given`);
+  }, 90_000);
 });
 
 describe("the URL's sslmode", () => {
