@@ -92,6 +92,30 @@ export async function readRun(
   return { run_id: runId, row: rowOf(attempts), attempts };
 }
 
+/**
+ * Why the records of run `runId` that live apart from it (its active mark, queue items, cancel request,
+ * dispatch tasks) are not copied, or null to copy them: a run the copy skips as unreadable takes them with
+ * it, since in the database they would point at no run. One per copy: each run is read once however many
+ * records point at it.
+ */
+export type SkippedRunVerdict = (runId: string) => Promise<string | null>;
+
+export function skippedRunVerdicts(files: FileSource): SkippedRunVerdict {
+  const verdicts = new Map<string, Promise<string | null>>();
+  return (runId) => {
+    let v = verdicts.get(runId);
+    if (v === undefined) {
+      v = readRun(files, runId).then((run) =>
+        run !== null && 'unreadable' in run
+          ? `run ${runId} is not copied, as its status is unreadable (${run.unreadable})`
+          : null,
+      );
+      verdicts.set(runId, v);
+    }
+    return v;
+  };
+}
+
 /** The run-list row PgRunStore would hold after creating the first attempt and writing the latest. */
 function rowOf(attempts: AttemptRecord[]): RunRow {
   const first = attempts[0].status;

@@ -1,8 +1,8 @@
 // The kinds of records that are few and small (active-run marks, queue items, suspend flags, worker and
 // coordinator records, cancel requests): each side is read whole, and each record is one row keyed by the
 // same name as its file. Queue items keep their item IDs, which is what keeps each queue's order. An
-// active-run mark or a queue item of a run the copy skips (its status is unreadable) is skipped with it and
-// reported: in the database it would point at no run.
+// active-run mark, a queue item or a cancel request of a run the copy skips (its status is unreadable) is
+// skipped with it and reported: in the database it would point at no run.
 
 import type { Pool, PoolClient } from 'pg';
 import type { CoordinatorRecord, WorkerRecord } from '../dispatchTypes';
@@ -12,7 +12,7 @@ import type { SuspendRecord } from '../suspendFlags';
 import type { QueueItem } from '../types';
 import { describeFields, differingFields } from './canonicalJson';
 import type { FileSource } from './fileSource';
-import { readRun } from './runRecords';
+import type { SkippedRunVerdict } from './runRecords';
 import { sortedByKey, type KindAdapter, type SourceItem } from './syncKind';
 import type { Kind } from './transferReport';
 
@@ -58,25 +58,18 @@ function wholeTable<T extends object>(opts: {
 
 type ActiveRun = { run_id: string; dag_name: string; queue: string };
 
-export function smallRecords(files: FileSource, pool: Pool, schema: string): KindAdapter<object>[] {
+export function smallRecords(
+  files: FileSource,
+  pool: Pool,
+  schema: string,
+  skippedRunOf: SkippedRunVerdict,
+): KindAdapter<object>[] {
   const s = quoteIdent(schema);
   const rows = async <R extends object>(sql: string) => (await pool.query<R>(sql)).rows;
   const insert = async (c: PoolClient, sql: string, values: unknown[]) =>
     (await c.query(sql, values)).rowCount ?? 0;
-  // The runs adapter's verdict, read again (a run is read once here however many records point at it).
-  const verdicts = new Map<string, Promise<string | null>>();
-  const skippedRun = (r: { run_id: string }) => {
-    let v = verdicts.get(r.run_id);
-    if (v === undefined) {
-      v = readRun(files, r.run_id).then((run) =>
-        run !== null && 'unreadable' in run
-          ? `run ${r.run_id} is not copied, as its status is unreadable (${run.unreadable})`
-          : null,
-      );
-      verdicts.set(r.run_id, v);
-    }
-    return v;
-  };
+  // The runs adapter's verdict, read again.
+  const skippedRun = (r: { run_id: string }) => skippedRunOf(r.run_id);
 
   const active = wholeTable<ActiveRun>({
     pool,
@@ -166,6 +159,7 @@ export function smallRecords(files: FileSource, pool: Pool, schema: string): Kin
     kind: 'cancel requests',
     key: (r) => r.run_id,
     fromFiles: () => files.cancels.requests(),
+    skippedRun,
     fromDatabase: async () =>
       (
         await rows<{ run_id: string; requested_at_ms: string }>(

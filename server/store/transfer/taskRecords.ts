@@ -1,7 +1,8 @@
 // Dispatch tasks, pending and claimed, keyed by their task IDs (which carry the enqueue time, so the FIFO
 // order of the file store is the order of the table). A claim keeps its worker, token and time, so a
 // worker that acknowledges after the move finds its claim. A claim file its claimer never finished (no
-// claim fields yet) is copied as pending: the file store would give it back after the TTL all the same.
+// claim fields yet) is copied as pending: the file store would give it back after the TTL all the same. A
+// task of a run the copy skips (its status is unreadable) is skipped with it and reported.
 
 import type { Pool, PoolClient } from 'pg';
 import type { DispatchTask } from '../dispatchTypes';
@@ -10,9 +11,15 @@ import { quoteIdent } from '../postgres/schemaVersion';
 import { inTransaction } from '../postgres/transaction';
 import { describeFields, differingFields } from './canonicalJson';
 import type { FileSource } from './fileSource';
-import { sortedByKey, type KindAdapter } from './syncKind';
+import type { SkippedRunVerdict } from './runRecords';
+import { sortedByKey, type KindAdapter, type SourceItem } from './syncKind';
 
-export function taskRecords(files: FileSource, pool: Pool, schema: string): KindAdapter<DispatchTask> {
+export function taskRecords(
+  files: FileSource,
+  pool: Pool,
+  schema: string,
+  skippedRunOf: SkippedRunVerdict,
+): KindAdapter<DispatchTask> {
   const s = quoteIdent(schema);
   const keyed = (tasks: DispatchTask[]) => tasks.map((value) => ({ key: value.task_id, value }));
   return {
@@ -23,7 +30,15 @@ export function taskRecords(files: FileSource, pool: Pool, schema: string): Kind
       const byId = new Map<string, DispatchTask>();
       for (const t of await files.tasks.listPending()) byId.set(t.task_id, t);
       for (const t of await files.tasks.listClaims()) byId.set(t.task_id, t);
-      yield* sortedByKey(keyed([...byId.values()]));
+      const items: SourceItem<DispatchTask>[] = [];
+      for (const value of byId.values()) {
+        // A task of a run the copy skips goes with it: a worker given it would start a run that is not there.
+        const skipped = await skippedRunOf(value.run_id);
+        items.push(
+          skipped === null ? { key: value.task_id, value } : { key: value.task_id, skipped, withRun: true },
+        );
+      }
+      yield* sortedByKey(items);
     },
     target: async function* () {
       const r = await pool.query<TaskRow>(`select ${TASK_COLUMNS} from ${s}.dispatch_tasks`);

@@ -9,7 +9,7 @@ import { dagRecords } from './dagRecords';
 import { eventRecords, failoverRecords } from './eventRecords';
 import { legacyLeftovers, type FileSource } from './fileSource';
 import { logRecords } from './logRecords';
-import { runRecords } from './runRecords';
+import { runRecords, skippedRunVerdicts } from './runRecords';
 import { schedulerStateRecord } from './schedulerStateRecord';
 import { smallRecords } from './smallRecords';
 import { syncKind, type KindAdapter } from './syncKind';
@@ -39,15 +39,16 @@ export async function transferDataDir(
 ): Promise<TransferReport> {
   const report = emptyReport(mode);
   const { pool, schema } = target;
+  const skippedRun = skippedRunVerdicts(files);
   const adapters: KindAdapter<unknown>[] = [
     dagRecords(files, pool, schema),
     runRecords(files, pool, schema),
     logRecords(files, pool, schema),
-    ...smallRecords(files, pool, schema),
+    ...smallRecords(files, pool, schema, skippedRun),
     eventRecords(files, pool, schema),
     failoverRecords(files, pool, schema),
     schedulerStateRecord(files, pool, schema),
-    taskRecords(files, pool, schema),
+    taskRecords(files, pool, schema, skippedRun),
   ] as KindAdapter<unknown>[];
   const walk = async () => {
     for (const kind of KINDS) {

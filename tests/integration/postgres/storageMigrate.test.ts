@@ -25,6 +25,7 @@ import {
 } from '../../../server/store/postgres/pgSmallStores';
 import { FileDagDefinitions } from '../../../server/store/fileDagDefinitions';
 import type { RunLogRef, RunLogStore } from '../../../server/store/runLogStore';
+import { testTask } from '../../../server/store/dispatchStore.contract';
 import { testRunStatus } from '../../../server/testing/testRunStatus';
 import { dagu, tempHome, type TempHome } from '../harness';
 import { buildFileHome, fileStoresOf, snapshotDatabase, snapshotTree } from './fileHomeFixture';
@@ -267,7 +268,8 @@ describe('dagu storage migrate --to postgres', () => {
     await s.runs.createRun(testRunStatus({ run_id: 'r-broken', status: 'succeeded' }));
     const brokenStatus = path.join(data, 'runs/r-broken/attempts/1/status.json');
     await fs.writeFile(brokenStatus, '{"version":1,"run_id":"r-bro');
-    // Its active-run mark and queue item are readable, but would be orphans without the run.
+    // Its active-run mark, queue item, cancel request and dispatch task are readable, but would be orphans
+    // without the run (a worker given the task would start a run the database does not have).
     await s.runs.markActive({ run_id: 'r-broken', dag_name: 'etl', queue: 'stuck' });
     const stuckItem = await s.queues.enqueue({
       queue: 'stuck',
@@ -275,6 +277,8 @@ describe('dagu storage migrate --to postgres', () => {
       dag_name: 'etl',
       enqueued_at: new Date().toISOString(),
     });
+    await s.cancels.request('r-broken', Date.now());
+    const brokenTask = await s.tasks.enqueue(testTask({ run_id: 'r-broken', enqueued_at_ms: Date.now() }));
     const [day] = await fs.readdir(path.join(data, 'events'));
     await fs.appendFile(path.join(data, 'events', day), '{"id":"17961","type":"torn\n');
     const etl = path.join(data, 'queue', 'etl');
@@ -320,12 +324,22 @@ describe('dagu storage migrate --to postgres', () => {
     expect(
       lines.some((l) => l.startsWith(`skipped with its run: queue item ${stuckItem.item_id}: ${withRun}`)),
     ).toBe(true);
+    expect(
+      lines.some((l) => l.startsWith(`skipped with its run: cancel request of r-broken: ${withRun}`)),
+    ).toBe(true);
+    expect(
+      lines.some((l) =>
+        l.startsWith(`skipped with its run: dispatch task ${brokenTask.task_id}: ${withRun}`),
+      ),
+    ).toBe(true);
     expect(countsRow(r.stdout, 'runs')).toEqual([10, 10, 0, 0, 1]);
     expect(countsRow(r.stdout, 'queue items')).toEqual([3, 3, 0, 0, 2]);
     expect(countsRow(r.stdout, 'active runs')?.at(-1)).toBe(1);
     expect(countsRow(r.stdout, 'run logs')).toEqual([2, 2, 0, 0, 0]);
-    expect(r.stdout).toMatch(/6 skipped as unreadable; 2 skipped with their unreadable runs\.$/m);
-    for (const table of ['runs', 'active_runs', 'queue_items']) {
+    expect(countsRow(r.stdout, 'cancel requests')?.at(-1)).toBe(2);
+    expect(countsRow(r.stdout, 'dispatch tasks')?.at(-1)).toBe(1);
+    expect(r.stdout).toMatch(/6 skipped as unreadable; 4 skipped with their unreadable runs\.$/m);
+    for (const table of ['runs', 'active_runs', 'queue_items', 'cancel_requests', 'dispatch_tasks']) {
       const there = await pool.query(`select 1 from ${schema}.${table} where run_id = 'r-broken'`);
       expect(there.rowCount, table).toBe(0);
     }
@@ -336,6 +350,8 @@ describe('dagu storage migrate --to postgres', () => {
     expect(verify.stdout).toContain(`skipped (unreadable): runs: r-broken: ${brokenStatus}`);
     expect(verify.stdout).toContain(`skipped with its run: queue item ${stuckItem.item_id}: ${withRun}`);
     expect(verify.stdout).toContain(`skipped with its run: active run r-broken: ${withRun}`);
+    expect(verify.stdout).toContain(`skipped with its run: cancel request of r-broken: ${withRun}`);
+    expect(verify.stdout).toContain(`skipped with its run: dispatch task ${brokenTask.task_id}: ${withRun}`);
     expect(verify.stdout).not.toMatch(/^only in the files/m);
   });
 });
