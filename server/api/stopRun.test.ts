@@ -10,6 +10,7 @@ import { startDag } from './startDag';
 import { dequeueOrCancel, requestStop, stopRun } from './stopRun';
 import { T0, testServices, type TestServices } from './testServices';
 import { RecordingLogger } from '../testing/recordingLogger';
+import { registerHostedRun, takeStopRequests } from '../store/runHostFiles';
 
 // Above Linux's pid_max, so a wrong signal could never reach a real process.
 const NO_SUCH_PID = 2 ** 22 + 1;
@@ -73,6 +74,49 @@ describe('stopRun', () => {
           error: 'ENOSPC: no space left on device, write',
         },
       ]);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  it('asks the run host running the run to stop that run only, through a stop request, not a signal', async () => {
+    // The host's pid is every one of its runs' pid: a signal would stop them all.
+    const host = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+    try {
+      await markRunning({ pid: host.pid!, host: hostname() });
+      await svc.runs.writeHeartbeat(queued.run_id, 1, svc.clock.nowMs());
+      const dataDir = svc.config.paths.data_dir;
+      await registerHostedRun(dataDir, queued.run_id, host.pid!);
+
+      const r = await requestStop(svc, queued.run_id);
+
+      expect(r.outcome).toBe('signalled');
+      expect((await svc.events.list({})).map((e) => e.type)).toContain('run:stop_requested');
+      expect(await takeStopRequests(dataDir, new Set([queued.run_id, 'other-run']))).toEqual([
+        { runId: queued.run_id, signal: 'SIGTERM' },
+      ]);
+      // Taken once; and the host process got no signal.
+      expect(await takeStopRequests(dataDir, new Set([queued.run_id]))).toEqual([]);
+      await new Promise((r) => setTimeout(r, 200));
+      expect(host.exitCode === null && host.signalCode === null).toBe(true);
+    } finally {
+      host.kill('SIGKILL');
+    }
+  });
+
+  it('signals a run process of its own when a host record of the run names another pid (a dead host)', async () => {
+    const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+    const exited = once(child, 'exit');
+    try {
+      await markRunning({ pid: child.pid!, host: hostname() });
+      await svc.runs.writeHeartbeat(queued.run_id, 1, svc.clock.nowMs());
+      await registerHostedRun(svc.config.paths.data_dir, queued.run_id, NO_SUCH_PID);
+
+      await stopRun(svc, queued.run_id);
+
+      const [, signal] = await exited;
+      expect(signal).toBe('SIGTERM');
+      expect(await takeStopRequests(svc.config.paths.data_dir, new Set([queued.run_id]))).toEqual([]);
     } finally {
       child.kill('SIGKILL');
     }

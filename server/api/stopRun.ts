@@ -1,11 +1,13 @@
 // Stopping a run: a queued run is dequeued; a running one on this host gets SIGTERM and its run process
-// aborts the steps and ends `aborted`. A run handed to the workers goes to the dispatcher: one still waiting
+// aborts the steps and ends `aborted` (a run in a run host, which runs several, is asked through a stop file
+// instead: store/runHostFiles.ts). A run handed to the workers goes to the dispatcher: one still waiting
 // for a worker is aborted at once, one a worker has is cancelled by that worker (told on its next heartbeat).
 // Everything else is refused with a reason.
 
 import { hostname } from 'node:os';
 import { RunUnreadableError } from '../coordinator/errors';
 import { TERMINAL_RUN_STATES, type RunStatus } from '../core/types';
+import { hostPidOf, requestHostedStop } from '../store/runHostFiles';
 import { ConflictError, CorruptRecordError, NotFoundError } from './errors';
 import { dequeueRun } from './queue';
 import { recordEvent } from './recordEvent';
@@ -55,6 +57,20 @@ export async function requestStop(svc: Services, runId: string): Promise<StopRes
     throw new ConflictError(
       `run ${runId} has not sent a heartbeat for ${Math.round(ageMs / 1000)}s; the scheduler will mark it failed`,
     );
+  }
+  // A run executed by a run host shares its pid with the other runs there: that host is asked, through a
+  // file, to stop this one run only.
+  const hostPid = await hostPidOf(svc.config.paths.data_dir, runId);
+  if (hostPid !== null && hostPid === status.pid) {
+    await requestHostedStop(svc.config.paths.data_dir, runId, 'SIGTERM');
+    await recordEvent(svc, 'run:stop_requested', { run_id: runId, dag: status.dag_name, pid: status.pid });
+    svc.logger.info('Stop requested', {
+      dag: status.dag_name,
+      run_id: runId,
+      pid: status.pid,
+      run_host: true,
+    });
+    return { outcome: 'signalled', status };
   }
   try {
     process.kill(status.pid, 'SIGTERM');

@@ -11,7 +11,7 @@ import { Dispatcher } from '../coordinator/dispatcher';
 import { systemClock, systemTimers } from '../core/clock';
 import type { Clock, Logger } from '../core/ports';
 import { HoldExpiry } from '../scheduler/holdExpiry';
-import { processLauncher } from '../scheduler/launcher';
+import { processLauncher, RUN_HOST_LOG_DIR } from '../scheduler/launcher';
 import type { SchedulerDistributedFactory } from '../scheduler/scheduler';
 import { SchedulerService } from '../scheduler/schedulerService';
 import { SchedulerStateCell } from '../scheduler/schedulerState';
@@ -59,6 +59,10 @@ export function composeScheduler(
             logger,
           }
         : null,
+      hosts: {
+        maxRuns: config.run.host_max_runs,
+        logDir: path.join(config.paths.log_dir, RUN_HOST_LOG_DIR),
+      },
     }),
     lock: mine.lock,
     registry: cp.instances,

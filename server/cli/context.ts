@@ -3,7 +3,7 @@
 import { loadConfig } from '../config/loadConfig';
 import type { Config } from '../config/types';
 import { silentLogger, type Logger, type LogFields } from '../core/ports';
-import { createLogger } from '../log/createLogger';
+import { createLogger, type CreateLoggerOptions } from '../log/createLogger';
 import { dagMirrorDir } from '../store/dagMirror';
 import { useHomeConfig } from './initHome';
 
@@ -24,13 +24,14 @@ export interface CliContext {
  * Loads the configuration (throws ConfigError, which the CLI reports with exit code 2) and a logger.
  * `settingFlags` are a command's own flags keyed by setting key (`'worker.labels'`); unset ones are skipped.
  * `paths.dags_dir` is the directory the process reads DAGs from: on PostgreSQL, its mirror of the database
- * (`withDagsDirOfBackend`), unless `how.dagsDir` asks for the configured one.
+ * (`withDagsDirOfBackend`), unless `how.dagsDir` asks for the configured one. `how.logStream`: where the log
+ * lines go instead of stderr (a run in a run host writes them to its own process log).
  */
 export function cliContext(
   opts: GlobalOptions,
   base: LogFields = {},
   settingFlags: Record<string, unknown> = {},
-  how: { dagsDir?: 'of-backend' | 'configured' } = {},
+  how: { dagsDir?: 'of-backend' | 'configured'; logStream?: CreateLoggerOptions['stream'] } = {},
 ): CliContext {
   const flags: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(settingFlags)) if (value !== undefined) flags[key] = value;
@@ -43,7 +44,7 @@ export function cliContext(
   // --quiet keeps a foreground run silent unless something goes wrong.
   const level =
     opts.quiet && (config.log.level === 'info' || config.log.level === 'debug') ? 'warn' : config.log.level;
-  const logger = createLogger({ level, format: config.log.format, base });
+  const logger = createLogger({ level, format: config.log.format, base, stream: how.logStream });
   // The config's warnings (Dagu settings not used here) are for the commands people run: --quiet prints
   // nothing but errors, and every run a scheduler, the console or a parent run starts is quiet, so a run's
   // output does not repeat them.

@@ -5,6 +5,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { supervisedChildren } from '../runner/children';
 import { restoreStashedEnv } from '../runner/runProcessEnv';
 import { SPARE_COMMAND } from '../runner/spareCommand';
+import { RUN_HOST_COMMAND } from '../runner/runHostCommand';
 import { blockFileCallsWhile } from '../store/fileCalls';
 import { VERSION } from './version';
 import { exitQuietlyOnClosedPipe } from './closedPipe';
@@ -542,6 +543,11 @@ function lazy(load: () => Promise<Record<string, unknown>>, name: string) {
 async function main() {
   restoreStashedEnv(process.env);
   try {
+    if (process.argv[2] === RUN_HOST_COMMAND) {
+      const { runHost } = await import('./runHost');
+      await runHost(process.argv[3]);
+      return;
+    }
     if (process.argv[2] === SPARE_COMMAND) {
       const { waitForAssignment } = await import('./spare');
       const assignment = await waitForAssignment(process.argv[3]);

@@ -227,6 +227,15 @@ const TABLE = [
     doc: 'The active scheduler keeps one run process loaded ahead of time (about 40 MB), so a slot starts without waiting for Node; it only runs the build on disk',
   },
   {
+    key: 'run.host_max_runs',
+    env: 'DAGU_RUN_HOST_MAX_RUNS',
+    kind: 'int',
+    min: 0,
+    max: 1000,
+    default: 32,
+    doc: 'When the scheduler starts more than a few runs at once (a busy slot), it starts them in shared run host processes of at most this many runs each, not one process per run; 0 or 1 starts every run in its own process',
+  },
+  {
     key: 'queues.enabled',
     env: 'DAGU_QUEUES_ENABLED',
     envAliases: ['DAGU_QUEUE_ENABLED'],

@@ -425,6 +425,16 @@ describe('CronLoop: many slots in one tick', () => {
     );
   });
 
+  it('tells each launch the size of its burst, with as many in flight at once as a run host takes', async () => {
+    const h = harness({ now: '01:15:30', dags: manyDags(20) });
+    h.launcher.prepareMs = 100;
+    h.launcher.launch.burstSize = 16;
+    await h.loop.start({});
+    await h.time.advance(300);
+    expect(h.launcher.mostPreparing).toBe(16);
+    expect(h.launcher.launches.map((l) => l.burst)).toEqual(Array(20).fill(20));
+  });
+
   it('starts none of the launches being prepared when the fence closes, and none after', async () => {
     const h = harness({ now: '01:15:30', dags: manyDags(20) });
     h.launcher.prepareMs = 100;

@@ -208,8 +208,10 @@ export class CronLoop {
       // Every due slot's record first, then the processes: a record is file work in this process, a launch
       // starts a Node process, and the last record of a busy minute must not wait behind all the launches.
       const toLaunch = await this.createDueSlots(due, dags, activeRuns, suspended);
-      await runConcurrently(toLaunch, LAUNCH_CONCURRENCY, async ({ plan, slot }) =>
-        this.settleSlot(plan, await this.launchSlot(slot)),
+      // Launches that may share a run host wait for one another: as many in flight as a host takes.
+      const concurrency = Math.max(LAUNCH_CONCURRENCY, this.d.launch.burstSize ?? 0);
+      await runConcurrently(toLaunch, concurrency, async ({ plan, slot }) =>
+        this.settleSlot(plan, await this.launchSlot(slot, toLaunch.length)),
       );
       if ((cronDue.length > 0 || this.pendingOneOffsDirty) && this.state && this.d.canDispatch()) {
         if (cronDue.length > 0) this.state.last_tick_ms = now;
@@ -403,9 +405,10 @@ export class CronLoop {
 
   /**
    * The second half of a dispatch: starts the process of a slot whose record createSlot made, unless the
-   * fence closed meanwhile (the record is left for a successor to adopt).
+   * fence closed meanwhile (the record is left for a successor to adopt). `burst`: how many slots this tick
+   * launches together (the launcher may give them shared run hosts).
    */
-  async launchSlot(slot: CreatedSlot): Promise<DispatchOutcome> {
+  async launchSlot(slot: CreatedSlot, burst = 1): Promise<DispatchOutcome> {
     const { dag, runId, scheduleTime } = slot;
     const log = this.d.logger.child({ dag: dag.name, run_id: runId });
     try {
@@ -421,6 +424,7 @@ export class CronLoop {
           processLog: `${this.d.runs.logDir(dag.name, runId, 1)}/process.log`,
           propagateSignals: dag.signal_handling.enable_propagation,
           stillAllowed: this.d.canDispatch,
+          burst,
         });
       } catch (err) {
         // The record exists and nothing runs it: the retry hands it to the queue, whose consumer keeps trying.

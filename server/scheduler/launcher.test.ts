@@ -1,8 +1,9 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../core/ports';
 import { minimalEnv, tempDir, waitFor } from '../runner/testSupport';
+import type { HostAssignment } from '../runner/runHostCommand';
 import { processLauncher, type LaunchRequest } from './launcher';
 
 let dir: string;
@@ -116,5 +117,129 @@ describe('processLauncher', () => {
     } finally {
       launch.close!();
     }
+  });
+});
+
+describe('processLauncher with run hosts', () => {
+  /** A stand-in for `dagu` that prints its arguments and what it was given on stdin. */
+  function fakeHostDagu(): string {
+    const script = join(dir, 'fake-host-dagu.mjs');
+    writeFileSync(
+      script,
+      "let input = '';\nprocess.stdin.on('data', (d) => (input += d));\n" +
+        "process.stdin.on('end', () => console.log(JSON.stringify({ argv: process.argv.slice(2), input })));\n",
+    );
+    return script;
+  }
+
+  const hostLogDir = () => join(dir, 'logs', '.run-host');
+
+  function launcher(maxRuns: number) {
+    return processLauncher({
+      executable: fakeHostDagu(),
+      env: minimalEnv(),
+      hosts: { maxRuns, logDir: hostLogDir() },
+    });
+  }
+
+  const burstOf = (n: number, over: (i: number) => Partial<LaunchRequest> = () => ({})) =>
+    Array.from({ length: n }, (_, i) =>
+      request({
+        dagName: `etl${i}`,
+        dagFile: `/dags/etl${i}.yaml`,
+        runId: `sched-0123456789ab-2026113${i}T0115Z`,
+        processLog: join(dir, 'logs', `etl${i}`, 'run', '1', 'process.log'),
+        burst: n,
+        ...over(i),
+      }),
+    );
+
+  /** What each host was started with, once all of them printed it. */
+  async function hostsStarted(count: number) {
+    const read = () =>
+      existsSync(hostLogDir())
+        ? readdirSync(hostLogDir()).map((f) => readFileSync(join(hostLogDir(), f), 'utf8'))
+        : [];
+    await waitFor(() => read().length === count && read().every((t) => t.endsWith('\n')));
+    return readdirSync(hostLogDir()).map((f) => {
+      const out = JSON.parse(readFileSync(join(hostLogDir(), f), 'utf8')) as {
+        argv: string[];
+        input: string;
+      };
+      return {
+        file: join(hostLogDir(), f),
+        argv: out.argv,
+        assignment: JSON.parse(out.input) as HostAssignment,
+      };
+    });
+  }
+
+  it('starts a burst in hosts of at most maxRuns runs, each run given with its process log', async () => {
+    const reqs = burstOf(6, (i) =>
+      i === 5 ? { dagName: 'nightly', renamed: true, scheduleTime: null } : {},
+    );
+    const launch = launcher(4);
+    expect(launch.burstSize).toBe(4);
+    const started = await Promise.all(reqs.map((r) => launch(r)));
+    // Two hosts (which runs go in the first is the order their log directories were made in).
+    const perPid = new Map<number | undefined, number>();
+    for (const { pid } of started) perPid.set(pid, (perPid.get(pid) ?? 0) + 1);
+    expect([...perPid.values()].sort()).toEqual([2, 4]);
+    const hosts = await hostsStarted(2);
+    for (const h of hosts) {
+      const pidOf = (runId: string) => started[reqs.findIndex((r) => r.runId === runId)].pid;
+      expect(new Set(h.assignment.runs.map((r) => pidOf(r.runId))).size).toBe(1);
+    }
+    for (const h of hosts) expect(h.argv).toEqual(['__run-host', h.file]);
+    const given = hosts.flatMap((h) => h.assignment.runs).sort((a, b) => a.runId.localeCompare(b.runId));
+    expect(hosts.map((h) => h.assignment.runs.length).sort()).toEqual([2, 4]);
+    expect(given[0]).toEqual({
+      dag: '/dags/etl0.yaml',
+      runId: reqs[0].runId,
+      triggerType: 'scheduler',
+      scheduleTime: '2026-11-30T01:15:00Z',
+      name: null,
+      processLog: reqs[0].processLog,
+    });
+    expect(given[5]).toMatchObject({ dag: '/dags/etl5.yaml', name: 'nightly', scheduleTime: null });
+    // Each run's process log directory exists for the host to open the log in.
+    for (const r of reqs) expect(existsSync(dirname(r.processLog))).toBe(true);
+  });
+
+  it('starts a small burst, or a run whose signals must reach its own process, as a process of its own', async () => {
+    const launch = launcher(4);
+    const small = burstOf(3);
+    const propagating = burstOf(5).map((r, i) => ({
+      ...r,
+      runId: `${r.runId}x`,
+      processLog: join(dir, 'logs', `p${i}`, 'run', '1', 'process.log'),
+      propagateSignals: i === 0,
+    }));
+    const started = await Promise.all([...small, ...propagating].map((r) => launch(r)));
+    // Three own processes, one own process for the propagating run, one host for the other four.
+    expect(new Set(started.map((s) => s.pid)).size).toBe(5);
+    for (const r of [...small, propagating[0]]) {
+      await waitFor(() => existsSync(r.processLog) && readFileSync(r.processLog, 'utf8').includes('\n'));
+      expect(JSON.parse(readFileSync(r.processLog, 'utf8')).argv[0]).toBe('start');
+    }
+    const [host] = await hostsStarted(1);
+    expect(host.assignment.runs.map((r) => r.runId).sort()).toEqual(propagating.slice(1).map((r) => r.runId));
+  });
+
+  it('gives a host none of the runs whose fence closed before it started', async () => {
+    const launch = launcher(4);
+    const reqs = burstOf(5, (i) => ({ stillAllowed: () => i !== 2 }));
+    const started = await Promise.all(reqs.map((r) => launch(r)));
+    expect(started[2]).toEqual({ pid: undefined, fenced: true });
+    const given = (await hostsStarted(2)).flatMap((h) => h.assignment.runs.map((r) => r.runId));
+    expect(given.sort()).toEqual([0, 1, 3, 4].map((i) => reqs[i].runId));
+  });
+
+  it('starts every run in its own process when hosts take fewer than two runs', async () => {
+    const launch = launcher(1);
+    expect(launch.burstSize).toBeUndefined();
+    const started = await Promise.all(burstOf(5).map((r) => launch(r)));
+    expect(new Set(started.map((s) => s.pid)).size).toBe(5);
+    expect(existsSync(hostLogDir())).toBe(false);
   });
 });

@@ -1,8 +1,12 @@
 // Starts run processes for the scheduler: detached `dagu start --run-id …`, in their own session, so that a
-// run outlives the scheduler that started it.
+// run outlives the scheduler that started it. The runs of a burst (a busy slot) share run host processes
+// (server/cli/runHost.ts), a few Node start-ups instead of one per run.
 
-import { open } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { open, unlink } from 'node:fs/promises';
 import path from 'node:path';
+import { RUN_HOST_COMMAND, type HostAssignment, type HostedRun } from '../runner/runHostCommand';
 import { SparePool, type SpareSettings } from '../runner/spareRun';
 import { runProcessEnv } from '../runner/runProcessEnv';
 import { spawnDetachedRun } from '../runner/spawnDetached';
@@ -26,6 +30,11 @@ export interface LaunchRequest {
    * that can take any time (a stalled volume), and the lease may have run out meanwhile.
    */
   stillAllowed?: () => boolean;
+  /**
+   * How many runs the caller is launching together, this one included (a busy slot): above
+   * RUN_HOST_MIN_BURST they may share run host processes. Absent: one.
+   */
+  burst?: number;
 }
 
 /** A started run process, or `fenced`: the fence closed while the launch was being prepared; nothing started. */
@@ -36,7 +45,24 @@ export type Launcher = ((req: LaunchRequest) => LaunchResult | Promise<LaunchRes
   prepare?: () => void;
   /** Lets any spare process go; called when the scheduler stops. */
   close?: () => void;
+  /**
+   * How many launches a caller with a burst should have in flight at once for them to share run hosts (the
+   * runs per host); absent when runs never share one.
+   */
+  burstSize?: number;
 };
+
+/** A burst of more than this many launches may share run hosts; fewer each get a process of their own. */
+export const RUN_HOST_MIN_BURST = 3;
+
+/**
+ * How long the first launch of a burst waits for the others to join it in one host (each comes once its log
+ * directory is made): a host starts as soon as it is full, and a burst's last host after this wait.
+ */
+export const RUN_HOST_GATHER_MS = 20;
+
+/** Where a run host's own output goes (not its runs'), under the logs: a name no DAG can have. */
+export const RUN_HOST_LOG_DIR = '.run-host';
 
 /**
  * Starts each run as a detached `dagu start` process. With `spares`, a pre-started process takes the run
@@ -48,12 +74,20 @@ export function processLauncher(opts: {
   executable: string;
   env: NodeJS.ProcessEnv;
   spares?: SpareSettings | null;
+  /** Runs of a burst share run hosts of at most this many runs (run.host_max_runs); below 2, never. */
+  hosts?: { maxRuns: number; logDir: string } | null;
 }): Launcher {
   const env = runProcessEnv(opts.env);
   const pool = opts.spares ? new SparePool({ ...opts.spares, executable: opts.executable, env }) : null;
   const allowed = (req: LaunchRequest) => !req.stillAllowed || req.stillAllowed();
+  const hosts =
+    opts.hosts && opts.hosts.maxRuns >= 2
+      ? new RunHostBatcher({ ...opts.hosts, executable: opts.executable, env, allowed })
+      : null;
   const launch: Launcher = async (req) => {
     await mkdir(path.dirname(req.processLog), true);
+    // A run whose stop must reach its process as a signal (signal_handling) keeps a process of its own.
+    if (hosts && (req.burst ?? 1) > RUN_HOST_MIN_BURST && !req.propagateSignals) return hosts.add(req);
     const args = ['start', '--quiet', '--run-id', req.runId, '--trigger-type', req.triggerType];
     if (req.scheduleTime) args.push('--schedule-time', req.scheduleTime);
     if (req.renamed) args.push('--name', req.dagName);
@@ -76,5 +110,100 @@ export function processLauncher(opts: {
   };
   launch.prepare = () => void pool?.fill();
   launch.close = () => pool?.close();
+  if (hosts) launch.burstSize = hosts.maxRuns;
   return launch;
+}
+
+interface Pending {
+  req: LaunchRequest;
+  resolve: (r: LaunchResult) => void;
+  reject: (err: Error) => void;
+}
+
+/**
+ * Gathers the launches of a burst into run hosts (server/cli/runHost.ts): a host is started once it has
+ * `maxRuns` runs, or RUN_HOST_GATHER_MS after the first one came. Every launch of a host resolves with the
+ * host's pid (the pid its runs record), or with `fenced` when the fence closed before the host started.
+ */
+class RunHostBatcher {
+  private pending: Pending[] = [];
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly o: {
+      maxRuns: number;
+      logDir: string;
+      executable: string;
+      env: NodeJS.ProcessEnv;
+      allowed: (req: LaunchRequest) => boolean;
+    },
+  ) {}
+
+  get maxRuns(): number {
+    return this.o.maxRuns;
+  }
+
+  add(req: LaunchRequest): Promise<LaunchResult> {
+    return new Promise<LaunchResult>((resolve, reject) => {
+      this.pending.push({ req, resolve, reject });
+      if (this.pending.length >= this.o.maxRuns) this.flush();
+      else this.timer ??= setTimeout(() => this.flush(), RUN_HOST_GATHER_MS);
+    });
+  }
+
+  private flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const batch = this.pending.splice(0, this.o.maxRuns);
+    if (this.pending.length > 0) this.timer = setTimeout(() => this.flush(), RUN_HOST_GATHER_MS);
+    void this.start(batch).catch((err: Error) => {
+      for (const p of batch) p.reject(err);
+    });
+  }
+
+  private async start(batch: Pending[]): Promise<void> {
+    await mkdir(this.o.logDir, true);
+    const hostLog = path.join(this.o.logDir, `host-${randomBytes(6).toString('hex')}.log`);
+    const out = await open(hostLog, 'a');
+    try {
+      // The fencing check, right before the host starts: a run whose fence closed is not given to it.
+      const runs = batch.filter((p) => {
+        if (this.o.allowed(p.req)) return true;
+        p.resolve({ pid: undefined, fenced: true });
+        return false;
+      });
+      if (runs.length === 0) {
+        await unlink(hostLog).catch(() => undefined);
+        return;
+      }
+      const child = spawn(process.execPath, [this.o.executable, RUN_HOST_COMMAND, hostLog], {
+        env: this.o.env,
+        // Its own session and process group, like a run process: it outlives the scheduler.
+        detached: true,
+        stdio: ['pipe', out.fd, out.fd],
+      });
+      if (child.pid === undefined) {
+        child.once('error', () => undefined); // reported here, synchronously
+        throw new Error(`could not start ${process.execPath} ${this.o.executable} ${RUN_HOST_COMMAND}`);
+      }
+      child.stdin!.on('error', () => undefined); // a host that died at once: its runs are found dead
+      const assignment: HostAssignment = { runs: runs.map((p) => hostedRun(p.req)) };
+      child.stdin!.end(`${JSON.stringify(assignment)}\n`);
+      child.unref();
+      for (const p of runs) p.resolve({ pid: child.pid });
+    } finally {
+      void out.close().catch(() => undefined);
+    }
+  }
+}
+
+function hostedRun(req: LaunchRequest): HostedRun {
+  return {
+    dag: req.dagFile ?? req.dagName,
+    runId: req.runId,
+    triggerType: req.triggerType,
+    scheduleTime: req.scheduleTime,
+    name: req.renamed ? req.dagName : null,
+    processLog: req.processLog,
+  };
 }

@@ -107,6 +107,7 @@ export class Scheduler {
     };
     launch.prepare = d.launch.prepare;
     launch.close = d.launch.close;
+    launch.burstSize = d.launch.burstSize;
     const catalog = new DagCatalogCache(d.config.paths.dags_dir, d.logger, d.dagSpecCache);
     const logger = d.logger;
     const suspended =

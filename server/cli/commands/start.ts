@@ -21,6 +21,7 @@ import { runWithRetries } from '../../runner/runWithRetries';
 import { newRunParams, startRun } from '../../runner/startRun';
 import type { SubDagRunner } from '../../runner/subDag';
 import { cliContext, type GlobalOptions } from '../context';
+import type { CreateLoggerOptions } from '../../log/createLogger';
 import { UsageError } from '../exit';
 import { dagFileOf, overrideDagName } from '../dagNameOverride';
 import { loadDagOrThrow } from '../loadDagOrThrow';
@@ -108,6 +109,12 @@ interface StartOptions extends GlobalOptions, ParamFlags {
   localDagSource?: string;
   /** A dispatched run: return once it is handed over instead of waiting for its end. */
   detach?: boolean;
+  /**
+   * Set by a run host (cli/runHost.ts), which runs several runs in one process: the run is stopped by this
+   * signal (its reason the signal name the steps get) rather than by signals to the process, which belong to
+   * the host, and its log lines go to `logStream`, its own process log.
+   */
+  hosted?: { signal: AbortSignal; logStream: NonNullable<CreateLoggerOptions['stream']> };
 }
 
 /**
@@ -118,7 +125,12 @@ export type LocalRunContext = AttemptContext & { subDag?: SubDagRunner };
 
 export async function startCommand(dagArg: string, words: string[], opts: StartOptions): Promise<number> {
   const params = cliParams('start', dagArg, words, opts);
-  const { config, logger } = cliContext(opts, { component: 'runner' });
+  const { config, logger } = cliContext(
+    opts,
+    { component: 'runner' },
+    {},
+    { logStream: opts.hosted?.logStream },
+  );
   if (opts.runId !== undefined) assertRunId(opts.runId);
   const scheduleTime = opts.scheduleTime ? normalizeTime(opts.scheduleTime) : null;
   await cliDagsInStep(config, logger);
@@ -138,6 +150,9 @@ export async function startCommand(dagArg: string, words: string[], opts: StartO
     // Workers find a DAG by its name, which a renamed run's DAG file does not have.
     if (opts.name !== undefined)
       throw new UsageError(`--name is not supported for DAG ${loaded.name}, which runs on workers`);
+    // Following a dispatched run takes the process's signals and output: a run host never gets one (the
+    // scheduler queues such DAGs for the workers rather than starting them).
+    if (opts.hosted) throw new UsageError(`DAG ${loaded.name} runs on workers, not in a run host`);
     return startDistributed({ config, stores, dag, params, recordParams, scheduleTime, opts });
   }
 
@@ -146,8 +161,15 @@ export async function startCommand(dagArg: string, words: string[], opts: StartO
     logger.warn('Stopping the run', { signal: sig, dag: dag.name });
     controller.abort(sig);
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const stop = opts.hosted?.signal;
+  const onStop = () => onSignal(stop!.reason as NodeJS.Signals);
+  if (stop) {
+    if (stop.aborted) onStop();
+    else stop.addEventListener('abort', onStop, { once: true });
+  } else {
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  }
   try {
     const ctx: LocalRunContext = {
       dag,
@@ -176,6 +198,7 @@ export async function startCommand(dagArg: string, words: string[], opts: StartO
     if (!opts.quiet) printSummary(final);
     return exitCodeOf(final);
   } finally {
+    stop?.removeEventListener('abort', onStop);
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
