@@ -36,10 +36,10 @@ export async function runHost(hostLog: string | undefined): Promise<void> {
   const { config } = cliContext({ quiet: true }, { component: 'run-host' });
   const dataDir = config.paths.data_dir;
   const live = new Map<string, AbortController>();
-  let stopping: NodeJS.Signals | null = null;
+  // One per run, made before any signal can come: a signal to the host stops every run, started or not yet.
+  const controllers = assignment.runs.map(() => new AbortController());
   const onSignal = (sig: NodeJS.Signals) => {
-    stopping = sig;
-    for (const c of live.values()) c.abort(sig);
+    for (const c of controllers) c.abort(sig);
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
@@ -59,11 +59,9 @@ export async function runHost(hostLog: string | undefined): Promise<void> {
   const total = assignment.runs.length;
   try {
     await Promise.all(
-      assignment.runs.map(async (run) => {
-        const controller = new AbortController();
-        if (stopping) controller.abort(stopping);
-        await hostOne(run, { dataDir, hostLog, total, controller, live });
-      }),
+      assignment.runs.map((run, i) =>
+        hostOne(run, { dataDir, hostLog, total, controller: controllers[i], live }),
+      ),
     );
   } finally {
     clearInterval(poll);

@@ -100,7 +100,7 @@ describe('run hosts', () => {
     await eventually(() => readdirSync(path.join(ctx.h.home, 'data', 'run-host')).length === 0);
   });
 
-  it('stops one run of a host and leaves the others running', async () => {
+  it('stops one run of a host and leaves the others running; SIGTERM to the host stops them all', async () => {
     const dags = burst('s', 4, () => 'sleep 30');
     scheduler();
     const running = await eventually(async () => {
@@ -127,10 +127,12 @@ describe('run hosts', () => {
     });
     for (const d of [dags[0], dags[2], dags[3]]) expect((await statusOf(d))?.status).toBe('running');
 
-    // Stopping the rest ends the host.
-    for (const i of [0, 2, 3]) {
-      expect((await dagu(['stop', '--run-id', running[i].run_id, dags[i]], ctx.h.env)).code).toBe(0);
-    }
+    // Another one the same way; then SIGTERM to the host itself stops the two left, as it would their
+    // processes, and the host ends.
+    expect((await dagu(['stop', '--run-id', running[3].run_id, dags[3]], ctx.h.env)).code).toBe(0);
+    await eventually(async () => (await statusOf(dags[3]))?.status === 'aborted', 20_000);
+    expect((await statusOf(dags[0]))?.status).toBe('running');
+    process.kill(host, 'SIGTERM');
     await eventually(async () => (await statuses(dags)).every((r) => r.status === 'aborted'), 20_000);
     await eventually(() => !alive(host), 20_000);
   });
