@@ -21,7 +21,13 @@ import { open, writeSync } from 'node:fs';
 import { stat, unlink } from 'node:fs/promises';
 import { Writable } from 'node:stream';
 import { parseHostAssignment, type HostedRun } from '../runner/runHostCommand';
-import { registerHostedRun, takeStopRequests, unregisterHostedRun } from '../store/runHostFiles';
+import {
+  registerHostedRun,
+  sweepDeadHosts,
+  takeStopRequests,
+  unregisterHostedRun,
+} from '../store/runHostFiles';
+import { isLocalProcessAlive } from '../scheduler/zombieReaper';
 import type { TriggerType } from '../core/types';
 import { cliContext } from './context';
 
@@ -35,6 +41,8 @@ export async function runHost(hostLog: string | undefined): Promise<void> {
   // The data directory of the stop channel; every run loads the configuration again, as its own process would.
   const { config } = cliContext({ quiet: true }, { component: 'run-host' });
   const dataDir = config.paths.data_dir;
+  // Records left by hosts that died (they could not remove their own); best effort, never holds the runs up.
+  void sweepDeadHosts(dataDir, isLocalProcessAlive).catch(() => undefined);
   const live = new Map<string, AbortController>();
   // One per run, made before any signal can come: a signal to the host stops every run, started or not yet.
   const controllers = assignment.runs.map(() => new AbortController());

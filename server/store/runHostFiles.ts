@@ -8,7 +8,7 @@
 // These are files of this host machine's processes (a stop is only ever sent to a run on this host), so they
 // stay on the local data directory whatever the storage backend. Run IDs are checked names (core/names.ts).
 
-import { mkdir, readFile, readdir, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { assertRunId } from '../core/names';
 
@@ -30,7 +30,11 @@ function fileOf(dataDir: string, runId: string, suffix: string): string {
 export async function registerHostedRun(dataDir: string, runId: string, pid: number): Promise<void> {
   await mkdir(runHostDir(dataDir), { recursive: true });
   await unlinkIfThere(fileOf(dataDir, runId, STOP_SUFFIX));
-  await writeFile(fileOf(dataDir, runId, HOST_SUFFIX), `${JSON.stringify({ pid })}\n`);
+  // Whole or not at all: a reader (a stop, another host's sweep) never sees a record without its pid.
+  const file = fileOf(dataDir, runId, HOST_SUFFIX);
+  const tmp = path.join(runHostDir(dataDir), `.${runId}.${pid}.tmp`);
+  await writeFile(tmp, `${JSON.stringify({ pid })}\n`);
+  await rename(tmp, file);
 }
 
 /** Forgets a hosted run that ended: its record and any stop request that came too late. */
@@ -90,6 +94,31 @@ export async function takeStopRequests(
     out.push({ runId, signal: text.trim() === 'SIGINT' ? 'SIGINT' : 'SIGTERM' });
   }
   return out;
+}
+
+/**
+ * Removes the records (and stop requests) of runs whose host process is gone: a host that died could not
+ * remove its own. `alive` tells whether a pid names a live process on this machine. Returns the run IDs
+ * swept. A live host's records are never touched, and a pid reused by another process only keeps a record.
+ */
+export async function sweepDeadHosts(dataDir: string, alive: (pid: number) => boolean): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await readdir(runHostDir(dataDir));
+  } catch {
+    return [];
+  }
+  const swept: string[] = [];
+  for (const name of names) {
+    if (!name.endsWith(HOST_SUFFIX)) continue;
+    const runId = name.slice(0, -HOST_SUFFIX.length);
+    const pid = await hostPidOf(dataDir, runId).catch(() => undefined);
+    // Unreadable or without a pid (never the case of a record being written: it appears whole, by rename).
+    if (pid === undefined || pid === null || alive(pid)) continue;
+    await unregisterHostedRun(dataDir, runId);
+    swept.push(runId);
+  }
+  return swept;
 }
 
 async function unlinkIfThere(file: string): Promise<void> {
