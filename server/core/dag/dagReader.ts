@@ -102,7 +102,9 @@ export class DagReader {
    * keys written in the map win over merged ones. `allowed` null means any key (env names, labels). Returns
    * null (after reporting) when `entry` is not a map. A key in `unsupported` is a Dagu key this product refuses:
    * it is reported with its reason as an `unsupported` error. With `foldCase`, keys are matched ignoring case
-   * (`Condition` is `condition`) and returned lower-cased; two spellings of one key are a duplicate.
+   * (`Condition` is `condition`) and returned lower-cased; two spellings of one key are a duplicate. Dagu matches
+   * the keys of every map it decodes into a Go struct that way (its decoder, mapstructure, falls back to a
+   * case-insensitive match), so the DAG, a step and their fixed-key maps are read with `foldCase`.
    */
   map(
     entry: Entry,
@@ -161,7 +163,7 @@ export class DagReader {
       if (allowed && !allowed.includes(key)) {
         const reason = unsupported && Object.hasOwn(unsupported, key) ? unsupported[key] : undefined;
         if (reason !== undefined && !isNull(value)) this.unsupported(keyNode, child.field, reason);
-        else if (reason === undefined) this.error(keyNode, child.field, unknownKeyMessage(key, allowed));
+        else if (reason === undefined) this.error(keyNode, child.field, unknownKeyMessage(written, allowed));
         continue;
       }
       const previous = own.get(key);
@@ -256,6 +258,11 @@ export class DagReader {
     if (isScalar(entry.value) && typeof entry.value.value === 'boolean') return entry.value.value;
     return this.errorAt(entry, `must be true or false, got ${describe(entry.value)}`);
   }
+}
+
+/** The key of an entry as written in the file (a map read with `foldCase` gives `key` lower-cased). */
+export function writtenKey(entry: Entry): string {
+  return isScalar(entry.keyNode) ? String(entry.keyNode.value) : entry.key;
 }
 
 /** True for a missing value or an explicit YAML null (`key:` or `key: ~`). */

@@ -1,7 +1,7 @@
 // The legacy spellings Dagu 2.x still loads, and the deprecation warning `dagu validate` prints for each.
 
 import type { Entry } from './dagReader';
-import { isNull } from './dagReader';
+import { isNull, writtenKey } from './dagReader';
 
 /** Legacy step keys and what replaces them. */
 const DEPRECATED_STEP_KEYS: ReadonlyArray<[string, string]> = [
@@ -21,13 +21,16 @@ export function deprecation(path: string, advice: string): string {
   return `Deprecated DAG syntax: ${path} is deprecated; ${advice}`;
 }
 
-/** The warnings for one step at `path`: a string shorthand step (`map` null) or a step map. */
+/**
+ * The warnings for one step at `path`: a string shorthand step (`map` null) or a step map. Dagu looks for the
+ * legacy keys in lower case only: `Command:` is loaded (keys ignore case) without a warning.
+ */
 export function stepDeprecations(path: string, map: ReadonlyMap<string, Entry> | null): string[] {
   if (map === null) return [deprecation(`${path} string shorthand`, 'use run')];
   const out: string[] = [];
   for (const [key, advice] of DEPRECATED_STEP_KEYS) {
     const e = map.get(key);
-    if (e && !isNull(e.value)) out.push(deprecation(`${path}.${key}`, advice));
+    if (e && !isNull(e.value) && writtenKey(e) === key) out.push(deprecation(`${path}.${key}`, advice));
   }
   return out;
 }

@@ -25,7 +25,13 @@ const IRREGULAR_CAMEL: Record<string, string> = {
 export function unknownKeyMessage(key: string, allowed: readonly string[]): string {
   const removed = REMOVED_KEYS[key];
   if (removed) return `key "${key}" was removed from Dagu's DAG language; ${removed}`;
-  const snake = IRREGULAR_CAMEL[key] ?? key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+  // Reached only by maps whose keys keep their case (the others fold it before asking).
+  if (key !== key.toLowerCase() && allowed.includes(key.toLowerCase())) {
+    return `unknown key "${key}": here, as in Dagu, these keys are matched in lower case only; use ${key.toLowerCase()}`;
+  }
+  const snake =
+    IRREGULAR_CAMEL[key] ??
+    key.replace(/^[A-Z]/, (c) => c.toLowerCase()).replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
   if (snake !== key && (allowed.includes(snake) || key in IRREGULAR_CAMEL)) {
     return `unknown key "${key}": Dagu keys are snake_case; use ${snake}`;
   }

@@ -717,3 +717,60 @@ describe('numbers in env and map params', () => {
     ]);
   });
 });
+
+describe('keys in another case (Dagu decodes struct-typed maps ignoring case)', () => {
+  it('reads DAG, step, handler and policy keys in any case', () => {
+    const dag = parse(
+      yaml(
+        'Description: d',
+        'Max_Active_Steps: 2',
+        'Handler_On:',
+        '  Exit: {Command: echo bye}',
+        'Retry_Policy: {LIMIT: 2}',
+        'SMTP: {Host: mail.local, PORT: 25}',
+        'Steps:',
+        '  - Name: a',
+        '    Command: echo a',
+        '    Timeout_Sec: 5',
+        '    Repeat_Policy: {Repeat: while, Exit_Code: [1], Limit: 3}',
+      ),
+    );
+    expect(dag.description).toBe('d');
+    expect(dag.max_active_steps).toBe(2);
+    expect(dag.handler_on.exit?.command).toEqual(['echo bye']);
+    expect(dag.retry_policy?.limit).toBe(2);
+    expect(dag.smtp).toMatchObject({ host: 'mail.local', port: 25 });
+    expect(dag.steps[0]).toMatchObject({ name: 'a', command: ['echo a'], timeout_sec: 5 });
+    expect(dag.steps[0].repeat_policy).toMatchObject({ mode: 'while', limit: 3 });
+  });
+
+  it('refuses two spellings of one key, naming both', () => {
+    expect(errors(yaml('name: x', 'NAME: y', ...steps('  - run: echo')))).toEqual([
+      '2:1: NAME: key "NAME" is already defined at line 1 as "name" (these keys ignore case)',
+    ]);
+  });
+
+  it('keeps the case of run, action and with, and of maps Dagu reads by hand', () => {
+    expect(errors(step('  - Run: echo x', '  - action: noop', '    With: {}'))).toEqual([
+      '2:5: steps[0].Run: write "Run" as run: Dagu reads run, action and with in lower case only (other keys ignore case)',
+      '4:5: steps[1].With: write "With" as with: Dagu reads run, action and with in lower case only (other keys ignore case)',
+    ]);
+    expect(errors(step('  - run: "false"', '    continue_on: {Failure: true}'))).toEqual([
+      '3:19: steps[0].continue_on.Failure: unknown key "Failure": here, as in Dagu, these keys are matched in lower case only; use failure',
+    ]);
+  });
+
+  it('validate reads name and steps in lower case only, and warns only of lower-case legacy keys', () => {
+    expect(errors(yaml('Steps:', '  - run: echo'), true)).toEqual([
+      '1:1: Steps: the entrypoint document (the first of the file) must define steps: dagu validate reads it in lower case only, as Dagu\'s does (dagu start accepts "Steps")',
+    ]);
+    const r = parseDag(yaml('Name: x', ...steps('  - Command: echo', '  - command: echo')), {
+      file: FILE,
+      defaultName: 'etl',
+      strict: true,
+    });
+    expect(r.ok && r.warnings.filter((w) => w.startsWith('Deprecated'))).toEqual([
+      'Deprecated DAG syntax: steps[1].command is deprecated; use run',
+    ]);
+  });
+});

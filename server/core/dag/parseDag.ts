@@ -2,7 +2,7 @@
 // full list of its errors, each naming the file, line, column and field, so that `dagu validate` can print
 // them all. A file may hold several documents: the first is the DAG, later ones are local sub-DAGs.
 
-import type { Document, LineCounter, Node } from 'yaml';
+import type { Document, LineCounter, Node, Scalar } from 'yaml';
 import { isMap, isScalar } from 'yaml';
 import type { DagSpec } from '../types';
 import type { DagError } from './dagError';
@@ -164,7 +164,26 @@ function checkDocuments(
         message: `${label} must not define name: its name is the file name (dagu validate follows Dagu here; dagu start accepts it)`,
       });
     }
+    // The pre-pass reads `name` and `steps` in lower case only, unlike the loader (see readDag).
+    const otherCase = (key: string) =>
+      root.items.find(
+        (p) => isScalar(p.key) && typeof p.key.value === 'string' && p.key.value.toLowerCase() === key,
+      );
+    const mustDefine = (key: string) => {
+      const other = otherCase(key)!;
+      const p = lines.linePos((other.key as Node).range?.[0] ?? offset);
+      const written = String((other.key as Scalar).value);
+      errors.push({
+        file,
+        line: p.line,
+        column: p.col,
+        field: written,
+        message: `${label} must define ${key}: dagu validate reads it in lower case only, as Dagu's does (dagu start accepts ${JSON.stringify(written)})`,
+      });
+    };
+    if (i > 0 && !name && otherCase('name')) mustDefine('name');
     const steps = field('steps');
+    if (!steps && otherCase('steps')) mustDefine('steps');
     if (steps && isMap(steps.value)) {
       const p = lines.linePos((steps.key as Node).range?.[0] ?? offset);
       errors.push({

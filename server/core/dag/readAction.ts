@@ -292,7 +292,8 @@ function readExec(
     r.errorAt(map.get('action') ?? map.get('type')!, 'exec needs with: {command, args}');
     return;
   }
-  const m = r.map(source, ['command', 'args'], 'exec');
+  // `exec:` is a struct in Dagu (its keys ignore case); `with:` of `action: exec` is a plain map.
+  const m = r.map(source, ['command', 'args'], 'exec', undefined, source === map.get('exec'));
   if (!m) return;
   const command = r.string(m.get('command'));
   if (command === undefined || command.trim() === '') {

@@ -15,7 +15,7 @@ import type {
   StepSpec,
 } from '../types';
 import type { DagReader, Entry } from './dagReader';
-import { describe, isNull } from './dagReader';
+import { describe, isNull, writtenKey } from './dagReader';
 import { envEvalNames } from './dagu1';
 import { deprecation } from './deprecations';
 import { isLocalSelector, readEnv, readParams, readWorkerSelector } from './readFields';
@@ -98,7 +98,7 @@ export interface ReadDagOptions {
 /** Reads one document's root map. */
 export function readDag(r: DagReader, root: Node, opts: ReadDagOptions): DagSpec | null {
   const rootEntry: Entry = { key: '', field: '', value: root, keyNode: root };
-  const map = r.map(rootEntry, ROOT_KEYS, 'a DAG document', UNSUPPORTED_ROOT_KEYS);
+  const map = r.map(rootEntry, ROOT_KEYS, 'a DAG document', UNSUPPORTED_ROOT_KEYS, true);
   if (!map) return null;
 
   const name = readName(r, map.get('name'), opts.defaultName, root);
@@ -224,7 +224,7 @@ function readType(r: DagReader, entry: Entry | undefined): 'graph' | 'chain' {
 
 function readDefaults(r: DagReader, entry: Entry | undefined): StepDefaults {
   if (!entry || isNull(entry.value)) return null;
-  return r.map(entry, DEFAULTS_KEYS, 'defaults');
+  return r.map(entry, DEFAULTS_KEYS, 'defaults', undefined, true);
 }
 
 /** `labels` (or its old name `tags`): a string, a list or a map, lowercased; `k: v` becomes `k=v`. */
@@ -351,9 +351,17 @@ function readDotenv(r: DagReader, entry: Entry | undefined): string[] {
 function readHandlers(r: DagReader, entry: Entry | undefined, steps: readonly StepSpec[]): HandlerSpecs {
   const handlers: HandlerSpecs = { init: null, success: null, failure: null, abort: null, exit: null };
   if (!entry || isNull(entry.value)) return handlers;
-  const map = r.map(entry, ['init', 'success', 'failure', 'abort', 'exit'], 'handler_on', {
-    wait: "Dagu's wait handler is not supported by this product (it has no human-approval wait)",
-  });
+  const map = r.map(
+    entry,
+    ['init', 'success', 'failure', 'abort', 'exit'],
+    'handler_on',
+    {
+      wait: "Dagu's wait handler is not supported by this product (it has no human-approval wait)",
+    },
+    true,
+  );
+  // Dagu looks for legacy syntax in handlers under the key handler_on in lower case only.
+  const warnings = r.warnings.length;
   for (const [key, name] of HANDLERS) {
     const handler = map?.get(key);
     if (!handler || isNull(handler.value)) continue;
@@ -362,21 +370,31 @@ function readHandlers(r: DagReader, entry: Entry | undefined, steps: readonly St
     if (read && clash) r.errorAt(handler, `${JSON.stringify(name)} is already the name of a step`);
     handlers[key] = read?.spec ?? null;
   }
+  if (writtenKey(entry) !== 'handler_on') {
+    const own = r.warnings.splice(warnings);
+    r.warnings.push(...own.filter((w) => !w.startsWith('Deprecated DAG syntax:')));
+  }
   return handlers;
 }
 
 function readSignalHandling(r: DagReader, entry: Entry | undefined): { enable_propagation: boolean } {
   if (!entry || isNull(entry.value)) return { enable_propagation: false };
-  const map = r.map(entry, ['enable_propagation'], 'signal_handling');
+  const map = r.map(entry, ['enable_propagation'], 'signal_handling', undefined, true);
   return { enable_propagation: r.boolean(map?.get('enable_propagation')) ?? false };
 }
 
 function readSmtp(r: DagReader, entry: Entry | undefined): SmtpSpec | null {
   if (!entry || isNull(entry.value)) return null;
   const firstError = r.errors.length;
-  const map = r.map(entry, ['host', 'port', 'username', 'password'], 'smtp', {
-    oauth: "Dagu's SMTP OAuth is not supported by this product (use username and password)",
-  });
+  const map = r.map(
+    entry,
+    ['host', 'port', 'username', 'password'],
+    'smtp',
+    {
+      oauth: "Dagu's SMTP OAuth is not supported by this product (use username and password)",
+    },
+    true,
+  );
   if (!map) return null;
   const host = r.string(map.get('host'))?.trim() ?? '';
   if (host === '') {
@@ -394,9 +412,15 @@ function readSmtp(r: DagReader, entry: Entry | undefined): SmtpSpec | null {
 
 function readMailOn(r: DagReader, entry: Entry | undefined): { failure: boolean; success: boolean } {
   if (!entry || isNull(entry.value)) return { failure: false, success: false };
-  const map = r.map(entry, ['failure', 'success'], 'mail_on', {
-    wait: "Dagu's wait mail is not supported by this product (it has no human-approval wait)",
-  });
+  const map = r.map(
+    entry,
+    ['failure', 'success'],
+    'mail_on',
+    {
+      wait: "Dagu's wait mail is not supported by this product (it has no human-approval wait)",
+    },
+    true,
+  );
   return {
     failure: r.boolean(map?.get('failure')) ?? false,
     success: r.boolean(map?.get('success')) ?? false,
@@ -405,7 +429,7 @@ function readMailOn(r: DagReader, entry: Entry | undefined): { failure: boolean;
 
 function readMail(r: DagReader, entry: Entry | undefined): MailSpec | null {
   if (!entry || isNull(entry.value)) return null;
-  const map = r.map(entry, ['from', 'to', 'prefix', 'attach_logs'], entry.key);
+  const map = r.map(entry, ['from', 'to', 'prefix', 'attach_logs'], entry.key, undefined, true);
   if (!map) return null;
   const to: string[] = [];
   const toEntry = map.get('to');
@@ -433,7 +457,7 @@ function readMail(r: DagReader, entry: Entry | undefined): MailSpec | null {
 /** `run_config` only changes what the console offers; it is checked and otherwise ignored. */
 function readRunConfig(r: DagReader, entry: Entry | undefined): void {
   if (!entry || isNull(entry.value)) return;
-  const map = r.map(entry, ['disable_param_edit', 'disable_run_id_edit'], 'run_config');
+  const map = r.map(entry, ['disable_param_edit', 'disable_run_id_edit'], 'run_config', undefined, true);
   r.boolean(map?.get('disable_param_edit'));
   r.boolean(map?.get('disable_run_id_edit'));
 }

@@ -240,7 +240,7 @@ export function readStepRetryPolicy(
   entry: Entry | undefined,
 ): { policy: StepRetryPolicy | null; exitCodes: number[] } {
   if (!entry || isNull(entry.value)) return { policy: null, exitCodes: [] };
-  const map = r.map(entry, STEP_RETRY_KEYS, 'retry_policy');
+  const map = r.map(entry, STEP_RETRY_KEYS, 'retry_policy', undefined, true);
   if (!map) return { policy: null, exitCodes: [] };
   const limit = readCount(r, map.get('limit'), 0, MAX_POLICY_LIMIT, true);
   const interval = readCount(r, map.get('interval_sec'), 0, MAX_INTERVAL_SEC, true);
@@ -260,7 +260,7 @@ export function readStepRetryPolicy(
 /** The DAG's `retry_policy` (re-runs of failed runs by the scheduler): `limit` is required. */
 export function readDagRetryPolicy(r: DagReader, entry: Entry | undefined): DagRetryPolicy | null {
   if (!entry || isNull(entry.value)) return null;
-  const map = r.map(entry, DAG_RETRY_KEYS, 'retry_policy');
+  const map = r.map(entry, DAG_RETRY_KEYS, 'retry_policy', undefined, true);
   if (!map) return null;
   if (!present(map.get('limit'))) r.errorAt(entry, 'limit is required');
   return {
@@ -278,7 +278,7 @@ export function readDagRetryPolicy(r: DagReader, entry: Entry | undefined): DagR
  */
 export function readRepeatPolicy(r: DagReader, entry: Entry | undefined): RepeatPolicySpec | null {
   if (!entry || isNull(entry.value)) return null;
-  const map = r.map(entry, REPEAT_KEYS, 'repeat_policy');
+  const map = r.map(entry, REPEAT_KEYS, 'repeat_policy', undefined, true);
   if (!map) return null;
   const condition = r.string(map.get('condition'));
   const expected = r.scalarText(map.get('expected'));

@@ -6,7 +6,7 @@ import type { Node } from 'yaml';
 import { readsStream } from '../structuredOutput';
 import type { DeclaredOutputSpec, StdoutOutputsSpec, StepSpec, StructuredOutputEntry } from '../types';
 import type { DagReader, Entry } from './dagReader';
-import { describe, isNull } from './dagReader';
+import { describe, isNull, writtenKey } from './dagReader';
 import { envEvalNames } from './dagu1';
 import { stepDeprecations } from './deprecations';
 import { readExecution } from './readAction';
@@ -111,8 +111,9 @@ export function readStep(
   handlerName: string | null = null,
 ): ReadStep | null {
   const firstError = r.errors.length;
-  const map = r.map(entry, STEP_KEYS, 'a step', UNSUPPORTED_STEP_KEYS);
+  const map = r.map(entry, STEP_KEYS, 'a step', UNSUPPORTED_STEP_KEYS, true);
   if (!map) return null;
+  checkExactCase(r, map);
   const node = entry.value as Node;
   const get = (key: string) => map.get(key) ?? defaults?.get(key);
   r.warnings.push(...stepDeprecations(entry.field, map));
@@ -286,6 +287,28 @@ function readStepId(r: DagReader, entry: Entry | null): string | undefined {
   if (RESERVED_IDS.has(id.toLowerCase()))
     return r.errorAt(entry, `id ${JSON.stringify(id)} is a reserved word`);
   return id;
+}
+
+/**
+ * Step keys ignore case as the others do, except three: Dagu tells a `run` or `action` step by its raw keys
+ * `run`, `action` and `with`, in lower case only. Written otherwise, Dagu still decodes them but does not treat
+ * the step as a run or action step: `Run:`/`Action:` leave a step without a command (a load error), and `With:`
+ * beside them is ignored. Refused here, with the spelling that works.
+ */
+function checkExactCase(r: DagReader, map: Map<string, Entry>): void {
+  const runOrAction = map.has('run') || map.has('action');
+  for (const key of ['run', 'action', 'with']) {
+    const entry = map.get(key);
+    if (!entry || (key === 'with' && !runOrAction)) continue;
+    const written = writtenKey(entry);
+    if (written !== key) {
+      r.error(
+        entry.keyNode,
+        entry.field,
+        `write "${written}" as ${key}: Dagu reads run, action and with in lower case only (other keys ignore case)`,
+      );
+    }
+  }
 }
 
 /** The "needs run" error readExecution gave a step that turned out to be an output-only noop step. */
