@@ -27,6 +27,16 @@ beforeEach(() => {
 afterEach(() => svc.cleanup());
 
 describe('enqueueDag', () => {
+  it("keeps the caller's one JSON word on the record for DAG_PARAMS_JSON, and nothing for other params", async () => {
+    svc.writeDag('p', 'params: "A=1 B=2"\nsteps:\n  - run: "true"\n');
+    const json = await enqueueDag(svc, 'p', [' {"B": 3} ']);
+    expect(json).toMatchObject({ params: ['A=1', 'B=3'], params_json: '{"B": 3}' });
+    expect((await getRun(svc, json.run_id)).params_json).toBe('{"B": 3}');
+    const cli = await enqueueDag(svc, 'p', ['B=3'], { paramsJson: '{"B":3}' });
+    expect(cli.params_json).toBe('{"B":3}');
+    expect(await enqueueDag(svc, 'p', ['B=3'])).not.toHaveProperty('params_json');
+  });
+
   it('records a queued run with every step not started, marks it active and queues it in the DAG queue', async () => {
     const status = await enqueueDag(svc, 'hello', ['A=1', 'b c']);
 

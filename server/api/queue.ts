@@ -5,7 +5,7 @@ import { isDistributed } from '../core/dispatcherApi';
 import { errorCode } from '../store/fsutil';
 import { randomHex } from '../store/randomHex';
 import { assertDagName, assertRunId } from '../core/names';
-import { parseParamArgs, resolveRunParams } from '../core/params';
+import { parseParamArgs, rawJsonParams, resolveRunParams } from '../core/params';
 import { newRunId } from '../core/runId';
 import { isoUtc, newRunStatus } from '../core/runStatus';
 import type { RunStatus, TriggerType } from '../core/types';
@@ -30,6 +30,8 @@ export interface EnqueueOptions {
   name?: string;
   /** Dagu's `enqueue -u/--queue`: this queue instead of the DAG's. */
   queue?: string;
+  /** The caller's params as one JSON text when `params` were read from it (RunStatus.params_json). */
+  paramsJson?: string | null;
 }
 
 /** Text of the error `enqueue` fails with when queues are turned off. */
@@ -71,6 +73,8 @@ export async function enqueueDag(
     scheduleTime: opts.scheduleTime ?? null,
     params: resolved.list,
     nowIso: now,
+    // The caller's one JSON word (the API's list), or the CLI's JSON text it turned into words.
+    paramsJson: opts.paramsJson ?? (params.length === 1 ? rawJsonParams(params[0]) : null),
   });
   if (opts.name !== undefined) status.dag_file = own.file ?? own.name;
   const created = await svc.runs.createRun(status);

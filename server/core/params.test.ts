@@ -8,6 +8,7 @@ import {
   parseParamString,
   paramList,
   parseParamWord,
+  rawJsonParams,
   readParamList,
   resolveRunParams,
   splitParamString,
@@ -283,5 +284,19 @@ describe('checkParamValue', () => {
     expect(check({ pattern: '^v[0-9]+$' }, 'x')).toBe(
       'parameter "P" must match the pattern ^v[0-9]+$, got "x"',
     );
+  });
+});
+
+describe('rawJsonParams (the caller text Dagu passes on as DAG_PARAMS_JSON)', () => {
+  it('gives a JSON object or array trimmed and otherwise unchanged', () => {
+    expect(rawJsonParams('  {"B": 2, "A": "x"} ')).toBe('{"B": 2, "A": "x"}');
+    expect(rawJsonParams('[{"A":1}, "p"]')).toBe('[{"A":1}, "p"]');
+  });
+
+  it('gives null for tokens, invalid JSON and JSON that is neither object nor array', () => {
+    expect(rawJsonParams('A=1 B=2')).toBeNull();
+    expect(rawJsonParams('{A=1}')).toBeNull();
+    expect(rawJsonParams('"text"')).toBeNull();
+    expect(rawJsonParams('3')).toBeNull();
   });
 });

@@ -117,6 +117,17 @@ export function parseParamArgs(words: readonly string[]): ParamSpec[] {
   return words.map(parseParamWord);
 }
 
+/**
+ * The caller's params text when it is one JSON object or array (trimmed), else null. Dagu then hands that text
+ * on as DAG_PARAMS_JSON and `${params}` unchanged, instead of writing the resolved params as JSON
+ * (upstream internal/spec/dag.go:buildResolvedParamsJSON, detectJSONParams): numbers stay numbers, the keys
+ * keep their order and declared params the caller left out are not in it.
+ */
+export function rawJsonParams(text: string): string | null {
+  const input = text.trim();
+  return parseJsonParams(input) !== null ? input : null;
+}
+
 function parseJsonParams(input: string): ParamSpec[] | null {
   const object = input.startsWith('{') && input.endsWith('}');
   if (!object && !(input.startsWith('[') && input.endsWith(']'))) return null;

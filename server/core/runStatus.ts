@@ -17,6 +17,8 @@ export interface NewRunStatusInput {
   logDir?: string;
   /** Scheduler instance creating the run (slot and catch-up runs). */
   dispatchedBy?: string | null;
+  /** The caller's params as one JSON text (RunStatus.params_json); kept on the record only when given. */
+  paramsJson?: string | null;
 }
 
 export function newRunStatus(i: NewRunStatusInput): RunStatus {
@@ -59,6 +61,7 @@ export function newRunStatus(i: NewRunStatusInput): RunStatus {
     worker_selector: i.dag.worker_selector,
     log_dir: i.logDir ?? `${i.dag.name}/${i.runId}/${attempt}`,
     dispatched_by: i.dispatchedBy ?? null,
+    ...(i.paramsJson != null ? { params_json: i.paramsJson } : {}),
   };
 }
 

@@ -475,6 +475,11 @@ export interface RunStatus {
   queue: string;
   /** Parameters as `KEY=value` or positional values, in order. */
   params: string[];
+  /**
+   * The caller's params text when it was one JSON object or array: DAG_PARAMS_JSON and `${params}` are this
+   * text, as in Dagu (core/params.ts rawJsonParams). Absent otherwise: they are then written from `params`.
+   */
+  params_json?: string | null;
   created_at: string;
   queued_at: string | null;
   started_at: string | null;

@@ -227,6 +227,7 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
       processEnv: opts.baseEnv,
       filteredHost: hostEnv,
       params: status.params,
+      paramsJson: status.params_json,
       managed: {
         DAG_NAME: dag.name,
         DAG_RUN_ID: status.run_id,

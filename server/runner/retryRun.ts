@@ -73,6 +73,7 @@ export async function runNextAttempt(
     params: previous.params,
     nowIso: isoNow(o.clock),
     logDir: logDir.relative,
+    paramsJson: previous.params_json,
   });
   // A run under another name (`dagu start -N`) keeps the file its DAG comes from.
   if (previous.dag_file) status.dag_file = previous.dag_file;

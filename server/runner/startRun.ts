@@ -28,6 +28,8 @@ export interface StartRunOptions extends AttemptContext {
   newRunId: () => string;
   /** The DAG's file when it runs under another name (`dagu start -N`); kept on the record as `dag_file`. */
   dagFile?: string | null;
+  /** The caller's params as one JSON text (RunStatus.params_json), with `params` read from it. */
+  paramsJson?: string | null;
 }
 
 /** Thrown when the caller's params are refused (unknown name, too many positional values, a failed check). */
@@ -99,6 +101,7 @@ export async function startRun(o: StartRunOptions): Promise<RunStatus> {
     params,
     nowIso: isoNow(o.clock),
     logDir: logDir.relative,
+    paramsJson: o.recordParams === undefined ? o.paramsJson : null,
   });
   // The first record already names this process, so a run killed before its first step is still
   // recognisable (pid, host) when the scheduler marks it failed.

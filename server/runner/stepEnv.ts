@@ -44,6 +44,8 @@ export interface RunEnvInput {
   filteredHost: Readonly<Record<string, string>>;
   /** `RunStatus.params`. */
   params: readonly string[];
+  /** `RunStatus.params_json`: the caller's JSON text, which DAG_PARAMS_JSON is then as it is (as in Dagu). */
+  paramsJson?: string | null;
   /** The run variables dagu manages: DAG_NAME, DAG_RUN_ID, DAG_RUN_WORK_DIR, ... */
   managed: Readonly<Record<string, string>>;
   /** `${context.*}` values known for the whole run (`dag.name`, `run.id`, `paths.work_dir`, ...). */
@@ -108,8 +110,9 @@ export function scopeOf(
  */
 export function evaluateDagEnv(input: RunEnvInput, dagEnv: Readonly<Record<string, string>>): RunEnv {
   const params = splitParams(input.params);
-  // Dagu: without any resolved param there is no payload: `${params}` stays, DAG_PARAMS_JSON is not set.
-  const json = input.params.length > 0 ? paramsJson(params) : null;
+  // Dagu: the caller's JSON text as it is; else without any resolved param there is no payload: `${params}`
+  // stays, DAG_PARAMS_JSON is not set.
+  const json = input.paramsJson ?? (input.params.length > 0 ? paramsJson(params) : null);
   const managed: Record<string, string> =
     json === null
       ? { ...input.managed }

@@ -9,7 +9,7 @@ import { dequeueRun, enqueueDag } from '../../api/operations';
 import { cliContext, type GlobalOptions } from '../context';
 import { EXIT_OK, EXIT_RUN_FAILED, UsageError } from '../exit';
 import { loadDagOrThrow } from '../loadDagOrThrow';
-import { cliParams, paramWords, type ParamFlags } from './start';
+import { cliParams, cliParamsJson, paramWords, type ParamFlags } from './start';
 import { isDagPath } from './target';
 import { cliServices } from '../openControlPlane';
 
@@ -29,6 +29,7 @@ export async function enqueueCommand(
       runId: opts.runId,
       name: opts.name,
       queue: opts.queue,
+      paramsJson: cliParamsJson(words, opts),
     },
   );
   process.stdout.write(`queued ${status.dag_name} ${status.run_id} in queue ${status.queue}\n`);

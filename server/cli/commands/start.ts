@@ -9,7 +9,13 @@ import type { Config } from '../../config/types';
 import { claimOwnerText } from '../../core/claimOwner';
 import { isoUtc } from '../../core/runStatus';
 import { assertRunId } from '../../core/names';
-import { formatParam, parseParamArgs, parseParamString, resolveRunParams } from '../../core/params';
+import {
+  formatParam,
+  parseParamArgs,
+  parseParamString,
+  rawJsonParams,
+  resolveRunParams,
+} from '../../core/params';
 import { checkSchemaParams } from '../../runner/schemaParams';
 import { newRunId } from '../../core/runId';
 import type { DagSpec, ParamSpec, TriggerType } from '../../core/types';
@@ -70,6 +76,12 @@ export function cliParams(
   }
   if (flags.params !== undefined) return parseParamString(unquote(flags.params));
   return parseParamArgs(words);
+}
+
+/** The caller's params text when it is one JSON object or array (`--params` or a single word after `--`). */
+export function cliParamsJson(words: readonly string[], flags: ParamFlags): string | null {
+  if (flags.params !== undefined) return rawJsonParams(unquote(flags.params));
+  return words.length === 1 ? rawJsonParams(words[0]) : null;
 }
 
 /** The caller's params as words for a command line or the API list (`NAME=value` or a value). */
@@ -193,6 +205,7 @@ export async function startCommand(dagArg: string, words: string[], opts: StartO
         recordParams,
         newRunId: () => newRunId(Date.now(), randomHex(4)),
         dagFile,
+        paramsJson: cliParamsJson(words, opts),
       }),
     );
     if (!opts.quiet) printSummary(final);
