@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { parseSchedule } from './schedule';
-import { previousSlotOf, skipsAsSucceeded, type LatestRun } from './skipIfSuccessful';
+import {
+  planSkipResets,
+  previousSlotOf,
+  skipsAsSucceeded,
+  startedByHandSince,
+  type LatestRun,
+} from './skipIfSuccessful';
 import type { ScheduleSpec } from './types';
 
 const cron = (text: string) => {
@@ -94,5 +100,53 @@ describe('skip_if_successful', () => {
       ),
     ).toBe(false);
     expect(skipsAsSucceeded(dag, slot, run({ started_at: '2026-12-01T09:00:59Z' }))).toBe(true);
+  });
+});
+
+describe("Dagu's edit reset and the run started by hand", () => {
+  const dag = { name: 'etl', schedule: [cron('0 * * * *')], skip_if_successful: true };
+  const success = {
+    run_id: 'r',
+    status: 'succeeded' as const,
+    schedule_time: null,
+    started_at: '2026-12-01T09:30:00Z',
+    finished_at: '2026-12-01T09:40:00Z',
+  };
+  const ten = Date.parse('2026-12-01T10:00:00Z');
+
+  it('does not count a success that ended before the schedule was last edited', () => {
+    expect(skipsAsSucceeded(dag, ten, success, Date.parse('2026-12-01T09:45:00Z'))).toBe(false);
+    expect(skipsAsSucceeded(dag, ten, success, Date.parse('2026-12-01T09:35:00Z'))).toBe(true);
+    expect(skipsAsSucceeded(dag, ten, success, null)).toBe(true);
+  });
+
+  it('takes a slot as done when the latest run was started by hand in its minute or later', () => {
+    const byHand = { ...success, status: 'failed' as const, started_at: '2026-12-01T10:00:59Z' };
+    expect(startedByHandSince(ten, byHand)).toBe(true);
+    expect(startedByHandSince(ten, { ...byHand, started_at: '2026-12-01T09:59:59Z' })).toBe(false);
+    expect(startedByHandSince(ten, { ...byHand, queued_at: '2026-12-01T09:59:00Z' })).toBe(false);
+    expect(startedByHandSince(ten, { ...byHand, schedule_time: '2026-12-01T10:00:00Z' })).toBe(false);
+    expect(startedByHandSince(ten, null)).toBe(false);
+  });
+
+  it('resets when the cron expressions or the flag change, not when they are reordered or first seen', () => {
+    const two = { ...dag, schedule: [cron('0 * * * *'), cron('30 * * * *')] };
+    const seen = planSkipResets([two], {}, 1000);
+    expect(seen).toEqual({
+      resets: { etl: { fingerprint: 'skip:true|cron:0 * * * *,cron:30 * * * *', reset_at_ms: null } },
+      changed: true,
+    });
+    const reordered = { ...two, schedule: [...two.schedule].reverse() };
+    expect(planSkipResets([reordered], seen.resets, 2000)).toEqual({ resets: seen.resets, changed: false });
+    expect(planSkipResets([dag], seen.resets, 3000).resets.etl.reset_at_ms).toBe(3000);
+    expect(planSkipResets([{ ...two, skip_if_successful: false }], seen.resets, 4000).resets.etl).toEqual({
+      fingerprint: 'skip:false|cron:0 * * * *,cron:30 * * * *',
+      reset_at_ms: 4000,
+    });
+    expect(planSkipResets([{ ...dag, schedule: [] }], seen.resets, 5000)).toEqual({
+      resets: {},
+      changed: true,
+    });
+    expect(planSkipResets([], seen.resets, 5000)).toEqual({ resets: {}, changed: true });
   });
 });

@@ -5,6 +5,12 @@
 // by hand) counts from its queue or start time, whichever is earlier, truncated to the minute: so a manual run
 // between two slots stands in for the next one. When several schedules fire at the same slot, it is skipped only
 // if each of them would skip it (in Dagu each schedule plans its own run, and one of them runs).
+//
+// Two more of Dagu's guards (upstream internal/service/scheduler/tick_planner.go:shouldRun): a success from
+// before the DAG's cron schedules (or its skip_if_successful) were last edited does not skip a slot (the
+// scheduler keeps a fingerprint of them and the time it saw them change: planSkipResets); and, whatever
+// skip_if_successful says, a slot does not run when the DAG's latest run was started by hand in the slot's
+// minute or later (its earlier queue or start time, to the minute), as if that run were the slot's.
 
 import { dueSlots } from './schedule';
 import type { DagSpec, RunState, ScheduleSpec } from './types';
@@ -18,6 +24,7 @@ export interface LatestRun {
   schedule_time: string | null;
   started_at: string | null;
   queued_at?: string | null;
+  finished_at?: string | null;
 }
 
 /** Whether the cron schedule `s` fires at exactly `ms`. */
@@ -56,13 +63,78 @@ function scheduleSkips(s: ScheduleSpec, slotMs: number, latest: LatestRun): bool
   return prev !== null && at >= prev && at < slotMs;
 }
 
-/** Whether the slot at `slotMs` is skipped because `latest` already succeeded since the previous slot. */
+/**
+ * Whether the slot at `slotMs` is skipped because `latest` already succeeded since the previous slot. A
+ * success that ended (else started) before `resetAtMs`, when the schedules were last edited, does not count.
+ */
 export function skipsAsSucceeded(
   dag: Pick<DagSpec, 'schedule' | 'skip_if_successful'>,
   slotMs: number,
   latest: LatestRun | null,
+  resetAtMs: number | null = null,
 ): boolean {
   if (!dag.skip_if_successful || latest === null || latest.status !== 'succeeded') return false;
+  if (resetAtMs !== null) {
+    const at = successTime(latest);
+    if (at !== null && at < resetAtMs) return false;
+  }
   const firing = dag.schedule.filter((s) => firesAt(s, slotMs));
   return firing.length > 0 && firing.every((s) => scheduleSkips(s, slotMs, latest));
+}
+
+/** When a success counts from for the edit reset: its end, else its start (Dagu's latestSuccessReferenceTime). */
+function successTime(latest: LatestRun): number | null {
+  for (const t of [latest.finished_at, latest.started_at]) {
+    const ms = t ? Date.parse(t) : NaN;
+    if (!Number.isNaN(ms)) return ms;
+  }
+  return null;
+}
+
+/**
+ * Whether the DAG's latest run was started by hand (it has no schedule time) in the minute of the slot at
+ * `slotMs` or later: Dagu then takes the slot as done and does not run it, whatever its status.
+ */
+export function startedByHandSince(slotMs: number, latest: LatestRun | null): boolean {
+  if (latest === null || latest.schedule_time !== null) return false;
+  const at = manualRunTime(latest);
+  return at !== null && Math.floor(at / MINUTE) * MINUTE >= slotMs;
+}
+
+/** Per DAG: the fingerprint of its cron schedules and skip_if_successful, and when it last changed. */
+export type SkipResets = Record<string, { fingerprint: string; reset_at_ms: number | null }>;
+
+/** What a change of resets a DAG's past successes: its cron expressions (in any order) and the flag. */
+export function scheduleFingerprint(dag: Pick<DagSpec, 'schedule' | 'skip_if_successful'>): string {
+  const crons = dag.schedule
+    .filter((s) => s.at_ms === undefined)
+    .map((s) => `cron:${s.expression.trim()}`)
+    .sort();
+  return crons.length === 0 ? '' : `skip:${dag.skip_if_successful === true}|${crons.join(',')}`;
+}
+
+/**
+ * The resets after seeing `dags` at `nowMs`, as Dagu's scheduler keeps them: a DAG seen for the first time is
+ * recorded without a reset; a changed fingerprint resets at `nowMs`; a DAG without cron schedules, or gone,
+ * is dropped. `changed` says whether the result is worth persisting.
+ */
+export function planSkipResets(
+  dags: ReadonlyArray<Pick<DagSpec, 'name' | 'schedule' | 'skip_if_successful'>>,
+  previous: SkipResets,
+  nowMs: number,
+): { resets: SkipResets; changed: boolean } {
+  const resets: SkipResets = {};
+  let changed = false;
+  for (const dag of dags) {
+    const fingerprint = scheduleFingerprint(dag);
+    const before = Object.hasOwn(previous, dag.name) ? previous[dag.name] : undefined;
+    if (fingerprint === '') continue;
+    if (before?.fingerprint === fingerprint) resets[dag.name] = before;
+    else {
+      resets[dag.name] = { fingerprint, reset_at_ms: before ? nowMs : null };
+      changed = true;
+    }
+  }
+  if (Object.keys(previous).some((name) => !Object.hasOwn(resets, name))) changed = true;
+  return { resets, changed };
 }

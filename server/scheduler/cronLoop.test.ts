@@ -224,6 +224,51 @@ describe('CronLoop: live slots', () => {
     expect(h.logger.find('skip_if_successful')).toHaveLength(1);
   });
 
+  it('does not count a success from before the schedule was edited, as Dagu does (skip_if_successful)', async () => {
+    const dag = { ...everyMinute('etl'), skip_if_successful: true };
+    // The state names the DAG's schedule as it was before the edit: the first tick sees the change.
+    const h = harness({
+      now: '01:15:30',
+      dags: [dag],
+      state: { skip_resets: { etl: { fingerprint: 'skip:true|cron:0 * * * *', reset_at_ms: null } } },
+    });
+    h.launcher.script = { startAfterMs: 20, runForMs: 5 * SECOND, outcome: 'succeeded' };
+    await h.runs.createRun(
+      testRunStatus({
+        run_id: 'by-hand',
+        status: 'succeeded',
+        created_at: '2026-11-30T01:14:30.000Z',
+        started_at: '2026-11-30T01:14:30.000Z',
+        finished_at: '2026-11-30T01:14:40.000Z',
+      }),
+    );
+    await h.start();
+    expect(h.launcher.runIds()).toEqual([slotId('etl', '01:15:00')]);
+    expect(h.logger.find('skip_if_successful')).toHaveLength(0);
+    expect(h.stateFile.state.skip_resets?.etl).toEqual({
+      fingerprint: 'skip:true|cron:* * * * *',
+      reset_at_ms: at('01:15:30'),
+    });
+  });
+
+  it('does not run a slot when the DAG was started by hand in its minute, whatever that run did', async () => {
+    const h = harness({ now: '01:15:30', dags: [everyMinute('etl')] });
+    h.launcher.script = { startAfterMs: 20, runForMs: 5 * SECOND, outcome: 'succeeded' };
+    await h.runs.createRun(
+      testRunStatus({
+        run_id: 'by-hand',
+        status: 'failed',
+        created_at: '2026-11-30T01:15:05.000Z',
+        started_at: '2026-11-30T01:15:05.000Z',
+        finished_at: '2026-11-30T01:15:08.000Z',
+      }),
+    );
+    await h.start();
+    await h.time.advanceToWall(at('01:16:10'));
+    expect(h.launcher.runIds()).toEqual([slotId('etl', '01:16:00')]);
+    expect(h.logger.find('started by hand in its minute')).toHaveLength(1);
+  });
+
   it('dispatches nothing and writes no state while fenced', async () => {
     const h = harness({ now: '01:15:30', dags: [everyMinute('etl')] });
     h.canDispatch = () => false;

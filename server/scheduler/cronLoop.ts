@@ -7,14 +7,19 @@ import { slotRunId } from '../core/slotRunId';
 import { dueSlots } from '../core/schedule';
 import { NextSlotMemo } from '../core/nextSlotMemo';
 import { planOneOffs, withoutOneOff, type PendingOneOffs } from '../core/oneOffSlots';
-import { skipsAsSucceeded } from '../core/skipIfSuccessful';
+import {
+  planSkipResets,
+  skipsAsSucceeded,
+  startedByHandSince,
+  type SkipResets,
+} from '../core/skipIfSuccessful';
 import { nextWake, planCatchup, planTick, type PlannedSlot } from '../core/tickPlan';
 import type { Clock, Logger, Timers } from '../core/ports';
 import { TimerLoop } from '../core/timerLoop';
 import type { DagSpec } from '../core/types';
 import { MINUTE, SECOND } from '../core/units';
 import type { SuspendFlags } from '../store/suspendFlags';
-import type { QueueStore, RunStore } from '../store/types';
+import type { QueueStore, RunStore, RunSummary } from '../store/types';
 import type { DagSource } from './dagCatalogCache';
 import type { Launcher } from './launcher';
 import { runConcurrently } from './runConcurrently';
@@ -105,6 +110,9 @@ export class CronLoop {
   private retry: PlannedSlot[] = [];
   /** One-off slots seen before their time and not dispatched yet; persisted in the state file. */
   private pendingOneOffs: PendingOneOffs = {};
+  /** skip_if_successful's edit resets (persisted with the state, as pendingOneOffs). */
+  private skipResets: SkipResets = {};
+  private skipResetsDirty = false;
   /** Whether pendingOneOffs changed since the state file was last written. */
   private pendingOneOffsDirty = false;
   /** Run IDs of one-off slots already logged as waiting for their busy DAG. */
@@ -138,6 +146,7 @@ export class CronLoop {
   async start(opts: { recoveryWindowMs?: number } = {}): Promise<void> {
     this.state = await this.d.stateFile.read();
     this.pendingOneOffs = this.state.pending_at ?? {};
+    this.skipResets = this.state.skip_resets ?? {};
     this.replayBeforeFirstTick = { recoveryWindowMs: opts.recoveryWindowMs ?? 0 };
     this.loop.start(0);
   }
@@ -175,6 +184,9 @@ export class CronLoop {
       const oneOffs = planOneOffs(dags, this.pendingOneOffs, now);
       this.pendingOneOffs = oneOffs.pending;
       if (oneOffs.changed) this.pendingOneOffsDirty = true;
+      const resets = planSkipResets(dags, this.skipResets, now);
+      this.skipResets = resets.resets;
+      if (resets.changed) this.skipResetsDirty = true;
       const cronDue = [
         ...this.retry.filter((p) => now - p.slotMs <= RETRY_HORIZON_MS),
         ...newestPerDag(planTick(dags, this.lastTickMs, now, this.slots), this.d.logger).filter(
@@ -213,12 +225,19 @@ export class CronLoop {
       await runConcurrently(toLaunch, concurrency, async ({ plan, slot }) =>
         this.settleSlot(plan, await this.launchSlot(slot, toLaunch.length)),
       );
-      if ((cronDue.length > 0 || this.pendingOneOffsDirty) && this.state && this.d.canDispatch()) {
+      if (
+        (cronDue.length > 0 || this.pendingOneOffsDirty || this.skipResetsDirty) &&
+        this.state &&
+        this.d.canDispatch()
+      ) {
         if (cronDue.length > 0) this.state.last_tick_ms = now;
         this.state.pending_at = this.pendingOneOffs;
+        this.state.skip_resets = this.skipResets;
         this.pendingOneOffsDirty = false;
+        this.skipResetsDirty = false;
         await this.d.stateFile.write(this.state).catch((err: Error) => {
           this.pendingOneOffsDirty = true;
+          this.skipResetsDirty = true;
           throw err;
         });
       }
@@ -339,15 +358,22 @@ export class CronLoop {
       return 'busy';
     }
     this.waitingOneOffs.delete(runId);
-    if (
-      !opts.oneOff &&
-      dag.skip_if_successful &&
-      (await this.succeededSincePreviousSlot(dag, slotMs, runId))
-    ) {
-      log.info('Skipped a slot: the last run succeeded since the previous slot (skip_if_successful)', {
-        slot: isoUtc(slotMs),
-      });
-      return 'skipped';
+    if (!opts.oneOff) {
+      const latest = await this.latestOtherRun(dag, runId);
+      if (startedByHandSince(slotMs, latest)) {
+        log.info('Skipped a slot: the DAG was started by hand in its minute or later', {
+          slot: isoUtc(slotMs),
+          latest_run_id: latest!.run_id,
+        });
+        return 'skipped';
+      }
+      const resetAt = this.skipResets[dag.name]?.reset_at_ms ?? null;
+      if (dag.skip_if_successful && skipsAsSucceeded(dag, slotMs, latest, resetAt)) {
+        log.info('Skipped a slot: the last run succeeded since the previous slot (skip_if_successful)', {
+          slot: isoUtc(slotMs),
+        });
+        return 'skipped';
+      }
     }
     if (!this.d.canDispatch()) return 'fenced';
     const status = newRunStatus({
@@ -396,11 +422,10 @@ export class CronLoop {
     return 'queued';
   }
 
-  /** The `skip_if_successful` check; the slot's own run (a record a failed instance left) never counts. */
-  private async succeededSincePreviousSlot(dag: DagSpec, slotMs: number, runId: string): Promise<boolean> {
+  /** The DAG's latest run, for the slot checks; the slot's own run (a record a failed instance left) is none. */
+  private async latestOtherRun(dag: DagSpec, runId: string): Promise<RunSummary | null> {
     const [latest] = (await this.d.runs.listRuns({ dag: dag.name, limit: 1 })).items;
-    if (latest === undefined || latest.run_id === runId) return false;
-    return skipsAsSucceeded(dag, slotMs, latest);
+    return latest === undefined || latest.run_id === runId ? null : latest;
   }
 
   /**

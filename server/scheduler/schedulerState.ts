@@ -9,6 +9,7 @@
 import path from 'node:path';
 import { readJsonFile, writeFileAtomic } from '../store/fsutil';
 import type { Logger } from '../core/ports';
+import type { SkipResets } from '../core/skipIfSuccessful';
 
 export interface SchedulerState {
   version: 1;
@@ -21,6 +22,11 @@ export interface SchedulerState {
    * in files written before one-off schedules existed.
    */
   pending_at?: Record<string, number[]>;
+  /**
+   * Per DAG: the fingerprint of its cron schedules and skip_if_successful, and when the scheduler saw it
+   * change (see core/skipIfSuccessful planSkipResets). Absent in files written before it existed.
+   */
+  skip_resets?: SkipResets;
 }
 
 export const emptyState = (): SchedulerState => ({ version: 1, last_tick_ms: null, dags: {} });
@@ -53,6 +59,17 @@ export function schedulerStateShapeError(value: unknown): string | null {
     if (!isPlainObject(value.pending_at)) return 'pending_at is not an object';
     for (const [dag, slots] of Object.entries(value.pending_at)) {
       if (!Array.isArray(slots) || !slots.every(isMs)) return `pending_at.${dag} is not a list of times`;
+    }
+  }
+  if (value.skip_resets !== undefined) {
+    if (!isPlainObject(value.skip_resets)) return 'skip_resets is not an object';
+    for (const [dag, entry] of Object.entries(value.skip_resets)) {
+      if (
+        !isPlainObject(entry) ||
+        typeof entry.fingerprint !== 'string' ||
+        (entry.reset_at_ms !== null && !isMs(entry.reset_at_ms))
+      )
+        return `skip_resets.${dag} is not {fingerprint, reset_at_ms}`;
     }
   }
   return null;
