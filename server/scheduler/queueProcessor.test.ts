@@ -298,6 +298,51 @@ describe('QueueProcessor', () => {
     expect(await h.queued('etl')).toEqual([]);
   });
 
+  it("starts the next queued run as soon as a running run's end is announced, not at the next poll", async () => {
+    const etl = dagFromYaml('etl');
+    const other = dagFromYaml('other');
+    const h = harness({ dags: [etl, other], runWakeups: true });
+    h.launcher.script = { startAfterMs: 20, runForMs: null, outcome: 'succeeded' };
+    const first = await h.enqueue(etl);
+    const second = await h.enqueue(etl);
+    const elsewhere = await h.enqueue(other);
+    h.processor.start();
+    // The passes fall on whole tenths of a second here (a busy queue is polled every 100 ms).
+    await h.time.advance(1010);
+    expect(h.launcher.runIds()).toEqual([first, elsewhere]);
+    let passes = 0;
+    const queues = h.queue.queues.bind(h.queue);
+    h.queue.queues = () => {
+      passes++;
+      return queues();
+    };
+    // The end of a run in a queue where nothing waits: no pass before the poll.
+    await h.launcher.finish(elsewhere);
+    h.processor.runsChanged(elsewhere);
+    await h.time.advance(5);
+    expect(passes).toBe(0);
+    // The end of the run holding etl's one slot: the next one starts now.
+    await h.launcher.finish(first);
+    h.processor.runsChanged(first);
+    await h.time.advance(5);
+    expect(passes).toBe(1);
+    expect(h.launcher.runIds()).toEqual([first, elsewhere, second]);
+  });
+
+  it('looks at the queues at once when a wake-up names no run while runs wait (hints may have been lost)', async () => {
+    const etl = dagFromYaml('etl');
+    const h = harness({ dags: [etl], runWakeups: true });
+    h.launcher.script = { startAfterMs: 20, runForMs: null, outcome: 'succeeded' };
+    const first = await h.enqueue(etl);
+    const second = await h.enqueue(etl);
+    h.processor.start();
+    await h.time.advance(1010);
+    await h.launcher.finish(first);
+    h.processor.runsChanged(null);
+    await h.time.advance(5);
+    expect(h.launcher.runIds()).toEqual([first, second]);
+  });
+
   it('reads the head of a full queue once, not at every pass, when it is not a catch-up', async () => {
     const etl = dagFromYaml('etl');
     const h = harness({ dags: [etl] });

@@ -98,6 +98,10 @@ export class QueueProcessor {
   private readonly runChanges = new Map<string, number>();
   /** The watches waiting for a change (or their poll), by run, each ended early by runsChanged. */
   private readonly changeWaiters = new Map<string, Set<() => void>>();
+  /** The queues that had runs waiting at the last pass: the end of a run of theirs frees a slot for one. */
+  private waitingQueues = new Set<string>();
+  /** The queue of each active run the last pass saw. */
+  private queueOfActive = new Map<string, string>();
 
   constructor(private readonly d: QueueProcessorDeps) {
     this.loop = new TimerLoop({
@@ -128,15 +132,22 @@ export class QueueProcessor {
   /**
    * The state of run `runId` changed, or (null) maybe of any run (a wake-up from the backend): the starts
    * being watched of those runs are read now rather than at their next poll, though never sooner than
-   * START_POLL_MS after their last read.
+   * START_POLL_MS after their last read. A change of any other run may be its end, which frees a slot of
+   * its queue: while runs wait in that queue (or the run's queue is not known yet), a pass looks at the
+   * queues now rather than at the next poll.
    */
   runsChanged(runId: string | null = null): void {
     if (runId === null) {
       this.changes++;
       for (const set of [...this.changeWaiters.values()]) for (const wake of [...set]) wake();
+      if (this.waitingQueues.size > 0) this.loop.wake();
       return;
     }
-    if (!this.inFlight.has(runId) && !this.launching.has(runId)) return;
+    if (!this.inFlight.has(runId) && !this.launching.has(runId)) {
+      const queue = this.queueOfActive.get(runId);
+      if (queue === undefined ? this.waitingQueues.size > 0 : this.waitingQueues.has(queue)) this.loop.wake();
+      return;
+    }
     this.runChanges.set(runId, (this.runChanges.get(runId) ?? 0) + 1);
     for (const wake of [...(this.changeWaiters.get(runId) ?? [])]) wake();
   }
@@ -159,7 +170,10 @@ export class QueueProcessor {
     if (!this.d.canDispatch()) return false;
     this.suspendedNow = null;
     const names = await this.d.queue.queues();
-    if (names.length === 0 && this.inFlight.size === 0) return false;
+    if (names.length === 0 && this.inFlight.size === 0) {
+      this.waitingQueues.clear();
+      return false;
+    }
     const dags = new Map((await this.d.catalog.load()).map((g) => [g.name, g]));
     const active = await this.d.runs.listActive();
     let waiting = this.inFlight.size > 0;
@@ -167,6 +181,8 @@ export class QueueProcessor {
     for (const name of names) byQueue.set(name, await this.d.queue.list(name));
     const queuedIds = new Set([...byQueue.values()].flat().map((i) => i.run_id));
     this.forgetGone(queuedIds);
+    this.queueOfActive = new Map(active.map((a) => [a.run_id, a.queue]));
+    this.waitingQueues = new Set([...byQueue].filter(([, items]) => items.length > 0).map(([name]) => name));
     for (const [name, items] of byQueue) {
       if (items.length === 0) continue;
       waiting = true;
@@ -416,6 +432,9 @@ export class QueueProcessor {
       const r = await this.d.runs.readStatus(item.run_id);
       if (r.kind === 'ok' && r.status.status !== 'queued') {
         await this.d.queue.dequeue(item.queue, item.run_id);
+        // Ended already (a short run, whose changes came together): its slot is free for the next item.
+        if (r.status.status !== 'running' && this.waitingQueues.has(item.queue)) this.loop.wake();
+        else this.queueOfActive.set(item.run_id, item.queue);
         break;
       }
       if (this.d.clock.monoMs() - started > START_TIMEOUT_MS) {
