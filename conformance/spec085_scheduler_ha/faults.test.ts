@@ -6,7 +6,8 @@
 // a host's clock as the file lock sees it. A database's faults (a crash, a stall, cut connections) are of
 // another kind and are not injected here.
 
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +15,7 @@ import { parseSlotRunId } from '../../server/core/slotRunId';
 import {
   dagu,
   eventually,
+  ROOT,
   freePort,
   startService,
   tempHome,
@@ -338,5 +340,70 @@ describe('spec 085: scheduler HA under storage faults and clock offsets', () => 
     expect(tookMs).toBeLessThanOrEqual(T_MS + 2 * R_MS + TIMER_SLACK_MS);
     // And the record b wrote as the new holder carries its own clock, an hour ahead of ours.
     expect(Date.parse(readLockRecord(home).acquired_at) - Date.now()).toBeGreaterThan(HOUR_MS / 2);
+  });
+
+  it('an active starts a run while one of its own writes hangs on a stalled volume, and its timers keep firing', async () => {
+    // The scheduler's launcher in a process of its own, as composed in `dagu scheduler`: made before the
+    // storage is used, then a file of the volume held open with a write in it, as an in-flight store write
+    // holds one. A fork from that process would wait, synchronously, for the volume to flush that file.
+    const fs = await mount(newBackingDir());
+    const local = newBackingDir();
+    const fakeDagu = path.join(local, 'fake-dagu.cjs');
+    writeFileSync(fakeDagu, "console.log('started ' + process.argv.slice(2).join(' '));\n");
+    const driver = path.join(local, 'driver.mts');
+    const from = (p: string) => JSON.stringify(path.join(ROOT, p));
+    writeFileSync(
+      driver,
+      `import { openSync, writeSync } from 'node:fs';
+import { silentLogger } from ${from('server/core/ports.ts')};
+import { processLauncher } from ${from('server/scheduler/launcher.ts')};
+const [mnt, executable, logDir] = process.argv.slice(2);
+const launch = processLauncher({ executable, env: process.env, logger: silentLogger });
+writeSync(openSync(mnt + '/held', 'w'), 'in flight');
+let ticks = 0;
+setInterval(() => ticks++, 10);
+process.stdout.write('holding\\n');
+process.stdin.once('data', () => {
+  const before = ticks;
+  void launch({ dagName: 'etl', dagFile: '/dags/etl.yaml', runId: 'r1', triggerType: 'manual', scheduleTime: null,
+    processLog: logDir + '/process.log' }).then((r) => {
+    setTimeout(() => process.stdout.write('launched ' + r.pid + ' ticks ' + (ticks - before) + '\\n'), 300);
+  }, (err) => process.stdout.write('failed ' + err.message + '\\n'));
+});
+`,
+    );
+    const child = spawn(process.execPath, ['--import', 'tsx', driver, fs.mnt, fakeDagu, local], {
+      cwd: ROOT,
+      env: { ...process.env, NODE_OPTIONS: '' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    try {
+      await eventually(() => out.includes('holding\n'), EVENT_DEADLINE_MS).catch(() => {
+        throw new Error(`the driver did not start:\n${out}`);
+      });
+      await fs.set('stall');
+      child.stdin.write('go\n');
+      await eventually(() => /^(launched|failed) /m.test(out), EVENT_DEADLINE_MS).catch(() => {
+        throw new Error(`the launcher froze while a file of the stalled volume was open:\n${out}`);
+      });
+      const m = /^launched (\d+) ticks (\d+)$/m.exec(out);
+      expect(m, out).not.toBeNull();
+      // Its timers ran through the launch (every 10 ms, for at least the 300 ms after it).
+      expect(Number(m![2])).toBeGreaterThanOrEqual(10);
+      await eventually(
+        () =>
+          readFileSync(path.join(local, 'process.log'), 'utf8').includes('started start --quiet --run-id r1'),
+        EVENT_DEADLINE_MS,
+      );
+    } finally {
+      await fs.set('normal');
+      child.kill('SIGKILL');
+      await new Promise((r) =>
+        child.exitCode !== null || child.signalCode !== null ? r(null) : child.once('exit', r),
+      );
+    }
   });
 });

@@ -48,6 +48,7 @@ export function composeScheduler(
     events: cp.events,
     launch: processLauncher({
       executable,
+      logger,
       // The runs use this scheduler's backend (their records are there), and bin/dagu picks the code cache
       // of a run on PostgreSQL from this variable, which a backend chosen in config.yaml does not set.
       env: { ...process.env, DAGU_STORAGE_BACKEND: config.storage.backend },

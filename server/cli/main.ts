@@ -550,7 +550,7 @@ async function main() {
     }
     if (process.argv[2] === SPARE_COMMAND) {
       const { waitForAssignment } = await import('./spare');
-      const assignment = await waitForAssignment(process.argv[3]);
+      const assignment = await waitForAssignment(process.argv[3], process.argv[4], process.argv[5]);
       if (assignment === null) return;
       process.argv = [process.argv[0], process.argv[1], ...assignment.args];
     }

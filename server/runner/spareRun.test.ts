@@ -18,8 +18,8 @@ afterEach(() => {
 });
 
 /**
- * A stand-in for `dagu __spare-run <own log>`: says it waits, reads one assignment and prints it; on EOF it
- * removes its own log. FAKE_SPARE=crash-waiting throws before waiting, crash-running after the assignment.
+ * A stand-in for `dagu __spare-run <own log> <socket> <token>`: connects back, says it waits, reads one
+ * assignment and prints it; when the connection closes without one it removes its own log. FAKE_SPARE=crash-waiting throws before waiting, crash-running after the assignment.
  */
 function fakeSpare(): string {
   const script = join(dir, 'fake-spare.cjs');
@@ -28,12 +28,17 @@ function fakeSpare(): string {
     `const fs = require('node:fs');
 const mode = process.env.FAKE_SPARE;
 if (mode === 'crash-waiting') throw new Error('boom while waiting');
-process.stdout.write('waiting ' + process.pid + '\\n');
+const [log, sock, token] = process.argv.slice(3);
 let text = '';
-process.stdin.setEncoding('utf8');
-process.stdin.on('data', (d) => (text += d));
-process.stdin.on('end', () => {
-  if (text.trim() === '') return fs.rmSync(process.argv[3], { force: true });
+const s = require('node:net').connect(sock, () => {
+  s.write(token + '\\n');
+  process.stdout.write('waiting ' + process.pid + '\\n');
+});
+s.setEncoding('utf8');
+s.on('data', (d) => (text += d));
+s.on('error', () => {});
+s.on('close', () => {
+  if (text.trim() === '') return fs.rmSync(log, { force: true });
   process.stdout.write('ran ' + JSON.stringify(JSON.parse(text).args) + '\\n');
   if (mode === 'crash-running') throw new Error('boom while running');
 });
@@ -88,7 +93,7 @@ async function filled(p: SparePool): Promise<number> {
     const [name] = spareLogs();
     const m = name ? /^waiting (\d+)$/m.exec(readFileSync(join(dir, 'spares', name), 'utf8')) : null;
     pid = m ? Number(m[1]) : 0;
-    return pid > 0;
+    return pid > 0 && p.waitingPid() === pid;
   });
   return pid;
 }
@@ -142,7 +147,10 @@ describe('SparePool', () => {
     expect(logged[0]).toMatchObject({
       level: 'error',
       msg: expect.stringContaining('exited before it was given a run'),
-      fields: { exit_code: 1, signal: null, output: expect.stringContaining('Error: boom while waiting') },
+      fields: {
+        reason: 'it exited before it connected',
+        output: expect.stringContaining('Error: boom while waiting'),
+      },
     });
     // The file stays for the operator, named in the log line.
     expect(existsSync(logged[0].fields.log as string)).toBe(true);
@@ -175,7 +183,7 @@ describe('SparePool', () => {
     await waitFor(() => logged.length > 0);
     expect(logged[0]).toMatchObject({
       level: 'error',
-      fields: { pid, signal: 'SIGKILL', log: processLog(), output: `waiting ${pid}\n` },
+      fields: { pid, reason: 'its connection closed', log: processLog(), output: `waiting ${pid}\n` },
     });
   });
 

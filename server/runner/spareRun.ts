@@ -1,6 +1,8 @@
-// Pre-started run processes: a spare `dagu` process loads the CLI bundle ahead of time and waits on its
-// stdin for the arguments of one `dagu start`, so a scheduled slot starts its first step without paying for
-// Node's and the bundle's start-up. A spare whose parent goes away before assigning it exits untouched.
+// Pre-started run processes: a spare `dagu` process loads the CLI bundle ahead of time, connects back to the
+// scheduler over a local socket and waits there for the arguments of one `dagu start`, so a scheduled slot
+// starts its first step without paying for Node's and the bundle's start-up. A spare whose scheduler goes
+// away before assigning it (the socket closes) exits untouched. The spare is started through the launch
+// relay when there is one (see launchRelay.ts): the scheduler never forks once its storage is in use.
 //
 // What keeps a spare as safe as a fresh process:
 // - it runs only the build a fresh process would run: the build on disk is read when it starts and again
@@ -9,12 +11,16 @@
 //   it waits, which is renamed to the run's process log when it is given a run; a spare that dies while
 //   waiting is reported in the scheduler's log with the end of that output, and no more spares are started.
 
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { open, rename, unlink } from 'node:fs/promises';
+import { createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
 import { mkdir } from '../store/fileCalls';
 import path from 'node:path';
 import type { Logger } from '../core/ports';
+import type { LaunchRelay } from './launchRelay';
 import { SPARE_COMMAND, type SpareAssignment } from './spareCommand';
 
 /** What a pool needs besides the executable and environment of its run processes. */
@@ -24,14 +30,23 @@ export interface SpareSettings {
   /** The build a `dagu` process started now would run; null when it cannot be told (no spare is used). */
   currentBuild: () => Promise<string | null>;
   logger: Logger;
+  /** Starts the spares when given (the scheduler's relay); else they are spawned from this process. */
+  relay?: LaunchRelay | null;
+  /** How long a started spare may take to connect back before it is taken for dead (ms). */
+  connectTimeoutMs?: number;
 }
 
-/** A spare's life: loading or waiting, being given a run, running it, or let go without one. */
-type SpareState = 'waiting' | 'claimed' | 'assigned' | 'released';
+/** A spare's life: loading, waiting, being given a run, running it, or let go without one. */
+type SpareState = 'starting' | 'waiting' | 'claimed' | 'assigned' | 'released';
 
 interface Spare {
-  child: ChildProcess;
   pid: number;
+  /** What it says first on the socket, so that the pool knows the connection is this spare's. */
+  token: string;
+  /** Its connection once it is waiting; it ends when the spare exits. */
+  socket: Socket | null;
+  /** Watches it until it connects: whether it is still alive, and whether it took too long. */
+  connectTimer: ReturnType<typeof setInterval> | null;
   /** The build on disk when it was started: the build it loaded, or an older one (then it is let go). */
   build: string;
   /** Where its output goes: its own file, then the run's process log. */
@@ -52,6 +67,8 @@ export class SparePool {
   private filling: Promise<void> | null = null;
   /** `off` after a spare died unexpectedly or the build cannot be told: runs are spawned directly. */
   private mode: 'on' | 'off' | 'closed' = 'on';
+  /** Where spares connect: a socket in a directory of this process's own (mode 0700) on the local disk. */
+  private listener: { server: Server; dir: string; socketPath: string } | null = null;
 
   constructor(private readonly o: SpareSettings & { executable: string; env: NodeJS.ProcessEnv }) {}
 
@@ -66,13 +83,19 @@ export class SparePool {
     return this.filling;
   }
 
+  /** The pid of the spare waiting for a run, if one is connected and waiting. */
+  waitingPid(): number | null {
+    const spare = this.spare;
+    return spare && spare.state === 'waiting' && connected(spare) ? spare.pid : null;
+  }
+
   /**
    * Hands the run with `args` to the waiting spare, its output going to `processLog` from now on.
    * `stillAllowed` is asked right before the spare is told to start (the fencing check).
    */
   async assign(args: string[], processLog: string, stillAllowed: () => boolean): Promise<SpareOutcome> {
     const spare = this.spare;
-    if (!spare || spare.state !== 'waiting' || !running(spare.child)) return null;
+    if (!spare || spare.state !== 'waiting' || !connected(spare)) return null;
     this.spare = null;
     spare.state = 'claimed';
     let settled!: () => void;
@@ -119,23 +142,79 @@ export class SparePool {
       return null;
     }
     spare.log = processLog;
-    // A spare that died meanwhile is reported by onExit; its output is in the run's process log already.
-    if (!running(spare.child) || !spare.child.stdin?.writable) return null;
+    // A spare that died meanwhile is reported by onGone; its output is in the run's process log already.
+    if (!connected(spare)) return null;
     if (!stillAllowed()) {
       this.release(spare);
       return { pid: undefined, fenced: true };
     }
     spare.state = 'assigned';
     const assignment: SpareAssignment = { args };
-    spare.child.stdin.end(`${JSON.stringify(assignment)}\n`);
+    spare.socket!.end(`${JSON.stringify(assignment)}\n`);
     return { pid: spare.pid };
   }
 
-  /** Lets the waiting spare exit (its stdin closes without an assignment) and starts no more. */
+  /** Lets the waiting spare exit (its socket closes without an assignment) and starts no more. */
   close(): void {
     this.mode = 'closed';
     if (this.spare) this.release(this.spare);
     this.spare = null;
+    if (this.listener) {
+      const { server, dir } = this.listener;
+      this.listener = null;
+      server.close();
+      // The socket's directory is on the local disk, never on the data volume.
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  /** The socket spares connect to, made on first use. */
+  private listen(): Promise<string> {
+    if (this.listener) return Promise.resolve(this.listener.socketPath);
+    const dir = mkdtempSync(path.join(tmpdir(), 'dagu-spares-'));
+    const socketPath = path.join(dir, 'socket');
+    const server = createServer((socket) => this.onConnection(socket));
+    server.unref();
+    this.listener = { server, dir, socketPath };
+    return new Promise<string>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(socketPath, () => {
+        server.off('error', reject);
+        server.on('error', () => undefined);
+        resolve(socketPath);
+      });
+    });
+  }
+
+  /** A spare connecting back: its first line is its token; anything else is dropped. */
+  private onConnection(socket: Socket): void {
+    socket.unref();
+    socket.setEncoding('utf8');
+    socket.on('error', () => undefined); // a spare that died: its 'close' tells
+    let text = '';
+    const drop = setTimeout(() => socket.destroy(), 5000);
+    drop.unref();
+    const onData = (d: string) => {
+      text += d;
+      const nl = text.indexOf('\n');
+      if (nl < 0) {
+        if (text.length > 200) socket.destroy();
+        return;
+      }
+      socket.off('data', onData);
+      clearTimeout(drop);
+      const spare = this.spare;
+      if (!spare || spare.state !== 'starting' || spare.token !== text.slice(0, nl).trim()) {
+        socket.destroy();
+        return;
+      }
+      if (spare.connectTimer) clearInterval(spare.connectTimer);
+      spare.connectTimer = null;
+      spare.socket = socket;
+      spare.state = 'waiting';
+      socket.once('close', () => void this.onGone(spare, 'its connection closed'));
+    };
+    socket.on('data', onData);
   }
 
   private async startSpare(): Promise<void> {
@@ -148,33 +227,47 @@ export class SparePool {
       });
       return;
     }
+    const socketPath = await this.listen();
     await mkdir(this.o.logDir, true);
     const log = path.join(this.o.logDir, `spare-${randomBytes(6).toString('hex')}.log`);
+    const token = randomBytes(16).toString('hex');
+    const argv = [process.execPath, this.o.executable, SPARE_COMMAND, log, socketPath, token];
+    if (this.mode !== 'on') return;
+    const pid = this.o.relay ? await this.o.relay.launch(argv, log) : await this.spawnHere(argv, log);
+    if (pid === null) {
+      await unlink(log).catch(() => undefined);
+      this.turnOff();
+      this.o.logger.error('Could not pre-start a run process', { executable: this.o.executable });
+      return;
+    }
+    const spare: Spare = { pid, token, socket: null, connectTimer: null, build, log, state: 'starting' };
+    const startedAt = Date.now();
+    spare.connectTimer = setInterval(() => {
+      if (spare.state !== 'starting') return;
+      const late = Date.now() - startedAt > (this.o.connectTimeoutMs ?? 60_000);
+      if (alive(pid) && !late) return;
+      clearInterval(spare.connectTimer!);
+      spare.connectTimer = null;
+      if (late) kill(pid);
+      void this.onGone(spare, late ? 'it did not connect back in time' : 'it exited before it connected');
+    }, 200);
+    spare.connectTimer.unref();
+    this.spare = spare;
+    if (this.mode !== 'on') this.release(spare);
+  }
+
+  /** Spawns a spare from this process (no relay): its output goes to `log` from its first instruction. */
+  private async spawnHere(argv: string[], log: string): Promise<number | null> {
     const out = await open(log, 'a');
     try {
-      if (this.mode !== 'on') {
-        await unlink(log);
-        return;
-      }
-      const child = spawn(process.execPath, [this.o.executable, SPARE_COMMAND, log], {
+      const child = spawn(argv[0], argv.slice(1), {
         env: this.o.env,
         detached: true,
-        stdio: ['pipe', out.fd, out.fd],
+        stdio: ['ignore', out.fd, out.fd],
       });
       child.once('error', () => undefined); // spawn failures are reported through pid below
-      if (child.pid === undefined) {
-        await unlink(log).catch(() => undefined);
-        this.turnOff();
-        this.o.logger.error('Could not pre-start a run process', { executable: this.o.executable });
-        return;
-      }
-      child.stdin!.on('error', () => undefined); // a spare that died: assign() sees it and returns null
-      // Neither the spare nor the pipe to it keeps the scheduler's event loop alive.
       child.unref();
-      (child.stdin as unknown as { unref?: () => void }).unref?.();
-      const spare: Spare = { child, pid: child.pid, build, log, state: 'waiting' };
-      child.once('exit', (code, signal) => void this.onExit(spare, code, signal));
-      this.spare = spare;
+      return child.pid ?? null;
     } finally {
       await out.close();
     }
@@ -182,21 +275,23 @@ export class SparePool {
 
   private release(spare: Spare): void {
     spare.state = 'released';
-    spare.child.stdin?.end();
+    if (spare.connectTimer) clearInterval(spare.connectTimer);
+    spare.connectTimer = null;
+    // One not connected yet finds, when it tries, no socket or no spare of its token, and exits quietly.
+    spare.socket?.end();
   }
 
-  private async onExit(spare: Spare, code: number | null, signal: NodeJS.Signals | null): Promise<void> {
+  /** The spare's connection ended, or it never came: how it went, unless it was given a run or let go. */
+  private async onGone(spare: Spare, why: string): Promise<void> {
     if (this.spare === spare) this.spare = null;
     // A claim in progress may rename the spare's output to the run's process log: read it where it ends up.
     await spare.claim;
     // A spare given a run is that run's process: how it ends is the run's business, in the run's log.
-    if (spare.state === 'assigned') return;
-    // Let go: it exits 0 and removes its own output file.
-    if (spare.state === 'released' && code === 0) return;
+    if (spare.state === 'assigned' || spare.state === 'released') return;
     this.turnOff();
     this.o.logger.error(
       'A pre-started run process exited before it was given a run; no more are started until the scheduler restarts',
-      { pid: spare.pid, exit_code: code, signal, log: spare.log, output: await tail(spare.log) },
+      { pid: spare.pid, reason: why, log: spare.log, output: await tail(spare.log) },
     );
   }
 
@@ -206,8 +301,25 @@ export class SparePool {
   }
 }
 
-function running(child: ChildProcess): boolean {
-  return child.exitCode === null && child.signalCode === null;
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function kill(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    /* gone already */
+  }
+}
+
+function connected(spare: Spare): boolean {
+  return spare.socket !== null && !spare.socket.destroyed && spare.socket.writable;
 }
 
 /** The end of a file, for a log line; empty when it cannot be read. */

@@ -4,12 +4,23 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../core/ports';
 import { minimalEnv, tempDir, waitFor } from '../runner/testSupport';
 import type { HostAssignment } from '../runner/runHostCommand';
-import { processLauncher, type LaunchRequest } from './launcher';
+import { processLauncher, type LaunchRequest, type Launcher } from './launcher';
 
 let dir: string;
 let cleanup: () => void;
+let launchers: Launcher[] = [];
 beforeEach(() => ({ dir, cleanup } = tempDir()));
-afterEach(() => cleanup());
+afterEach(() => {
+  for (const l of launchers) l.close?.();
+  launchers = [];
+  cleanup();
+});
+
+function launcher(opts: Omit<Parameters<typeof processLauncher>[0], 'logger'>): Launcher {
+  const l = processLauncher({ ...opts, logger: silentLogger });
+  launchers.push(l);
+  return l;
+}
 
 function request(over: Partial<LaunchRequest> = {}): LaunchRequest {
   return {
@@ -32,7 +43,7 @@ function fakeDagu(): string {
 
 describe('processLauncher', () => {
   it('creates the process log and starts `dagu start` for the run with its output there', async () => {
-    const launch = processLauncher({ executable: fakeDagu(), env: minimalEnv() });
+    const launch = launcher({ executable: fakeDagu(), env: minimalEnv() });
     const req = request();
     const started = await launch(req);
     expect(started.fenced).toBeFalsy();
@@ -52,7 +63,7 @@ describe('processLauncher', () => {
   });
 
   it("passes the run's name as --name for a run queued under another name than its file's", async () => {
-    const launch = processLauncher({ executable: fakeDagu(), env: minimalEnv() });
+    const launch = launcher({ executable: fakeDagu(), env: minimalEnv() });
     const req = request({ dagName: 'nightly', renamed: true, scheduleTime: null, triggerType: 'manual' });
     await launch(req);
     await waitFor(() => existsSync(req.processLog) && readFileSync(req.processLog, 'utf8').includes('\n'));
@@ -70,7 +81,7 @@ describe('processLauncher', () => {
   });
 
   it('asks the fence again once the process log exists, and starts nothing when it has closed meanwhile', async () => {
-    const launch = processLauncher({ executable: fakeDagu(), env: minimalEnv() });
+    const launch = launcher({ executable: fakeDagu(), env: minimalEnv() });
     const req = request();
     const logExistedAtCheck: boolean[] = [];
     const started = await launch({
@@ -85,28 +96,31 @@ describe('processLauncher', () => {
   });
 
   it('rejects when the process log cannot be created', async () => {
-    const launch = processLauncher({ executable: fakeDagu(), env: minimalEnv() });
+    const launch = launcher({ executable: fakeDagu(), env: minimalEnv() });
     writeFileSync(join(dir, 'logs'), 'a file where the log directory should be');
     await expect(launch(request())).rejects.toThrow(/ENOTDIR|EEXIST/);
   });
 
   it('hands a run to the waiting pre-started process, and starts the next one', async () => {
-    // A stand-in for `dagu __spare-run <log>`: prints the arguments it is assigned.
+    // A stand-in for `dagu __spare-run <log> <socket> <token>`: connects back, prints the arguments it is
+    // assigned.
     const spare = join(dir, 'fake-spare.cjs');
     writeFileSync(
       spare,
-      `let t = ''; process.stdin.on('data', (d) => (t += d));
-       process.stdin.on('end', () => t.trim() ? console.log(JSON.stringify(JSON.parse(t).args)) : require('node:fs').rmSync(process.argv[3]));`,
+      `const [log, sock, token] = process.argv.slice(3); let t = '';
+       const s = require('node:net').connect(sock, () => s.write(token + '\\n'));
+       s.setEncoding('utf8'); s.on('data', (d) => (t += d)); s.on('error', () => {});
+       s.on('close', () => t.trim() ? console.log(JSON.stringify(JSON.parse(t).args)) : require('node:fs').rmSync(log));`,
     );
     const spares = join(dir, 'spares');
-    const launch = processLauncher({
+    const launch = launcher({
       executable: spare,
       env: minimalEnv(),
       spares: { logDir: spares, currentBuild: async () => 'b1', logger: silentLogger },
     });
     try {
       launch.prepare!();
-      await waitFor(() => existsSync(spares) && readdirSync(spares).length === 1);
+      await waitFor(() => launch.spareWaiting!());
       const [waiting] = readdirSync(spares);
       const req = request();
       const started = await launch(req);
@@ -134,8 +148,8 @@ describe('processLauncher with run hosts', () => {
 
   const hostLogDir = () => join(dir, 'logs', '.run-host');
 
-  function launcher(maxRuns: number) {
-    return processLauncher({
+  function hostLauncher(maxRuns: number) {
+    return launcher({
       executable: fakeHostDagu(),
       env: minimalEnv(),
       hosts: { maxRuns, logDir: hostLogDir() },
@@ -160,7 +174,7 @@ describe('processLauncher with run hosts', () => {
       existsSync(hostLogDir())
         ? readdirSync(hostLogDir()).map((f) => readFileSync(join(hostLogDir(), f), 'utf8'))
         : [];
-    await waitFor(() => read().length === count && read().every((t) => t.endsWith('\n')));
+    await waitFor(() => read().length === count && read().every((t) => t.endsWith('\n')), 15_000);
     return readdirSync(hostLogDir()).map((f) => {
       const out = JSON.parse(readFileSync(join(hostLogDir(), f), 'utf8')) as {
         argv: string[];
@@ -178,7 +192,7 @@ describe('processLauncher with run hosts', () => {
     const reqs = burstOf(6, (i) =>
       i === 5 ? { dagName: 'nightly', renamed: true, scheduleTime: null } : {},
     );
-    const launch = launcher(4);
+    const launch = hostLauncher(4);
     expect(launch.burstSize).toBe(4);
     const started = await Promise.all(reqs.map((r) => launch(r)));
     // Two hosts (which runs go in the first is the order their log directories were made in).
@@ -207,7 +221,7 @@ describe('processLauncher with run hosts', () => {
   });
 
   it('starts a small burst, or a run whose signals must reach its own process, as a process of its own', async () => {
-    const launch = launcher(4);
+    const launch = hostLauncher(4);
     const small = burstOf(3);
     const propagating = burstOf(5).map((r, i) => ({
       ...r,
@@ -227,7 +241,7 @@ describe('processLauncher with run hosts', () => {
   });
 
   it('gives a host none of the runs whose fence closed before it started', async () => {
-    const launch = launcher(4);
+    const launch = hostLauncher(4);
     const reqs = burstOf(5, (i) => ({ stillAllowed: () => i !== 2 }));
     const started = await Promise.all(reqs.map((r) => launch(r)));
     expect(started[2]).toEqual({ pid: undefined, fenced: true });
@@ -236,7 +250,7 @@ describe('processLauncher with run hosts', () => {
   });
 
   it('starts every run in its own process when hosts take fewer than two runs', async () => {
-    const launch = launcher(1);
+    const launch = hostLauncher(1);
     expect(launch.burstSize).toBeUndefined();
     const started = await Promise.all(burstOf(5).map((r) => launch(r)));
     expect(new Set(started.map((s) => s.pid)).size).toBe(5);

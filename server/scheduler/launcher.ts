@@ -6,6 +6,8 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { open, unlink } from 'node:fs/promises';
 import path from 'node:path';
+import type { Logger } from '../core/ports';
+import { findPerl, INPUT_MAX, LaunchRelay } from '../runner/launchRelay';
 import { RUN_HOST_COMMAND, type HostAssignment, type HostedRun } from '../runner/runHostCommand';
 import { SparePool, type SpareSettings } from '../runner/spareRun';
 import { runProcessEnv } from '../runner/runProcessEnv';
@@ -45,6 +47,8 @@ export type Launcher = ((req: LaunchRequest) => LaunchResult | Promise<LaunchRes
   prepare?: () => void;
   /** Lets any spare process go; called when the scheduler stops. */
   close?: () => void;
+  /** Whether a spare process is connected and waiting for a run. */
+  spareWaiting?: () => boolean;
   /**
    * How many launches a caller with a burst should have in flight at once for them to share run hosts (the
    * runs per host); absent when runs never share one.
@@ -68,7 +72,10 @@ export const RUN_HOST_LOG_DIR = '.run-host';
  * Starts each run as a detached `dagu start` process. With `spares`, a pre-started process takes the run
  * when one is waiting (and still of the build on disk), and the next spare is started right after. The
  * process log is created with async file calls: a synchronous call on a stalled disk would freeze the
- * scheduler's event loop, and with it the fencing timer and the health endpoint.
+ * scheduler's event loop, and with it the fencing timer and the health endpoint. For the same reason the
+ * processes are started through a launch relay, started here, before the scheduler's storage is in use
+ * (see launchRelay.ts): a fork of the scheduler itself waits for its child's exec, which waits on every file
+ * of a stalled volume the scheduler has open. Without Perl on the host they are spawned directly.
  */
 export function processLauncher(opts: {
   executable: string;
@@ -76,13 +83,19 @@ export function processLauncher(opts: {
   spares?: SpareSettings | null;
   /** Runs of a burst share run hosts of at most this many runs (run.host_max_runs); below 2, never. */
   hosts?: { maxRuns: number; logDir: string } | null;
+  logger: Logger;
 }): Launcher {
   const env = runProcessEnv(opts.env);
-  const pool = opts.spares ? new SparePool({ ...opts.spares, executable: opts.executable, env }) : null;
+  const perl = findPerl();
+  const relay = perl ? new LaunchRelay({ env, perl, logger: opts.logger }) : null;
+  relay?.start();
+  const pool = opts.spares
+    ? new SparePool({ ...opts.spares, executable: opts.executable, env, relay })
+    : null;
   const allowed = (req: LaunchRequest) => !req.stillAllowed || req.stillAllowed();
   const hosts =
     opts.hosts && opts.hosts.maxRuns >= 2
-      ? new RunHostBatcher({ ...opts.hosts, executable: opts.executable, env, allowed })
+      ? new RunHostBatcher({ ...opts.hosts, executable: opts.executable, env, allowed, relay })
       : null;
   const launch: Launcher = async (req) => {
     await mkdir(path.dirname(req.processLog), true);
@@ -98,6 +111,8 @@ export function processLauncher(opts: {
       const log = await open(req.processLog, 'a');
       try {
         if (!allowed(req)) return { pid: undefined, fenced: true };
+        if (relay)
+          return { pid: await relay.launch([process.execPath, opts.executable, ...args], req.processLog) };
         return spawnDetachedRun({ executable: opts.executable, args, env, logFd: log.fd });
       } finally {
         // The child holds its own copy of the descriptor; closing ours may wait on the disk, so it is not
@@ -109,7 +124,11 @@ export function processLauncher(opts: {
     }
   };
   launch.prepare = () => void pool?.fill();
-  launch.close = () => pool?.close();
+  launch.close = () => {
+    pool?.close();
+    relay?.close();
+  };
+  launch.spareWaiting = () => pool?.waitingPid() != null;
   if (hosts) launch.burstSize = hosts.maxRuns;
   return launch;
 }
@@ -136,6 +155,7 @@ class RunHostBatcher {
       executable: string;
       env: NodeJS.ProcessEnv;
       allowed: (req: LaunchRequest) => boolean;
+      relay: LaunchRelay | null;
     },
   ) {}
 
@@ -176,6 +196,24 @@ class RunHostBatcher {
         await unlink(hostLog).catch(() => undefined);
         return;
       }
+      const assignment: HostAssignment = { runs: runs.map((p) => hostedRun(p.req)) };
+      const input = JSON.stringify(assignment);
+      if (this.o.relay && Buffer.byteLength(input) > INPUT_MAX && runs.length > 1) {
+        // More than the relay passes at once (very long paths): two hosts.
+        await unlink(hostLog).catch(() => undefined);
+        const half = Math.ceil(runs.length / 2);
+        await Promise.all([this.start(runs.slice(0, half)), this.start(runs.slice(half))]);
+        return;
+      }
+      if (this.o.relay) {
+        const pid = await this.o.relay.launch(
+          [process.execPath, this.o.executable, RUN_HOST_COMMAND, hostLog],
+          hostLog,
+          input,
+        );
+        for (const p of runs) p.resolve({ pid });
+        return;
+      }
       const child = spawn(process.execPath, [this.o.executable, RUN_HOST_COMMAND, hostLog], {
         env: this.o.env,
         // Its own session and process group, like a run process: it outlives the scheduler.
@@ -187,8 +225,7 @@ class RunHostBatcher {
         throw new Error(`could not start ${process.execPath} ${this.o.executable} ${RUN_HOST_COMMAND}`);
       }
       child.stdin!.on('error', () => undefined); // a host that died at once: its runs are found dead
-      const assignment: HostAssignment = { runs: runs.map((p) => hostedRun(p.req)) };
-      child.stdin!.end(`${JSON.stringify(assignment)}\n`);
+      child.stdin!.end(`${input}\n`);
       child.unref();
       for (const p of runs) p.resolve({ pid: child.pid });
     } finally {

@@ -469,8 +469,8 @@ describe('the pre-started run process', () => {
       .output()
       .split('\n')
       .find((l) => l.includes('exited before it was given a run'))!;
-    const logged = JSON.parse(line) as { level: string; exit_code: number; output: string; log: string };
-    expect(logged).toMatchObject({ level: 'error', exit_code: 1 });
+    const logged = JSON.parse(line) as { level: string; reason: string; output: string; log: string };
+    expect(logged).toMatchObject({ level: 'error', reason: 'it exited before it connected' });
     expect(logged.output).toContain('Error: spare died while loading');
     expect(readFileSync(logged.log, 'utf8')).toContain('Error: spare died while loading');
     await eventually(async () => (await runsOf('tick')).find((r) => r.status === 'succeeded'), 15_000);

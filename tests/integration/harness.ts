@@ -282,13 +282,24 @@ export function killGroup(pid: number) {
   }
 }
 
-/** PIDs of the `dagu __spare-run` processes whose parent is `parent`. */
-export function sparePids(parent: number): number[] {
-  const out = spawnSync('ps', ['-eo', 'pid,ppid,args'], { encoding: 'utf8' }).stdout;
-  return out
-    .split('\n')
-    .map((l) => l.trim().split(/\s+/))
-    .filter((f) => Number(f[1]) === parent && f.includes('__spare-run'))
+/** PIDs of the `dagu __spare-run` processes in the process tree under `root`. */
+export function sparePids(root: number): number[] {
+  // Descendants, not only children: the scheduler starts its spares through its launch relay.
+  const rows = spawnSync('ps', ['-eo', 'pid,ppid,args'], { encoding: 'utf8' })
+    .stdout.split('\n')
+    .map((l) => l.trim().split(/\s+/));
+  const under = new Set([root]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const f of rows) {
+      if (under.has(Number(f[1])) && !under.has(Number(f[0]))) {
+        under.add(Number(f[0]));
+        grew = true;
+      }
+    }
+  }
+  return rows
+    .filter((f) => Number(f[0]) !== root && under.has(Number(f[0])) && f.includes('__spare-run'))
     .map((f) => Number(f[0]));
 }
 
