@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Logger } from '../core/ports';
-import { findPerl, LaunchRelay } from './launchRelay';
+import { findPerl, INPUT_MAX, LaunchRelay } from './launchRelay';
 import { minimalEnv, tempDir, waitFor } from './testSupport';
 
 let dir: string;
@@ -118,6 +118,24 @@ describe('LaunchRelay', () => {
     expect(Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])).toBe(relayPid);
     // Gone altogether, not left a zombie that a liveness check would take for a live process.
     await waitFor(() => !existsSync(`/proc/${pid}`), 5000);
+  });
+
+  it('gives a process its one line of input on its stdin, and refuses a longer one than a pipe holds', async () => {
+    const r = relay();
+    const echo = join(dir, 'echo.cjs');
+    writeFileSync(
+      echo,
+      "let t = ''; process.stdin.on('data', (d) => (t += d)); process.stdin.on('end', () => console.log(JSON.stringify(t)));\n",
+    );
+    const log = join(dir, 'echoed');
+    const input = JSON.stringify({ runs: ['a b', "it's", '$HOME'], long: 'x'.repeat(50_000) });
+    await r.launch([process.execPath, echo], log, input);
+    await waitFor(() => hasLine(log), 10_000);
+    expect(JSON.parse(readFileSync(log, 'utf8'))).toBe(`${input}\n`);
+    await expect(r.launch([process.execPath, echo], null, 'x'.repeat(INPUT_MAX + 1))).rejects.toThrow(
+      /longer/,
+    );
+    await expect(r.launch([process.execPath, echo], null, 'a\nb')).rejects.toThrow(/line break/);
   });
 
   it('refuses launches once closed', async () => {

@@ -249,6 +249,17 @@ describe('processLauncher with run hosts', () => {
     expect(given.sort()).toEqual([0, 1, 3, 4].map((i) => reqs[i].runId));
   });
 
+  it('splits a batch whose assignment is longer than the launch relay passes at once into two hosts', async () => {
+    const launch = hostLauncher(4);
+    const reqs = burstOf(5, (i) => ({ dagFile: `/dags/${String(i).repeat(20_000)}.yaml` }));
+    await Promise.all(reqs.map((r) => launch(r)));
+    // 4 runs of about 20 kB each: two hosts of two, and the fifth run's own host.
+    const hosts = await hostsStarted(3);
+    expect(hosts.map((h) => h.assignment.runs.length).sort()).toEqual([1, 2, 2]);
+    const given = hosts.flatMap((h) => h.assignment.runs.map((r) => r.runId));
+    expect(given.sort()).toEqual(reqs.map((r) => r.runId).sort());
+  });
+
   it('starts every run in its own process when hosts take fewer than two runs', async () => {
     const launch = hostLauncher(1);
     expect(launch.burstSize).toBeUndefined();
