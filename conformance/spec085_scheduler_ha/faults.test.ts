@@ -342,68 +342,92 @@ describe('spec 085: scheduler HA under storage faults and clock offsets', () => 
     expect(Date.parse(readLockRecord(home).acquired_at) - Date.now()).toBeGreaterThan(HOUR_MS / 2);
   });
 
-  it('an active starts a run while one of its own writes hangs on a stalled volume, and its timers keep firing', async () => {
-    // The scheduler's launcher in a process of its own, as composed in `dagu scheduler`: made before the
-    // storage is used, then a file of the volume held open with a write in it, as an in-flight store write
-    // holds one. A fork from that process would wait, synchronously, for the volume to flush that file.
-    const fs = await mount(newBackingDir());
-    const local = newBackingDir();
-    const fakeDagu = path.join(local, 'fake-dagu.cjs');
-    writeFileSync(fakeDagu, "console.log('started ' + process.argv.slice(2).join(' '));\n");
-    const driver = path.join(local, 'driver.mts');
-    const from = (p: string) => JSON.stringify(path.join(ROOT, p));
-    writeFileSync(
-      driver,
-      `import { openSync, writeSync } from 'node:fs';
+  it.each([
+    ['an active scheduler', 'scheduler'],
+    ['the web server', 'server'],
+  ])(
+    '%s starts a run while one of its own writes hangs on a stalled volume, and its timers keep firing',
+    async (_, kind) => {
+      // The launcher in a process of its own, as composed in `dagu scheduler` (or the API's, as in `dagu
+      // server`): made before the storage is used, then a file of the volume held open with a write in it, as
+      // an in-flight store write holds one. A fork from that process would wait, synchronously, for the volume
+      // to flush that file.
+      const fs = await mount(newBackingDir());
+      const local = newBackingDir();
+      const fakeDagu = path.join(local, 'fake-dagu.cjs');
+      writeFileSync(fakeDagu, "console.log('started ' + process.argv.slice(2).join(' '));\n");
+      const driver = path.join(local, 'driver.mts');
+      const from = (p: string) => JSON.stringify(path.join(ROOT, p));
+      writeFileSync(
+        driver,
+        `import { openSync, writeSync } from 'node:fs';
+import { loadConfig } from ${from('server/config/loadConfig.ts')};
 import { silentLogger } from ${from('server/core/ports.ts')};
+import { processEnv, processStarter } from ${from('server/api/services.ts')};
+import { findPerl, LaunchRelay } from ${from('server/runner/launchRelay.ts')};
 import { processLauncher } from ${from('server/scheduler/launcher.ts')};
-const [mnt, executable, logDir] = process.argv.slice(2);
-const launch = processLauncher({ executable, env: process.env, logger: silentLogger });
+const [mnt, executable, logDir, kind] = process.argv.slice(2);
+const processLog = logDir + '/process.log';
+let start: () => Promise<number | undefined>;
+if (kind === 'scheduler') {
+  const launch = processLauncher({ executable, env: process.env, logger: silentLogger });
+  start = async () => (await launch({ dagName: 'etl', dagFile: '/dags/etl.yaml', runId: 'r1', triggerType: 'manual',
+    scheduleTime: null, processLog })).pid;
+} else {
+  const env = { ...process.env, DAGU_EXECUTABLE: executable };
+  const config = loadConfig({ env: { DAGU_HOME: logDir } });
+  const relay = new LaunchRelay({ env: processEnv(config, env), perl: findPerl()!, logger: silentLogger });
+  relay.start();
+  const startProcess = processStarter(config, env, relay);
+  start = () => startProcess(['start', '--quiet', '--run-id', 'r1', 'etl'], processLog);
+}
 writeSync(openSync(mnt + '/held', 'w'), 'in flight');
 let ticks = 0;
 setInterval(() => ticks++, 10);
 process.stdout.write('holding\\n');
 process.stdin.once('data', () => {
   const before = ticks;
-  void launch({ dagName: 'etl', dagFile: '/dags/etl.yaml', runId: 'r1', triggerType: 'manual', scheduleTime: null,
-    processLog: logDir + '/process.log' }).then((r) => {
-    setTimeout(() => process.stdout.write('launched ' + r.pid + ' ticks ' + (ticks - before) + '\\n'), 300);
+  void start().then((pid) => {
+    setTimeout(() => process.stdout.write('launched ' + pid + ' ticks ' + (ticks - before) + '\\n'), 300);
   }, (err) => process.stdout.write('failed ' + err.message + '\\n'));
 });
 `,
-    );
-    const child = spawn(process.execPath, ['--import', 'tsx', driver, fs.mnt, fakeDagu, local], {
-      cwd: ROOT,
-      env: { ...process.env, NODE_OPTIONS: '' },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    try {
-      await eventually(() => out.includes('holding\n'), EVENT_DEADLINE_MS).catch(() => {
-        throw new Error(`the driver did not start:\n${out}`);
-      });
-      await fs.set('stall');
-      child.stdin.write('go\n');
-      await eventually(() => /^(launched|failed) /m.test(out), EVENT_DEADLINE_MS).catch(() => {
-        throw new Error(`the launcher froze while a file of the stalled volume was open:\n${out}`);
-      });
-      const m = /^launched (\d+) ticks (\d+)$/m.exec(out);
-      expect(m, out).not.toBeNull();
-      // Its timers ran through the launch (every 10 ms, for at least the 300 ms after it).
-      expect(Number(m![2])).toBeGreaterThanOrEqual(10);
-      await eventually(
-        () =>
-          readFileSync(path.join(local, 'process.log'), 'utf8').includes('started start --quiet --run-id r1'),
-        EVENT_DEADLINE_MS,
       );
-    } finally {
-      await fs.set('normal');
-      child.kill('SIGKILL');
-      await new Promise((r) =>
-        child.exitCode !== null || child.signalCode !== null ? r(null) : child.once('exit', r),
-      );
-    }
-  });
+      const child = spawn(process.execPath, ['--import', 'tsx', driver, fs.mnt, fakeDagu, local, kind], {
+        cwd: ROOT,
+        env: { ...process.env, NODE_OPTIONS: '' },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+      try {
+        await eventually(() => out.includes('holding\n'), EVENT_DEADLINE_MS).catch(() => {
+          throw new Error(`the driver did not start:\n${out}`);
+        });
+        await fs.set('stall');
+        child.stdin.write('go\n');
+        await eventually(() => /^(launched|failed) /m.test(out), EVENT_DEADLINE_MS).catch(() => {
+          throw new Error(`the launcher froze while a file of the stalled volume was open:\n${out}`);
+        });
+        const m = /^launched (\d+) ticks (\d+)$/m.exec(out);
+        expect(m, out).not.toBeNull();
+        // Its timers ran through the launch (every 10 ms, for at least the 300 ms after it).
+        expect(Number(m![2])).toBeGreaterThanOrEqual(10);
+        await eventually(
+          () =>
+            readFileSync(path.join(local, 'process.log'), 'utf8').includes(
+              'started start --quiet --run-id r1',
+            ),
+          EVENT_DEADLINE_MS,
+        );
+      } finally {
+        await fs.set('normal');
+        child.kill('SIGKILL');
+        await new Promise((r) =>
+          child.exitCode !== null || child.signalCode !== null ? r(null) : child.once('exit', r),
+        );
+      }
+    },
+  );
 });

@@ -2,17 +2,15 @@
 // way `dagu retry` starts it. A local DAG gets a detached `dagu retry <run-id>` process (it outlives the
 // server, like `startDag`'s runs); a DAG that goes to workers is handed to the dispatcher, as the CLI does.
 
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { isDistributed, nextAttemptDispatch } from '../core/dispatcherApi';
 import { TERMINAL_RUN_STATES } from '../core/types';
-import { spawnDetachedRun } from '../runner/spawnDetached';
 import { ConflictError } from './errors';
 import { recordEvent } from './recordEvent';
 import { requireRunDag } from './requireDag';
 import { getRun } from './runs';
 import type { Services } from './services';
-import { daguExecutable, dispatchError, refusalError } from './startDag';
+import { dispatchError, refusalError } from './startDag';
 
 /** POST /api/v1/runs/:id/retry answers 202 with this: the retry is under way, not done. */
 export interface RetryResult {
@@ -46,13 +44,7 @@ export async function retryRun(svc: Services, runId: string): Promise<RetryResul
   }
   // Beside the new attempt's step logs, where `startDag` and the scheduler put a run process's own output.
   const processLog = path.join(svc.runs.logDir(dag.name, runId, attempt), 'process.log');
-  mkdirSync(path.dirname(processLog), { recursive: true });
-  const { pid } = spawnDetachedRun({
-    executable: daguExecutable(svc.env),
-    args: ['retry', '--quiet', runId],
-    env: { ...svc.env, DAGU_HOME: svc.config.home },
-    logFile: processLog,
-  });
+  const pid = await svc.startProcess(['retry', '--quiet', runId], processLog);
   await recordEvent(svc, 'run:retry_requested', { run_id: runId, dag: dag.name, attempt, pid });
   svc.logger.info('Retry started', { dag: dag.name, run_id: runId, attempt, pid });
   return { run_id: runId, dag_name: dag.name, attempt, outcome: 'started' };

@@ -1,6 +1,7 @@
 // The collaborators every operation needs, built once per process from the compiled config. Run status
 // writes go through the run-events decorator, so API writes emit `dag.run.*` like every other writer.
 
+import path from 'node:path';
 import { silentLogger, type Clock, type Logger } from '../core/ports';
 import type { Config } from '../config/types';
 import { storeDispatcher } from '../coordinator/dispatcher';
@@ -18,6 +19,10 @@ import { MirroredDagDefinitions } from '../store/mirroredDagDefinitions';
 import type { InstanceStore } from '../store/instanceRegistry';
 import { ConsoleCache } from './consoleCache';
 import type { ListenAddress } from './security';
+import type { LaunchRelay } from '../runner/launchRelay';
+import { spawnDetachedRun } from '../runner/spawnDetached';
+import { mkdir } from '../store/fileCalls';
+import { daguExecutable } from './startDag';
 
 /** What an operation in server/api receives: config, stores, time and a logger. */
 export interface Services {
@@ -54,6 +59,12 @@ export interface Services {
   /** The process environment runs this server starts inherit, and the one `log_dir` expansions read. */
   env: NodeJS.ProcessEnv;
   logger: Logger;
+  /**
+   * Starts a detached `dagu <args>` process of this installation, its output appended to `log`; resolves
+   * to its pid. The web server's goes through its launch relay (runner/launchRelay.ts), so that a stalled
+   * data volume never freezes it; a one-shot command forks it itself.
+   */
+  startProcess: (args: string[], log: string) => Promise<number>;
 }
 
 export interface CreateServicesOptions {
@@ -64,6 +75,17 @@ export interface CreateServicesOptions {
   listen?: ListenAddress;
   /** The process's control plane (server/cli/openControlPlane.ts); by default the files of the data directory. */
   stores?: ControlPlane;
+  /**
+   * Starts the processes this one starts (a long-running service's; made before its storage is touched),
+   * with `processEnv(config, env)` as their environment.
+   */
+  relay?: LaunchRelay | null;
+}
+
+/** The environment of a `dagu` process an API call starts: this one's, with the same DAGU_HOME. */
+export function processEnv(config: Config, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  // The run must see the same DAGU_HOME as this server, even when it came from a flag.
+  return { ...env, DAGU_HOME: config.home };
 }
 
 export function createServices(
@@ -95,5 +117,21 @@ export function createServices(
     clock,
     env: opts.env,
     logger,
+    startProcess: processStarter(config, opts.env, opts.relay ?? null),
+  };
+}
+
+/** `Services.startProcess`: through `relay` when there is one, else forked from this process. */
+export function processStarter(
+  config: Config,
+  env: NodeJS.ProcessEnv,
+  relay: LaunchRelay | null,
+): Services['startProcess'] {
+  return async (args, log) => {
+    // Made with an async call: a synchronous one on a stalled volume would freeze the web server.
+    await mkdir(path.dirname(log), true);
+    const executable = daguExecutable(env);
+    if (relay) return relay.launch([process.execPath, executable, ...args], log);
+    return spawnDetachedRun({ executable, args, env: processEnv(config, env), logFile: log }).pid;
   };
 }

@@ -3,7 +3,7 @@
 // the dispatcher instead, which records the run and hands it to a worker (or holds it until one matches).
 
 import { randomHex } from '../store/randomHex';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { isDistributed, newRunDispatch } from '../core/dispatcherApi';
 import { NO_COORDINATORS, type WaitReason } from '../core/distributed';
@@ -13,7 +13,6 @@ import type { RunStatus } from '../core/types';
 import { SECOND } from '../core/units';
 import { DispatchConflictError, DispatchFailedError } from '../coordinator/errors';
 import { checkSchemaParams } from '../runner/schemaParams';
-import { spawnDetachedRun } from '../runner/spawnDetached';
 import { HttpError } from '../core/httpError';
 import { BadRequestError, ConflictError } from './errors';
 import { recordEvent } from './recordEvent';
@@ -102,16 +101,9 @@ export async function startDag(
   }
   // Same place the scheduler uses: beside the first attempt's step logs.
   const processLog = path.join(svc.runs.logDir(dag.name, runId, 1), 'process.log');
-  mkdirSync(path.dirname(processLog), { recursive: true });
   const args = ['start', '--quiet', '--run-id', runId, '--trigger-type', 'manual', dag.name];
   if (params.length > 0) args.push('--', ...params);
-  const { pid } = spawnDetachedRun({
-    executable: daguExecutable(svc.env),
-    args,
-    // The run must see the same DAGU_HOME as this server, even when it came from a flag.
-    env: { ...svc.env, DAGU_HOME: svc.config.home },
-    logFile: processLog,
-  });
+  const pid = await svc.startProcess(args, processLog);
   await recordEvent(svc, 'run:start_requested', { run_id: runId, dag: dag.name, pid });
   svc.logger.info('Run started', { dag: dag.name, run_id: runId, pid });
   const status = await waitForRecord(svc, runId, opts.waitMs ?? 2 * SECOND, opts.pollMs ?? 50);

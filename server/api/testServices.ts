@@ -21,7 +21,7 @@ import { InstanceRegistry } from '../store/instanceRegistry';
 import { FileDagDefinitions } from '../store/fileDagDefinitions';
 import { ConsoleCache } from './consoleCache';
 import { LogEventFeed } from './eventFeed';
-import type { Services } from './services';
+import { processStarter, type Services } from './services';
 
 /** A clock whose wall time the test moves; monotonic time follows it. */
 export interface ManualClock extends Clock {
@@ -120,6 +120,7 @@ export function testServices(overrides: (config: Config) => Config = (c) => c): 
     clock,
     env: process.env,
     logger: silentLogger,
+    startProcess: processStarter(config, process.env, null),
     writeDag(name, yaml) {
       writeFileSync(path.join(config.paths.dags_dir, `${name}.yaml`), yaml);
     },

@@ -3,6 +3,7 @@
 // start on it, name the Dagu settings they do not use in one warning, give every DAG base.yaml's values, and
 // leave Dagu's own files as they were.
 
+import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -130,5 +131,23 @@ describe('a Dagu 1.30.2 home', () => {
     expect(runs.items).toEqual([]);
     expect(s.output()).toContain(WARNING);
     expectDaguFilesUntouched();
+
+    // A run started from the API is forked by the server's launch relay (its child), not by the server.
+    const start = await fetch(`${api}/dags/hello/start`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(start.ok, await start.clone().text()).toBe(true);
+    const { run_id } = (await start.json()) as { run_id: string };
+    const children = spawnSync('ps', ['-o', 'args=', '--ppid', String(s.child.pid)], {
+      encoding: 'utf8',
+    }).stdout;
+    expect(children).toMatch(/perl/);
+    const done = await eventually(async () => {
+      const run = (await (await fetch(`${api}/runs/${run_id}`)).json()) as { status: string };
+      return run.status === 'succeeded' ? run : null;
+    }, 30_000);
+    expect(done.status).toBe('succeeded');
   });
 });

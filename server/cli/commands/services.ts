@@ -12,7 +12,8 @@ import { UsageError } from '../exit';
 import { untilSignal } from './untilSignal';
 import type { CoordinatorService } from '../../coordinator/coordinatorService';
 import { exposureWarning, securityView } from '../../api/security';
-import { createServices } from '../../api/services';
+import { createServices, processEnv } from '../../api/services';
+import { findPerl, LaunchRelay } from '../../runner/launchRelay';
 import { processPorts } from '../processPorts';
 import { closeCliControlPlanes, serviceControlPlane } from '../openControlPlane';
 
@@ -38,8 +39,14 @@ async function startWeb(config: Config, logger: Logger) {
   // server loads them. (Next's typings make NODE_ENV read-only, hence Object.assign.)
   if (!process.env.NODE_ENV) Object.assign(process.env, { NODE_ENV: 'production' });
   process.env.NEXT_TELEMETRY_DISABLED ??= '1';
+  const ports = processPorts();
+  // The runs the API starts go through a launch relay, started before the storage is touched: a fork of
+  // this process would wait on every file of a stalled data volume it has open (see launchRelay.ts).
+  const perl = findPerl();
+  const relay = perl ? new LaunchRelay({ env: processEnv(config, ports.env), perl, logger }) : null;
+  relay?.start();
   const stores = await serviceControlPlane(config, logger);
-  const services = createServices(config, logger, { ...processPorts(), listen, stores });
+  const services = createServices(config, logger, { ...ports, listen, stores, relay });
   const server = await startWebServer({ services, logger, dir, host: config.host, port: config.port });
   logger.info(`Console listening on http://${config.host}:${server.port}`, { port: server.port });
   if (securityView(config.auth, services.listen).exposed_without_auth) {
