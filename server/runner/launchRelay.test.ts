@@ -28,10 +28,10 @@ function warnings(into: string[]): Logger {
   return logger;
 }
 
-function relay(warned: string[] = []): LaunchRelay {
+function relay(warned: string[] = [], setsidSyscall?: number): LaunchRelay {
   const perl = findPerl();
   if (!perl) throw new Error('perl (perl-base) is not installed');
-  const r = new LaunchRelay({ env: minimalEnv(), perl, logger: warnings(warned) });
+  const r = new LaunchRelay({ env: minimalEnv(), perl, logger: warnings(warned), setsidSyscall });
   r.start();
   relays.push(r);
   return r;
@@ -70,6 +70,27 @@ describe('LaunchRelay', () => {
     const report = reportIn(log);
     expect(readFileSync(log, 'utf8').startsWith('earlier\n')).toBe(true);
     expect(report).toEqual({ pid, sid: pid, args });
+  });
+
+  it('puts a process in its own session through POSIX where the system call number is not known', async () => {
+    const r = relay([], 0);
+    const log = join(dir, 'posix.log');
+    const pid = await r.launch([process.execPath, reporter(), 'x'], log);
+    await waitFor(() => hasLine(log));
+    expect(reportIn(log)).toEqual({ pid, sid: pid, args: ['x'] });
+  });
+
+  it('loads no Perl module of its own, so that it stays small', async () => {
+    const r = relay();
+    const log = join(dir, 'small.log');
+    const pid = await r.launch([process.execPath, reporter()], log);
+    await waitFor(() => hasLine(log));
+    // The relay is the parent of what it starts; its memory maps name every shared object it loaded.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const relayPid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    const maps = readFileSync(`/proc/${relayPid}/maps`, 'utf8');
+    expect(maps).toMatch(/perl/);
+    expect(maps).not.toMatch(/POSIX\.so|Fcntl\.so/);
   });
 
   it('answers launches made at once in their order, each with its own pid', async () => {
