@@ -88,7 +88,10 @@ async function untilActive(s: Scheduler, timeoutMs: number): Promise<number> {
   let next = t0;
   for (;;) {
     if ((await health(s, '?role=active')).code === 200) return performance.now();
-    if (gone(s.child)) throw new Error(`scheduler exited while waiting for it to be active:\n${s.tail()}`);
+    if (gone(s.child))
+      throw new Error(
+        `scheduler exited (${s.child.signalCode ?? `exit code ${String(s.child.exitCode)}`}) while waiting for it to be active:\n${s.tail()}`,
+      );
     if (performance.now() - t0 > timeoutMs)
       throw new Error(`no takeover within ${timeoutMs} ms; last output:\n${s.tail()}`);
     next += POLL_MS;
