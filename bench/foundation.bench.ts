@@ -160,8 +160,9 @@ function reportTree(label: string, pid: number, maxMb: number, expectProcesses: 
   const tree = treeRssMb(pid);
   check(`${label}`, tree.mb, 'MB', { max: maxMb });
   report(`  the scheduler process alone`, rssMb(pid), 'MB', 'reference');
+  const perl = findPerl();
   for (const child of descendants(pid)) {
-    if (readFileSync(`/proc/${child}/cmdline`, 'utf8').split('\0')[0] === findPerl()) {
+    if (readFileSync(`/proc/${child}/cmdline`, 'utf8').split('\0')[0] === perl) {
       report(`  the launch relay (Perl)`, rssMb(child), 'MB', 'reference');
     }
   }

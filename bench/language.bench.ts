@@ -141,7 +141,7 @@ async function parallelFigures() {
       // skipped, so that it cannot stand for the whole run's maximum.
       const sched = rssMb(scheduler.child.pid!);
       if (Number.isFinite(sched)) schedulerMax = Math.max(schedulerMax, sched);
-      if (s?.pid && !TERMINAL_RUN_STATES.includes(s.status)) {
+      if (s?.pid && final === null) {
         const run = rssMb(s.pid);
         if (Number.isFinite(run)) {
           runMax = Math.max(runMax, run);

@@ -50,6 +50,11 @@ setTimeout(() => {}, 200);`,
   return script;
 }
 
+/** The parent pid of a live process, from /proc. */
+const parentOf = (pid: number) => {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+};
 const reportIn = (log: string) => JSON.parse(readFileSync(log, 'utf8').trim().split('\n').pop()!);
 const hasLine = (log: string) => {
   try {
@@ -86,9 +91,7 @@ describe('LaunchRelay', () => {
     const pid = await r.launch([process.execPath, reporter()], log);
     await waitFor(() => hasLine(log));
     // The relay is the parent of what it starts; its memory maps name every shared object it loaded.
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const relayPid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    const maps = readFileSync(`/proc/${relayPid}/maps`, 'utf8');
+    const maps = readFileSync(`/proc/${parentOf(pid)}/maps`, 'utf8');
     expect(maps).toMatch(/perl/);
     expect(maps).not.toMatch(/POSIX\.so|Fcntl\.so/);
   });
@@ -135,8 +138,7 @@ describe('LaunchRelay', () => {
     const quick = join(dir, 'quick.cjs');
     writeFileSync(quick, 'setTimeout(() => {}, 300);\n');
     const pid = await r.launch([process.execPath, quick], null);
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    expect(Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])).toBe(relayPid);
+    expect(parentOf(pid)).toBe(relayPid);
     // Gone altogether, not left a zombie that a liveness check would take for a live process.
     await waitFor(() => !existsSync(`/proc/${pid}`), 5000);
   });

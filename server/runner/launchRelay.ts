@@ -70,7 +70,7 @@ while (1) {
 `;
 
 /** setsid's system call number on Linux for this CPU; 0 where it is not listed here (POSIX is used then). */
-export function setsidSyscall(arch: string = process.arch): number {
+export function setsidSyscall(): number {
   if (process.platform !== 'linux') return 0;
   const numbers: Record<string, number> = {
     x64: 112,
@@ -80,7 +80,7 @@ export function setsidSyscall(arch: string = process.arch): number {
     ia32: 66,
     arm: 66,
   };
-  return numbers[arch] ?? 0;
+  return numbers[process.arch] ?? 0;
 }
 
 /** The longest line a process can be given on its stdin (less than a pipe holds, so the relay never waits). */
@@ -116,7 +116,7 @@ export class LaunchRelay {
     },
   ) {}
 
-  /** Starts the shell now (call before the service touches its storage). */
+  /** Starts the relay now (call before the service touches its storage). */
   start(): void {
     if (this.child || this.closed) return;
     const child = spawn(this.o.perl, ['-e', SCRIPT, String(this.o.setsidSyscall ?? setsidSyscall())], {
