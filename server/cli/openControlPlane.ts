@@ -53,7 +53,19 @@ export function serviceStatementBound(config: Config): { queryTimeoutMs?: number
   return ms > 0 ? { queryTimeoutMs: ms, clientMarginMs: SERVICE_CLIENT_MARGIN_MS } : {};
 }
 
-const opened = new Map<Config, Promise<ControlPlane>>();
+/**
+ * The control planes this process opened, by what they open: the backend and its place (not the size of the
+ * pool), the paths, and whether statements are bounded. The runs of a run host each load the configuration
+ * anew, and every one of them then uses the host's plane: on PostgreSQL, a burst of 200 runs in 7 hosts
+ * holds a few connections per host rather than one per run (200 at once was more than a server's default
+ * max_connections, and the runs past it failed).
+ */
+const opened = new Map<string, Promise<ControlPlane>>();
+
+function planeKey(config: Config, opts: { boundedStatements: boolean }): string {
+  const { pool_size: _pool, ...postgres } = config.storage.postgres;
+  return JSON.stringify([config.storage.backend, postgres, config.paths, opts.boundedStatements]);
+}
 
 /** Closes every control plane this process opened (a long-running command, at its end). */
 export async function closeCliControlPlanes(): Promise<void> {
@@ -79,17 +91,42 @@ function controlPlaneOnce(
   logger: Logger,
   opts: { boundedStatements: boolean },
 ): Promise<ControlPlane> {
-  let cp = opened.get(config);
+  const key = planeKey(config, opts);
+  let cp = opened.get(key);
   if (!cp) {
     cp = openControlPlane(config, logger, systemClock, opts).then(async (plane) => {
       await plane.syncDags().catch(() => undefined);
       return plane;
     });
-    opened.set(config, cp);
+    opened.set(key, cp);
     // A failed open is not kept: the next caller gets the error again, not a settled rejection forever.
-    cp.catch(() => opened.delete(config));
+    cp.catch(() => {
+      if (opened.get(key) === cp) opened.delete(key);
+    });
   }
   return cp;
+}
+
+/** The most connections a run host's runs hold together (storage.postgres.pool_size, if lower). */
+export const RUN_HOST_POOL_MAX = 4;
+
+/**
+ * Opens the control plane that every run of a run host then uses (cliControlPlane finds it by its settings),
+ * with the host's own logger, so that what the stores log goes to the host's output and not into the log of
+ * whichever run came first. On PostgreSQL its pool holds at most RUN_HOST_POOL_MAX connections: a host's
+ * runs make short statements, and a burst spreads over many hosts. A failure is left to the runs, each of
+ * which tries again and says why in its own log.
+ */
+export async function openRunHostControlPlane(config: Config, logger: Logger): Promise<void> {
+  const postgres = config.storage.postgres;
+  const pooled = {
+    ...config,
+    storage: {
+      ...config.storage,
+      postgres: { ...postgres, pool_size: Math.min(postgres.pool_size, RUN_HOST_POOL_MAX) },
+    },
+  };
+  await controlPlaneOnce(pooled, logger, { boundedStatements: true }).catch(() => undefined);
 }
 
 /**

@@ -6,7 +6,8 @@
 // - its status, heartbeat and active marker are its own (the run engine writes them per run), and they name
 //   this process's pid: if the host dies, the dead-run check finds every one of its runs gone and marks it
 //   failed;
-// - its log lines and errors go to its own process log; the host's own output (a crash trace) goes to the
+// - its log lines and errors go to its own process log; the host's own output (a crash trace, and what the
+//   stores log: the runs share the host's control plane, and on a database its few connections) goes to the
 //   file given on the command line, which each run's process log names in its first line, and which is
 //   removed at the end when nothing was written to it;
 // - it is stopped on its own: a signal to the host would reach every run in it, so `dagu stop` and the API
@@ -30,6 +31,7 @@ import {
 import { isLocalProcessAlive } from '../scheduler/zombieReaper';
 import type { TriggerType } from '../core/types';
 import { cliContext } from './context';
+import { openRunHostControlPlane } from './openControlPlane';
 
 /** How often the host looks for stop requests of its runs (one directory listing each time). */
 export const STOP_POLL_MS = 250;
@@ -39,8 +41,10 @@ export async function runHost(hostLog: string | undefined): Promise<void> {
   if (!hostLog) throw new Error("usage: dagu __run-host <file for the host's own output>");
   const assignment = parseHostAssignment(await readLine());
   // The data directory of the stop channel; every run loads the configuration again, as its own process would.
-  const { config } = cliContext({ quiet: true }, { component: 'run-host' });
+  const { config, logger } = cliContext({ quiet: true }, { component: 'run-host' });
   const dataDir = config.paths.data_dir;
+  // One control plane for all the runs: on a database, a few connections for the host, not one per run.
+  await openRunHostControlPlane(config, logger);
   // Records left by hosts that died (they could not remove their own); best effort, never holds the runs up.
   void sweepDeadHosts(dataDir, isLocalProcessAlive).catch(() => undefined);
   const live = new Map<string, AbortController>();

@@ -54,6 +54,8 @@ export interface PostgresClusterOptions {
    * would lose it.
    */
   synchronousCommit?: boolean;
+  /** The server's max_connections (default 200): a test of how many connections the product holds sets it low. */
+  maxConnections?: number;
 }
 
 /** Starts a cluster; throws with the server's log when it cannot. */
@@ -102,7 +104,7 @@ export async function startPostgresCluster(opts: PostgresClusterOptions = {}): P
       '-o',
       `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off ` +
         (opts.synchronousCommit ? '' : '-c synchronous_commit=off ') +
-        '-c full_page_writes=off -c max_connections=200',
+        `-c full_page_writes=off -c max_connections=${opts.maxConnections ?? 200}`,
       'start',
     ]);
   };

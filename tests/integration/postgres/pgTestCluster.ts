@@ -22,7 +22,10 @@ export function usePostgres(
 ): () => PgTestCluster {
   let state: PgTestCluster | null = null;
   beforeAll(async () => {
-    const cluster = await startPostgresCluster({ synchronousCommit: opts.synchronousCommit });
+    const cluster = await startPostgresCluster({
+      synchronousCommit: opts.synchronousCommit,
+      maxConnections: opts.maxConnections,
+    });
     const pool = new pg.Pool({ connectionString: cluster.url, max: opts.poolSize ?? 12 });
     pool.on('error', () => undefined);
     const migrate = async (schema: string) => {
