@@ -34,7 +34,16 @@ export interface StepRetryPolicy {
   /** Multiplier applied to the interval after each attempt; 1 (or false) means a constant interval. */
   backoff: number;
   max_interval_sec: number | null;
+  /** Counts written as text with a reference (`limit: "${RETRIES}"`), resolved when the step starts. */
+  deferred?: DeferredCounts;
 }
+
+/**
+ * Counts of a step's retry or repeat policy written as text with a `$` reference, by key: Dagu resolves them
+ * when the step starts (the run scope and the host environment, no command substitution) and reads the
+ * result as a whole number. The numeric field beside each is a placeholder until then.
+ */
+export type DeferredCounts = Partial<Record<'limit' | 'interval_sec' | 'max_interval_sec', string>>;
 
 /**
  * What a step executes besides a shell command (issue 14). `command` covers `run:`, legacy `command`/`script`
@@ -141,6 +150,8 @@ export interface RepeatPolicySpec {
   limit: number | null;
   backoff: number;
   max_interval_sec: number | null;
+  /** Counts written as text with a reference, resolved when the step starts (see DeferredCounts). */
+  deferred?: DeferredCounts;
 }
 
 /** `parallel`: items (a variable reference or a literal list) and the fan-out width. */

@@ -469,6 +469,7 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
             dag: shellDag,
             defaultShell: defaultShellOf(hostEnv),
             scope: env.scope,
+            hostEnv: definedEnv(opts.baseEnv),
             once: handler !== null,
             outputFile: handler ? undefined : f.output,
           });

@@ -13,6 +13,7 @@ import {
   repeatNeedsCondition,
   type RepeatFacts,
 } from '../core/dag/outcome';
+import { PolicyCountError, resolvePolicyCounts } from '../core/dag/policyCounts';
 import { resolveValue, type ValuePolicy, type ValueScope } from '../core/dag/values';
 import { formatDuration } from '../core/duration';
 import { isoTime } from '../core/isoTime';
@@ -75,6 +76,11 @@ export interface StepRun {
    * the positional params and `env`. The step's own captured output is added for its repeat condition.
    */
   scope?: ValueScope;
+  /**
+   * The host environment a retry or repeat count written as text may read (`limit: "${RETRIES}"`), as Dagu
+   * reads the process's environment there. Absent: none.
+   */
+  hostEnv?: Readonly<Record<string, string>>;
   /** A handler: runs once, without retries or repeats (Dagu's rule for `handler_on`). */
   once?: boolean;
   /** Runs http/jq/mail/log/noop actions; absent: the built-in dispatcher of `./actions`. */
@@ -198,10 +204,19 @@ async function execute(run: StepRun, opened: number[]): Promise<() => StepStatus
     return () =>
       finish(run, 'failed', `cannot create working directory ${JSON.stringify(run.cwd)}: ${mkdirError}`);
   }
+  let repeat = run.once ? null : (step.repeat_policy ?? null);
+  let retryPolicy = run.once ? null : step.retry_policy;
+  try {
+    // Counts written as text (`limit: "${RETRIES}"`) are read now, when the step starts, as in Dagu.
+    const countScope = { ...scope, hostEnv: run.hostEnv ?? {} };
+    if (retryPolicy) retryPolicy = resolvePolicyCounts(retryPolicy, 'retry', countScope);
+    if (repeat) repeat = resolvePolicyCounts(repeat, 'repeat', countScope);
+  } catch (err) {
+    if (!(err instanceof PolicyCountError)) throw err;
+    return () => finish(run, 'failed', err.message);
+  }
   const fds = await openFds(run, scope, opened);
-  const repeat = run.once ? null : (step.repeat_policy ?? null);
   const repeating = repeat !== null && repeat.mode !== null;
-  const retryPolicy = run.once ? null : step.retry_policy;
 
   for (let executions = 0; ;) {
     // One execution: the first attempt and its retries.

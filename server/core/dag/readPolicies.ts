@@ -7,6 +7,7 @@ import type {
   ConditionSpec,
   ContinueOnSpec,
   DagRetryPolicy,
+  DeferredCounts,
   RepeatPolicySpec,
   StepRetryPolicy,
 } from '../types';
@@ -220,6 +221,30 @@ export function readCount(
   return v;
 }
 
+/**
+ * A count of a step's retry or repeat policy: as readCount, but a text with a `$` reference is kept in
+ * `deferred` under `key` and resolved when the step starts, as Dagu resolves it (resolvePolicyCounts).
+ */
+function readStepCount(
+  r: DagReader,
+  entry: Entry | undefined,
+  max: number,
+  deferred: DeferredCounts,
+  key: keyof DeferredCounts,
+): number | undefined {
+  const raw = entry && isScalar(entry.value) ? entry.value.value : undefined;
+  if (typeof raw === 'string' && raw.includes('$')) {
+    deferred[key] = raw;
+    return undefined;
+  }
+  return readCount(r, entry, 0, max, true);
+}
+
+/** `deferred` when it holds a count, else nothing (a policy without text counts has no such key). */
+function withDeferred(deferred: DeferredCounts): { deferred?: DeferredCounts } {
+  return Object.keys(deferred).length > 0 ? { deferred } : {};
+}
+
 /** `backoff`: true (x2), false (none), or a multiplier greater than 1. */
 function readBackoff(r: DagReader, entry: Entry | undefined): number {
   if (!entry || isNull(entry.value)) return 1;
@@ -242,8 +267,9 @@ export function readStepRetryPolicy(
   if (!entry || isNull(entry.value)) return { policy: null, exitCodes: [] };
   const map = r.map(entry, STEP_RETRY_KEYS, 'retry_policy', undefined, true);
   if (!map) return { policy: null, exitCodes: [] };
-  const limit = readCount(r, map.get('limit'), 0, MAX_POLICY_LIMIT, true);
-  const interval = readCount(r, map.get('interval_sec'), 0, MAX_INTERVAL_SEC, true);
+  const deferred: DeferredCounts = {};
+  const limit = readStepCount(r, map.get('limit'), MAX_POLICY_LIMIT, deferred, 'limit');
+  const interval = readStepCount(r, map.get('interval_sec'), MAX_INTERVAL_SEC, deferred, 'interval_sec');
   if (!present(map.get('limit'))) r.errorAt(entry, 'limit is required');
   if (!present(map.get('interval_sec'))) r.errorAt(entry, 'interval_sec is required');
   return {
@@ -251,7 +277,9 @@ export function readStepRetryPolicy(
       limit: limit ?? 0,
       interval_sec: interval ?? 0,
       backoff: readBackoff(r, map.get('backoff')),
+      // An integer only, in Dagu too.
       max_interval_sec: readCount(r, map.get('max_interval_sec'), 0, MAX_INTERVAL_SEC, true) ?? null,
+      ...withDeferred(deferred),
     },
     exitCodes: readExitCodes(r, map.get('exit_code')),
   };
@@ -263,6 +291,16 @@ export function readDagRetryPolicy(r: DagReader, entry: Entry | undefined): DagR
   const map = r.map(entry, DAG_RETRY_KEYS, 'retry_policy', undefined, true);
   if (!map) return null;
   if (!present(map.get('limit'))) r.errorAt(entry, 'limit is required');
+  // Dagu reads the DAG's retry policy when it loads the file (its scheduler decides retries from the stored
+  // DAG), so a reference is an error there too, not a feature missing here.
+  for (const key of DAG_RETRY_KEYS) {
+    const e = map.get(key);
+    const raw = e && isScalar(e.value) ? e.value.value : undefined;
+    if (key !== 'backoff' && typeof raw === 'string' && raw.includes('$')) {
+      r.errorAt(e!, `must be an integer or numeric string, got ${JSON.stringify(raw)}`);
+      map.delete(key);
+    }
+  }
   return {
     limit: readCount(r, map.get('limit'), 0, MAX_POLICY_LIMIT, true) ?? 0,
     interval_sec:
@@ -306,8 +344,9 @@ export function readRepeatPolicy(r: DagReader, entry: Entry | undefined): Repeat
   } else {
     r.errorAt(repeat, `must be while, until, true or false, got ${describe(repeat.value)}`);
   }
+  const deferred: DeferredCounts = {};
   // A limit of 0 means no limit, as in Dagu.
-  const limit = readCount(r, map.get('limit'), 0, MAX_POLICY_LIMIT, true) || null;
+  const limit = readStepCount(r, map.get('limit'), MAX_POLICY_LIMIT, deferred, 'limit') || null;
   const conditionNode = map.get('condition')?.value;
   return {
     mode,
@@ -315,10 +354,12 @@ export function readRepeatPolicy(r: DagReader, entry: Entry | undefined): Repeat
     ...(conditionNode && r.unboundedEvals.has(conditionNode) ? { condition_eval: true } : {}),
     expected: condition === undefined ? null : (expected ?? null),
     exit_code: exitCodes,
-    interval_sec: readCount(r, map.get('interval_sec'), 0, MAX_INTERVAL_SEC, true) ?? 0,
+    interval_sec: readStepCount(r, map.get('interval_sec'), MAX_INTERVAL_SEC, deferred, 'interval_sec') ?? 0,
     limit,
     backoff: readBackoff(r, map.get('backoff')),
-    max_interval_sec: readCount(r, map.get('max_interval_sec'), 0, MAX_INTERVAL_SEC, true) ?? null,
+    max_interval_sec:
+      readStepCount(r, map.get('max_interval_sec'), MAX_INTERVAL_SEC, deferred, 'max_interval_sec') ?? null,
+    ...withDeferred(deferred),
   };
 }
 
