@@ -40,6 +40,8 @@ interface Status {
   status: string;
   attempt: number;
   params: string[];
+  started_at: string | null;
+  finished_at: string | null;
 }
 
 async function statusOf(...args: string[]): Promise<Status> {
@@ -65,11 +67,11 @@ function dagOf(args: string[]): string {
 }
 
 /** Starts the first run of `slow` in the background and resolves once it is running. */
-async function runningSlow(): Promise<Status> {
-  const s = startService(['start', 'slow'], h.env);
+async function runningSlow(dag = 'slow'): Promise<Status> {
+  const s = startService(['start', dag], h.env);
   services.push(s);
   return eventually(async () => {
-    const r = await dagu(['status', '--json', 'slow'], h.env);
+    const r = await dagu(['status', '--json', dag], h.env);
     const st = r.code === 0 ? (JSON.parse(r.stdout) as Status) : null;
     return st?.status === 'running' ? st : null;
   });
@@ -150,6 +152,21 @@ describe('status, stop, restart and retry of a DAG', () => {
     const latest = await statusOf('slow');
     expect(latest.run_id).not.toBe(run.run_id);
     expect(latest.status).toBe('succeeded');
+  });
+
+  it("restart waits the DAG's restart_wait_sec between the stop and the new start, as Dagu does", async () => {
+    const slow = readFileSync(path.join(h.home, 'dags', 'slow.yaml'), 'utf8');
+    h.writeDag('pause', `restart_wait_sec: 2\n${slow.replaceAll('slow-marker', 'pause-marker')}`);
+    const run = await runningSlow('pause');
+    const restart = await dagu(['restart', 'pause'], h.env);
+    expect(restart.code, restart.stderr).toBe(0);
+    expect(restart.stderr).toMatch(/"seconds":2,"msg":"Waiting before the restart \(restart_wait_sec\)"/);
+    const stopped = await statusOf(run.run_id);
+    const latest = await statusOf('pause');
+    expect([stopped.status, latest.status]).toEqual(['aborted', 'succeeded']);
+    // Judged on the runs' own times: the new run starts at least 2 s after the old one ended.
+    const gapMs = Date.parse(latest.started_at!) - Date.parse(stopped.finished_at!);
+    expect(gapMs).toBeGreaterThanOrEqual(2000);
   });
 
   it('retry --run-id ID <dag> runs attempt 2; without --run-id it is a usage error', async () => {

@@ -176,7 +176,8 @@ export async function restartCommand(word: string, opts: Opts): Promise<number> 
     previous = running[running.length - 1];
   }
   const runId = previous.run_id;
-  if (!TERMINAL_RUN_STATES.includes(previous.status)) {
+  const wasRunning = !TERMINAL_RUN_STATES.includes(previous.status);
+  if (wasRunning) {
     await stopRun(await cliServices(config, logger), runId);
     const outcome = await awaitStop(
       {
@@ -194,6 +195,12 @@ export async function restartCommand(word: string, opts: Opts): Promise<number> 
     previous = outcome.status;
   }
   const dag = await loadRunDag(config, previous);
+  const waitSec = dag.restart_wait_sec ?? 0;
+  if (wasRunning && waitSec > 0) {
+    // As Dagu's `restart`: the DAG's restart_wait_sec between the stop and the new start.
+    logger.info('Waiting before the restart (restart_wait_sec)', { dag: dag.name, seconds: waitSec });
+    await new Promise((resolve) => setTimeout(resolve, waitSec * 1000));
+  }
   const newId = () => newRunId(Date.now(), randomHex(4));
   if (isDistributed(dag, config.default_execution_mode)) {
     return dispatchAndFollow({
