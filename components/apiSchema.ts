@@ -1073,6 +1073,8 @@ export interface components {
       file: string;
       /** @description The DAG's description; empty when none. */
       description: string;
+      /** @description The DAG's `group`; the console lists the DAGs of a group together. Empty when none. */
+      group: string;
       /** @description Its tags. */
       tags: string[];
       /** @description Its schedule expressions as written (cron, maybe with `CRON_TZ=`). */
@@ -1106,6 +1108,8 @@ export interface components {
       file: string;
       /** @description The DAG's description; empty when none. */
       description: string;
+      /** @description The DAG's `group`; the console lists the DAGs of a group together. Empty when none. */
+      group: string;
       /** @description Its tags. */
       tags: string[];
       /** @description Its schedule expressions as written (cron, maybe with `CRON_TZ=`). */

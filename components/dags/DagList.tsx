@@ -1,9 +1,11 @@
 'use client';
 // The DAG list: every DAG file with its schedule, next run, last run and a "Run now" button; invalid files
-// are listed with their errors so a typo never makes a DAG silently disappear.
+// are listed with their errors so a typo never makes a DAG silently disappear. DAGs that set `group` are
+// listed under their group's heading, which collapses (remembered in the browser).
 
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
+import { useEffect, useState } from 'react';
 import type { DagSummary } from '@/components/apiTypes';
 import {
   EmptyState,
@@ -20,12 +22,40 @@ import { errorText } from '../errorText';
 import { formatRelative, formatTime } from '../format';
 import { dagsQuery } from '../queries';
 import { useNow } from '../useNow';
+import { COLLAPSED_GROUPS_KEY, groupDags, parseCollapsed } from './dagGroups';
 import { RunNowButton } from './RunNowButton';
 import { SuspendedBadge, SuspendToggle } from './SuspendToggle';
+
+const COLUMNS = 5;
+
+/** The names of the collapsed groups, kept in localStorage (read after the first render: no server mismatch). */
+function useCollapsedGroups(): [Set<string>, (group: string) => void] {
+  const [collapsed, setCollapsed] = useState<Set<string>>(() => new Set());
+  useEffect(() => {
+    try {
+      setCollapsed(parseCollapsed(window.localStorage.getItem(COLLAPSED_GROUPS_KEY)));
+    } catch {
+      /* storage blocked: nothing collapsed */
+    }
+  }, []);
+  const toggle = (group: string) =>
+    setCollapsed((prev) => {
+      const next = new Set(prev);
+      if (!next.delete(group)) next.add(group);
+      try {
+        window.localStorage.setItem(COLLAPSED_GROUPS_KEY, JSON.stringify([...next]));
+      } catch {
+        /* storage blocked or full: the state lasts for this page only */
+      }
+      return next;
+    });
+  return [collapsed, toggle];
+}
 
 export function DagList() {
   const { data, error, isPending, refetch } = useQuery(dagsQuery());
   const now = useNow();
+  const [collapsed, toggle] = useCollapsedGroups();
   if (isPending) return <LoadingPanel label="Loading DAGs…" />;
   if (error && !data)
     return <ErrorPanel title="Cannot load DAGs" message={errorText(error)} onRetry={() => void refetch()} />;
@@ -51,11 +81,36 @@ export function DagList() {
               { label: <span className="sr-only">Actions</span> },
             ]}
           />
-          <tbody className="divide-y divide-zinc-200 dark:divide-zinc-800">
-            {data.dags.map((dag) => (
-              <DagRow key={dag.file} dag={dag} now={now} />
-            ))}
-          </tbody>
+          {groupDags(data.dags).map((group) => {
+            const closed = group.name !== null && collapsed.has(group.name);
+            return (
+              <tbody
+                key={group.name ?? ''}
+                className="divide-y divide-zinc-200 border-t border-zinc-200 dark:divide-zinc-800 dark:border-zinc-800"
+                data-testid={group.name === null ? 'dag-ungrouped' : `dag-group-${group.name}`}
+              >
+                {group.name !== null && (
+                  <tr className="bg-zinc-50 dark:bg-zinc-900">
+                    <th scope="rowgroup" colSpan={COLUMNS} className={`${tdClass} text-left`}>
+                      <button
+                        type="button"
+                        aria-expanded={!closed}
+                        onClick={() => toggle(group.name!)}
+                        className="inline-flex items-center gap-1.5 font-medium focus-visible:outline-2 focus-visible:outline-blue-500"
+                      >
+                        <span aria-hidden="true">{closed ? '▸' : '▾'}</span>
+                        {group.name}
+                        <span className="text-xs font-normal text-zinc-500 dark:text-zinc-400">
+                          {group.dags.length} {group.dags.length === 1 ? 'DAG' : 'DAGs'}
+                        </span>
+                      </button>
+                    </th>
+                  </tr>
+                )}
+                {!closed && group.dags.map((dag) => <DagRow key={dag.file} dag={dag} now={now} />)}
+              </tbody>
+            );
+          })}
         </table>
       </div>
     </>

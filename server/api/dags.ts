@@ -19,6 +19,8 @@ export interface DagSummary {
   /** File path relative to the DAGs directory. */
   file: string;
   description: string;
+  /** The DAG's `group`: the console lists the DAGs of a group together. Empty when none. */
+  group: string;
   tags: string[];
   /** Schedule expressions as written. */
   schedule: string[];
@@ -89,6 +91,7 @@ async function describe(
     name,
     file: file ? path.relative(dagsDir, file) : `${name}.yaml`,
     description: dag?.description ?? '',
+    group: dag?.group ?? '',
     tags: dag?.tags ?? [],
     schedule: dag?.schedule.map((s) => s.expression) ?? [],
     next_run: dag && !flag ? nextRun(dag.schedule, svc.clock.nowMs()) : null,
