@@ -1191,6 +1191,13 @@ export interface components {
       consts?: components['schemas']['StringMap'];
       /** @description `worker_selector: local`: the DAG always runs on the host that starts it. */
       force_local?: boolean;
+      /** @description What the console's start dialog lets an operator change (absent - everything). */
+      run_config?: {
+        /** @description The parameters are shown and cannot be edited; a start uses the defaults. */
+        disable_param_edit: boolean;
+        /** @description No custom run ID (the console never offers one). */
+        disable_run_id_edit: boolean;
+      };
       /** @description Its group in the console; empty when none. */
       group?: string;
       /** @description Its labels, lowercased (`key` or `key=value`). */
@@ -1324,6 +1331,13 @@ export interface components {
       backoff: number;
       /** @description The interval never grows beyond this; null for no cap. */
       max_interval_sec: number | null;
+      deferred?: components['schemas']['DeferredCounts'];
+    };
+    /** @description Counts of a step's retry or repeat policy written as text with a reference (`"${RETRIES}"`), by key; they are resolved when the step starts, and the number beside each is a placeholder until then. */
+    DeferredCounts: {
+      limit?: string;
+      interval_sec?: string;
+      max_interval_sec?: string;
     };
     /** @description One step of a DAG definition. */
     StepSpec: {
@@ -1395,6 +1409,9 @@ export interface components {
         limit: number | null;
         backoff: number;
         max_interval_sec: number | null;
+        /** @description A Dagu 1.x condition with backticks, run as an eval. */
+        condition_eval?: boolean;
+        deferred?: components['schemas']['DeferredCounts'];
       };
       /** @description Outputs the step declares, written to `$DAGU_OUTPUT_FILE`. */
       outputs?: {

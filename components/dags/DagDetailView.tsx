@@ -29,7 +29,12 @@ export function DagDetailView({ name, initial }: { name: string; initial: DagDet
     <div className="flex flex-col gap-6">
       <PageHeader inStack title={<span data-testid="dag-name">{data.name}</span>}>
         <SuspendToggle dag={data.name} suspended={data.suspended} suspendedAt={data.suspended_at} withBadge />
-        <StartDagButton dag={data.name} params={dag?.params} disabled={data.errors.length > 0} />
+        <StartDagButton
+          dag={data.name}
+          params={dag?.params}
+          paramsLocked={dag?.run_config?.disable_param_edit ?? false}
+          disabled={data.errors.length > 0}
+        />
         <RunNowButton dag={data.name} disabled={data.errors.length > 0} />
       </PageHeader>
       {error && (

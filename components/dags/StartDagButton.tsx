@@ -1,6 +1,8 @@
 'use client';
 // "Run with parameters…": a dialog asks for parameters (the DAG's declared ones as a hint), starts the DAG
-// through the API, then opens the new run (started here, dispatched to a worker, or held for one).
+// through the API, then opens the new run (started here, dispatched to a worker, or held for one). A DAG whose
+// `run_config.disable_param_edit` is set shows its parameters read-only and starts with them, as Dagu's start
+// dialog does.
 
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
@@ -15,11 +17,14 @@ import { declaredParams, parseParamsText, quoteParam } from './paramsText';
 export function StartDagButton({
   dag,
   params,
+  paramsLocked = false,
   disabled = false,
 }: {
   dag: string;
   /** The definition's `params`, shown as the defaults. */
   params: readonly ParamSpec[] | undefined;
+  /** `run_config.disable_param_edit`: the defaults are shown and cannot be changed. */
+  paramsLocked?: boolean;
   disabled?: boolean;
 }) {
   const client = useQueryClient();
@@ -36,6 +41,11 @@ export function StartDagButton({
   const defaults = declaredParams(params);
 
   const submit = () => {
+    if (paramsLocked) {
+      // Nothing given: the run gets the declared defaults.
+      start.mutate([]);
+      return;
+    }
     const parsed = parseParamsText(text);
     if (!parsed.ok) {
       setInvalid(parsed.error);
@@ -76,7 +86,8 @@ export function StartDagButton({
             id={fieldId}
             name="params"
             rows={4}
-            value={text}
+            value={paramsLocked ? defaults.map(quoteParam).join('\n') : text}
+            readOnly={paramsLocked}
             onChange={(e) => setText(e.currentTarget.value)}
             onKeyDown={(e) => {
               // Ctrl/Cmd+Enter starts; plain Enter is a new line (one parameter per line).
@@ -92,10 +103,18 @@ export function StartDagButton({
             className="mt-1 w-full rounded-md border border-zinc-300 bg-white px-2 py-1.5 font-mono text-sm text-zinc-900 focus-visible:outline-2 focus-visible:outline-blue-500 dark:border-zinc-700 dark:bg-zinc-950 dark:text-zinc-100"
           />
           <div id={hintId} className="mt-1 text-xs text-zinc-600 dark:text-zinc-400">
-            <p>
-              <code>KEY=value</code> or a positional value, one per line or separated by spaces; quote a value
-              that holds spaces. Empty keeps the defaults; a value given replaces its default.
-            </p>
+            {paramsLocked ? (
+              <p data-testid="params-locked">
+                This DAG does not let its parameters be edited here (
+                <code>run_config.disable_param_edit</code>
+                ): it starts with the defaults.
+              </p>
+            ) : (
+              <p>
+                <code>KEY=value</code> or a positional value, one per line or separated by spaces; quote a
+                value that holds spaces. Empty keeps the defaults; a value given replaces its default.
+              </p>
+            )}
             <p className="mt-1">
               Declared:{' '}
               {defaults.length > 0 ? (

@@ -355,6 +355,11 @@ export interface DagSpec {
   consts?: Record<string, string>;
   /** `group` (UI grouping) [''] and `labels` (lowercased `key=value` or `key`) [tags]. */
   group?: string;
+  /**
+   * `run_config`: what the console's start dialog lets an operator change, as in Dagu's (which checks it in
+   * its console only; so does this product). Absent: both allowed.
+   */
+  run_config?: { disable_param_edit: boolean; disable_run_id_edit: boolean };
   labels?: string[];
   /** `type` [graph]; chain dependencies are already in each step's `depends`. */
   type?: 'graph' | 'chain';

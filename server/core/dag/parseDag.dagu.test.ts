@@ -593,6 +593,7 @@ describe('DAG-level keys', () => {
       smtp: { host: 'mail', port: 2525, username: 'u', password: 'p' },
       mail_on: { failure: true, success: false },
       error_mail: { from: 'a@x', to: ['b@x', 'c@x'], prefix: '[E]', attach_logs: true },
+      run_config: { disable_param_edit: true, disable_run_id_edit: false },
       worker_selector: null,
     });
     expect(errors(yaml('hist_retention_days: 3', 'hist_retention_runs: 4', ...steps('  - run: x')))).toEqual([

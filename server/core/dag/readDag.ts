@@ -166,7 +166,8 @@ export function readDag(r: DagReader, root: Node, opts: ReadDagOptions): DagSpec
     info_mail: readMail(r, map.get('info_mail')),
   };
   if (paramSchema) dag.param_schema = paramSchema;
-  readRunConfig(r, map.get('run_config'));
+  const runConfig = readRunConfig(r, map.get('run_config'));
+  if (runConfig) dag.run_config = runConfig;
   const consts = readConsts(r, map.get('consts'));
   if (consts) dag.consts = consts;
   const envEval = envEvalNames(r.evalEnv, map.get('env')?.value);
@@ -454,10 +455,11 @@ function readMail(r: DagReader, entry: Entry | undefined): MailSpec | null {
   };
 }
 
-/** `run_config` only changes what the console offers; it is checked and otherwise ignored. */
-function readRunConfig(r: DagReader, entry: Entry | undefined): void {
-  if (!entry || isNull(entry.value)) return;
+/** `run_config` only changes what the console's start dialog offers (as in Dagu, whose API ignores it too). */
+function readRunConfig(r: DagReader, entry: Entry | undefined): DagSpec['run_config'] | undefined {
+  if (!entry || isNull(entry.value)) return undefined;
   const map = r.map(entry, ['disable_param_edit', 'disable_run_id_edit'], 'run_config', undefined, true);
-  r.boolean(map?.get('disable_param_edit'));
-  r.boolean(map?.get('disable_run_id_edit'));
+  const params = r.boolean(map?.get('disable_param_edit')) ?? false;
+  const runId = r.boolean(map?.get('disable_run_id_edit')) ?? false;
+  return params || runId ? { disable_param_edit: params, disable_run_id_edit: runId } : undefined;
 }
