@@ -4,7 +4,7 @@
 // strconv.Atoi reads one. Dagu fails the step when that is not a number; so does this.
 
 import type { DeferredCounts, RepeatPolicySpec, StepRetryPolicy } from '../types';
-import { MAX_INTERVAL_SEC, MAX_POLICY_LIMIT } from './readPolicies';
+import { MAX_INTERVAL_SEC, MAX_POLICY_LIMIT } from './policyLimits';
 import { resolveValue, type ValueScope } from './values';
 
 /** Thrown when a deferred count does not resolve to a usable number; the message says which and why. */

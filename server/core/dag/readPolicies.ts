@@ -13,14 +13,7 @@ import type {
 } from '../types';
 import type { DagReader, Entry } from './dagReader';
 import { describe, isNull } from './dagReader';
-
-/**
- * Intervals become timers: Node runs a timer of more than 2^31-1 ms at once, so longer waits are refused
- * rather than silently turned into no wait at all (about 24.8 days).
- */
-export const MAX_INTERVAL_SEC = Math.floor(0x7fffffff / 1000);
-/** A repeat or retry limit beyond this is a mistake (a run would outlive any log retention). */
-export const MAX_POLICY_LIMIT = 1_000_000;
+import { MAX_INTERVAL_SEC, MAX_POLICY_LIMIT } from './policyLimits';
 
 const CONDITION_KEYS = ['condition', 'eval', 'expected', 'negate'] as const;
 const CONTINUE_ON_KEYS = ['failure', 'failed', 'skipped', 'exit_code', 'output', 'mark_success'] as const;
