@@ -142,7 +142,10 @@ export async function mountFaultFs(backingDir: string): Promise<FaultFs> {
     const killer = setTimeout(() => daemon.kill('SIGKILL'), 3000);
     await gone;
     clearTimeout(killer);
-    rmSync(dir, { recursive: true, force: true });
+    // Runs the scheduler started live on in their own session (as they must) and may still be writing their
+    // end into the backing directory, released from the stall: a removal racing them finds a directory not
+    // empty (seen once under a CPU hog). Node tries again, for up to about 2 s.
+    rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 40 });
   };
 
   return { mnt, backing: backingDir, set, log: () => log, unmount };
