@@ -104,13 +104,14 @@ function storeDistributed(
 ): SchedulerDistributedFactory {
   return (runs, canDispatch) => {
     const c = config.coordinator;
-    const { tasks, workers, cancels, coordinators } = cp;
+    const { tasks, workers, cancels, coordinators, events } = cp;
     const dispatcher = new Dispatcher({
       runs,
       tasks,
       workers,
       cancels,
       coordinators,
+      events,
       clock,
       logger: logger.child({ component: 'dispatcher' }),
       waitMs: c.worker_wait_timeout_ms,

@@ -139,6 +139,72 @@ describe.each(STORE_KITS)('Dispatcher on $name', ({ make }) => {
     expect((await h.tasks.findByRun('run-1'))?.attempt).toBe(1);
   });
 
+  it('announces each stored task as run:dispatched, after the task exists, held or not', async () => {
+    await h.heartbeat('worker-a', { zone: 'a' });
+    const seen: Array<{ type: string; data: Record<string, unknown>; pending: string[] }> = [];
+    const dispatcher = new Dispatcher({
+      runs: h.runs,
+      tasks: h.tasks,
+      workers: h.workers,
+      cancels: h.cancels,
+      clock: h.time,
+      logger: h.logger,
+      waitMs: WAIT_MS,
+      staleMs: STALE_MS,
+      events: {
+        append: async (type, data) => {
+          // What a console reading the queue at this moment finds: the task is there already.
+          const pending = (await h.tasks.pendingSummaries()).map((t) => t.run_id);
+          seen.push({ type, data, pending });
+          return { id: String(seen.length), type, time: '', data };
+        },
+      },
+    });
+
+    await dispatcher.dispatch(newRunDispatch(etl, 'run-1', { selector: { zone: 'b' } }));
+    await dispatcher.dispatch(newRunDispatch(etl, 'run-2', { selector: { zone: 'a' } }));
+
+    expect(seen).toEqual([
+      {
+        type: 'run:dispatched',
+        data: { run_id: 'run-1', dag: 'etl', attempt: 1, held: true, hold_until: '2026-11-30T01:17:30Z' },
+        pending: ['run-1'],
+      },
+      {
+        type: 'run:dispatched',
+        data: { run_id: 'run-2', dag: 'etl', attempt: 1, held: false },
+        pending: ['run-1', 'run-2'],
+      },
+    ]);
+  });
+
+  it('keeps a dispatch whose event cannot be written, and says so', async () => {
+    const dispatcher = new Dispatcher({
+      runs: h.runs,
+      tasks: h.tasks,
+      workers: h.workers,
+      cancels: h.cancels,
+      clock: h.time,
+      logger: h.logger,
+      waitMs: WAIT_MS,
+      staleMs: STALE_MS,
+      events: {
+        append: () => Promise.reject(new Error('ENOSPC: no space left on device')),
+      },
+    });
+
+    const result = await dispatcher.dispatch(newRunDispatch(etl, 'run-1', { selector: { zone: 'b' } }));
+
+    expect(result.outcome).toBe('held');
+    expect(await h.tasks.findByRun('run-1')).not.toBeNull();
+    expect(h.logger.find('Could not record an event; the operation itself was done')[0].fields).toMatchObject(
+      {
+        type: 'run:dispatched',
+        run_id: 'run-1',
+      },
+    );
+  });
+
   it('reads the worker and coordinator lists once for the dispatches that ask while a read is under way', async () => {
     await h.heartbeat('worker-a', { zone: 'a' });
     const calls = new Map<string, number>();

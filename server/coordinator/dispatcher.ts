@@ -24,7 +24,7 @@ import type {
   WorkerRecord,
   WorkerRegistry,
 } from '../store/dispatchTypes';
-import type { RunStore } from '../store/types';
+import type { EventLog, RunStore } from '../store/types';
 import type { CancelOutcome, DispatcherApi, DispatchParams, DispatchResult } from '../core/dispatcherApi';
 import { endedStatus } from '../core/endedStatus';
 import { DispatchConflictError, DispatchFailedError, RunUnreadableError } from './errors';
@@ -54,6 +54,12 @@ export interface DispatcherDeps {
   staleMs: number;
   /** Told after a task is stored, so long polls waiting in this process look at once. */
   onEnqueued?: (task: DispatchTask) => void;
+  /**
+   * Where `run:dispatched` goes once a task is stored. The run's `dag.run.queued` comes with its record,
+   * before the task exists: a console that read the queue between the two showed the run neither held nor
+   * dispatched, and learned of the task only at its next slow poll. Absent: no event.
+   */
+  events?: Pick<EventLog, 'append'>;
   /** Shared with the other parts of this coordinator that write runs. */
   locks?: RunLocks;
   /**
@@ -72,6 +78,7 @@ export function storeDispatcher(
     workers: WorkerRegistry;
     cancels: CancelRequests;
     coordinators: CoordinatorRegistry;
+    events: EventLog;
   },
   logger: Logger,
   clock: Clock,
@@ -82,12 +89,16 @@ export function storeDispatcher(
     workers: stores.workers,
     cancels: stores.cancels,
     coordinators: stores.coordinators,
+    events: stores.events,
     clock,
     logger,
     waitMs: config.coordinator.worker_wait_timeout_ms,
     staleMs: config.coordinator.worker_stale_threshold_ms,
   });
 }
+
+/** The event a dispatch appends once its task is stored (held for a worker, or waiting to be claimed). */
+export const DISPATCHED_EVENT = 'run:dispatched';
 
 export class Dispatcher implements DispatcherApi {
   private readonly locks: RunLocks;
@@ -392,7 +403,28 @@ export class Dispatcher implements DispatcherApi {
       );
     }
     this.d.onEnqueued?.(task);
+    await this.announce(task);
     return task;
+  }
+
+  /** Appends `run:dispatched` for a stored task; a failure is logged, never thrown (the task is stored). */
+  private async announce(task: DispatchTask): Promise<void> {
+    if (!this.d.events) return;
+    try {
+      await this.d.events.append(DISPATCHED_EVENT, {
+        run_id: task.run_id,
+        dag: task.dag_name,
+        attempt: task.attempt,
+        held: task.hold_until_ms !== null,
+        ...(task.hold_until_ms !== null ? { hold_until: isoUtc(task.hold_until_ms) } : {}),
+      });
+    } catch (err) {
+      this.d.logger.warn('Could not record an event; the operation itself was done', {
+        type: DISPATCHED_EVENT,
+        run_id: task.run_id,
+        error: err instanceof Error ? err.message : String(err),
+      });
+    }
   }
 
   /**
