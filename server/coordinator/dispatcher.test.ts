@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SECOND } from '../core/units';
 import { DispatchConflictError, DispatchFailedError } from './errors';
-import { CANCELLED_BEFORE_WORKER, Dispatcher } from './dispatcher';
+import { CANCELLED_BEFORE_WORKER, Dispatcher, type DispatcherDeps } from './dispatcher';
 import { newRunDispatch } from '../core/dispatcherApi';
 import { countedCalls } from './testing/countedCalls';
 import { MemoryCoordinatorRegistry } from '../store/memoryCoordinatorRegistry';
@@ -139,10 +139,9 @@ describe.each(STORE_KITS)('Dispatcher on $name', ({ make }) => {
     expect((await h.tasks.findByRun('run-1'))?.attempt).toBe(1);
   });
 
-  it('announces each stored task as run:dispatched, after the task exists, held or not', async () => {
-    await h.heartbeat('worker-a', { zone: 'a' });
-    const seen: Array<{ type: string; data: Record<string, unknown>; pending: string[] }> = [];
-    const dispatcher = new Dispatcher({
+  /** A dispatcher over the harness's stores that appends its events to `events`. */
+  const withEvents = (events: NonNullable<DispatcherDeps['events']>) =>
+    new Dispatcher({
       runs: h.runs,
       tasks: h.tasks,
       workers: h.workers,
@@ -151,13 +150,18 @@ describe.each(STORE_KITS)('Dispatcher on $name', ({ make }) => {
       logger: h.logger,
       waitMs: WAIT_MS,
       staleMs: STALE_MS,
-      events: {
-        append: async (type, data) => {
-          // What a console reading the queue at this moment finds: the task is there already.
-          const pending = (await h.tasks.pendingSummaries()).map((t) => t.run_id);
-          seen.push({ type, data, pending });
-          return { id: String(seen.length), type, time: '', data };
-        },
+      events,
+    });
+
+  it('announces each stored task as run:dispatched, after the task exists, held or not', async () => {
+    await h.heartbeat('worker-a', { zone: 'a' });
+    const seen: Array<{ type: string; data: Record<string, unknown>; pending: string[] }> = [];
+    const dispatcher = withEvents({
+      append: async (type, data) => {
+        // What a console reading the queue at this moment finds: the task is there already.
+        const pending = (await h.tasks.pendingSummaries()).map((t) => t.run_id);
+        seen.push({ type, data, pending });
+        return { id: String(seen.length), type, time: '', data };
       },
     });
 
@@ -179,18 +183,8 @@ describe.each(STORE_KITS)('Dispatcher on $name', ({ make }) => {
   });
 
   it('keeps a dispatch whose event cannot be written, and says so', async () => {
-    const dispatcher = new Dispatcher({
-      runs: h.runs,
-      tasks: h.tasks,
-      workers: h.workers,
-      cancels: h.cancels,
-      clock: h.time,
-      logger: h.logger,
-      waitMs: WAIT_MS,
-      staleMs: STALE_MS,
-      events: {
-        append: () => Promise.reject(new Error('ENOSPC: no space left on device')),
-      },
+    const dispatcher = withEvents({
+      append: () => Promise.reject(new Error('ENOSPC: no space left on device')),
     });
 
     const result = await dispatcher.dispatch(newRunDispatch(etl, 'run-1', { selector: { zone: 'b' } }));
