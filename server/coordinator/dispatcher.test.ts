@@ -117,18 +117,26 @@ describe.each(STORE_KITS)('Dispatcher on $name', ({ make }) => {
     expect(await h.tasks.listPending()).toHaveLength(1);
   });
 
-  it('records a new run with no reads: its creation is the check that it does not exist', async () => {
-    await h.heartbeat('worker-a', { zone: 'a' });
-    const calls = new Map<string, number>();
-    const dispatcher = new Dispatcher({
-      runs: countedCalls(h.runs, calls),
-      tasks: countedCalls(h.tasks, calls),
+  /** A dispatcher over the harness's stores, clock and settings, with `deps` in their place. */
+  const dispatcherWith = (deps: Partial<DispatcherDeps>) =>
+    new Dispatcher({
+      runs: h.runs,
+      tasks: h.tasks,
       workers: h.workers,
       cancels: h.cancels,
       clock: h.time,
       logger: h.logger,
       waitMs: WAIT_MS,
       staleMs: STALE_MS,
+      ...deps,
+    });
+
+  it('records a new run with no reads: its creation is the check that it does not exist', async () => {
+    await h.heartbeat('worker-a', { zone: 'a' });
+    const calls = new Map<string, number>();
+    const dispatcher = dispatcherWith({
+      runs: countedCalls(h.runs, calls),
+      tasks: countedCalls(h.tasks, calls),
     });
 
     const result = await dispatcher.dispatch(newRunDispatch(etl, 'run-1', { selector: { zone: 'a' } }));
@@ -139,29 +147,17 @@ describe.each(STORE_KITS)('Dispatcher on $name', ({ make }) => {
     expect((await h.tasks.findByRun('run-1'))?.attempt).toBe(1);
   });
 
-  /** A dispatcher over the harness's stores that appends its events to `events`. */
-  const withEvents = (events: NonNullable<DispatcherDeps['events']>) =>
-    new Dispatcher({
-      runs: h.runs,
-      tasks: h.tasks,
-      workers: h.workers,
-      cancels: h.cancels,
-      clock: h.time,
-      logger: h.logger,
-      waitMs: WAIT_MS,
-      staleMs: STALE_MS,
-      events,
-    });
-
   it('announces each stored task as run:dispatched, after the task exists, held or not', async () => {
     await h.heartbeat('worker-a', { zone: 'a' });
     const seen: Array<{ type: string; data: Record<string, unknown>; pending: string[] }> = [];
-    const dispatcher = withEvents({
-      append: async (type, data) => {
-        // What a console reading the queue at this moment finds: the task is there already.
-        const pending = (await h.tasks.pendingSummaries()).map((t) => t.run_id);
-        seen.push({ type, data, pending });
-        return { id: String(seen.length), type, time: '', data };
+    const dispatcher = dispatcherWith({
+      events: {
+        append: async (type, data) => {
+          // What a console reading the queue at this moment finds: the task is there already.
+          const pending = (await h.tasks.pendingSummaries()).map((t) => t.run_id);
+          seen.push({ type, data, pending });
+          return { id: String(seen.length), type, time: '', data };
+        },
       },
     });
 
@@ -183,8 +179,8 @@ describe.each(STORE_KITS)('Dispatcher on $name', ({ make }) => {
   });
 
   it('keeps a dispatch whose event cannot be written, and says so', async () => {
-    const dispatcher = withEvents({
-      append: () => Promise.reject(new Error('ENOSPC: no space left on device')),
+    const dispatcher = dispatcherWith({
+      events: { append: () => Promise.reject(new Error('ENOSPC: no space left on device')) },
     });
 
     const result = await dispatcher.dispatch(newRunDispatch(etl, 'run-1', { selector: { zone: 'b' } }));
@@ -204,16 +200,9 @@ describe.each(STORE_KITS)('Dispatcher on $name', ({ make }) => {
     const calls = new Map<string, number>();
     const registry = new MemoryCoordinatorRegistry();
     await registry.put(coordinatorRecord(START));
-    const dispatcher = new Dispatcher({
-      runs: h.runs,
-      tasks: h.tasks,
+    const dispatcher = dispatcherWith({
       workers: countedCalls(h.workers, calls),
-      cancels: h.cancels,
       coordinators: countedCalls(registry, calls),
-      clock: h.time,
-      logger: h.logger,
-      waitMs: WAIT_MS,
-      staleMs: STALE_MS,
     });
     const dispatch = (runId: string) =>
       dispatcher.dispatch(newRunDispatch(etl, runId, { selector: { zone: 'a' } }));
