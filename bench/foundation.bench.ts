@@ -10,7 +10,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { newRunStatus, isoUtc } from '../server/core/runStatus';
 import type { DagSpec, RunState } from '../server/core/types';
-import { findPerl } from '../server/runner/launchRelay';
+import { findRelayTools } from '../server/runner/launchRelay';
 import { FileRunStore } from '../server/store/fileRunStore';
 import {
   check,
@@ -160,10 +160,9 @@ function reportTree(label: string, pid: number, maxMb: number, expectProcesses: 
   const tree = treeRssMb(pid);
   check(`${label}`, tree.mb, 'MB', { max: maxMb });
   report(`  the scheduler process alone`, rssMb(pid), 'MB', 'reference');
-  const perl = findPerl();
   for (const child of descendants(pid)) {
-    if (readFileSync(`/proc/${child}/cmdline`, 'utf8').split('\0')[0] === perl) {
-      report(`  the launch relay (Perl)`, rssMb(child), 'MB', 'reference');
+    if (readFileSync(`/proc/${child}/cmdline`, 'utf8').split('\0').includes('dagu-launch-relay')) {
+      report(`  the launch relay (shell)`, rssMb(child), 'MB', 'reference');
     }
   }
   if (tree.processes !== expectProcesses) {
@@ -181,8 +180,8 @@ async function idleMemory() {
       `dagu scheduler idle RSS, process tree, ${prestart ? 'with' : 'no'} spare`,
       sched.pid!,
       prestart ? 100 : 64,
-      // The scheduler, its launch relay (where Perl is installed) and, with prestart, the spare.
-      1 + (findPerl() ? 1 : 0) + (prestart ? 1 : 0),
+      // The scheduler, its launch relay (where a shell and setsid are installed) and, with prestart, the spare.
+      1 + (findRelayTools() ? 1 : 0) + (prestart ? 1 : 0),
     );
     await stopProcess(sched);
   }

@@ -364,7 +364,7 @@ describe('spec 085: scheduler HA under storage faults and clock offsets', () => 
 import { loadConfig } from ${from('server/config/loadConfig.ts')};
 import { silentLogger } from ${from('server/core/ports.ts')};
 import { processEnv, processStarter } from ${from('server/api/services.ts')};
-import { findPerl, LaunchRelay } from ${from('server/runner/launchRelay.ts')};
+import { findRelayTools, LaunchRelay } from ${from('server/runner/launchRelay.ts')};
 import { processLauncher } from ${from('server/scheduler/launcher.ts')};
 const [mnt, executable, logDir, kind] = process.argv.slice(2);
 const processLog = logDir + '/process.log';
@@ -376,7 +376,7 @@ if (kind === 'scheduler') {
 } else {
   const env = { ...process.env, DAGU_EXECUTABLE: executable };
   const config = loadConfig({ env: { DAGU_HOME: logDir } });
-  const relay = new LaunchRelay({ env: processEnv(config, env), perl: findPerl()!, logger: silentLogger });
+  const relay = new LaunchRelay({ env: processEnv(config, env), tools: findRelayTools()!, logger: silentLogger });
   relay.start();
   const startProcess = processStarter(config, env, relay);
   start = () => startProcess(['start', '--quiet', '--run-id', 'r1', 'etl'], processLog);

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Logger } from '../core/ports';
-import { findPerl, INPUT_MAX, LaunchRelay } from './launchRelay';
+import { findRelayTools, INPUT_MAX, LaunchRelay } from './launchRelay';
 import { minimalEnv, tempDir, waitFor } from './testSupport';
 
 let dir: string;
@@ -28,10 +28,10 @@ function warnings(into: string[]): Logger {
   return logger;
 }
 
-function relay(warned: string[] = [], setsidSyscall?: number): LaunchRelay {
-  const perl = findPerl();
-  if (!perl) throw new Error('perl (perl-base) is not installed');
-  const r = new LaunchRelay({ env: minimalEnv(), perl, logger: warnings(warned), setsidSyscall });
+function relay(warned: string[] = [], env: NodeJS.ProcessEnv = minimalEnv()): LaunchRelay {
+  const tools = findRelayTools();
+  if (!tools) throw new Error('a POSIX shell and util-linux setsid are needed');
+  const r = new LaunchRelay({ env, tools, logger: warnings(warned) });
   r.start();
   relays.push(r);
   return r;
@@ -77,23 +77,29 @@ describe('LaunchRelay', () => {
     expect(report).toEqual({ pid, sid: pid, args });
   });
 
-  it('puts a process in its own session through POSIX where the system call number is not known', async () => {
-    const r = relay([], 0);
-    const log = join(dir, 'posix.log');
-    const pid = await r.launch([process.execPath, reporter(), 'x'], log);
+  it('passes on the environment as it was given, names a shell would drop included', async () => {
+    const warned: string[] = [];
+    const env = { ...minimalEnv(), PLAIN: 'a b', 'my.var': 'x=y', 'with-dash': '', MULTI: 'one\ntwo' };
+    const r = relay(warned, { ...env, 'BASH_FUNC_f%%': '() {  echo hi\n}' });
+    const printer = join(dir, 'env.cjs');
+    writeFileSync(printer, 'console.log(JSON.stringify(process.env));\n');
+    const log = join(dir, 'env.log');
+    await r.launch([process.execPath, printer], log);
     await waitFor(() => hasLine(log));
-    expect(reportIn(log)).toEqual({ pid, sid: pid, args: ['x'] });
+    // Exactly the variables given: none added (PWD), none lost but the one that cannot pass on a line.
+    expect(JSON.parse(readFileSync(log, 'utf8'))).toEqual(env);
+    expect(warned).toEqual(['Runs started through the launch relay do not get these environment variables']);
   });
 
-  it('loads no Perl module of its own, so that it stays small', async () => {
+  it('stays small: a shell, not a language runtime', async () => {
     const r = relay();
     const log = join(dir, 'small.log');
     const pid = await r.launch([process.execPath, reporter()], log);
     await waitFor(() => hasLine(log));
-    // The relay is the parent of what it starts; its memory maps name every shared object it loaded.
-    const maps = readFileSync(`/proc/${parentOf(pid)}/maps`, 'utf8');
-    expect(maps).toMatch(/perl/);
-    expect(maps).not.toMatch(/POSIX\.so|Fcntl\.so/);
+    // The relay is the parent of what it starts.
+    const status = readFileSync(`/proc/${parentOf(pid)}/status`, 'utf8');
+    const rssKb = Number(/^VmRSS:\s+(\d+)/m.exec(status)![1]);
+    expect(rssKb).toBeLessThan(3 * 1024);
   });
 
   it('answers launches made at once in their order, each with its own pid', async () => {

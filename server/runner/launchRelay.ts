@@ -9,88 +9,72 @@
 // service opens anything on its data volume and holds no file of it; it forks, and its child opens the
 // process's log, so a stalled volume holds up that one launch and never the service.
 //
-// The relay is a few lines of Perl (perl-base is part of every Debian system; where there is no
-// /usr/bin/perl, processes are spawned directly as before). Perl rather than /bin/sh: it forks and calls
-// setsid() itself, and it reaps the processes it started (within half a second of their end), so they stay
-// in the service's process tree, where memory and CPU are counted, without lingering as zombies that would
-// look alive to a liveness check.
+// The relay is a POSIX shell script run by dash where it is installed (else /bin/sh), and each process is put
+// in a session of its own by util-linux's `setsid`, which execs it in place (a child of a shell without job
+// control is no process group leader, so `setsid` need not fork). A shell is the smallest co-process at hand:
+// dash holds under 2 MB where Perl held 5.6, and the relay counts in the service's memory. The processes it
+// starts stay its children, in the service's process tree, where memory and CPU are counted. dash reaps ended
+// children only when it runs a command, so the service sends an empty line twice a second and the relay
+// answers it with `jobs`: an ended process does not linger as a zombie that a liveness check would take for
+// a live one.
 //
 // Protocol on the relay's stdin, one line each: the number of arguments, the arguments, the log file (output
 // appended; empty for none), and one line the process reads on its stdin (empty: stdin is /dev/null). The
-// relay answers with the new process's pid on a line of its own, or 0 when it could not fork.
+// relay answers with the new process's pid on a line of its own. A line that is not a number is a tick: it
+// only reaps. A shell that cannot fork exits; the service then starts another relay at the next launch.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import type { Logger } from '../core/ports';
 
-// It loads no Perl module: POSIX alone would add about 2 MB to the service's process tree, strict and
-// warnings nearly 1 MB more. setsid() is made as a system call whose number the service passes as the first
-// argument (0 where it is not known here); where that fails, the child loads POSIX for it. WNOHANG is 1 on
-// Linux. A child that cannot exec leaves with exit(): it has no buffered output, nothing else to flush.
+// $1: the path of setsid; $2: 1 to drop PWD, which a shell adds to the environment of what it starts when the
+// service's own environment had none. `read -r` with an empty IFS keeps each line as it is.
 const SCRIPT = `
-my $setsid_nr = $ARGV[0];
-$| = 1;
-$SIG{PIPE} = 'IGNORE';
-my ($buf, @fields, $rin) = ('');
-vec($rin = '', fileno(STDIN), 1) = 1;
-sub start {
-  my ($log, $input, @argv) = @_;
-  my ($r, $w);
-  if ($input ne '') { pipe($r, $w) or return 0; }
-  my $pid = fork();
-  if (!defined $pid) { close($r), close($w) if $r; return 0; }
-  if ($pid) {
-    # A new pipe holds 64 KiB: the line (at most INPUT_MAX bytes) is written without waiting on the child.
-    if ($r) { close($r); print $w $input, "\n"; close($w); }
-    return $pid;
-  }
-  if (!$setsid_nr || syscall($setsid_nr + 0) < 0) { require POSIX; POSIX::setsid(); }
-  if ($r) { close($w); open(STDIN, '<&', $r); } else { open(STDIN, '<', '/dev/null'); }
-  if (!open(STDOUT, '>>', $log eq '' ? '/dev/null' : $log)) { exit(126); }
-  open(STDERR, '>&STDOUT');
-  exec { $argv[0] } @argv;
-  print STDERR "dagu: could not start $argv[0]: $!\n";
-  exit(127);
-}
-while (1) {
-  1 while waitpid(-1, 1) > 0;
-  next if select(my $rout = $rin, undef, undef, 0.5) <= 0;
-  my $got = sysread(STDIN, $buf, 65536, length $buf);
-  next if !defined $got && $!{EINTR};
-  last if !$got;
-  while ((my $i = index($buf, "\n")) >= 0) { push @fields, substr($buf, 0, $i); $buf = substr($buf, $i + 1); }
-  while (@fields && @fields >= $fields[0] + 3) {
-    my $n = shift @fields;
-    my @argv = splice(@fields, 0, $n);
-    my $log = shift @fields;
-    my $input = shift @fields;
-    print start($log, $input, @argv), "\n";
-  }
-}
+setsid_path=$1
+[ "$2" = 1 ] && unset PWD
+while IFS= read -r n; do
+  jobs >/dev/null
+  case $n in ''|*[!0-9]*) continue ;; esac
+  set --
+  while [ $# -lt "$n" ]; do IFS= read -r a || exit 0; set -- "$@" "$a"; done
+  IFS= read -r log || exit 0
+  IFS= read -r input || exit 0
+  if [ -n "$input" ]; then
+    "$setsid_path" "$@" >>"\${log:-/dev/null}" 2>&1 <<INPUT &
+$input
+INPUT
+  else
+    "$setsid_path" "$@" >>"\${log:-/dev/null}" 2>&1 </dev/null &
+  fi
+  echo $!
+done
 `;
 
-/** setsid's system call number on Linux for this CPU; 0 where it is not listed here (POSIX is used then). */
-export function setsidSyscall(): number {
-  if (process.platform !== 'linux') return 0;
-  const numbers: Record<string, number> = {
-    x64: 112,
-    arm64: 157,
-    riscv64: 157,
-    loong64: 157,
-    ia32: 66,
-    arm: 66,
-  };
-  return numbers[process.arch] ?? 0;
+/** How often the service asks the relay to reap the processes that ended. */
+const REAP_INTERVAL_MS = 500;
+
+/** What the relay needs: a POSIX shell and util-linux's setsid. */
+export interface RelayTools {
+  shell: string;
+  setsid: string;
 }
+
+/** The relay's tools on this host; null when one is missing (then no relay is used). */
+export function findRelayTools(): RelayTools | null {
+  // Looked up once at start-up, on the system's own disk.
+  const shell = ['/bin/dash', '/usr/bin/dash', '/bin/sh'].find((p) => existsSync(p));
+  const setsid = ['/usr/bin/setsid', '/bin/setsid'].find((p) => existsSync(p));
+  return shell && setsid ? { shell, setsid } : null;
+}
+
+/** Sets the variables a shell would drop; coreutils', on every Linux that has util-linux. */
+const ENV_PROGRAM = ['/usr/bin/env', '/bin/env'].find((p) => existsSync(p)) ?? null;
+
+/** A name a POSIX shell keeps in the environment it passes on; it drops any other. */
+const SHELL_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** The longest line a process can be given on its stdin (less than a pipe holds, so the relay never waits). */
 export const INPUT_MAX = 60_000;
-
-/** Where Perl is; null when it is not installed (then no relay is used). */
-export function findPerl(): string | null {
-  // Looked up once at start-up, on the system's own disk.
-  return ['/usr/bin/perl', '/bin/perl'].find((p) => existsSync(p)) ?? null;
-}
 
 interface Pending {
   resolve: (pid: number) => void;
@@ -104,25 +88,50 @@ export class LaunchRelay {
   private closed = false;
   /** How the last relay ended, when it ended on its own. */
   private lost: string | null = null;
+  private reaper: NodeJS.Timeout | null = null;
+  /** The environment the shell passes on by itself: the variables with shell names. */
+  private readonly shellEnv: NodeJS.ProcessEnv = {} as NodeJS.ProcessEnv;
+  /**
+   * `NAME=value` of the variables a shell would drop (names such as `my.var`), set again by `env` in front
+   * of each process; empty when there are none, as usual.
+   */
+  private readonly otherEnv: string[] = [];
 
   constructor(
     private readonly o: {
       /** The environment of every process it starts. */
       env: NodeJS.ProcessEnv;
-      perl: string;
+      tools: RelayTools;
       logger: Logger;
-      /** setsid's system call number (default: this machine's); 0 makes each child load POSIX for it. */
-      setsidSyscall?: number;
     },
-  ) {}
+  ) {
+    const dropped: string[] = [];
+    for (const [name, value] of Object.entries(o.env)) {
+      if (value === undefined) continue;
+      if (SHELL_NAME.test(name)) this.shellEnv[name] = value;
+      // A value on several lines cannot be passed on a line: a shell function bash exported, in practice.
+      else if (/[\n\r\0]/.test(value) || name.includes('=') || !ENV_PROGRAM) dropped.push(name);
+      else this.otherEnv.push(`${name}=${value}`);
+    }
+    if (dropped.length > 0) {
+      o.logger.warn('Runs started through the launch relay do not get these environment variables', {
+        names: dropped.join(', '),
+      });
+    }
+  }
 
   /** Starts the relay now (call before the service touches its storage). */
   start(): void {
     if (this.child || this.closed) return;
-    const child = spawn(this.o.perl, ['-e', SCRIPT, String(this.o.setsidSyscall ?? setsidSyscall())], {
-      env: this.o.env,
-      stdio: ['pipe', 'pipe', 'ignore'],
-    });
+    const dropPwd = this.o.env.PWD === undefined ? '1' : '0';
+    const child = spawn(
+      this.o.tools.shell,
+      ['-c', SCRIPT, 'dagu-launch-relay', this.o.tools.setsid, dropPwd],
+      {
+        env: this.shellEnv,
+        stdio: ['pipe', 'pipe', 'ignore'],
+      },
+    );
     child.once('error', () => undefined); // reported through 'exit' or a missing pid
     child.stdin!.on('error', () => undefined); // a relay that died: its 'exit' fails what waits on it
     child.stdout!.setEncoding('utf8');
@@ -133,6 +142,10 @@ export class LaunchRelay {
     (child.stdin as unknown as { unref?: () => void }).unref?.();
     (child.stdout as unknown as { unref?: () => void }).unref?.();
     this.child = child;
+    if (!this.reaper) {
+      this.reaper = setInterval(() => this.child?.stdin?.write('\n'), REAP_INTERVAL_MS);
+      this.reaper.unref();
+    }
   }
 
   /**
@@ -142,7 +155,8 @@ export class LaunchRelay {
    */
   launch(argv: string[], logFile: string | null, input = ''): Promise<number> {
     if (this.closed) return Promise.reject(new Error('the launch relay is closed'));
-    const lines = [String(argv.length), ...argv, logFile ?? '', input];
+    const full = this.otherEnv.length > 0 ? [ENV_PROGRAM!, ...this.otherEnv, ...argv] : argv;
+    const lines = [String(full.length), ...full, logFile ?? '', input];
     if (lines.some((l) => /[\n\r\0]/.test(l))) {
       return Promise.reject(new Error('an argument, the log path or the input holds a line break'));
     }
@@ -167,6 +181,8 @@ export class LaunchRelay {
   /** Lets the relay go (its stdin closes and it exits); processes it started keep running. */
   close(): void {
     this.closed = true;
+    if (this.reaper) clearInterval(this.reaper);
+    this.reaper = null;
     this.child?.stdin?.end();
     this.failPending(new Error('the launch relay was closed'));
   }
@@ -181,7 +197,6 @@ export class LaunchRelay {
       if (!waiting) continue;
       const pid = Number(line);
       if (Number.isInteger(pid) && pid > 0) waiting.resolve(pid);
-      else if (line === '0') waiting.reject(new Error('the launch relay could not fork'));
       else waiting.reject(new Error(`the launch relay answered "${line}" instead of a pid`));
     }
   }

@@ -12,12 +12,12 @@
 //   waiting is reported in the scheduler's log with the end of that output, and no more spares are started.
 
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { open, rename, unlink } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { mkdir } from '../store/fileCalls';
+import { randomHex } from '../store/randomHex';
 import path from 'node:path';
 import type { Logger } from '../core/ports';
 import type { LaunchRelay } from './launchRelay';
@@ -229,8 +229,9 @@ export class SparePool {
     }
     const socketPath = await this.listen();
     await mkdir(this.o.logDir, true);
-    const log = path.join(this.o.logDir, `spare-${randomBytes(6).toString('hex')}.log`);
-    const token = randomBytes(16).toString('hex');
+    const log = path.join(this.o.logDir, `spare-${randomHex(6)}.log`);
+    // Tells the spare's connection from any other; the socket's directory is this user's alone (0700).
+    const token = randomHex(16);
     const argv = [process.execPath, this.o.executable, SPARE_COMMAND, log, socketPath, token];
     if (this.mode !== 'on') return;
     const pid = this.o.relay ? await this.o.relay.launch(argv, log) : await this.spawnHere(argv, log);

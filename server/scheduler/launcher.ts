@@ -3,16 +3,16 @@
 // (server/cli/runHost.ts), a few Node start-ups instead of one per run.
 
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { open, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../core/ports';
-import { findPerl, INPUT_MAX, LaunchRelay } from '../runner/launchRelay';
+import { findRelayTools, INPUT_MAX, LaunchRelay } from '../runner/launchRelay';
 import { RUN_HOST_COMMAND, type HostAssignment, type HostedRun } from '../runner/runHostCommand';
 import { SparePool, type SpareSettings } from '../runner/spareRun';
 import { runProcessEnv } from '../runner/runProcessEnv';
 import { spawnDetachedRun } from '../runner/spawnDetached';
 import { mkdir } from '../store/fileCalls';
+import { randomHex } from '../store/randomHex';
 
 export interface LaunchRequest {
   dagName: string;
@@ -75,7 +75,7 @@ export const RUN_HOST_LOG_DIR = '.run-host';
  * scheduler's event loop, and with it the fencing timer and the health endpoint. For the same reason the
  * processes are started through a launch relay, started here, before the scheduler's storage is in use
  * (see launchRelay.ts): a fork of the scheduler itself waits for its child's exec, which waits on every file
- * of a stalled volume the scheduler has open. Without Perl on the host they are spawned directly.
+ * of a stalled volume the scheduler has open. Without a shell and setsid on the host they are spawned directly.
  */
 export function processLauncher(opts: {
   executable: string;
@@ -86,8 +86,8 @@ export function processLauncher(opts: {
   logger: Logger;
 }): Launcher {
   const env = runProcessEnv(opts.env);
-  const perl = findPerl();
-  const relay = perl ? new LaunchRelay({ env, perl, logger: opts.logger }) : null;
+  const tools = findRelayTools();
+  const relay = tools ? new LaunchRelay({ env, tools, logger: opts.logger }) : null;
   relay?.start();
   const pool = opts.spares
     ? new SparePool({ ...opts.spares, executable: opts.executable, env, relay })
@@ -183,7 +183,7 @@ class RunHostBatcher {
 
   private async start(batch: Pending[]): Promise<void> {
     await mkdir(this.o.logDir, true);
-    const hostLog = path.join(this.o.logDir, `host-${randomBytes(6).toString('hex')}.log`);
+    const hostLog = path.join(this.o.logDir, `host-${randomHex(6)}.log`);
     const out = await open(hostLog, 'a');
     try {
       // The fencing check, right before the host starts: a run whose fence closed is not given to it.

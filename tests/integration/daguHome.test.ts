@@ -143,7 +143,7 @@ describe('a Dagu 1.30.2 home', () => {
     const children = spawnSync('ps', ['-o', 'args=', '--ppid', String(s.child.pid)], {
       encoding: 'utf8',
     }).stdout;
-    expect(children).toMatch(/perl/);
+    expect(children).toMatch(/dagu-launch-relay/);
     const done = await eventually(async () => {
       const run = (await (await fetch(`${api}/runs/${run_id}`)).json()) as { status: string };
       return run.status === 'succeeded' ? run : null;

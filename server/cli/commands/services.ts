@@ -13,7 +13,7 @@ import { untilSignal } from './untilSignal';
 import type { CoordinatorService } from '../../coordinator/coordinatorService';
 import { exposureWarning, securityView } from '../../api/security';
 import { createServices, processEnv } from '../../api/services';
-import { findPerl, LaunchRelay } from '../../runner/launchRelay';
+import { findRelayTools, LaunchRelay } from '../../runner/launchRelay';
 import { processPorts } from '../processPorts';
 import { closeCliControlPlanes, serviceControlPlane } from '../openControlPlane';
 
@@ -42,8 +42,8 @@ async function startWeb(config: Config, logger: Logger) {
   const ports = processPorts();
   // The runs the API starts go through a launch relay, started before the storage is touched: a fork of
   // this process would wait on every file of a stalled data volume it has open (see launchRelay.ts).
-  const perl = findPerl();
-  const relay = perl ? new LaunchRelay({ env: processEnv(config, ports.env), perl, logger }) : null;
+  const tools = findRelayTools();
+  const relay = tools ? new LaunchRelay({ env: processEnv(config, ports.env), tools, logger }) : null;
   relay?.start();
   const stores = await serviceControlPlane(config, logger);
   const services = createServices(config, logger, { ...ports, listen, stores, relay });
