@@ -4,7 +4,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import { supervisedChildren } from '../runner/children';
 import { restoreStashedEnv } from '../runner/runProcessEnv';
-import { SPARE_COMMAND } from '../runner/spareCommand';
 import { RUN_HOST_COMMAND } from '../runner/runHostCommand';
 import { blockFileCallsWhile } from '../store/fileCalls';
 import { VERSION } from './version';
@@ -547,12 +546,6 @@ async function main() {
       const { runHost } = await import('./runHost');
       await runHost(process.argv[3]);
       return;
-    }
-    if (process.argv[2] === SPARE_COMMAND) {
-      const { waitForAssignment } = await import('./spare');
-      const assignment = await waitForAssignment(process.argv[3], process.argv[4], process.argv[5]);
-      if (assignment === null) return;
-      process.argv = [process.argv[0], process.argv[1], ...assignment.args];
     }
     defineCommands(process.argv.slice(2));
     await program.parseAsync(process.argv);

@@ -1,7 +1,8 @@
-// Pre-started run processes: a spare `dagu` process loads the CLI bundle ahead of time, connects back to the
-// scheduler over a local socket and waits there for the arguments of one `dagu start`, so a scheduled slot
-// starts its first step without paying for Node's and the bundle's start-up. A spare whose scheduler goes
-// away before assigning it (the socket closes) exits untouched. The spare is started through the launch
+// Pre-started run processes: a spare `dagu` process starts Node ahead of time, connects back to the scheduler
+// over a local socket and waits there for the arguments of one `dagu start`, then loads the CLI bundle (from
+// its code cache, about 7 ms; bin/dagu does the waiting, so a waiting spare holds little more than Node), so
+// a scheduled slot starts its first step without paying for Node's start-up. A spare whose
+// scheduler goes away before assigning it (the socket closes) exits untouched. The spare is started through the launch
 // relay when there is one (see launchRelay.ts): the scheduler never forks once its storage is in use.
 //
 // What keeps a spare as safe as a fresh process:
