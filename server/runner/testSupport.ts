@@ -123,8 +123,11 @@ export async function runDag(
   return { final, reporter };
 }
 
-/** Polls `check` every 10 ms until it is true; rejects after `timeoutMs`. */
-export async function waitFor(check: () => boolean, timeoutMs = 3000): Promise<void> {
+/**
+ * Polls `check` every 10 ms until it is true; rejects after `timeoutMs`. The default is generous: what tests
+ * wait for is often a process starting, which takes seconds while the whole suite loads the machine.
+ */
+export async function waitFor(check: () => boolean, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) throw new Error('condition not met in time');

@@ -152,7 +152,9 @@ describe('processLauncher with run hosts', () => {
     return launcher({
       executable: fakeHostDagu(),
       env: minimalEnv(),
-      hosts: { maxRuns, logDir: hostLogDir() },
+      // Which runs share a host must not depend on how busy the machine is: each launch makes its log's
+      // directory first, which can take longer than the product's 20 ms under a loaded test run.
+      hosts: { maxRuns, logDir: hostLogDir(), gatherMs: 2000 },
     });
   }
 

@@ -81,8 +81,11 @@ export function processLauncher(opts: {
   executable: string;
   env: NodeJS.ProcessEnv;
   spares?: SpareSettings | null;
-  /** Runs of a burst share run hosts of at most this many runs (run.host_max_runs); below 2, never. */
-  hosts?: { maxRuns: number; logDir: string } | null;
+  /**
+   * Runs of a burst share run hosts of at most this many runs (run.host_max_runs); below 2, never.
+   * `gatherMs`: how long the first launch waits for others to join its host (default RUN_HOST_GATHER_MS).
+   */
+  hosts?: { maxRuns: number; logDir: string; gatherMs?: number } | null;
   logger: Logger;
 }): Launcher {
   const env = runProcessEnv(opts.env);
@@ -152,6 +155,7 @@ class RunHostBatcher {
     private readonly o: {
       maxRuns: number;
       logDir: string;
+      gatherMs?: number;
       executable: string;
       env: NodeJS.ProcessEnv;
       allowed: (req: LaunchRequest) => boolean;
@@ -167,7 +171,7 @@ class RunHostBatcher {
     return new Promise<LaunchResult>((resolve, reject) => {
       this.pending.push({ req, resolve, reject });
       if (this.pending.length >= this.o.maxRuns) this.flush();
-      else this.timer ??= setTimeout(() => this.flush(), RUN_HOST_GATHER_MS);
+      else this.timer ??= setTimeout(() => this.flush(), this.o.gatherMs ?? RUN_HOST_GATHER_MS);
     });
   }
 
@@ -175,7 +179,9 @@ class RunHostBatcher {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     const batch = this.pending.splice(0, this.o.maxRuns);
-    if (this.pending.length > 0) this.timer = setTimeout(() => this.flush(), RUN_HOST_GATHER_MS);
+    if (this.pending.length > 0) {
+      this.timer = setTimeout(() => this.flush(), this.o.gatherMs ?? RUN_HOST_GATHER_MS);
+    }
     void this.start(batch).catch((err: Error) => {
       for (const p of batch) p.reject(err);
     });
