@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, expectTypeOf, it } from 'vitest';
-import { ConfigError, loadConfig } from './loadConfig';
+import { ConfigError, hostTimeZone, loadConfig } from './loadConfig';
 import { SETTINGS } from './settings';
 import type { Config } from './types';
 
@@ -414,6 +414,24 @@ describe("a Dagu home's config.yaml", () => {
     expect(load({ DAGU_DAGS: '/dagu-env', DAGU_DAGS_DIR: '/env' }).paths.dags_dir).toBe('/env');
   });
 
+  it("reads schedules in the host's zone when tz is unset or Local, as Dagu does", () => {
+    expect(load({ TZ: 'Europe/Paris' }).tz).toBe('Europe/Paris');
+    expect(load({ TZ: ':Asia/Tokyo' }).tz).toBe('Asia/Tokyo');
+    // UTC, under any of its names, is null: schedules get no CRON_TZ= prefix.
+    for (const utc of ['UTC', 'Etc/UTC', 'Universal', 'GMT', '']) expect(load({ TZ: utc }).tz).toBeNull();
+    // No TZ: the system's zone, as Intl reports it.
+    const system = new Intl.DateTimeFormat().resolvedOptions().timeZone;
+    expect(load().tz).toBe(hostTimeZone({}));
+    expect(hostTimeZone({})).toBe(/^(Etc\/)?(UTC|GMT)$/.test(system) ? null : system);
+    write('tz: Local\n');
+    expect(load({ TZ: 'America/New_York' }).tz).toBe('America/New_York');
+    // A zone the config names wins over the host's.
+    write('tz: Asia/Kolkata\n');
+    expect(load({ TZ: 'America/New_York' }).tz).toBe('Asia/Kolkata');
+    write('tz: Etc/UTC\n');
+    expect(load({ TZ: 'America/New_York' }).tz).toBeNull();
+  });
+
   it('still refuses keys neither product has, and bad values under Dagu names, naming the key', () => {
     write('navbar_colour: red\n');
     expect(() => load()).toThrow(/unknown key "navbar_colour"/);
@@ -424,7 +442,12 @@ describe("a Dagu home's config.yaml", () => {
   });
 
   it('keeps defaults for the new settings and the zombie check on when Dagu turns it off', () => {
-    expect(load()).toMatchObject({ tz: null, default_shell: null, skip_examples: false, warnings: [] });
+    expect(load({ TZ: 'UTC' })).toMatchObject({
+      tz: null,
+      default_shell: null,
+      skip_examples: false,
+      warnings: [],
+    });
     expect(load().paths.base_config).toBe(path.join(home, 'base.yaml'));
     write('scheduler: {zombie_detection_interval: 0}\n');
     const c = load();

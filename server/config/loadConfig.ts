@@ -128,7 +128,7 @@ export function loadConfig(opts: LoadConfigOptions): Config {
   const coordinator = compileCoordinator(v, raw, fromFile.advertise);
   const labels = parseLabelsSetting(v('worker.labels'), raw.get('worker.labels')?.origin ?? 'worker.labels');
   const workDir = dir('worker.work_dir', 'worker');
-  const tz = compileTimeZone(v('tz'), raw);
+  const tz = compileTimeZone(v('tz'), raw, env);
   const tree = settingsTree(valueOf);
   return {
     ...tree,
@@ -175,17 +175,45 @@ function settingsTree(valueOf: (s: Setting) => CompiledValue): SettingsTree {
   return tree as SettingsTree;
 }
 
-/** An IANA zone name, or null (UTC); Go's `Local` is the host's zone, which for schedules here is UTC. */
-function compileTimeZone(tz: string | null, raw: Map<string, Raw>): string | null {
-  if (tz === null || tz === 'Local') return null;
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: tz });
-  } catch {
+/**
+ * The zone of schedules without `CRON_TZ=`: an IANA zone name, or null for UTC. Unset (or Go's `Local`), it is
+ * the host's zone as Dagu takes it: `TZ` of the environment, else the system's (/etc/localtime), so that a
+ * Dagu user's `0 9 * * *` still runs at nine o'clock local time.
+ */
+function compileTimeZone(tz: string | null, raw: Map<string, Raw>, env: NodeJS.ProcessEnv): string | null {
+  if (tz === null || tz === 'Local') return hostTimeZone(env);
+  if (!isTimeZone(tz))
     throw new ConfigError(
       `${raw.get('tz')?.origin ?? 'tz'}: ${JSON.stringify(tz)} is not a time zone (use an IANA name such as Europe/Paris)`,
     );
+  return isUtc(tz) ? null : tz;
+}
+
+/** The host's zone: the `TZ` variable when it names a zone (`:Europe/Paris` too), else the system's; null for UTC. */
+export function hostTimeZone(env: Record<string, string | undefined>): string | null {
+  const fromEnv = env.TZ?.replace(/^:/, '');
+  // A TZ that is set but names no zone (a POSIX rule such as `CET-1CEST`) is left to the system's zone data.
+  const zone =
+    fromEnv !== undefined && fromEnv !== '' && isTimeZone(fromEnv)
+      ? fromEnv
+      : fromEnv === ''
+        ? 'UTC'
+        : new Intl.DateTimeFormat().resolvedOptions().timeZone;
+  return zone && !isUtc(zone) ? zone : null;
+}
+
+function isTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return true;
+  } catch {
+    return false;
   }
-  return tz;
+}
+
+/** The names of UTC itself (not of zones that are only at offset 0 part of the year, such as Europe/London). */
+function isUtc(zone: string): boolean {
+  return /^(Etc\/)?(UTC|UCT|Universal|Zulu|Greenwich|GMT([+-]?0)?)$/.test(zone);
 }
 
 const AUTH_KEYS = ['auth.basic.username', 'auth.basic.password', 'auth.token'] as const;

@@ -380,7 +380,7 @@ const TABLE = [
     env: 'DAGU_TZ',
     kind: 'string',
     default: null,
-    doc: 'IANA time zone of the schedules that name none with CRON_TZ= (unset: UTC)',
+    doc: "IANA time zone of the schedules that name none with CRON_TZ= (unset: the host's, from TZ or /etc/localtime, as in Dagu; every scheduler host must have the same)",
   },
   {
     key: 'default_shell',

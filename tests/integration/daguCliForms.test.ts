@@ -497,6 +497,18 @@ describe("Dagu's everyday commands", () => {
     expect((await dagu(['ls', 'slo'], h.env)).stdout.trimEnd().split('\n')).toHaveLength(2);
   });
 
+  it("ls reads a schedule without CRON_TZ= in the host's zone, as Dagu does", async () => {
+    // 02:00 in Tokyo (UTC+9, no summer time) is 17:00 UTC; the next run is printed in UTC, and the schedule
+    // with the zone it is read in.
+    const tokyo = await dagu(['ls', 'etl'], { ...h.env, TZ: 'Asia/Tokyo' });
+    expect(tokyo.stdout).toMatch(/\netl\s+CRON_TZ=Asia\/Tokyo 0 2 \* \* \*\s+\d{4}-\d\d-\d\dT17:00:00Z\s/);
+    // The tz setting wins over the host's zone.
+    const kolkata = await dagu(['ls', 'etl'], { ...h.env, TZ: 'Asia/Tokyo', DAGU_TZ: 'Asia/Kolkata' });
+    expect(kolkata.stdout).toMatch(
+      /\netl\s+CRON_TZ=Asia\/Kolkata 0 2 \* \* \*\s+\d{4}-\d\d-\d\dT20:30:00Z\s/,
+    );
+  });
+
   it('ps lists the running runs only', async () => {
     expect((await dagu(['ps'], h.env)).stdout).toBe('No running processes\n');
     const run = await runningSlow();

@@ -26,6 +26,8 @@ export function tempHome(extraEnv: Record<string, string> = {}): TempHome {
   mkdirSync(dags, { recursive: true });
   const env: NodeJS.ProcessEnv = {
     ...process.env,
+    // Schedules without CRON_TZ= are read in the host's zone: UTC here, whatever the machine's.
+    TZ: 'UTC',
     DAGU_HOME: home,
     DAGU_LOG_FORMAT: 'json',
     DAGU_SCHEDULER_PORT: '0',
