@@ -1,6 +1,6 @@
 // Loads config.yaml < DAGU_* environment < command-line flags into a validated Config, once, at the edge.
 
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { loadYaml } from './loadYaml';
@@ -182,24 +182,54 @@ function settingsTree(valueOf: (s: Setting) => CompiledValue): SettingsTree {
  */
 function compileTimeZone(tz: string | null, raw: Map<string, Raw>, env: NodeJS.ProcessEnv): string | null {
   if (tz === null || tz === 'Local') return hostTimeZone(env);
-  if (!isTimeZone(tz))
+  if (!knownZone(tz))
     throw new ConfigError(
       `${raw.get('tz')?.origin ?? 'tz'}: ${JSON.stringify(tz)} is not a time zone (use an IANA name such as Europe/Paris)`,
     );
   return isUtc(tz) ? null : tz;
 }
 
-/** The host's zone: the `TZ` variable when it names a zone (`:Europe/Paris` too), else the system's; null for UTC. */
+/**
+ * The host's zone as Go's time.Local takes it: the `TZ` variable (`:Europe/Paris` too; empty is UTC), else the
+ * zone /etc/localtime links to, else /etc/timezone; null for UTC. Read from the files rather than asked of
+ * Intl, whose first use costs some 20 ms, which every run process would pay at its start.
+ */
 export function hostTimeZone(env: Record<string, string | undefined>): string | null {
   const fromEnv = env.TZ?.replace(/^:/, '');
-  // A TZ that is set but names no zone (a POSIX rule such as `CET-1CEST`) is left to the system's zone data.
   const zone =
-    fromEnv !== undefined && fromEnv !== '' && isTimeZone(fromEnv)
-      ? fromEnv
-      : fromEnv === ''
-        ? 'UTC'
-        : new Intl.DateTimeFormat().resolvedOptions().timeZone;
+    fromEnv === undefined
+      ? systemTimeZone()
+      : fromEnv === '' || isUtc(fromEnv)
+        ? null
+        : // A TZ that names no zone (a POSIX rule such as `CET-1CEST`) leaves the system's zone in charge.
+          (knownZone(fromEnv) ?? systemTimeZone());
   return zone && !isUtc(zone) ? zone : null;
+}
+
+const ZONEINFO = '/usr/share/zoneinfo';
+
+function systemTimeZone(): string | null {
+  try {
+    const target = readlinkSync('/etc/localtime');
+    const m = /zoneinfo\/(.+)$/.exec(target);
+    if (m && knownZone(m[1])) return m[1];
+  } catch {
+    /* not a link (a copy of a zone file) or absent: /etc/timezone, then Intl */
+  }
+  try {
+    const named = readFileSync('/etc/timezone', 'utf8').trim();
+    if (knownZone(named)) return named;
+  } catch {
+    /* absent */
+  }
+  return new Intl.DateTimeFormat().resolvedOptions().timeZone;
+}
+
+/** `name` when it is a zone: a file of the system's zone database, else one Intl knows; else null. */
+function knownZone(name: string): string | null {
+  if (isUtc(name)) return name;
+  if (!/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(name)) return null;
+  return existsSync(path.join(ZONEINFO, name)) || isTimeZone(name) ? name : null;
 }
 
 function isTimeZone(name: string): boolean {
