@@ -246,8 +246,7 @@ function readStepName(r: DagReader, entry: Entry | null): string | undefined {
       `a step name has at most ${MAX_STEP_NAME_BYTES} bytes in UTF-8, got ${bytes}${bytes === name.length ? '' : ` (${name.length} characters)`}`,
     );
   }
-  // Step names become log file names.
-  if (name.includes('/')) return r.errorAt(entry, `step name ${JSON.stringify(name)} must not contain "/"`);
+  // A "/" is allowed, as in Dagu: log file names are made file-safe (runner/logFiles.ts).
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(name)) {
     return r.errorAt(entry, 'a step name must not contain control characters');
