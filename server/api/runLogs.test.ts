@@ -50,6 +50,19 @@ describe('readRunLog', () => {
     expect((await readRunLog(svc, run.run_id, 'greet', 'stderr')).content).toBe('oops\n');
   });
 
+  it('finds the logs of a step whose name has a "/" (its files have a file-safe name)', async () => {
+    const stdout = svc.writeLog(`hello/${run.run_id}/1/build_test.out`, 'built\n');
+    const steps = run.steps.map((s) =>
+      s.name === 'later' ? { ...s, name: 'build/test', status: 'succeeded' as const, stdout } : s,
+    );
+    run = { ...run, status: 'running', steps };
+    await svc.runs.writeStatus(run);
+    expect(await readRunLog(svc, run.run_id, 'build/test', 'stdout')).toMatchObject({
+      step: 'build/test',
+      content: 'built\n',
+    });
+  });
+
   it('returns only the last bytes when asked for a tail', async () => {
     await withStepLogs(svc.writeLog(`hello/${run.run_id}/1/greet.out`, 'line 1\nline 2\n'));
     const log = await readRunLog(svc, run.run_id, 'greet', 'stdout', { tailBytes: 7 });
@@ -67,8 +80,11 @@ describe('readRunLog', () => {
     await expect(readRunLog(svc, run.run_id, 'nope', 'stdout')).rejects.toBeInstanceOf(NotFoundError);
   });
 
-  it('refuses step names with path separators and unknown streams', async () => {
-    await expect(readRunLog(svc, run.run_id, '../greet', 'stdout')).rejects.toBeInstanceOf(BadRequestError);
+  it('refuses step names with control characters and unknown streams', async () => {
+    await expect(readRunLog(svc, run.run_id, 'gr\0eet', 'stdout')).rejects.toBeInstanceOf(BadRequestError);
+    await expect(readRunLog(svc, run.run_id, 'gr\neet', 'stdout')).rejects.toBeInstanceOf(BadRequestError);
+    // A "/" only names a step: one the run does not have is not found, never a path.
+    await expect(readRunLog(svc, run.run_id, '../greet', 'stdout')).rejects.toBeInstanceOf(NotFoundError);
     await expect(readRunLog(svc, run.run_id, 'greet', 'stdin' as 'stdout')).rejects.toThrow(
       /^stream: "stdin"/,
     );

@@ -95,9 +95,13 @@ export async function withinLogs<T>(work: Promise<T>): Promise<T> {
   }
 }
 
-/** Checks a step name from a request: one path segment's worth of text, never a path. */
+/**
+ * Checks a step name from a request. It only picks a step of the run's status record, never a file (the
+ * record's log paths are checked on their own), so a `/` is allowed, as in step names.
+ */
 export function assertStepName(step: string): void {
-  if (step === '' || step.length > STEP_NAME_LIMIT || /[\0/\\]/.test(step)) {
+  // eslint-disable-next-line no-control-regex
+  if (step === '' || step.length > STEP_NAME_LIMIT || /[\u0000-\u001f\u007f]/.test(step)) {
     throw new BadRequestError(`step: ${JSON.stringify(step)} is not a valid step name`);
   }
 }
