@@ -417,6 +417,7 @@ describe("a Dagu home's config.yaml", () => {
   it("reads schedules in the host's zone when tz is unset or Local, as Dagu does", () => {
     expect(load({ TZ: 'Europe/Paris' }).tz).toBe('Europe/Paris');
     expect(load({ TZ: ':Asia/Tokyo' }).tz).toBe('Asia/Tokyo');
+    expect(load({ TZ: ':/usr/share/zoneinfo/Asia/Tokyo' }).tz).toBe('Asia/Tokyo');
     // UTC, under any of its names, is null: schedules get no CRON_TZ= prefix.
     for (const utc of ['UTC', 'Etc/UTC', 'Universal', 'GMT', '']) expect(load({ TZ: utc }).tz).toBeNull();
     // No TZ: the system's zone, as Intl reports it.

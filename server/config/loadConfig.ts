@@ -182,7 +182,8 @@ function settingsTree(valueOf: (s: Setting) => CompiledValue): SettingsTree {
  */
 function compileTimeZone(tz: string | null, raw: Map<string, Raw>, env: NodeJS.ProcessEnv): string | null {
   if (tz === null || tz === 'Local') return hostTimeZone(env);
-  if (!knownZone(tz))
+  // Checked as the scheduler's cron library will read it (Intl), not against the system's zone files.
+  if (!isTimeZone(tz))
     throw new ConfigError(
       `${raw.get('tz')?.origin ?? 'tz'}: ${JSON.stringify(tz)} is not a time zone (use an IANA name such as Europe/Paris)`,
     );
@@ -202,17 +203,21 @@ export function hostTimeZone(env: Record<string, string | undefined>): string | 
       : fromEnv === '' || isUtc(fromEnv)
         ? null
         : // A TZ that names no zone (a POSIX rule such as `CET-1CEST`) leaves the system's zone in charge.
-          (knownZone(fromEnv) ?? systemTimeZone());
+          (knownZone(zoneOfPath(fromEnv) ?? fromEnv) ?? systemTimeZone());
   return zone && !isUtc(zone) ? zone : null;
 }
 
 const ZONEINFO = '/usr/share/zoneinfo';
 
+/** `Europe/Paris` of `/usr/share/zoneinfo/Europe/Paris` (or of its `posix/` or `right/` copy); else null. */
+function zoneOfPath(file: string): string | null {
+  return /zoneinfo\/(?:posix\/|right\/)?(.+)$/.exec(file)?.[1] ?? null;
+}
+
 function systemTimeZone(): string | null {
   try {
-    const target = readlinkSync('/etc/localtime');
-    const m = /zoneinfo\/(.+)$/.exec(target);
-    if (m && knownZone(m[1])) return m[1];
+    const zone = zoneOfPath(readlinkSync('/etc/localtime'));
+    if (zone && knownZone(zone)) return zone;
   } catch {
     /* not a link (a copy of a zone file) or absent: /etc/timezone, then Intl */
   }
