@@ -394,7 +394,7 @@ const TABLE = [
     env: 'DAGU_SKIP_EXAMPLES',
     kind: 'bool',
     default: false,
-    doc: 'Do not write the example DAGs into a DAGs directory created on first start',
+    doc: "Do not write the example DAGs and Dagu's default base.yaml into a DAGU_HOME created on first start",
   },
   {
     key: 'env_passthrough',
