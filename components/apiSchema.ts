@@ -1387,7 +1387,8 @@ export interface components {
       /** @description What it runs besides a shell command (`kind`, and the action's settings). */
       action?: {
         /** @enum {string} */
-        kind: 'command' | 'exec' | 'dag' | 'http' | 'jq' | 'mail' | 'log' | 'noop' | 'file' | 'wait';
+        kind:
+          'command' | 'exec' | 'dag' | 'http' | 'jq' | 'mail' | 'log' | 'noop' | 'file' | 'wait' | 'router';
       } & {
         [key: string]: unknown;
       };

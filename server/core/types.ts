@@ -68,7 +68,18 @@ export type StepAction =
   /** `action: file.<op>` (stat, read, write, copy, move, delete, mkdir, list) / `type: file`. */
   | { kind: 'file'; op: string; with: Record<string, unknown> }
   /** `action: wait.<op>` (duration, until, file, http) / `type: wait`. */
-  | { kind: 'wait'; op: string; with: Record<string, unknown> };
+  | { kind: 'wait'; op: string; with: Record<string, unknown> }
+  /**
+   * `action: router.route` / `type: router`: its targets run only when `value` matches their route's pattern
+   * (preconditions the reader adds to them); the step itself only prints its routes, in Dagu's order.
+   */
+  | { kind: 'router'; value: string; routes: RouteSpec[] };
+
+/** One route of a router step: a pattern (exact text, or `re:<regexp>`) and the steps it starts. */
+export interface RouteSpec {
+  pattern: string;
+  targets: string[];
+}
 
 /** One declared output of a step (`outputs:`), written by the step to `$DAGU_OUTPUT_FILE`. */
 export interface DeclaredOutputSpec {

@@ -33,6 +33,8 @@ export function describeStepWork(step: StepSpec): string {
       return 'log.write';
     case 'noop':
       return 'noop';
+    case 'router':
+      return `router.route: ${action.value}`;
   }
 }
 

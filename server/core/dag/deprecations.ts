@@ -10,10 +10,12 @@ const DEPRECATED_STEP_KEYS: ReadonlyArray<[string, string]> = [
   ['config', 'use with'],
   ['exec', 'use action: exec'],
   ['params', 'use action: dag.run with with.params'],
+  ['routes', 'use action: router.route with with.routes'],
   ['script', 'use run'],
   ['shell', 'use run with with.shell'],
   ['shell_args', 'use run with with.shell_args'],
   ['type', 'use action'],
+  ['value', 'use action: router.route with with.value'],
 ];
 
 /** One warning line, in the form `dagu validate` prints. */

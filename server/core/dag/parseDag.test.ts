@@ -862,3 +862,61 @@ describe('a DAG read from a copy of the file it was written in', () => {
     expect('source_file' in r.dag).toBe(false);
   });
 });
+
+describe('router steps', () => {
+  it('turns each route into preconditions, a dependency and continue_on.skipped of its targets', () => {
+    const dag = parse(
+      yaml(
+        'steps:',
+        '  - name: route',
+        '    action: router.route',
+        '    with: {value: "${MODE}", routes: {"re:.*": [c], b: [b], a: [a]}}',
+        '  - {name: a, run: echo a}',
+        '  - {name: b, run: echo b, depends: [route], continue_on: {failure: true}}',
+        '  - {name: c, run: echo c, preconditions: [{condition: "1", expected: "1"}]}',
+      ),
+    );
+    const [route, a, b, c] = dag.steps;
+    expect(route.action).toEqual({
+      kind: 'router',
+      value: '${MODE}',
+      routes: [
+        { pattern: 'a', targets: ['a'] },
+        { pattern: 'b', targets: ['b'] },
+        { pattern: 're:.*', targets: ['c'] },
+      ],
+    });
+    expect(route.continue_on.skipped).toBe(true);
+    expect(a.depends).toEqual(['route']);
+    expect(a.preconditions).toEqual([{ condition: '${MODE}', eval: null, expected: 'a', negate: false }]);
+    expect(a.continue_on.skipped).toBe(true);
+    // A dependency written already is not added twice; the step's own continue_on stays.
+    expect(b.depends).toEqual(['route']);
+    expect(b.continue_on).toMatchObject({ failure: true, skipped: true });
+    // The route's precondition comes after the step's own.
+    expect(c.preconditions?.map((p) => p.expected)).toEqual(['1', 're:.*']);
+  });
+
+  it('reports a bad router with a clear error and nothing run', () => {
+    const step = (w: string) =>
+      errors(yaml('steps:', '  - name: r', '    action: router.route', `    with: ${w}`));
+    expect(step('{value: x, routes: [a]}')).toEqual([
+      'dags/etl.yaml:4:30: steps[0].with.routes: routes must be a map, got a list',
+    ]);
+    expect(step('{value: x, routes: {x: a}}')).toEqual([
+      'dags/etl.yaml:4:34: steps[0].with.routes.x: route pattern "x" needs a list of step names',
+    ]);
+    expect(step('{value: x, routes: {x: []}}')).toEqual([
+      'dags/etl.yaml:4:34: steps[0].with.routes.x: route pattern "x" has no targets',
+    ]);
+    expect(step('{value: x, routes: {}}')).toEqual([
+      'dags/etl.yaml:4:30: steps[0].with.routes: router step requires at least one route',
+    ]);
+    expect(step('{value: x, routes: {x: [a]}, target: y}')).toContain(
+      'dags/etl.yaml:4:40: steps[0].with.target: unknown key "target" (allowed: value, routes)',
+    );
+    expect(errors(yaml('steps:', '  - name: r', '    action: router.route'))).toEqual([
+      'dags/etl.yaml:3:13: steps[0].action: router.route needs with.value and with.routes',
+    ]);
+  });
+});

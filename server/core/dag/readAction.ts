@@ -5,7 +5,7 @@
 import { isMap, isScalar, isSeq } from 'yaml';
 import { isValidDagName } from '../names';
 import { splitParamString } from '../params';
-import type { ParallelSpec, ParamSpec, StepAction } from '../types';
+import type { ParallelSpec, ParamSpec, RouteSpec, StepAction } from '../types';
 import type { DagReader, Entry } from './dagReader';
 import { describe, isNull } from './dagReader';
 import { readParams } from './readFields';
@@ -59,6 +59,8 @@ const KNOWN_ACTIONS: Record<string, { kind: ActionKind; enqueue?: boolean; op?: 
   file: { kind: 'file' },
   ...Object.fromEntries(FILE_OPS.map((op) => [`file.${op}`, { kind: 'file' as const, op }])),
   ...Object.fromEntries(WAIT_OPS.map((op) => [`wait.${op}`, { kind: 'wait' as const, op }])),
+  'router.route': { kind: 'router' },
+  router: { kind: 'router' },
 };
 
 /** What a step executes, as read. */
@@ -132,6 +134,9 @@ export function readExecution(r: DagReader, map: Map<string, Entry>, stepEntry: 
     case 'file':
     case 'wait':
       readOpAction(r, map, known.kind, known.op ?? null, withEntry, out);
+      break;
+    case 'router':
+      readRouter(r, map, withEntry, out);
       break;
     default:
       readNamedAction(r, map, known.kind, withEntry, out);
@@ -488,4 +493,83 @@ function readNamedAction(
   if (kind === 'jq') need(['filter']);
   if (kind === 'mail') need(['to']);
   out.action = kind === 'noop' ? { kind } : { kind, with: w };
+}
+
+/**
+ * `action: router.route` with `with: {value, routes}`, or the legacy `type: router` with the step's own
+ * `value` and `routes` (`with` wins, as in Dagu). Each route maps a pattern (exact text, or `re:<regexp>`) to
+ * the steps it starts; readSteps.ts turns the routes into preconditions of those steps. The routes are kept
+ * in Dagu's order: exact patterns, then expressions, `re:.*` last, each group by pattern.
+ */
+function readRouter(
+  r: DagReader,
+  map: Map<string, Entry>,
+  withEntry: Entry | undefined,
+  out: StepExecution,
+): void {
+  out.namePrefix = 'router';
+  const viaWith = map.has('action') && !map.has('type');
+  let valueEntry = map.get('value');
+  let routesEntry = map.get('routes');
+  const at = map.get('action') ?? map.get('type')!;
+  if (withEntry && !isNull(withEntry.value)) {
+    const w = r.map(withEntry, ['value', 'routes'], 'with');
+    valueEntry = w?.get('value') ?? valueEntry;
+    routesEntry = w?.get('routes') ?? routesEntry;
+  } else if (viaWith) {
+    r.error(at.value, at.field, 'router.route needs with.value and with.routes');
+    return;
+  }
+  for (const key of ['command', 'script', 'run']) {
+    const e = map.get(key);
+    if (e && !isNull(e.value)) r.errorAt(e, `a router step does not take ${key}`);
+  }
+  const value = r.scalarText(valueEntry)?.trim();
+  if (value === undefined || value === '') {
+    r.error(
+      valueEntry?.value ?? at.value,
+      valueEntry?.field ?? at.field,
+      "router step requires 'value' field",
+    );
+  }
+  const routes: RouteSpec[] = [];
+  if (!routesEntry || isNull(routesEntry.value)) {
+    r.error(at.value, at.field, 'router step requires at least one route');
+  } else {
+    const m = r.map(routesEntry, null, 'routes');
+    if (m && m.size === 0) r.errorAt(routesEntry, 'router step requires at least one route');
+    for (const [written, e] of m ?? []) {
+      const pattern = written.trim();
+      if (pattern === '') {
+        r.errorAt(e, 'route pattern cannot be empty');
+        continue;
+      }
+      const items = isScalar(e.value) && typeof e.value.value === 'string' ? null : r.list(e, 'a route');
+      if (items === null) {
+        if (isScalar(e.value))
+          r.errorAt(e, `route pattern ${JSON.stringify(pattern)} needs a list of step names`);
+        continue;
+      }
+      if (items.length === 0) r.errorAt(e, `route pattern ${JSON.stringify(pattern)} has no targets`);
+      const targets: string[] = [];
+      for (const item of items) {
+        const target = r.scalarText(item, 'a step name')?.trim();
+        if (target === '') r.errorAt(item, `route pattern ${JSON.stringify(pattern)} has empty target`);
+        else if (target !== undefined) targets.push(target);
+      }
+      routes.push({ pattern, targets });
+    }
+  }
+  routes.sort(routeOrder);
+  out.action = { kind: 'router', value: value ?? '', routes };
+}
+
+/** Dagu's order of routes: exact patterns first, then `re:` ones with the catch-all `re:.*` last; by pattern. */
+function routeOrder(a: RouteSpec, b: RouteSpec): number {
+  const ra = a.pattern.startsWith('re:');
+  const rb = b.pattern.startsWith('re:');
+  if (ra !== rb) return ra ? 1 : -1;
+  if (a.pattern === 're:.*') return 1;
+  if (b.pattern === 're:.*') return -1;
+  return a.pattern < b.pattern ? -1 : a.pattern > b.pattern ? 1 : 0;
 }

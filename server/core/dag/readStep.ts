@@ -41,6 +41,8 @@ export const STEP_KEYS = [
   'call',
   'params',
   'parallel',
+  'value',
+  'routes',
   'stdout',
   'stderr',
   'log_output',

@@ -43,6 +43,7 @@ export function readSteps(
   if (type === 'chain') chainSteps(r, steps, groups);
   else linkGraph(r, steps, index);
   if (index.duplicates) return steps;
+  routeSteps(r, steps, index, type);
   const cycle = findCycle(steps.map((s) => s.spec));
   if (cycle) {
     const first = index.byName.get(cycle[0])!;
@@ -232,6 +233,65 @@ function linkGraph(r: DagReader, steps: readonly ReadStep[], index: StepIndex): 
       }
     }
     step.spec.depends = depends;
+  }
+}
+
+/**
+ * Router steps, as Dagu builds them: each target of a route gets the precondition "the router's value matches
+ * the route's pattern", a dependency on the router (when it has none yet) and `continue_on.skipped`, so that a
+ * target whose route was not taken is skipped and what follows it still runs; the router gets
+ * `continue_on.skipped` too. A step may be the target of one route of a router only. `graph` only.
+ */
+function routeSteps(
+  r: DagReader,
+  steps: readonly ReadStep[],
+  index: StepIndex,
+  type: 'graph' | 'chain',
+): void {
+  for (const router of steps) {
+    const action = router.spec.action;
+    if (action?.kind !== 'router') continue;
+    const name = router.spec.name;
+    if (type === 'chain') {
+      r.error(
+        router.node,
+        `${router.field}.type`,
+        `step '${name}': router steps require type 'graph'; change DAG type from 'chain' to 'graph' to use router steps`,
+      );
+      continue;
+    }
+    const seen = new Map<string, string>();
+    for (const route of action.routes) {
+      for (const targetName of route.targets) {
+        const first = seen.get(targetName);
+        if (first !== undefined) {
+          r.error(
+            router.node,
+            `${router.field}.routes`,
+            `router ${JSON.stringify(name)}: step ${JSON.stringify(targetName)} is targeted by multiple routes (${JSON.stringify(first)} and ${JSON.stringify(route.pattern)}); each step can only be a target of one route`,
+          );
+          return;
+        }
+        seen.set(targetName, route.pattern);
+        const target = index.byName.get(targetName);
+        if (!target) {
+          r.error(
+            router.node,
+            `${router.field}.routes`,
+            `router ${JSON.stringify(name)} references non-existent step ${JSON.stringify(targetName)}`,
+          );
+          return;
+        }
+        const spec = target.spec;
+        spec.preconditions = [
+          ...(spec.preconditions ?? []),
+          { condition: action.value, eval: null, expected: route.pattern, negate: false },
+        ];
+        if (!spec.depends.includes(name)) spec.depends = [...spec.depends, name];
+        spec.continue_on = { ...spec.continue_on, skipped: true };
+      }
+    }
+    router.spec.continue_on = { ...router.spec.continue_on, skipped: true };
   }
 }
 

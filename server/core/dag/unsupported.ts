@@ -42,8 +42,6 @@ export const UNSUPPORTED_STEP_KEYS: Readonly<Record<string, string>> = {
   messages: `Dagu's LLM steps are not supported by this product (${NO_LLM})`,
   tools: `Dagu's agent tools are not supported by this product (${NO_LLM})`,
   approval: "Dagu's step approvals are not supported by this product (it has no human-approval wait)",
-  routes: "Dagu's router steps are not supported by this product (use preconditions on the targets)",
-  value: "Dagu's router steps are not supported by this product (use preconditions on the targets)",
   foreach: "Dagu's foreach steps are not supported by this product (use parallel with a sub-DAG)",
   inputs: "Dagu's declared step inputs are not supported by this product (use params or env)",
   shell_packages: "Dagu's nix-shell packages are not supported by this product (it runs no nix-shell)",
@@ -65,7 +63,6 @@ const UNSUPPORTED_FAMILIES: Readonly<Record<string, string>> = {
   sqlite: `Dagu's SQLite steps are not supported by this product (${NO_SQL})`,
   archive: "Dagu's archive steps are not supported by this product (run tar or zip in a run step)",
   git: "Dagu's git steps are not supported by this product (run git in a run step)",
-  router: "Dagu's router steps are not supported by this product (use preconditions on the targets)",
   human: "Dagu's human tasks are not supported by this product (it has no human-approval wait)",
   template: "Dagu's template steps are not supported by this product (render with a run step)",
   state: "Dagu's state store actions are not supported by this product (it keeps no key-value state)",
@@ -142,6 +139,7 @@ const SUPPORTED_FAMILIES = new Set([
   'noop',
   'file',
   'wait',
+  'router',
 ]);
 
 /** A custom action's name, as Dagu's schema allows it (`greet`, `release.announce`, `embedded_echo`). */

@@ -1,5 +1,6 @@
 // The entry point the runner calls for a step whose action is not a shell command: dispatches to the
-// in-process implementations of Dagu's `http`, `jq`, `mail`, `log`, `noop`, `file.*` and `wait.*` actions.
+// in-process implementations of Dagu's `http`, `jq`, `mail`, `log`, `noop`, `file.*`, `wait.*` and
+// `router.route` actions.
 
 // Each action's module is loaded when a step first uses it: they bring Node's http, tls, crypto and worker
 // modules, which a run of shell steps alone (nearly every run) should not pay for at start.
@@ -11,7 +12,7 @@ import { ACTION_OK, actionFailed, type ActionContext, type ActionResult } from '
 /** The actions this module runs; `command`, `exec` and `dag` belong to the runner itself. */
 export type InProcessAction = Extract<StepAction, { kind: InProcessKind }>;
 
-type InProcessKind = 'http' | 'jq' | 'mail' | 'log' | 'noop' | 'file' | 'wait';
+type InProcessKind = 'http' | 'jq' | 'mail' | 'log' | 'noop' | 'file' | 'wait' | 'router';
 const IN_PROCESS_KINDS: readonly string[] = [
   'http',
   'jq',
@@ -20,6 +21,7 @@ const IN_PROCESS_KINDS: readonly string[] = [
   'noop',
   'file',
   'wait',
+  'router',
 ] satisfies InProcessKind[];
 
 export function isInProcessAction(action: StepAction | undefined): action is InProcessAction {
@@ -47,7 +49,23 @@ export async function runAction(action: InProcessAction, ctx: ActionContext): Pr
       return (await import('./fileAction')).runFileAction(action.op, ctx);
     case 'wait':
       return (await import('./waitAction')).runWaitAction(action.op, ctx);
+    case 'router':
+      return runRouterAction(action, ctx);
   }
+}
+
+/**
+ * `router.route`: the targets' preconditions do the routing; the step prints what it routes on and its routes,
+ * as Dagu's router does (`Router evaluating: <value as written>`, then `  <pattern> -> [<targets>]`).
+ */
+async function runRouterAction(
+  action: Extract<InProcessAction, { kind: 'router' }>,
+  ctx: ActionContext,
+): Promise<ActionResult> {
+  const lines = [`Router evaluating: ${action.value}`];
+  for (const route of action.routes) lines.push(`  ${route.pattern} -> [${route.targets.join(' ')}]`);
+  await sinkWriter(ctx.stdout)(`${lines.join('\n')}\n`);
+  return ACTION_OK;
 }
 
 /** `log.write`: the message on stdout, with a line break added unless it ends with one. */
