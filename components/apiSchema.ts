@@ -1388,7 +1388,18 @@ export interface components {
       action?: {
         /** @enum {string} */
         kind:
-          'command' | 'exec' | 'dag' | 'http' | 'jq' | 'mail' | 'log' | 'noop' | 'file' | 'wait' | 'router';
+          | 'command'
+          | 'exec'
+          | 'dag'
+          | 'http'
+          | 'jq'
+          | 'mail'
+          | 'log'
+          | 'noop'
+          | 'file'
+          | 'wait'
+          | 'router'
+          | 'outputs';
       } & {
         [key: string]: unknown;
       };

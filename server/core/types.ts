@@ -73,7 +73,9 @@ export type StepAction =
    * `action: router.route` / `type: router`: its targets run only when `value` matches their route's pattern
    * (preconditions the reader adds to them); the step itself only prints its routes, in Dagu's order.
    */
-  | { kind: 'router'; value: string; routes: RouteSpec[] };
+  | { kind: 'router'; value: string; routes: RouteSpec[] }
+  /** `action: outputs.write` / `type: outputs` (`command: write`): publishes `with.values` as the step's outputs. */
+  | { kind: 'outputs'; with: Record<string, unknown> };
 
 /** One route of a router step: a pattern (exact text, or `re:<regexp>`) and the steps it starts. */
 export interface RouteSpec {

@@ -103,7 +103,7 @@ async function logSpaceLeft(file: string): Promise<number> {
 
 /** How one execution attempt ended. */
 type AttemptResult =
-  | { kind: 'ok' }
+  | { kind: 'ok'; outputs?: Record<string, unknown> }
   | { kind: 'failed'; exitCode: number | null; error: string; retryable: boolean; timedOut?: boolean }
   | { kind: 'stopped'; exitCode: number | null; reason: StopReason };
 
@@ -447,6 +447,10 @@ async function attemptOnce(
         retryable: true,
       };
     }
+  }
+  // An action's own outputs (outputs.write), under any structured outputs the step also declares.
+  if (result.kind === 'ok' && result.outputs) {
+    run.status.published_outputs = { ...result.outputs, ...(run.status.published_outputs ?? {}) };
   }
   if (result.kind === 'failed' && result.exitCode !== null && result.exitCode !== 0) {
     // A step writes its output straight into its log: on a full disk its writes fail, the step fails with a

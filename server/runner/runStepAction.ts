@@ -29,7 +29,7 @@ export function resolveWith(value: unknown, scope: ValueScope): unknown {
 }
 
 type Attempt =
-  | { kind: 'ok' }
+  | { kind: 'ok'; outputs?: Record<string, unknown> }
   | { kind: 'failed'; exitCode: number | null; error: string; retryable: boolean }
   | { kind: 'stopped'; exitCode: number | null; reason: StopReason }
   | { kind: 'timed_out' };
@@ -83,7 +83,8 @@ export async function runStepAction(
     await Promise.all([endStream(stdout), endStream(stderr)]);
     if (timedOut) return { kind: 'timed_out' };
     if (run.stop.aborted) return { kind: 'stopped', exitCode: null, reason: run.stop.reason as StopReason };
-    if (result.error === null && result.exitCode === 0) return { kind: 'ok' };
+    if (result.error === null && result.exitCode === 0)
+      return result.outputs ? { kind: 'ok', outputs: result.outputs } : { kind: 'ok' };
     return {
       kind: 'failed',
       exitCode: result.exitCode === 0 ? 1 : result.exitCode,

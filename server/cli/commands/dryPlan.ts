@@ -35,6 +35,8 @@ export function describeStepWork(step: StepSpec): string {
       return 'noop';
     case 'router':
       return `router.route: ${action.value}`;
+    case 'outputs':
+      return `outputs.write: ${Object.keys((action.with.values as Record<string, unknown> | undefined) ?? {}).join(', ')}`;
   }
 }
 

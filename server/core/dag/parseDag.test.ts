@@ -920,3 +920,33 @@ describe('router steps', () => {
     ]);
   });
 });
+
+describe('outputs.write steps', () => {
+  it('keeps the values to publish, and reports bad values with a clear error', () => {
+    const dag = parse(
+      yaml('steps:', '  - id: p', '    action: outputs.write', '    with: {values: {a: "${X}", n: 2}}'),
+    );
+    expect(dag.steps[0].action).toEqual({ kind: 'outputs', with: { values: { a: '${X}', n: 2 } } });
+    expect(dag.steps[0].name).toBe('p');
+    const bad = (w: string) =>
+      errors(yaml('steps:', '  - id: p', '    action: outputs.write', `    with: ${w}`));
+    expect(bad('{values: [a]}')[0]).toMatch(/values must be a map, got a list/);
+    expect(bad('{values: {}}')[0]).toMatch(/values must not be empty/);
+    expect(bad('{values: {" ": a}}')[0]).toMatch(/values contains an empty key/);
+    expect(bad('{}')[0]).toMatch(/outputs.write needs with.values/);
+    expect(errors(yaml('steps:', '  - id: p', '    action: outputs.write'))[0]).toMatch(
+      /outputs.write needs with.values/,
+    );
+    expect(
+      errors(
+        yaml(
+          'steps:',
+          '  - id: p',
+          '    action: outputs.write',
+          '    with: {values: {a: b}}',
+          '    command: x',
+        ),
+      )[0],
+    ).toMatch(/does not take a command/);
+  });
+});

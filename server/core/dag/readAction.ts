@@ -61,6 +61,8 @@ const KNOWN_ACTIONS: Record<string, { kind: ActionKind; enqueue?: boolean; op?: 
   ...Object.fromEntries(WAIT_OPS.map((op) => [`wait.${op}`, { kind: 'wait' as const, op }])),
   'router.route': { kind: 'router' },
   router: { kind: 'router' },
+  'outputs.write': { kind: 'outputs', op: 'write' },
+  outputs: { kind: 'outputs' },
 };
 
 /** What a step executes, as read. */
@@ -137,6 +139,9 @@ export function readExecution(r: DagReader, map: Map<string, Entry>, stepEntry: 
       break;
     case 'router':
       readRouter(r, map, withEntry, out);
+      break;
+    case 'outputs':
+      readOutputsWrite(r, map, withEntry, known.op === undefined, out);
       break;
     default:
       readNamedAction(r, map, known.kind, withEntry, out);
@@ -572,4 +577,58 @@ function routeOrder(a: RouteSpec, b: RouteSpec): number {
   if (a.pattern === 're:.*') return 1;
   if (b.pattern === 're:.*') return -1;
   return a.pattern < b.pattern ? -1 : a.pattern > b.pattern ? 1 : 0;
+}
+
+/**
+ * `action: outputs.write` with `with: {values: {<name>: <value>, …}}`, or the legacy `type: outputs` with the
+ * operation (`write`, the only one) in `command`: the values become the step's published outputs when it runs.
+ */
+function readOutputsWrite(
+  r: DagReader,
+  map: Map<string, Entry>,
+  withEntry: Entry | undefined,
+  legacy: boolean,
+  out: StepExecution,
+): void {
+  out.namePrefix = 'outputs';
+  const at = map.get('action') ?? map.get('type')!;
+  const commandEntry = map.get('command');
+  if (legacy) {
+    const op = r.string(commandEntry)?.trim().toLowerCase();
+    if (op !== 'write') {
+      r.error(
+        commandEntry?.value ?? at.value,
+        commandEntry?.field ?? at.field,
+        op === undefined
+          ? 'outputs needs command: write'
+          : `outputs: unsupported operation ${JSON.stringify(op)}`,
+      );
+    }
+  } else if (commandEntry && !isNull(commandEntry.value)) {
+    r.errorAt(commandEntry, 'action outputs.write does not take a command');
+  }
+  for (const key of ['script', 'run']) {
+    const e = map.get(key);
+    if (e && !isNull(e.value)) r.errorAt(e, `action outputs.write does not take ${key}`);
+  }
+  if (!withEntry || isNull(withEntry.value)) {
+    r.error(at.value, at.field, 'outputs.write needs with.values');
+    return;
+  }
+  const w = r.map(withEntry, ['values'], 'with');
+  const valuesEntry = w?.get('values');
+  if (!w) return;
+  if (!valuesEntry || isNull(valuesEntry.value)) {
+    r.errorAt(withEntry, 'outputs.write needs with.values');
+    return;
+  }
+  const values = r.map(valuesEntry, null, 'values');
+  if (!values) return;
+  if (values.size === 0) r.errorAt(valuesEntry, 'values must not be empty');
+  const kept: Record<string, unknown> = {};
+  for (const [key, e] of values) {
+    if (key.trim() === '') r.errorAt(e, 'values contains an empty key');
+    else kept[key] = r.toJS(e.value);
+  }
+  out.action = { kind: 'outputs', with: { values: kept } };
 }

@@ -68,7 +68,6 @@ const UNSUPPORTED_FAMILIES: Readonly<Record<string, string>> = {
   state: "Dagu's state store actions are not supported by this product (it keeps no key-value state)",
   data: "Dagu's data actions are not supported by this product (use jq.filter or a run step)",
   artifact: "Dagu's artifact actions are not supported by this product (write files to the working_dir)",
-  outputs: "Dagu's outputs.write action is not supported by this product (use output: NAME)",
   foreach: "Dagu's foreach steps are not supported by this product (use parallel with a sub-DAG)",
   action: "Dagu's custom actions are not supported by this product (it runs only Dagu's built-in actions)",
 };
@@ -140,6 +139,7 @@ const SUPPORTED_FAMILIES = new Set([
   'file',
   'wait',
   'router',
+  'outputs',
 ]);
 
 /** A custom action's name, as Dagu's schema allows it (`greet`, `release.announce`, `embedded_echo`). */

@@ -40,6 +40,34 @@ describe('runAction', () => {
     });
   });
 
+  it("prints a router's value and routes, as Dagu's router does", async () => {
+    const ctx = testContext({});
+    const routes = [
+      { pattern: 'a', targets: ['x', 'y'] },
+      { pattern: 're:.*', targets: ['z'] },
+    ];
+    expect(await runAction({ kind: 'router', value: '${MODE}', routes }, ctx)).toEqual({
+      exitCode: 0,
+      error: null,
+    });
+    expect(ctx.out.text()).toBe('Router evaluating: ${MODE}\n  a -> [x y]\n  re:.* -> [z]\n');
+  });
+
+  it('publishes outputs.write values as the step outputs, printing nothing', async () => {
+    const ctx = testContext({ with: { values: { verdict: 'clean', n: 3 } } });
+    expect(await runAction({ kind: 'outputs', with: ctx.with }, ctx)).toEqual({
+      exitCode: 0,
+      error: null,
+      outputs: { verdict: 'clean', n: 3 },
+    });
+    expect(ctx.out.text()).toBe('');
+    const bad = testContext({ with: { values: ['a'] } });
+    expect(await runAction({ kind: 'outputs', with: bad.with }, bad)).toEqual({
+      exitCode: 1,
+      error: 'outputs: values must be an object',
+    });
+  });
+
   it('runs noop with nothing written', async () => {
     const ctx = testContext();
     expect(await runAction({ kind: 'noop' }, ctx)).toEqual({ exitCode: 0, error: null });

@@ -12,7 +12,7 @@ import { ACTION_OK, actionFailed, type ActionContext, type ActionResult } from '
 /** The actions this module runs; `command`, `exec` and `dag` belong to the runner itself. */
 export type InProcessAction = Extract<StepAction, { kind: InProcessKind }>;
 
-type InProcessKind = 'http' | 'jq' | 'mail' | 'log' | 'noop' | 'file' | 'wait' | 'router';
+type InProcessKind = 'http' | 'jq' | 'mail' | 'log' | 'noop' | 'file' | 'wait' | 'router' | 'outputs';
 const IN_PROCESS_KINDS: readonly string[] = [
   'http',
   'jq',
@@ -22,6 +22,7 @@ const IN_PROCESS_KINDS: readonly string[] = [
   'file',
   'wait',
   'router',
+  'outputs',
 ] satisfies InProcessKind[];
 
 export function isInProcessAction(action: StepAction | undefined): action is InProcessAction {
@@ -51,7 +52,20 @@ export async function runAction(action: InProcessAction, ctx: ActionContext): Pr
       return (await import('./waitAction')).runWaitAction(action.op, ctx);
     case 'router':
       return runRouterAction(action, ctx);
+    case 'outputs':
+      return runOutputsWrite(ctx);
   }
+}
+
+/**
+ * `outputs.write`: `with.values` (value-resolved) become the step's published outputs, read by later steps as
+ * `${steps.<id>.outputs.<name>}` and by a calling DAG's step as the child's outputs. Nothing is printed.
+ */
+function runOutputsWrite(ctx: ActionContext): ActionResult {
+  const values = ctx.with.values;
+  if (!values || typeof values !== 'object' || Array.isArray(values))
+    return actionFailed('outputs: values must be an object');
+  return { ...ACTION_OK, outputs: { ...(values as Record<string, unknown>) } };
 }
 
 /**

@@ -37,6 +37,8 @@ export interface ActionResult {
   exitCode: number;
   /** What went wrong, naming the field or the response at fault; null on success. */
   error: string | null;
+  /** Values the step publishes as its outputs (`outputs.write`), as `stdout.outputs` does. */
+  outputs?: Record<string, unknown>;
 }
 
 /** The successful result. */
