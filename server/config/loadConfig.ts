@@ -7,6 +7,7 @@ import { loadYaml } from './loadYaml';
 import { editDistance } from '../core/dag/keyHints';
 import { formatDuration, parseDuration } from '../core/duration';
 import { isValidDagName } from '../core/names';
+import { isKnownTimeZone } from '../core/schedule';
 import { DAY, MILLISECOND } from '../core/units';
 import { daguKey, foldKey, isDaguSection } from './daguKeys';
 import {
@@ -183,7 +184,7 @@ function settingsTree(valueOf: (s: Setting) => CompiledValue): SettingsTree {
 function compileTimeZone(tz: string | null, raw: Map<string, Raw>, env: NodeJS.ProcessEnv): string | null {
   if (tz === null || tz === 'Local') return hostTimeZone(env);
   // Checked as the scheduler's cron library will read it (Intl), not against the system's zone files.
-  if (!isTimeZone(tz))
+  if (!isKnownTimeZone(tz))
     throw new ConfigError(
       `${raw.get('tz')?.origin ?? 'tz'}: ${JSON.stringify(tz)} is not a time zone (use an IANA name such as Europe/Paris)`,
     );
@@ -234,16 +235,7 @@ function systemTimeZone(): string | null {
 function knownZone(name: string): string | null {
   if (isUtc(name)) return name;
   if (!/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(name)) return null;
-  return existsSync(path.join(ZONEINFO, name)) || isTimeZone(name) ? name : null;
-}
-
-function isTimeZone(name: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: name });
-    return true;
-  } catch {
-    return false;
-  }
+  return existsSync(path.join(ZONEINFO, name)) || isKnownTimeZone(name) ? name : null;
 }
 
 /** The names of UTC itself (not of zones that are only at offset 0 part of the year, such as Europe/London). */

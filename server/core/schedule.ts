@@ -304,7 +304,8 @@ function describeCronParserError(err: unknown): string {
   return message;
 }
 
-function isKnownTimeZone(zone: string): boolean {
+/** Whether `zone` is an IANA zone the cron library (through Intl) can read. */
+export function isKnownTimeZone(zone: string): boolean {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: zone });
     return true;
