@@ -64,6 +64,12 @@ export function composeScheduler(
         maxRuns: config.run.host_max_runs,
         logDir: path.join(config.paths.log_dir, RUN_HOST_LOG_DIR),
       },
+      lanes: {
+        maxLanes: config.run.lanes,
+        runsPerLane: Math.max(1, config.run.host_max_runs),
+        logDir: path.join(config.paths.log_dir, RUN_HOST_LOG_DIR),
+        currentBuild: () => buildOnDisk(executable),
+      },
     }),
     lock: mine.lock,
     registry: cp.instances,

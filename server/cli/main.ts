@@ -5,6 +5,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { supervisedChildren } from '../runner/children';
 import { restoreStashedEnv } from '../runner/runProcessEnv';
 import { RUN_HOST_COMMAND } from '../runner/runHostCommand';
+import { RUN_LANE_COMMAND } from '../runner/runLaneCommand';
 import { blockFileCallsWhile } from '../store/fileCalls';
 import { VERSION } from './version';
 import { exitQuietlyOnClosedPipe } from './closedPipe';
@@ -545,6 +546,11 @@ async function main() {
     if (process.argv[2] === RUN_HOST_COMMAND) {
       const { runHost } = await import('./runHost');
       await runHost(process.argv[3]);
+      return;
+    }
+    if (process.argv[2] === RUN_LANE_COMMAND) {
+      const { runLane } = await import('./runLane');
+      await runLane(process.argv[3], process.argv[4], process.argv[5]);
       return;
     }
     defineCommands(process.argv.slice(2));

@@ -118,15 +118,30 @@ export const RUN_HOST_POOL_MAX = 4;
  * which tries again and says why in its own log.
  */
 export async function openRunHostControlPlane(config: Config, logger: Logger): Promise<void> {
+  await controlPlaneOnce(runHostConfig(config), logger, { boundedStatements: true }).catch(() => undefined);
+}
+
+/**
+ * Before a run lane's next run (cli/runLane.ts): on a database, this host's DAGs directory brought in step
+ * again (usually one query), as a run process of its own does when it opens its control plane. A failure
+ * leaves the last copy, with the mirror's warning; nothing on files.
+ */
+export async function syncRunHostDags(config: Config, logger: Logger): Promise<void> {
+  if (config.storage.backend !== 'postgres') return;
+  const cp = await controlPlaneOnce(runHostConfig(config), logger, { boundedStatements: true });
+  await cp.syncDags().catch(() => undefined);
+}
+
+/** The configuration of a run host's control plane: its pool holds at most RUN_HOST_POOL_MAX connections. */
+function runHostConfig(config: Config): Config {
   const postgres = config.storage.postgres;
-  const pooled = {
+  return {
     ...config,
     storage: {
       ...config.storage,
       postgres: { ...postgres, pool_size: Math.min(postgres.pool_size, RUN_HOST_POOL_MAX) },
     },
   };
-  await controlPlaneOnce(pooled, logger, { boundedStatements: true }).catch(() => undefined);
 }
 
 /**

@@ -55,6 +55,33 @@ export async function runHost(hostLog: string | undefined): Promise<void> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  const stopPolling = pollStopRequests(dataDir, live);
+  const total = assignment.runs.length;
+  try {
+    await Promise.all(
+      assignment.runs.map((run, i) =>
+        hostOne(run, {
+          dataDir,
+          intro: `dagu: run host ${process.pid} runs this run with ${total - 1} others; its own output: ${hostLog}`,
+          controller: controllers[i],
+          live,
+        }),
+      ),
+    );
+  } finally {
+    stopPolling();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+  // Nothing went wrong outside the runs: the host's own output file is empty, and is not kept.
+  if ((await stat(hostLog).catch(() => null))?.size === 0) await unlink(hostLog).catch(() => undefined);
+}
+
+/**
+ * Looks for stop requests of the `live` runs every STOP_POLL_MS and aborts each run asked to stop; returns
+ * the function that stops looking.
+ */
+export function pollStopRequests(dataDir: string, live: Map<string, AbortController>): () => void {
   let polling = false;
   const poll = setInterval(() => {
     if (polling || live.size === 0) return;
@@ -68,28 +95,19 @@ export async function runHost(hostLog: string | undefined): Promise<void> {
       )
       .finally(() => (polling = false));
   }, STOP_POLL_MS);
-  const total = assignment.runs.length;
-  try {
-    await Promise.all(
-      assignment.runs.map((run, i) =>
-        hostOne(run, { dataDir, hostLog, total, controller: controllers[i], live }),
-      ),
-    );
-  } finally {
-    clearInterval(poll);
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-  }
-  // Nothing went wrong outside the runs: the host's own output file is empty, and is not kept.
-  if ((await stat(hostLog).catch(() => null))?.size === 0) await unlink(hostLog).catch(() => undefined);
+  return () => clearInterval(poll);
 }
 
-async function hostOne(
+/**
+ * Runs one hosted run as `dagu start --quiet --run-id` would in a process of its own: its process log opened
+ * (and kept open until the process exits), `intro` written there first, the run registered for stops by
+ * request file, and `controller` its stop.
+ */
+export async function hostOne(
   run: HostedRun,
   h: {
     dataDir: string;
-    hostLog: string;
-    total: number;
+    intro: string;
     controller: AbortController;
     live: Map<string, AbortController>;
   },
@@ -111,9 +129,7 @@ async function hostOne(
       /* a full disk: the line is lost, as a run process of its own would lose it */
     }
   };
-  write(
-    `dagu: run host ${process.pid} runs this run with ${h.total - 1} others; its own output: ${h.hostLog}\n`,
-  );
+  write(`${h.intro}\n`);
   try {
     // Registered first: a stop of the run must never fall back to a signal, which would stop the whole host.
     await registerHostedRun(h.dataDir, run.runId, process.pid);

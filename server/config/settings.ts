@@ -236,6 +236,15 @@ const TABLE = [
     doc: 'When the scheduler starts more than a few runs at once (a busy slot), it starts them in shared run host processes of at most this many runs each, not one process per run; 0 or 1 starts every run in its own process',
   },
   {
+    key: 'run.lanes',
+    env: 'DAGU_RUN_LANES',
+    kind: 'int',
+    min: 0,
+    max: 64,
+    default: 2,
+    doc: 'While a queue has more runs waiting than it may start, the scheduler starts up to this many run lanes: processes that take one queued run after another (up to run.host_max_runs at once), so that each run does not pay for a new process and, on PostgreSQL, a new connection; an idle lane exits after 2s; 0 starts every queued run in its own process',
+  },
+  {
     key: 'queues.enabled',
     env: 'DAGU_QUEUES_ENABLED',
     envAliases: ['DAGU_QUEUE_ENABLED'],

@@ -21,23 +21,25 @@ export interface HostAssignment {
   runs: HostedRun[];
 }
 
+/** Whether `r` is a HostedRun as a host is given one. */
+export function isHostedRun(r: unknown): r is HostedRun {
+  if (typeof r !== 'object' || r === null) return false;
+  const run = r as Partial<Record<keyof HostedRun, unknown>>;
+  const str = (v: unknown) => typeof v === 'string' && v !== '';
+  return (
+    str(run.dag) &&
+    str(run.runId) &&
+    str(run.triggerType) &&
+    str(run.processLog) &&
+    (run.scheduleTime === null || str(run.scheduleTime)) &&
+    (run.name === null || str(run.name))
+  );
+}
+
 /** Parses the host's assignment; throws on anything that is not one (the host then runs nothing). */
 export function parseHostAssignment(line: string): HostAssignment {
   const a = JSON.parse(line) as { runs?: unknown };
-  const str = (v: unknown) => typeof v === 'string' && v !== '';
-  const ok =
-    Array.isArray(a.runs) &&
-    a.runs.length > 0 &&
-    a.runs.every((r: Partial<Record<keyof HostedRun, unknown>>) => {
-      return (
-        str(r.dag) &&
-        str(r.runId) &&
-        str(r.triggerType) &&
-        str(r.processLog) &&
-        (r.scheduleTime === null || str(r.scheduleTime)) &&
-        (r.name === null || str(r.name))
-      );
-    });
+  const ok = Array.isArray(a.runs) && a.runs.length > 0 && a.runs.every(isHostedRun);
   if (!ok) throw new Error('malformed run host assignment');
   return a as HostAssignment;
 }

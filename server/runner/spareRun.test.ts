@@ -1,9 +1,8 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Logger, LogFields } from '../core/ports';
 import { SparePool } from './spareRun';
-import { minimalEnv, tempDir, waitFor } from './testSupport';
+import { minimalEnv, recordingLogger, tempDir, waitFor, type Logged } from './testSupport';
 
 let dir: string;
 let cleanup: () => void;
@@ -45,27 +44,6 @@ s.on('close', () => {
 `,
   );
   return script;
-}
-
-interface Logged {
-  level: string;
-  msg: string;
-  fields: LogFields;
-}
-
-function recordingLogger(into: Logged[]): Logger {
-  const at =
-    (level: string) =>
-    (msg: string, fields: LogFields = {}) =>
-      into.push({ level, msg, fields });
-  const logger: Logger = {
-    debug: at('debug'),
-    info: at('info'),
-    warn: at('warn'),
-    error: at('error'),
-    child: () => logger,
-  };
-  return logger;
 }
 
 function pool(opts: { mode?: string; builds?: Array<string | null> } = {}) {

@@ -13,15 +13,15 @@
 //   waiting is reported in the scheduler's log with the end of that output, and no more spares are started.
 
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { open, rename, unlink } from 'node:fs/promises';
-import { createServer, type Server, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
+import type { Socket } from 'node:net';
 import { mkdir } from '../store/fileCalls';
 import { randomHex } from '../store/randomHex';
 import path from 'node:path';
 import type { Logger } from '../core/ports';
 import type { LaunchRelay } from './launchRelay';
+import { firstLine, LocalSocket } from './localSocket';
+import { isLocalProcessAlive, killNow } from './localProcess';
 import { SPARE_COMMAND, type SpareAssignment } from './spareCommand';
 
 /** What a pool needs besides the executable and environment of its run processes. */
@@ -69,7 +69,7 @@ export class SparePool {
   /** `off` after a spare died unexpectedly or the build cannot be told: runs are spawned directly. */
   private mode: 'on' | 'off' | 'closed' = 'on';
   /** Where spares connect: a socket in a directory of this process's own (mode 0700) on the local disk. */
-  private listener: { server: Server; dir: string; socketPath: string } | null = null;
+  private readonly listener = new LocalSocket('dagu-spares-', (socket) => this.onConnection(socket));
 
   constructor(private readonly o: SpareSettings & { executable: string; env: NodeJS.ProcessEnv }) {}
 
@@ -160,52 +160,14 @@ export class SparePool {
     this.mode = 'closed';
     if (this.spare) this.release(this.spare);
     this.spare = null;
-    if (this.listener) {
-      const { server, dir } = this.listener;
-      this.listener = null;
-      server.close();
-      // The socket's directory is on the local disk, never on the data volume.
-      rmSync(dir, { recursive: true, force: true });
-    }
-  }
-
-  /** The socket spares connect to, made on first use. */
-  private listen(): Promise<string> {
-    if (this.listener) return Promise.resolve(this.listener.socketPath);
-    const dir = mkdtempSync(path.join(tmpdir(), 'dagu-spares-'));
-    const socketPath = path.join(dir, 'socket');
-    const server = createServer((socket) => this.onConnection(socket));
-    server.unref();
-    this.listener = { server, dir, socketPath };
-    return new Promise<string>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(socketPath, () => {
-        server.off('error', reject);
-        server.on('error', () => undefined);
-        resolve(socketPath);
-      });
-    });
+    this.listener.close();
   }
 
   /** A spare connecting back: its first line is its token; anything else is dropped. */
   private onConnection(socket: Socket): void {
-    socket.unref();
-    socket.setEncoding('utf8');
-    socket.on('error', () => undefined); // a spare that died: its 'close' tells
-    let text = '';
-    const drop = setTimeout(() => socket.destroy(), 5000);
-    drop.unref();
-    const onData = (d: string) => {
-      text += d;
-      const nl = text.indexOf('\n');
-      if (nl < 0) {
-        if (text.length > 200) socket.destroy();
-        return;
-      }
-      socket.off('data', onData);
-      clearTimeout(drop);
+    firstLine(socket, (line) => {
       const spare = this.spare;
-      if (!spare || spare.state !== 'starting' || spare.token !== text.slice(0, nl).trim()) {
+      if (!spare || spare.state !== 'starting' || spare.token !== line) {
         socket.destroy();
         return;
       }
@@ -214,8 +176,7 @@ export class SparePool {
       spare.socket = socket;
       spare.state = 'waiting';
       socket.once('close', () => void this.onGone(spare, 'its connection closed'));
-    };
-    socket.on('data', onData);
+    });
   }
 
   private async startSpare(): Promise<void> {
@@ -228,7 +189,7 @@ export class SparePool {
       });
       return;
     }
-    const socketPath = await this.listen();
+    const socketPath = await this.listener.listen();
     await mkdir(this.o.logDir, true);
     const log = path.join(this.o.logDir, `spare-${randomHex(6)}.log`);
     // Tells the spare's connection from any other; the socket's directory is this user's alone (0700).
@@ -247,10 +208,10 @@ export class SparePool {
     spare.connectTimer = setInterval(() => {
       if (spare.state !== 'starting') return;
       const late = Date.now() - startedAt > (this.o.connectTimeoutMs ?? 60_000);
-      if (alive(pid) && !late) return;
+      if (isLocalProcessAlive(pid) && !late) return;
       clearInterval(spare.connectTimer!);
       spare.connectTimer = null;
-      if (late) kill(pid);
+      if (late) killNow(pid);
       void this.onGone(spare, late ? 'it did not connect back in time' : 'it exited before it connected');
     }, 200);
     spare.connectTimer.unref();
@@ -300,23 +261,6 @@ export class SparePool {
   /** Spawns runs directly from now on (a closed pool stays closed). */
   private turnOff(): void {
     if (this.mode === 'on') this.mode = 'off';
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-function kill(pid: number): void {
-  try {
-    process.kill(pid, 'SIGKILL');
-  } catch {
-    /* gone already */
   }
 }
 

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { systemClock } from '../core/clock';
-import { silentLogger } from '../core/ports';
+import { silentLogger, type Logger, type LogFields } from '../core/ports';
 import { newRunStatus } from '../core/runStatus';
 import type { DagSpec, RunStatus, StepSpec } from '../core/types';
 import { executeRun, type ExecuteRunOptions } from './executeRun';
@@ -133,4 +133,27 @@ export async function waitFor(check: () => boolean, timeoutMs = 20_000): Promise
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/** A line a recordingLogger got. */
+export interface Logged {
+  level: string;
+  msg: string;
+  fields: LogFields;
+}
+
+/** A logger that keeps every line in `into`; its children write there too. */
+export function recordingLogger(into: Logged[]): Logger {
+  const at =
+    (level: string) =>
+    (msg: string, fields: LogFields = {}) =>
+      into.push({ level, msg, fields });
+  const logger: Logger = {
+    debug: at('debug'),
+    info: at('info'),
+    warn: at('warn'),
+    error: at('error'),
+    child: () => logger,
+  };
+  return logger;
 }

@@ -10,6 +10,7 @@ import { findRelayTools, INPUT_MAX, LaunchRelay } from '../runner/launchRelay';
 import { RUN_HOST_COMMAND, type HostAssignment, type HostedRun } from '../runner/runHostCommand';
 import { SparePool, type SpareSettings } from '../runner/spareRun';
 import { runProcessEnv } from '../runner/runProcessEnv';
+import { RunLanes, type LaneSettings } from '../runner/runLanes';
 import { spawnDetachedRun } from '../runner/spawnDetached';
 import { mkdir } from '../store/fileCalls';
 import { randomHex } from '../store/randomHex';
@@ -37,6 +38,11 @@ export interface LaunchRequest {
    * RUN_HOST_MIN_BURST they may share run host processes. Absent: one.
    */
   burst?: number;
+  /**
+   * The run comes from a queue (queueProcessor): it may go to a run lane. `backlog`: more of the queue's runs
+   * are waiting than may start now, which is when a lane is started.
+   */
+  queue?: { backlog: boolean };
 }
 
 /** A started run process, or `fenced`: the fence closed while the launch was being prepared; nothing started. */
@@ -49,6 +55,8 @@ export type Launcher = ((req: LaunchRequest) => LaunchResult | Promise<LaunchRes
   close?: () => void;
   /** Whether a spare process is connected and waiting for a run. */
   spareWaiting?: () => boolean;
+  /** The pids of the run lanes open now. */
+  lanePids?: () => number[];
   /**
    * How many launches a caller with a burst should have in flight at once for them to share run hosts (the
    * runs per host); absent when runs never share one.
@@ -86,6 +94,8 @@ export function processLauncher(opts: {
    * `gatherMs`: how long the first launch waits for others to join its host (default RUN_HOST_GATHER_MS).
    */
   hosts?: { maxRuns: number; logDir: string; gatherMs?: number } | null;
+  /** Queued runs may go to run lanes (runner/runLanes.ts): at most `maxLanes` of them (run.lanes); 0, never. */
+  lanes?: Pick<LaneSettings, 'maxLanes' | 'runsPerLane' | 'logDir' | 'currentBuild' | 'idleMs'> | null;
   logger: Logger;
 }): Launcher {
   const env = runProcessEnv(opts.env);
@@ -100,8 +110,19 @@ export function processLauncher(opts: {
     opts.hosts && opts.hosts.maxRuns >= 2
       ? new RunHostBatcher({ ...opts.hosts, executable: opts.executable, env, allowed, relay })
       : null;
+  const lanes =
+    opts.lanes && opts.lanes.maxLanes > 0
+      ? new RunLanes({ ...opts.lanes, executable: opts.executable, env, relay, logger: opts.logger })
+      : null;
   const launch: Launcher = async (req) => {
     await mkdir(path.dirname(req.processLog), true);
+    // A queued run goes to a lane with room, if there is one; a run whose stop must reach its process as a
+    // signal (signal_handling) keeps a process of its own.
+    if (lanes && req.queue && !req.propagateSignals) {
+      if (req.queue.backlog) lanes.want();
+      const viaLane = await lanes.assign(hostedRun(req), () => allowed(req));
+      if (viaLane) return viaLane;
+    }
     // A run whose stop must reach its process as a signal (signal_handling) keeps a process of its own.
     if (hosts && (req.burst ?? 1) > RUN_HOST_MIN_BURST && !req.propagateSignals) return hosts.add(req);
     const args = ['start', '--quiet', '--run-id', req.runId, '--trigger-type', req.triggerType];
@@ -129,9 +150,11 @@ export function processLauncher(opts: {
   launch.prepare = () => void pool?.fill();
   launch.close = () => {
     pool?.close();
+    lanes?.close();
     relay?.close();
   };
   launch.spareWaiting = () => pool?.waitingPid() != null;
+  launch.lanePids = () => lanes?.pids() ?? [];
   if (hosts) launch.burstSize = hosts.maxRuns;
   return launch;
 }

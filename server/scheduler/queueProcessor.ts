@@ -195,6 +195,8 @@ export class QueueProcessor {
         ([id, f]) => f.queue === name && !runningIds.includes(id),
       );
       let free = this.limitOf(name, dags) - runningIds.length - inFlightHere.length;
+      // Runs of this queue not started yet: while more wait than may start, a run lane pays off.
+      let waitingHere = items.filter((i) => !this.inFlight.has(i.run_id)).length;
       for (const item of items) {
         if (this.inFlight.has(item.run_id)) continue;
         if (free <= 0) {
@@ -205,7 +207,8 @@ export class QueueProcessor {
           if (await this.startItem(item, dags, active, queuedIds, { onlySkip: true })) continue;
           break;
         }
-        if (await this.startItem(item, dags, active, queuedIds)) free--;
+        if (await this.startItem(item, dags, active, queuedIds, { backlog: waitingHere > free })) free--;
+        waitingHere--;
       }
     }
     return waiting;
@@ -243,14 +246,15 @@ export class QueueProcessor {
 
   /**
    * Starts one item's run; returns true when it took a slot of the queue. With `onlySkip` it only drops a
-   * catch-up that overlap_policy `skip` rules out, and returns true when it did.
+   * catch-up that overlap_policy `skip` rules out, and returns true when it did. `backlog`: more of the
+   * queue's runs wait than may start now (the launcher may then start a run lane).
    */
   private async startItem(
     item: QueueItem,
     dags: Map<string, DagSpec>,
     active: Array<{ run_id: string; dag_name: string }>,
     queuedIds: Set<string>,
-    opts: { onlySkip?: boolean } = {},
+    opts: { onlySkip?: boolean; backlog?: boolean } = {},
   ): Promise<boolean> {
     const log = this.d.logger.child({ dag: item.dag_name, run_id: item.run_id, queue: item.queue });
     const r = await this.d.runs.readStatus(item.run_id);
@@ -317,6 +321,7 @@ export class QueueProcessor {
         processLog: `${this.d.runs.logDir(dag.name, status.run_id, status.attempt)}/process.log`,
         propagateSignals: dag.signal_handling.enable_propagation,
         stillAllowed: this.d.canDispatch,
+        queue: { backlog: opts.backlog === true },
       });
     } catch (err) {
       // The item stays: a later pass offers the run again.

@@ -15,6 +15,7 @@ import { describeErrorCode } from './describeErrorCode';
 import { markUnmarkedLiveRuns } from './markUnmarkedLiveRuns';
 import { ClaimedAttemptCheck } from './claimedAttemptCheck';
 import { parseSlotRunId } from '../core/slotRunId';
+import { isLocalProcessAlive } from '../runner/localProcess';
 
 /** Requeued runs remembered; far more than can be stranded between two sweeps. */
 const MAX_REMEMBERED_REQUEUES = 10_000;
@@ -78,15 +79,7 @@ export interface ZombieReaperDeps {
 /** Runs the scheduler made for a slot (live or replayed). */
 const SLOT_TRIGGERS: ReadonlySet<string> = new Set(['scheduler', 'catchup']);
 
-/** True when `pid` names a live process on this host. */
-export function isLocalProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+export { isLocalProcessAlive };
 
 export class ZombieReaper {
   private readonly host: string;

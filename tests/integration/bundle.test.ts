@@ -394,6 +394,49 @@ describe('the run path', () => {
   });
 });
 
+describe('a run lane', () => {
+  it('is let go when a new build replaces the one it loaded; the queue goes on', async () => {
+    const bin = await copyOfBuild();
+    const cli = path.join(path.dirname(bin), '..', 'dist', 'cli.cjs');
+    writeFileSync(
+      path.join(h.home, 'config.yaml'),
+      'queues:\n  config:\n    - name: lq\n      max_concurrency: 1\n',
+    );
+    h.writeDag('q', 'queue: lq\nsteps:\n  - name: s\n    command: sleep 0.3\n');
+    const before = ['b0', 'b1', 'b2', 'b3', 'b4', 'b5'];
+    for (const id of before) expect((await daguAt(bin, ['enqueue', '--run-id', id, 'q'])).code).toBe(0);
+    const s = schedulerAt(bin, { ...h.env, DAGU_RUN_PRESTART: 'false' });
+    const lane = await eventually(async () => {
+      for (const id of before) {
+        const pid = (await status(id)).pid;
+        // A run of a process of its own has ended, and its process with it.
+        const cmdline = pid && alive(pid) ? readFileSync(`/proc/${pid}/cmdline`, 'latin1') : '';
+        if (cmdline.includes('__run-lane')) return pid;
+      }
+      return null;
+    }, 20_000).catch(() => null);
+    expect(lane, s.output()).not.toBeNull();
+    // What `npm run build` does, as far as a scheduler and a lane can tell: a new build ID in dist/cli.cjs.
+    const old = bannerOf(cli);
+    const fresh = 'x'.repeat(old.length);
+    writeFileSync(`${cli}.tmp`, readFileSync(cli, 'latin1').replaceAll(old, fresh), 'latin1');
+    renameSync(`${cli}.tmp`, cli);
+    const after = ['a0', 'a1', 'a2'];
+    for (const id of after) expect((await daguAt(bin, ['enqueue', '--run-id', id, 'q'])).code).toBe(0);
+    await s.waitFor(/Let a run lane go: the build on disk changed/, 20_000);
+    expect(s.output()).toContain(`"build":"${old}","build_on_disk":"${fresh}"`);
+    for (const id of after) {
+      const r = await eventually(async () => {
+        const st = await status(id);
+        return st.status === 'succeeded' ? st : null;
+      }, 30_000);
+      expect(r.pid).not.toBe(lane);
+    }
+    await eventually(() => !alive(lane!), 10_000);
+    expect(s.output()).not.toMatch(/"level":"error"/);
+  });
+});
+
 describe('the pre-started run process', () => {
   const env = () => ({ ...h.env, DAGU_RUN_PRESTART: 'true' });
 

@@ -1,0 +1,323 @@
+// Run lanes: processes that take one queued run after another, so that a queue with a backlog does not pay
+// for a new run process per run (a Node start-up, the CLI loaded, and on PostgreSQL a client loaded and a
+// connection opened, which is most of what a short run costs). The scheduler starts a lane when a queue has
+// more runs waiting than it may start; the lane connects back over a local socket and the scheduler hands it
+// runs there, each as a run host would run it (server/cli/runLane.ts).
+//
+// What keeps a lane as safe as a process per run:
+// - each run is a hosted run (cli/runHost.ts): its own status, heartbeat, process log and stop channel, and
+//   it records the lane's pid, so a lane that dies leaves runs the dead-run check ends;
+// - a lane runs only the build on disk: the build it loaded is compared with the build on disk before every
+//   run it is given, and a lane of an older build is given nothing more;
+// - it is given a run only after the fencing check, right before the hand-over, as a spare is;
+// - it holds at most `runsPerLane` runs at once and takes at most LANE_LIFETIME_RUNS in its life (each run
+//   keeps its process log's descriptor until the lane exits), and it is let go after LANE_IDLE_MS without a
+//   run: an idle scheduler holds no lane;
+// - when the scheduler lets it go or goes away (the connection ends), it takes no more runs, finishes those
+//   it has and exits: runs outlive the scheduler that started them. A run handed over in a message the lane
+//   never read stays queued and is offered again (queueProcessor's start timeout).
+
+import { spawn } from 'node:child_process';
+import { open, unlink } from 'node:fs/promises';
+import type { Socket } from 'node:net';
+import path from 'node:path';
+import type { Logger } from '../core/ports';
+import { mkdir } from '../store/fileCalls';
+import { randomHex } from '../store/randomHex';
+import type { LaunchRelay } from './launchRelay';
+import { firstLine, LocalSocket } from './localSocket';
+import { isLocalProcessAlive, killNow } from './localProcess';
+import type { HostedRun } from './runHostCommand';
+import { parseLaneDone, parseLaneHello, RUN_LANE_COMMAND } from './runLaneCommand';
+
+/** A lane with nothing to run for this long is let go. */
+export const LANE_IDLE_MS = 2000;
+
+/** The most runs one lane takes in its life; then it finishes them and exits, and a new one is started. */
+export const LANE_LIFETIME_RUNS = 100;
+
+export interface LaneSettings {
+  executable: string;
+  env: NodeJS.ProcessEnv;
+  /** Starts the lanes when given (the scheduler's relay); else they are spawned from this process. */
+  relay: LaunchRelay | null;
+  /** Where a lane's own output goes (not its runs'): a file per lane, removed when empty. */
+  logDir: string;
+  /** The build a `dagu` process started now would run; null when it cannot be told (no lane is used). */
+  currentBuild: () => Promise<string | null>;
+  logger: Logger;
+  /** The most lanes at once (run.lanes). */
+  maxLanes: number;
+  /** The most runs one lane runs at once. */
+  runsPerLane: number;
+  idleMs?: number;
+  lifetimeRuns?: number;
+  /** How long a started lane may take to connect back before it is taken for dead (ms). */
+  connectTimeoutMs?: number;
+}
+
+type LaneState = 'starting' | 'ready' | 'retired';
+
+interface Lane {
+  pid: number;
+  token: string;
+  /** The build on disk when it was started; replaced by the build it says it loaded. */
+  build: string;
+  log: string;
+  socket: Socket | null;
+  state: LaneState;
+  /** Runs handed to it (or being handed) that have not ended. */
+  running: Set<string>;
+  /** Runs it was given in its life. */
+  given: number;
+  idleTimer: ReturnType<typeof setTimeout> | null;
+  connectTimer: ReturnType<typeof setInterval> | null;
+}
+
+/** How a hand-over went: the lane's pid, `fenced` (nothing handed over), or null (no lane could take it). */
+export type LaneOutcome = { pid: number; fenced?: false } | { pid: undefined; fenced: true } | null;
+
+export class RunLanes {
+  private readonly lanes = new Set<Lane>();
+  /** `off` after a lane died unexpectedly or the build cannot be told: runs get processes of their own. */
+  private mode: 'on' | 'off' | 'closed' = 'on';
+  private readonly listener = new LocalSocket('dagu-lanes-', (socket) => this.onConnection(socket));
+  private starting: Promise<void> | null = null;
+
+  constructor(private readonly o: LaneSettings) {}
+
+  /** The pids of the lanes started and not let go (for tests and the bench). */
+  pids(): number[] {
+    return [...this.lanes].filter((l) => l.state !== 'retired').map((l) => l.pid);
+  }
+
+  /**
+   * A queue has more runs waiting than it may start now: starts a lane in the background unless one is
+   * starting, one has room for another run, or there are `maxLanes` already. Never rejects.
+   */
+  want(): void {
+    if (this.mode !== 'on' || this.starting) return;
+    const open = [...this.lanes].filter((l) => l.state !== 'retired');
+    if (open.length >= this.o.maxLanes) return;
+    if (open.some((l) => l.state === 'starting' || this.hasRoom(l))) return;
+    this.starting = this.startLane()
+      .catch((err: Error) => {
+        this.turnOff();
+        this.o.logger.error('Could not start a run lane; queued runs get processes of their own', {
+          error: err.message,
+        });
+      })
+      .finally(() => (this.starting = null));
+  }
+
+  /**
+   * Hands `run` to a lane with room for it; `stillAllowed` is asked right before the hand-over (the fencing
+   * check). Null when no lane can take it: the caller starts the run in a process of its own.
+   */
+  async assign(run: HostedRun, stillAllowed: () => boolean): Promise<LaneOutcome> {
+    if (this.mode !== 'on') return null;
+    const candidates = [...this.lanes].filter((l) => this.hasRoom(l));
+    if (candidates.length === 0) return null;
+    // The least busy: the runs spread over the lanes, and with them over the cores.
+    const lane = candidates.reduce((a, b) => (b.running.size < a.running.size ? b : a));
+    // Reserved at once: another launch meanwhile counts this run.
+    lane.running.add(run.runId);
+    lane.given++;
+    this.clearIdle(lane);
+    const handed = await this.handOver(lane, run, stillAllowed);
+    if (handed === null || handed.fenced) {
+      lane.running.delete(run.runId);
+      lane.given--;
+      this.maybeIdle(lane);
+    }
+    return handed;
+  }
+
+  /** Lets every lane go (they finish their runs and exit) and starts no more. */
+  close(): void {
+    this.mode = 'closed';
+    for (const lane of this.lanes) this.retire(lane);
+    this.listener.close();
+  }
+
+  private hasRoom(lane: Lane): boolean {
+    return (
+      lane.state === 'ready' &&
+      connected(lane) &&
+      lane.running.size < this.o.runsPerLane &&
+      lane.given < (this.o.lifetimeRuns ?? LANE_LIFETIME_RUNS)
+    );
+  }
+
+  private async handOver(lane: Lane, run: HostedRun, stillAllowed: () => boolean): Promise<LaneOutcome> {
+    const build = await this.o.currentBuild().catch(() => null);
+    if (build !== lane.build) {
+      this.o.logger.info('Let a run lane go: the build on disk changed since it started', {
+        pid: lane.pid,
+        build: lane.build,
+        build_on_disk: build,
+      });
+      this.retire(lane);
+      return null;
+    }
+    if (lane.state !== 'ready' || !connected(lane)) return null;
+    if (!stillAllowed()) return { pid: undefined, fenced: true };
+    lane.socket!.write(`${JSON.stringify({ run })}\n`);
+    // Its last run: it finishes what it has and exits; the next backlog starts a fresh lane.
+    if (lane.given >= (this.o.lifetimeRuns ?? LANE_LIFETIME_RUNS)) this.retire(lane);
+    return { pid: lane.pid };
+  }
+
+  private async startLane(): Promise<void> {
+    const build = await this.o.currentBuild();
+    if (build === null) {
+      this.turnOff();
+      this.o.logger.warn('Queued runs do not share run lanes: the build on disk cannot be told', {
+        executable: this.o.executable,
+      });
+      return;
+    }
+    const socketPath = await this.listener.listen();
+    await mkdir(this.o.logDir, true);
+    const log = path.join(this.o.logDir, `lane-${randomHex(6)}.log`);
+    const token = randomHex(16);
+    const argv = [process.execPath, this.o.executable, RUN_LANE_COMMAND, log, socketPath, token];
+    if (this.mode !== 'on') return;
+    const pid = this.o.relay ? await this.o.relay.launch(argv, log) : await this.spawnHere(argv, log);
+    if (pid === null) {
+      await unlink(log).catch(() => undefined);
+      throw new Error(`could not start ${argv.slice(1, 3).join(' ')}`);
+    }
+    const lane: Lane = {
+      pid,
+      token,
+      build,
+      log,
+      socket: null,
+      state: 'starting',
+      running: new Set(),
+      given: 0,
+      idleTimer: null,
+      connectTimer: null,
+    };
+    const startedAt = Date.now();
+    lane.connectTimer = setInterval(() => {
+      if (lane.state !== 'starting') return;
+      const late = Date.now() - startedAt > (this.o.connectTimeoutMs ?? 60_000);
+      if (isLocalProcessAlive(pid) && !late) return;
+      if (late) killNow(pid);
+      this.onGone(lane, late ? 'it did not connect back in time' : 'it exited before it connected');
+    }, 200);
+    lane.connectTimer.unref();
+    this.lanes.add(lane);
+    if (this.mode !== 'on') this.retire(lane);
+  }
+
+  /** Spawns a lane from this process (no relay): its output goes to `log` from its first instruction. */
+  private async spawnHere(argv: string[], log: string): Promise<number | null> {
+    const out = await open(log, 'a');
+    try {
+      const child = spawn(argv[0], argv.slice(1), {
+        env: this.o.env,
+        // Its own session and process group, like a run process: it outlives the scheduler.
+        detached: true,
+        stdio: ['ignore', out.fd, out.fd],
+      });
+      child.once('error', () => undefined); // spawn failures are reported through pid below
+      child.unref();
+      return child.pid ?? null;
+    } finally {
+      await out.close();
+    }
+  }
+
+  /** A lane connecting back: its first line says its token and build; anything else is dropped. */
+  private onConnection(socket: Socket): void {
+    firstLine(
+      socket,
+      (line) => {
+        const hello = parseLaneHello(line);
+        const lane = hello && [...this.lanes].find((l) => l.token === hello.token);
+        if (!hello || !lane || lane.state !== 'starting') {
+          socket.destroy();
+          return;
+        }
+        if (lane.connectTimer) clearInterval(lane.connectTimer);
+        lane.connectTimer = null;
+        lane.socket = socket;
+        // What it loaded, not what was on disk when it was started (a build may have landed in between).
+        lane.build = hello.build ?? '';
+        lane.state = 'ready';
+        let text = '';
+        socket.on('data', (d: string) => {
+          text += d;
+          for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n')) {
+            const done = parseLaneDone(text.slice(0, nl));
+            text = text.slice(nl + 1);
+            if (done !== null) this.onDone(lane, done);
+          }
+          if (text.length > 4096) socket.destroy(); // not a lane of ours
+        });
+        socket.once('close', () => this.onGone(lane, 'its connection closed'));
+        this.maybeIdle(lane);
+      },
+      400,
+    );
+  }
+
+  private onDone(lane: Lane, runId: string): void {
+    lane.running.delete(runId);
+    this.maybeIdle(lane);
+  }
+
+  /** An open lane with no runs is let go after the idle time, unless it gets one meanwhile. */
+  private maybeIdle(lane: Lane): void {
+    if (lane.state !== 'ready' || lane.running.size > 0 || lane.idleTimer) return;
+    lane.idleTimer = setTimeout(() => {
+      lane.idleTimer = null;
+      if (lane.running.size === 0) this.retire(lane);
+    }, this.o.idleMs ?? LANE_IDLE_MS);
+    lane.idleTimer.unref();
+  }
+
+  private clearIdle(lane: Lane): void {
+    if (lane.idleTimer) clearTimeout(lane.idleTimer);
+    lane.idleTimer = null;
+  }
+
+  /** Gives the lane nothing more: its connection ends, and it exits once its runs have. */
+  private retire(lane: Lane): void {
+    if (lane.state === 'retired') return;
+    lane.state = 'retired';
+    this.clearIdle(lane);
+    if (lane.connectTimer) clearInterval(lane.connectTimer);
+    lane.connectTimer = null;
+    // One not connected yet finds no lane of its token when it connects, and exits.
+    lane.socket?.end();
+    if (!lane.socket) this.lanes.delete(lane);
+  }
+
+  /** A lane's connection ended, or it never came. */
+  private onGone(lane: Lane, why: string): void {
+    this.lanes.delete(lane);
+    this.clearIdle(lane);
+    if (lane.connectTimer) clearInterval(lane.connectTimer);
+    lane.connectTimer = null;
+    if (lane.state === 'retired' || this.mode === 'closed') return;
+    lane.state = 'retired';
+    // Its runs record its pid: the dead-run check ends those it did not finish.
+    this.turnOff();
+    this.o.logger.error(
+      'A run lane exited unexpectedly; queued runs get processes of their own until the scheduler restarts',
+      { pid: lane.pid, reason: why, runs: [...lane.running], log: lane.log },
+    );
+  }
+
+  private turnOff(): void {
+    if (this.mode === 'on') this.mode = 'off';
+  }
+}
+
+function connected(lane: Lane): boolean {
+  return lane.socket !== null && !lane.socket.destroyed && lane.socket.writable;
+}
