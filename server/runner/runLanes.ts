@@ -17,8 +17,7 @@
 //   it has and exits: runs outlive the scheduler that started them. A run handed over in a message the lane
 //   never read stays queued and is offered again (queueProcessor's start timeout).
 
-import { spawn } from 'node:child_process';
-import { open, unlink } from 'node:fs/promises';
+import { unlink } from 'node:fs/promises';
 import type { Socket } from 'node:net';
 import path from 'node:path';
 import type { Logger } from '../core/ports';
@@ -26,7 +25,7 @@ import { mkdir } from '../store/fileCalls';
 import { randomHex } from '../store/randomHex';
 import type { LaunchRelay } from './launchRelay';
 import { firstLine, LocalSocket } from './localSocket';
-import { isLocalProcessAlive, killNow } from './localProcess';
+import { spawnDetachedTo, watchConnectBack } from './localProcess';
 import type { HostedRun } from './runHostCommand';
 import { parseLaneDone, parseLaneHello, RUN_LANE_COMMAND } from './runLaneCommand';
 
@@ -97,9 +96,9 @@ export class RunLanes {
    */
   want(): void {
     if (this.mode !== 'on' || this.starting) return;
-    const open = [...this.lanes].filter((l) => l.state !== 'retired');
-    if (open.length >= this.o.maxLanes) return;
-    if (open.some((l) => l.state === 'starting' || this.hasRoom(l))) return;
+    const live = [...this.lanes].filter((l) => l.state !== 'retired');
+    if (live.length >= this.o.maxLanes) return;
+    if (live.some((l) => l.state === 'starting' || this.hasRoom(l))) return;
     this.starting = this.startLane()
       .catch((err: Error) => {
         this.turnOff();
@@ -183,7 +182,9 @@ export class RunLanes {
     const token = randomHex(16);
     const argv = [process.execPath, this.o.executable, RUN_LANE_COMMAND, log, socketPath, token];
     if (this.mode !== 'on') return;
-    const pid = this.o.relay ? await this.o.relay.launch(argv, log) : await this.spawnHere(argv, log);
+    const pid = this.o.relay
+      ? await this.o.relay.launch(argv, log)
+      : await spawnDetachedTo(argv, log, this.o.env);
     if (pid === null) {
       await unlink(log).catch(() => undefined);
       throw new Error(`could not start ${argv.slice(1, 3).join(' ')}`);
@@ -200,35 +201,17 @@ export class RunLanes {
       idleTimer: null,
       connectTimer: null,
     };
-    const startedAt = Date.now();
-    lane.connectTimer = setInterval(() => {
-      if (lane.state !== 'starting') return;
-      const late = Date.now() - startedAt > (this.o.connectTimeoutMs ?? 60_000);
-      if (isLocalProcessAlive(pid) && !late) return;
-      if (late) killNow(pid);
-      this.onGone(lane, late ? 'it did not connect back in time' : 'it exited before it connected');
-    }, 200);
-    lane.connectTimer.unref();
+    lane.connectTimer = watchConnectBack(
+      pid,
+      this.o.connectTimeoutMs ?? 60_000,
+      () => lane.state === 'starting',
+      (why) => {
+        lane.connectTimer = null;
+        this.onGone(lane, why);
+      },
+    );
     this.lanes.add(lane);
     if (this.mode !== 'on') this.retire(lane);
-  }
-
-  /** Spawns a lane from this process (no relay): its output goes to `log` from its first instruction. */
-  private async spawnHere(argv: string[], log: string): Promise<number | null> {
-    const out = await open(log, 'a');
-    try {
-      const child = spawn(argv[0], argv.slice(1), {
-        env: this.o.env,
-        // Its own session and process group, like a run process: it outlives the scheduler.
-        detached: true,
-        stdio: ['ignore', out.fd, out.fd],
-      });
-      child.once('error', () => undefined); // spawn failures are reported through pid below
-      child.unref();
-      return child.pid ?? null;
-    } finally {
-      await out.close();
-    }
   }
 
   /** A lane connecting back: its first line says its token and build; anything else is dropped. */

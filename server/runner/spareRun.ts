@@ -12,7 +12,6 @@
 //   it waits, which is renamed to the run's process log when it is given a run; a spare that dies while
 //   waiting is reported in the scheduler's log with the end of that output, and no more spares are started.
 
-import { spawn } from 'node:child_process';
 import { open, rename, unlink } from 'node:fs/promises';
 import type { Socket } from 'node:net';
 import { mkdir } from '../store/fileCalls';
@@ -21,7 +20,7 @@ import path from 'node:path';
 import type { Logger } from '../core/ports';
 import type { LaunchRelay } from './launchRelay';
 import { firstLine, LocalSocket } from './localSocket';
-import { isLocalProcessAlive, killNow } from './localProcess';
+import { spawnDetachedTo, watchConnectBack } from './localProcess';
 import { SPARE_COMMAND, type SpareAssignment } from './spareCommand';
 
 /** What a pool needs besides the executable and environment of its run processes. */
@@ -196,7 +195,9 @@ export class SparePool {
     const token = randomHex(16);
     const argv = [process.execPath, this.o.executable, SPARE_COMMAND, log, socketPath, token];
     if (this.mode !== 'on') return;
-    const pid = this.o.relay ? await this.o.relay.launch(argv, log) : await this.spawnHere(argv, log);
+    const pid = this.o.relay
+      ? await this.o.relay.launch(argv, log)
+      : await spawnDetachedTo(argv, log, this.o.env);
     if (pid === null) {
       await unlink(log).catch(() => undefined);
       this.turnOff();
@@ -204,36 +205,17 @@ export class SparePool {
       return;
     }
     const spare: Spare = { pid, token, socket: null, connectTimer: null, build, log, state: 'starting' };
-    const startedAt = Date.now();
-    spare.connectTimer = setInterval(() => {
-      if (spare.state !== 'starting') return;
-      const late = Date.now() - startedAt > (this.o.connectTimeoutMs ?? 60_000);
-      if (isLocalProcessAlive(pid) && !late) return;
-      clearInterval(spare.connectTimer!);
-      spare.connectTimer = null;
-      if (late) killNow(pid);
-      void this.onGone(spare, late ? 'it did not connect back in time' : 'it exited before it connected');
-    }, 200);
-    spare.connectTimer.unref();
+    spare.connectTimer = watchConnectBack(
+      pid,
+      this.o.connectTimeoutMs ?? 60_000,
+      () => spare.state === 'starting',
+      (why) => {
+        spare.connectTimer = null;
+        void this.onGone(spare, why);
+      },
+    );
     this.spare = spare;
     if (this.mode !== 'on') this.release(spare);
-  }
-
-  /** Spawns a spare from this process (no relay): its output goes to `log` from its first instruction. */
-  private async spawnHere(argv: string[], log: string): Promise<number | null> {
-    const out = await open(log, 'a');
-    try {
-      const child = spawn(argv[0], argv.slice(1), {
-        env: this.o.env,
-        detached: true,
-        stdio: ['ignore', out.fd, out.fd],
-      });
-      child.once('error', () => undefined); // spawn failures are reported through pid below
-      child.unref();
-      return child.pid ?? null;
-    } finally {
-      await out.close();
-    }
   }
 
   private release(spare: Spare): void {

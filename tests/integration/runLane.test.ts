@@ -62,6 +62,31 @@ function processLog(r: RunStatus): string {
   return readFileSync(path.join(ctx.h.home, 'logs', r.log_dir!, 'process.log'), 'utf8');
 }
 
+/**
+ * Six short runs, then two `sleep 30` runs (`long-0`, `long-1`) and `after` runs behind them in queue `q` of
+ * concurrency 2, and a scheduler: the lane, started for the backlog, is ready when the long ones start.
+ * Answers the scheduler and the lane's pid once both long runs are running in it.
+ */
+async function longRunsInLane(after = 0) {
+  queueConfig(2);
+  ctx.h.writeDag('short', 'queue: q\nsteps:\n  - name: s\n    command: sleep 0.4\n');
+  ctx.h.writeDag('long', 'queue: q\nsteps:\n  - name: s\n    command: sleep 30\n');
+  ctx.h.writeDag('after', 'queue: q\nsteps:\n  - name: s\n    command: "true"\n');
+  await enqueue('short', 6);
+  await enqueue('long', 2);
+  await enqueue('after', after);
+  const sched = startService(['scheduler'], ctx.h.env);
+  ctx.services.push(sched);
+  const running = await eventually(async () => {
+    const s = await runs('long', 2);
+    return s?.every((r) => r.status === 'running') ? s : null;
+  }, 60_000);
+  const lane = running[0].pid!;
+  expect(running[1].pid).toBe(lane);
+  expect(commandLine(lane)).toContain('__run-lane');
+  return { sched, lane };
+}
+
 const LANE_LINE = /^dagu: run lane (\d+) runs this run \(its run (\d+)\); its own output: \S+\n$/;
 
 describe('run lanes', () => {
@@ -95,21 +120,8 @@ describe('run lanes', () => {
   });
 
   it('stops one run of a lane by request and leaves the others running; they outlive the scheduler', async () => {
-    queueConfig(2);
-    // The short runs come first: the lane, started for the backlog, is ready when the long ones start.
-    ctx.h.writeDag('short', 'queue: q\nsteps:\n  - name: s\n    command: sleep 0.4\n');
-    ctx.h.writeDag('long', 'queue: q\nsteps:\n  - name: s\n    command: sleep 30\n');
-    await enqueue('short', 6);
-    const [a, b] = await enqueue('long', 2);
-    const sched = startService(['scheduler'], ctx.h.env);
-    ctx.services.push(sched);
-    const running = await eventually(async () => {
-      const s = await runs('long', 2);
-      return s?.every((r) => r.status === 'running') ? s : null;
-    }, 60_000);
-    const lane = running[0].pid!;
-    expect(running[1].pid).toBe(lane);
-    expect(commandLine(lane)).toContain('__run-lane');
+    const { sched, lane } = await longRunsInLane();
+    const [a, b] = ['long-0', 'long-1'];
 
     expect((await dagu(['stop', '--run-id', a, 'long'], ctx.h.env)).code).toBe(0);
     await eventually(async () => (await runs('long', 2))?.[0].status === 'aborted', 20_000);
@@ -128,21 +140,7 @@ describe('run lanes', () => {
   });
 
   it("has a killed lane's runs marked failed by the dead-run check, and starts the rest of the queue", async () => {
-    queueConfig(2);
-    ctx.h.writeDag('short', 'queue: q\nsteps:\n  - name: s\n    command: sleep 0.4\n');
-    ctx.h.writeDag('long', 'queue: q\nsteps:\n  - name: s\n    command: sleep 30\n');
-    ctx.h.writeDag('after', 'queue: q\nsteps:\n  - name: s\n    command: "true"\n');
-    await enqueue('short', 6);
-    await enqueue('long', 2);
-    await enqueue('after', 3);
-    const sched = startService(['scheduler'], ctx.h.env);
-    ctx.services.push(sched);
-    const running = await eventually(async () => {
-      const s = await runs('long', 2);
-      return s?.every((r) => r.status === 'running') ? s : null;
-    }, 60_000);
-    const lane = running[0].pid!;
-    expect(commandLine(lane)).toContain('__run-lane');
+    const { sched, lane } = await longRunsInLane(3);
     process.kill(lane, 'SIGKILL');
     const failed = await eventually(async () => {
       const s = await runs('long', 2);
