@@ -127,7 +127,7 @@ export const DAGU_KEYS: Readonly<Record<string, DaguKeyUse>> = {
   'scheduler.lock_stale_threshold': S('scheduler.lock_stale_threshold'),
   'scheduler.lock_retry_interval': S('scheduler.lock_retry_interval'),
   'scheduler.zombie_detection_interval': SPECIAL,
-  'scheduler.retry_failure_window': UNUSED,
+  'scheduler.retry_failure_window': S('scheduler.retry_failure_window'),
   'scheduler.failure_threshold': UNUSED,
   'proc.heartbeat_interval': S('run.heartbeat_interval'),
   'proc.stale_threshold': S('run.heartbeat_stale_threshold'),

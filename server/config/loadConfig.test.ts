@@ -368,7 +368,7 @@ describe("a Dagu home's config.yaml", () => {
         'auth:',
         '  oidc: {client_id: x, issuer: https://id.example}',
         'paths: {dag_runs_dir: /x, queue_dir: /y}',
-        'scheduler: {retry_failure_window: 24h}',
+        'scheduler: {failure_threshold: 3}',
         'tunnel: {enabled: false}',
         '',
       ].join('\n'),
@@ -376,8 +376,16 @@ describe("a Dagu home's config.yaml", () => {
     const c = load();
     expect(c.warnings).toEqual([
       `${path.join(home, 'config.yaml')}: Dagu settings not used by this product: navbarColor, ui.navbar_title, ` +
-        'ui.dags, permissions.run_dags, auth.oidc, paths.dag_runs_dir, paths.queue_dir, scheduler.retry_failure_window, tunnel',
+        'ui.dags, permissions.run_dags, auth.oidc, paths.dag_runs_dir, paths.queue_dir, scheduler.failure_threshold, tunnel',
     ]);
+  });
+
+  it("reads Dagu's scheduler.retry_failure_window, 0s included (DAG-level retries off)", () => {
+    expect(load().scheduler.retry_failure_window_ms).toBe(24 * 3_600_000);
+    write('scheduler: {retry_failure_window: 2h}\n');
+    expect(load()).toMatchObject({ scheduler: { retry_failure_window_ms: 7_200_000 }, warnings: [] });
+    write('scheduler: {retry_failure_window: 0s}\n');
+    expect(load().scheduler.retry_failure_window_ms).toBe(0);
   });
 
   it("reads Dagu's permissions.write_dags and 1.x permission_write_dags as server.permissions.write_dags", () => {

@@ -183,6 +183,14 @@ const TABLE = [
     doc: 'Port of the health endpoint; 0 disables it',
   },
   {
+    key: 'scheduler.retry_failure_window',
+    env: 'DAGU_SCHEDULER_RETRY_FAILURE_WINDOW',
+    kind: 'duration',
+    default: '24h',
+    allowZero: true,
+    doc: "DAG-level retry_policy: the active scheduler starts the next attempt of a failed run created this recently, once the policy's interval has passed (checked every scheduler.zombie_check_interval, or sooner when a retry falls due); 0s turns DAG-level retries off, as in Dagu",
+  },
+  {
     key: 'scheduler.zombie_check_interval',
     env: 'DAGU_SCHEDULER_ZOMBIE_CHECK_INTERVAL',
     kind: 'duration',

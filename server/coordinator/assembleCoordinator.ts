@@ -8,7 +8,6 @@ import type { CancelRequests, DispatchStore, WorkerRegistry } from '../store/dis
 import type { RunLogStore } from '../store/runLogStore';
 import type { RunStore } from '../store/types';
 import { CoordinatorServer } from './coordinatorServer';
-import { DagRetries } from './dagRetries';
 import { CoordinatorDetector } from './detector';
 import { Dispatcher } from './dispatcher';
 import { LogChunks } from './logChunks';
@@ -57,7 +56,6 @@ export interface AssembleCoordinatorDeps {
 
 export interface CoordinatorParts {
   dispatcher: Dispatcher;
-  retries: DagRetries;
   detector: CoordinatorDetector;
   reports: WorkerReports;
   poller: TaskPoller;
@@ -97,7 +95,6 @@ export function assembleCoordinator(d: AssembleCoordinatorDeps): CoordinatorPart
     locks,
     sightings,
   });
-  const retries = new DagRetries({ dispatcher, loadDag: d.loadDag, timers: d.timers, logger: d.logger });
   const reports = new WorkerReports({
     runs,
     tasks,
@@ -108,7 +105,6 @@ export function assembleCoordinator(d: AssembleCoordinatorDeps): CoordinatorPart
     logsRoot: s.logsRoot,
     locks,
     sightings,
-    onRunEnded: (status) => void retries.onRunEnded(status),
   });
   const server = new CoordinatorServer({
     host: s.host,
@@ -126,5 +122,5 @@ export function assembleCoordinator(d: AssembleCoordinatorDeps): CoordinatorPart
     logger: d.logger,
     staleMs: s.staleMs,
   });
-  return { dispatcher, retries, detector, reports, poller, server };
+  return { dispatcher, detector, reports, poller, server };
 }

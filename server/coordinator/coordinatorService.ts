@@ -103,7 +103,6 @@ export class CoordinatorService {
     this.started = false;
     // Gone for every other process first: dispatches are refused rather than handed to a stopping coordinator.
     await this.beacon?.stop();
-    this.parts.retries.stop();
     await this.parts.detector.stop();
     await this.parts.server.stop();
   }

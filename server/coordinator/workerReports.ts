@@ -47,8 +47,6 @@ export interface WorkerReportsDeps {
   /** `paths.log_dir`: statuses record log paths relative to it. */
   logsRoot: string;
   locks?: RunLocks;
-  /** Told of every final status a worker reports (DAG-level retries). */
-  onRunEnded?: (status: RunStatus) => void;
   /** Remembers each heartbeat even when the registry cannot take it (shared with the detector). */
   sightings?: WorkerSightings;
 }
@@ -287,7 +285,6 @@ export class WorkerReports {
         if (!this.d.runs.unmarksEnded) await this.d.runs.unmarkActive(runId);
         await this.d.cancels.clear(runId);
         this.lastRunHeartbeat.delete(runId);
-        this.d.onRunEnded?.(next);
         return { accepted: true, cancel: false };
       }
       // Asked after the write: a cancel requested meanwhile reaches the worker with this reply.

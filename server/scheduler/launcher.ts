@@ -16,6 +16,8 @@ import { mkdir } from '../store/fileCalls';
 import { randomHex } from '../store/randomHex';
 
 export interface LaunchRequest {
+  /** `retry`: the next attempt of a failed run (`dagu retry`, DAG-level retry_policy); default `start`. */
+  operation?: 'start' | 'retry';
   dagName: string;
   /** The DAG file, so the run process loads exactly the definition the scheduler planned with. */
   dagFile: string | null;
@@ -118,17 +120,15 @@ export function processLauncher(opts: {
     await mkdir(path.dirname(req.processLog), true);
     // A queued run goes to a lane with room, if there is one; a run whose stop must reach its process as a
     // signal (signal_handling) keeps a process of its own.
-    if (lanes && req.queue && !req.propagateSignals) {
+    if (lanes && req.queue && !req.propagateSignals && req.operation !== 'retry') {
       if (req.queue.backlog) lanes.want();
       const viaLane = await lanes.assign(hostedRun(req), () => allowed(req));
       if (viaLane) return viaLane;
     }
     // A run whose stop must reach its process as a signal (signal_handling) keeps a process of its own.
-    if (hosts && (req.burst ?? 1) > RUN_HOST_MIN_BURST && !req.propagateSignals) return hosts.add(req);
-    const args = ['start', '--quiet', '--run-id', req.runId, '--trigger-type', req.triggerType];
-    if (req.scheduleTime) args.push('--schedule-time', req.scheduleTime);
-    if (req.renamed) args.push('--name', req.dagName);
-    args.push(req.dagFile ?? req.dagName);
+    if (hosts && (req.burst ?? 1) > RUN_HOST_MIN_BURST && !req.propagateSignals && req.operation !== 'retry')
+      return hosts.add(req);
+    const args = launchArgs(req);
     try {
       const viaSpare = (await pool?.assign(args, req.processLog, () => allowed(req))) ?? null;
       if (viaSpare) return viaSpare;
@@ -261,6 +261,17 @@ class RunHostBatcher {
       void out.close().catch(() => undefined);
     }
   }
+}
+
+/** The `dagu` arguments of a run process of its own. */
+function launchArgs(req: LaunchRequest): string[] {
+  // A retry finds its DAG, params and schedule time in the run's record.
+  if (req.operation === 'retry') return ['retry', '--quiet', req.runId];
+  const args = ['start', '--quiet', '--run-id', req.runId, '--trigger-type', req.triggerType];
+  if (req.scheduleTime) args.push('--schedule-time', req.scheduleTime);
+  if (req.renamed) args.push('--name', req.dagName);
+  args.push(req.dagFile ?? req.dagName);
+  return args;
 }
 
 function hostedRun(req: LaunchRequest): HostedRun {

@@ -3,7 +3,7 @@
 // workers are handed to the dispatcher the composition root gives it (server/cli/composeScheduler.ts); runs
 // no worker took are ended here too while no coordinator is alive (holdExpiry.ts), on the reaper's beat.
 
-import { isDistributed } from '../core/dispatcherApi';
+import { isDistributed, nextAttemptDispatch } from '../core/dispatcherApi';
 import type { Config } from '../config/types';
 import type { DispatcherApi } from '../core/dispatcherApi';
 import type { Clock, Logger, Timers } from '../core/ports';
@@ -17,6 +17,7 @@ import type { EventLog, QueueStore, RunStore } from '../store/types';
 import { finalStatusBudgetMs } from '../runner/finalStatusBudget';
 import { CronLoop } from './cronLoop';
 import { DagCatalogCache } from './dagCatalogCache';
+import { DagRetries } from './dagRetries';
 import { HistoryRetention } from './historyRetention';
 import type { HoldExpiry } from './holdExpiry';
 import type { Launcher } from './launcher';
@@ -88,6 +89,8 @@ export class Scheduler {
   /** The zombie reaper, then the hold expiry, every `zombie_check_interval`. */
   private readonly reaperLoop: TimerLoop;
   private readonly retentionLoop: TimerLoop;
+  /** DAG-level retry_policy: failed runs' next attempts, on the reaper's beat or sooner when one falls due. */
+  private readonly retryLoop: TimerLoop;
 
   /** Run processes started for DAGs with signal_handling.enable_propagation, by run ID. */
   private readonly propagating = new Map<string, number>();
@@ -195,6 +198,47 @@ export class Scheduler {
       },
       onError: () => reaperMs,
     });
+    const retries = new DagRetries({
+      runs,
+      dags: () => catalog.load(),
+      suspended: () => suspended.names(),
+      clock: d.clock,
+      logger,
+      windowMs: d.config.scheduler.retry_failure_window_ms,
+      canDispatch,
+      retry: async (dag, previous) => {
+        if (isDistributed(dag, d.config.default_execution_mode)) {
+          if (!distributed) throw new Error('its DAG runs on workers and no coordinator is configured');
+          const r = await distributed.dispatcher.dispatch(nextAttemptDispatch(dag, previous, 'retry'));
+          if (r.outcome === 'refused') throw new Error(r.error);
+          return;
+        }
+        const attempt = previous.attempt + 1;
+        const started = await launch({
+          operation: 'retry',
+          dagName: dag.name,
+          dagFile: dag.file,
+          runId: previous.run_id,
+          triggerType: 'retry',
+          scheduleTime: previous.schedule_time,
+          processLog: `${d.runs.logDir(dag.name, previous.run_id, attempt)}/process.log`,
+          propagateSignals: dag.signal_handling.enable_propagation,
+          stillAllowed: canDispatch,
+        });
+        if (started.fenced) throw new Error('this scheduler no longer holds the lock');
+      },
+    });
+    this.retryLoop = new TimerLoop({
+      timers: d.timers,
+      pass: async () => {
+        const next = await retries.scan();
+        return next === null ? reaperMs : Math.max(50, Math.min(reaperMs, next));
+      },
+      onError: (err: unknown) => {
+        this.d.logger.error('Retry scan failed', { error: (err as Error).message });
+        return reaperMs;
+      },
+    });
     this.retentionLoop = new TimerLoop({
       timers: d.timers,
       pass: async () => {
@@ -215,6 +259,7 @@ export class Scheduler {
     this.queueProcessor.start();
     this.stopRestart.start();
     this.reaperLoop.start(0);
+    this.retryLoop.start(0);
     // The first sweep waits a little: a scheduler that just took over has slots and zombies to see to first.
     this.retentionLoop.start(
       Math.min(RETENTION_FIRST_SWEEP_MS, this.d.config.scheduler.history_retention_interval_ms),
@@ -245,6 +290,7 @@ export class Scheduler {
     // A sweep in progress is not waited for: it only ends runs that are over anyway.
     void this.reaperLoop.stop();
     void this.retentionLoop.stop();
+    void this.retryLoop.stop();
     await Promise.all([this.cron.stop(), this.queueProcessor.stop(), this.stopRestart.stop()]);
     this.d.logger.info('Scheduler stopped');
   }
@@ -254,6 +300,7 @@ export class Scheduler {
     this.d.launch.close?.();
     void this.reaperLoop.stop();
     void this.retentionLoop.stop();
+    void this.retryLoop.stop();
     void this.cron.stop();
     void this.queueProcessor.stop();
     void this.stopRestart.stop();

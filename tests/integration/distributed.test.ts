@@ -286,7 +286,7 @@ describe.each(BACKENDS)('on the %s backend', (name) => {
       expect(log).toContain('child got hello');
     });
 
-    it('a DAG-level retry_policy retries a run that failed on a worker as its next attempt', async () => {
+    it('a DAG-level retry_policy: the scheduler retries a run that failed on a worker as its next attempt', async () => {
       const c = await newCluster();
       const marker = path.join(c.h.home, 'retry-marker');
       c.h.writeDag(
@@ -306,9 +306,15 @@ describe.each(BACKENDS)('on the %s backend', (name) => {
       );
       await c.startCoordinator();
       await c.startWorker('worker-b', { zone: 'b' });
+      // The active scheduler dispatches the retry once the first attempt has failed on the worker.
       expect((await c.dispatch('flaky', 'flaky1')).code).toBe(0);
-      const done = await c.waitRun('flaky1', (s) => s.attempt === 2 && ended(s));
-      expect(done).toMatchObject({ status: 'succeeded', trigger_type: 'retry', worker_id: 'worker-b' });
+      const scheduler = startService(['scheduler'], { ...c.env, DAGU_SCHEDULER_PORT: '0' });
+      try {
+        const done = await c.waitRun('flaky1', (s) => s.attempt === 2 && ended(s));
+        expect(done).toMatchObject({ status: 'succeeded', trigger_type: 'retry', worker_id: 'worker-b' });
+      } finally {
+        await scheduler.stop('SIGKILL');
+      }
     });
 
     it('the scheduler keeps a queued run of a DAG with a selector queued with the waiting conditions, then hands it to a worker', async () => {

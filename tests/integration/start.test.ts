@@ -71,7 +71,7 @@ describe('dagu start', () => {
     expect(s.steps[0]).toMatchObject({ status: 'succeeded', retry_count: 1 });
   });
 
-  it('retries a failed run as a new attempt under a DAG-level retry_policy', async () => {
+  it('returns after the first attempt under a DAG-level retry_policy; the scheduler retries it', async () => {
     h.writeDag(
       'dagretry',
       [
@@ -86,10 +86,23 @@ describe('dagu start', () => {
         '',
       ].join('\n'),
     );
+    // As Dagu's `start`: one attempt, its outcome, and the retry left to the scheduler.
     const r = await dagu(['start', '--run-id', 'dr1', 'dagretry'], h.env);
-    expect(r.code, r.stdout + r.stderr).toBe(0);
-    const s = await status('dr1');
-    expect(s).toMatchObject({ status: 'succeeded', attempt: 2, trigger_type: 'retry' });
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    expect(await status('dr1')).toMatchObject({ status: 'failed', attempt: 1 });
+    const sched = spawn(process.execPath, [DAGU, 'scheduler'], {
+      env: { ...h.env, DAGU_SCHEDULER_PORT: '0' },
+      stdio: 'ignore',
+    });
+    try {
+      const s = await eventually(async () => {
+        const x = await status('dr1');
+        return x.status === 'succeeded' ? x : null;
+      }, 30_000);
+      expect(s).toMatchObject({ attempt: 2, trigger_type: 'retry' });
+    } finally {
+      sched.kill('SIGKILL');
+    }
   });
 
   it('retry runs every step again; resume runs again only the steps that did not succeed', async () => {

@@ -23,7 +23,6 @@ import { endedStatus } from '../../core/endedStatus';
 import { isDistributed, resolveSelector } from '../../core/dispatcherApi';
 import { RunConflictError } from '../../runner/errors';
 import type { AttemptContext } from '../../runner/runAttempt';
-import { runWithRetries } from '../../runner/runWithRetries';
 import { newRunParams, startRun } from '../../runner/startRun';
 import type { SubDagRunner } from '../../runner/subDag';
 import { cliContext, type GlobalOptions } from '../context';
@@ -195,19 +194,19 @@ export async function startCommand(dagArg: string, words: string[], opts: StartO
       subDag: cliSubDagRunner(config, logger.child({ dag: dag.name }), stores),
       logStore: stores.logShipping ?? undefined,
     };
-    const final = await runWithRetries(ctx, () =>
-      startRun({
-        ...ctx,
-        runId: opts.runId,
-        triggerType: opts.triggerType,
-        scheduleTime,
-        params,
-        recordParams,
-        newRunId: () => newRunId(Date.now(), randomHex(4)),
-        dagFile,
-        paramsJson: cliParamsJson(words, opts),
-      }),
-    );
+    // One attempt, as Dagu's `start`: a DAG-level retry_policy is carried out by the active scheduler
+    // (scheduler/dagRetries.ts), which survives this process.
+    const final = await startRun({
+      ...ctx,
+      runId: opts.runId,
+      triggerType: opts.triggerType,
+      scheduleTime,
+      params,
+      recordParams,
+      newRunId: () => newRunId(Date.now(), randomHex(4)),
+      dagFile,
+      paramsJson: cliParamsJson(words, opts),
+    });
     if (!opts.quiet) printSummary(final);
     return exitCodeOf(final);
   } finally {
