@@ -743,6 +743,8 @@ export interface components {
       queue: string;
       /** @description Parameters as given, `KEY=value` or positional, in order. */
       params: string[];
+      /** @description How many of the run's attempts the scheduler started under its DAG-level retry_policy (Dagu's AutoRetryCount); carried to later attempts, a retry by hand keeps it. Absent: none. */
+      auto_retry_count?: number;
       /** @description When the record was created. */
       created_at: components['schemas']['Time'];
       /**

@@ -155,6 +155,8 @@ const COMMANDS: Record<string, (program: Command) => unknown> = {
       )
       .option('-q, --quiet', 'print nothing but errors')
       .option('--detach', 'for a DAG that runs on workers: return once the run is handed over')
+      // Set by the scheduler for a retry under the DAG's retry_policy (the attempt counts one auto retry).
+      .addOption(new Option('--auto-retry', 'a retry under the DAG-level retry_policy').hideHelp())
       .action(lazy(() => import('./commands/retry'), 'retryCommand')),
 
   resume: (program) =>

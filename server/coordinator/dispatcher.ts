@@ -12,7 +12,7 @@ import {
 import type { Config } from '../config/types';
 import { coordinatorAvailability } from '../core/coordinatorPresence';
 import type { Clock, Logger } from '../core/ports';
-import { isoUtc, newRunStatus } from '../core/runStatus';
+import { isoUtc, newRunStatus, nextAutoRetryCount } from '../core/runStatus';
 import { TERMINAL_RUN_STATES, type RunCondition, type RunStatus } from '../core/types';
 import { SECOND } from '../core/units';
 import type {
@@ -230,6 +230,8 @@ export class Dispatcher implements DispatcherApi {
       worker_selector: p.selector,
       conditions: decision.kind === 'hold' ? waitingConditions(decision.reason, p.selector, nowIso) : [],
     };
+    const autoRetries = p.previous ? nextAutoRetryCount(p.previous, p.autoRetry === true) : undefined;
+    if (autoRetries !== undefined) status.auto_retry_count = autoRetries;
     const already = await this.createRecord(p, status);
     if (already) return already;
     // The store marked the new queued run (or attempt) active as it created it.

@@ -26,6 +26,8 @@ export interface DispatchParams {
    * only writes the waiting conditions on the run and leaves it queued.
    */
   fromQueue: boolean;
+  /** A retry the scheduler starts under the DAG's retry_policy: the new attempt counts one more auto retry. */
+  autoRetry?: boolean;
 }
 
 export type DispatchResult =
@@ -100,6 +102,7 @@ export function nextAttemptDispatch(
   dag: DagSpec,
   previous: RunStatus,
   operation: 'retry' | 'resume',
+  autoRetry = false,
 ): DispatchParams {
   return {
     dag,
@@ -112,5 +115,6 @@ export function nextAttemptDispatch(
     previous,
     parent: null,
     fromQueue: false,
+    autoRetry,
   };
 }

@@ -70,3 +70,17 @@ export function isoUtc(ms: number): string {
   const s = isoTime(ms);
   return s.endsWith('.000Z') ? `${s.slice(0, -5)}Z` : s;
 }
+
+/** The retries the scheduler made of this run under its DAG-level retry_policy (auto_retry_count). */
+export function autoRetriesOf(s: Pick<RunStatus, 'auto_retry_count'>): number {
+  return s.auto_retry_count ?? 0;
+}
+
+/**
+ * The auto_retry_count of the attempt after `previous`: one more when the scheduler's retry_policy starts it
+ * (`auto`), the same for a retry or resume by hand; undefined while it is 0 (the field stays absent).
+ */
+export function nextAutoRetryCount(previous: RunStatus, auto: boolean): number | undefined {
+  const n = autoRetriesOf(previous) + (auto ? 1 : 0);
+  return n > 0 ? n : undefined;
+}

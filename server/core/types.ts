@@ -509,6 +509,12 @@ export interface RunStatus {
    * text, as in Dagu (core/params.ts rawJsonParams). Absent otherwise: they are then written from `params`.
    */
   params_json?: string | null;
+  /**
+   * How many of the run's attempts the scheduler started under the DAG's retry_policy (Dagu's AutoRetryCount):
+   * carried to every later attempt, one more for each such retry; a retry or resume by hand keeps it. The
+   * policy's limit counts these. Absent: none.
+   */
+  auto_retry_count?: number;
   created_at: string;
   queued_at: string | null;
   started_at: string | null;

@@ -25,6 +25,7 @@ import { chooseShell, defaultShellOf } from './stepCommand';
 import { buildStepEnv, evaluateDagEnv, scopeOf, withDotenv, type RunEnv, type StepEnv } from './stepEnv';
 import { runCallStep, type SubDagRunner } from './subDag';
 import { ensureDir, expandHome, stepDirPath } from './workDir';
+import { autoRetriesOf } from '../core/runStatus';
 
 /** Inputs of one run attempt. The run record already exists; `status` is its initial state. */
 export interface ExecuteRunOptions {
@@ -590,7 +591,7 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
   report();
   if (setupError === null) {
     const retriesRemain =
-      dag.retry_policy !== null && !status.parent && status.attempt <= dag.retry_policy.limit;
+      dag.retry_policy !== null && !status.parent && autoRetriesOf(status) < dag.retry_policy.limit;
     const kind: HandlerKind | null =
       finalState === 'aborted'
         ? 'abort'

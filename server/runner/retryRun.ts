@@ -1,6 +1,6 @@
 // `dagu retry`: a new attempt of a finished run, with the same params, executed in this process.
 
-import { newRunStatus } from '../core/runStatus';
+import { newRunStatus, nextAutoRetryCount } from '../core/runStatus';
 import { TERMINAL_RUN_STATES, type RunStatus } from '../core/types';
 import { AttemptConflictError, RunNotFoundError } from '../store/errors';
 import { RunConflictError } from './errors';
@@ -15,6 +15,8 @@ export interface RetryRunOptions extends AttemptContext {
    * StepNotInRunError when the run has no such step.
    */
   step?: string;
+  /** Started by the scheduler under the DAG's retry_policy: the new attempt counts one more auto retry. */
+  autoRetry?: boolean;
 }
 
 /** `retry --step` named a step the run does not have. */
@@ -77,6 +79,8 @@ export async function runNextAttempt(
   });
   // A run under another name (`dagu start -N`) keeps the file its DAG comes from.
   if (previous.dag_file) status.dag_file = previous.dag_file;
+  const autoRetries = nextAutoRetryCount(previous, o.autoRetry === true);
+  if (autoRetries !== undefined) status.auto_retry_count = autoRetries;
   try {
     await o.runStore.createAttempt(status);
   } catch (err) {

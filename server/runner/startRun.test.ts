@@ -418,6 +418,12 @@ describe('retryRun', () => {
     expect(second.log_dir).toBe('test-dag/fresh-run/2');
     const latest = await store.readStatus('fresh-run');
     expect(latest.kind === 'ok' && latest.status.attempt).toBe(2);
+    // A retry by hand counts no retry of the DAG's retry_policy; the scheduler's does, and later ones keep it.
+    expect(second.auto_retry_count).toBeUndefined();
+    const third = await retryRun({ ...options(store, dag), runId: 'fresh-run', autoRetry: true });
+    expect(third).toMatchObject({ attempt: 3, auto_retry_count: 1 });
+    const fourth = await retryRun({ ...options(store, dag), runId: 'fresh-run' });
+    expect(fourth).toMatchObject({ attempt: 4, auto_retry_count: 1 });
   });
 
   it('refuses to retry a run that does not exist or is still queued', async () => {

@@ -87,19 +87,30 @@ describe('DAG-level retries', () => {
     });
   });
 
-  it('waits interval × backoff^n after attempt n + 1 and stops at the limit', async () => {
+  it('waits interval × backoff^n after the n-th retry and stops at the limit', async () => {
     const t = setup();
-    // Attempt 2 failed: the second retry waits 10 s × 2.
-    await t.ended('r2', { attempt: 2 });
+    // One retry made already: the second waits 10 s × 2.
+    await t.ended('r2', { attempt: 2, auto_retry_count: 1 });
     expect(await t.retries.scan()).toBe(20_000);
     await t.time.advance(20_000);
     await t.retries.scan();
     expect(t.retried).toEqual([{ dag: 'flaky', run: 'r2', after: 2 }]);
-    // Attempt 3 is 1 + limit: no more.
-    await t.ended('r3', { attempt: 3 });
+    expect(t.logger.find('Retrying the failed run')[0].fields).toMatchObject({ retry: 2, waited: '20s' });
+    // Two made: the limit.
+    await t.ended('r3', { attempt: 3, auto_retry_count: 2 });
     await t.time.advance(3_600_000);
     await t.retries.scan();
     expect(t.retried.filter((r) => r.run === 'r3')).toEqual([]);
+  });
+
+  it('does not count retries made by hand, as Dagu counts only its own', async () => {
+    const t = setup();
+    // Attempts 2 and 3 were `dagu retry` by hand: no retry of the policy used yet.
+    await t.ended('byhand', { attempt: 3 });
+    expect(await t.retries.scan()).toBe(10_000);
+    await t.time.advance(10_000);
+    await t.retries.scan();
+    expect(t.retried).toEqual([{ dag: 'flaky', run: 'byhand', after: 3 }]);
   });
 
   it('starts a retry once, and again only if its attempt has not appeared within the grace', async () => {

@@ -6,13 +6,14 @@
 // the process that failed, the scheduler that saw it fail (its successor finds the same failed run) and the
 // coordinator that dispatched it.
 //
-// A run is retried at most `limit` times, counted by its attempts (attempt n is retry n − 1, a `dagu retry` by
-// hand included). A retry is started only while this instance may dispatch (the lease), and one started
+// A run is retried at most `limit` times, counted by auto_retry_count (the retries made so, Dagu's
+// AutoRetryCount: a `dagu retry` by hand does not count). A retry is started only while this instance may dispatch (the lease), and one started
 // is not started again while its attempt has not appeared yet (RETRY_START_GRACE_MS); two schedulers that
 // both start it make one attempt between them, since creating attempt n + 1 fails for the second.
 
 import { backoffDelayMs } from '../core/backoff';
 import { formatDuration } from '../core/duration';
+import { autoRetriesOf } from '../core/runStatus';
 import type { Clock, Logger } from '../core/ports';
 import type { DagSpec, RunStatus } from '../core/types';
 import type { RunStore } from '../store/types';
@@ -91,13 +92,14 @@ export class DagRetries {
     if (r.kind !== 'ok') return null;
     const s = r.status;
     // A child run is retried by its parent's step, if at all; a run renamed with -N has its own file.
-    if (s.status !== 'failed' || s.parent || s.dag_name !== dag.name || s.attempt > policy.limit) return null;
+    const retries = autoRetriesOf(s);
+    if (s.status !== 'failed' || s.parent || s.dag_name !== dag.name || retries >= policy.limit) return null;
     const mine = this.started.get(runId);
     if (mine && mine.after === s.attempt && this.d.clock.monoMs() - mine.atMono < RETRY_START_GRACE_MS)
       return null;
     const finished = s.finished_at ? Date.parse(s.finished_at) : Date.parse(s.created_at);
     if (!Number.isFinite(finished)) return null;
-    return { ms: finished + backoffDelayMs(policy, s.attempt - 1) - now, status: s };
+    return { ms: finished + backoffDelayMs(policy, retries) - now, status: s };
   }
 
   private async start(dag: DagSpec, previous: RunStatus): Promise<void> {
@@ -105,8 +107,9 @@ export class DagRetries {
     this.started.set(previous.run_id, { after: previous.attempt, atMono: this.d.clock.monoMs() });
     log.info('Retrying the failed run (retry_policy)', {
       next_attempt: previous.attempt + 1,
+      retry: autoRetriesOf(previous) + 1,
       limit: dag.retry_policy!.limit,
-      waited: formatDuration(backoffDelayMs(dag.retry_policy!, previous.attempt - 1)),
+      waited: formatDuration(backoffDelayMs(dag.retry_policy!, autoRetriesOf(previous))),
     });
     try {
       await this.d.retry(dag, previous);

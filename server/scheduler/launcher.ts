@@ -16,7 +16,7 @@ import { mkdir } from '../store/fileCalls';
 import { randomHex } from '../store/randomHex';
 
 export interface LaunchRequest {
-  /** `retry`: the next attempt of a failed run (`dagu retry`, DAG-level retry_policy); default `start`. */
+  /** `retry`: the scheduler's retry of a failed run under its DAG-level retry_policy; default `start`. */
   operation?: 'start' | 'retry';
   dagName: string;
   /** The DAG file, so the run process loads exactly the definition the scheduler planned with. */
@@ -266,7 +266,7 @@ class RunHostBatcher {
 /** The `dagu` arguments of a run process of its own. */
 function launchArgs(req: LaunchRequest): string[] {
   // A retry finds its DAG, params and schedule time in the run's record.
-  if (req.operation === 'retry') return ['retry', '--quiet', req.runId];
+  if (req.operation === 'retry') return ['retry', '--quiet', '--auto-retry', req.runId];
   const args = ['start', '--quiet', '--run-id', req.runId, '--trigger-type', req.triggerType];
   if (req.scheduleTime) args.push('--schedule-time', req.scheduleTime);
   if (req.renamed) args.push('--name', req.dagName);

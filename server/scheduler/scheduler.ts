@@ -209,7 +209,7 @@ export class Scheduler {
       retry: async (dag, previous) => {
         if (isDistributed(dag, d.config.default_execution_mode)) {
           if (!distributed) throw new Error('its DAG runs on workers and no coordinator is configured');
-          const r = await distributed.dispatcher.dispatch(nextAttemptDispatch(dag, previous, 'retry'));
+          const r = await distributed.dispatcher.dispatch(nextAttemptDispatch(dag, previous, 'retry', true));
           if (r.outcome === 'refused') throw new Error(r.error);
           return;
         }

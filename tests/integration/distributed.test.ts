@@ -311,7 +311,12 @@ describe.each(BACKENDS)('on the %s backend', (name) => {
       const scheduler = startService(['scheduler'], { ...c.env, DAGU_SCHEDULER_PORT: '0' });
       try {
         const done = await c.waitRun('flaky1', (s) => s.attempt === 2 && ended(s));
-        expect(done).toMatchObject({ status: 'succeeded', trigger_type: 'retry', worker_id: 'worker-b' });
+        expect(done).toMatchObject({
+          status: 'succeeded',
+          trigger_type: 'retry',
+          worker_id: 'worker-b',
+          auto_retry_count: 1,
+        });
       } finally {
         await scheduler.stop('SIGKILL');
       }

@@ -99,7 +99,7 @@ describe('dagu start', () => {
         const x = await status('dr1');
         return x.status === 'succeeded' ? x : null;
       }, 30_000);
-      expect(s).toMatchObject({ attempt: 2, trigger_type: 'retry' });
+      expect(s).toMatchObject({ attempt: 2, trigger_type: 'retry', auto_retry_count: 1 });
     } finally {
       sched.kill('SIGKILL');
     }

@@ -31,7 +31,14 @@ import { cliControlPlane, cliServices } from '../openControlPlane';
 import { isLocalProcessAlive } from '../../scheduler/zombieReaper';
 import { awaitStop, notStoppedMessage, stopWaitMs } from './awaitStop';
 
-type Opts = GlobalOptions & { quiet?: boolean; detach?: boolean; runId?: string; step?: string };
+type Opts = GlobalOptions & {
+  quiet?: boolean;
+  detach?: boolean;
+  runId?: string;
+  step?: string;
+  /** Hidden: the scheduler retries the run under its DAG's retry_policy (auto_retry_count). */
+  autoRetry?: boolean;
+};
 
 /** The latest attempt of a run; a usage error when it does not exist or cannot be read. */
 export async function readRun(store: Pick<RunStore, 'readStatus'>, runId: string): Promise<RunStatus> {
@@ -142,7 +149,7 @@ export async function nextAttempt(
       stores,
       detach: opts.detach,
       quiet: opts.quiet,
-      params: nextAttemptDispatch(dag, previous, operation),
+      params: nextAttemptDispatch(dag, previous, operation, opts.autoRetry === true),
     });
   }
   const run = operation === 'resume' ? resumeRun : retryRun;
@@ -150,7 +157,8 @@ export async function nextAttempt(
     const step = opts.step;
     return foreground(ctx, stores, dag, (r) => retryRun({ ...r, runId: previous.run_id, step }), opts.quiet);
   }
-  return foreground(ctx, stores, dag, (r) => run({ ...r, runId: previous.run_id }), opts.quiet);
+  const autoRetry = opts.autoRetry === true;
+  return foreground(ctx, stores, dag, (r) => run({ ...r, runId: previous.run_id, autoRetry }), opts.quiet);
 }
 
 export async function restartCommand(word: string, opts: Opts): Promise<number> {
