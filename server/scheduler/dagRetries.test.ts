@@ -160,6 +160,22 @@ describe('DAG-level retries', () => {
     expect(standby.retried).toEqual([]);
   });
 
+  it('reads a run whose retries are spent once, until its latest attempt or the limit changes', async () => {
+    const t = setup();
+    await t.ended('spent', { attempt: 3, auto_retry_count: 2 });
+    let reads = 0;
+    const read = t.runs.readStatus.bind(t.runs);
+    t.runs.readStatus = async (id: string) => {
+      reads++;
+      return read(id);
+    };
+    await t.retries.scan();
+    await t.retries.scan();
+    await t.retries.scan();
+    expect(reads).toBe(1);
+    expect(t.retried).toEqual([]);
+  });
+
   it('logs a retry that could not be started and tries it again at the next pass', async () => {
     const t = setup();
     await t.ended('r1');

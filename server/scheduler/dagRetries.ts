@@ -43,6 +43,11 @@ export interface DagRetriesDeps {
 export class DagRetries {
   /** Retries started by this instance: the attempt they follow, and when (monotonic ms). */
   private readonly started = new Map<string, { after: number; atMono: number }>();
+  /**
+   * Failed runs that will not be retried as they stand (their retries are spent, or they are child runs),
+   * by the attempt that said so and the limit it was judged by: not read again while both still hold.
+   */
+  private settled = new Map<string, string>();
 
   constructor(private readonly d: DagRetriesDeps) {}
 
@@ -57,6 +62,7 @@ export class DagRetries {
     const now = this.d.clock.nowMs();
     let suspended: Set<string> | null = null;
     let nextDueMs: number | null = null;
+    const settled = new Map<string, string>();
     for (const dag of withPolicy) {
       const page = await this.d.runs.listRuns({
         dag: dag.name,
@@ -65,8 +71,14 @@ export class DagRetries {
         limit: PAGE,
       });
       for (const item of page.items) {
+        const verdict = `${item.attempt}/${dag.retry_policy!.limit}`;
+        if (this.settled.get(item.run_id) === verdict) {
+          settled.set(item.run_id, verdict);
+          continue;
+        }
         const due = await this.dueIn(dag, item.run_id, now);
-        if (due === null) continue;
+        if (due === 'never') settled.set(item.run_id, verdict);
+        if (due === null || due === 'never') continue;
         if (due.ms > 0) {
           nextDueMs = nextDueMs === null ? due.ms : Math.min(nextDueMs, due.ms);
           continue;
@@ -77,23 +89,29 @@ export class DagRetries {
         await this.start(dag, due.status);
       }
     }
+    // Only what this pass listed: a run that left the window, or was retried by hand, is forgotten.
+    this.settled = settled;
     this.forgetOld();
     return nextDueMs;
   }
 
-  /** When the run's next attempt falls due (ms from now, ≤ 0: now); null when it is not to be retried. */
+  /**
+   * When the run's next attempt falls due (ms from now, ≤ 0: now); `never` when this attempt will not be
+   * retried, null when it is not to be retried now (unreadable, no longer failed, just started).
+   */
   private async dueIn(
     dag: DagSpec,
     runId: string,
     now: number,
-  ): Promise<{ ms: number; status: RunStatus } | null> {
+  ): Promise<{ ms: number; status: RunStatus } | 'never' | null> {
     const policy = dag.retry_policy!;
     const r = await this.d.runs.readStatus(runId);
     if (r.kind !== 'ok') return null;
     const s = r.status;
-    // A child run is retried by its parent's step, if at all; a run renamed with -N has its own file.
+    if (s.status !== 'failed') return null;
+    // A child run is retried by its parent's step, if at all.
     const retries = autoRetriesOf(s);
-    if (s.status !== 'failed' || s.parent || s.dag_name !== dag.name || retries >= policy.limit) return null;
+    if (s.parent || s.dag_name !== dag.name || retries >= policy.limit) return 'never';
     const mine = this.started.get(runId);
     if (mine && mine.after === s.attempt && this.d.clock.monoMs() - mine.atMono < RETRY_START_GRACE_MS)
       return null;
