@@ -3,6 +3,10 @@
 
 import { spawn } from 'node:child_process';
 import { open } from 'node:fs/promises';
+import path from 'node:path';
+import { mkdir } from '../store/fileCalls';
+import { randomHex } from '../store/randomHex';
+import type { LaunchRelay } from './launchRelay';
 
 /** True when `pid` names a live process on this host (one of another user's counts as alive). */
 export function isLocalProcessAlive(pid: number): boolean {
@@ -65,4 +69,30 @@ export function watchConnectBack(
   }, 200);
   timer.unref();
   return timer;
+}
+
+/**
+ * Starts `dagu <command> <its log> <socket> <token>` (a spare, a run lane) to connect back to `socketPath`:
+ * through the relay when there is one, else from this process. Its output goes to a new file under `logDir`
+ * named `<command word>-<random>.log`; the token tells its connection from any other (the socket's directory is
+ * this user's alone). Null, with nothing started, when `wanted()` says no once the file is made; `pid` is null
+ * when it could not be started.
+ */
+export async function startHelper(o: {
+  executable: string;
+  env: NodeJS.ProcessEnv;
+  relay?: LaunchRelay | null;
+  command: string;
+  logName: string;
+  logDir: string;
+  socketPath: string;
+  wanted: () => boolean;
+}): Promise<{ pid: number | null; log: string; token: string; argv: string[] } | null> {
+  await mkdir(o.logDir, true);
+  const log = path.join(o.logDir, `${o.logName}-${randomHex(6)}.log`);
+  const token = randomHex(16);
+  const argv = [process.execPath, o.executable, o.command, log, o.socketPath, token];
+  if (!o.wanted()) return null;
+  const pid = o.relay ? await o.relay.launch(argv, log) : await spawnDetachedTo(argv, log, o.env);
+  return { pid, log, token, argv };
 }

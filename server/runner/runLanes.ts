@@ -19,13 +19,10 @@
 
 import { unlink } from 'node:fs/promises';
 import type { Socket } from 'node:net';
-import path from 'node:path';
 import type { Logger } from '../core/ports';
-import { mkdir } from '../store/fileCalls';
-import { randomHex } from '../store/randomHex';
 import type { LaunchRelay } from './launchRelay';
 import { firstLine, LocalSocket } from './localSocket';
-import { spawnDetachedTo, watchConnectBack } from './localProcess';
+import { startHelper, watchConnectBack } from './localProcess';
 import type { HostedRun } from './runHostCommand';
 import { parseLaneDone, parseLaneHello, RUN_LANE_COMMAND } from './runLaneCommand';
 
@@ -176,15 +173,15 @@ export class RunLanes {
       });
       return;
     }
-    const socketPath = await this.listener.listen();
-    await mkdir(this.o.logDir, true);
-    const log = path.join(this.o.logDir, `lane-${randomHex(6)}.log`);
-    const token = randomHex(16);
-    const argv = [process.execPath, this.o.executable, RUN_LANE_COMMAND, log, socketPath, token];
-    if (this.mode !== 'on') return;
-    const pid = this.o.relay
-      ? await this.o.relay.launch(argv, log)
-      : await spawnDetachedTo(argv, log, this.o.env);
+    const started = await startHelper({
+      ...this.o,
+      command: RUN_LANE_COMMAND,
+      logName: 'lane',
+      socketPath: await this.listener.listen(),
+      wanted: () => this.mode === 'on',
+    });
+    if (started === null) return;
+    const { pid, log, token, argv } = started;
     if (pid === null) {
       await unlink(log).catch(() => undefined);
       throw new Error(`could not start ${argv.slice(1, 3).join(' ')}`);

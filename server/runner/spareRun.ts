@@ -14,13 +14,10 @@
 
 import { open, rename, unlink } from 'node:fs/promises';
 import type { Socket } from 'node:net';
-import { mkdir } from '../store/fileCalls';
-import { randomHex } from '../store/randomHex';
-import path from 'node:path';
 import type { Logger } from '../core/ports';
 import type { LaunchRelay } from './launchRelay';
 import { firstLine, LocalSocket } from './localSocket';
-import { spawnDetachedTo, watchConnectBack } from './localProcess';
+import { startHelper, watchConnectBack } from './localProcess';
 import { SPARE_COMMAND, type SpareAssignment } from './spareCommand';
 
 /** What a pool needs besides the executable and environment of its run processes. */
@@ -188,16 +185,15 @@ export class SparePool {
       });
       return;
     }
-    const socketPath = await this.listener.listen();
-    await mkdir(this.o.logDir, true);
-    const log = path.join(this.o.logDir, `spare-${randomHex(6)}.log`);
-    // Tells the spare's connection from any other; the socket's directory is this user's alone (0700).
-    const token = randomHex(16);
-    const argv = [process.execPath, this.o.executable, SPARE_COMMAND, log, socketPath, token];
-    if (this.mode !== 'on') return;
-    const pid = this.o.relay
-      ? await this.o.relay.launch(argv, log)
-      : await spawnDetachedTo(argv, log, this.o.env);
+    const started = await startHelper({
+      ...this.o,
+      command: SPARE_COMMAND,
+      logName: 'spare',
+      socketPath: await this.listener.listen(),
+      wanted: () => this.mode === 'on',
+    });
+    if (started === null) return;
+    const { pid, log, token } = started;
     if (pid === null) {
       await unlink(log).catch(() => undefined);
       this.turnOff();
