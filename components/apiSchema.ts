@@ -718,6 +718,16 @@ export interface components {
         /** @description The parallel item this child ran for. */
         item?: string;
       }[];
+      /** @description A foreach step's items in item order, with how each item's body went. */
+      foreach_items?: {
+        index: number;
+        key: string;
+        /** @description The key when the step sets foreach.key, else the item (JSON unless it is text). */
+        label: string;
+        /** @enum {string} */
+        status: 'not_started' | 'running' | 'succeeded' | 'failed';
+        error?: string;
+      }[];
     };
     /** @description The status of one attempt of a run, as stored. */
     RunStatus: {

@@ -666,6 +666,53 @@ export const RUNS = [
       },
     },
   },
+  // spec018: foreach (the inline loop)
+  {
+    spec: 'spec018_parallel_foreach',
+    file: 'foreach_success_collect.yaml',
+    expect: {
+      exit: 0,
+      contains: {
+        'foreach-success-results.txt': [
+          '"total":2',
+          '"succeeded":2',
+          '"failed":0',
+          '"key":"one"',
+          '"key":"two"',
+          '"markdown":"https://example.com/one"',
+          '"markdown":"https://example.com/two"',
+        ],
+      },
+    },
+  },
+  {
+    spec: 'spec018_parallel_foreach',
+    file: 'foreach_string_items.yaml',
+    expect: {
+      exit: 0,
+      contains: { 'foreach-string-results.txt': ['"total":2', '"markdown":"alpha"', '"markdown":"beta"'] },
+    },
+  },
+  {
+    spec: 'spec018_parallel_foreach',
+    file: 'foreach_zero_items.yaml',
+    expect: {
+      exit: 0,
+      contains: {
+        'foreach-zero-results.txt': ['"total":0', '"succeeded":0', '"items":[]', '"outputs":[]'],
+      },
+    },
+  },
+  {
+    spec: 'spec018_parallel_foreach',
+    file: 'foreach_duplicate_keys.yaml',
+    expect: { exit: 1, absent: ['foreach-duplicate-body-ran.txt'] },
+  },
+  {
+    spec: 'spec018_parallel_foreach',
+    file: 'foreach_non_json_string_items.yaml',
+    expect: { exit: 1, absent: ['foreach-non-json-ran.txt'] },
+  },
   // spec019: sub-DAG working directory
   {
     spec: 'spec019_sub_dag_working_directory',

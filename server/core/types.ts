@@ -75,7 +75,29 @@ export type StepAction =
    */
   | { kind: 'router'; value: string; routes: RouteSpec[] }
   /** `action: outputs.write` / `type: outputs` (`command: write`): publishes `with.values` as the step's outputs. */
-  | { kind: 'outputs'; with: Record<string, unknown> };
+  | { kind: 'outputs'; with: Record<string, unknown> }
+  /** `foreach:`: the body steps run once per item inside the run process, as Dagu's inline loop does. */
+  | { kind: 'foreach'; foreach: ForeachSpec };
+
+/**
+ * A `foreach` step after parsing. Each item runs the body graph with `${foreach.<as>}`, `${foreach.index}` and
+ * `${foreach.key}` in scope; the step prints one JSON summary (`summary`, `items`, `outputs`) as its stdout.
+ */
+export interface ForeachSpec {
+  /** Literal items (JSON values, their strings value-resolved at run time); null when `items_text` is used. */
+  items: unknown[] | null;
+  /** `items` written as text: value-resolved at run time, it must give a JSON array. */
+  items_text: string | null;
+  /** The item's name under `foreach.` [item]. */
+  as: string;
+  /** Text giving each item's key (unique); null = the index. */
+  key: string | null;
+  max_concurrent: number;
+  /** The body: a graph of steps (no implicit chain), named apart from the DAG's own steps. */
+  steps: StepSpec[];
+  /** Output name → text resolved in an item's body scope once it succeeded; sorted by name. */
+  collect: Array<[string, string]>;
+}
 
 /** One route of a router step: a pattern (exact text, or `re:<regexp>`) and the steps it starts. */
 export interface RouteSpec {
@@ -481,6 +503,8 @@ export interface StepStatus {
   executions?: StepExecution[];
   /** Why a step was skipped or aborted without running (`precondition not met: ...`, `upstream failed`). */
   skip_reason?: string | null;
+  /** A foreach step's items, in item order, with how each one's body went; absent for other steps. */
+  foreach_items?: ForeachItemStatus[];
   /** Child runs started by this step (`call`, `parallel`), in start order. */
   sub_runs?: Array<{ dag_name: string; run_id: string; status: RunState | null; item?: string }>;
   /**
@@ -488,6 +512,16 @@ export interface StepStatus {
    * depend on the one before); absent on records written by older versions.
    */
   depends?: string[];
+}
+
+/** One item of a foreach step (Dagu's status details: a label and a status per item). */
+export interface ForeachItemStatus {
+  index: number;
+  key: string;
+  /** The key when `foreach.key` is set; else the item (text as it is, other values as JSON). */
+  label: string;
+  status: 'not_started' | 'running' | 'succeeded' | 'failed';
+  error?: string;
 }
 
 /** The status of one attempt of a run; written atomically as a whole on every change. */

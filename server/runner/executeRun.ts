@@ -4,9 +4,9 @@
 // It knows nothing about where the status is stored.
 
 import { hostname, tmpdir } from 'node:os';
-import { dirname, join, resolve as resolvePath } from 'node:path';
+import { basename, dirname, join, resolve as resolvePath } from 'node:path';
 import { formatDuration } from '../core/duration';
-import { resolveValue, type StepRefInfo } from '../core/dag/values';
+import { resolveValue, type StepRefInfo, type ValueScope } from '../core/dag/values';
 import type { Clock, Logger } from '../core/ports';
 import type { DagSpec, RunState, RunStatus, StepSpec, StepStatus } from '../core/types';
 import { SECOND } from '../core/units';
@@ -24,6 +24,9 @@ import { errorText, type StatusReporter } from './statusReporter';
 import { chooseShell, defaultShellOf } from './stepCommand';
 import { buildStepEnv, evaluateDagEnv, scopeOf, withDotenv, type RunEnv, type StepEnv } from './stepEnv';
 import { runCallStep, type SubDagRunner } from './subDag';
+import { actionFailed } from './actions/types';
+import { runForeach, type BodyResult } from './foreachStep';
+import { resolveWith, type ActionRunner } from './runStepAction';
 import { ensureDir, expandHome, stepDirPath } from './workDir';
 import { autoRetriesOf } from '../core/runStatus';
 
@@ -96,6 +99,31 @@ export interface LogShipping {
 
 type HandlerKind = 'init' | 'success' | 'failure' | 'abort' | 'exit';
 
+/**
+ * The steps one graph runs and what they see: the run's own steps, or one item of a foreach body (whose steps
+ * see the foreach step's scope, the item, and each other's outputs, not the run's other steps).
+ */
+interface Frame {
+  specs: readonly StepSpec[];
+  specsByName: ReadonlyMap<string, StepSpec>;
+  /** The steps' statuses, in `specs` order; the run's are `status.steps`. */
+  steps: StepStatus[];
+  /** Each step's log files, once it started. */
+  files: Map<string, StepLogFiles>;
+  logNames: LogFileNames;
+  /** Absolute, and relative to the logs root (as StepStatus.stdout is). */
+  logDir: string;
+  logDirRelative: string;
+  /** Whether a failed step's continue_on matched, worked out when it ends (its stdout log may be read). */
+  continuesMemo: Map<string, boolean>;
+  run: RunEnv;
+  /** A foreach body's item scope (`${foreach.*}`); null for the run's own steps. */
+  foreach: Readonly<Record<string, unknown>> | null;
+  addError(message: string): void;
+  /** Stops the frame's graph (the whole run for the run's own steps, one item for a body). */
+  cancel(reason: StopReason): void;
+}
+
 /** Runs the attempt to its end and returns the final status. Never throws for a step or storage failure. */
 export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
   const { dag, clock } = opts;
@@ -165,18 +193,14 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
     dag.max_clean_up_time_sec !== undefined && dag.max_clean_up_time_sec >= 0
       ? dag.max_clean_up_time_sec * SECOND
       : opts.killGraceMs;
-  const logNames = new LogFileNames(opts.logDir, status.log_dir);
-  const stepFiles = new Map<string, StepLogFiles>();
-  const specsByName = new Map(dag.steps.map((s) => [s.name, s]));
   // Whether a failed step's continue_on matched, worked out when it ends (its stdout log may be read).
-  const continuesMemo = new Map<string, boolean>();
-  const continues = (spec: StepSpec, s: StepStatus): boolean =>
-    s.status === 'failed' && (continuesMemo.get(spec.name) ?? failureContinues(spec, s, () => ''));
-  const settleContinues = async (spec: StepSpec, s: StepStatus): Promise<void> => {
+  const continues = (frame: Frame, spec: StepSpec, s: StepStatus): boolean =>
+    s.status === 'failed' && (frame.continuesMemo.get(spec.name) ?? failureContinues(spec, s, () => ''));
+  const settleContinues = async (frame: Frame, spec: StepSpec, s: StepStatus): Promise<void> => {
     if (s.status !== 'failed') return;
-    const file = stepFiles.get(spec.name)?.stdout;
+    const file = frame.files.get(spec.name)?.stdout;
     const stdout = (spec.continue_on.output ?? []).length > 0 && file ? await readHead(file) : '';
-    continuesMemo.set(
+    frame.continuesMemo.set(
       spec.name,
       failureContinues(spec, s, () => stdout),
     );
@@ -290,13 +314,28 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
     defaultShell: defaultShellOf(hostEnv),
   }).words;
 
+  const top: Frame = {
+    specs: dag.steps,
+    specsByName: new Map(dag.steps.map((s) => [s.name, s])),
+    steps: status.steps,
+    files: new Map(),
+    logNames: new LogFileNames(opts.logDir, status.log_dir),
+    logDir: opts.logDir,
+    logDirRelative: status.log_dir,
+    continuesMemo: new Map(),
+    run,
+    foreach: null,
+    addError,
+    cancel,
+  };
+
   // --- One step or handler.
   /** `mail_on_error` mails under way; the run waits for them before it ends. */
   const mails: Promise<void>[] = [];
-  const outputsOf = (names: Iterable<string>): Record<string, string> => {
+  const outputsOf = (frame: Frame, names: Iterable<string>): Record<string, string> => {
     const out: Record<string, string> = Object.create(null);
     for (const name of names) {
-      const s = status.steps.find((x) => x.name === name);
+      const s = frame.steps.find((x) => x.name === name);
       if (s?.output) Object.assign(out, s.output);
     }
     return out;
@@ -305,12 +344,12 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
    * Step references by id. Published declared outputs (`${steps.<id>.outputs.<name>}`) only of the steps in
    * `upstream` (the ones this step depends on, directly or not); a handler gets none (Dagu spec 007).
    */
-  const stepRefs = (upstream: ReadonlySet<string>, handler: boolean) => {
+  const stepRefs = (frame: Frame, upstream: ReadonlySet<string>, handler: boolean) => {
     const refs: Record<string, StepRefInfo> = {};
-    for (const spec of dag.steps) {
+    for (const spec of frame.specs) {
       if (!spec.id) continue;
-      const s = status.steps.find((x) => x.name === spec.name);
-      const f = stepFiles.get(spec.name);
+      const s = frame.steps.find((x) => x.name === spec.name);
+      const f = frame.files.get(spec.name);
       const out = s?.output && spec.output ? (s.output[spec.output] ?? null) : null;
       const outputs = upstream.has(spec.name) ? (s?.outputs ?? null) : null;
       // Structured outputs (object output, stdout.outputs): for the steps upstream, and every step in handlers.
@@ -329,22 +368,24 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
 
   /** Runs one step (or handler) to its end; its status is set `running` before the first await. */
   const runOne = async (
+    frame: Frame,
     spec: StepSpec,
     stepStatus: StepStatus,
     stop: AbortSignal,
     handler: { kind: HandlerKind; runState: RunState | 'running' } | null,
   ): Promise<void> => {
+    const { run } = frame;
     Object.assign(stepStatus, { status: 'running', started_at: isoNow(clock), error: null });
     report();
-    const f = logNames.allocate(spec.name, (spec.log_output ?? dag.log_output) === 'merged');
-    stepFiles.set(spec.name, f);
+    const f = frame.logNames.allocate(spec.name, (spec.log_output ?? dag.log_output) === 'merged');
+    frame.files.set(spec.name, f);
     opts.logShipping?.watch(f.stdout);
     if (f.stderr !== f.stdout) opts.logShipping?.watch(f.stderr);
     stepStatus.stdout = f.stdoutRelative;
     stepStatus.stderr = f.stderrRelative;
     const fail = (message: string) => {
       Object.assign(stepStatus, { status: 'failed', error: message, finished_at: isoNow(clock) });
-      if (!handler) addError(`step ${JSON.stringify(spec.name)} failed: ${message}`);
+      if (!handler) frame.addError(`step ${JSON.stringify(spec.name)} failed: ${message}`);
       report();
     };
 
@@ -352,9 +393,9 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
     let cwd: string;
     try {
       // Steps see the outputs of the steps they depend on, directly or not; handlers see every output.
-      const upstream = handler ? [] : upstreamOrder(spec.name, specsByName);
-      const visible = handler ? dag.steps.map((s) => s.name) : upstream;
-      const refs = stepRefs(new Set(upstream), handler !== null);
+      const upstream = handler ? [] : upstreamOrder(spec.name, frame.specsByName);
+      const visible = handler ? frame.specs.map((s) => s.name) : upstream;
+      const refs = stepRefs(frame, new Set(upstream), handler !== null);
       // Dagu: `context.step.id` for a step with an id (not for handlers); `run.status` only in handlers.
       const stepContext: Record<string, string> = {};
       if (!handler && spec.id) stepContext['step.id'] = spec.id;
@@ -363,12 +404,13 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
       const partial = buildStepEnv(run, {
         name: spec.name,
         pwd: pwdGuess,
-        outputs: outputsOf(visible),
+        outputs: outputsOf(frame, visible),
         env: {},
         files: null,
         steps: refs,
         context: stepContext,
       });
+      if (frame.foreach) partial.scope.foreach = frame.foreach;
       const dirText = spec.dir
         ? resolveValue(spec.dir, { ...partial.scope, hostEnv: definedEnv(opts.baseEnv) }, 'hostValue')
         : null;
@@ -387,7 +429,7 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
       env = buildStepEnv(run, {
         name: spec.name,
         pwd: cwd,
-        outputs: outputsOf(visible),
+        outputs: outputsOf(frame, visible),
         env: ownEnv,
         files: handler ? null : { stdout: f.stdout, stderr: f.stderr, outputFile: f.output },
         extra: handler ? { DAG_RUN_STATUS: handler.runState } : {},
@@ -395,6 +437,7 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
         steps: refs,
         context: stepContext,
       });
+      if (frame.foreach) env.scope.foreach = frame.foreach;
     } catch (err) {
       return fail(`cannot prepare the step: ${errorText(err)}`);
     }
@@ -434,7 +477,7 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
         fail(outcome.error);
         // Dagu cancels the rest of the run: it ends aborted, with the error.
         if (!handler) {
-          cancel({ kind: 'aborted', signal: 'SIGTERM', message: `run cancelled: ${outcome.error}` });
+          frame.cancel({ kind: 'aborted', signal: 'SIGTERM', message: `run cancelled: ${outcome.error}` });
         }
         return;
       }
@@ -473,6 +516,8 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
             hostEnv: definedEnv(opts.baseEnv),
             once: handler !== null,
             outputFile: handler ? undefined : f.output,
+            runAction:
+              spec.action?.kind === 'foreach' ? foreachRunner(frame, spec, stepStatus, f, env) : undefined,
           });
     const declared = spec.outputs ?? [];
     if (state === 'succeeded' && declared.length > 0 && (spec.call !== null || spec.action?.kind === 'dag')) {
@@ -485,14 +530,14 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
       report();
     }
     if (state === 'failed' && !handler) {
-      await settleContinues(spec, stepStatus);
+      await settleContinues(frame, spec, stepStatus);
       const stepTimedOut = stepStatus.exit_code === 124 && /timed out/.test(stepStatus.error ?? '');
-      if (spec.continue_on.mark_success && continuesMemo.get(spec.name) && !stepTimedOut) {
+      if (spec.continue_on.mark_success && frame.continuesMemo.get(spec.name) && !stepTimedOut) {
         // mark_success: a matched continue rule rewrites the failure to a success; no run error.
         stepStatus.status = 'succeeded';
         report();
       } else {
-        addError(`step ${JSON.stringify(spec.name)} failed: ${stepStatus.error}`);
+        frame.addError(`step ${JSON.stringify(spec.name)} failed: ${stepStatus.error}`);
       }
     }
     if (stepStatus.status === 'failed' && spec.mail_on_error && opts.notifyStepFailure) {
@@ -509,6 +554,108 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
     logger.info('Step finished', { step: spec.name, state, exit_code: stepStatus.exit_code });
   };
 
+  /** The in-process runner of a foreach step: the loop of foreachStep.ts, each item's body a graph here. */
+  const foreachRunner =
+    (frame: Frame, spec: StepSpec, stepStatus: StepStatus, f: StepLogFiles, env: StepEnv): ActionRunner =>
+    (action, ctx) => {
+      if (action.kind !== 'foreach') return Promise.resolve(actionFailed(`${action.kind}: not a foreach`));
+      // A retried or repeated foreach step logs each execution's bodies apart.
+      const executions = (stepStatus.retry_count ?? 0) + (stepStatus.repeat_count ?? 0);
+      const base = basename(f.stdout).replace(/\.[a-z]+$/, '') + (executions > 0 ? `.${executions}` : '');
+      return runForeach(action.foreach, ctx, {
+        resolve: (text, item) =>
+          resolveValue(text, item ? { ...env.scope, foreach: item } : env.scope, 'value'),
+        resolveItems: (items) => resolveWith(items, env.scope) as unknown[],
+        onItems: (items) => {
+          stepStatus.foreach_items = items.map((i) => ({ ...i }));
+          report();
+        },
+        runBody: (index, item, signal) =>
+          runForeachBody(frame, action.foreach.steps, env, `foreach/${base}/${index}`, item, signal),
+      });
+    };
+
+  /** Runs one item of a foreach body to its end, in a frame of its own. */
+  const runForeachBody = async (
+    parent: Frame,
+    specs: readonly StepSpec[],
+    env: StepEnv,
+    subDir: string,
+    item: Readonly<Record<string, unknown>>,
+    signal: AbortSignal,
+  ): Promise<BodyResult> => {
+    const logDir = join(parent.logDir, subDir);
+    const logDirRelative = parent.logDirRelative ? `${parent.logDirRelative}/${subDir}` : subDir;
+    await files.mkdir(logDir, true);
+    const stop = new AbortController();
+    let timedOutBody = false;
+    const onAbort = () => {
+      const reason = signal.reason as StopReason | Error | undefined;
+      if (reason && 'kind' in reason) {
+        timedOutBody = reason.kind === 'timed_out';
+        stop.abort(reason);
+      } else {
+        // The foreach step's own timeout: its body ends as a run that timed out.
+        timedOutBody = true;
+        stop.abort({ kind: 'timed_out', message: 'step timed out' } satisfies StopReason);
+      }
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    const errors: string[] = [];
+    let cancelled = false;
+    const frame: Frame = {
+      specs,
+      specsByName: new Map(specs.map((s) => [s.name, s])),
+      steps: specs.map((s) => freshStepStatus(s.name)),
+      files: new Map(),
+      logNames: new LogFileNames(logDir, logDirRelative),
+      logDir,
+      logDirRelative,
+      continuesMemo: new Map(),
+      // The body starts from the foreach step's scope: the run's, its upstream outputs and its own env.
+      run: { ...parent.run, vars: env.scope.vars as Record<string, string> },
+      foreach: item,
+      addError: (message) => errors.push(message),
+      cancel: (reason) => {
+        cancelled = true;
+        stop.abort(reason);
+      },
+    };
+    try {
+      await runGraph({
+        specs,
+        steps: frame.steps,
+        maxActive: 0,
+        delayMs: 0,
+        stop: stop.signal,
+        timedOut: () => timedOutBody,
+        continues: (spec, s) => continues(frame, spec, s),
+        start: (spec, s) =>
+          runOne(frame, spec, s, stop.signal, null).finally(() => opts.logShipping?.stepEnded()),
+        report,
+      });
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
+    const state = finalRunState(frame.steps, {
+      failed: false,
+      cancelled: cancelled || stop.signal.aborted,
+      error: errors.length > 0,
+      continues: new Map(specs.map((spec, i) => [spec.name, continues(frame, spec, frame.steps[i])])),
+    });
+    if (state !== 'succeeded') return { ok: false, state, error: errors[0] ?? state };
+    // `collect` sees every body step: output variables by name, and references by id.
+    const names = specs.map((s) => s.name);
+    const scope: ValueScope = {
+      ...env.scope,
+      vars: { ...frame.run.vars, ...outputsOf(frame, names) },
+      steps: stepRefs(frame, new Set(names), true),
+      foreach: item,
+    };
+    return { ok: true, collect: (text) => resolveValue(text, scope, 'value') };
+  };
+
   // Handlers are not stopped by the run's stop signal (the abort handler runs *because* of it).
   const handlerStop = new AbortController().signal;
   const runHandler = async (kind: HandlerKind, runState: RunState | 'running'): Promise<boolean> => {
@@ -516,7 +663,7 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
     if (!spec) return true;
     const handlerStatus = freshStepStatus(spec.name);
     status.handlers[kind] = handlerStatus;
-    await runOne(spec, handlerStatus, handlerStop, { kind, runState })
+    await runOne(top, spec, handlerStatus, handlerStop, { kind, runState })
       .catch((err) => markRunnerError(handlerStatus, err))
       .finally(() => opts.logShipping?.stepEnded());
     if (handlerStatus.status === 'failed') {
@@ -556,9 +703,9 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
           delayMs: (dag.delay_sec ?? 0) * SECOND,
           stop: stopper.signal,
           timedOut: () => timedOut,
-          continues,
+          continues: (spec, s) => continues(top, spec, s),
           start: (spec, s) =>
-            runOne(spec, s, stopper.signal, null).finally(() => opts.logShipping?.stepEnded()),
+            runOne(top, spec, s, stopper.signal, null).finally(() => opts.logShipping?.stepEnded()),
           report,
         });
       }
@@ -579,7 +726,7 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
 
   const decide = (): RunState => {
     const continuesByName = new Map(
-      dag.steps.map((spec, i) => [spec.name, continues(spec, status.steps[i])]),
+      dag.steps.map((spec, i) => [spec.name, continues(top, spec, status.steps[i])]),
     );
     const f: RunFacts = { ...facts, error: facts.errors.length > 0, continues: continuesByName };
     return finalRunState(status.steps, f);

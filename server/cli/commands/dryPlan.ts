@@ -35,6 +35,11 @@ export function describeStepWork(step: StepSpec): string {
       return 'noop';
     case 'router':
       return `router.route: ${action.value}`;
+    case 'foreach': {
+      const f = action.foreach;
+      const items = f.items_text ?? `${f.items?.length ?? 0} items`;
+      return `foreach ${items}: ${f.steps.map((s) => s.name).join(', ')}`;
+    }
     case 'outputs':
       return `outputs.write: ${Object.keys((action.with.values as Record<string, unknown> | undefined) ?? {}).join(', ')}`;
   }

@@ -58,8 +58,8 @@ export class DagReader {
   }
 
   /**
-   * Records an error that is only worth telling when nothing near it was refused as unsupported: a `foreach:`
-   * step "needs run" only because its body is Dagu's foreach, which is refused already.
+   * Records an error that is only worth telling when nothing near it was refused as unsupported: a step "needs
+   * run" only because what it runs is a Dagu feature that is refused already.
    */
   followOn(node: Node | null | undefined, field: string, message: string): undefined {
     this.error(node, field, message);

@@ -114,7 +114,7 @@ describe('remote and custom actions, and errors that only follow from a refusal'
         ),
       ),
     ).toEqual([
-      "3:5: steps[0].foreach: Dagu's foreach steps are not supported by this product (use parallel with a sub-DAG) [unsupported]",
+      '3:14: steps[0].foreach: foreach must be a map, got a list',
       '6:5: steps[2]: a step needs run, an action or a call',
     ]);
   });

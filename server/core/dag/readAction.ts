@@ -31,7 +31,8 @@ const RUN_CONFLICTS = [
   'action',
 ] as const;
 
-type ActionKind = StepAction['kind'];
+/** Kinds an action name chooses (a foreach step is chosen by its own key, readForeach.ts). */
+type ActionKind = Exclude<StepAction['kind'], 'foreach'>;
 
 /**
  * Action names and legacy types this product runs, with the action kind they stand for; `op` is the

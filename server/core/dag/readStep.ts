@@ -10,6 +10,7 @@ import { describe, isNull, writtenKey } from './dagReader';
 import { envEvalNames } from './dagu1';
 import { stepDeprecations } from './deprecations';
 import { readExecution } from './readAction';
+import { readForeachExecution, type ReadForeachBody } from './readForeach';
 import { readStdoutObject, readStructuredOutput } from './readOutputs';
 import { ENV_NAME_PATTERN, readEnv, readNameList, readWorkerSelector } from './readFields';
 import {
@@ -41,6 +42,7 @@ export const STEP_KEYS = [
   'call',
   'params',
   'parallel',
+  'foreach',
   'value',
   'routes',
   'stdout',
@@ -111,6 +113,7 @@ export function readStep(
   defaults: StepDefaults,
   index: number,
   handlerName: string | null = null,
+  readBody: ReadForeachBody | null = null,
 ): ReadStep | null {
   const firstError = r.errors.length;
   const map = r.map(entry, STEP_KEYS, 'a step', UNSUPPORTED_STEP_KEYS, true);
@@ -126,7 +129,11 @@ export function readStep(
   const id = readStepId(r, idEntry);
 
   const beforeExecution = r.errors.length;
-  const exec = readExecution(r, map, entry);
+  const foreachEntry = map.get('foreach');
+  const exec =
+    foreachEntry && !isNull(foreachEntry.value)
+      ? readForeachExecution(r, map, foreachEntry, readBody)
+      : readExecution(r, map, entry);
   const afterExecution = r.errors.length;
   const dependsEntry = map.get('depends');
   readFileDependencies(r, map.get('dependencies'));

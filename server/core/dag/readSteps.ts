@@ -73,8 +73,20 @@ function readEntry(r: DagReader, item: Entry, index: number, defaults: StepDefau
     r.warnings.push(...stepDeprecations(item.field, null));
     return readShorthand(r, item, index);
   }
-  const step = readStep(r, item, defaults, index);
+  const step = readStep(r, item, defaults, index, null, foreachBody(r, item, defaults));
   return step ? [step] : [];
+}
+
+/**
+ * How a foreach step's body is read: as steps of their own (a graph: Dagu links a body by its `depends` only),
+ * with the DAG's step defaults; null when the body has an error.
+ */
+function foreachBody(r: DagReader, item: Entry, defaults: StepDefaults) {
+  return (entry: Entry) => {
+    const before = r.errors.length;
+    const body = readSteps(r, entry, item.value as Node, 'graph', defaults);
+    return r.errors.length > before ? null : body.map((s) => s.spec);
+  };
 }
 
 /** `- echo hi`: a step that runs the text, named like any unnamed step. */
@@ -141,7 +153,7 @@ function readStepMap(r: DagReader, entry: Entry, defaults: StepDefaults): ReadSt
   const out: ReadStep[] = [];
   names.forEach((name, i) => {
     const item = map.get(name)!;
-    const step = readStep(r, item, defaults, i);
+    const step = readStep(r, item, defaults, i, null, foreachBody(r, item, defaults));
     if (!step) return;
     step.spec.name = name.trim();
     step.nameEntry = { ...item, value: item.keyNode };

@@ -42,7 +42,6 @@ export const UNSUPPORTED_STEP_KEYS: Readonly<Record<string, string>> = {
   messages: `Dagu's LLM steps are not supported by this product (${NO_LLM})`,
   tools: `Dagu's agent tools are not supported by this product (${NO_LLM})`,
   approval: "Dagu's step approvals are not supported by this product (it has no human-approval wait)",
-  foreach: "Dagu's foreach steps are not supported by this product (use parallel with a sub-DAG)",
   inputs: "Dagu's declared step inputs are not supported by this product (use params or env)",
   shell_packages: "Dagu's nix-shell packages are not supported by this product (it runs no nix-shell)",
 };
@@ -68,7 +67,7 @@ const UNSUPPORTED_FAMILIES: Readonly<Record<string, string>> = {
   state: "Dagu's state store actions are not supported by this product (it keeps no key-value state)",
   data: "Dagu's data actions are not supported by this product (use jq.filter or a run step)",
   artifact: "Dagu's artifact actions are not supported by this product (write files to the working_dir)",
-  foreach: "Dagu's foreach steps are not supported by this product (use parallel with a sub-DAG)",
+  foreach: "Dagu's foreach executor is not chosen by action or type here (write the step's foreach: key)",
   action: "Dagu's custom actions are not supported by this product (it runs only Dagu's built-in actions)",
 };
 

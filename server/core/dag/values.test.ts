@@ -99,6 +99,36 @@ describe('namespaced references', () => {
     expect(r('${params.missing}', 'value', s)).toBe('${params.missing}');
   });
 
+  it('reads a foreach item scope: scalars as Go prints them, objects as JSON, one field deep', () => {
+    const foreach = {
+      index: '2',
+      key: 'k-2',
+      item: { name: 'x<y', n: 1.5, deep: { a: [1] }, none: null },
+      num: 1e21,
+      flag: true,
+    };
+    const s: ValueScope = { ...scope, foreach };
+    expect(r('${foreach.index}/${foreach.key}', 'value', s)).toBe('2/k-2');
+    expect(r('${foreach.item.name} ${foreach.item.n} ${foreach.num} ${foreach.flag}', 'value', s)).toBe(
+      'x<y 1.5 1e+21 true',
+    );
+    expect(r('${foreach.item.deep}', 'shellText', s)).toBe('{"a":[1]}');
+    expect(r('${foreach.item}', 'value', s)).toBe(
+      '{"deep":{"a":[1]},"n":1.5,"name":"x\\u003cy","none":null}',
+    );
+    expect(r('${foreach.item.none}', 'value', s)).toBe('<nil>');
+    // Unknown names and fields, deeper paths, a field of a scalar, and no foreach at all: left as written.
+    for (const text of [
+      '${foreach.other}',
+      '${foreach.item.missing}',
+      '${foreach.item.deep.a}',
+      '${foreach.key.x}',
+    ]) {
+      expect(r(text, 'value', s)).toBe(text);
+    }
+    expect(r('${foreach.item}')).toBe('${foreach.item}');
+  });
+
   it('an escaped binding stays literal and loses one backslash', () => {
     expect(r('\\${params.region}')).toBe('${params.region}');
     expect(r('\\${params.region}', 'shellText')).toBe('${params.region}');

@@ -36,6 +36,11 @@ export interface ValueScope {
   paramsJson?: string | null;
   /** `consts`, for `${consts.x}`. Non-string values are written as text. */
   consts?: Readonly<Record<string, unknown>>;
+  /**
+   * A foreach body's item scope, for `${foreach.<name>}` and `${foreach.<name>.<field>}`: `index` and `key`
+   * (text) and the item under its alias (any JSON value). Absent outside a foreach body.
+   */
+  foreach?: Readonly<Record<string, unknown>>;
   /** Steps by `id`, for `${id.stdout}`, `${id.exit_code}`, `${id.output.a}`, `${steps.id.outputs.x}`. */
   steps?: Readonly<Record<string, StepRefInfo>>;
   /**
@@ -288,6 +293,7 @@ type Binding =
   | { kind: 'params'; name: string | null }
   | { kind: 'env'; name: string }
   | { kind: 'stepOutput'; step: string; name: string }
+  | { kind: 'foreach'; name: string; field: string | null }
   | { kind: 'context'; field: string | null };
 
 function parseBinding(path: string): Binding | null {
@@ -303,6 +309,10 @@ function parseBinding(path: string): Binding | null {
     case 'steps':
       return seg.length === 4 && seg[2] === 'outputs' && NAME.test(seg[1]) && OUTPUT_NAME.test(seg[3])
         ? { kind: 'stepOutput', step: seg[1], name: seg[3] }
+        : null;
+    case 'foreach':
+      return (seg.length === 2 || seg.length === 3) && seg.slice(1).every((x) => NAME.test(x))
+        ? { kind: 'foreach', name: seg[1], field: seg[2] ?? null }
         : null;
     case 'context': {
       const rest = seg.slice(1).join('.');
@@ -346,6 +356,15 @@ function bindingValue(binding: Binding, scope: ValueScope): string | undefined {
       if (!outputs || !Object.hasOwn(outputs, binding.name)) return undefined;
       const v = outputs[binding.name];
       return v === null ? 'null' : formatGoValue(v);
+    }
+    case 'foreach': {
+      if (!scope.foreach || !Object.hasOwn(scope.foreach, binding.name)) return undefined;
+      const value = scope.foreach[binding.name];
+      if (binding.field === null) return formatGoValue(value);
+      // One field of an object item; anything else has no fields (the reference stays as written).
+      if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+      if (!Object.hasOwn(value, binding.field)) return undefined;
+      return formatGoValue((value as Record<string, unknown>)[binding.field]);
     }
     case 'context':
       return binding.field === null ? undefined : lookupOwn(scope.context, binding.field);
