@@ -1,12 +1,13 @@
 // The console shows the constructs of Dagu DAG files (issue 14): steps in the order the DAG runs them,
 // steps skipped by a precondition (and steps never run after an upstream failure) with the reason, retry and
-// repeat counts, partially succeeded steps, and call/parallel child runs linked from their parent step and
-// back, a parallel step's thousand children summarised and listed a page at a time.
+// repeat counts, partially succeeded steps, call/parallel child runs linked from their parent step and back
+// (a parallel step's thousand children summarised and listed a page at a time), and a foreach step's items.
 //
 // The first and the last test use real runs (the last one: a precondition skip, a repeat, a call to a local
-// sub-DAG and a parallel fan-out, all written by the runner itself). The second seeds run records through
-// the project's own run store (e2e/seedRuns.ts, FileRunStore), shaped exactly as the status contract of
-// server/core/types.ts says, for what a short real run cannot give: a thousand children, a partial success.
+// sub-DAG, a parallel fan-out and a foreach loop, all written by the runner itself). The second seeds run
+// records through the project's own run store (e2e/seedRuns.ts, FileRunStore), shaped exactly as the status
+// contract of server/core/types.ts says, for what a short real run cannot give: a thousand children, a
+// partial success.
 
 import { apiPost, expect, screenshot, test } from './clusterTest';
 import { seededRun, seededStep, seedRuns } from './seedRuns';
@@ -224,7 +225,7 @@ test('skips with reasons, repeat counts, partial success and child runs linked b
   await screenshot(page, testInfo, 'parent-step-from-child');
 });
 
-test('a real run of the new runner shows a precondition skip, a repeat count and child runs both ways', async ({
+test('a real run of the new runner shows a precondition skip, a repeat count, child runs both ways and foreach items', async ({
   cluster,
   page,
 }, testInfo) => {
@@ -251,6 +252,12 @@ test('a real run of the new runner shows a precondition skip, a repeat count and
     call: child
     parallel:
       items: [a, b, c]
+  - name: loop
+    foreach:
+      items: [{city: Oslo}, {city: Lima}]
+      key: \${foreach.item.city}
+      steps:
+        - run: echo "visiting \${foreach.item.city}"
 ---
 name: child
 params:
@@ -267,6 +274,11 @@ steps:
   await expect(page.getByTestId('step-reason-check')).toContainText('skipped: precondition not met');
   await expect(page.getByTestId('step-counts-poll')).toHaveText('repeated 2×');
   await expect(page.getByTestId('step-children-fan')).toContainText('3 child runs: 3 succeeded');
+  // A foreach step's items ran inside the run: counted in the table, listed by key in the step details.
+  await expect(page.getByTestId('step-items-loop')).toContainText('2 items: 2 succeeded');
+  await page.getByRole('button', { name: 'List the items of loop' }).click();
+  await expect(page.getByTestId('step-details')).toHaveAttribute('data-step', 'loop');
+  await expect(page.getByTestId('foreach-item')).toHaveText([/succeeded\s*Oslo/, /succeeded\s*Lima/]);
 
   await page.getByTestId('step-children-call-one').getByRole('link').first().click();
   await expect(page).toHaveURL(/\/runs\/[^?]+$/);

@@ -1,10 +1,11 @@
 // The selected step at a glance: its state, why it did not run, how often it was retried or repeated, its
-// error, and the child runs it started.
+// error, the child runs it started, and a foreach step's items.
 
 import type { StepStatus } from '@/components/apiTypes';
 import { countTexts, notRunText } from './stepNotes';
 import { StatusBadge } from '../StatusBadge';
 import { SubRunList } from './SubRunList';
+import { ForeachItemList } from './ForeachItemList';
 
 export function StepDetails({ step, label }: { step: StepStatus; label?: string }) {
   const reason = notRunText(step);
@@ -36,6 +37,9 @@ export function StepDetails({ step, label }: { step: StepStatus; label?: string 
       )}
       {step.sub_runs && step.sub_runs.length > 0 && (
         <SubRunList key={step.name} stepName={step.name} subRuns={step.sub_runs} />
+      )}
+      {step.foreach_items && step.foreach_items.length > 0 && (
+        <ForeachItemList key={step.name} stepName={step.name} items={step.foreach_items} />
       )}
     </section>
   );

@@ -4,7 +4,7 @@
 
 import Link from 'next/link';
 import type { StepStatus } from '@/components/apiTypes';
-import { countTexts, notRunText, subRunSummaryText } from './stepNotes';
+import { countTexts, foreachSummaryText, notRunText, subRunSummaryText } from './stepNotes';
 import { StatusBadge } from '../StatusBadge';
 import { linkClass, tableClass, TableHead, tdClass } from '../Panels';
 import { formatSpan, formatTime } from '../format';
@@ -82,6 +82,22 @@ export function StepTable({
 /** One child: a link to it. Several: their counts, and a button that opens the list in the step details. */
 function ChildRuns({ step, onSelect }: { step: StepStatus; onSelect: (name: string) => void }) {
   const subRuns = step.sub_runs ?? [];
+  const items = step.foreach_items ?? [];
+  if (items.length > 0) {
+    return (
+      <p className="mt-1 text-xs" data-testid={`step-items-${step.name}`}>
+        {foreachSummaryText(items)}{' '}
+        <button
+          type="button"
+          onClick={() => onSelect(step.name)}
+          aria-label={`List the items of ${step.name}`}
+          className="font-medium text-blue-700 hover:underline focus-visible:outline-2 focus-visible:outline-blue-500 dark:text-blue-300"
+        >
+          list them
+        </button>
+      </p>
+    );
+  }
   if (subRuns.length === 0) return null;
   const testId = `step-children-${step.name}`;
   if (subRuns.length === 1) {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  foreachSummaryText,
   countSubRuns,
   countTexts,
   nodeDetail,
@@ -109,5 +110,24 @@ describe('nodeDetail', () => {
 
   it('is undefined when there is nothing to say', () => {
     expect(nodeDetail({ status: 'not_started', retry_count: 0 })).toBe(undefined);
+  });
+});
+
+describe('foreach items', () => {
+  const item = (index: number, status: string) => ({ index, key: String(index), label: `i${index}`, status });
+
+  it('counts the items by state, failures first and items not started last', () => {
+    expect(foreachSummaryText([item(0, 'succeeded'), item(1, 'failed'), item(2, 'not_started')])).toBe(
+      '3 items: 1 failed, 1 succeeded, 1 not started',
+    );
+    expect(foreachSummaryText([item(0, 'running')])).toBe('1 item: 1 running');
+    expect(foreachSummaryText([])).toBe(null);
+    expect(foreachSummaryText(undefined)).toBe(null);
+  });
+
+  it('names the item count in the graph node', () => {
+    expect(
+      nodeDetail({ status: 'succeeded', foreach_items: [item(0, 'succeeded'), item(1, 'succeeded')] }, '2s'),
+    ).toBe('2 items · 2s');
   });
 });

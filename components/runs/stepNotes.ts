@@ -12,6 +12,15 @@ export interface SubRunRef {
   item?: string;
 }
 
+/** One item of a `foreach` step, as the run record holds it. */
+export interface ForeachItemRef {
+  index: number;
+  key: string;
+  label: string;
+  status: string;
+  error?: string;
+}
+
 /** What the notes need of a step status. */
 export interface NotedStep {
   status: string;
@@ -21,6 +30,7 @@ export interface NotedStep {
   repeat_count?: number;
   skip_reason?: string | null;
   sub_runs?: readonly SubRunRef[];
+  foreach_items?: readonly ForeachItemRef[];
 }
 
 /**
@@ -93,6 +103,15 @@ export function subRunSummaryText(subRuns: readonly SubRunRef[] | undefined): st
   return `${childRunsText(subRuns.length)}: ${parts.join(', ')}`;
 }
 
+/** `3 items: 1 failed, 2 succeeded` for a foreach step; null when it has no items (yet). */
+export function foreachSummaryText(items: readonly ForeachItemRef[] | undefined): string | null {
+  if (!items || items.length === 0) return null;
+  const parts = countSubRuns(items.map((i) => ({ dag_name: '', run_id: '', status: i.status }))).map(
+    (c) => `${c.count} ${subRunStateLabel(c.status)}`,
+  );
+  return `${items.length} item${items.length === 1 ? '' : 's'}: ${parts.join(', ')}`;
+}
+
 /**
  * The short second line of a step's graph node, most telling fact first: why it did not run, its counts,
  * its child runs, then `span` (its duration) when given. Empty parts are left out; undefined when none.
@@ -103,6 +122,8 @@ export function nodeDetail(step: NotedStep, span?: string): string | undefined {
   if (reason !== null) parts.push(reason);
   parts.push(...countTexts(step));
   if (step.sub_runs && step.sub_runs.length > 0) parts.push(childRunsText(step.sub_runs.length));
+  const items = step.foreach_items?.length ?? 0;
+  if (items > 0) parts.push(`${items} item${items === 1 ? '' : 's'}`);
   if (span && reason === null) parts.push(span);
   return parts.length > 0 ? parts.join(' · ') : undefined;
 }
