@@ -14,6 +14,9 @@ export default defineConfig({
           // components/: the console's pure logic (no DOM: the project stays on node, without jsdom).
           include: ['server/**/*.test.ts', 'scripts/**/*.test.ts', 'components/**/*.test.ts'],
           environment: 'node',
+          // Vitest's default is one worker fewer than the cores: on the 2-core CI machine one, and the unit files
+          // ran one after another with a core idle. Two workers take that phase from about 245 s to 170 s.
+          maxWorkers: 2,
           // Some unit files start real shells and step processes; on a loaded machine (CI beside a CPU hog)
           // Vitest's 5 s default has failed such a test that was only slow. A hang still fails, at 30 s.
           testTimeout: 30_000,
