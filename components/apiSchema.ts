@@ -1411,7 +1411,8 @@ export interface components {
           | 'file'
           | 'wait'
           | 'router'
-          | 'outputs';
+          | 'outputs'
+          | 'data';
       } & {
         [key: string]: unknown;
       };

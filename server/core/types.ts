@@ -74,6 +74,11 @@ export type StepAction =
    * (preconditions the reader adds to them); the step itself only prints its routes, in Dagu's order.
    */
   | { kind: 'router'; value: string; routes: RouteSpec[] }
+  /**
+   * `action: data.convert` / `data.pick` / `type: data` (the operation in `command`): converts or picks from
+   * structured data (json, yaml, csv, tsv, text) and prints the result; `with` keeps Dagu's keys as written.
+   */
+  | { kind: 'data'; op: 'convert' | 'pick'; with: Record<string, unknown> }
   /** `action: outputs.write` / `type: outputs` (`command: write`): publishes `with.values` as the step's outputs. */
   | { kind: 'outputs'; with: Record<string, unknown> }
   /** `foreach:`: the body steps run once per item inside the run process, as Dagu's inline loop does. */

@@ -25,6 +25,8 @@ export function describeStepWork(step: StepSpec): string {
       return `file.${action.op}`;
     case 'wait':
       return `wait.${action.op}`;
+    case 'data':
+      return `data.${action.op}: ${String(action.with.from ?? '')} -> ${action.op === 'pick' ? String(action.with.select ?? '') : String(action.with.to ?? '')}`;
     case 'jq':
       return 'jq.filter';
     case 'mail':

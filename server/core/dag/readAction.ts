@@ -9,6 +9,7 @@ import type { ParallelSpec, ParamSpec, RouteSpec, StepAction } from '../types';
 import type { DagReader, Entry } from './dagReader';
 import { describe, isNull } from './dagReader';
 import { readParams } from './readFields';
+import { DATA_OPS, readDataAction } from './readDataAction';
 import { FILE_OPS, readOpAction, WAIT_OPS } from './readOpAction';
 import { unknownActionMessage, unsupportedActionReason } from './unsupported';
 
@@ -64,6 +65,8 @@ const KNOWN_ACTIONS: Record<string, { kind: ActionKind; enqueue?: boolean; op?: 
   router: { kind: 'router' },
   'outputs.write': { kind: 'outputs', op: 'write' },
   outputs: { kind: 'outputs' },
+  data: { kind: 'data' },
+  ...Object.fromEntries(DATA_OPS.map((op) => [`data.${op}`, { kind: 'data' as const, op }])),
 };
 
 /** What a step executes, as read. */
@@ -140,6 +143,9 @@ export function readExecution(r: DagReader, map: Map<string, Entry>, stepEntry: 
       break;
     case 'router':
       readRouter(r, map, withEntry, out);
+      break;
+    case 'data':
+      readDataAction(r, map, known.op ?? null, withEntry, out);
       break;
     case 'outputs':
       readOutputsWrite(r, map, withEntry, known.op === undefined, out);

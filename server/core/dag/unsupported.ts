@@ -65,7 +65,6 @@ const UNSUPPORTED_FAMILIES: Readonly<Record<string, string>> = {
   human: "Dagu's human tasks are not supported by this product (it has no human-approval wait)",
   template: "Dagu's template steps are not supported by this product (render with a run step)",
   state: "Dagu's state store actions are not supported by this product (it keeps no key-value state)",
-  data: "Dagu's data actions are not supported by this product (use jq.filter or a run step)",
   artifact: "Dagu's artifact actions are not supported by this product (write files to the working_dir)",
   foreach: "Dagu's foreach executor is not chosen by action or type here (write the step's foreach: key)",
   action: "Dagu's custom actions are not supported by this product (it runs only Dagu's built-in actions)",
@@ -139,6 +138,7 @@ const SUPPORTED_FAMILIES = new Set([
   'wait',
   'router',
   'outputs',
+  'data',
 ]);
 
 /** A custom action's name, as Dagu's schema allows it (`greet`, `release.announce`, `embedded_echo`). */

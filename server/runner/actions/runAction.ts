@@ -1,6 +1,6 @@
 // The entry point the runner calls for a step whose action is not a shell command: dispatches to the
-// in-process implementations of Dagu's `http`, `jq`, `mail`, `log`, `noop`, `file.*`, `wait.*` and
-// `router.route` actions.
+// in-process implementations of Dagu's `http`, `jq`, `mail`, `log`, `noop`, `file.*`, `wait.*`,
+// `router.route`, `outputs.write` and `data.*` actions.
 
 // Each action's module is loaded when a step first uses it: they bring Node's http, tls, crypto and worker
 // modules, which a run of shell steps alone (nearly every run) should not pay for at start.
@@ -12,7 +12,8 @@ import { ACTION_OK, actionFailed, type ActionContext, type ActionResult } from '
 /** The actions this module runs; `command`, `exec` and `dag` belong to the runner itself. */
 export type InProcessAction = Extract<StepAction, { kind: InProcessKind }>;
 
-type InProcessKind = 'http' | 'jq' | 'mail' | 'log' | 'noop' | 'file' | 'wait' | 'router' | 'outputs';
+type InProcessKind =
+  'http' | 'jq' | 'mail' | 'log' | 'noop' | 'file' | 'wait' | 'router' | 'outputs' | 'data';
 const IN_PROCESS_KINDS: readonly string[] = [
   'http',
   'jq',
@@ -23,6 +24,7 @@ const IN_PROCESS_KINDS: readonly string[] = [
   'wait',
   'router',
   'outputs',
+  'data',
 ] satisfies InProcessKind[];
 
 export function isInProcessAction(action: StepAction | undefined): action is InProcessAction {
@@ -54,6 +56,8 @@ export async function runAction(action: InProcessAction, ctx: ActionContext): Pr
       return runRouterAction(action, ctx);
     case 'outputs':
       return runOutputsWrite(ctx);
+    case 'data':
+      return (await import('./dataAction')).runDataAction(action.op, ctx);
   }
 }
 
