@@ -1412,7 +1412,8 @@ export interface components {
           | 'wait'
           | 'router'
           | 'outputs'
-          | 'data';
+          | 'data'
+          | 'foreach';
       } & {
         [key: string]: unknown;
       };
