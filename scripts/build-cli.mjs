@@ -43,6 +43,30 @@ const partsPlugin = {
   },
 };
 
+/**
+ * Commander requires node:child_process when it loads, for subcommands run as separate executables, which
+ * dagu does not use; loading that module (and node:net under it) is a noticeable part of a short command such
+ * as `dagu validate`. In the bundle commander gets it when it would first spawn instead. The build fails if
+ * commander's line changes, rather than bundling it unpatched.
+ */
+const COMMANDER_SPAWN = "const childProcess = require('node:child_process');";
+const lazyChildProcessPlugin = {
+  name: 'dagu-commander-lazy-child-process',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]commander[\\/]lib[\\/]command\.js$/ }, (args) => {
+      const text = readFileSync(args.path, 'utf8');
+      if (!text.includes(COMMANDER_SPAWN)) {
+        throw new Error(
+          `${args.path}: commander no longer has the line this build patches; update build-cli.mjs`,
+        );
+      }
+      const lazy =
+        "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };";
+      return { contents: text.replace(COMMANDER_SPAWN, lazy), loader: 'js' };
+    });
+  },
+};
+
 // Identifies this build (server/cli/buildId.ts): what one build cached, another never reads. The first line
 // of dist/cli.cjs names it too, which is how a scheduler tells that the build on disk has changed since it
 // pre-started a run process (server/runner/spareRun.ts).
@@ -62,7 +86,7 @@ warmCodeCaches();
 async function buildInto(out) {
   await build({
     entryPoints: ['server/cli/main.ts'],
-    plugins: [partsPlugin],
+    plugins: [partsPlugin, lazyChildProcessPlugin],
     define: { __DAGU_BUILD_ID__: JSON.stringify(BUILD_ID) },
     banner: { js: `// dagu build ${BUILD_ID}` },
     bundle: true,
