@@ -81,6 +81,11 @@ export type StepAction =
   | { kind: 'data'; op: 'convert' | 'pick'; with: Record<string, unknown> }
   /** `action: outputs.write` / `type: outputs` (`command: write`): publishes `with.values` as the step's outputs. */
   | { kind: 'outputs'; with: Record<string, unknown> }
+  /**
+   * `action: template.render` / `type: template`: the step's `script` (never value-resolved) rendered as a Go
+   * text/template with `with.data` as dot; `with.template_ref` (resolved at run) stands in for a missing script.
+   */
+  | { kind: 'template'; with: Record<string, unknown> }
   /** `foreach:`: the body steps run once per item inside the run process, as Dagu's inline loop does. */
   | { kind: 'foreach'; foreach: ForeachSpec };
 

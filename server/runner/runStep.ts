@@ -67,8 +67,13 @@ export interface StepRun {
   /** Aborted (with a StopReason) when the run stops; a step that is running gets stopped or killed. */
   stop: AbortSignal;
   onChange(): void;
-  /** DAG-level settings that shape a step: its shell, the output cap, the clean-up time, SMTP for mail. */
-  dag?: Partial<Pick<DagSpec, 'shell' | 'shell_args' | 'max_output_size' | 'max_clean_up_time_sec' | 'smtp'>>;
+  /**
+   * DAG-level settings that shape a step: its shell, the output cap, the clean-up time, SMTP for mail, the
+   * declared params (a template step sees an omitted one as empty).
+   */
+  dag?: Partial<
+    Pick<DagSpec, 'shell' | 'shell_args' | 'max_output_size' | 'max_clean_up_time_sec' | 'smtp' | 'params'>
+  >;
   /** The default shell: `defaultShellOf(hostEnv)` (DAGU_DEFAULT_SHELL, $SHELL, sh). Absent: `sh`. */
   defaultShell?: string;
   /**

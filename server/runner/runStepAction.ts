@@ -3,7 +3,7 @@
 // timeout and run stop delivered through an abort signal.
 
 import { resolveValue, type ValueScope } from '../core/dag/values';
-import type { StepAction } from '../core/types';
+import type { ParamSpec, StepAction } from '../core/types';
 import type { ActionContext, ActionResult } from './actions/types';
 import { isInProcessAction, runAction } from './actions/runAction';
 import { teeSink, type OutputCapture } from './outputCapture';
@@ -26,6 +26,19 @@ export function resolveWith(value: unknown, scope: ValueScope): unknown {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolveWith(v, scope)]));
   }
   return value;
+}
+
+/**
+ * The scope a template step's `with` is resolved in: as Dagu's templateConfigEvalVariables does, a declared
+ * named param that has no value (omitted, no default) reads as empty text rather than staying `${name}`.
+ */
+function templateScope(scope: ValueScope, params: readonly ParamSpec[] | undefined): ValueScope {
+  const vars: Record<string, string> = { ...scope.vars };
+  for (const p of params ?? []) {
+    const name = p.name?.trim();
+    if (name && !/^\d+$/.test(name) && !Object.hasOwn(vars, name)) vars[name] = '';
+  }
+  return { ...scope, vars };
 }
 
 type Attempt =
@@ -60,11 +73,16 @@ export async function runStepAction(
   const stdout = teeSink([fds.out, ...fds.outTee], capture);
   const stderr = teeSink([fds.err, ...fds.errTee], errCapture);
   try {
-    const withMap = 'with' in action ? (resolveWith(action.with, scope) as Record<string, unknown>) : {};
+    const withScope = action.kind === 'template' ? templateScope(scope, run.dag?.params) : scope;
+    const withMap = 'with' in action ? (resolveWith(action.with, withScope) as Record<string, unknown>) : {};
     const ctx: ActionContext = {
       with: withMap,
       command: run.step.command?.map((c) => resolveValue(c, scope, 'value')) ?? null,
-      script: run.step.script === null ? null : resolveValue(run.step.script, scope, 'value'),
+      // A template's text is rendered as written: Dagu resolves no reference in it.
+      script:
+        run.step.script === null
+          ? null
+          : resolveValue(run.step.script, scope, action.kind === 'template' ? 'literal' : 'value'),
       stdout,
       stderr,
       signal: controller.signal,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseDag } from '../../core/dag/parseDag';
 import type { DagSpec } from '../../core/types';
-import { dryPlan } from './dryPlan';
+import { describeStepWork, dryPlan } from './dryPlan';
 
 function dag(yaml: string): DagSpec {
   const r = parseDag(yaml, { defaultName: 'plan', file: '/dags/plan.yaml' });
@@ -56,5 +56,27 @@ describe('dryPlan', () => {
       ok: false,
       error: 'DAG plan: its steps depend on each other in a cycle',
     });
+  });
+});
+
+describe('describeStepWork for a template step', () => {
+  it('names the action, the template first line and the output file', () => {
+    const d = dag(
+      [
+        'steps:',
+        '  - name: render',
+        '    action: template.render',
+        '    with:',
+        '      template: "# {{ .title }}"',
+        '      output: out/report.md',
+        '      data: {title: T}',
+        '  - name: by_ref',
+        '    action: template.render',
+        '    with: {template_ref: "${env.T}"}',
+        '',
+      ].join('\n'),
+    );
+    expect(describeStepWork(d.steps[0])).toBe('template.render: # {{ .title }} -> out/report.md');
+    expect(describeStepWork(d.steps[1])).toBe('template.render: ${env.T}');
   });
 });

@@ -42,6 +42,11 @@ export function describeStepWork(step: StepSpec): string {
       const items = f.items_text ?? `${f.items?.length ?? 0} items`;
       return `foreach ${items}: ${f.steps.map((s) => s.name).join(', ')}`;
     }
+    case 'template': {
+      const target = typeof action.with.output === 'string' ? ` -> ${action.with.output}` : '';
+      const source = step.script !== null ? firstLine(step.script) : String(action.with.template_ref ?? '');
+      return `template.render: ${source}${target}`;
+    }
     case 'outputs':
       return `outputs.write: ${Object.keys((action.with.values as Record<string, unknown> | undefined) ?? {}).join(', ')}`;
   }

@@ -445,3 +445,78 @@ describe('http.request and noop inputs', () => {
     expect(parse(step('  - {action: noop, with: {}}')).steps[0].action).toEqual({ kind: 'noop' });
   });
 });
+
+describe('template.render and legacy type: template (builtin/template, spec/step_v2.go)', () => {
+  it('moves with.template into the script and keeps data and output', () => {
+    const dag = parse(
+      step(
+        '  - id: render',
+        '    action: template.render',
+        '    with:',
+        '      template: "Hello, {{ .name }}! ${BAR}"',
+        '      data: {name: Alice, n: 3}',
+        '      output: out/report.md',
+      ),
+    );
+    expect(dag.steps[0].script).toBe('Hello, {{ .name }}! ${BAR}');
+    expect(dag.steps[0].action).toEqual({
+      kind: 'template',
+      with: { data: { name: 'Alice', n: 3 }, output: 'out/report.md' },
+    });
+  });
+
+  it('reads the legacy type: template with its script, and a template_ref in place of a script', () => {
+    const legacy = parse(step('  - type: template', '    script: "{{ .a }}"', '    with: {data: {a: 1}}'));
+    expect(legacy.steps[0].script).toBe('{{ .a }}');
+    expect(legacy.steps[0].action).toEqual({ kind: 'template', with: { data: { a: 1 } } });
+    const ref = parse(step('  - action: template.render', '    with: {template_ref: "${env.TEMPLATE}"}'));
+    expect(ref.steps[0].script).toBeNull();
+    expect(ref.steps[0].action).toEqual({ kind: 'template', with: { template_ref: '${env.TEMPLATE}' } });
+  });
+
+  it('needs exactly one of with.template and with.template_ref, and a script for the legacy type', () => {
+    expect(errors(step('  - action: template.render', '    with: {data: {a: 1}}'))).toEqual([
+      '3:11: steps[0].with: template.render requires exactly one of with.template or with.template_ref',
+    ]);
+    expect(
+      errors(step('  - action: template.render', '    with: {template: x, template_ref: "${env.T}"}')),
+    ).toEqual([
+      '3:11: steps[0].with: template.render requires exactly one of with.template or with.template_ref',
+    ]);
+    expect(errors(step('  - type: template'))).toEqual(['2:11: steps[0].type: script field is required']);
+    expect(
+      errors(step('  - type: template', '    script: x', '    with: {template_ref: "${env.T}"}')),
+    ).toEqual([
+      '4:26: steps[0].with.template_ref: template step cannot use both script and with.template_ref',
+    ]);
+  });
+
+  it('refuses a template_ref that is not one whole scoped reference, and unknown with keys', () => {
+    expect(errors(step('  - action: template.render', '    with: {template_ref: "x ${env.T}"}'))).toEqual([
+      '3:26: steps[0].with.template_ref: with.template_ref must be one complete scoped value reference such as ${env.NAME}',
+    ]);
+    expect(errors(step('  - action: template.render', '    with: {template_ref: "${NAME}"}'))).toHaveLength(
+      1,
+    );
+    expect(errors(step('  - action: template.render', '    with: {template: x, bogus: 1}'))[0]).toContain(
+      'steps[0].with.bogus',
+    );
+    expect(errors(step('  - action: template.render', '    with: {template: x, data: [1]}'))).toEqual([
+      '3:31: steps[0].with.data: must be a map, got a list',
+    ]);
+  });
+
+  it('refuses a template that does not parse with the parse error, and an unsupported function as such', () => {
+    expect(errors(step('  - action: template.render', '    with: {template: "{{ if .x }}"}'))).toEqual([
+      '3:22: steps[0].with.template: template: parse error: template: template:1: unexpected EOF',
+    ]);
+    expect(
+      errors(step('  - action: template.render', '    with: {template: "{{ env \\"HOME\\" }}"}')),
+    ).toEqual([
+      '3:22: steps[0].with.template: template: parse error: template: template:1: function "env" not defined',
+    ]);
+    expect(errors(step('  - action: template.render', '    with: {template: "{{ urlParse .u }}"}'))).toEqual([
+      '3:22: steps[0].with.template: template: template: template:1: function "urlParse" is not supported by this product [unsupported]',
+    ]);
+  });
+});

@@ -12,6 +12,7 @@ import { readParams } from './readFields';
 import { DATA_OPS, readDataAction } from './readDataAction';
 import { FILE_OPS, readOpAction, WAIT_OPS } from './readOpAction';
 import { unknownActionMessage, unsupportedActionReason } from './unsupported';
+import { compileTemplate, TemplateParseError, UNSUPPORTED_FUNCTIONS } from '../goTemplate';
 
 /** At most this many literal `parallel` items, and children at once, as in Dagu. */
 export const MAX_PARALLEL_ITEMS = 1000;
@@ -67,6 +68,8 @@ const KNOWN_ACTIONS: Record<string, { kind: ActionKind; enqueue?: boolean; op?: 
   outputs: { kind: 'outputs' },
   data: { kind: 'data' },
   ...Object.fromEntries(DATA_OPS.map((op) => [`data.${op}`, { kind: 'data' as const, op }])),
+  'template.render': { kind: 'template' },
+  template: { kind: 'template' },
 };
 
 /** What a step executes, as read. */
@@ -149,6 +152,9 @@ export function readExecution(r: DagReader, map: Map<string, Entry>, stepEntry: 
       break;
     case 'outputs':
       readOutputsWrite(r, map, withEntry, known.op === undefined, out);
+      break;
+    case 'template':
+      readTemplate(r, map, withEntry, name === 'template', out);
       break;
     default:
       readNamedAction(r, map, known.kind, withEntry, out);
@@ -638,4 +644,88 @@ function readOutputsWrite(
     else kept[key] = r.toJS(e.value);
   }
   out.action = { kind: 'outputs', with: { values: kept } };
+}
+
+/** A `with.template_ref`: one whole scoped reference, as Dagu's IsExactRef accepts it (`${env.NAME}`). */
+const EXACT_REF =
+  /^\$\{(?:(?:consts|env|steps|foreach|inputs|outputs|context)(?:\.[A-Za-z0-9_-]+)+|params\.[A-Za-z0-9_-]+)\}$/;
+
+/**
+ * `action: template.render` with `with: {template | template_ref, data, output}`, or the legacy `type: template`
+ * with the template in the step's `script` (or `with.template_ref`). The template text becomes the step's
+ * script, which is never value-resolved (Dagu renders it as written); a template that does not parse is refused
+ * here with Go's parse error, one using a function this product lacks as unsupported.
+ */
+function readTemplate(
+  r: DagReader,
+  map: Map<string, Entry>,
+  withEntry: Entry | undefined,
+  legacy: boolean,
+  out: StepExecution,
+): void {
+  out.namePrefix = 'template';
+  const at = map.get('action') ?? map.get('type')!;
+  for (const key of legacy ? ['command', 'run'] : ['command', 'script', 'run']) {
+    const e = map.get(key);
+    if (e && !isNull(e.value)) r.errorAt(e, `action template.render does not take ${key}`);
+  }
+  const keys = legacy ? ['data', 'output', 'template_ref'] : ['template', 'template_ref', 'data', 'output'];
+  const w = withEntry && !isNull(withEntry.value) ? r.map(withEntry, keys, 'with') : new Map<string, Entry>();
+  if (!w) return;
+  const kept: Record<string, unknown> = {};
+  for (const [k, e] of w) if (k !== 'template') kept[k] = r.toJS(e.value);
+
+  let textEntry: Entry | undefined;
+  const refEntry = w.get('template_ref');
+  if (legacy) {
+    textEntry = map.get('script');
+    if (textEntry && !isNull(textEntry.value) && refEntry) {
+      r.errorAt(refEntry, 'template step cannot use both script and with.template_ref');
+    } else if ((!textEntry || isNull(textEntry.value)) && !refEntry) {
+      r.error(at.value, at.field, 'script field is required');
+    }
+  } else {
+    textEntry = w.get('template');
+    if ((textEntry === undefined) === (refEntry === undefined)) {
+      r.error(
+        withEntry?.value ?? at.value,
+        withEntry?.field ?? at.field,
+        'template.render requires exactly one of with.template or with.template_ref',
+      );
+    }
+  }
+  if (refEntry) {
+    const ref = refEntry.value && isScalar(refEntry.value) ? refEntry.value.value : undefined;
+    if (typeof ref !== 'string' || !EXACT_REF.test(ref))
+      r.errorAt(
+        refEntry,
+        'with.template_ref must be one complete scoped value reference such as ${env.NAME}',
+      );
+  }
+  const data = w.get('data');
+  if (data && !isNull(data.value) && !isMap(data.value))
+    r.errorAt(data, `must be a map, got ${describe(data.value)}`);
+  const output = w.get('output');
+  if (output && !isNull(output.value)) r.string(output, 'a file path');
+
+  if (textEntry && !isNull(textEntry.value) && !refEntry) {
+    const text = r.string(textEntry, 'the template text');
+    if (text !== undefined) {
+      out.script = text;
+      checkTemplate(r, textEntry, text);
+    }
+  }
+  out.action = { kind: 'template', with: kept };
+}
+
+/** Parses a template as the step will: Go's parse error refuses the DAG; a function not built here is unsupported. */
+function checkTemplate(r: DagReader, entry: Entry, text: string): void {
+  try {
+    compileTemplate(text);
+  } catch (e) {
+    if (!(e instanceof TemplateParseError)) throw e;
+    const missing = UNSUPPORTED_FUNCTIONS.find((f) => e.message.includes(`function "${f}" is not supported`));
+    if (missing) r.unsupported(entry.value, entry.field, `template: ${e.message}`);
+    else r.errorAt(entry, `template: parse error: ${e.message}`);
+  }
 }
