@@ -1413,7 +1413,8 @@ export interface components {
           | 'router'
           | 'outputs'
           | 'data'
-          | 'foreach';
+          | 'foreach'
+          | 'template';
       } & {
         [key: string]: unknown;
       };
