@@ -2,7 +2,7 @@
 // urlquery, eq, ne, lt, le, gt, ge, call), with Go's comparison rules and error texts. `slice` is not here:
 // Dagu's function map replaces it with slim-sprig's.
 
-import { ArgTypeError, type GoFunction } from './exec';
+import { ArgTypeError, type GoFunction, type ParamType } from './exec';
 import { sprintf } from './printf';
 import {
   byteLength,
@@ -17,8 +17,15 @@ import {
   sprintln,
 } from './values';
 
-export function fn(min: number, max: number, call: (args: unknown[]) => unknown): GoFunction {
-  return { min, max, call };
+/**
+ * A function from its Go signature, one letter per parameter (`s` string, `i` int, `b` bool, `f` float64,
+ * `m` map[string]interface{}, `a` interface{}), a trailing `*` making the last one variadic: `msa`, `sa*`.
+ */
+export function fn(sig: string, call: (args: unknown[]) => unknown): GoFunction {
+  const variadic = sig.endsWith('*');
+  const params = [...(variadic ? sig.slice(0, -1) : sig)] as ParamType[];
+  const fixed = variadic ? params.length - 1 : params.length;
+  return { min: fixed, max: variadic ? Infinity : fixed, params, call };
 }
 
 /** A string parameter. */
@@ -197,24 +204,24 @@ export function queryEscape(s: string): string {
 }
 
 export const BUILTINS: Record<string, GoFunction> = {
-  and: fn(1, Infinity, () => null),
-  or: fn(1, Infinity, () => null),
-  not: fn(1, 1, ([v]) => !isTrue(v)),
-  len: fn(1, 1, ([v]) => length(v)),
-  index: fn(1, Infinity, index),
-  print: fn(0, Infinity, (a) => sprint(a)),
-  printf: fn(1, Infinity, ([f, ...rest]) => sprintf(str(f), rest)),
-  println: fn(0, Infinity, (a) => sprintln(a)),
-  html: fn(0, Infinity, (a) => htmlEscape(evalArgs(a))),
-  js: fn(0, Infinity, (a) => jsEscape(evalArgs(a))),
-  urlquery: fn(0, Infinity, (a) => queryEscape(evalArgs(a))),
-  eq: fn(1, Infinity, eq),
-  ne: fn(2, 2, ([a, b]) => !eq([a, b])),
-  lt: fn(2, 2, ([a, b]) => lt(a, b)),
-  le: fn(2, 2, ([a, b]) => lt(a, b) || eq([a, b])),
-  gt: fn(2, 2, ([a, b]) => !(lt(a, b) || eq([a, b]))),
-  ge: fn(2, 2, ([a, b]) => !lt(a, b)),
-  call: fn(1, Infinity, ([f]) => {
+  and: fn('aa*', () => null),
+  or: fn('aa*', () => null),
+  not: fn('a', ([v]) => !isTrue(v)),
+  len: fn('a', ([v]) => length(v)),
+  index: fn('aa*', index),
+  print: fn('a*', (a) => sprint(a)),
+  printf: fn('sa*', ([f, ...rest]) => sprintf(str(f), rest)),
+  println: fn('a*', (a) => sprintln(a)),
+  html: fn('a*', (a) => htmlEscape(evalArgs(a))),
+  js: fn('a*', (a) => jsEscape(evalArgs(a))),
+  urlquery: fn('a*', (a) => queryEscape(evalArgs(a))),
+  eq: fn('aa*', eq),
+  ne: fn('aa', ([a, b]) => !eq([a, b])),
+  lt: fn('aa', ([a, b]) => lt(a, b)),
+  le: fn('aa', ([a, b]) => lt(a, b) || eq([a, b])),
+  gt: fn('aa', ([a, b]) => !(lt(a, b) || eq([a, b]))),
+  ge: fn('aa', ([a, b]) => !lt(a, b)),
+  call: fn('aa*', ([f]) => {
     if (f === null || f === undefined) throw new Error('call of nil');
     throw new Error(`non-function of type ${goTypeName(f)}`);
   }),

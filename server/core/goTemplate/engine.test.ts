@@ -209,7 +209,16 @@ describe('errors', () => {
 
   it('reports call errors as Go does', () => {
     expect(execError('{{ add 1 }}')).toContain('at <add>: wrong number of args for add: want 2 got 1');
-    expect(execError('{{ upper 3 }}')).toContain('wrong type for value; expected string; got int');
+    expect(execError('{{ upper 3 }}')).toContain('at <3>: expected string; found 3');
+    expect(execError('{{ upper .n }}', { n: 3 })).toContain(
+      'at <.n>: wrong type for value; expected string; got int',
+    );
+    expect(execError('{{ .n | upper }}', { n: 3 })).toContain(
+      'wrong type for value; expected string; got int',
+    );
+    expect(execError('{{ add 1.5 1 }}')).toContain('at <1.5>: expected integer; found 1.5');
+    expect(execError('{{ upper nil }}')).toContain('cannot assign nil to string');
+    expect(execError('{{ upper .x }}', { x: null })).toContain('invalid value; expected string');
     expect(execError('{{ fail "boom" }}')).toContain('at <fail>: error calling fail: boom');
     expect(execError('{{ "a" | .a }}', { a: 'x' })).toContain('a is not a method but has arguments');
     expect(execError('{{ 1 2 }}')).toContain("can't give argument to non-function 1");

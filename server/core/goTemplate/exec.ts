@@ -13,14 +13,28 @@ import {
   type PipeNode,
   type TemplateSet,
 } from './parse';
-import { formatValue, goTypeName, isInt, isMap, isTrue, sortedKeys } from './values';
+import { formatValue, goTypeName, isFloat, isInt, isMap, isTrue, sortedKeys } from './values';
 
-/** A template function: its argument counts and its body, given the evaluated arguments. */
+/** A Go parameter type: string, int, bool, float64, map[string]interface{}, interface{}. */
+export type ParamType = 's' | 'i' | 'b' | 'f' | 'm' | 'a';
+
+const PARAM_TYPE_NAMES: Record<ParamType, string> = {
+  s: 'string',
+  i: 'int',
+  b: 'bool',
+  f: 'float64',
+  m: 'map[string]interface {}',
+  a: 'interface {}',
+};
+
+/** A template function: its argument counts and types, and its body, given the evaluated arguments. */
 export interface GoFunction {
   /** Fewest arguments. */
   min: number;
   /** Most arguments (Infinity for a variadic function). */
   max: number;
+  /** Parameter types; when variadic, the last one is the type of every extra argument. */
+  params?: ParamType[];
   /** Throws {@link ArgTypeError} for an argument of the wrong type, any other Error for a failed call. */
   call: (args: unknown[]) => unknown;
 }
@@ -356,6 +370,51 @@ class State {
     }
   }
 
+  /** Go's evalArg checks: a constant must suit the parameter's kind; any other value must be assignable. */
+  private checkArg(node: ArgNode, value: unknown, type: ParamType): unknown {
+    this.at(node);
+    const shown = argString(node);
+    switch (node.type) {
+      case 'nil':
+        if (type === 'a' || type === 'm') return null;
+        this.errorf(`cannot assign nil to ${PARAM_TYPE_NAMES[type]}`);
+      // falls through (errorf throws)
+      case 'string':
+      case 'number':
+      case 'bool': {
+        if (type === 'a') return value;
+        if (type === 's' && node.type === 'string') return value;
+        if (type === 'i' && node.type === 'number' && isInt(value)) return value;
+        if (type === 'f' && node.type === 'number') return value;
+        if (type === 'b' && node.type === 'bool') return value;
+        const expected = { s: 'string', i: 'integer', f: 'float', b: 'bool', m: '' }[type];
+        if (type === 'm') this.errorf(`can't handle ${shown} for arg of type ${PARAM_TYPE_NAMES[type]}`);
+        this.errorf(`expected ${expected}; found ${shown}`);
+      }
+      // falls through (errorf throws)
+      default:
+        return this.validateType(value, type);
+    }
+  }
+
+  /** Go's validateType: a value given to a parameter must be of its type (nil only for a map or interface). */
+  private validateType(value: unknown, type: ParamType): unknown {
+    if (value === null || value === undefined) {
+      if (type === 'a' || type === 'm') return null;
+      this.errorf(`invalid value; expected ${PARAM_TYPE_NAMES[type]}`);
+    }
+    const ok =
+      type === 'a' ||
+      (type === 's' && typeof value === 'string') ||
+      (type === 'i' && isInt(value)) ||
+      (type === 'b' && typeof value === 'boolean') ||
+      (type === 'f' && isFloat(value)) ||
+      (type === 'm' && isMap(value));
+    if (!ok)
+      this.errorf(`wrong type for value; expected ${PARAM_TYPE_NAMES[type]}; got ${goTypeName(value)}`);
+    return value;
+  }
+
   private evalFunction(
     dot: unknown,
     node: Extract<ArgNode, { type: 'identifier' }>,
@@ -383,8 +442,10 @@ class State {
       }
       return final !== undefined ? final : value;
     }
-    const values = args.map((a) => this.evalArg(dot, a));
-    if (final !== undefined) values.push(final);
+    const typeAt = (k: number): ParamType =>
+      fn.params && fn.params.length > 0 ? fn.params[Math.min(k, fn.params.length - 1)] : 'a';
+    const values = args.map((a, k) => this.checkArg(a, this.evalArg(dot, a), typeAt(k)));
+    if (final !== undefined) values.push(this.validateType(final, typeAt(args.length)));
     this.at(node);
     try {
       const result = fn.call(values);

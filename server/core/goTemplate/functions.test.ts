@@ -179,7 +179,8 @@ describe('slim-sprig lists and dicts', () => {
       ['{{ pluck "a" (dict "a" 1) (dict "b" 2) (dict "a" 3) }}', {}, '[1 3]'],
       ['{{ dig "deep" "x" "none" .app }} {{ dig "deep" "y" "none" .app }}', data, '1 none'],
     ]);
-    expect(fails('{{ get "x" "k" }}')).toContain('expected map[string]interface {}; got string');
+    expect(fails('{{ get "x" "k" }}')).toContain('can\'t handle "x" for arg of type map[string]interface {}');
+    expect(fails('{{ get .s "k" }}', { s: 'x' })).toContain('expected map[string]interface {}; got string');
   });
 });
 

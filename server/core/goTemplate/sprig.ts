@@ -430,10 +430,10 @@ function both(m: Record<string, GoFunction>, name: string, f: GoFunction): void 
 /** Dagu's function map (without text/template's own functions). */
 export function daguFunctions(): Record<string, GoFunction> {
   const m: Record<string, GoFunction> = {
-    hello: fn(0, 0, () => 'Hello!'),
+    hello: fn('', () => 'Hello!'),
 
     // strings
-    trunc: fn(2, 2, ([c, s]) => {
+    trunc: fn('is', ([c, s]) => {
       const n = int(c);
       const text = str(s);
       const len = byteLength(text);
@@ -441,8 +441,8 @@ export function daguFunctions(): Record<string, GoFunction> {
       if (n >= 0 && len > n) return byteSlice(text, 0, n);
       return text;
     }),
-    title: fn(1, 1, ([s]) => title(str(s))),
-    substr: fn(3, 3, ([a, b, s]) => {
+    title: fn('s', ([s]) => title(str(s))),
+    substr: fn('iis', ([a, b, s]) => {
       const start = int(a);
       const end = int(b);
       const text = str(s);
@@ -450,112 +450,112 @@ export function daguFunctions(): Record<string, GoFunction> {
       if (end < 0 || end > byteLength(text)) return byteSlice(text, start);
       return byteSlice(text, start, end);
     }),
-    repeat: fn(2, 2, ([c, s]) => {
+    repeat: fn('is', ([c, s]) => {
       const n = int(c);
       if (n < 0) throw new Error('strings: negative Repeat count');
       return str(s).repeat(n);
     }),
-    trimall: fn(2, 2, ([a, b]) => trimCutset(str(b), str(a))),
-    trimAll: fn(2, 2, ([a, b]) => trimCutset(str(b), str(a))),
-    trimSuffix: fn(2, 2, ([a, b]) => {
+    trimall: fn('ss', ([a, b]) => trimCutset(str(b), str(a))),
+    trimAll: fn('ss', ([a, b]) => trimCutset(str(b), str(a))),
+    trimSuffix: fn('ss', ([a, b]) => {
       const s = str(b);
       const suffix = str(a);
       return suffix !== '' && s.endsWith(suffix) ? s.slice(0, s.length - suffix.length) : s;
     }),
-    trimPrefix: fn(2, 2, ([a, b]) => {
+    trimPrefix: fn('ss', ([a, b]) => {
       const s = str(b);
       const prefix = str(a);
       return s.startsWith(prefix) ? s.slice(prefix.length) : s;
     }),
-    contains: fn(2, 2, ([sub, s]) => str(s).includes(str(sub))),
-    hasPrefix: fn(2, 2, ([sub, s]) => str(s).startsWith(str(sub))),
-    hasSuffix: fn(2, 2, ([sub, s]) => str(s).endsWith(str(sub))),
-    quote: fn(0, Infinity, (args) =>
+    contains: fn('ss', ([sub, s]) => str(s).includes(str(sub))),
+    hasPrefix: fn('ss', ([sub, s]) => str(s).startsWith(str(sub))),
+    hasSuffix: fn('ss', ([sub, s]) => str(s).endsWith(str(sub))),
+    quote: fn('a*', (args) =>
       args
         .filter((a) => a !== null && a !== undefined)
         .map((a) => quoteGo(strval(a)))
         .join(' '),
     ),
-    squote: fn(0, Infinity, (args) =>
+    squote: fn('a*', (args) =>
       args
         .filter((a) => a !== null && a !== undefined)
         .map((a) => `'${formatValue(a)}'`)
         .join(' '),
     ),
-    cat: fn(0, Infinity, (args) =>
+    cat: fn('a*', (args) =>
       args
         .filter((a) => a !== null && a !== undefined)
         .map(formatValue)
         .join(' '),
     ),
-    indent: fn(2, 2, ([n, v]) => {
+    indent: fn('is', ([n, v]) => {
       const pad = ' '.repeat(Math.max(0, int(n)));
       return pad + str(v).replaceAll('\n', `\n${pad}`);
     }),
-    nindent: fn(2, 2, ([n, v]) => {
+    nindent: fn('is', ([n, v]) => {
       const pad = ' '.repeat(Math.max(0, int(n)));
       return `\n${pad}${str(v).replaceAll('\n', `\n${pad}`)}`;
     }),
-    replace: fn(3, 3, ([o, n, s]) => {
+    replace: fn('sss', ([o, n, s]) => {
       const old = str(o);
       const rep = str(n);
       const src = str(s);
       if (old === '') return [...src].map((c) => rep + c).join('') + rep;
       return src.split(old).join(rep);
     }),
-    plural: fn(3, 3, ([one, many, count]) => (int(count) === 1 ? str(one) : str(many))),
-    sha1sum: fn(1, 1, ([s]) => bytesToHex(sha1(utf8ToBytes(str(s))))),
-    sha256sum: fn(1, 1, ([s]) => bytesToHex(sha256(utf8ToBytes(str(s))))),
-    adler32sum: fn(1, 1, ([s]) => String(adler32(str(s)))),
-    toString: fn(1, 1, ([v]) => strval(v)),
-    atoi: fn(1, 1, ([s]) => {
+    plural: fn('ssi', ([one, many, count]) => (int(count) === 1 ? str(one) : str(many))),
+    sha1sum: fn('s', ([s]) => bytesToHex(sha1(utf8ToBytes(str(s))))),
+    sha256sum: fn('s', ([s]) => bytesToHex(sha256(utf8ToBytes(str(s))))),
+    adler32sum: fn('s', ([s]) => String(adler32(str(s)))),
+    toString: fn('a', ([v]) => strval(v)),
+    atoi: fn('s', ([s]) => {
       const text = str(s);
       return /^[+-]?\d+$/.test(text) ? Number.parseInt(text, 10) : 0;
     }),
-    int64: fn(1, 1, ([v]) => toInt64(v)),
-    int: fn(1, 1, ([v]) => toInt64(v)),
-    float64: fn(1, 1, ([v]) => goFloat(toFloat64(v))),
-    seq: fn(0, Infinity, (args) => seq(args.map(int))),
-    toDecimal: fn(1, 1, ([v]) => {
+    int64: fn('a', ([v]) => toInt64(v)),
+    int: fn('a', ([v]) => toInt64(v)),
+    float64: fn('a', ([v]) => goFloat(toFloat64(v))),
+    seq: fn('i*', (args) => seq(args.map(int))),
+    toDecimal: fn('a', ([v]) => {
       const text = formatValue(v);
       return /^[+-]?[0-7]+$/.test(text) ? Number.parseInt(text, 8) : 0;
     }),
-    splitList: fn(2, 2, ([sep, s]) => stringSlice(goSplit(str(s), str(sep)))),
-    splitn: fn(3, 3, ([sep, n, s]) =>
+    splitList: fn('ss', ([sep, s]) => stringSlice(goSplit(str(s), str(sep)))),
+    splitn: fn('sis', ([sep, n, s]) =>
       Object.fromEntries(goSplit(str(s), str(sep), int(n)).map((part, i) => [`_${i}`, part])),
     ),
-    toStrings: fn(1, 1, ([v]) => strslice(v)),
-    until: fn(1, 1, ([c]) => {
+    toStrings: fn('a', ([v]) => strslice(v)),
+    until: fn('i', ([c]) => {
       const n = int(c);
       return untilStep(0, n, n < 0 ? -1 : 1);
     }),
-    untilStep: fn(3, 3, ([a, b, c]) => untilStep(int(a), int(b), int(c))),
+    untilStep: fn('iii', ([a, b, c]) => untilStep(int(a), int(b), int(c))),
 
     // numbers (slim-sprig's, except Dagu's add)
-    add1: fn(1, 1, ([v]) => toInt64(v) + 1),
-    sub: fn(2, 2, ([a, b]) => toInt64(a) - toInt64(b)),
-    div: fn(2, 2, ([a, b]) => intDiv(toInt64(a), toInt64(b), 'div')),
-    mod: fn(2, 2, ([a, b]) => intDiv(toInt64(a), toInt64(b), 'mod')),
-    mul: fn(1, Infinity, ([a, ...rest]) => rest.reduce<number>((acc, b) => acc * toInt64(b), toInt64(a))),
-    biggest: fn(1, Infinity, (args) => Math.max(...args.map(toInt64))),
-    max: fn(1, Infinity, (args) => Math.max(...args.map(toInt64))),
-    min: fn(1, Infinity, (args) => Math.min(...args.map(toInt64))),
-    maxf: fn(1, Infinity, (args) => goFloat(Math.max(...args.map(toFloat64)))),
-    minf: fn(1, Infinity, (args) => goFloat(Math.min(...args.map(toFloat64)))),
-    ceil: fn(1, 1, ([v]) => goFloat(Math.ceil(toFloat64(v)))),
-    floor: fn(1, 1, ([v]) => goFloat(Math.floor(toFloat64(v)))),
-    round: fn(2, 3, ([a, p, r]) => round(a, int(p), r === undefined ? 0.5 : toFloat64(r))),
+    add1: fn('a', ([v]) => toInt64(v) + 1),
+    sub: fn('aa', ([a, b]) => toInt64(a) - toInt64(b)),
+    div: fn('aa', ([a, b]) => intDiv(toInt64(a), toInt64(b), 'div')),
+    mod: fn('aa', ([a, b]) => intDiv(toInt64(a), toInt64(b), 'mod')),
+    mul: fn('aa*', ([a, ...rest]) => rest.reduce<number>((acc, b) => acc * toInt64(b), toInt64(a))),
+    biggest: fn('aa*', (args) => Math.max(...args.map(toInt64))),
+    max: fn('aa*', (args) => Math.max(...args.map(toInt64))),
+    min: fn('aa*', (args) => Math.min(...args.map(toInt64))),
+    maxf: fn('aa*', (args) => goFloat(Math.max(...args.map(toFloat64)))),
+    minf: fn('aa*', (args) => goFloat(Math.min(...args.map(toFloat64)))),
+    ceil: fn('a', ([v]) => goFloat(Math.ceil(toFloat64(v)))),
+    floor: fn('a', ([v]) => goFloat(Math.floor(toFloat64(v)))),
+    round: fn('aif*', ([a, p, r]) => round(a, int(p), r === undefined ? 0.5 : toFloat64(r))),
 
-    sortAlpha: fn(1, 1, ([v]) => {
+    sortAlpha: fn('a', ([v]) => {
       if (!Array.isArray(v)) return stringSlice([strval(v)]);
       return stringSlice(strslice(v).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
     }),
 
     // defaults and JSON
-    coalesce: fn(0, Infinity, (args) => args.find((a) => !isEmpty(a)) ?? null),
-    all: fn(0, Infinity, (args) => args.every((a) => !isEmpty(a))),
-    any: fn(0, Infinity, (args) => args.some((a) => !isEmpty(a))),
-    fromJson: fn(1, 1, ([s]) => {
+    coalesce: fn('a*', (args) => args.find((a) => !isEmpty(a)) ?? null),
+    all: fn('a*', (args) => args.every((a) => !isEmpty(a))),
+    any: fn('a*', (args) => args.some((a) => !isEmpty(a))),
+    fromJson: fn('s', ([s]) => {
       try {
         return unmarshal(str(s));
       } catch (e) {
@@ -563,110 +563,110 @@ export function daguFunctions(): Record<string, GoFunction> {
         return null;
       }
     }),
-    mustFromJson: fn(1, 1, ([s]) => unmarshal(str(s))),
-    toJson: fn(1, 1, ([v]) => {
+    mustFromJson: fn('s', ([s]) => unmarshal(str(s))),
+    toJson: fn('a', ([v]) => {
       try {
         return marshal(v, false, true);
       } catch {
         return '';
       }
     }),
-    mustToJson: fn(1, 1, ([v]) => marshal(v, false, true)),
-    toPrettyJson: fn(1, 1, ([v]) => {
+    mustToJson: fn('a', ([v]) => marshal(v, false, true)),
+    toPrettyJson: fn('a', ([v]) => {
       try {
         return marshal(v, true, true);
       } catch {
         return '';
       }
     }),
-    mustToPrettyJson: fn(1, 1, ([v]) => marshal(v, true, true)),
-    toRawJson: fn(1, 1, ([v]) => marshal(v, false, false)),
-    mustToRawJson: fn(1, 1, ([v]) => marshal(v, false, false)),
-    ternary: fn(3, 3, ([vt, vf, v]) => (bool(v) ? vt : vf)),
+    mustToPrettyJson: fn('a', ([v]) => marshal(v, true, true)),
+    toRawJson: fn('a', ([v]) => marshal(v, false, false)),
+    mustToRawJson: fn('a', ([v]) => marshal(v, false, false)),
+    ternary: fn('aab', ([vt, vf, v]) => (bool(v) ? vt : vf)),
 
     // reflection
-    typeOf: fn(1, 1, ([v]) => goTypeName(v)),
-    typeIs: fn(2, 2, ([t, v]) => str(t) === goTypeName(v)),
-    typeIsLike: fn(2, 2, ([t, v]) => {
+    typeOf: fn('a', ([v]) => goTypeName(v)),
+    typeIs: fn('sa', ([t, v]) => str(t) === goTypeName(v)),
+    typeIsLike: fn('sa', ([t, v]) => {
       const name = str(t);
       const actual = goTypeName(v);
       return name === actual || `*${name}` === actual;
     }),
-    kindOf: fn(1, 1, ([v]) => goKindName(v)),
-    kindIs: fn(2, 2, ([t, v]) => str(t) === goKindName(v)),
-    deepEqual: fn(2, 2, ([a, b]) => deepEqual(a, b)),
+    kindOf: fn('a', ([v]) => goKindName(v)),
+    kindIs: fn('sa', ([t, v]) => str(t) === goKindName(v)),
+    deepEqual: fn('aa', ([a, b]) => deepEqual(a, b)),
 
     // paths (filepath is the same as path on Linux)
-    base: fn(1, 1, ([p]) => pathBase(str(p))),
-    dir: fn(1, 1, ([p]) => pathDir(str(p))),
-    clean: fn(1, 1, ([p]) => pathClean(str(p))),
-    ext: fn(1, 1, ([p]) => pathExt(str(p))),
-    isAbs: fn(1, 1, ([p]) => str(p).startsWith('/')),
-    osBase: fn(1, 1, ([p]) => pathBase(str(p))),
-    osClean: fn(1, 1, ([p]) => pathClean(str(p))),
-    osDir: fn(1, 1, ([p]) => pathDir(str(p))),
-    osExt: fn(1, 1, ([p]) => pathExt(str(p))),
-    osIsAbs: fn(1, 1, ([p]) => str(p).startsWith('/')),
+    base: fn('s', ([p]) => pathBase(str(p))),
+    dir: fn('s', ([p]) => pathDir(str(p))),
+    clean: fn('s', ([p]) => pathClean(str(p))),
+    ext: fn('s', ([p]) => pathExt(str(p))),
+    isAbs: fn('s', ([p]) => str(p).startsWith('/')),
+    osBase: fn('s', ([p]) => pathBase(str(p))),
+    osClean: fn('s', ([p]) => pathClean(str(p))),
+    osDir: fn('s', ([p]) => pathDir(str(p))),
+    osExt: fn('s', ([p]) => pathExt(str(p))),
+    osIsAbs: fn('s', ([p]) => str(p).startsWith('/')),
 
     // encodings
-    b64enc: fn(1, 1, ([s]) => Buffer.from(str(s), 'utf8').toString('base64')),
-    b64dec: fn(1, 1, ([s]) => base64Decode(str(s))),
-    b32enc: fn(1, 1, ([s]) => base32Encode(str(s))),
-    b32dec: fn(1, 1, ([s]) => base32Decode(str(s))),
+    b64enc: fn('s', ([s]) => Buffer.from(str(s), 'utf8').toString('base64')),
+    b64dec: fn('s', ([s]) => base64Decode(str(s))),
+    b32enc: fn('s', ([s]) => base32Encode(str(s))),
+    b32dec: fn('s', ([s]) => base32Decode(str(s))),
 
     // dicts
-    list: fn(0, Infinity, (args) => [...args]),
-    tuple: fn(0, Infinity, (args) => [...args]),
-    dict: fn(0, Infinity, (args) => {
+    list: fn('a*', (args) => [...args]),
+    tuple: fn('a*', (args) => [...args]),
+    dict: fn('a*', (args) => {
       const d: GoMap = {};
       for (let k = 0; k < args.length; k += 2) d[strval(args[k])] = k + 1 < args.length ? args[k + 1] : '';
       return d;
     }),
-    get: fn(2, 2, ([d, k]) => {
+    get: fn('ms', ([d, k]) => {
       const dict = dictArg(d);
       const key = str(k);
       return Object.hasOwn(dict, key) ? dict[key] : '';
     }),
-    set: fn(3, 3, ([d, k, v]) => {
+    set: fn('msa', ([d, k, v]) => {
       const dict = dictArg(d);
       dict[str(k)] = v;
       return dict;
     }),
-    unset: fn(2, 2, ([d, k]) => {
+    unset: fn('ms', ([d, k]) => {
       const dict = dictArg(d);
       delete dict[str(k)];
       return dict;
     }),
-    hasKey: fn(2, 2, ([d, k]) => Object.hasOwn(dictArg(d), str(k))),
-    pluck: fn(1, Infinity, ([k, ...ds]) => {
+    hasKey: fn('ms', ([d, k]) => Object.hasOwn(dictArg(d), str(k))),
+    pluck: fn('sm*', ([k, ...ds]) => {
       const key = str(k);
       return ds.map(dictArg).flatMap((d) => (Object.hasOwn(d, key) ? [d[key]] : []));
     }),
-    keys: fn(0, Infinity, (ds) => stringSlice(ds.map(dictArg).flatMap((d) => sortedKeys(d)))),
-    pick: fn(1, Infinity, ([d, ...ks]) => {
+    keys: fn('m*', (ds) => stringSlice(ds.map(dictArg).flatMap((d) => sortedKeys(d)))),
+    pick: fn('ms*', ([d, ...ks]) => {
       const dict = dictArg(d);
       const out: GoMap = {};
       for (const k of ks.map(str)) if (Object.hasOwn(dict, k)) out[k] = dict[k];
       return out;
     }),
-    omit: fn(1, Infinity, ([d, ...ks]) => {
+    omit: fn('ms*', ([d, ...ks]) => {
       const dict = dictArg(d);
       const drop = new Set(ks.map(str));
       return Object.fromEntries(Object.entries(dict).filter(([k]) => !drop.has(k)));
     }),
-    values: fn(1, 1, ([d]) => {
+    values: fn('m', ([d]) => {
       const dict = dictArg(d);
       return sortedKeys(dict).map((k) => dict[k]);
     }),
-    dig: fn(0, Infinity, dig),
+    dig: fn('a*', dig),
 
     // flow control
-    fail: fn(1, 1, ([msg]) => {
+    fail: fn('s', ([msg]) => {
       throw new Error(str(msg));
     }),
 
     // regular expressions
-    regexMatch: fn(2, 2, ([r, s]) => {
+    regexMatch: fn('ss', ([r, s]) => {
       const text = str(s);
       try {
         const re = compileGoRegexp(str(r));
@@ -675,80 +675,82 @@ export function daguFunctions(): Record<string, GoFunction> {
         return false;
       }
     }),
-    mustRegexMatch: fn(2, 2, ([r, s]) => compileGoRegexp(str(r)).test(str(s))),
-    regexFindAll: fn(3, 3, ([r, s, n]) =>
+    mustRegexMatch: fn('ss', ([r, s]) => compileGoRegexp(str(r)).test(str(s))),
+    regexFindAll: fn('ssi', ([r, s, n]) =>
       stringSlice(findAll(mustCompile(str(r)), str(s), int(n)).map((m) => m[0])),
     ),
-    mustRegexFindAll: fn(3, 3, ([r, s, n]) =>
+    mustRegexFindAll: fn('ssi', ([r, s, n]) =>
       stringSlice(findAll(compileGoRegexp(str(r)), str(s), int(n)).map((m) => m[0])),
     ),
-    regexFind: fn(2, 2, ([r, s]) => findAll(mustCompile(str(r)), str(s), 1)[0]?.[0] ?? ''),
-    mustRegexFind: fn(2, 2, ([r, s]) => findAll(compileGoRegexp(str(r)), str(s), 1)[0]?.[0] ?? ''),
-    regexReplaceAll: fn(3, 3, ([r, s, repl]) => replaceAll(mustCompile(str(r)), str(s), str(repl), false)),
-    mustRegexReplaceAll: fn(3, 3, ([r, s, repl]) =>
+    regexFind: fn('ss', ([r, s]) => findAll(mustCompile(str(r)), str(s), 1)[0]?.[0] ?? ''),
+    mustRegexFind: fn('ss', ([r, s]) => findAll(compileGoRegexp(str(r)), str(s), 1)[0]?.[0] ?? ''),
+    regexReplaceAll: fn('sss', ([r, s, repl]) => replaceAll(mustCompile(str(r)), str(s), str(repl), false)),
+    mustRegexReplaceAll: fn('sss', ([r, s, repl]) =>
       replaceAll(compileGoRegexp(str(r)), str(s), str(repl), false),
     ),
-    regexReplaceAllLiteral: fn(3, 3, ([r, s, repl]) =>
+    regexReplaceAllLiteral: fn('sss', ([r, s, repl]) =>
       replaceAll(mustCompile(str(r)), str(s), str(repl), true),
     ),
-    mustRegexReplaceAllLiteral: fn(3, 3, ([r, s, repl]) =>
+    mustRegexReplaceAllLiteral: fn('sss', ([r, s, repl]) =>
       replaceAll(compileGoRegexp(str(r)), str(s), str(repl), true),
     ),
-    regexSplit: fn(3, 3, ([r, s, n]) => stringSlice(regexSplit(mustCompile(str(r)), str(s), int(n)))),
-    mustRegexSplit: fn(3, 3, ([r, s, n]) => stringSlice(regexSplit(compileGoRegexp(str(r)), str(s), int(n)))),
-    regexQuoteMeta: fn(1, 1, ([s]) => quoteMeta(str(s))),
+    regexSplit: fn('ssi', ([r, s, n]) => stringSlice(regexSplit(mustCompile(str(r)), str(s), int(n)))),
+    mustRegexSplit: fn('ssi', ([r, s, n]) =>
+      stringSlice(regexSplit(compileGoRegexp(str(r)), str(s), int(n))),
+    ),
+    regexQuoteMeta: fn('s', ([s]) => quoteMeta(str(s))),
   };
 
   both(
     m,
     'push',
-    fn(2, 2, ([l, v]) => [...listOf(l, (k) => `Cannot push on type ${k}`), v]),
+    fn('aa', ([l, v]) => [...listOf(l, (k) => `Cannot push on type ${k}`), v]),
   );
   both(m, 'append', m.push);
   both(
     m,
     'prepend',
-    fn(2, 2, ([l, v]) => [v, ...listOf(l, (k) => `Cannot prepend on type ${k}`)]),
+    fn('aa', ([l, v]) => [v, ...listOf(l, (k) => `Cannot prepend on type ${k}`)]),
   );
   both(
     m,
     'chunk',
-    fn(2, 2, ([size, l]) => chunk(int(size), l)),
+    fn('ia', ([size, l]) => chunk(int(size), l)),
   );
   both(
     m,
     'first',
-    fn(1, 1, ([l]) => listOf(l, (k) => `Cannot find first on type ${k}`)[0] ?? null),
+    fn('a', ([l]) => listOf(l, (k) => `Cannot find first on type ${k}`)[0] ?? null),
   );
   both(
     m,
     'last',
-    fn(1, 1, ([l]) => listOf(l, (k) => `Cannot find last on type ${k}`).at(-1) ?? null),
+    fn('a', ([l]) => listOf(l, (k) => `Cannot find last on type ${k}`).at(-1) ?? null),
   );
   both(
     m,
     'rest',
-    fn(1, 1, ([l]) => listOf(l, (k) => `Cannot find rest on type ${k}`).slice(1)),
+    fn('a', ([l]) => listOf(l, (k) => `Cannot find rest on type ${k}`).slice(1)),
   );
   both(
     m,
     'initial',
-    fn(1, 1, ([l]) => listOf(l, (k) => `Cannot find initial on type ${k}`).slice(0, -1)),
+    fn('a', ([l]) => listOf(l, (k) => `Cannot find initial on type ${k}`).slice(0, -1)),
   );
   both(
     m,
     'reverse',
-    fn(1, 1, ([l]) => [...listOf(l, (k) => `Cannot find reverse on type ${k}`)].reverse()),
+    fn('a', ([l]) => [...listOf(l, (k) => `Cannot find reverse on type ${k}`)].reverse()),
   );
   both(
     m,
     'compact',
-    fn(1, 1, ([l]) => listOf(l, (k) => `Cannot compact on type ${k}`).filter((x) => !isEmpty(x))),
+    fn('a', ([l]) => listOf(l, (k) => `Cannot compact on type ${k}`).filter((x) => !isEmpty(x))),
   );
   both(
     m,
     'uniq',
-    fn(1, 1, ([l]) => {
+    fn('a', ([l]) => {
       const out: unknown[] = [];
       for (const x of listOf(l, (k) => `Cannot find uniq on type ${k}`)) if (!inList(out, x)) out.push(x);
       return out;
@@ -757,14 +759,14 @@ export function daguFunctions(): Record<string, GoFunction> {
   both(
     m,
     'without',
-    fn(1, Infinity, ([l, ...omit]) =>
+    fn('aa*', ([l, ...omit]) =>
       listOf(l, (k) => `Cannot find without on type ${k}`).filter((x) => !inList(omit, x)),
     ),
   );
   both(
     m,
     'has',
-    fn(2, 2, ([needle, hay]) => {
+    fn('aa', ([needle, hay]) => {
       if (hay === null || hay === undefined) return false;
       return inList(
         listOf(hay, (k) => `Cannot find has on type ${k}`),
@@ -775,32 +777,32 @@ export function daguFunctions(): Record<string, GoFunction> {
   both(
     m,
     'slice',
-    fn(1, Infinity, ([l, ...ix]) => sliceList(l, ix)),
+    fn('aa*', ([l, ...ix]) => sliceList(l, ix)),
   );
-  m.concat = fn(0, Infinity, (lists) =>
+  m.concat = fn('a*', (lists) =>
     lists.length === 0 ? null : lists.flatMap((l) => listOf(l, (k) => `Cannot concat type ${k} as list`)),
   );
 
   // Dagu's overrides: the piped value last, and Dagu's own behaviour.
-  m.split = fn(2, 2, ([sep, s]) => stringSlice(goSplit(str(s), str(sep))));
-  m.join = fn(2, 2, ([sep, v]) => {
+  m.split = fn('ss', ([sep, s]) => stringSlice(goSplit(str(s), str(sep))));
+  m.join = fn('sa', ([sep, v]) => {
     const separator = str(sep);
     if (v === null || v === undefined) return '';
     if (!Array.isArray(v)) throw new Error(`join: unsupported type ${goTypeName(v)}`);
     return v.map(formatValue).join(separator);
   });
-  m.count = fn(1, 1, ([v]) => {
+  m.count = fn('a', ([v]) => {
     if (v === null || v === undefined) return 0;
     if (Array.isArray(v)) return v.length;
     if (isMap(v)) return Object.keys(v).length;
     if (typeof v === 'string') return byteLength(v);
     throw new Error(`count: unsupported type ${goTypeName(v)}`);
   });
-  m.add = fn(2, 2, ([b, a]) => int(a) + int(b));
-  m.empty = fn(1, 1, ([v]) => isEmpty(v));
-  m.upper = fn(1, 1, ([s]) => str(s).toUpperCase());
-  m.lower = fn(1, 1, ([s]) => str(s).toLowerCase());
-  m.trim = fn(1, 1, ([s]) => goTrimSpace(str(s)));
-  m.default = fn(2, 2, ([def, val]) => (isEmpty(val) ? def : val));
+  m.add = fn('ii', ([b, a]) => int(a) + int(b));
+  m.empty = fn('a', ([v]) => isEmpty(v));
+  m.upper = fn('s', ([s]) => str(s).toUpperCase());
+  m.lower = fn('s', ([s]) => str(s).toLowerCase());
+  m.trim = fn('s', ([s]) => goTrimSpace(str(s)));
+  m.default = fn('aa', ([def, val]) => (isEmpty(val) ? def : val));
   return m;
 }

@@ -75,6 +75,17 @@ describe('template action', () => {
     expect(unresolved.error).toContain('${env.MISSING} did not resolve');
   });
 
+  it('fails, writing nothing, when with.output still holds a reference', async () => {
+    const ctx = testContext({
+      script: 'x',
+      with: { output: '${DAG_RUN_ARTIFACTS_DIR}/g.txt' },
+      workingDir: dir,
+    });
+    expect((await runTemplateAction(ctx)).error).toBe(
+      'template: with.output: ${DAG_RUN_ARTIFACTS_DIR} did not resolve to a value',
+    );
+  });
+
   it('refuses data that is not a map', async () => {
     const result = await runTemplateAction(testContext({ script: 'x', with: { data: ['a'] } }));
     expect(result.error).toBe("template: 'data' expected a map");

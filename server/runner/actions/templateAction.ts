@@ -39,6 +39,9 @@ export async function runTemplateAction(ctx: ActionContext): Promise<ActionResul
   }
 
   const file = output === undefined || output === null ? '' : String(output);
+  // A reference left as written (`${DAG_RUN_ARTIFACTS_DIR}`, a misspelt name) would make a path of its text.
+  const unresolved = /\$\{[^}]*\}/.exec(file);
+  if (unresolved) return actionFailed(`template: with.output: ${unresolved[0]} did not resolve to a value`);
   if (file === '') {
     await sinkWriter(ctx.stdout)(rendered);
     return ACTION_OK;
