@@ -42,6 +42,7 @@ describe("Dagu's overrides (pipeline value last)", () => {
         { l: [], m: {}, n: null },
         'true true true true true false true',
       ],
+      ['{{ "straße" | upper }} {{ "İX" | lower }}', {}, 'STRAßE ix'],
       ['{{ "Ab" | upper }} {{ "Ab" | lower }} [{{ "  a b \\n" | trim }}]', {}, 'AB ab [a b]'],
       [
         '{{ .a | default "d" }} {{ .b | default "d" }} {{ 0 | default 5 }} {{ .l | default (list 1) }}',
@@ -305,5 +306,38 @@ describe('the function map', () => {
     for (const name of UNSUPPORTED_FUNCTIONS) {
       expect(() => compileTemplate(`{{ ${name} }}`)).toThrow('is not supported by this product');
     }
+  });
+});
+
+describe('Go regular expression syntax', () => {
+  it('reads RE2 forms JavaScript spells otherwise', () => {
+    table([
+      [
+        '{{ regexMatch "\\\\pL+" "héllo" }} {{ regexFind "[[:digit:]]+" "ab123" }} {{ regexReplaceAll "a\\\\-b" "a-b" "X" }}',
+        {},
+        'true 123 X',
+      ],
+      [
+        '{{ regexFind "{x}" "a{x}" }} {{ regexFind "[]a]+" "x]a]" }} {{ regexFind "\\\\x{41}" "zA" }}',
+        {},
+        '{x} ]a] A',
+      ],
+      [
+        '{{ regexFind "\\\\Aab\\\\z" "ab" }} {{ regexFind "\\\\Q.*\\\\E" "a.*b" }} {{ regexFindAll "." "h€😀" -1 }}',
+        {},
+        'ab .* [h € 😀]',
+      ],
+      ['{{ regexSplit "\\\\s+" "a \\t b" -1 }} {{ regexMatch "\\\\s" "\\u000b" }}', {}, '[a b] false'],
+    ]);
+  });
+
+  it('rejects what RE2 rejects: back-references and look-around', () => {
+    expect(render('{{ regexMatch "(a)\\\\1" "aa" }}')).toBe('false');
+    expect(fails('{{ mustRegexMatch "(?=a)" "a" }}')).toContain(
+      'error parsing regexp: invalid or unsupported Perl syntax: `(?=`',
+    );
+    expect(fails('{{ mustRegexFind "(a)\\\\1" "aa" }}')).toContain(
+      'error parsing regexp: invalid escape sequence: `\\1`',
+    );
   });
 });

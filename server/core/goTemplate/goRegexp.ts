@@ -19,28 +19,138 @@ const POSIX_CLASSES: Record<string, string> = {
   xdigit: '0-9A-Fa-f',
 };
 
+const JS_SYNTAX = '^$\\.*+?()[]{}|/';
+
+function parseError(message: string): Error {
+  return new Error(`error parsing regexp: ${message}`);
+}
+
+/**
+ * Go's RE2 pattern as a JavaScript (unicode-mode) pattern: `\pL`, `\x{...}`, `\a`, `\A`, `\z`, `\Q...\E`,
+ * punctuation escapes, `[[:alpha:]]`, a `]` first in a class, literal braces, `(?P<name>`. What RE2 rejects
+ * (back-references, look-around) is rejected here with Go's message rather than matched.
+ */
+function translate(pattern: string): string {
+  let out = '';
+  let inClass = false;
+  let classStart = -1;
+  for (let k = 0; k < pattern.length; k++) {
+    const c = pattern[k];
+    if (c === '\\') {
+      const e = pattern[k + 1];
+      if (e === undefined) throw parseError('trailing backslash at end of expression: ``');
+      k++;
+      if (/[1-9]/.test(e)) throw parseError(`invalid escape sequence: \`\\${e}\``);
+      if (e === 'p' || e === 'P') {
+        if (pattern[k + 1] === '{') {
+          const close = pattern.indexOf('}', k);
+          out += pattern.slice(k - 1, close + 1);
+          k = close;
+        } else {
+          out += `\\${e}{${pattern[k + 1] ?? ''}}`;
+          k++;
+        }
+      } else if (e === 'Q') {
+        const close = pattern.indexOf('\\E', k);
+        const lit = close < 0 ? pattern.slice(k + 1) : pattern.slice(k + 1, close);
+        out += [...lit]
+          .map((ch) => (/[A-Za-z0-9_\s]/.test(ch) ? ch : `\\u{${ch.codePointAt(0)!.toString(16)}}`))
+          .join('');
+        k = close < 0 ? pattern.length : close + 1;
+      } else if (e === 'x' && pattern[k + 1] === '{') {
+        out += '\\u';
+      } else if (e === 'a') out += '\\x07';
+      else if (e === 'A' && !inClass) out += '(?<![\\s\\S])';
+      else if (e === 'z' && !inClass) out += '(?![\\s\\S])';
+      // Go's \s is ASCII white space only (no \v, no Unicode spaces).
+      else if (e === 's') out += inClass ? '\\t\\n\\f\\r ' : '[\\t\\n\\f\\r ]';
+      else if (e === 'S' && !inClass) out += '[^\\t\\n\\f\\r ]';
+      else if (/[A-Za-z0-9]/.test(e)) out += `\\${e}`;
+      else if (JS_SYNTAX.includes(e) || (inClass && e === '-')) out += `\\${e}`;
+      else out += `\\u{${e.codePointAt(0)!.toString(16)}}`;
+      continue;
+    }
+    if (inClass) {
+      if (c === '[' && pattern[k + 1] === ':') {
+        const m = /^\[:(\^?)([a-z]+):\]/.exec(pattern.slice(k));
+        const cls = m ? POSIX_CLASSES[m[2]] : undefined;
+        if (m && cls) {
+          if (m[1]) throw parseError('negated POSIX classes are not supported by this product');
+          out += cls;
+          k += m[0].length - 1;
+          continue;
+        }
+      }
+      if (c === ']' && k === classStart) out += '\\]';
+      else if (c === '[') out += '\\[';
+      else {
+        if (c === ']') inClass = false;
+        out += c;
+      }
+      continue;
+    }
+    if (c === '[') {
+      inClass = true;
+      out += c;
+      if (pattern[k + 1] === '^') {
+        out += '^';
+        k++;
+      }
+      classStart = k + 1;
+      continue;
+    }
+    if (c === '(' && pattern[k + 1] === '?') {
+      const rest = pattern.slice(k + 2);
+      if (rest.startsWith('P<')) {
+        out += '(?<';
+        k += 3;
+        continue;
+      }
+      if (rest.startsWith('<') && !rest.startsWith('<=') && !rest.startsWith('<!')) {
+        out += '(?<';
+        k += 2;
+        continue;
+      }
+      if (rest.startsWith(':')) {
+        out += '(?:';
+        k += 2;
+        continue;
+      }
+      const shown = /^(<[=!]|[=!])/.exec(rest);
+      if (shown) throw parseError(`invalid or unsupported Perl syntax: \`(?${shown[0]}\``);
+      throw parseError('flags inside the pattern are not supported by this product (put them first)');
+    }
+    if (c === '{') {
+      const m = /^\{\d+(,\d*)?\}/.exec(pattern.slice(k));
+      if (m && out !== '' && !/[(|]$/.test(out)) {
+        out += m[0];
+        k += m[0].length - 1;
+      } else out += '\\{';
+      continue;
+    }
+    if (c === '}') {
+      out += '\\}';
+      continue;
+    }
+    out += c;
+  }
+  if (inClass) throw parseError(`missing closing ]: \`${pattern.slice(pattern.lastIndexOf('['))}\``);
+  return out;
+}
+
 /** Compiles a Go regular expression; throws Go's "error parsing regexp: ..." text when it does not compile. */
 export function compileGoRegexp(pattern: string): RegExp {
   let source = pattern;
-  let flags = 'g';
+  let flags = 'gu';
   const lead = /^\(\?([imsU]+)\)/.exec(source);
   if (lead) {
-    if (lead[1].includes('U'))
-      throw new Error('error parsing regexp: the (?U) flag is not supported by this product');
+    if (lead[1].includes('U')) throw parseError('the (?U) flag is not supported by this product');
     for (const f of lead[1]) if (!flags.includes(f)) flags += f;
     source = source.slice(lead[0].length);
   }
-  source = source
-    .replace(/\(\?P</g, '(?<')
-    .replace(/\\A/g, '^')
-    .replace(/\\z/g, '$(?![\\s\\S])')
-    .replace(/\[:(\^?)([a-z]+):\]/g, (m, neg: string, name: string) => {
-      const cls = POSIX_CLASSES[name];
-      if (!cls) return m;
-      return neg ? `^${cls}` : cls;
-    });
+  const translated = translate(source);
   try {
-    return new RegExp(source, flags);
+    return new RegExp(translated, flags);
   } catch (e) {
     throw new Error(`error parsing regexp: ${(e as Error).message}`, { cause: e });
   }

@@ -149,6 +149,23 @@ function trimCutset(s: string, cutset: string): string {
   return chars.slice(a, b).join('');
 }
 
+/**
+ * Go's strings.ToUpper / ToLower: each character's own (simple) case mapping, so `ß` stays `ß` where
+ * JavaScript's full mapping writes `SS`.
+ */
+export function goCase(s: string, to: 'upper' | 'lower'): string {
+  let out = '';
+  for (const ch of s) {
+    if (to === 'lower' && ch === '\u0130') {
+      out += 'i';
+      continue;
+    }
+    const mapped = to === 'upper' ? ch.toUpperCase() : ch.toLowerCase();
+    out += [...mapped].length === 1 ? mapped : ch;
+  }
+  return out;
+}
+
 /** Go's strings.Title. */
 function title(s: string): string {
   let prev = ' ';
@@ -800,8 +817,8 @@ export function daguFunctions(): Record<string, GoFunction> {
   });
   m.add = fn('ii', ([b, a]) => int(a) + int(b));
   m.empty = fn('a', ([v]) => isEmpty(v));
-  m.upper = fn('s', ([s]) => str(s).toUpperCase());
-  m.lower = fn('s', ([s]) => str(s).toLowerCase());
+  m.upper = fn('s', ([s]) => goCase(str(s), 'upper'));
+  m.lower = fn('s', ([s]) => goCase(str(s), 'lower'));
   m.trim = fn('s', ([s]) => goTrimSpace(str(s)));
   m.default = fn('aa', ([def, val]) => (isEmpty(val) ? def : val));
   return m;
