@@ -144,6 +144,9 @@ describe('define, template and block', () => {
     ).toBe('[1][<no value>]');
     expect(render('{{ block "b" .a }}<{{ . }}>{{ end }}', { a: 2 })).toBe('<2>');
     expect(execError('{{ template "nope" }}')).toContain('template "nope" not defined');
+    expect(parseError('{{ range .l }}{{ block "b" . }}{{ break }}{{ end }}{{ end }}')).toBe(
+      'template: template:1: {{break}} outside {{range}}',
+    );
   });
 });
 

@@ -280,10 +280,14 @@ class Parser {
   private blockControl(t: Item): Node {
     const name = this.templateName(this.nextNonSpace(), 'block clause');
     const pipe = this.pipeline('block clause', 'right');
+    // The body is a template of its own: no variables but $, and not inside the enclosing range.
     const saved = this.vars;
+    const savedDepth = this.rangeDepth;
     this.vars = ['$'];
+    this.rangeDepth = 0;
     const { list, end } = this.itemList();
     this.vars = saved;
+    this.rangeDepth = savedDepth;
     if (end.kind !== 'end') this.errorf('unexpected {{else}} in block clause');
     this.addTemplate(name, list);
     return { type: 'template', pos: t.pos, name, pipe };

@@ -14,7 +14,10 @@ export interface ActionContext {
   with: Record<string, unknown>;
   /** The legacy `command` entries (value-resolved): `GET https://...` for `type: http`, the filter for `jq`. */
   command: string[] | null;
-  /** The legacy `script` (value-resolved): JSON config for `type: http`, the input JSON for `type: jq`. */
+  /**
+   * The legacy `script` (value-resolved): JSON config for `type: http`, the input JSON for `type: jq`; a
+   * template step's template text, as written (never value-resolved).
+   */
   script: string | null;
   /** The step's stdout; what `output:` captures. */
   stdout: ActionSink;
