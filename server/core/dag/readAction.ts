@@ -88,11 +88,10 @@ export interface StepExecution {
   namePrefix: string;
 }
 
-/** Reads the execution fields of a step map. `where` names the step in messages. */
-export function readExecution(r: DagReader, map: Map<string, Entry>, stepEntry: Entry): StepExecution {
-  const has = (key: string) => map.has(key) && !isNull(map.get(key)!.value);
-  const out: StepExecution = {
-    action: { kind: 'command' },
+/** An execution that runs nothing yet, for a reader to fill in. */
+export function emptyExecution(action: StepAction): StepExecution {
+  return {
+    action,
     command: null,
     script: null,
     shell: null,
@@ -104,6 +103,12 @@ export function readExecution(r: DagReader, map: Map<string, Entry>, stepEntry: 
     parallel: null,
     namePrefix: 'step',
   };
+}
+
+/** Reads the execution fields of a step map. `where` names the step in messages. */
+export function readExecution(r: DagReader, map: Map<string, Entry>, stepEntry: Entry): StepExecution {
+  const has = (key: string) => map.has(key) && !isNull(map.get(key)!.value);
+  const out = emptyExecution({ kind: 'command' });
   if (has('run')) {
     for (const key of RUN_CONFLICTS) {
       if (has(key)) r.errorAt(map.get(key)!, `run cannot be used together with ${key}`);

@@ -7,7 +7,12 @@ import { isMap, isScalar, isSeq } from 'yaml';
 import type { ForeachSpec, StepSpec } from '../types';
 import type { DagReader, Entry } from './dagReader';
 import { describe, isNull } from './dagReader';
-import { MAX_PARALLEL_CONCURRENCY, MAX_PARALLEL_ITEMS, type StepExecution } from './readAction';
+import {
+  emptyExecution,
+  MAX_PARALLEL_CONCURRENCY,
+  MAX_PARALLEL_ITEMS,
+  type StepExecution,
+} from './readAction';
 
 /** Dagu's default width of a fan-out (parallel and foreach alike). */
 const DEFAULT_FOREACH_CONCURRENCY = 10;
@@ -27,19 +32,7 @@ export function readForeachExecution(
   entry: Entry,
   readBody: ReadForeachBody | null,
 ): StepExecution {
-  const out: StepExecution = {
-    action: { kind: 'noop' },
-    command: null,
-    script: null,
-    shell: null,
-    shell_args: [],
-    shell_explicit: false,
-    script_interpreter: false,
-    call: null,
-    params: [],
-    parallel: null,
-    namePrefix: 'step',
-  };
+  const out = emptyExecution({ kind: 'noop' });
   for (const key of FOREACH_CONFLICTS) {
     const other = map.get(key);
     if (other && !isNull(other.value)) {
