@@ -6,8 +6,8 @@
 import { useState } from 'react';
 import type { StepStatus } from '@/components/apiTypes';
 import { foreachSummaryText, subRunStateLabel } from './stepNotes';
-import { buttonClass } from '../Panels';
 import { StatusBadge } from '../StatusBadge';
+import { ShowMore } from './ShowMore';
 
 type Item = NonNullable<StepStatus['foreach_items']>[number];
 
@@ -66,20 +66,13 @@ export function ForeachItemList({ stepName, items }: { stepName: string; items: 
           </li>
         ))}
       </ul>
-      {matching.length > visible.length && (
-        <div className="flex items-center gap-3 text-sm">
-          <span role="status" data-testid="foreach-shown">
-            Showing {visible.length} of {matching.length}
-          </span>
-          <button
-            type="button"
-            className={buttonClass('secondary')}
-            onClick={() => setShown((n) => n + ITEM_PAGE)}
-          >
-            Show {Math.min(ITEM_PAGE, matching.length - visible.length)} more
-          </button>
-        </div>
-      )}
+      <ShowMore
+        shown={visible.length}
+        total={matching.length}
+        page={ITEM_PAGE}
+        onMore={() => setShown((n) => n + ITEM_PAGE)}
+        testId="foreach-shown"
+      />
     </section>
   );
 }

@@ -7,8 +7,9 @@ import Link from 'next/link';
 import { useMemo, useState } from 'react';
 import type { StepStatus } from '@/components/apiTypes';
 import { countSubRuns, subRunStateLabel, subRunSummaryText, UNKNOWN_SUB_RUN_STATE } from './stepNotes';
-import { buttonClass, linkClass } from '../Panels';
+import { linkClass } from '../Panels';
 import { StatusBadge } from '../StatusBadge';
+import { ShowMore } from './ShowMore';
 import { runHref } from './runLinks';
 import { formatDurationMs } from '../format';
 import { runTimingsQuery } from '../queries';
@@ -113,20 +114,13 @@ export function SubRunList({ stepName, subRuns }: { stepName: string; subRuns: r
           <li className="px-3 py-1.5 text-zinc-500 dark:text-zinc-400">No child run matches.</li>
         )}
       </ul>
-      {matching.length > visible.length && (
-        <div className="flex items-center gap-3 text-sm">
-          <span role="status" data-testid="sub-run-shown">
-            Showing {visible.length} of {matching.length}
-          </span>
-          <button
-            type="button"
-            className={buttonClass('secondary')}
-            onClick={() => setShown((n) => n + SUB_RUN_PAGE)}
-          >
-            Show {Math.min(SUB_RUN_PAGE, matching.length - visible.length)} more
-          </button>
-        </div>
-      )}
+      <ShowMore
+        shown={visible.length}
+        total={matching.length}
+        page={SUB_RUN_PAGE}
+        onMore={() => setShown((n) => n + SUB_RUN_PAGE)}
+        testId="sub-run-shown"
+      />
     </section>
   );
 }
