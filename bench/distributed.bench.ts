@@ -35,6 +35,7 @@ import {
   sleep,
   startTracked,
   tempHome,
+  treeCpuMs,
   treeRssMb,
   type TrackedProcess,
 } from './lib';
@@ -292,6 +293,13 @@ async function cancel() {
   printLatencies(`cancel via dagu stop (CLI start incl.) -> task gone (${viaCli.length})`, viaCli, 1000);
 }
 
+/** Transactions committed or rolled back so far on the bench's PostgreSQL (0 on files). */
+async function transactions(): Promise<number> {
+  if (!PG) return 0;
+  const sql = "select xact_commit + xact_rollback from pg_stat_database where datname = 'postgres'";
+  return Number(await (await pgCluster!).psql(sql));
+}
+
 /** Dispatches in flight at once from this process in the throughput figure. */
 const DISPATCH_CONCURRENCY = 8;
 
@@ -307,6 +315,19 @@ async function throughput() {
       'workers registering',
       50,
     );
+    const workers = c.procs.filter((p) => p !== c.coordinator);
+    const pgPid = PG ? (await pgCluster!).serverPid() : null;
+    const cpuNow = () => {
+      const own = process.cpuUsage();
+      return {
+        coordinator: treeCpuMs(c.coordinator.child.pid!),
+        workers: workers.reduce((sum, w) => sum + treeCpuMs(w.child.pid!), 0),
+        postgres: pgPid === null ? 0 : treeCpuMs(pgPid),
+        bench: (own.user + own.system) / 1000,
+      };
+    };
+    const cpu0 = cpuNow();
+    const x0 = await transactions();
     const t0Wall = Date.now();
     const t0 = performance.now();
     // A few dispatches in flight, as several clients would: one at a time, the fsyncs of each bound the rate.
@@ -325,6 +346,8 @@ async function throughput() {
       'all runs ending',
       50,
     );
+    const cpu1 = cpuNow();
+    const x1 = await transactions();
     let lastFinish = 0;
     let succeeded = 0;
     const startDelay: number[] = [];
@@ -348,6 +371,13 @@ async function throughput() {
       'reference',
     );
     report('  dispatched -> started: p50', percentile(startDelay, 50), 'ms', 'reference');
+    // Where the two cores went: CPU time per run of each part (the bench's own polling included), to show
+    // which process bounds the rate.
+    for (const part of ['coordinator', 'workers', 'postgres', 'bench'] as const) {
+      if (part === 'postgres' && !PG) continue;
+      report(`  CPU per run: ${part}`, (cpu1[part] - cpu0[part]) / n, 'ms', 'reference');
+    }
+    if (PG) report('  PostgreSQL transactions per run', (x1 - x0) / n, '', 'reference');
     check('  runs that did not succeed', n - succeeded, 'runs', { exactly: 0 });
   });
 }
