@@ -7,6 +7,7 @@ import { listDagFiles, loadDag } from '../../store/dagCatalog';
 import { cliContext, type GlobalOptions } from '../context';
 import { EXIT_OK, EXIT_USAGE } from '../exit';
 import { cliDagsInStep } from '../openControlPlane';
+import { printErr, printOut } from '../stdio';
 import { dagsWhere } from '../loadDagOrThrow';
 
 export async function validateCommand(dags: string[], opts: GlobalOptions) {
@@ -17,17 +18,17 @@ export async function validateCommand(dags: string[], opts: GlobalOptions) {
   for (const target of targets) {
     const r = await loadDag(config.paths.dags_dir, target, { strict: true });
     if (r.ok) {
-      process.stdout.write(`ok  ${r.dag.name} (${r.dag.file ?? target})\n`);
+      printOut(`ok  ${r.dag.name} (${r.dag.file ?? target})\n`);
       // Warnings (deprecated spellings, ...) go to stderr, as Dagu logs them: stdout lists the DAGs.
-      for (const w of r.warnings) process.stderr.write(`${r.dag.file ?? target}: warning: ${w}\n`);
+      for (const w of r.warnings) printErr(`${r.dag.file ?? target}: warning: ${w}\n`);
     } else if ('notFound' in r) {
       bad++;
-      process.stderr.write(`dagu: DAG ${JSON.stringify(target)} not found in ${dagsWhere(config)}\n`);
+      printErr(`dagu: DAG ${JSON.stringify(target)} not found in ${dagsWhere(config)}\n`);
     } else {
       bad++;
-      for (const e of r.errors) process.stderr.write(`${formatDagError(e)}\n`);
+      for (const e of r.errors) printErr(`${formatDagError(e)}\n`);
     }
   }
-  if (targets.length === 0) process.stdout.write(`no DAGs in ${dagsWhere(config)}\n`);
+  if (targets.length === 0) printOut(`no DAGs in ${dagsWhere(config)}\n`);
   return bad > 0 ? EXIT_USAGE : EXIT_OK;
 }
