@@ -1414,7 +1414,8 @@ export interface components {
           | 'outputs'
           | 'data'
           | 'foreach'
-          | 'template';
+          | 'template'
+          | 'git';
       } & {
         [key: string]: unknown;
       };

@@ -86,6 +86,11 @@ export type StepAction =
    * text/template with `with.data` as dot; `with.template_ref` (resolved at run) stands in for a missing script.
    */
   | { kind: 'template'; with: Record<string, unknown> }
+  /**
+   * `action: git.checkout` / `git.worktree.add` / `git.worktree.remove` / `type: git` (the operation in
+   * `command`): run with the `git` program; `with` keeps Dagu's keys as written (value-resolved at run).
+   */
+  | { kind: 'git'; op: 'checkout' | 'worktree.add' | 'worktree.remove'; with: Record<string, unknown> }
   /** `foreach:`: the body steps run once per item inside the run process, as Dagu's inline loop does. */
   | { kind: 'foreach'; foreach: ForeachSpec };
 

@@ -49,6 +49,11 @@ export function describeStepWork(step: StepSpec): string {
     }
     case 'outputs':
       return `outputs.write: ${Object.keys((action.with.values as Record<string, unknown> | undefined) ?? {}).join(', ')}`;
+    case 'git': {
+      const what =
+        action.op === 'checkout' ? action.with.repository : (action.with.branch ?? action.with.path);
+      return `git.${action.op}${typeof what === 'string' ? `: ${what}` : ''}`;
+    }
   }
 }
 

@@ -11,6 +11,7 @@ import { describe, isNull } from './dagReader';
 import { readParams } from './readFields';
 import { DATA_OPS, readDataAction } from './readDataAction';
 import { FILE_OPS, readOpAction, WAIT_OPS } from './readOpAction';
+import { GIT_OPS, readGitAction } from './readGitAction';
 import { unknownActionMessage, unsupportedActionReason } from './unsupported';
 import { compileTemplate, TemplateParseError, UNSUPPORTED_FUNCTIONS } from '../goTemplate';
 
@@ -70,6 +71,8 @@ const KNOWN_ACTIONS: Record<string, { kind: ActionKind; enqueue?: boolean; op?: 
   ...Object.fromEntries(DATA_OPS.map((op) => [`data.${op}`, { kind: 'data' as const, op }])),
   'template.render': { kind: 'template' },
   template: { kind: 'template' },
+  git: { kind: 'git' },
+  ...Object.fromEntries(GIT_OPS.map((op) => [`git.${op}`, { kind: 'git' as const, op }])),
 };
 
 /** What a step executes, as read. */
@@ -160,6 +163,9 @@ export function readExecution(r: DagReader, map: Map<string, Entry>, stepEntry: 
       break;
     case 'template':
       readTemplate(r, map, withEntry, name === 'template', out);
+      break;
+    case 'git':
+      readGitAction(r, map, (known.op as (typeof GIT_OPS)[number] | undefined) ?? null, withEntry, out);
       break;
     default:
       readNamedAction(r, map, known.kind, withEntry, out);

@@ -61,7 +61,6 @@ const UNSUPPORTED_FAMILIES: Readonly<Record<string, string>> = {
   postgres: `Dagu's PostgreSQL steps are not supported by this product (${NO_SQL})`,
   sqlite: `Dagu's SQLite steps are not supported by this product (${NO_SQL})`,
   archive: "Dagu's archive steps are not supported by this product (run tar or zip in a run step)",
-  git: "Dagu's git steps are not supported by this product (run git in a run step)",
   human: "Dagu's human tasks are not supported by this product (it has no human-approval wait)",
   state: "Dagu's state store actions are not supported by this product (it keeps no key-value state)",
   artifact: "Dagu's artifact actions are not supported by this product (write files to the working_dir)",
@@ -139,6 +138,7 @@ const SUPPORTED_FAMILIES = new Set([
   'outputs',
   'data',
   'template',
+  'git',
 ]);
 
 /** A custom action's name, as Dagu's schema allows it (`greet`, `release.announce`, `embedded_echo`). */
