@@ -108,7 +108,7 @@ async function logSpaceLeft(file: string): Promise<number> {
 
 /** How one execution attempt ended. */
 type AttemptResult =
-  | { kind: 'ok'; outputs?: Record<string, unknown> }
+  | { kind: 'ok'; outputs?: Record<string, unknown>; declaredOutputs?: Record<string, string> }
   | { kind: 'failed'; exitCode: number | null; error: string; retryable: boolean; timedOut?: boolean }
   | { kind: 'stopped'; exitCode: number | null; reason: StopReason };
 
@@ -454,6 +454,8 @@ async function attemptOnce(
     }
   }
   // An action's own outputs (outputs.write), under any structured outputs the step also declares.
+  // An action's fixed outputs (git worktree actions), in the namespace of declared outputs.
+  if (result.kind === 'ok' && result.declaredOutputs) run.status.outputs = { ...result.declaredOutputs };
   if (result.kind === 'ok' && result.outputs) {
     run.status.published_outputs = { ...result.outputs, ...(run.status.published_outputs ?? {}) };
   }

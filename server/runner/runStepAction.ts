@@ -42,7 +42,7 @@ function templateScope(scope: ValueScope, params: readonly ParamSpec[] | undefin
 }
 
 type Attempt =
-  | { kind: 'ok'; outputs?: Record<string, unknown> }
+  | { kind: 'ok'; outputs?: Record<string, unknown>; declaredOutputs?: Record<string, string> }
   | { kind: 'failed'; exitCode: number | null; error: string; retryable: boolean }
   | { kind: 'stopped'; exitCode: number | null; reason: StopReason }
   | { kind: 'timed_out' };
@@ -91,6 +91,8 @@ export async function runStepAction(
       env: run.env,
       // wait.until reads the run's clock, not the wall clock of its own.
       clock: run.clock,
+      runId: run.env.DAG_RUN_ID,
+      stepIdentity: run.step.id || run.step.name,
     };
     let result: ActionResult;
     try {
@@ -101,8 +103,12 @@ export async function runStepAction(
     await Promise.all([endStream(stdout), endStream(stderr)]);
     if (timedOut) return { kind: 'timed_out' };
     if (run.stop.aborted) return { kind: 'stopped', exitCode: null, reason: run.stop.reason as StopReason };
-    if (result.error === null && result.exitCode === 0)
-      return result.outputs ? { kind: 'ok', outputs: result.outputs } : { kind: 'ok' };
+    if (result.error === null && result.exitCode === 0) {
+      const ok: Attempt = { kind: 'ok' };
+      if (result.outputs) ok.outputs = result.outputs;
+      if (result.declaredOutputs) ok.declaredOutputs = result.declaredOutputs;
+      return ok;
+    }
     return {
       kind: 'failed',
       exitCode: result.exitCode === 0 ? 1 : result.exitCode,

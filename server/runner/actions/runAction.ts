@@ -1,6 +1,6 @@
 // The entry point the runner calls for a step whose action is not a shell command: dispatches to the
 // in-process implementations of Dagu's `http`, `jq`, `mail`, `log`, `noop`, `file.*`, `wait.*`,
-// `router.route`, `outputs.write`, `data.*` and `template.render` actions.
+// `router.route`, `outputs.write`, `data.*`, `template.render` and `git.*` actions.
 
 // Each action's module is loaded when a step first uses it: they bring Node's http, tls, crypto and worker
 // modules, which a run of shell steps alone (nearly every run) should not pay for at start.
@@ -13,7 +13,18 @@ import { ACTION_OK, actionFailed, type ActionContext, type ActionResult } from '
 export type InProcessAction = Extract<StepAction, { kind: InProcessKind }>;
 
 type InProcessKind =
-  'http' | 'jq' | 'mail' | 'log' | 'noop' | 'file' | 'wait' | 'router' | 'outputs' | 'data' | 'template';
+  | 'http'
+  | 'jq'
+  | 'mail'
+  | 'log'
+  | 'noop'
+  | 'file'
+  | 'wait'
+  | 'router'
+  | 'outputs'
+  | 'data'
+  | 'template'
+  | 'git';
 const IN_PROCESS_KINDS: readonly string[] = [
   'http',
   'jq',
@@ -26,6 +37,7 @@ const IN_PROCESS_KINDS: readonly string[] = [
   'outputs',
   'data',
   'template',
+  'git',
 ] satisfies InProcessKind[];
 
 export function isInProcessAction(action: StepAction | undefined): action is InProcessAction {
@@ -61,6 +73,8 @@ export async function runAction(action: InProcessAction, ctx: ActionContext): Pr
       return (await import('./dataAction')).runDataAction(action.op, ctx);
     case 'template':
       return (await import('./templateAction')).runTemplateAction(ctx);
+    case 'git':
+      return (await import('./gitAction')).runGitAction(action.op, ctx);
   }
 }
 

@@ -33,6 +33,10 @@ export interface ActionContext {
   env: Record<string, string | undefined>;
   /** The run's clock, for `wait.until` (the wall-clock time it waits for); the system clock when absent. */
   clock?: Clock;
+  /** The run's ID, for names derived from the run (`git.worktree.add`'s generated branch). */
+  runId?: string;
+  /** The step's `id`, else its name: with `runId`, what a generated branch is derived from. */
+  stepIdentity?: string;
 }
 
 /** How an action ended: exit code 0 and no error when it succeeded. */
@@ -42,6 +46,11 @@ export interface ActionResult {
   error: string | null;
   /** Values the step publishes as its outputs (`outputs.write`), as `stdout.outputs` does. */
   outputs?: Record<string, unknown>;
+  /**
+   * Values the step publishes as declared outputs, read as `${steps.<id>.outputs.<name>}` (a git worktree
+   * action's fixed outputs, as Dagu publishes them).
+   */
+  declaredOutputs?: Record<string, string>;
 }
 
 /** The successful result. */
