@@ -15,7 +15,7 @@
 // shared. Exit status: 1 when a file upstream loads is rejected, a file upstream rejects is accepted, or a
 // --run case differs; 0 otherwise.
 
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import {
   cpSync,
   existsSync,
@@ -303,6 +303,7 @@ async function runCase(up, rc) {
       mkdirSync(path.dirname(path.join(project, f)), { recursive: true });
       writeFileSync(path.join(project, f), content);
     }
+    for (const r of rc.setup?.repos ?? []) initRepository(path.join(project, r));
     const res = await dagu(startArgs(rc.file, rc), project, home, rc.env);
     const read = (name) => {
       const p = path.join(project, name);
@@ -323,6 +324,26 @@ async function runCase(up, rc) {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** A git repository on `main` with one commit of base.txt, as spec030's initRepository makes it. */
+function initRepository(dir) {
+  const env = {
+    ...process.env,
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_AUTHOR_NAME: 'Dagu Conformance',
+    GIT_AUTHOR_EMAIL: 'dagu-conformance@example.com',
+    GIT_COMMITTER_NAME: 'Dagu Conformance',
+    GIT_COMMITTER_EMAIL: 'dagu-conformance@example.com',
+  };
+  const git = (...args) => execFileSync('git', args, { cwd: dir, env, stdio: 'ignore' });
+  mkdirSync(dir, { recursive: true });
+  git('init', '-q');
+  git('symbolic-ref', 'HEAD', 'refs/heads/main');
+  writeFileSync(path.join(dir, 'base.txt'), 'base\n');
+  git('add', '--', 'base.txt');
+  git('commit', '-q', '-m', 'initial');
 }
 
 /** Runs fn over items, at most `jobs` at a time, keeping the order of items in the results. */

@@ -163,7 +163,8 @@ export const START_FAILS = {
  * @property {string} [params]
  * @property {string[]} [flags]
  * @property {Record<string, string>} [env]
- * @property {{ dirs?: string[], files?: Record<string, string> }} [setup]
+ * @property {{ dirs?: string[], files?: Record<string, string>, repos?: string[] }} [setup] `repos`: git
+ *   repositories on `main` with one commit of base.txt, as spec030's initRepository makes them
  * @property {import('./upstreamCorpusLib.mjs').RunExpectation} expect
  */
 
@@ -885,6 +886,72 @@ export const RUNS = [
     spec: 'spec023_preconditions',
     file: 'value_match_substitution_literal_skips.yaml',
     expect: { exit: 0, absent: ['failure-ran.txt', 'step-substitution-ran.txt'] },
+  },
+  // spec030: git worktree actions (repos: a repository made as the test's initRepository makes it)
+  {
+    spec: 'spec030_git_worktree_action',
+    file: 'runtime_add.yaml',
+    params: 'working_dir=./repo branch=feature-x path=../wt/../wt/feature-x',
+    setup: { repos: ['repo'] },
+    expect: {
+      exit: 0,
+      files: { 'action-stderr.txt': '' },
+      contains: {
+        'action-outputs.txt': [
+          '/wt/feature-x\nbranch=feature-x\n',
+          'worktree_created=true\nbranch_created=true\n',
+        ],
+      },
+    },
+  },
+  {
+    spec: 'spec030_git_worktree_action',
+    file: 'runtime_add_default.yaml',
+    params: 'working_dir=./repo branch=feature/auth',
+    setup: { repos: ['repo'] },
+    expect: {
+      exit: 0,
+      contains: { 'action-outputs.txt': ['/repo.worktrees/feature/auth\nbranch=feature/auth\n'] },
+    },
+  },
+  {
+    spec: 'spec030_git_worktree_action',
+    file: 'runtime_add_generated.yaml',
+    params: 'working_dir=./repo',
+    setup: { repos: ['repo'] },
+    expect: { exit: 0, contains: { 'action-outputs.txt': ['.worktrees/dagu/', 'branch=dagu/'] } },
+  },
+  {
+    spec: 'spec030_git_worktree_action',
+    file: 'runtime_add_existing.yaml',
+    params: 'working_dir=./repo branch=missing path=../wt/missing',
+    setup: { repos: ['repo'] },
+    expect: { exit: 'nonzero', absent: ['action-outputs.txt', 'wt/missing'] },
+  },
+  {
+    spec: 'spec030_git_worktree_action',
+    file: 'runtime_add.yaml',
+    params: 'working_dir=./not-repo branch=topic path=../wt/topic',
+    setup: { dirs: ['not-repo'] },
+    expect: { exit: 'nonzero', absent: ['action-outputs.txt'] },
+  },
+  {
+    spec: 'spec030_git_worktree_action',
+    file: 'runtime_remove_branch.yaml',
+    params: 'working_dir=./repo branch=missing',
+    setup: { repos: ['repo'] },
+    expect: {
+      exit: 0,
+      files: {
+        'action-outputs.txt': 'path=\nbranch=missing\nworktree_removed=false\nbranch_deleted=false\n',
+      },
+    },
+  },
+  {
+    spec: 'spec030_git_worktree_action',
+    file: 'runtime_remove_branch.yaml',
+    params: 'working_dir=./missing branch=topic',
+    expect: { exit: 'nonzero', absent: ['action-outputs.txt'] },
   },
   // spec035: file dependencies
   { spec: 'spec035_file_dependencies', file: 'local.yaml', expect: { exit: 0 } },
