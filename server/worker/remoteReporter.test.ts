@@ -54,10 +54,37 @@ describe('remoteReporter', () => {
     expect(coordinator.statuses.map((s) => s.steps[0].status)).toEqual(['not_started', 'succeeded']);
   });
 
+  it('with settleMs, sends the start once it passed, and a run that ends within it in one status', async () => {
+    const { time, coordinator, reporter } = setup(100);
+    const status = statusIn('running');
+    const started = reporter.write(status);
+    await time.advance(99);
+    expect(coordinator.statuses).toHaveLength(0);
+    await time.advance(1);
+    await started;
+    expect(coordinator.statuses.map((s) => s.status)).toEqual(['running']);
+
+    const quick = setup(100);
+    const run = statusIn('running');
+    void quick.reporter.write(run);
+    await quick.time.advance(30);
+    run.steps[0].status = 'succeeded';
+    run.status = 'succeeded';
+    await quick.reporter.write(run);
+    expect(quick.coordinator.statuses.map((s) => [s.status, s.steps[0].status])).toEqual([
+      ['succeeded', 'succeeded'],
+    ]);
+    await quick.time.advance(200);
+    expect(quick.coordinator.statuses).toHaveLength(1);
+    expect(await quick.reporter.settle(1000, quick.time)).toBe('delivered');
+  });
+
   it('with settleMs, sends a change of steps only once it passed, and a change of state at once with it', async () => {
     const { time, coordinator, reporter } = setup(100);
     const status = statusIn('running');
-    await reporter.write(status);
+    const started = reporter.write(status);
+    await time.advance(100);
+    await started;
     status.steps[0].status = 'running';
     const stepStarted = reporter.write(status);
     await time.advance(50);
@@ -84,6 +111,8 @@ describe('remoteReporter', () => {
     const { time, coordinator, reporter } = setup(100);
     const status = statusIn('running');
     const first = reporter.write(status);
+    // The start waits out settleMs; once it is on its way, a change of steps waits behind it.
+    await time.advance(100);
     status.steps[0].status = 'running';
     const second = reporter.write(status);
     await first;

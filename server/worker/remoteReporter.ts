@@ -26,8 +26,10 @@ export interface RemoteReporterOptions {
   random?: () => number;
   /**
    * How long a change of the run's steps only waits before it is sent, gathering the changes that follow
-   * (as a run process writes its status; see storeReporter). A change of the run's own state (it started,
-   * it ended) is sent at once, with whatever waits. 0 (the default): every change is sent at once.
+   * (as a run process writes its status; see storeReporter). So does the run's start: a run that ends
+   * within this time reports its start and its end in one status (on PostgreSQL, four statements and a
+   * request fewer for each short run). Any other change of the run's own state (it ended) is sent at
+   * once, with whatever waits. 0 (the default): every change is sent at once.
    */
   settleMs?: number;
   /** Needed with `settleMs`. */
@@ -68,6 +70,9 @@ export function remoteReporter(o: RemoteReporterOptions): RemoteReporter {
   /** Set by a send that must not wait (a change of state, a heartbeat, settle, the wait's end). */
   let urgent = false;
   const settleMs = o.timers ? (o.settleMs ?? 0) : 0;
+  /** Whether a send of `status` may wait out `settleMs`: a change of steps only, or the run's start. */
+  const mayWait = (status: RunStatus) =>
+    settleMs > 0 && (status.status === sentState || (status.status === 'running' && sentState !== 'running'));
 
   const notify = (why: Rejection) => {
     if (notified) return;
@@ -77,8 +82,9 @@ export function remoteReporter(o: RemoteReporterOptions): RemoteReporter {
 
   const sendPending = async (): Promise<void> => {
     while (!rejected && latest !== null && sentSeq < latestSeq) {
-      // A change of steps only, after a send: it waits out `settleMs` (or a send that cannot wait).
-      if (!urgent && settleMs > 0 && latest.status === sentState) {
+      // A change of steps only (or the start), after a send: it waits out `settleMs` (or a send that
+      // cannot wait).
+      if (!urgent && mayWait(latest)) {
         void sendSettled();
         return;
       }
@@ -169,7 +175,7 @@ export function remoteReporter(o: RemoteReporterOptions): RemoteReporter {
     write(status) {
       latest = structuredClone(status);
       latestSeq += 1;
-      if (settleMs > 0 && status.status === sentState) {
+      if (mayWait(status)) {
         // After a send in flight, the change is sent (or waits) as that send's loop decides.
         return inFlight ? inFlight.then(() => settling?.done) : sendSettled();
       }
