@@ -15,7 +15,7 @@ import { RunLocks } from './runLocks';
 
 export interface LogChunksDeps {
   runs: RunStore;
-  logs: Pick<RunLogStore, 'append'>;
+  logs: Pick<RunLogStore, 'append' | 'createEmpty'>;
 }
 
 /** Why a chunk was refused outright (the worker must stop shipping it), or null when it was handled. */
@@ -69,9 +69,47 @@ export class LogChunks {
         error: `attempt ${batch.attempt} of run ${runId} is not worker ${batch.worker_id}'s`,
       };
     }
+    const made = await this.createEmpties(s, batch.chunks);
     const replies: LogReply[] = [];
-    for (const chunk of batch.chunks) replies.push(await this.appendTo(s, chunk));
+    for (const chunk of batch.chunks) {
+      const size = made.get(chunk);
+      replies.push(
+        size !== undefined ? { accepted: true, next_offset: size } : await this.appendTo(s, chunk),
+      );
+    }
     return { replies };
+  }
+
+  /**
+   * The empty logs a batch makes exist (a step that printed nothing: a worker's first shipment of a short
+   * run has two of them), made in one write where the store can; their sizes by chunk. The others are
+   * appended one by one.
+   */
+  private async createEmpties(
+    s: RunStatus,
+    chunks: LogBatch['chunks'],
+  ): Promise<Map<LogBatch['chunks'][number], number>> {
+    const made = new Map<LogBatch['chunks'][number], number>();
+    const createEmpty = this.d.logs.createEmpty?.bind(this.d.logs);
+    if (!createEmpty) return made;
+    const names = new Set<string>();
+    const empty = chunks.filter((c) => {
+      if (c.offset !== 0 || c.data !== '' || !RUN_LOG_NAME_PATTERN.test(c.file) || names.has(c.file)) {
+        return false;
+      }
+      names.add(c.file);
+      return true;
+    });
+    if (empty.length < 2) return made;
+    const refs = empty.map((c) => ({
+      dag_name: s.dag_name,
+      run_id: s.run_id,
+      attempt: s.attempt,
+      name: c.file,
+    }));
+    const sizes = await createEmpty(refs);
+    empty.forEach((c, i) => made.set(c, sizes[i]));
+    return made;
   }
 
   private async appendTo(s: RunStatus, chunk: LogBatch['chunks'][number]): Promise<LogReply> {

@@ -112,6 +112,7 @@ describe('LogShipper', () => {
       async createEmpty(refs: readonly RunLogRef[]) {
         made.push(refs.map((r) => `${r.run_id}/${r.attempt}/${r.name}`));
         for (const r of refs) if (!store.logs.has(r.name)) store.logs.set(r.name, Buffer.alloc(0));
+        return refs.map((r) => store.logs.get(r.name)!.length);
       },
     });
     for (const f of ['/l/run.log', '/l/greet.out', '/l/greet.err']) {

@@ -59,10 +59,11 @@ export interface RunLogStore {
   append(ref: RunLogRef, offset: number, data: Uint8Array): Promise<number>;
   /**
    * Makes each log exist, as an empty append at 0 does (one that exists keeps its bytes), in one write where
-   * that saves round trips: a run starts with several empty logs. All or none are made; throws
-   * RunNotFoundError (naming the first ref's attempt) when an attempt is not in the store.
+   * that saves round trips: a run starts with several empty logs, and a worker's shipment carries them. Returns
+   * each log's size afterwards, in the order of `refs` (refs must name distinct logs). All or none are made;
+   * throws RunNotFoundError (naming the first ref's attempt) when an attempt is not in the store.
    */
-  createEmpty?(refs: readonly RunLogRef[]): Promise<void>;
+  createEmpty?(refs: readonly RunLogRef[]): Promise<number[]>;
   /** The log's size and lines, or null when it does not exist (yet). */
   stat(ref: RunLogRef): Promise<RunLogStat | null>;
   /**

@@ -101,17 +101,25 @@ export class PgRunLogStore implements RunLogStore {
     }
   }
 
-  async createEmpty(refs: readonly RunLogRef[]): Promise<void> {
+  async createEmpty(refs: readonly RunLogRef[]): Promise<number[]> {
     for (const ref of refs) assertRunLogRef(ref);
-    if (refs.length === 0) return;
+    if (refs.length === 0) return [];
+    const keyOf = (r: Pick<RunLogRef, 'run_id' | 'attempt' | 'name'>) =>
+      `${r.run_id}\n${r.attempt}\n${r.name}`;
+    if (new Set(refs.map(keyOf)).size !== refs.length)
+      throw new RangeError('createEmpty: a log is named twice');
     try {
-      await this.pool.query(
+      // An update of nothing on a log that exists (as in append's makeAtStart) returns its row too.
+      const r = await this.pool.query<{ run_id: string; attempt: number; name: string; size: string }>(
         `insert into ${this.s}.run_log_files (run_id, attempt, name, size, newlines, ends_newline)
          select run_id, attempt, name, 0, 0, true
            from unnest($1::text[], $2::int[], $3::text[]) as f(run_id, attempt, name)
-         on conflict (run_id, attempt, name) do nothing`,
+         on conflict (run_id, attempt, name) do update set size = run_log_files.size
+         returning run_id, attempt, name, size`,
         [refs.map((r) => r.run_id), refs.map((r) => r.attempt), refs.map((r) => r.name)],
       );
+      const sizes = new Map(r.rows.map((row) => [keyOf(row), Number(row.size)]));
+      return refs.map((ref) => sizes.get(keyOf(ref)) ?? 0);
     } catch (err) {
       // 23503: an attempt is not in the database (never created, or deleted with its run).
       if ((err as { code?: string }).code === '23503')

@@ -53,11 +53,13 @@ describe('PgRunLogStore across connections', () => {
     expect(chunks.rows[0].n).toBe(40);
   });
 
-  it('makes several empty logs exist in one statement, keeping a log that has bytes', async () => {
+  it('makes several empty logs exist in one statement, keeping a log that has bytes, and answers their sizes', async () => {
     const { logs, runs } = await fresh();
     await runs.createRun(testRunStatus({ run_id: 'r1', status: 'running' }));
     await logs.append(ref(), 0, Buffer.from('hi\n'));
-    await logs.createEmpty([ref({ name: 'run.log' }), ref(), ref({ name: 'greet.err' })]);
+    expect(await logs.createEmpty([ref({ name: 'run.log' }), ref(), ref({ name: 'greet.err' })])).toEqual([
+      0, 3, 0,
+    ]);
     expect(await logs.list({ dag_name: 'etl', run_id: 'r1' })).toEqual([
       { attempt: 1, name: 'greet.err', size: 0, lines: 0 },
       { attempt: 1, name: 'greet.out', size: 3, lines: 1 },
@@ -69,6 +71,9 @@ describe('PgRunLogStore across connections', () => {
     ).rejects.toBeInstanceOf(RunNotFoundError);
     expect(await logs.list({ dag_name: 'etl', run_id: 'ghost' })).toEqual([]);
     await expect(logs.createEmpty([ref({ name: '../escape' })])).rejects.toThrow();
+    await expect(logs.createEmpty([ref({ name: 'run.log' }), ref({ name: 'run.log' })])).rejects.toThrow(
+      'a log is named twice',
+    );
   });
 
   it('refuses a log of an attempt the database does not have', async () => {
