@@ -8,6 +8,7 @@ import {
   goRawDagsOf,
   judge,
   startArgs,
+  upstreamParserRefusesToo,
   withoutEntrypointName,
   yamlBlocksOf,
 } from './upstreamCorpusLib.mjs';
@@ -72,6 +73,15 @@ describe('classifyValidate and judge', () => {
     expect(judge('unsupported', 'valid')).toEqual({ verdict: 'unsupported', failed: false });
     expect(judge('rejected', 'unknown')).toEqual({ verdict: 'rejected?', failed: false });
     expect(judge('rejected', 'start-fails')).toEqual({ verdict: 'early', failed: false });
+  });
+  it("knows the YAML errors upstream's parser shares, and only when they are all the errors", () => {
+    const backtick = 'a.yaml:4:11: invalid YAML: Plain value cannot start with reserved character `';
+    const nested = 'a.yaml:7:10: invalid YAML: Nested mappings are not allowed in compact mappings';
+    expect(upstreamParserRefusesToo([backtick])).toBe(true);
+    expect(upstreamParserRefusesToo([backtick, nested])).toBe(true);
+    expect(upstreamParserRefusesToo([backtick, other])).toBe(false);
+    expect(upstreamParserRefusesToo(['a.yaml:1:1: invalid YAML: Missing closing "quote'])).toBe(false);
+    expect(upstreamParserRefusesToo([])).toBe(false);
   });
 });
 

@@ -161,6 +161,27 @@ export function withoutEntrypointName(text) {
  * @param {Expectation} expect
  * @returns {{ verdict: string, failed: boolean }}
  */
+/**
+ * YAML that upstream's parser (goccy/go-yaml, as its spec loader uses) refuses too: a plain scalar starting
+ * with a backtick ("'`' is a reserved character") and a plain scalar holding `: ` inside a mapping value
+ * ("mapping value is not allowed in this context"). Some snippets of upstream's Markdown docs have them (an
+ * `eval:` written unquoted, a curl header); those are doc errors, not DAGs upstream loads.
+ */
+const YAML_ERRORS_UPSTREAM_SHARES = [
+  /invalid YAML: Plain value cannot start with reserved character `/,
+  /invalid YAML: Nested mappings are not allowed in compact mappings/,
+];
+
+/**
+ * Whether a docs snippet that upstream was assumed to load fails only on YAML upstream's parser refuses too.
+ * @param {string[]} errorLines the `file:line:col: message` lines of our validate
+ */
+export function upstreamParserRefusesToo(errorLines) {
+  return (
+    errorLines.length > 0 && errorLines.every((l) => YAML_ERRORS_UPSTREAM_SHARES.some((re) => re.test(l)))
+  );
+}
+
 export function judge(cls, expect) {
   if (expect === 'start-fails') return { verdict: cls === 'rejected' ? 'early' : cls, failed: false };
   if (expect === 'invalid') {
