@@ -23,7 +23,7 @@ import { isoNow, runStep, type StopReason } from './runStep';
 import { errorText, type StatusReporter } from './statusReporter';
 import { chooseShell, defaultShellOf } from './stepCommand';
 import { buildStepEnv, evaluateDagEnv, scopeOf, withDotenv, type RunEnv, type StepEnv } from './stepEnv';
-import { runCallStep, type SubDagRunner } from './subDag';
+import { runCallStep, type LoopItem, type SubDagRunner } from './subDag';
 import { actionFailed } from './actions/types';
 import { runForeach, type BodyResult } from './foreachStep';
 import { resolveWith, type ActionRunner } from './runStepAction';
@@ -119,6 +119,8 @@ interface Frame {
   run: RunEnv;
   /** A foreach body's item scope (`${foreach.*}`); null for the run's own steps. */
   foreach: Readonly<Record<string, unknown>> | null;
+  /** The foreach item a body frame runs: where its steps' child runs are listed. Null for the run's own steps. */
+  loop: LoopItem | null;
   addError(message: string): void;
   /** Stops the frame's graph (the whole run for the run's own steps, one item for a body). */
   cancel(reason: StopReason): void;
@@ -325,6 +327,7 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
     continuesMemo: new Map(),
     run,
     foreach: null,
+    loop: null,
     addError,
     cancel,
   };
@@ -488,7 +491,9 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
         ? await runCallStep({
             step: spec,
             status: stepStatus,
-            parent: { run_id: status.run_id, dag_name: dag.name, step: spec.name },
+            // A body step's children belong to its foreach step, the step the run's status shows.
+            parent: { run_id: status.run_id, dag_name: dag.name, step: frame.loop?.stepName ?? spec.name },
+            loop: frame.loop ?? undefined,
             attempt: status.attempt,
             runner: opts.subDag,
             files: f,
@@ -562,6 +567,8 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
       // A retried or repeated foreach step logs each execution's bodies apart.
       const executions = (stepStatus.retry_count ?? 0) + (stepStatus.repeat_count ?? 0);
       const base = basename(f.stdout).replace(/\.[a-z]+$/, '') + (executions > 0 ? `.${executions}` : '');
+      // The child runs of this execution's bodies (a retry lists its own).
+      delete stepStatus.sub_runs;
       return runForeach(action.foreach, ctx, {
         resolve: (text, item) =>
           resolveValue(text, item ? { ...env.scope, foreach: item } : env.scope, 'value'),
@@ -570,8 +577,16 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
           stepStatus.foreach_items = items.map((i) => ({ ...i }));
           report();
         },
-        runBody: (index, item, signal) =>
-          runForeachBody(frame, action.foreach.steps, env, `foreach/${base}/${index}`, item, signal),
+        runBody: (index, item, signal) => {
+          const path = `foreach/${base}/${index}`;
+          const loop: LoopItem = {
+            stepName: spec.name,
+            path,
+            label: stepStatus.foreach_items?.[index]?.label ?? String(index),
+            owner: stepStatus,
+          };
+          return runForeachBody(frame, action.foreach.steps, env, loop, item, signal);
+        },
       });
     };
 
@@ -580,10 +595,11 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
     parent: Frame,
     specs: readonly StepSpec[],
     env: StepEnv,
-    subDir: string,
+    loop: LoopItem,
     item: Readonly<Record<string, unknown>>,
     signal: AbortSignal,
   ): Promise<BodyResult> => {
+    const subDir = loop.path;
     const logDir = join(parent.logDir, subDir);
     const logDirRelative = parent.logDirRelative ? `${parent.logDirRelative}/${subDir}` : subDir;
     await files.mkdir(logDir, true);
@@ -616,6 +632,7 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
       // The body starts from the foreach step's scope: the run's, its upstream outputs and its own env.
       run: { ...parent.run, vars: env.scope.vars as Record<string, string> },
       foreach: item,
+      loop,
       addError: (message) => errors.push(message),
       cancel: (reason) => {
         cancelled = true;

@@ -114,6 +114,20 @@ export function subRunId(
   return prefix ? `${prefix}-${hash}` : hash;
 }
 
+/**
+ * The foreach item whose body a call step runs in. A body step is one of many with its name (one per item), so
+ * its children are told apart by the item (in their run IDs) and listed on the foreach step, labelled with it.
+ */
+export interface LoopItem {
+  /** The foreach step: the parent step its children name, and whose status lists them. */
+  stepName: string;
+  owner: StepStatus;
+  /** The item's place among the foreach step's executions and items (`foreach/<log name>/<index>`): unique. */
+  path: string;
+  /** The item as the foreach step's status labels it. */
+  label: string;
+}
+
 /** What executing one call step needs; `status` is updated in place and `onChange` called after each update. */
 export interface CallStepRun {
   step: StepSpec;
@@ -136,6 +150,8 @@ export interface CallStepRun {
   resolve?: ResolveText;
   /** True when this step already ran in this attempt (repeat, retry): child run IDs then get a random part. */
   repeated?: boolean;
+  /** Set for a step of a foreach body. */
+  loop?: LoopItem;
 }
 
 /** One child's end as the parent step sees it. */
@@ -195,14 +211,20 @@ export async function runCallStep(run: CallStepRun): Promise<StepStatus['status'
     try {
       ends = await mapLimit(planned.calls, width, async (call): Promise<ChildEnd> => {
         if (child.signal.aborted) return { call, result: null, error: 'not started: the step stopped' };
-        const runId = subRunId(run.parent.run_id, step.name, run.attempt, call.key, salt);
+        const loop = run.loop;
+        const idName = loop ? `${loop.path}/${step.name}` : step.name;
+        const runId = subRunId(run.parent.run_id, idName, run.attempt, call.key, salt);
+        const item = step.parallel && call.item !== null ? call.item : null;
+        const label = loop ? (item === null ? loop.label : `${loop.label} / ${item}`) : item;
         const entry: NonNullable<StepStatus['sub_runs']>[number] = {
           dag_name: call.target,
           run_id: runId,
           status: null,
-          ...(step.parallel && call.item !== null ? { item: call.item } : {}),
+          ...(label !== null ? { item: label } : {}),
         };
         status.sub_runs!.push(entry);
+        // The same entry, updated in place below, is what the foreach step's status shows.
+        if (loop) (loop.owner.sub_runs ??= []).push(entry);
         run.onChange();
         await note(`starting sub-DAG ${call.target} run ${runId}`);
         try {

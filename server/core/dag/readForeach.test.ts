@@ -174,16 +174,15 @@ describe('foreach', () => {
     }
   });
 
-  it('refuses 100,000 literal items at load, and a sub-DAG step in a body as unsupported', () => {
+  it('refuses 100,000 literal items at load, and takes a sub-DAG step in a body', () => {
     const many = `[${Array.from({ length: 100_000 }, (_, i) => i).join(',')}]`;
     expect(errors(step(`  - foreach: {items: ${many}, steps: [echo]}`)).join('\n')).toContain(
       'steps[0].foreach.items: foreach expands to at most 1000 items, got 100000',
     );
-    expect(errors(step('  - foreach: {items: [a], steps: [{call: child}]}'))).toEqual([
-      expect.stringContaining(
-        'Dagu\'s sub-DAG steps inside a foreach body are not supported by this product (step "dag_1"',
-      ),
-    ]);
+    const body = foreachOf(
+      parse(step('  - foreach: {items: [a], steps: [{call: child}]}', '---', 'name: child', 'steps: [echo]')),
+    ).steps;
+    expect(body.map((b) => b.call)).toEqual(['child']);
   });
 
   it('refuses a foreach handler, and the foreach executor chosen by type', () => {

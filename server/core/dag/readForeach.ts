@@ -123,10 +123,7 @@ function readForeach(r: DagReader, entry: Entry, readBody: ReadForeachBody): For
   } else {
     const steps = readBody(stepsEntry);
     if (steps === null) ok = false;
-    else {
-      spec.steps = steps;
-      for (const step of steps) if (!refuseInBody(r, stepsEntry, step)) ok = false;
-    }
+    else spec.steps = steps;
   }
 
   const collectEntry = m.get('collect');
@@ -149,18 +146,4 @@ function readForeach(r: DagReader, entry: Entry, readBody: ReadForeachBody): For
     }
   }
   return ok ? spec : null;
-}
-
-/**
- * Sub-runs from inside a loop body (a `call`, `dag.run`, `dag.enqueue` or `parallel` step) are refused here:
- * this product links a child run to its parent's step, and a body step is one of many with the same name.
- */
-function refuseInBody(r: DagReader, stepsEntry: Entry, step: StepSpec): boolean {
-  if (step.call === null && step.action?.kind !== 'dag') return true;
-  r.unsupported(
-    stepsEntry.value,
-    stepsEntry.field,
-    `Dagu's sub-DAG steps inside a foreach body are not supported by this product (step ${JSON.stringify(step.name)}; call the sub-DAG with parallel instead)`,
-  );
-  return false;
 }
