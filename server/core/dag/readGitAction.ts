@@ -18,7 +18,8 @@ import type { StepExecution } from './readAction';
 export const GIT_OPS = ['checkout', 'worktree.add', 'worktree.remove'] as const;
 export type GitOp = (typeof GIT_OPS)[number];
 
-const CHECKOUT_STRINGS = [
+/** The text keys of `git.checkout`'s `with:` (read again when the step starts, after value resolution). */
+export const CHECKOUT_STRINGS = [
   'repository',
   'ref',
   'path',

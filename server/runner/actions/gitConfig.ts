@@ -3,6 +3,8 @@
 // readGitAction.ts) has already refused wrong keys and types, so what is checked here is what only a value
 // tells.
 
+import { CHECKOUT_STRINGS } from '../../core/dag/readGitAction';
+
 export interface CheckoutConfig {
   repository: string;
   ref: string;
@@ -50,16 +52,7 @@ export function decodeCheckout(w: Record<string, unknown>): Decoded<CheckoutConf
     return typeof v === 'string' ? v : new Error(`git checkout: ${key} must be a string`);
   };
   const fields: Record<string, string> = {};
-  for (const key of [
-    'repository',
-    'ref',
-    'path',
-    'token',
-    'username',
-    'password',
-    'ssh_key_path',
-    'ssh_passphrase',
-  ]) {
+  for (const key of CHECKOUT_STRINGS) {
     const v = text(key);
     if (v instanceof Error) return fail(v.message);
     fields[key] = v;
