@@ -11,6 +11,7 @@ import type { EventFeed } from './eventFeed';
 import type { CorruptFileReport } from './fsutil';
 import type { InstanceStore } from './instanceRegistry';
 import type { RunLogStore } from './runLogStore';
+import type { StateStore } from './stateStore';
 import type { SuspendFlags } from './suspendFlags';
 import type { EventLog, QueueStore, RunStore } from './types';
 
@@ -76,6 +77,8 @@ export interface ControlPlane {
   cancels: CancelRequests;
   coordinators: CoordinatorRegistry;
   suspendFlags: SuspendFlags;
+  /** Dagu's state store (the state.* actions): files under `<data_dir>/state`, or the database's table. */
+  state: StateStore;
   instances: InstanceStore;
   /** Wake-ups across hosts, or null where there are none (files: polling alone). */
   wakeups: Wakeups | null;

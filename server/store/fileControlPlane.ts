@@ -2,6 +2,7 @@
 // directory of the data directory; the scheduler lock is a record file and the slot namespace the data
 // directory's path (as it always was, so existing slot run IDs keep their meaning).
 
+import path from 'node:path';
 import type { Config } from '../config/types';
 import type { Clock, Logger } from '../core/ports';
 import type { ControlPlane } from './controlPlane';
@@ -15,6 +16,7 @@ import { FileQueueStore } from './fileQueueStore';
 import { FileRunLogStore } from './fileRunLogStore';
 import { FileRunStore } from './fileRunStore';
 import { FileSchedulerLock } from './fileSchedulerLock';
+import { FileStateStore } from './fileStateStore';
 import { FileSuspendFlags } from './fileSuspendFlags';
 import { FileWorkerRegistry } from './fileWorkerRegistry';
 import type { CorruptFileReport } from './fsutil';
@@ -38,6 +40,7 @@ export function fileControlPlane(config: Config, logger: Logger, clock: Clock): 
     cancels: new FileCancelRequests({ dataDir }),
     coordinators: new FileCoordinatorRegistry({ dataDir, logger }),
     suspendFlags: new FileSuspendFlags(config.paths.suspend_flags_dir, onCorrupt),
+    state: new FileStateStore(path.join(dataDir, 'state'), onCorrupt),
     instances: new InstanceRegistry(dataDir, onCorrupt),
     // No fs.watch for correctness on shared storage (DESIGN §4): polling alone.
     wakeups: null,

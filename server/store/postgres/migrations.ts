@@ -218,6 +218,29 @@ insert into {schema}.dag_revision values (1, 0);
 `,
   },
   {
+    version: 9,
+    name: 'state entries',
+    breaking: false,
+    // Dagu's state store (the state.* actions): one row per entry, keyed by scope, namespace and key, which
+    // compare byte by byte (collation "C") as the file store's names do, so lists come in the same order. The
+    // value is the compact JSON text as written (not jsonb, which would reorder an object's keys); a write
+    // changes the version in the same statement that compares it.
+    sql: `
+create table {schema}.state_entries (
+  scope      text collate "C" not null check (scope in ('dag', 'root_dag', 'global', 'custom')),
+  namespace  text collate "C" not null,
+  key        text collate "C" not null,
+  value      text not null check (octet_length(value) <= 1048576),
+  version    bigint not null check (version >= 1),
+  hash       text not null,
+  created_at text not null,
+  updated_at text not null,
+  updated_by jsonb,
+  primary key (scope, namespace, key)
+);
+`,
+  },
+  {
     version: 6,
     name: 'run logs in chunks',
     breaking: false,

@@ -23,6 +23,7 @@ import { LeaseFenceError, PgSchedulerLock } from './pgSchedulerLock';
 import { PgWakeupHub } from './pgWakeupHub';
 import { PgInstanceRegistry, PgSchedulerStateCell, readInstallationId } from './pgSchedulerStores';
 import { PgCancelRequests, PgCoordinatorRegistry, PgSuspendFlags, PgWorkerRegistry } from './pgSmallStores';
+import { PgStateStore } from './pgStateStore';
 import { fencedWriter } from './writer';
 
 /**
@@ -96,6 +97,7 @@ export async function pgControlPlane(
     cancels: new PgCancelRequests(pool, schema),
     coordinators: new PgCoordinatorRegistry(pool, schema),
     suspendFlags: new PgSuspendFlags(pool, schema),
+    state: new PgStateStore(pool, schema),
     instances: new PgInstanceRegistry(pool, schema),
     wakeups,
     // A run process writes its logs on its own disk (scratch) and ships them here as they grow.

@@ -1,5 +1,5 @@
 // The store contracts (runs, queues, event log, dispatch tasks, workers, coordinators, cancel requests,
-// suspend flags) on a real PostgreSQL (a throwaway cluster started here), plus what the database form adds:
+// suspend flags, state entries) on a real PostgreSQL (a throwaway cluster started here), plus what the database form adds:
 // a reader tailing the event log never skips an event while many clients append at once, and a run's end
 // takes it off the active list in the same write.
 
@@ -13,6 +13,8 @@ import { describeDispatchStoreContract } from '../../../server/store/dispatchSto
 import { PgDispatchStore } from '../../../server/store/postgres/pgDispatchStore';
 import { describeCancelRequestsContract } from '../../../server/store/cancelRequests.contract';
 import { describeCoordinatorRegistryContract } from '../../../server/store/coordinatorRegistry.contract';
+import { describeStateStoreContract } from '../../../server/store/stateStore.contract';
+import { PgStateStore } from '../../../server/store/postgres/pgStateStore';
 import { describeSuspendFlagsContract } from '../../../server/store/suspendFlags.contract';
 import { describeWorkerRegistryContract } from '../../../server/store/workerRegistry.contract';
 import {
@@ -76,6 +78,11 @@ describeCancelRequestsContract('PgCancelRequests', async () => {
 describeSuspendFlagsContract('PgSuspendFlags', async () => {
   await pool.query(`truncate ${SCHEMA}.suspend_flags`);
   return { store: new PgSuspendFlags(pool, SCHEMA) };
+});
+
+describeStateStoreContract('PgStateStore', async () => {
+  await pool.query(`truncate ${SCHEMA}.state_entries`);
+  return { store: new PgStateStore(pool, SCHEMA) };
 });
 
 describe('PgEventLog across connections', () => {
