@@ -1415,7 +1415,8 @@ export interface components {
           | 'data'
           | 'foreach'
           | 'template'
-          | 'git';
+          | 'git'
+          | 'state';
       } & {
         [key: string]: unknown;
       };

@@ -91,6 +91,11 @@ export type StepAction =
    * `command`): run with the `git` program; `with` keeps Dagu's keys as written (value-resolved at run).
    */
   | { kind: 'git'; op: 'checkout' | 'worktree.add' | 'worktree.remove'; with: Record<string, unknown> }
+  /**
+   * `action: state.get` / `state.set` / `state.delete` / `state.list` / `state.diff` / `type: state` (the
+   * operation in `command`): reads or writes the state store; `with` keeps Dagu's keys as written.
+   */
+  | { kind: 'state'; op: 'get' | 'set' | 'delete' | 'list' | 'diff'; with: Record<string, unknown> }
   /** `foreach:`: the body steps run once per item inside the run process, as Dagu's inline loop does. */
   | { kind: 'foreach'; foreach: ForeachSpec };
 

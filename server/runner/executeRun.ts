@@ -27,6 +27,7 @@ import { runCallStep, type LoopItem, type SubDagRunner } from './subDag';
 import { actionFailed } from './actions/types';
 import { runForeach, type BodyResult } from './foreachStep';
 import { resolveWith, type ActionRunner } from './runStepAction';
+import type { StateAccess } from './actions/stateAction';
 import { ensureDir, expandHome, stepDirPath } from './workDir';
 import { autoRetriesOf } from '../core/runStatus';
 
@@ -85,6 +86,8 @@ export interface ExecuteRunOptions {
    * made and of each step's end, and waited for before the final status is written.
    */
   logShipping?: LogShipping;
+  /** The state store the `state.*` steps use, or why this process has none; absent: none. */
+  state?: StateAccess;
 }
 
 /** What the engine tells the shipping of its logs (runner/logShipper.ts, adapted by runAttempt). */
@@ -523,6 +526,7 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
             outputFile: handler ? undefined : f.output,
             runAction:
               spec.action?.kind === 'foreach' ? foreachRunner(frame, spec, stepStatus, f, env) : undefined,
+            state: opts.state,
           });
     const declared = spec.outputs ?? [];
     if (state === 'succeeded' && declared.length > 0 && (spec.call !== null || spec.action?.kind === 'dag')) {

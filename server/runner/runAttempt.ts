@@ -5,6 +5,8 @@ import { isAbsolute, join, relative, sep } from 'node:path';
 import type { Config } from '../config/types';
 import type { Clock, Logger, Timers } from '../core/ports';
 import type { DagSpec, RunStatus, StepStatus } from '../core/types';
+import type { StateStore } from '../store/stateStore';
+import { CALL_CHAIN_ENV } from './localSubDag';
 import type { RunLogStore } from '../store/runLogStore';
 import type { RunStore } from '../store/types';
 import { SECOND } from '../core/units';
@@ -42,6 +44,8 @@ export interface AttemptContext {
    * shipped there while it runs. Absent: the files the run writes are the store.
    */
   logStore?: Pick<RunLogStore, 'append' | 'createEmpty'>;
+  /** The state store of the `state.*` steps; absent: they fail, saying there is none. */
+  stateStore?: StateStore;
 }
 
 /**
@@ -176,6 +180,12 @@ async function runAndSettle(
     resumeFrom,
     retryStep: opts.retryStep,
     logShipping: logShipping ?? undefined,
+    state: ctx.stateStore && {
+      store: ctx.stateStore,
+      dagName: ctx.dag.name,
+      rootDagName: rootDagName(ctx.env, ctx.dag.name),
+      runId: status.run_id,
+    },
   });
   const settled = await reporter.settle(finalStatusRetryMs(ctx.config));
   if (!settled.written) {
@@ -198,4 +208,15 @@ async function runAndSettle(
       .catch((err) => logger.warn('Failed to unmark the run active', { error: errorText(err) }));
   }
   return final;
+}
+
+/** The DAG at the top of this run's chain of sub-DAG calls (Dagu's root DAG), or the run's own. */
+export function rootDagName(env: NodeJS.ProcessEnv, own: string): string {
+  try {
+    const chain: unknown = JSON.parse(env[CALL_CHAIN_ENV] ?? '[]');
+    if (Array.isArray(chain) && typeof chain[0] === 'string' && chain[0] !== '') return chain[0];
+  } catch {
+    // A chain that does not parse names no caller.
+  }
+  return own;
 }

@@ -23,6 +23,7 @@ import type { ConditionSpec, DagSpec, StepExecution, StepSpec, StepStatus } from
 import { SECOND } from '../core/units';
 import * as files from '../store/fileCalls';
 import { runStepAction, type ActionRunner } from './runStepAction';
+import type { StateAccess } from './actions/stateAction';
 import { checkConditions } from './checkConditions';
 import { DEFAULT_MAX_OUTPUT_BYTES, OutputCapture, readTail } from './outputCapture';
 import { readsStream } from '../core/structuredOutput';
@@ -90,6 +91,8 @@ export interface StepRun {
   once?: boolean;
   /** Runs http/jq/mail/log/noop actions; absent: the built-in dispatcher of `./actions`. */
   runAction?: ActionRunner;
+  /** The state store the `state.*` actions use; absent: none in this process. */
+  state?: StateAccess;
   /**
    * The step's `$DAGU_OUTPUT_FILE` (the caller puts it in `env`): created empty before each attempt, read after
    * a successful one against `step.outputs` (see stepOutputs.ts), removed after each attempt. A file that does

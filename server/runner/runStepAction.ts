@@ -93,6 +93,8 @@ export async function runStepAction(
       clock: run.clock,
       runId: run.env.DAG_RUN_ID,
       stepIdentity: run.step.id || run.step.name,
+      stepName: run.step.name,
+      state: run.state,
     };
     let result: ActionResult;
     try {

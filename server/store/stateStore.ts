@@ -136,8 +136,17 @@ export function validateStateList(opts: StateListOptions): void {
   if (trimmed !== '') checkKey('key prefix', trimmed);
 }
 
-/** Compact JSON with object keys sorted, as Go's encoder writes a decoded value. */
+/** A JSON string as Go's json.Marshal writes it: `<`, `>`, `&`, U+2028 and U+2029 escaped. */
+function goString(text: string): string {
+  return JSON.stringify(text).replace(
+    /[<>&\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
+/** Compact JSON with object keys sorted and strings escaped, as Go's json.Marshal writes a decoded value. */
 function canonical(value: unknown): string {
+  if (typeof value === 'string') return goString(value);
   if (value === null || typeof value !== 'object') {
     const text = JSON.stringify(value);
     if (text === undefined) throw new InvalidStateError('value is not JSON');
@@ -146,7 +155,7 @@ function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   const keys = Object.keys(value).sort(compareBytes);
   const obj = value as Record<string, unknown>;
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical(obj[k])}`).join(',')}}`;
+  return `{${keys.map((k) => `${goString(k)}:${canonical(obj[k])}`).join(',')}}`;
 }
 
 /** The stored form of a value: compact, keys sorted; throws InvalidStateError when it is too large. */

@@ -198,6 +198,12 @@ async function runAccepted(
         stopWaitMs: config.run.kill_grace_ms + 10 * SECOND,
       }),
       resumeFrom: task.operation === 'resume' ? (task.previous?.steps ?? []) : undefined,
+      // A worker reaches the coordinator, not the storage: it has no state store to give these steps.
+      state: {
+        store: null,
+        reason:
+          'state.* steps do not run on a worker (a worker has no access to the state store); run this DAG on the scheduler host (remove worker_selector)',
+      },
     });
   } finally {
     ctx.signal.removeEventListener('abort', forward);

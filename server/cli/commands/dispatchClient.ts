@@ -12,6 +12,7 @@ import { SECOND } from '../../core/units';
 import type { CancelOutcome, DispatcherApi, DispatchParams, DispatchResult } from '../../core/dispatcherApi';
 import { localSubDagRunner, waitForRunEnd } from '../../runner/localSubDag';
 import { runExitCode } from '../../runner/runOutcome';
+import type { StateStore } from '../../store/stateStore';
 import type { ControlPlane } from '../../store/controlPlane';
 import type { DispatchStore } from '../../store/dispatchTypes';
 import { withRunEvents } from '../../store/runEvents';
@@ -36,6 +37,8 @@ export interface RunCommandStores {
   dispatcher: DispatcherApi;
   /** Where a run on this host ships its logs as it writes them, or null (its files are the store). */
   logShipping: RunLogStore | null;
+  /** The state store of the `state.*` steps. */
+  state: StateStore;
 }
 
 /** The run command's stores over the process's control plane (server/cli/openControlPlane.ts). */
@@ -52,7 +55,7 @@ export function runCommandStores(config: Config, logger: Logger, cp: ControlPlan
     dispatch: async (p) => (await load()).dispatch(p),
     cancel: async (runId) => (await load()).cancel(runId),
   };
-  return { runs, tasks, queue: cp.queue, dispatcher, logShipping: cp.logShipping };
+  return { runs, tasks, queue: cp.queue, dispatcher, logShipping: cp.logShipping, state: cp.state };
 }
 
 /** The sub-DAG runner of a run process on this host: local children as `dagu start`, the rest dispatched. */

@@ -54,6 +54,11 @@ export function describeStepWork(step: StepSpec): string {
         action.op === 'checkout' ? action.with.repository : (action.with.branch ?? action.with.path);
       return `git.${action.op}${typeof what === 'string' ? `: ${what}` : ''}`;
     }
+    case 'state': {
+      const what = action.op === 'list' ? action.with.prefix : action.with.key;
+      const scope = typeof action.with.scope === 'string' ? action.with.scope : 'dag';
+      return `state.${action.op} (${scope})${typeof what === 'string' && what !== '' ? `: ${what}` : ''}`;
+    }
   }
 }
 

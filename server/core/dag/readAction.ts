@@ -12,6 +12,7 @@ import { readParams } from './readFields';
 import { DATA_OPS, readDataAction } from './readDataAction';
 import { FILE_OPS, readOpAction, WAIT_OPS } from './readOpAction';
 import { GIT_OPS, readGitAction } from './readGitAction';
+import { readStateAction, STATE_OPS, type StateOp } from './readStateAction';
 import { unknownActionMessage, unsupportedActionReason } from './unsupported';
 import { compileTemplate, TemplateParseError, UNSUPPORTED_FUNCTIONS } from '../goTemplate';
 
@@ -73,6 +74,8 @@ const KNOWN_ACTIONS: Record<string, { kind: ActionKind; enqueue?: boolean; op?: 
   template: { kind: 'template' },
   git: { kind: 'git' },
   ...Object.fromEntries(GIT_OPS.map((op) => [`git.${op}`, { kind: 'git' as const, op }])),
+  state: { kind: 'state' },
+  ...Object.fromEntries(STATE_OPS.map((op) => [`state.${op}`, { kind: 'state' as const, op }])),
 };
 
 /** What a step executes, as read. */
@@ -166,6 +169,9 @@ export function readExecution(r: DagReader, map: Map<string, Entry>, stepEntry: 
       break;
     case 'git':
       readGitAction(r, map, (known.op as (typeof GIT_OPS)[number] | undefined) ?? null, withEntry, out);
+      break;
+    case 'state':
+      readStateAction(r, map, (known.op as StateOp | undefined) ?? null, withEntry, out);
       break;
     default:
       readNamedAction(r, map, known.kind, withEntry, out);

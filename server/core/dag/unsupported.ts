@@ -62,7 +62,6 @@ const UNSUPPORTED_FAMILIES: Readonly<Record<string, string>> = {
   sqlite: `Dagu's SQLite steps are not supported by this product (${NO_SQL})`,
   archive: "Dagu's archive steps are not supported by this product (run tar or zip in a run step)",
   human: "Dagu's human tasks are not supported by this product (it has no human-approval wait)",
-  state: "Dagu's state store actions are not supported by this product (it keeps no key-value state)",
   artifact: "Dagu's artifact actions are not supported by this product (write files to the working_dir)",
   foreach: "Dagu's foreach executor is not chosen by action or type here (write the step's foreach: key)",
   action: "Dagu's custom actions are not supported by this product (it runs only Dagu's built-in actions)",
@@ -139,6 +138,7 @@ const SUPPORTED_FAMILIES = new Set([
   'data',
   'template',
   'git',
+  'state',
 ]);
 
 /** A custom action's name, as Dagu's schema allows it (`greet`, `release.announce`, `embedded_echo`). */

@@ -1,6 +1,6 @@
 // The entry point the runner calls for a step whose action is not a shell command: dispatches to the
 // in-process implementations of Dagu's `http`, `jq`, `mail`, `log`, `noop`, `file.*`, `wait.*`,
-// `router.route`, `outputs.write`, `data.*`, `template.render` and `git.*` actions.
+// `router.route`, `outputs.write`, `data.*`, `template.render`, `git.*` and `state.*` actions.
 
 // Each action's module is loaded when a step first uses it: they bring Node's http, tls, crypto and worker
 // modules, which a run of shell steps alone (nearly every run) should not pay for at start.
@@ -24,7 +24,8 @@ type InProcessKind =
   | 'outputs'
   | 'data'
   | 'template'
-  | 'git';
+  | 'git'
+  | 'state';
 const IN_PROCESS_KINDS: readonly string[] = [
   'http',
   'jq',
@@ -38,6 +39,7 @@ const IN_PROCESS_KINDS: readonly string[] = [
   'data',
   'template',
   'git',
+  'state',
 ] satisfies InProcessKind[];
 
 export function isInProcessAction(action: StepAction | undefined): action is InProcessAction {
@@ -75,6 +77,8 @@ export async function runAction(action: InProcessAction, ctx: ActionContext): Pr
       return (await import('./templateAction')).runTemplateAction(ctx);
     case 'git':
       return (await import('./gitAction')).runGitAction(action.op, ctx);
+    case 'state':
+      return (await import('./stateAction')).runStateAction(action.op, ctx);
   }
 }
 

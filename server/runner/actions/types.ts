@@ -4,6 +4,7 @@
 import type { Writable } from 'node:stream';
 import type { Clock } from '../../core/ports';
 import type { SmtpSpec } from '../../core/types';
+import type { StateAccess } from './stateAction';
 
 /** Where an action writes: an open file descriptor (a step log file) or a writable stream. */
 export type ActionSink = number | Writable;
@@ -37,6 +38,10 @@ export interface ActionContext {
   runId?: string;
   /** The step's `id`, else its name: with `runId`, what a generated branch is derived from. */
   stepIdentity?: string;
+  /** The step's name, recorded as the writer of a state entry. */
+  stepName?: string;
+  /** The state store the `state.*` actions use; absent: none in this process. */
+  state?: StateAccess;
 }
 
 /** How an action ended: exit code 0 and no error when it succeeded. */
