@@ -193,12 +193,11 @@ async function runDiff(
   if (expected !== undefined && (previous?.version ?? 0) !== expected)
     throw new StateConflictError(ref, expected, previous?.version ?? null);
   const changed = previous === null || previous.hash !== hashStateValue(current);
-  let entry: StateEntry | null = previous;
-  if (changed && update) {
-    entry = await store.put(ref, current, { expectedVersion: previous?.version ?? 0, updatedBy: source });
-  } else if (previous === null) {
-    entry = null;
-  }
+  // The entry after the step: the one written, else the one there (none when nothing was and nothing is).
+  const entry: StateEntry | null =
+    changed && update
+      ? await store.put(ref, current, { expectedVersion: previous?.version ?? 0, updatedBy: source })
+      : previous;
   const fields: [string, unknown, 'raw'?][] = [
     ...head,
     ['changed', changed],
