@@ -1416,7 +1416,8 @@ export interface components {
           | 'foreach'
           | 'template'
           | 'git'
-          | 'state';
+          | 'state'
+          | 'archive';
       } & {
         [key: string]: unknown;
       };

@@ -96,6 +96,11 @@ export type StepAction =
    * operation in `command`): reads or writes the state store; `with` keeps Dagu's keys as written.
    */
   | { kind: 'state'; op: 'get' | 'set' | 'delete' | 'list' | 'diff'; with: Record<string, unknown> }
+  /**
+   * `action: archive.create` / `archive.extract` / `archive.list` / `type: archive` (the operation in
+   * `command`): zip, tar and tar.gz files; `with` keeps Dagu's keys as written (value-resolved at run).
+   */
+  | { kind: 'archive'; op: 'create' | 'extract' | 'list'; with: Record<string, unknown> }
   /** `foreach:`: the body steps run once per item inside the run process, as Dagu's inline loop does. */
   | { kind: 'foreach'; foreach: ForeachSpec };
 

@@ -59,6 +59,11 @@ export function describeStepWork(step: StepSpec): string {
       const scope = typeof action.with.scope === 'string' ? action.with.scope : 'dag';
       return `state.${action.op} (${scope})${typeof what === 'string' && what !== '' ? `: ${what}` : ''}`;
     }
+    case 'archive': {
+      const { source, destination } = action.with;
+      const to = typeof destination === 'string' && destination !== '' ? ` -> ${destination}` : '';
+      return `archive.${action.op}${typeof source === 'string' ? `: ${source}${to}` : ''}`;
+    }
   }
 }
 

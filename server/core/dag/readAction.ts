@@ -13,6 +13,7 @@ import { DATA_OPS, readDataAction } from './readDataAction';
 import { FILE_OPS, readOpAction, WAIT_OPS } from './readOpAction';
 import { GIT_OPS, readGitAction } from './readGitAction';
 import { readStateAction, STATE_OPS, type StateOp } from './readStateAction';
+import { ARCHIVE_OPS, readArchiveAction } from './readArchiveAction';
 import { unknownActionMessage, unsupportedActionReason } from './unsupported';
 import { compileTemplate, TemplateParseError, UNSUPPORTED_FUNCTIONS } from '../goTemplate';
 
@@ -76,6 +77,8 @@ const KNOWN_ACTIONS: Record<string, { kind: ActionKind; enqueue?: boolean; op?: 
   ...Object.fromEntries(GIT_OPS.map((op) => [`git.${op}`, { kind: 'git' as const, op }])),
   state: { kind: 'state' },
   ...Object.fromEntries(STATE_OPS.map((op) => [`state.${op}`, { kind: 'state' as const, op }])),
+  archive: { kind: 'archive' },
+  ...Object.fromEntries(ARCHIVE_OPS.map((op) => [`archive.${op}`, { kind: 'archive' as const, op }])),
 };
 
 /** What a step executes, as read. */
@@ -172,6 +175,15 @@ export function readExecution(r: DagReader, map: Map<string, Entry>, stepEntry: 
       break;
     case 'state':
       readStateAction(r, map, (known.op as StateOp | undefined) ?? null, withEntry, out);
+      break;
+    case 'archive':
+      readArchiveAction(
+        r,
+        map,
+        (known.op as (typeof ARCHIVE_OPS)[number] | undefined) ?? null,
+        withEntry,
+        out,
+      );
       break;
     default:
       readNamedAction(r, map, known.kind, withEntry, out);

@@ -1,6 +1,6 @@
 // The entry point the runner calls for a step whose action is not a shell command: dispatches to the
 // in-process implementations of Dagu's `http`, `jq`, `mail`, `log`, `noop`, `file.*`, `wait.*`,
-// `router.route`, `outputs.write`, `data.*`, `template.render`, `git.*` and `state.*` actions.
+// `router.route`, `outputs.write`, `data.*`, `template.render`, `git.*`, `state.*` and `archive.*` actions.
 
 // Each action's module is loaded when a step first uses it: they bring Node's http, tls, crypto and worker
 // modules, which a run of shell steps alone (nearly every run) should not pay for at start.
@@ -25,7 +25,8 @@ type InProcessKind =
   | 'data'
   | 'template'
   | 'git'
-  | 'state';
+  | 'state'
+  | 'archive';
 const IN_PROCESS_KINDS: readonly string[] = [
   'http',
   'jq',
@@ -40,6 +41,7 @@ const IN_PROCESS_KINDS: readonly string[] = [
   'template',
   'git',
   'state',
+  'archive',
 ] satisfies InProcessKind[];
 
 export function isInProcessAction(action: StepAction | undefined): action is InProcessAction {
@@ -79,6 +81,8 @@ export async function runAction(action: InProcessAction, ctx: ActionContext): Pr
       return (await import('./gitAction')).runGitAction(action.op, ctx);
     case 'state':
       return (await import('./stateAction')).runStateAction(action.op, ctx);
+    case 'archive':
+      return (await import('./archiveAction')).runArchiveAction(action.op, ctx);
   }
 }
 
