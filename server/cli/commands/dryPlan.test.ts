@@ -80,3 +80,23 @@ describe('describeStepWork for a template step', () => {
     expect(describeStepWork(d.steps[1])).toBe('template.render: ${env.T}');
   });
 });
+
+describe('describeStepWork for an archive step', () => {
+  it('names the operation, the source and the destination', () => {
+    const d = dag(
+      [
+        'steps:',
+        '  - name: pack',
+        '    action: archive.create',
+        '    with: {source: src, destination: out/pack.tar.gz}',
+        '  - name: look',
+        '    type: archive',
+        '    command: list',
+        '    config: {source: out/pack.tar.gz}',
+        '',
+      ].join('\n'),
+    );
+    expect(describeStepWork(d.steps[0])).toBe('archive.create: src -> out/pack.tar.gz');
+    expect(describeStepWork(d.steps[1])).toBe('archive.list: out/pack.tar.gz');
+  });
+});
