@@ -29,12 +29,17 @@ const PARTS = {
   'ajv/dist/2020': 'jsonschema',
   pg: 'pg',
   pgpass: 'pgpass',
+  tar: 'archive',
+  yauzl: 'archive',
+  yazl: 'archive',
 }; // bin/dagu lists the same parts
 const partsPlugin = {
   name: 'dagu-parts',
   setup(b) {
     b.onResolve(
-      { filter: /^(cron-parser|luxon|pino|yaml|js-yaml|nodemailer|ajv\/dist\/2020|pg|pgpass)$/ },
+      {
+        filter: /^(cron-parser|luxon|pino|yaml|js-yaml|nodemailer|ajv\/dist\/2020|pg|pgpass|tar|yauzl|yazl)$/,
+      },
       (args) =>
         args.importer.includes('node_modules')
           ? undefined
