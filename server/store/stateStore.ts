@@ -3,8 +3,6 @@
 // 1 MiB (object keys sorted, as Dagu's Go encoder writes them), its version starts at 1 and grows by one per
 // write, and a write with an expected version (or create-only) is one atomic compare-and-set.
 
-import { createHash } from 'node:crypto';
-
 export const STATE_SCOPES = ['dag', 'root_dag', 'global', 'custom'] as const;
 export type StateScope = (typeof STATE_SCOPES)[number];
 
@@ -185,7 +183,9 @@ export function normalizeStateValue(text: string): string {
 }
 
 export function hashStateValue(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
+  // Loaded on use: every run opens the state store with the others, and a run without state steps (nearly
+  // every run) should not load node:crypto (tests/integration/bundle.test.ts).
+  return process.getBuiltinModule('node:crypto').createHash('sha256').update(value).digest('hex');
 }
 
 /** Orders texts by their UTF-8 bytes (the order every backend lists keys in). */
