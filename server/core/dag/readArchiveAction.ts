@@ -8,6 +8,7 @@ import { isScalar } from 'yaml';
 import type { DagReader, Entry } from './dagReader';
 import { describe, isNull } from './dagReader';
 import type { StepExecution } from './readAction';
+import { legacyOperation } from './readLegacyOp';
 
 export const ARCHIVE_OPS = ['create', 'extract', 'list'] as const;
 export type ArchiveOp = (typeof ARCHIVE_OPS)[number];
@@ -68,29 +69,10 @@ export function readArchiveAction(
   out.namePrefix = 'archive';
   const at = map.get('action') ?? map.get('type')!;
   const legacy = op === null;
-  const ops = ARCHIVE_OPS.join(', ');
   if (legacy) {
-    if (map.has('action')) {
-      r.errorAt(
-        at,
-        `action archive needs an operation: ${ARCHIVE_OPS.map((o) => `archive.${o}`).join(', ')}`,
-      );
-      return;
-    }
-    const commandEntry = map.get('command');
-    const written = r.string(commandEntry, 'an operation name');
-    const name = written?.trim().toLowerCase();
-    if (name === undefined || name === '') {
-      if (!commandEntry || isNull(commandEntry.value))
-        r.errorAt(at, `type: archive needs the operation in command (${ops})`);
-      else if (written !== undefined) r.errorAt(commandEntry, 'must not be empty');
-      return;
-    }
-    if (!(ARCHIVE_OPS as readonly string[]).includes(name)) {
-      r.errorAt(commandEntry!, `unsupported archive operation ${JSON.stringify(written)} (use ${ops})`);
-      return;
-    }
-    op = name as ArchiveOp;
+    const read = legacyOperation(r, map, 'archive', ARCHIVE_OPS);
+    if (read === null) return;
+    op = read;
   }
   const action = `archive.${op!}`;
   const before = r.errors.length;

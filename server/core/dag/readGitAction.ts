@@ -14,6 +14,7 @@ import { isMap, isScalar, type Node } from 'yaml';
 import type { DagReader, Entry } from './dagReader';
 import { describe, isNull } from './dagReader';
 import type { StepExecution } from './readAction';
+import { legacyOperation } from './readLegacyOp';
 
 export const GIT_OPS = ['checkout', 'worktree.add', 'worktree.remove'] as const;
 export type GitOp = (typeof GIT_OPS)[number];
@@ -51,26 +52,10 @@ export function readGitAction(
   out.namePrefix = 'git';
   const at = map.get('action') ?? map.get('type')!;
   const legacy = op === null;
-  const commandEntry = map.get('command');
   if (legacy) {
-    const ops = GIT_OPS.join(', ');
-    if (map.has('action')) {
-      r.errorAt(at, `action git needs an operation: ${GIT_OPS.map((o) => `git.${o}`).join(', ')}`);
-      return;
-    }
-    const written = r.string(commandEntry, 'an operation name');
-    const name = written?.trim().toLowerCase();
-    if (name === undefined || name === '') {
-      if (!commandEntry || isNull(commandEntry.value))
-        r.errorAt(at, `type: git needs the operation in command (${ops})`);
-      else if (written !== undefined) r.errorAt(commandEntry, 'must not be empty');
-      return;
-    }
-    if (!(GIT_OPS as readonly string[]).includes(name)) {
-      r.errorAt(commandEntry!, `unsupported git operation ${JSON.stringify(written)} (use ${ops})`);
-      return;
-    }
-    op = name as GitOp;
+    const read = legacyOperation(r, map, 'git', GIT_OPS);
+    if (read === null) return;
+    op = read;
   }
   readGitWith(r, map, op!, legacy, withEntry, at, out);
 }

@@ -12,6 +12,7 @@ import { isScalar } from 'yaml';
 import type { DagReader, Entry } from './dagReader';
 import { describe, isNull } from './dagReader';
 import type { StepExecution } from './readAction';
+import { legacyOperation } from './readLegacyOp';
 
 export const STATE_OPS = ['get', 'set', 'delete', 'list', 'diff'] as const;
 export type StateOp = (typeof STATE_OPS)[number];
@@ -35,26 +36,10 @@ export function readStateAction(
   out.namePrefix = 'state';
   const at = map.get('action') ?? map.get('type')!;
   const legacy = op === null;
-  const commandEntry = map.get('command');
-  const ops = STATE_OPS.join(', ');
   if (legacy) {
-    if (map.has('action')) {
-      r.errorAt(at, `action state needs an operation: ${STATE_OPS.map((o) => `state.${o}`).join(', ')}`);
-      return;
-    }
-    const written = r.string(commandEntry, 'an operation name');
-    const name = written?.trim().toLowerCase();
-    if (name === undefined || name === '') {
-      if (!commandEntry || isNull(commandEntry.value))
-        r.errorAt(at, `type: state needs the operation in command (${ops})`);
-      else if (written !== undefined) r.errorAt(commandEntry, 'must not be empty');
-      return;
-    }
-    if (!(STATE_OPS as readonly string[]).includes(name)) {
-      r.errorAt(commandEntry!, `unsupported state operation ${JSON.stringify(written)} (use ${ops})`);
-      return;
-    }
-    op = name as StateOp;
+    const read = legacyOperation(r, map, 'state', STATE_OPS);
+    if (read === null) return;
+    op = read;
   }
   const action = `state.${op}`;
   const before = r.errors.length;
