@@ -316,6 +316,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/runs/{id}/human-tasks/{step}/complete': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Complete an open human task of a waiting run; once none is open the run is resumed. A repeat with the same input succeeds and changes nothing; one with different input is a conflict. */
+    post: operations['completeHumanTask'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/runs/{id}/retry': {
     parameters: {
       query?: never;
@@ -614,18 +631,19 @@ export interface components {
     /** @description An exact value to filter by; an empty one means no filter. */
     FilterText: string;
     /**
-     * @description Life-cycle of one run attempt; all but `queued` and `running` are final.
+     * @description Life-cycle of one run attempt; all but `queued`, `running` and `waiting` are final. `waiting`: the attempt stopped at open human tasks; completing them resumes the run, stopping it aborts it.
      * @enum {string}
      */
-    RunState: 'queued' | 'running' | 'succeeded' | 'partially_succeeded' | 'failed' | 'aborted';
+    RunState: 'queued' | 'running' | 'waiting' | 'succeeded' | 'partially_succeeded' | 'failed' | 'aborted';
     /**
-     * @description Life-cycle of one step inside a run.
+     * @description Life-cycle of one step inside a run; `waiting` is an open human task.
      * @enum {string}
      */
     StepState:
       | 'not_started'
       | 'running'
       | 'retrying'
+      | 'waiting'
       | 'succeeded'
       | 'partially_succeeded'
       | 'failed'
@@ -660,6 +678,34 @@ export interface components {
       message: string;
       /** @description When it was observed. */
       checked_at: components['schemas']['Time'];
+    };
+    /** @description A human task (action human.task): its step id, its prompt as resolved when it opened, its form (a flat object schema, or null for an acknowledgement) and, once completed, the canonical input. */
+    HumanTaskStatus: {
+      id: string;
+      prompt: string;
+      form: {
+        [key: string]: unknown;
+      } | null;
+      /** @description The most bytes the canonical input and the outputs may take (the DAG's max_output_size). */
+      max_size: number;
+      input?: {
+        [key: string]: unknown;
+      };
+      /** Format: date-time */
+      completed_at?: string;
+    };
+    HumanTaskCompletion: {
+      /** @description The input properties, typed as JSON (as `--inputs-json`); omitted means `{}`. */
+      inputs?: {
+        [key: string]: unknown;
+      };
+    };
+    HumanTaskCompletionResult: {
+      /** @enum {string} */
+      outcome: 'completed_waiting' | 'completed_resumed' | 'already_completed' | 'already_completed_resumed';
+      /** @description The line `dagu human-task complete` prints. */
+      message: string;
+      status: components['schemas']['RunStatus'];
     };
     /** @description One step of a run attempt. */
     StepStatus: {
@@ -710,6 +756,7 @@ export interface components {
       }[];
       /** @description Why the step was skipped or aborted without running (a precondition, an upstream failure). */
       skip_reason?: string | null;
+      human_task?: components['schemas']['HumanTaskStatus'];
       /** @description Child runs this call or parallel step started, in start order. */
       sub_runs?: {
         dag_name: string;
@@ -2570,6 +2617,41 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['RunStatus'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      500: components['responses']['InternalError'];
+    };
+  };
+  completeHumanTask: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The run's ID. */
+        id: components['parameters']['RunId'];
+        /** @description The human task's step id. */
+        step: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['HumanTaskCompletion'];
+      };
+    };
+    responses: {
+      /** @description The task is completed (now or before). */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['HumanTaskCompletionResult'];
         };
       };
       400: components['responses']['BadRequest'];

@@ -21,6 +21,7 @@ export const CELL_GLYPHS: Record<CellState, string> = {
   not_started: '·',
   running: '▸',
   retrying: '↻',
+  waiting: '⏸',
   succeeded: '✓',
   partially_succeeded: '◐',
   failed: '✗',

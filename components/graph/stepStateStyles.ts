@@ -7,6 +7,7 @@ export const STEP_STATES: readonly StepState[] = [
   'not_started',
   'running',
   'retrying',
+  'waiting',
   'succeeded',
   'partially_succeeded',
   'failed',
@@ -22,6 +23,8 @@ export const STEP_NODE_STYLES: Record<StepState, string> = {
     'border-blue-500 bg-blue-50 text-blue-900 dark:border-blue-400 dark:bg-blue-950 dark:text-blue-100',
   retrying:
     'border-amber-500 bg-amber-50 text-amber-900 dark:border-amber-400 dark:bg-amber-950 dark:text-amber-100',
+  waiting:
+    'border-violet-500 bg-violet-50 text-violet-900 dark:border-violet-400 dark:bg-violet-950 dark:text-violet-100',
   succeeded:
     'border-emerald-500 bg-emerald-50 text-emerald-900 dark:border-emerald-500 dark:bg-emerald-950 dark:text-emerald-100',
   partially_succeeded:
@@ -38,6 +41,7 @@ export const STEP_SWATCH_STYLES: Record<StepState, string> = {
   not_started: 'border-zinc-400 border-dashed bg-white dark:bg-zinc-900',
   running: 'border-blue-500 bg-blue-200 dark:bg-blue-800',
   retrying: 'border-amber-500 bg-amber-200 dark:bg-amber-800',
+  waiting: 'border-violet-500 bg-violet-200 dark:bg-violet-800',
   succeeded: 'border-emerald-500 bg-emerald-200 dark:bg-emerald-800',
   partially_succeeded: 'border-lime-600 bg-lime-200 dark:bg-lime-800',
   failed: 'border-red-500 bg-red-200 dark:bg-red-800',

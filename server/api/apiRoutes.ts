@@ -17,7 +17,16 @@ import {
   searchRunLogs,
 } from './runLogConsole';
 import { searchEverything } from './search';
-import { cancelBodySchema, enqueueBodySchema, jsonResponse, readJsonBody, Reply, respond } from './http';
+import {
+  cancelBodySchema,
+  enqueueBodySchema,
+  humanTaskBodySchema,
+  jsonResponse,
+  readJsonBody,
+  Reply,
+  respond,
+} from './http';
+import { completeHumanTask } from './humanTask';
 import { signInBodySchema, startBodySchema, suspendBodySchema } from './http';
 import {
   cancelQueuedRuns,
@@ -227,6 +236,21 @@ export const API_ROUTES: readonly ApiRoute[] = [
     path: '/api/v1/runs/:id/retry',
     handlers: {
       POST: (svc, req, p) => respond(req, svc, async (s) => new Reply(await retryRun(s, p.id), 202)),
+    },
+  },
+  {
+    // Completes an open human task of a waiting run (its input typed as JSON); the run resumes once none is open.
+    path: '/api/v1/runs/:id/human-tasks/:step/complete',
+    handlers: {
+      POST: (svc, req, p) =>
+        respond(req, svc, async (s) => {
+          const body = await readJsonBody(req, humanTaskBodySchema);
+          return completeHumanTask(s, {
+            runId: p.id,
+            step: p.step,
+            input: { kind: 'json', text: JSON.stringify(body.inputs ?? {}) },
+          });
+        }),
     },
   },
   {

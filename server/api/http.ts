@@ -147,6 +147,9 @@ export const paramsSchema = z
 
 export const startBodySchema = z.strictObject({ params: paramsSchema.optional() });
 
+/** POST /api/v1/runs/:id/human-tasks/:step/complete: the input, typed as JSON (as `--inputs-json`). */
+export const humanTaskBodySchema = z.strictObject({ inputs: z.record(z.string(), z.unknown()).optional() });
+
 export const enqueueBodySchema = z.strictObject({
   params: paramsSchema.optional(),
   run_id: z.string().optional(),

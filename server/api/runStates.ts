@@ -5,6 +5,7 @@ import type { RunState, TriggerType } from '../core/types';
 export const RUN_STATES: readonly RunState[] = [
   'queued',
   'running',
+  'waiting',
   'succeeded',
   'partially_succeeded',
   'failed',

@@ -9,17 +9,19 @@ import { RunUnreadableError } from '../coordinator/errors';
 import { TERMINAL_RUN_STATES, type RunStatus } from '../core/types';
 import { hostPidOf, requestHostedStop } from '../store/runHostFiles';
 import { ConflictError, CorruptRecordError, NotFoundError } from './errors';
+import { abortWaitingRun } from './humanTask';
 import { dequeueRun } from './queue';
 import { recordEvent } from './recordEvent';
 import { getRun } from './runs';
 import type { Services } from './services';
 
 /**
- * How a stop went. `dequeued`/`aborted`: the run ended now (`aborted`); `signalled`: its process on this host
+ * How a stop went. `dequeued`/`aborted`/`aborted_waiting` (a run waiting at human tasks): the run ended now
+ * (`aborted`); `signalled`: its process on this host
  * got SIGTERM; `requested`: the worker running it will stop it (the API answers 202).
  */
 export interface StopResult {
-  outcome: 'dequeued' | 'aborted' | 'signalled' | 'requested';
+  outcome: 'dequeued' | 'aborted' | 'aborted_waiting' | 'signalled' | 'requested';
   /** The run after the stop (`aborted`), or as it was when the stop was requested. */
   status: RunStatus;
 }
@@ -43,6 +45,9 @@ export async function requestStop(svc: Services, runId: string): Promise<StopRes
   const status = await getRun(svc, runId);
   if (await onWorkers(svc, status)) return cancelOnWorkers(svc, status);
   if (status.status === 'queued') return { outcome: 'dequeued', status: await dequeueRun(svc, runId) };
+  // A run waiting at human tasks has no process: it is aborted here and now.
+  if (status.status === 'waiting')
+    return { outcome: 'aborted_waiting', status: await abortWaitingRun(svc, status) };
   if (status.status !== 'running') {
     throw new ConflictError(`run ${runId} already finished (status: ${status.status})`);
   }

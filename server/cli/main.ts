@@ -120,6 +120,34 @@ const COMMANDS: Record<string, (program: Command) => unknown> = {
       )
       .action(lazy(() => import('./commands/stop'), 'stopCommand')),
 
+  'human-task': (program) => {
+    const human = program
+      .command('human-task')
+      .description("Complete a human task (action: human.task) of a run that waits for it (Dagu's command)");
+    human
+      .command('complete')
+      .description(
+        'Give a waiting human task its input: the step succeeds, and once no task of the run is open the run resumes',
+      )
+      .argument('<dag>', 'the DAG name of the run (its root DAG)')
+      .requiredOption('-r, --run-id <id>', 'the run that waits')
+      .requiredOption('--step <id>', "the human task's step id")
+      .option(
+        '--input <key=value>',
+        'one input property as text, coerced to its form type (repeat for more)',
+        (value: string, previous: string[] = []) => [...previous, value],
+      )
+      .option('--inputs-json <object>', 'all input properties as one JSON object (typed as written)')
+      .addHelpText(
+        'after',
+        '\nExamples:\n  dagu human-task complete --run-id 20261130-011530-1a2b3c4d --step approve release\n' +
+          '  dagu human-task complete -r 20261130-011530-1a2b3c4d --step review --input environment=production release\n' +
+          '  dagu human-task complete -r 20261130-011530-1a2b3c4d --step review --inputs-json \'{"replicas": 3}\' release',
+      )
+      .action(lazy(() => import('./commands/humanTask'), 'completeHumanTaskCommand'));
+    return human;
+  },
+
   status: (program) =>
     program
       .command('status')

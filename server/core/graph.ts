@@ -136,6 +136,7 @@ function lets(dep: RunnableStep, state: StepState): 'through' | 'not_yet' | 'nev
     case 'not_started':
     case 'running':
     case 'retrying':
+    case 'waiting':
       return 'not_yet';
   }
 }

@@ -4,21 +4,30 @@
 /** How a run came to be. Shown verbatim in the API and the console. */
 export type TriggerType = 'scheduler' | 'manual' | 'catchup' | 'retry' | 'subdag' | 'queue';
 
-/** Life-cycle of one run attempt. `queued` runs have a queue item; the others are terminal except `running`. */
-export type RunState = 'queued' | 'running' | 'succeeded' | 'partially_succeeded' | 'failed' | 'aborted';
+/**
+ * Life-cycle of one run attempt. `queued` runs have a queue item; the others are terminal except `running`.
+ * `waiting`: the attempt ended at open human tasks (Dagu's waiting checkpoint); completing them resumes the
+ * run in a new attempt, and stopping it aborts it.
+ */
+export type RunState =
+  'queued' | 'running' | 'waiting' | 'succeeded' | 'partially_succeeded' | 'failed' | 'aborted';
 
 /** Life-cycle of one step inside a run. */
 export type StepState =
   | 'not_started'
   | 'running'
   | 'retrying'
+  /** An open human task: it waits for `dagu human-task complete`. */
+  | 'waiting'
   | 'succeeded'
   | 'partially_succeeded'
   | 'failed'
   | 'skipped'
   | 'aborted';
 
+/** States in which no process runs the attempt (`waiting` too: its run process has exited). */
 export const TERMINAL_RUN_STATES: readonly RunState[] = [
+  'waiting',
   'succeeded',
   'partially_succeeded',
   'failed',
@@ -101,8 +110,39 @@ export type StepAction =
    * `command`): zip, tar and tar.gz files; `with` keeps Dagu's keys as written (value-resolved at run).
    */
   | { kind: 'archive'; op: 'create' | 'extract' | 'list'; with: Record<string, unknown> }
+  /**
+   * `action: human.task`: runs nothing; the step waits (`waiting`) until `dagu human-task complete` gives it
+   * its input. `prompt` is value-resolved when the step opens; `form` is the normalized flat object schema.
+   */
+  | { kind: 'human'; prompt: string; form: HumanTaskForm | null }
   /** `foreach:`: the body steps run once per item inside the run process, as Dagu's inline loop does. */
   | { kind: 'foreach'; foreach: ForeachSpec };
+
+/**
+ * A human task's form after loading: a flat object schema of scalar properties. `properties` and
+ * `additionalProperties` are always present; each property carries its scalar `type`.
+ */
+export interface HumanTaskForm {
+  type: 'object';
+  title?: string;
+  description?: string;
+  properties: Record<string, Record<string, unknown> & { type: 'string' | 'integer' | 'number' | 'boolean' }>;
+  required?: string[];
+  additionalProperties: boolean;
+}
+
+/** What a human task step recorded: the prompt as resolved when it opened, its form, and its completion. */
+export interface HumanTaskStatus {
+  /** The step's explicit id, which the completion names. */
+  id: string;
+  prompt: string;
+  /** The DAG's max_output_size when the task opened: the most its canonical input and outputs may take. */
+  max_size: number;
+  form: HumanTaskForm | null;
+  /** The canonical input it was completed with; absent while it is open. */
+  input?: Record<string, unknown>;
+  completed_at?: string;
+}
 
 /**
  * A `foreach` step after parsing. Each item runs the body graph with `${foreach.<as>}`, `${foreach.index}` and
@@ -530,6 +570,8 @@ export interface StepStatus {
   skip_reason?: string | null;
   /** A foreach step's items, in item order, with how each one's body went; absent for other steps. */
   foreach_items?: ForeachItemStatus[];
+  /** A human task's prompt, form and completion (absent for other steps). */
+  human_task?: HumanTaskStatus;
   /** Child runs started by this step (`call`, `parallel`), in start order. */
   sub_runs?: Array<{ dag_name: string; run_id: string; status: RunState | null; item?: string }>;
   /**

@@ -20,6 +20,7 @@ import { LogFileNames, RUN_LOG_FILE, RunLogWriter, teeLogger, type StepLogFiles 
 import { markRunnerError, runGraph } from './runGraph';
 import { failureContinues, finalRunState, type RunFacts } from './runOutcome';
 import { isoNow, runStep, type StopReason } from './runStep';
+import { DEFAULT_MAX_OUTPUT_BYTES } from './outputCapture';
 import { errorText, type StatusReporter } from './statusReporter';
 import { chooseShell, defaultShellOf } from './stepCommand';
 import { buildStepEnv, evaluateDagEnv, scopeOf, withDotenv, type RunEnv, type StepEnv } from './stepEnv';
@@ -489,6 +490,29 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
       }
     }
 
+    if (spec.action?.kind === 'human') {
+      // A human task runs nothing: it opens (its prompt resolved now, and fixed) and waits for its completion.
+      let prompt: string;
+      try {
+        prompt = resolveValue(spec.action.prompt, env.scope, 'value');
+      } catch (err) {
+        return fail(`cannot resolve the human task's prompt: ${errorText(err)}`);
+      }
+      Object.assign(stepStatus, {
+        status: 'waiting',
+        human_task: {
+          id: spec.id ?? spec.name,
+          prompt,
+          form: spec.action.form,
+          max_size: dag.max_output_size ?? DEFAULT_MAX_OUTPUT_BYTES,
+        },
+        stdout: null,
+        stderr: null,
+      });
+      report();
+      logger.info('Human task waiting', { step: spec.name });
+      return;
+    }
     let state =
       spec.call !== null || spec.action?.kind === 'dag'
         ? await runCallStep({
@@ -694,6 +718,15 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
     return true;
   };
 
+  // Human tasks wait only in a root run: a child run with one fails before any step starts.
+  const humanTask = dag.steps.find((s) => s.action?.kind === 'human');
+  if (setupError === null && status.parent && humanTask) {
+    setupError = `human tasks are not permitted in child DAGs (step ${JSON.stringify(humanTask.name)} of DAG ${dag.name})`;
+  }
+  // A run on a worker cannot stop at a waiting checkpoint here yet (the worker protocol carries no task).
+  if (setupError === null && status.worker_id !== null && humanTask) {
+    setupError = `human tasks are not supported in runs on workers by this product (step ${JSON.stringify(humanTask.name)}); run DAG ${dag.name} locally`;
+  }
   // --- The run, in Dagu's order.
   if (setupError !== null) {
     addError(setupError);
@@ -757,7 +790,8 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
   // check that the run is over while its handlers still execute.
   let finalState = decide();
   report();
-  if (setupError === null) {
+  // A run that stops at open human tasks runs no handler: it has not ended, it waits (Dagu's checkpoint).
+  if (setupError === null && finalState !== 'waiting') {
     const retriesRemain =
       dag.retry_policy !== null && !status.parent && autoRetriesOf(status) < dag.retry_policy.limit;
     const kind: HandlerKind | null =

@@ -9,6 +9,7 @@ const PREFIX = 'final-status-unwritten~';
 const STATES: readonly RunState[] = [
   'queued',
   'running',
+  'waiting',
   'succeeded',
   'partially_succeeded',
   'failed',

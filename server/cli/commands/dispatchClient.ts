@@ -82,6 +82,12 @@ export function printSummary(s: RunStatus): void {
       `  ${step.status.padEnd(10)} ${step.name}${step.exit_code !== null && step.exit_code !== 0 ? ` (exit ${step.exit_code})` : ''}`,
     );
   }
+  // A run waiting at human tasks names each open one: its step id, its prompt and its form.
+  for (const step of s.steps) {
+    if (step.status !== 'waiting' || !step.human_task) continue;
+    lines.push(`  human task ${step.human_task.id}: ${step.human_task.prompt}`);
+    if (step.human_task.form) lines.push(`    form: ${JSON.stringify(step.human_task.form)}`);
+  }
   if (s.worker_id) lines.push(`  worker: ${s.worker_id}${s.host ? ` on ${s.host}` : ''}`);
   // A run waiting for a worker says why, and since when.
   for (const c of s.conditions)

@@ -35,6 +35,8 @@ export function describeStepWork(step: StepSpec): string {
       return 'log.write';
     case 'noop':
       return 'noop';
+    case 'human':
+      return `human.task: ${firstLine(action.prompt)}`;
     case 'router':
       return `router.route: ${action.value}`;
     case 'foreach': {

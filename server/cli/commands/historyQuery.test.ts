@@ -44,8 +44,8 @@ describe('readHistoryFlags', () => {
   });
 
   it("takes Dagu's status names and aliases; Dagu-only states match nothing; others are refused", () => {
-    const r = readHistoryFlags({ status: 'Failed, cancelled,success,waiting' }, NOW);
-    expect(r.ok && [...r.query.statuses!].sort()).toEqual(['aborted', 'failed', 'succeeded']);
+    const r = readHistoryFlags({ status: 'Failed, cancelled,success,waiting,rejected' }, NOW);
+    expect(r.ok && [...r.query.statuses!].sort()).toEqual(['aborted', 'failed', 'succeeded', 'waiting']);
     expect(readHistoryFlags({ status: 'broken' }, NOW)).toMatchObject({
       ok: false,
       error: /--status "broken"/,

@@ -39,9 +39,11 @@ export async function stopCommand(word: string, opts: GlobalOptions & { runId?: 
 async function stopOne(svc: Services, runId: string): Promise<number> {
   const { outcome, status } = await requestStop(svc, runId);
   const line =
-    outcome === 'aborted' || outcome === 'requested'
-      ? cancelLine({ kind: outcome, status }, runId, null)
-      : `stop requested for ${status.dag_name} ${status.run_id} (${status.status})`;
+    outcome === 'aborted_waiting'
+      ? `aborted ${status.dag_name} ${status.run_id}, which was waiting for human tasks`
+      : outcome === 'aborted' || outcome === 'requested'
+        ? cancelLine({ kind: outcome, status }, runId, null)
+        : `stop requested for ${status.dag_name} ${status.run_id} (${status.status})`;
   process.stdout.write(`${line}\n`);
   return EXIT_OK;
 }

@@ -252,6 +252,8 @@ export function decideRunStatus(f: RunFacts): RunState {
   if (f.canceled && !allGood) return 'aborted';
   if (f.steps.some((s) => s.status === 'running' || s.status === 'retrying')) return 'running';
   if (!f.finished && f.steps.some((s) => s.status === 'not_started')) return 'running';
+  // Open human tasks: the run pauses at a waiting checkpoint until they are completed.
+  if (f.steps.some((s) => s.status === 'waiting')) return 'waiting';
   if (isPartialSuccess(f.steps)) return 'partially_succeeded';
   if (f.run_error) return 'failed';
   return 'succeeded';

@@ -123,7 +123,10 @@ function readForeach(r: DagReader, entry: Entry, readBody: ReadForeachBody): For
   } else {
     const steps = readBody(stepsEntry);
     if (steps === null) ok = false;
-    else spec.steps = steps;
+    else {
+      spec.steps = steps;
+      for (const step of steps) if (!refuseHumanInBody(r, stepsEntry, step)) ok = false;
+    }
   }
 
   const collectEntry = m.get('collect');
@@ -146,4 +149,11 @@ function readForeach(r: DagReader, entry: Entry, readBody: ReadForeachBody): For
     }
   }
   return ok ? spec : null;
+}
+
+/** A human task waits for a person at the top of its run; an item of a loop body is not one (as in Dagu). */
+function refuseHumanInBody(r: DagReader, stepsEntry: Entry, step: StepSpec): boolean {
+  if (step.action?.kind !== 'human') return true;
+  r.errorAt(stepsEntry, `a human.task step cannot be in a foreach body (step ${JSON.stringify(step.name)})`);
+  return false;
 }

@@ -135,6 +135,9 @@ export function readStep(
       ? readForeachExecution(r, map, foreachEntry, readBody)
       : readExecution(r, map, entry);
   const afterExecution = r.errors.length;
+  if (handlerName !== null && exec.action.kind === 'human') {
+    r.errorAt(map.get('action')!, 'a handler cannot be a human.task step');
+  }
   const dependsEntry = map.get('depends');
   readFileDependencies(r, map.get('dependencies'));
   const dependsEntries = handlerName === null ? readNameList(r, dependsEntry, 'depends') : [];

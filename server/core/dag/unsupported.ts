@@ -60,7 +60,6 @@ const UNSUPPORTED_FAMILIES: Readonly<Record<string, string>> = {
   harness: `Dagu's agent harness steps are not supported by this product (${NO_LLM})`,
   postgres: `Dagu's PostgreSQL steps are not supported by this product (${NO_SQL})`,
   sqlite: `Dagu's SQLite steps are not supported by this product (${NO_SQL})`,
-  human: "Dagu's human tasks are not supported by this product (it has no human-approval wait)",
   artifact: "Dagu's artifact actions are not supported by this product (write files to the working_dir)",
   foreach: "Dagu's foreach executor is not chosen by action or type here (write the step's foreach: key)",
   action: "Dagu's custom actions are not supported by this product (it runs only Dagu's built-in actions)",
@@ -139,6 +138,7 @@ const SUPPORTED_FAMILIES = new Set([
   'git',
   'state',
   'archive',
+  'human',
 ]);
 
 /** A custom action's name, as Dagu's schema allows it (`greet`, `release.announce`, `embedded_echo`). */

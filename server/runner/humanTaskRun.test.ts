@@ -1,0 +1,67 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { newRunStatus } from '../core/runStatus';
+import type { DagSpec } from '../core/types';
+import { dagOf, runDag, stepOf, tempDir } from './testSupport';
+
+let dir: string;
+let cleanup: () => void;
+beforeEach(() => {
+  ({ dir, cleanup } = tempDir());
+});
+afterEach(() => cleanup());
+
+function humanDag(): DagSpec {
+  return dagOf(
+    [
+      stepOf('review', null, {
+        id: 'review',
+        action: { kind: 'human', prompt: 'Deploy ${DAG_RUN_ID}?', form: null },
+      }),
+      stepOf('other', 'true'),
+      stepOf('after', 'true', { depends: ['review'] }),
+    ],
+    {
+      handler_on: {
+        success: stepOf('on_success', 'true'),
+        failure: null,
+        abort: null,
+        exit: stepOf('on_exit', 'true'),
+      },
+    },
+  );
+}
+
+describe('a human task in a run', () => {
+  it('opens with its prompt resolved; the run ends waiting without running a handler', async () => {
+    const { final } = await runDag(humanDag(), dir);
+    expect(final.status).toBe('waiting');
+    expect(final.error).toBeNull();
+    expect(final.steps.map((s) => s.status)).toEqual(['waiting', 'succeeded', 'not_started']);
+    expect(final.steps[0].human_task).toEqual({
+      id: 'review',
+      prompt: 'Deploy run-1?',
+      form: null,
+      max_size: 1024 * 1024,
+    });
+    expect(final.handlers).toEqual({});
+  });
+
+  it('fails a run on a worker before any step starts', async () => {
+    const dag = humanDag();
+    const status = newRunStatus({
+      dag,
+      runId: 'run-1',
+      status: 'running',
+      triggerType: 'manual',
+      scheduleTime: null,
+      params: [],
+      nowIso: new Date().toISOString(),
+      logDir: 'test-dag/run-1/1',
+    });
+    status.worker_id = 'w-1';
+    const { final } = await runDag(dag, dir, { status });
+    expect(final.status).toBe('failed');
+    expect(final.error).toMatch(/human tasks are not supported in runs on workers/);
+    expect(final.steps.every((s) => s.status === 'not_started')).toBe(true);
+  });
+});
