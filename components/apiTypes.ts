@@ -59,6 +59,8 @@ export type StopResult = Schemas['StopResult'];
 
 /** POST /api/v1/runs/:id/retry (202): a new attempt of a finished run, started like a start of its DAG. */
 export type RetryResult = Schemas['RetryResult'];
+/** POST /api/v1/runs/:id/human-tasks/:step/complete */
+export type HumanTaskCompletionResult = Schemas['HumanTaskCompletionResult'];
 
 /** GET /api/v1/runs/:id/logs/:step?stream=stdout|stderr&tail=N */
 export type StepLog = Schemas['StepLog'];

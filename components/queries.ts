@@ -4,6 +4,7 @@
 import { queryOptions, type QueryClient } from '@tanstack/react-query';
 import type {
   CancelResult,
+  HumanTaskCompletionResult,
   DagDetail,
   DagHistory,
   DagSummary,
@@ -162,6 +163,21 @@ export async function stopRun(client: QueryClient, runId: string): Promise<RunSt
   client.setQueryData(runQuery(runId).queryKey, status);
   await invalidateRuns(client, runId);
   return status;
+}
+
+/** POST /api/v1/runs/:id/human-tasks/:step/complete with typed inputs; the run is refreshed after. */
+export async function completeHumanTask(
+  client: QueryClient,
+  runId: string,
+  step: string,
+  inputs: Record<string, unknown>,
+): Promise<HumanTaskCompletionResult> {
+  const result = await postJson<HumanTaskCompletionResult>(
+    `/api/v1/runs/${enc(runId)}/human-tasks/${enc(step)}/complete`,
+    { inputs },
+  );
+  await invalidateRuns(client, runId);
+  return result;
 }
 
 export async function retryRun(client: QueryClient, runId: string): Promise<RetryResult> {

@@ -1,5 +1,5 @@
 'use client';
-// Stop a run that runs or waits (after a confirmation), or retry one that ended; the server's answer or
+// Stop a run that runs, is queued or waits at human tasks (after a confirmation), or retry one that ended; the server's answer or
 // refusal is shown next to the buttons.
 
 import { useMutation, useQueryClient } from '@tanstack/react-query';
@@ -29,7 +29,9 @@ export function RunActions({
   });
   const retry = useMutation({ mutationFn: () => retryRun(client, run.run_id), onSuccess: onRetried });
   const queued = run.status === 'queued';
-  const canStop = run.status === 'running' || queued;
+  // A run waiting at human tasks has no process: stopping it aborts it at once.
+  const waiting = run.status === 'waiting';
+  const canStop = run.status === 'running' || queued || waiting;
   const canRetry = isTerminal(run.status) && !awaitingAttempt;
 
   return (
@@ -89,6 +91,8 @@ export function RunActions({
         >
           {queued ? (
             <p>It leaves the queue without running and ends aborted.</p>
+          ) : waiting ? (
+            <p>Its open human tasks are aborted with it; the run ends aborted at once.</p>
           ) : (
             <p>
               Its steps are sent a stop signal{run.worker_id ? ` by worker ${run.worker_id}` : ''}; the run

@@ -16,6 +16,7 @@ import { formatSpan } from '../format';
 import { StepGraph } from '../graph/StepGraph';
 import { RUN_REFRESH_MS, isTerminal, runQuery } from '../queries';
 import { useNow } from '../useNow';
+import { HumanTaskPanel } from './HumanTaskPanel';
 import { RunActions } from './RunActions';
 import { ParentRunLink } from './ParentRunLink';
 import { RunFacts } from './RunFacts';
@@ -122,6 +123,7 @@ export function RunDetailView({
         </div>
       )}
       {run.parent && <ParentRunLink parent={run.parent} />}
+      <HumanTaskPanel run={run} />
       <RunFacts run={run} now={now} />
       <section aria-labelledby="graph-heading" className="flex flex-col gap-3">
         <h2 id="graph-heading" className="text-lg font-semibold">
