@@ -1464,7 +1464,8 @@ export interface components {
           | 'template'
           | 'git'
           | 'state'
-          | 'archive';
+          | 'archive'
+          | 'human';
       } & {
         [key: string]: unknown;
       };

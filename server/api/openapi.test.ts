@@ -292,6 +292,44 @@ describe('answers of the real handlers', () => {
     expectDocumented(await call('GET', '/api/v1/dags/missing/history'), 'GET', 404);
   });
 
+  it('DAG detail of a DAG with a human task', async () => {
+    svc.writeDag(
+      'gate',
+      'steps:\n  - id: review\n    action: human.task\n    with:\n      prompt: Go?\n      form: { type: object, properties: { n: { type: integer } } }\n',
+    );
+    expectDocumented(await call('GET', '/api/v1/dags/gate'), 'GET', 200);
+  });
+
+  it('a human task completion and its refusal', async () => {
+    svc.writeDag('gate', 'steps:\n  - id: review\n    action: human.task\n    with: { prompt: Go? }\n');
+    const waiting = testRunStatus({ run_id: 'r-wait', dag_name: 'gate', status: 'waiting' });
+    waiting.steps = [
+      {
+        name: 'review',
+        status: 'waiting',
+        started_at: null,
+        finished_at: null,
+        exit_code: null,
+        error: null,
+        retry_count: 0,
+        stdout: null,
+        stderr: null,
+        output: null,
+        human_task: { id: 'review', prompt: 'Go?', form: null, max_size: 1024 },
+      },
+    ];
+    await svc.runs.createRun(waiting);
+    svc.startProcess = async () => 1;
+    const post = (body: unknown) =>
+      call('POST', '/api/v1/runs/r-wait/human-tasks/review/complete', {
+        body: JSON.stringify(body),
+        headers: { 'Content-Type': 'application/json' },
+      });
+    expectDocumented(await post({ inputs: { x: 1 } }), 'POST', 400);
+    expectDocumented(await post({}), 'POST', 200);
+    expectDocumented(await call('GET', '/api/v1/runs/r-wait'), 'GET', 200);
+  });
+
   it('runs: the list, one run, a step log, a dequeue and a stop refused', async () => {
     svc.writeDag('hello', HELLO);
     const runId = await enqueueHello();
