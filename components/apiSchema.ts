@@ -836,6 +836,7 @@ export interface components {
         failure?: components['schemas']['StepStatus'];
         abort?: components['schemas']['StepStatus'];
         exit?: components['schemas']['StepStatus'];
+        wait?: components['schemas']['StepStatus'];
       };
       /** @description Why a queued run still waits; empty once it left the queue. */
       conditions: components['schemas']['RunCondition'][];
@@ -1231,13 +1232,14 @@ export interface components {
       timeout_sec: number | null;
       /** @description Labels a worker must have to run it; null when it runs on the scheduler's host. */
       worker_selector: components['schemas']['Labels'] | null;
-      /** @description Steps run when a run succeeds, fails, is aborted, or in any case at the end. */
+      /** @description Steps run when a run succeeds, fails, is aborted, or in any case at the end; `wait` when it ends waiting at human tasks. */
       handler_on: {
         init?: components['schemas']['NullableStepSpec'];
         success: components['schemas']['NullableStepSpec'];
         failure: components['schemas']['NullableStepSpec'];
         abort: components['schemas']['NullableStepSpec'];
         exit: components['schemas']['NullableStepSpec'];
+        wait?: components['schemas']['NullableStepSpec'];
       };
       /** @description How a stop reaches the steps. */
       signal_handling: {

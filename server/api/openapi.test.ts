@@ -292,10 +292,10 @@ describe('answers of the real handlers', () => {
     expectDocumented(await call('GET', '/api/v1/dags/missing/history'), 'GET', 404);
   });
 
-  it('DAG detail of a DAG with a human task', async () => {
+  it('DAG detail of a DAG with a human task and a wait handler', async () => {
     svc.writeDag(
       'gate',
-      'steps:\n  - id: review\n    action: human.task\n    with:\n      prompt: Go?\n      form: { type: object, properties: { n: { type: integer } } }\n',
+      'handler_on:\n  wait:\n    run: echo waiting\nsteps:\n  - id: review\n    action: human.task\n    with:\n      prompt: Go?\n      form: { type: object, properties: { n: { type: integer } } }\n',
     );
     expectDocumented(await call('GET', '/api/v1/dags/gate'), 'GET', 200);
   });

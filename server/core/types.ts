@@ -408,6 +408,8 @@ export interface HandlerSpecs {
   failure: StepSpec | null;
   abort: StepSpec | null;
   exit: StepSpec | null;
+  /** `wait`: runs when an attempt ends `waiting` at human tasks (DAG_WAITING_STEPS names them); absent on older specs. */
+  wait?: StepSpec | null;
 }
 
 /** A DAG as parsed from its YAML file, with defaults applied. */
@@ -626,7 +628,7 @@ export interface RunStatus {
   error: string | null;
   steps: StepStatus[];
   /** Handler steps that ran, by event (`init` runs before the steps; absent on older records). */
-  handlers: Partial<Record<'init' | 'success' | 'failure' | 'abort' | 'exit', StepStatus>>;
+  handlers: Partial<Record<'init' | 'success' | 'failure' | 'abort' | 'exit' | 'wait', StepStatus>>;
   /** Only while `queued`; cleared when the run leaves the queue. */
   conditions: RunCondition[];
   worker_selector: Record<string, string> | null;

@@ -101,7 +101,7 @@ export interface LogShipping {
   beforeFinalStatus(): Promise<void>;
 }
 
-type HandlerKind = 'init' | 'success' | 'failure' | 'abort' | 'exit';
+type HandlerKind = 'init' | 'success' | 'failure' | 'abort' | 'exit' | 'wait';
 
 /**
  * The steps one graph runs and what they see: the run's own steps, or one item of a foreach body (whose steps
@@ -439,7 +439,20 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
         outputs: outputsOf(frame, visible),
         env: ownEnv,
         files: handler ? null : { stdout: f.stdout, stderr: f.stderr, outputFile: f.output },
-        extra: handler ? { DAG_RUN_STATUS: handler.runState } : {},
+        extra: handler
+          ? {
+              DAG_RUN_STATUS: handler.runState,
+              // Dagu's onWait handler learns which steps wait (their names, comma-separated).
+              ...(handler.kind === 'wait'
+                ? {
+                    DAG_WAITING_STEPS: status.steps
+                      .filter((s) => s.status === 'waiting')
+                      .map((s) => s.name)
+                      .join(','),
+                  }
+                : {}),
+            }
+          : {},
         handler: handler !== null,
         steps: refs,
         context: stepContext,
@@ -711,6 +724,11 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
     await runOne(top, spec, handlerStatus, handlerStop, { kind, runState })
       .catch((err) => markRunnerError(handlerStatus, err))
       .finally(() => opts.logShipping?.stepEnded());
+    // A failed wait handler is logged only, as in Dagu: it does not keep the run from waiting.
+    if (handlerStatus.status === 'failed' && kind === 'wait') {
+      logger.warn('Wait handler failed', { error: handlerStatus.error });
+      return false;
+    }
     if (handlerStatus.status === 'failed') {
       addError(`handler ${JSON.stringify(spec.name)} failed: ${handlerStatus.error}`);
       return false;
@@ -790,7 +808,8 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
   // check that the run is over while its handlers still execute.
   let finalState = decide();
   report();
-  // A run that stops at open human tasks runs no handler: it has not ended, it waits (Dagu's checkpoint).
+  // A run that stops at open human tasks has not ended: only the wait handler runs (Dagu's checkpoint).
+  if (setupError === null && finalState === 'waiting') await runHandler('wait', finalState);
   if (setupError === null && finalState !== 'waiting') {
     const retriesRemain =
       dag.retry_policy !== null && !status.parent && autoRetriesOf(status) < dag.retry_policy.limit;

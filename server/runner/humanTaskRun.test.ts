@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { newRunStatus } from '../core/runStatus';
 import type { DagSpec } from '../core/types';
@@ -26,6 +28,7 @@ function humanDag(): DagSpec {
         failure: null,
         abort: null,
         exit: stepOf('on_exit', 'true'),
+        wait: null,
       },
     },
   );
@@ -44,6 +47,23 @@ describe('a human task in a run', () => {
       max_size: 1024 * 1024,
     });
     expect(final.handlers).toEqual({});
+  });
+
+  it('runs handler_on.wait alone, with DAG_WAITING_STEPS; its failure changes nothing', async () => {
+    const dag = humanDag();
+    const out = join(dir, 'waiting.txt');
+    dag.handler_on.wait = stepOf('onWait', `printf '%s %s' "$DAG_WAITING_STEPS" "$DAG_RUN_STATUS" > ${out}`);
+    const { final } = await runDag(dag, dir);
+    expect(final.status).toBe('waiting');
+    expect(readFileSync(out, 'utf8')).toBe('review waiting');
+    expect(Object.keys(final.handlers)).toEqual(['wait']);
+    expect(final.handlers.wait?.status).toBe('succeeded');
+
+    dag.handler_on.wait = stepOf('onWait', 'exit 3');
+    const failed = await runDag(dag, dir);
+    expect(failed.final.status).toBe('waiting');
+    expect(failed.final.error).toBeNull();
+    expect(failed.final.handlers.wait?.status).toBe('failed');
   });
 
   it('fails a run on a worker before any step starts', async () => {

@@ -78,7 +78,7 @@ describe('parseDag: a valid DAG', () => {
       timeout_sec: null,
       worker_selector: null,
       force_local: false,
-      handler_on: { init: null, success: null, failure: null, abort: null, exit: null },
+      handler_on: { init: null, success: null, failure: null, abort: null, exit: null, wait: null },
       signal_handling: { enable_propagation: false },
       file: FILE,
       group: '',

@@ -79,6 +79,7 @@ const HANDLERS = [
   ['failure', 'onFailure'],
   ['abort', 'onAbort'],
   ['exit', 'onExit'],
+  ['wait', 'onWait'],
 ] as const;
 const OVERLAP_POLICIES: readonly OverlapPolicy[] = ['skip', 'all', 'latest'];
 const DEFAULT_HIST_RETENTION_DAYS = 30;
@@ -350,17 +351,16 @@ function readDotenv(r: DagReader, entry: Entry | undefined): string[] {
 
 /** `handler_on`: steps run around the others, named onInit, onSuccess, ... whatever their `name` says. */
 function readHandlers(r: DagReader, entry: Entry | undefined, steps: readonly StepSpec[]): HandlerSpecs {
-  const handlers: HandlerSpecs = { init: null, success: null, failure: null, abort: null, exit: null };
+  const handlers: HandlerSpecs = {
+    init: null,
+    success: null,
+    failure: null,
+    abort: null,
+    exit: null,
+    wait: null,
+  };
   if (!entry || isNull(entry.value)) return handlers;
-  const map = r.map(
-    entry,
-    ['init', 'success', 'failure', 'abort', 'exit'],
-    'handler_on',
-    {
-      wait: "Dagu's wait handler is not supported by this product (it has no human-approval wait)",
-    },
-    true,
-  );
+  const map = r.map(entry, ['init', 'success', 'failure', 'abort', 'exit', 'wait'], 'handler_on', {}, true);
   // Dagu looks for legacy syntax in handlers under the key handler_on in lower case only.
   const warnings = r.warnings.length;
   for (const [key, name] of HANDLERS) {

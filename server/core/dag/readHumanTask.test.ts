@@ -66,6 +66,14 @@ describe('human tasks at load time', () => {
     ]);
   });
 
+  it('read handler_on.wait as the onWait handler', () => {
+    const r = parseDag(
+      'handler_on:\n  wait:\n    run: echo waiting\nsteps:\n  - id: r\n    action: human.task\n    with: { prompt: Go }\n',
+      { file: '/srv/dags/h.yaml', defaultName: 'h' },
+    );
+    expect(r.ok && r.dag.handler_on.wait?.name).toBe('onWait');
+  });
+
   it('refuse a human task in a handler', () => {
     const r = parseDag(
       'handler_on:\n  failure:\n    id: h\n    action: human.task\n    with: { prompt: Go }\nsteps:\n  - run: "false"\n',
