@@ -9,6 +9,7 @@ import type { DagReader, Entry } from './dagReader';
 import { describe, isNull } from './dagReader';
 import type { StepExecution } from './readAction';
 import { legacyOperation } from './readLegacyOp';
+import { readTextKeys } from './readWithTexts';
 
 export const ARCHIVE_OPS = ['create', 'extract', 'list'] as const;
 export type ArchiveOp = (typeof ARCHIVE_OPS)[number];
@@ -99,16 +100,7 @@ function readArchiveWith(
   whole: Entry,
   w: Record<string, unknown>,
 ): void {
-  for (const key of STRINGS) {
-    const e = fields.get(key);
-    if (!e) continue;
-    if (isNull(e.value)) {
-      r.errorAt(e, 'must be a string, got nothing');
-      continue;
-    }
-    const text = r.string(e);
-    if (text !== undefined) w[key] = text;
-  }
+  readTextKeys(r, fields, STRINGS, w);
   for (const key of BOOLEANS) {
     const e = fields.get(key);
     if (!e) continue;

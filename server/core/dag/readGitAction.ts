@@ -15,6 +15,7 @@ import type { DagReader, Entry } from './dagReader';
 import { describe, isNull } from './dagReader';
 import type { StepExecution } from './readAction';
 import { legacyOperation } from './readLegacyOp';
+import { readTextKeys } from './readWithTexts';
 
 export const GIT_OPS = ['checkout', 'worktree.add', 'worktree.remove'] as const;
 export type GitOp = (typeof GIT_OPS)[number];
@@ -111,16 +112,7 @@ function readCheckoutWith(
   whole: Entry,
   w: Record<string, unknown>,
 ): void {
-  for (const key of CHECKOUT_STRINGS) {
-    const e = fields.get(key);
-    if (!e) continue;
-    if (isNull(e.value)) {
-      r.errorAt(e, 'must be a string, got nothing');
-      continue;
-    }
-    const text = r.string(e);
-    if (text !== undefined) w[key] = text;
-  }
+  readTextKeys(r, fields, CHECKOUT_STRINGS, w);
   const depthEntry = fields.get('depth');
   if (depthEntry && isNull(depthEntry.value)) r.errorAt(depthEntry, 'must be an integer, got nothing');
   const depth = r.integer(depthEntry, 0);

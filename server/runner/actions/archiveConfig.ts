@@ -2,6 +2,7 @@
 // step starts: the DAG reader (server/core/dag/readArchiveAction.ts) has refused wrong keys and types, so what
 // is checked here is what only a value tells (a required path that resolved empty, a bad glob, a format).
 
+import { isOtherDaguFormat } from '../../core/dag/readArchiveAction';
 import { validateGlob } from './fileGlob';
 
 export type ArchiveOp = 'create' | 'extract' | 'list';
@@ -52,30 +53,13 @@ export const EXIT = {
 } as const;
 
 const SUPPORTED = 'zip, tar, tar.gz/tgz';
-const OTHER_FORMATS = new Set([
-  'tar.bz2',
-  'tbz2',
-  'tbz',
-  'tar.xz',
-  'txz',
-  'tar.zst',
-  'tar.zstd',
-  'gz',
-  'bz2',
-  'xz',
-  'zst',
-  'zstd',
-  'lz4',
-  '7z',
-  'rar',
-]);
 
 /** The format a `format` value names; an ArchiveError for one this product lacks or nobody knows. */
 export function formatNamed(name: string): ArchiveFormat {
   const n = name.trim().toLowerCase();
   if (n === 'zip' || n === 'tar') return n;
   if (n === 'tar.gz' || n === 'tgz') return 'tar.gz';
-  if (OTHER_FORMATS.has(n)) throw unsupportedFormat(n);
+  if (isOtherDaguFormat(n)) throw unsupportedFormat(n);
   throw new ArchiveError(
     `archive: unknown format ${JSON.stringify(name)} (supported: ${SUPPORTED})`,
     EXIT.format,
