@@ -36,6 +36,8 @@ import {
 } from './harness';
 
 const DIST = path.join(ROOT, 'dist');
+/** The main bundle and the parts scripts/build-cli.mjs builds beside it. */
+const BUNDLES = ['cli', 'cron', 'pino', 'yaml', 'jsyaml', 'mail', 'jsonschema', 'pg', 'pgpass', 'archive'];
 const ONE_STEP = 'steps:\n  - name: s\n    command: "true"\n';
 
 let h: TempHome;
@@ -122,32 +124,10 @@ describe('the bundles bin/dagu reads', () => {
   it('are pure ASCII, so reading them as latin1 gives the text; non-ASCII text passes through a run intact', async () => {
     // bin/dagu runs each bundle as a vm script, which has no loader for import(): a dynamic import left in a
     // bundle (one of a Node built-in, say) would fail only when that code path runs.
-    for (const name of [
-      'cli',
-      'cron',
-      'pino',
-      'yaml',
-      'jsyaml',
-      'mail',
-      'jsonschema',
-      'pg',
-      'pgpass',
-      'archive',
-    ]) {
+    for (const name of BUNDLES) {
       expect(readFileSync(path.join(DIST, `${name}.cjs`), 'latin1'), name).not.toMatch(/\bimport\(\s*["'`]/);
     }
-    for (const name of [
-      'cli',
-      'cron',
-      'pino',
-      'yaml',
-      'jsyaml',
-      'mail',
-      'jsonschema',
-      'pg',
-      'pgpass',
-      'archive',
-    ]) {
+    for (const name of BUNDLES) {
       const bytes = readFileSync(path.join(DIST, `${name}.cjs`));
       expect(
         bytes.findIndex((b) => b > 0x7f),

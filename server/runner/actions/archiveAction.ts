@@ -158,16 +158,20 @@ function inside(base: string, target: string): boolean {
   return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
 }
 
+/** The archive an extract or list reads: its file, its format, and whether `verify_integrity` checked it. */
+async function openSource(
+  ctx: OpContext,
+): Promise<{ src: { path: string; size: number }; format: ArchiveFormat; verified: boolean }> {
+  const src = await sourceFile(ctx);
+  const format = ctx.cfg.format ?? (await detectFormat(src.path));
+  if (ctx.cfg.verifyIntegrity) await verify(ctx, src.path, format, src.size);
+  return { src, format, verified: ctx.cfg.verifyIntegrity };
+}
+
 async function runExtract(ctx: OpContext): Promise<GoStruct> {
   const start = performance.now();
   const { cfg } = ctx;
-  const src = await sourceFile(ctx);
-  const format = cfg.format ?? (await detectFormat(src.path));
-  let verified = false;
-  if (cfg.verifyIntegrity) {
-    await verify(ctx, src.path, format, src.size);
-    verified = true;
-  }
+  const { src, format, verified } = await openSource(ctx);
   const dest = where(ctx, cfg.destination || '.');
   if (!cfg.dryRun) await mkdir(dest, { recursive: true });
   const matches = filterOf(cfg);
@@ -474,13 +478,7 @@ const ZERO_TIME = '0001-01-01T00:00:00Z';
 async function runList(ctx: OpContext): Promise<GoStruct> {
   const start = performance.now();
   const { cfg } = ctx;
-  const src = await sourceFile(ctx);
-  const format = cfg.format ?? (await detectFormat(src.path));
-  let verified = false;
-  if (cfg.verifyIntegrity) {
-    await verify(ctx, src.path, format, src.size);
-    verified = true;
-  }
+  const { src, format, verified } = await openSource(ctx);
   const byPath = new Map<string, Listed>();
   const typeBits = { file: 0o100000, dir: 0o040000, symlink: 0o120000, hardlink: 0o100000, other: 0 };
   await walkEntries(src.path, format, (ctx.budget ?? budgetFor)(src.size), ctx.signal, async (entry) => {
