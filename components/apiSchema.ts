@@ -1316,11 +1316,14 @@ export interface components {
       mail_on?: {
         failure: boolean;
         success: boolean;
+        wait?: boolean;
       };
       /** @description Sender, recipients and subject prefix of the failure notification. */
       error_mail?: null | components['schemas']['MailSpec'];
       /** @description Sender, recipients and subject prefix of the success notification. */
       info_mail?: null | components['schemas']['MailSpec'];
+      /** @description Sender, recipients and subject prefix of the notification of a run waiting at human tasks. */
+      wait_mail?: null | components['schemas']['MailSpec'];
       /** @description The other documents of its file, sub-DAGs by name. */
       local_dags?: {
         [key: string]: components['schemas']['DagDefinition'];

@@ -487,9 +487,11 @@ export interface DagSpec {
   restart_schedule?: ScheduleSpec[];
   restart_wait_sec?: number;
   smtp?: SmtpSpec | null;
-  mail_on?: { failure: boolean; success: boolean };
+  mail_on?: { failure: boolean; success: boolean; wait?: boolean };
   error_mail?: MailSpec | null;
   info_mail?: MailSpec | null;
+  /** Sent when an attempt ends `waiting` and `mail_on.wait` is set. */
+  wait_mail?: MailSpec | null;
   /** Later documents of the same file: sub-DAGs `call`able by name. Keyed by name. */
   local_dags?: Record<string, DagSpec>;
   /** The parser's warnings (deprecated spellings, ...), printed by `dagu validate`. */

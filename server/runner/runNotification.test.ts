@@ -37,6 +37,16 @@ describe('run notifications', () => {
     expect(runMailFor(mailDag(25, { failure: false, success: false }), run('failed', 'failed'))).toBeNull();
   });
 
+  it('picks the wait mail for an attempt that stopped waiting only when mail_on.wait is set', () => {
+    const waitMail = { from: 'dagu@x.io', to: ['approvers@x.io'], prefix: '[WAIT]', attach_logs: false };
+    const waiting = { ...mailDag(25, { failure: true, success: true }), wait_mail: waitMail };
+    expect(runMailFor(waiting, run('waiting'))).toBeNull();
+    waiting.mail_on = { failure: true, success: true, wait: true };
+    expect(runMailFor(waiting, run('waiting'))).toBe(waitMail);
+    expect(runMailFor(waiting, run('succeeded'))).toBe(infoMail);
+    expect(runMailFor({ ...waiting, wait_mail: null }, run('waiting'))).toBeNull();
+  });
+
   it('sends the chosen mail to a real SMTP server with Dagu’s subject', async () => {
     sink = await startSmtpSink();
     const error = await notifyRun(

@@ -1,8 +1,9 @@
-// The run's `mail_on` notification, sent once the run has ended: the error mail when the run carries an
+// The run's `mail_on` notification, sent once an attempt has ended: the error mail when the run carries an
 // error or failed (so a partial success gets the error mail, as in Dagu), else the info mail for a success
-// or partial success. And a step's `mail_on_error`: the error mail when that step fails, sent at once with
-// the run's status of that moment (Dagu needs `error_mail` and `smtp` for it, not `mail_on`). A mail that
-// cannot be sent is logged by the caller and changes nothing.
+// or partial success, and the wait mail when the attempt stopped at open human tasks. And a step's
+// `mail_on_error`: the error mail when that step fails, sent at once with the run's status of that moment
+// (Dagu needs `error_mail` and `smtp` for it, not `mail_on`). A mail that cannot be sent is logged by the
+// caller and changes nothing.
 
 import { isAbsolute, join } from 'node:path';
 import type { DagSpec, MailSpec, RunStatus, StepStatus } from '../core/types';
@@ -15,6 +16,7 @@ export function runMailFor(dag: DagSpec, status: RunStatus): MailSpec | null {
   if ((carriesError || status.status === 'failed') && dag.mail_on.failure) return dag.error_mail ?? null;
   const good = status.status === 'succeeded' || status.status === 'partially_succeeded';
   if (good && dag.mail_on.success) return dag.info_mail ?? null;
+  if (status.status === 'waiting' && dag.mail_on.wait) return dag.wait_mail ?? null;
   return null;
 }
 

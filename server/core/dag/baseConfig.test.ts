@@ -65,7 +65,7 @@ describe("Dagu's base config laid under a DAG", () => {
     );
     const dag = parse(`smtp:\n  port: "2525"\nmail_on:\n  failure: true\n${STEPS}`, base);
     expect(dag.smtp).toMatchObject({ host: 'mail.example', port: 2525 });
-    expect(dag.mail_on).toEqual({ failure: true, success: false });
+    expect(dag.mail_on).toEqual({ failure: true, success: false, wait: false });
   });
 
   it('does not inherit name or steps, and applies to every document of the file', () => {

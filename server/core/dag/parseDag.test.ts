@@ -102,9 +102,10 @@ describe('parseDag: a valid DAG', () => {
       restart_schedule: [],
       restart_wait_sec: 0,
       smtp: null,
-      mail_on: { failure: false, success: false },
+      mail_on: { failure: false, success: false, wait: false },
       error_mail: null,
       info_mail: null,
+      wait_mail: null,
       local_dags: {},
       warnings: [],
     } satisfies DagSpec);

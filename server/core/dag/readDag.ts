@@ -68,6 +68,7 @@ export const ROOT_KEYS = [
   'mail_on',
   'error_mail',
   'info_mail',
+  'wait_mail',
   'run_config',
   // Ours, not Dagu's: whether a stop is passed on to sub-DAG runs.
   'signal_handling',
@@ -165,6 +166,7 @@ export function readDag(r: DagReader, root: Node, opts: ReadDagOptions): DagSpec
     mail_on: readMailOn(r, map.get('mail_on')),
     error_mail: readMail(r, map.get('error_mail')),
     info_mail: readMail(r, map.get('info_mail')),
+    wait_mail: readMail(r, map.get('wait_mail')),
   };
   if (paramSchema) dag.param_schema = paramSchema;
   const runConfig = readRunConfig(r, map.get('run_config'));
@@ -411,20 +413,16 @@ function readSmtp(r: DagReader, entry: Entry | undefined): SmtpSpec | null {
   };
 }
 
-function readMailOn(r: DagReader, entry: Entry | undefined): { failure: boolean; success: boolean } {
-  if (!entry || isNull(entry.value)) return { failure: false, success: false };
-  const map = r.map(
-    entry,
-    ['failure', 'success'],
-    'mail_on',
-    {
-      wait: "Dagu's wait mail is not supported by this product (it has no human-approval wait)",
-    },
-    true,
-  );
+function readMailOn(
+  r: DagReader,
+  entry: Entry | undefined,
+): { failure: boolean; success: boolean; wait: boolean } {
+  if (!entry || isNull(entry.value)) return { failure: false, success: false, wait: false };
+  const map = r.map(entry, ['failure', 'success', 'wait'], 'mail_on', undefined, true);
   return {
     failure: r.boolean(map?.get('failure')) ?? false,
     success: r.boolean(map?.get('success')) ?? false,
+    wait: r.boolean(map?.get('wait')) ?? false,
   };
 }
 

@@ -32,7 +32,6 @@ export const UNSUPPORTED_ROOT_KEYS: Readonly<Record<string, string>> = {
     "Dagu's webhook triggers are not supported by this product (start runs with dagu start or the API)",
   otel: "Dagu's OpenTelemetry export is not supported by this product (it exports Prometheus metrics)",
   artifacts: "Dagu's run artifacts are not supported by this product (write files to the step's working_dir)",
-  wait_mail: "Dagu's wait mail is not supported by this product (it has no human-approval wait)",
 };
 
 /** Step keys of Dagu's DAG file that this product refuses, with the reason. */
