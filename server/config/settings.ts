@@ -486,6 +486,13 @@ const TABLE = [
     doc: 'Create and migrate the schema at start (under a lock, so two hosts never migrate at once); when false, `dagu storage schema --apply` does it and a process refuses a schema behind its build',
   },
   {
+    key: 'storage.postgres.named_statements',
+    env: 'DAGU_POSTGRES_NAMED_STATEMENTS',
+    kind: 'bool',
+    default: true,
+    doc: 'Prepare each statement once per connection (the server parses and plans it once, not at every execution); turn off behind a pooler in transaction mode that does not carry prepared statements (PgBouncer before 1.21, or without max_prepared_statements)',
+  },
+  {
     key: 'storage.postgres.connect_timeout',
     env: 'DAGU_POSTGRES_CONNECT_TIMEOUT',
     kind: 'duration',

@@ -5,6 +5,7 @@
 
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
+import { nameStatements } from './namedStatements';
 import type { Config } from '../../config/types';
 import { StorageConfigError } from '../errors';
 import { MIGRATIONS } from './migrations';
@@ -22,6 +23,8 @@ export interface PgSettings {
   schema: string;
   poolSize: number;
   autoMigrate: boolean;
+  /** Whether the stores' statements are prepared once per connection (namedStatements.ts). */
+  namedStatements: boolean;
   connectTimeoutMs: number;
   /** The statement timeout of this process's pool, when it has one (see PgPoolOptions). */
   queryTimeoutMs: number | null;
@@ -226,6 +229,7 @@ export function pgSettings(config: Config, opts: PgPoolOptions = {}): PgSettings
     schema: p.schema,
     poolSize: p.pool_size,
     autoMigrate: p.auto_migrate,
+    namedStatements: p.named_statements,
     connectTimeoutMs: p.connect_timeout_ms,
     queryTimeoutMs,
   };
@@ -273,6 +277,7 @@ export async function openPgPool(
     clientMarginMs: opts.clientMarginMs,
   });
   const pool = new pg.Pool(settings.connection);
+  if (settings.namedStatements) nameStatements(pool);
   // An idle client whose connection dies (a restarted server) emits here; the next query gets a new one.
   pool.on('error', (err) => opts.onPoolError?.(err));
   try {

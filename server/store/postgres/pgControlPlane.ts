@@ -13,6 +13,7 @@ import type { ControlPlane, LeaseHold } from '../controlPlane';
 import { dagMirrorDir } from '../dagMirror';
 import { LogEventFeed } from '../eventFeed';
 import { openPgPool, withoutStatementBounds, type PgPoolOptions } from './connect';
+import { nameStatements } from './namedStatements';
 import { pgDagMirror } from './pgDagMirror';
 import { PgDispatchStore } from './pgDispatchStore';
 import { PgEventLog } from './pgEventLog';
@@ -124,6 +125,7 @@ export async function pgControlPlane(
         });
         // Once per pool: a second scheduler view must not add a second listener.
         lockPool.on('error', onPoolError);
+        if (settings.namedStatements) nameStatements(lockPool);
       }
       // A fenced write left waiting on its client for longer than I is ended by the server, so that a holder
       // stopped mid-write cannot hold a takeover back past T + 2R; a live holder's writes take milliseconds.

@@ -3,6 +3,7 @@
 
 import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
+import { nameStatements } from '../../../server/store/postgres/namedStatements';
 import { applyMigrations } from '../../../server/store/postgres/schemaVersion';
 import {
   startPostgresCluster,
@@ -28,6 +29,8 @@ export function usePostgres(
     });
     const pool = new pg.Pool({ connectionString: cluster.url, max: opts.poolSize ?? 12 });
     pool.on('error', () => undefined);
+    // As the product's pools do by default (storage.postgres.named_statements).
+    nameStatements(pool);
     const migrate = async (schema: string) => {
       const c = await pool.connect();
       try {
