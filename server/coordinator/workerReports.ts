@@ -128,7 +128,8 @@ export class WorkerReports {
         cancel.push(run.run_id);
         continue;
       }
-      await this.keepAlive(s, now);
+      const beat = this.beatDue(s, now);
+      if (beat !== null) await this.d.runs.writeHeartbeat(s.run_id, s.attempt, beat);
     }
     if (this.lastRunHeartbeat.size > 10_000) this.lastRunHeartbeat.clear();
     return { cancel };
@@ -207,8 +208,7 @@ export class WorkerReports {
       }
       const worker = this.recentRecord(req.worker_id) ?? (await this.d.workers.get(req.worker_id));
       const taken: RunStatus = { ...s, worker_id: req.worker_id, host: worker?.host ?? null, conditions: [] };
-      await this.d.runs.writeStatus(taken, s);
-      await this.keepAlive(taken, now, true);
+      await this.d.runs.writeStatus(taken, s, { heartbeatMs: this.beatDue(taken, now, true) ?? undefined });
       this.d.logger.info(
         task.hold_until_ms !== null ? 'A worker claimed a held run' : 'A worker took a run',
         {
@@ -279,17 +279,18 @@ export class WorkerReports {
         return reject(`run ${runId} already ended (${s.status})`);
       }
       const next = this.merge(s, rep);
-      await this.d.runs.writeStatus(next, s);
+      const heartbeatMs = this.beatDue(next, this.d.clock.nowMs()) ?? undefined;
+      await this.d.runs.writeStatus(next, s, { heartbeatMs });
       if (TERMINAL_RUN_STATES.includes(next.status)) {
-        // A store whose end writes take the run off the active list did so in the write above.
+        // A store whose end writes take the run off the active list, and clear its cancel request, did so in
+        // the write above.
         if (!this.d.runs.unmarksEnded) await this.d.runs.unmarkActive(runId);
-        await this.d.cancels.clear(runId);
+        if (!this.d.runs.clearsCancelsOnEnd) await this.d.cancels.clear(runId);
         this.lastRunHeartbeat.delete(runId);
         return { accepted: true, cancel: false };
       }
       // Asked after the write: a cancel requested meanwhile reaches the worker with this reply.
       const cancel = await this.d.cancels.has(runId);
-      await this.keepAlive(next, this.d.clock.nowMs());
       return { accepted: true, cancel };
     });
   }
@@ -328,14 +329,17 @@ export class WorkerReports {
     return rel.startsWith('..') || isAbsolute(rel) ? absolute : rel.split(sep).join('/');
   }
 
-  /** Writes the run heartbeat the scheduler's reaper reads, at most once a second per run. */
-  private async keepAlive(s: RunStatus, nowMs: number, force = false): Promise<void> {
-    if (s.status !== 'running' && s.status !== 'queued') return;
+  /**
+   * The run heartbeat the scheduler's reaper reads, due at most once a second per run: `nowMs` when the
+   * status write about to be made should carry it (noted as written), else null.
+   */
+  private beatDue(s: RunStatus, nowMs: number, force = false): number | null {
+    if (s.status !== 'running' && s.status !== 'queued') return null;
     const mono = this.d.clock.monoMs();
     const last = this.lastRunHeartbeat.get(s.run_id);
-    if (!force && last !== undefined && mono - last < RUN_HEARTBEAT_MIN_GAP_MS) return;
+    if (!force && last !== undefined && mono - last < RUN_HEARTBEAT_MIN_GAP_MS) return null;
     this.lastRunHeartbeat.set(s.run_id, mono);
-    await this.d.runs.writeHeartbeat(s.run_id, s.attempt, nowMs);
+    return nowMs;
   }
 }
 

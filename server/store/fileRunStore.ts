@@ -58,6 +58,7 @@ import type {
   RunListPage,
   RunListQuery,
   RunStore,
+  WriteStatusOptions,
   RunSummary,
   UnwrittenFinalStatus,
 } from './types';
@@ -285,10 +286,14 @@ export class FileRunStore implements RunStore {
 
   /** The status file and the active marker are two files: an end is unmarked by a write of its own. */
   readonly unmarksEnded = false;
+  readonly clearsCancelsOnEnd = false;
 
-  async writeStatus(status: RunStatus): Promise<void> {
+  async writeStatus(status: RunStatus, _replaces?: RunStatus, opts?: WriteStatusOptions): Promise<void> {
     assertStatusNames(status);
     await this.writeInAttempt(status.run_id, status.attempt, 'status.json', serialize(status));
+    if (opts?.heartbeatMs !== undefined) {
+      await this.writeHeartbeat(status.run_id, status.attempt, opts.heartbeatMs);
+    }
   }
 
   async recordUnwrittenFinalStatus(

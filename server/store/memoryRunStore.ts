@@ -22,6 +22,7 @@ import type {
   RunListPage,
   RunListQuery,
   RunStore,
+  WriteStatusOptions,
   UnwrittenFinalStatus,
 } from './types';
 import { parseUnwrittenNoteName, unwrittenNoteName } from './unwrittenFinalStatus';
@@ -82,11 +83,15 @@ export class MemoryRunStore implements RunStore {
   }
 
   readonly unmarksEnded: boolean = false;
+  readonly clearsCancelsOnEnd: boolean = false;
 
-  async writeStatus(status: RunStatus): Promise<void> {
+  async writeStatus(status: RunStatus, _replaces?: RunStatus, opts?: WriteStatusOptions): Promise<void> {
     assertStatusNames(status);
     const run = this.existingAttempt(status.run_id, status.attempt);
     run.attempts[status.attempt - 1] = structuredClone(status);
+    if (opts?.heartbeatMs !== undefined) {
+      await this.writeHeartbeat(status.run_id, status.attempt, opts.heartbeatMs);
+    }
   }
 
   async recordUnwrittenFinalStatus(

@@ -181,7 +181,7 @@ export function withRunEvents(store: RunStore, events: EventLog, opts: { logger?
       await store.createAttempt(status);
       await emit(status);
     },
-    async writeStatus(status, replaces) {
+    async writeStatus(status, replaces, opts) {
       // The first write of a run in this process: another process may have written (and announced) this
       // state already, e.g. the CLI that held a run before the coordinator records the worker's ack. A
       // caller that has just read it says so, and it is not read again.
@@ -192,10 +192,11 @@ export function withRunEvents(store: RunStore, events: EventLog, opts: { logger?
           if (before?.kind === 'ok') lastEmitted.set(status.run_id, eventKey(before.status));
         }
       }
-      await store.writeStatus(status, replaces);
+      await store.writeStatus(status, replaces, opts);
       await emit(status);
     },
     unmarksEnded: store.unmarksEnded,
+    clearsCancelsOnEnd: store.clearsCancelsOnEnd,
     ensureIndexed: (status) => store.ensureIndexed(status),
     recordUnwrittenFinalStatus: (runId, attempt, note) =>
       store.recordUnwrittenFinalStatus(runId, attempt, note),

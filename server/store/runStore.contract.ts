@@ -383,6 +383,16 @@ export function describeRunStoreContract(
       expect(await store.readHeartbeat('ghost', 1)).toBeNull();
     });
 
+    it('writes a heartbeat given with a status write, and keeps it through writes without one', async () => {
+      await store.createRun(testRunStatus({ run_id: 'r1', status: 'queued' }));
+      const running = testRunStatus({ run_id: 'r1', status: 'running' });
+      await store.writeStatus(running, undefined, { heartbeatMs: 1_700_000_000_000 });
+      expect(await store.readHeartbeat('r1', 1)).toBe(1_700_000_000_000);
+      await store.writeStatus(running);
+      expect(await store.readHeartbeat('r1', 1)).toBe(1_700_000_000_000);
+      expect((await store.readStatus('r1')).kind).toBe('ok');
+    });
+
     it('keeps the note of an attempt whose final status could not be written, for that attempt only', async () => {
       await store.createRun(testRunStatus({ run_id: 'r1', status: 'running' }));
       expect(await store.readUnwrittenFinalStatus('r1', 1)).toBeNull();

@@ -80,6 +80,12 @@ export interface HistoryEntry {
  * Durable run records. A run directory is created exclusively (the at-most-once guarantee);
  * every status write replaces the attempt's status file atomically.
  */
+/** What a status write may carry besides the status. */
+export interface WriteStatusOptions {
+  /** Also record this (clock ms) as the attempt's heartbeat. */
+  heartbeatMs?: number;
+}
+
 export interface RunStore {
   /**
    * Creates the run and its first attempt with `initial` (attempt 1), marked active if it is queued or
@@ -113,14 +119,20 @@ export interface RunStore {
   /**
    * Atomically replaces the status of the attempt `status.attempt`. `replaces`: the stored status the caller
    * read just before and decided on, given so that a decorator (run events) need not read it again; stores
-   * ignore it.
+   * ignore it. `opts.heartbeatMs`: the attempt's heartbeat (writeHeartbeat) is written too, in the same
+   * write where the store can, after the status otherwise.
    */
-  writeStatus(status: RunStatus, replaces?: RunStatus): Promise<void>;
+  writeStatus(status: RunStatus, replaces?: RunStatus, opts?: WriteStatusOptions): Promise<void>;
   /**
    * Whether writing an ended status (not queued or running) of a run's latest attempt removes the run's
    * active mark in the same atomic write. Then a writer of an end has no unmarkActive left to make.
    */
   readonly unmarksEnded: boolean;
+  /**
+   * Whether that write also removes the run's cancel request (CancelRequests of the same backend), so that
+   * a writer of an end has no clear left to make.
+   */
+  readonly clearsCancelsOnEnd: boolean;
   /**
    * Notes that the attempt's final status could not be written. Written so that it needs no free space on a
    * full disk (where it can), and read by the dead-run check, which marks the run failed with the reason.

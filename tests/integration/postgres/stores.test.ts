@@ -134,6 +134,34 @@ describe('PgRunStore, what the database form adds', () => {
     expect(await active()).toEqual([]);
   });
 
+  it("clears the run's cancel request in the same write as its latest attempt's end", async () => {
+    await pool.query(`truncate ${SCHEMA}.runs, ${SCHEMA}.run_attempts, ${SCHEMA}.active_runs cascade`);
+    const store = new PgRunStore(pool, SCHEMA, '/logs');
+    const cancels = new PgCancelRequests(pool, SCHEMA);
+    expect(store.clearsCancelsOnEnd).toBe(true);
+    await store.createRun(testRunStatus({ run_id: 'c1', status: 'running' }));
+    await store.createRun(testRunStatus({ run_id: 'c2', status: 'running' }));
+    await cancels.request('c1', 1);
+    await cancels.request('c2', 1);
+    // A write that does not end the run keeps the request: the worker has yet to be told.
+    await store.writeStatus(testRunStatus({ run_id: 'c1', status: 'running' }));
+    expect(await cancels.has('c1')).toBe(true);
+    await store.writeStatus(testRunStatus({ run_id: 'c1', status: 'aborted' }));
+    expect(await cancels.has('c1')).toBe(false);
+    expect(await cancels.has('c2')).toBe(true);
+  });
+
+  it('writes a heartbeat given with a status in the same statement', async () => {
+    const store = new PgRunStore(pool, SCHEMA, '/logs');
+    await store.createRun(testRunStatus({ run_id: 'hb', status: 'queued' }));
+    await store.writeStatus(testRunStatus({ run_id: 'hb', status: 'running' }), undefined, {
+      heartbeatMs: 1_700_000_000_123,
+    });
+    expect(await store.readHeartbeat('hb', 1)).toBe(1_700_000_000_123);
+    await store.writeStatus(testRunStatus({ run_id: 'hb', status: 'running' }));
+    expect(await store.readHeartbeat('hb', 1)).toBe(1_700_000_000_123);
+  });
+
   it('reads and claims a queued run in one step: one claimant of many, only while it is queued', async () => {
     await pool.query(`truncate ${SCHEMA}.runs, ${SCHEMA}.run_attempts, ${SCHEMA}.active_runs cascade`);
     const store = new PgRunStore(pool, SCHEMA, '/logs');
