@@ -36,6 +36,7 @@ export function coordinatorStores(cp: ControlPlane, logger: Logger): Coordinator
     workers: cp.workers,
     cancels: cp.cancels,
     logs: cp.logs,
+    state: cp.state,
   };
 }
 

@@ -6,6 +6,7 @@ import type { Clock, Logger, Timers } from '../core/ports';
 import type { LoadDagResult } from '../store/dagCatalog';
 import type { CancelRequests, DispatchStore, WorkerRegistry } from '../store/dispatchTypes';
 import type { RunLogStore } from '../store/runLogStore';
+import type { StateStore } from '../store/stateStore';
 import type { RunStore } from '../store/types';
 import { CoordinatorServer } from './coordinatorServer';
 import { CoordinatorDetector } from './detector';
@@ -15,6 +16,7 @@ import { RunLocks } from './runLocks';
 import { TaskPoller } from './taskPoller';
 import { WorkerReports } from './workerReports';
 import { WorkerSightings } from './workerSightings';
+import { WorkerState } from './workerState';
 
 /** The stores a coordinator works on (shared with the scheduler, the CLI and the web server). */
 export interface CoordinatorStores {
@@ -24,6 +26,8 @@ export interface CoordinatorStores {
   cancels: CancelRequests;
   /** Where the logs workers ship go (the run log store of the backend). */
   logs: Pick<RunLogStore, 'append'>;
+  /** The state store of the backend, for `state.*` steps of runs on workers; absent: they are refused. */
+  state?: StateStore;
 }
 
 /** The coordinator's settings, from `config.coordinator` and `paths.log_dir`. */
@@ -114,6 +118,7 @@ export function assembleCoordinator(d: AssembleCoordinatorDeps): CoordinatorPart
     dispatcher,
     reports,
     logs: new LogChunks({ runs, logs: d.stores.logs }),
+    state: d.stores.state ? new WorkerState({ runs, state: d.stores.state }) : null,
     poller,
     runs,
     workers,

@@ -10,6 +10,7 @@ import { dagFromYaml } from '../testing/dagFromYaml';
 import { RecordingLogger } from '../testing/recordingLogger';
 import { newRunDispatch } from '../core/dispatcherApi';
 import type { DispatchTask } from '../store/dispatchTypes';
+import { MemoryStateStore } from '../store/memoryStateStore';
 import { MemoryCancelRequests } from '../store/memoryCancelRequests';
 import { FileRunLogStore } from '../store/fileRunLogStore';
 import { MemoryDispatchStore } from '../store/memoryDispatchStore';
@@ -117,6 +118,7 @@ async function startCoordinator(
       workers: new MemoryWorkerRegistry(),
       cancels: new MemoryCancelRequests(),
       logs: new FileRunLogStore(logsRoot),
+      state: new MemoryStateStore(),
     },
     settings: {
       host: '127.0.0.1',
@@ -365,6 +367,41 @@ describe('CoordinatorServer', () => {
 
     expect(reply).toMatchObject({ status: 200, body: { accepted: false, cancel: true } });
     expect(mine.body).toEqual({ accepted: true, cancel: false });
+  });
+
+  it("serves state operations of the worker's running run only, and refuses a bad request 400", async () => {
+    const s = await startCoordinator();
+    await s.heartbeat('worker-b', {});
+    await dispatchEtl(s, 'run-1', {});
+    await take(s, 'worker-b', {});
+    const current = (await s.call('GET', COORDINATOR_PATHS.run('run-1'))).body.status;
+    await s.call('POST', COORDINATOR_PATHS.status('run-1'), {
+      worker_id: 'worker-b',
+      status: { ...current, status: 'running' },
+    });
+    const ref = { scope: 'dag', namespace: 'etl', key: 'k' };
+    const put = await s.call('POST', COORDINATOR_PATHS.state('run-1'), {
+      worker_id: 'worker-b',
+      attempt: 1,
+      op: 'put',
+      ref,
+      value: '"v"',
+    });
+    expect(put).toMatchObject({ status: 200, body: { entry: { value: '"v"', version: 1 } } });
+    const other = await s.call('POST', COORDINATOR_PATHS.state('run-1'), {
+      worker_id: 'worker-c',
+      attempt: 1,
+      op: 'get',
+      ref,
+    });
+    expect(other).toMatchObject({ status: 409, body: { error: { code: 'not_your_run' } } });
+    for (const bad of [
+      { worker_id: 'worker-b', attempt: 1, op: 'drop', ref },
+      { worker_id: 'worker-b', attempt: 1, op: 'get', ref: { ...ref, scope: 'planet' } },
+      { worker_id: 'worker-b', attempt: 1, op: 'put', ref, value: 'x'.repeat(2 * 1024 * 1024) },
+    ]) {
+      expect((await s.call('POST', COORDINATOR_PATHS.state('run-1'), bad)).status).toBe(400);
+    }
   });
 
   it('appends log chunks at their offset, so a resend writes nothing twice', async () => {

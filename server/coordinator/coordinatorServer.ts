@@ -34,16 +34,20 @@ import {
   logBatchSchema,
   logChunkSchema,
   pollSchema,
+  stateRequestSchema,
   statusReportSchema,
 } from './requestSchemas';
 import type { TaskPoller } from './taskPoller';
 import { createTlsServer, readTlsFiles } from './tlsServer';
 import type { WorkerReports } from './workerReports';
+import type { WorkerState } from './workerState';
 
 /** Body limit of log chunks. */
 export const MAX_LOG_BODY_BYTES = 1024 * 1024;
 /** Body limit of every other request. */
 export const MAX_BODY_BYTES = 256 * 1024;
+/** A state write: the largest value (1 MiB of JSON), which its own escaping can make up to 6 times longer. */
+export const MAX_STATE_BODY_BYTES = 7 * 1024 * 1024;
 
 export interface CoordinatorServerDeps {
   host: string;
@@ -55,6 +59,8 @@ export interface CoordinatorServerDeps {
   dispatcher: DispatcherApi;
   reports: WorkerReports;
   logs: LogChunks;
+  /** The state store's operations for runs on workers; null: the backend gives the coordinator none. */
+  state: WorkerState | null;
   poller: TaskPoller;
   runs: RunStore;
   workers: WorkerRegistry;
@@ -117,6 +123,12 @@ export class CoordinatorServer {
         pattern: /^\/api\/v1\/runs\/([^/]+)\/logs$/,
         param: runId,
         handle: (q, s, id) => this.appendLog(q, s, id),
+      },
+      {
+        method: 'POST',
+        pattern: /^\/api\/v1\/runs\/([^/]+)\/state$/,
+        param: runId,
+        handle: (q, s, id) => this.stateCall(q, s, id),
       },
       {
         method: 'POST',
@@ -330,6 +342,17 @@ export class CoordinatorServer {
       'chunks' in body
         ? await this.d.logs.appendBatch(runId, validated(logBatchSchema, body))
         : await this.d.logs.append(runId, validated(logChunkSchema, body));
+    if ('refused' in reply) throw new HttpError(reply.status, reply.code, reply.error);
+    sendJson(res, 200, reply);
+  }
+
+  private async stateCall(req: IncomingMessage, res: ServerResponse, runId: string): Promise<void> {
+    // A value of 1 MiB of JSON text, escaped once more inside the request's JSON.
+    const body = await readJson(req, stateRequestSchema, MAX_STATE_BODY_BYTES);
+    if (!this.d.state) {
+      throw new HttpError(501, 'no_state_store', 'this coordinator has no state store for state.* steps');
+    }
+    const reply = await this.d.state.handle(runId, body);
     if ('refused' in reply) throw new HttpError(reply.status, reply.code, reply.error);
     sendJson(res, 200, reply);
   }

@@ -5,6 +5,7 @@
 import type { Labels } from '../core/distributed';
 import type { RunStatus } from '../core/types';
 import type { DispatchTask } from '../store/dispatchTypes';
+import type { StateEntry, StateRef, StateScope, StateUpdateSource } from '../store/stateStore';
 
 export const COORDINATOR_PATHS = {
   /** GET, no token needed: `{status: 'healthy'}`. */
@@ -35,6 +36,8 @@ export const COORDINATOR_PATHS = {
   cancel: (runId: string) => `/api/v1/runs/${encodeURIComponent(runId)}/cancel`,
   /** POST DispatchRequest → DispatchReply (a worker starting a sub-DAG). */
   dispatch: '/api/v1/dispatch',
+  /** POST StateRequest → StateReply: a `state.*` step of the worker's run reaching the state store. */
+  state: (runId: string) => `/api/v1/runs/${encodeURIComponent(runId)}/state`,
 } as const;
 
 /** Longest a poll may wait; the server answers 204 after `wait_ms` (capped to this). */
@@ -159,6 +162,33 @@ export interface WorkerView {
   registered_at: string;
   last_heartbeat_at: string;
 }
+
+/** One state store operation of a run's attempt on the worker that holds it. */
+export type StateRequest = { worker_id: string; attempt: number } & (
+  | { op: 'get'; ref: StateRef }
+  | {
+      op: 'put';
+      ref: StateRef;
+      /** Normalized JSON text, as StateStore.put takes it. */
+      value: string;
+      expected_version?: number;
+      create_only?: boolean;
+      updated_by?: StateUpdateSource | null;
+    }
+  | { op: 'delete'; ref: StateRef }
+  | { op: 'list'; scope: StateScope; namespace: string; key_prefix: string; limit: number }
+);
+
+/**
+ * The operation's answer, or why the store refused it (200 either way: the run goes on and its step fails
+ * with the store's own message). A run that is not the worker's is refused with 409 `not_your_run`.
+ */
+export type StateReply =
+  | { entry: StateEntry | null }
+  | { deleted: boolean }
+  | { entries: StateEntry[] }
+  | { conflict: { ref: StateRef; expected: number | 'absent'; actual: number | null } }
+  | { invalid: string };
 
 /** Error body of every non-2xx reply. */
 export type { ErrorBody } from '../core/httpError';

@@ -13,8 +13,10 @@ import type {
   LogBatch,
   LogChunk,
   PollRequest,
+  StateRequest,
   StatusReport,
 } from './protocol';
+import { MAX_STATE_LIST_LIMIT, MAX_STATE_VALUE_BYTES, STATE_SCOPES } from '../store/stateStore';
 
 /** Log file names inside an attempt's log directory: no separators, never `.` or `..`. */
 export const LOG_FILE_PATTERN = /^[A-Za-z0-9_.-]{1,200}$/;
@@ -153,3 +155,38 @@ export const dispatchRequestSchema: z.ZodType<DispatchRequest> = z.object({
   worker_selector: labels.nullable(),
   parent: z.object({ run_id: runId, dag_name: dagName, step: z.string().min(1).max(1000) }).nullable(),
 });
+
+// The store checks names and sizes itself (with Dagu's messages, which the step prints); these bounds only
+// keep a request from making the coordinator hold more than the largest legal value.
+const stateText = z.string().max(4096);
+const stateRef = z.strictObject({ scope: z.enum(STATE_SCOPES), namespace: stateText, key: stateText });
+const stateBase = { worker_id: workerId, attempt };
+
+export const stateRequestSchema: z.ZodType<StateRequest> = z.discriminatedUnion('op', [
+  z.strictObject({ ...stateBase, op: z.literal('get'), ref: stateRef }),
+  z.strictObject({
+    ...stateBase,
+    op: z.literal('put'),
+    ref: stateRef,
+    value: z.string().max(MAX_STATE_VALUE_BYTES),
+    expected_version: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+    create_only: z.boolean().optional(),
+    updated_by: z
+      .strictObject({
+        dag_name: z.string().max(1000).optional(),
+        dag_run_id: z.string().max(1000).optional(),
+        step_name: z.string().max(1000).optional(),
+      })
+      .nullable()
+      .optional(),
+  }),
+  z.strictObject({ ...stateBase, op: z.literal('delete'), ref: stateRef }),
+  z.strictObject({
+    ...stateBase,
+    op: z.literal('list'),
+    scope: z.enum(STATE_SCOPES),
+    namespace: stateText,
+    key_prefix: stateText,
+    limit: z.number().int().min(0).max(MAX_STATE_LIST_LIMIT),
+  }),
+]);

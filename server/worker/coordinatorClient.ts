@@ -30,6 +30,8 @@ import {
   type LogChunk,
   type LogReply,
   type PollRequest,
+  type StateReply,
+  type StateRequest,
   type StatusReply,
   type StatusReport,
   type WorkerView,
@@ -108,6 +110,7 @@ export type CoordinatorApi = Pick<
   | 'cancel'
   | 'dispatch'
   | 'listWorkers'
+  | 'state'
 >;
 
 /** One client per process: it keeps connections alive between requests. */
@@ -240,6 +243,13 @@ export class CoordinatorClient {
   }
 
   /** The run's current status, or null when the coordinator does not know the run. */
+  /** A state store operation for the worker's run (the coordinator checks the run is the worker's). */
+  async state(runId: string, req: StateRequest): Promise<StateReply> {
+    return (await this.expectOk(
+      await this.send('POST', COORDINATOR_PATHS.state(runId), { body: req }),
+    )) as StateReply;
+  }
+
   async getRun(runId: string): Promise<RunStatus | null> {
     const reply = await this.send('GET', COORDINATOR_PATHS.run(runId));
     if (reply.status === 404) return null;

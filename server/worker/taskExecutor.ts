@@ -15,6 +15,7 @@ import { errorText } from '../runner/statusReporter';
 import type { DispatchTask } from '../store/dispatchTypes';
 import { CoordinatorUnreachableError, type CoordinatorApi } from './coordinatorClient';
 import { LogShipper } from './logShipper';
+import { remoteStateStore } from './remoteStateStore';
 import { remoteReporter, type Delivery } from './remoteReporter';
 import { remoteSubDagRunner } from './remoteSubDag';
 import { retryBackoffMs, sleep } from './retryBackoff';
@@ -25,7 +26,7 @@ export interface TaskExecutorDeps {
   config: Config;
   client: Pick<
     CoordinatorApi,
-    'ack' | 'reportStatus' | 'sendLog' | 'sendLogs' | 'dispatch' | 'getRun' | 'cancel'
+    'ack' | 'reportStatus' | 'sendLog' | 'sendLogs' | 'dispatch' | 'getRun' | 'cancel' | 'state'
   >;
   clock: Clock;
   timers: Timers;
@@ -198,11 +199,17 @@ async function runAccepted(
         stopWaitMs: config.run.kill_grace_ms + 10 * SECOND,
       }),
       resumeFrom: task.operation === 'resume' ? (task.previous?.steps ?? []) : undefined,
-      // A worker reaches the coordinator, not the storage: it has no state store to give these steps.
+      // A worker reaches the coordinator, not the storage: its state steps go through the coordinator.
       state: {
-        store: null,
-        reason:
-          'state.* steps do not run on a worker (a worker has no access to the state store); run this DAG on the scheduler host (remove worker_selector)',
+        store: remoteStateStore({
+          client: deps.client,
+          runId: task.run_id,
+          attempt: task.attempt,
+          workerId: ctx.workerId,
+        }),
+        dagName: task.dag_name,
+        rootDagName: await rootDagOf(deps.client, task, logger),
+        runId: task.run_id,
       },
     });
   } finally {
@@ -213,4 +220,35 @@ async function runAccepted(
   if (delivery === 'undelivered')
     logger.error('Could not report the final status to the coordinator', { state: final.status });
   return { kind: 'finished', status: final, delivery };
+}
+
+/** Most sub-DAG levels followed up to the root DAG (Dagu's own call depth limit is far below it). */
+const MAX_ROOT_HOPS = 64;
+
+/**
+ * The DAG at the top of the task's chain of sub-DAG calls (the `root_dag` scope of its state steps): its
+ * own for a run nobody called, else found by reading the parent runs from the coordinator. A parent that
+ * cannot be read ends the walk there, logged: its DAG stands in for the root.
+ */
+async function rootDagOf(
+  client: Pick<CoordinatorApi, 'getRun'>,
+  task: DispatchTask,
+  logger: Logger,
+): Promise<string> {
+  let parent: NonNullable<DispatchTask['parent']> | null = task.parent;
+  if (!parent) return task.dag_name;
+  for (let hop = 0; hop < MAX_ROOT_HOPS; hop++) {
+    const runId: string = parent.run_id;
+    const status: RunStatus | null = await client.getRun(runId).catch((err: unknown) => {
+      logger.warn('Could not read a parent run to find the root DAG', {
+        parent_run_id: runId,
+        error: err instanceof Error ? err.message : String(err),
+      });
+      return null;
+    });
+    const next: NonNullable<DispatchTask['parent']> | null = status?.parent ?? null;
+    if (!next) return parent.dag_name;
+    parent = next;
+  }
+  return parent.dag_name;
 }

@@ -17,11 +17,15 @@ import type {
   LogChunk,
   LogReply,
   PollRequest,
+  StateReply,
+  StateRequest,
   StatusReply,
   StatusReport,
   WorkerView,
 } from '../coordinator/protocol';
 import type { DispatchTask } from '../store/dispatchTypes';
+import { WorkerState } from '../coordinator/workerState';
+import { MemoryStateStore } from '../store/memoryStateStore';
 import {
   CoordinatorError,
   CoordinatorUnreachableError,
@@ -182,6 +186,24 @@ export class FakeCoordinator implements CoordinatorApi {
       replies.push(this.hold(runId, chunk));
     }
     return replies;
+  }
+
+  /** The state store behind `state` (the coordinator's, in memory). */
+  readonly stateStore = new MemoryStateStore();
+
+  /** As the real coordinator: the operation on its store, for a run it holds as the asker's, running. */
+  async state(runId: string, req: StateRequest): Promise<StateReply> {
+    this.record(`state:${req.op}`);
+    // A run the test did not place is taken to be the asker's running attempt.
+    const held =
+      this.runs.get(runId) ??
+      ({ run_id: runId, attempt: req.attempt, worker_id: req.worker_id, status: 'running' } as RunStatus);
+    const reply = await new WorkerState({
+      runs: { readStatus: async () => ({ kind: 'ok', status: held }) },
+      state: this.stateStore,
+    }).handle(runId, req);
+    if ('refused' in reply) throw new CoordinatorError(reply.status, reply.code, reply.error);
+    return reply;
   }
 
   async getRun(runId: string): Promise<RunStatus | null> {

@@ -286,6 +286,61 @@ describe.each(BACKENDS)('on the %s backend', (name) => {
       expect(log).toContain('child got hello');
     });
 
+    it("state steps on a worker reach the backend's store through the coordinator, in the root DAG's namespace", async () => {
+      const c = await newCluster();
+      c.h.writeDag(
+        'stchild',
+        [
+          'worker_selector:',
+          '  zone: b',
+          'type: chain',
+          'steps:',
+          '  - id: put',
+          '    action: state.set',
+          '    with: { scope: root_dag, key: handoff, value: { from: child } }',
+          '  - id: stale',
+          '    action: state.set',
+          '    with: { key: guarded, value: 1, expected_version: 3 }',
+          '    continue_on: { failure: true }',
+          '',
+        ].join('\n'),
+      );
+      c.h.writeDag(
+        'stparent',
+        [
+          'type: chain',
+          'steps:',
+          '  - name: call-child',
+          '    call: stchild',
+          '  - id: read',
+          '    action: state.get',
+          '    with: { scope: root_dag, key: handoff, required: true }',
+          '',
+        ].join('\n'),
+      );
+      await c.startCoordinator();
+      await c.startWorker('worker-b', { zone: 'b' });
+
+      // The child partially succeeds (its refused write continues on failure), and so does the parent.
+      const r = await dagu(['start', '--run-id', 'stp1', 'stparent'], c.env);
+      expect(r.code, `${r.stdout}\n${r.stderr}\n${c.outputs()}`).toBe(1);
+      const parent = (await c.status('stp1'))!;
+      expect(parent.status).toBe('partially_succeeded');
+      expect(parent.steps[1].status).toBe('succeeded');
+      // The parent, on this host, reads what its child wrote on the worker: one store, one namespace.
+      const read = await c.stepStdout(parent, 1);
+      expect(read).toContain('"namespace":"stparent"');
+      expect(read).toContain('"from":"child"');
+      const runs = await (await c.plane()).runs.listRuns({ dag: 'stchild', limit: 10 });
+      const child = (await c.status(runs.items[0].run_id))!;
+      expect(child).toMatchObject({ status: 'partially_succeeded', worker_id: 'worker-b' });
+      // The store's refusal comes back as the step's failure, in the store's own words.
+      expect(child.steps[1]).toMatchObject({ status: 'failed' });
+      expect(JSON.stringify(child.steps[1])).toContain(
+        'state: version conflict on dag/stchild/guarded: expected version 3, but there is none',
+      );
+    });
+
     it('a DAG-level retry_policy: the scheduler retries a run that failed on a worker as its next attempt', async () => {
       const c = await newCluster();
       const marker = path.join(c.h.home, 'retry-marker');
