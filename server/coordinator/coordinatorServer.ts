@@ -46,6 +46,11 @@ import type { WorkerState } from './workerState';
 export const MAX_LOG_BODY_BYTES = 1024 * 1024;
 /** Body limit of every other request. */
 export const MAX_BODY_BYTES = 256 * 1024;
+/**
+ * A status report: the whole run, whose steps may list every item of a large foreach or parallel step; one
+ * refused for its size would leave the stored run behind the worker's for good.
+ */
+export const MAX_STATUS_BODY_BYTES = 16 * 1024 * 1024;
 /** A state write: the largest value (1 MiB of JSON), which its own escaping can make up to 6 times longer. */
 export const MAX_STATE_BODY_BYTES = 7 * 1024 * 1024;
 
@@ -332,7 +337,7 @@ export class CoordinatorServer {
   }
 
   private async status(req: IncomingMessage, res: ServerResponse, runId: string): Promise<void> {
-    const body = await readJson(req, statusReportSchema, MAX_BODY_BYTES);
+    const body = await readJson(req, statusReportSchema, MAX_STATUS_BODY_BYTES);
     sendJson(res, 200, await this.d.reports.reportStatus(runId, body));
   }
 

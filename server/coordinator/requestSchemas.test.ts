@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { StepStatus } from '../core/types';
 import { testRunStatus } from '../testing/testRunStatus';
 import { dispatchRequestSchema, leaveSchema, statusReportSchema } from './requestSchemas';
 
@@ -20,6 +21,47 @@ describe('statusReportSchema', () => {
     const status = testRunStatus({ run_id: 'r1', status: 'running', steps: [{ ...step, depends: ['a'] }] });
     const parsed = statusReportSchema.parse({ worker_id: 'w1', token: 't', status });
     expect(parsed.status.steps[0].depends).toEqual(['a']);
+  });
+
+  it('keeps every field of a step and of the handlers, so the stored run loses nothing the worker knew', () => {
+    const full: StepStatus = {
+      ...step,
+      status: 'waiting',
+      output: { OUT: 'x' },
+      outputs: { count: '3' },
+      output_value: '{"a":1}',
+      published_outputs: { a: 1, nested: { b: [true] } },
+      repeat_count: 2,
+      executions: [
+        {
+          kind: 'first',
+          started_at: '2026-11-30T01:14:30Z',
+          finished_at: '2026-11-30T01:14:31Z',
+          exit_code: 0,
+        },
+        { kind: 'repeat', started_at: '2026-11-30T01:14:32Z', finished_at: null, exit_code: null },
+      ],
+      skip_reason: 'precondition not met: `test -f x`',
+      foreach_items: [{ index: 0, key: '0', label: 'a', status: 'failed', error: 'boom' }],
+      human_task: {
+        id: 'review',
+        prompt: 'Ship it?',
+        max_size: 1024,
+        form: { type: 'object', properties: { ok: { type: 'boolean' } }, additionalProperties: false },
+        input: { ok: true },
+        completed_at: '2026-11-30T01:15:00Z',
+      },
+      sub_runs: [{ dag_name: 'child', run_id: 'c1', status: 'partially_succeeded', item: 'a' }],
+      depends: ['a'],
+    };
+    const status = testRunStatus({
+      run_id: 'r1',
+      status: 'waiting',
+      steps: [full],
+      handlers: { init: { ...step, name: 'onInit' }, wait: { ...step, name: 'onWait' } },
+    });
+    const parsed = statusReportSchema.parse({ worker_id: 'w1', status });
+    expect(parsed.status).toEqual(status);
   });
 
   it('accepts a step without depends, as older workers send it', () => {

@@ -3,7 +3,7 @@
 
 import { z } from 'zod';
 import { DAG_NAME_PATTERN, RUN_ID_PATTERN } from '../core/names';
-import type { RunStatus } from '../core/types';
+import type { RunStatus, StepStatus } from '../core/types';
 import { WORKER_ID_PATTERN } from '../core/workerId';
 import type {
   AckRequest,
@@ -57,19 +57,92 @@ export const ackSchema: z.ZodType<AckRequest> = z.object({
   token: z.string().min(1).max(200),
 });
 
+const runState = z.enum([
+  'queued',
+  'running',
+  'waiting',
+  'succeeded',
+  'partially_succeeded',
+  'failed',
+  'aborted',
+]);
+const shortText = z.string().max(4096);
+
+// Every field of StepStatus: a field left out here would be dropped from what the worker reports (an object
+// schema strips keys it does not know), and the stored run would lose it (the console's repeat counts and
+// skip reasons, a resumed attempt's outputs, a human task's record).
 const stepStatus = z.object({
   name: z.string().max(1000),
-  status: z.enum(['not_started', 'running', 'retrying', 'succeeded', 'failed', 'skipped', 'aborted']),
+  status: z.enum([
+    'not_started',
+    'running',
+    'retrying',
+    'waiting',
+    'succeeded',
+    'partially_succeeded',
+    'failed',
+    'skipped',
+    'aborted',
+  ]),
   started_at: iso.nullable(),
   finished_at: iso.nullable(),
   exit_code: z.number().int().nullable(),
   error: text.nullable(),
   retry_count: z.number().int().min(0),
-  stdout: z.string().max(4096).nullable(),
-  stderr: z.string().max(4096).nullable(),
+  stdout: shortText.nullable(),
+  stderr: shortText.nullable(),
   output: z.record(z.string(), z.string()).nullable(),
+  outputs: z.record(z.string(), z.string()).nullable().optional(),
+  output_value: z.string().nullable().optional(),
+  published_outputs: z.record(z.string(), z.unknown()).nullable().optional(),
+  repeat_count: z.number().int().min(0).optional(),
+  executions: z
+    .array(
+      z.object({
+        kind: z.enum(['first', 'retry', 'repeat']),
+        started_at: iso,
+        finished_at: iso.nullable(),
+        exit_code: z.number().int().nullable(),
+      }),
+    )
+    .max(1000)
+    .optional(),
+  skip_reason: text.nullable().optional(),
+  foreach_items: z
+    .array(
+      z.object({
+        index: z.number().int().min(0),
+        key: shortText,
+        label: text,
+        status: z.enum(['not_started', 'running', 'succeeded', 'failed']),
+        error: text.optional(),
+      }),
+    )
+    .max(100_000)
+    .optional(),
+  human_task: z
+    .object({
+      id: z.string().max(1000),
+      prompt: text,
+      max_size: z.number().int().min(0),
+      form: z.record(z.string(), z.unknown()).nullable(),
+      input: z.record(z.string(), z.unknown()).optional(),
+      completed_at: iso.optional(),
+    })
+    .optional(),
+  sub_runs: z
+    .array(
+      z.object({
+        dag_name: dagName,
+        run_id: runId,
+        status: runState.nullable(),
+        item: text.optional(),
+      }),
+    )
+    .max(100_000)
+    .optional(),
   depends: z.array(z.string().max(1000)).max(1000).optional(),
-});
+}) as z.ZodType<StepStatus>;
 
 const condition = z.object({
   type: z.string().max(100),
@@ -84,7 +157,7 @@ const runStatus: z.ZodType<RunStatus> = z.object({
   dag_name: dagName,
   run_id: runId,
   attempt,
-  status: z.enum(['queued', 'running', 'succeeded', 'partially_succeeded', 'failed', 'aborted']),
+  status: runState,
   trigger_type: z.enum(['scheduler', 'manual', 'catchup', 'retry', 'subdag', 'queue']),
   schedule_time: iso.nullable(),
   queue: z.string().max(64),
@@ -99,10 +172,12 @@ const runStatus: z.ZodType<RunStatus> = z.object({
   error: text.nullable(),
   steps: z.array(stepStatus).max(10_000),
   handlers: z.object({
+    init: stepStatus.optional(),
     success: stepStatus.optional(),
     failure: stepStatus.optional(),
     abort: stepStatus.optional(),
     exit: stepStatus.optional(),
+    wait: stepStatus.optional(),
   }),
   conditions: z.array(condition).max(20),
   worker_selector: z.record(z.string(), z.string()).nullable(),
