@@ -741,10 +741,6 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
   if (setupError === null && status.parent && humanTask) {
     setupError = `human tasks are not permitted in child DAGs (step ${JSON.stringify(humanTask.name)} of DAG ${dag.name})`;
   }
-  // A run on a worker cannot stop at a waiting checkpoint here yet (the worker protocol carries no task).
-  if (setupError === null && status.worker_id !== null && humanTask) {
-    setupError = `human tasks are not supported in runs on workers by this product (step ${JSON.stringify(humanTask.name)}); run DAG ${dag.name} locally`;
-  }
   // --- The run, in Dagu's order.
   if (setupError !== null) {
     addError(setupError);

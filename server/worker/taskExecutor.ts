@@ -2,13 +2,15 @@
 // the same engine as `dagu start`, and sends status and step logs back to the coordinator as it goes.
 
 import { rm } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import type { Config } from '../config/types';
 import { isValidRunId } from '../core/names';
 import type { Clock, Logger, Timers } from '../core/ports';
 import { isoUtc, newRunStatus } from '../core/runStatus';
-import type { RunStatus } from '../core/types';
+import type { RunStatus, StepStatus } from '../core/types';
 import { MINUTE, SECOND } from '../core/units';
 import { executeRun } from '../runner/executeRun';
+import { notifyRun, notifyStepFailure } from '../runner/runNotification';
 import { STEP_REPORT_SETTLE_MS } from '../runner/runAttempt';
 import { isoNow } from '../runner/runStep';
 import { errorText } from '../runner/statusReporter';
@@ -199,6 +201,16 @@ async function runAccepted(
         stopWaitMs: config.run.kill_grace_ms + 10 * SECOND,
       }),
       resumeFrom: task.operation === 'resume' ? (task.previous?.steps ?? []) : undefined,
+      // Run notifications are sent from here, as Dagu's agent sends them where it runs; logs to attach are
+      // this worker's copies.
+      notify: async (d, ended) => {
+        const error = await notifyRun(d, withLocalLogs(ended, dirs.logDir), dirs.logDir);
+        if (error) throw new Error(error);
+      },
+      notifyStepFailure: async (d, now, step) => {
+        const error = await notifyStepFailure(d, withLocalLogs(now, dirs.logDir), step, dirs.logDir);
+        if (error) throw new Error(error);
+      },
       // A worker reaches the coordinator, not the storage: its state steps go through the coordinator.
       state: {
         store: remoteStateStore({
@@ -251,4 +263,15 @@ async function rootDagOf(
     parent = next;
   }
   return parent.dag_name;
+}
+
+/** The status with its steps' log paths pointing at this worker's files (a status records them relative). */
+function withLocalLogs(status: RunStatus, logDir: string): RunStatus {
+  const local = (p: string | null) => (p === null ? null : join(logDir, basename(p)));
+  const relocate = (st: StepStatus): StepStatus => ({
+    ...st,
+    stdout: local(st.stdout),
+    stderr: local(st.stderr),
+  });
+  return { ...status, steps: status.steps.map(relocate) };
 }

@@ -7,6 +7,7 @@ import { TERMINAL_RUN_STATES, type RunStatus } from '../../server/core/types';
 import { BACKENDS, useBackend } from './backends';
 import { Cluster, selectorDag, TIMINGS } from './distributedCluster';
 import { dagu, eventually, startService, waitForLog } from './harness';
+import { startSmtpSink } from '../support/smtpSink';
 
 let cluster: Cluster | null = null;
 afterEach(async () => {
@@ -339,6 +340,89 @@ describe.each(BACKENDS)('on the %s backend', (name) => {
       expect(JSON.stringify(child.steps[1])).toContain(
         'state: version conflict on dag/stchild/guarded: expected version 3, but there is none',
       );
+    });
+
+    it('a human task on a worker: the run waits, the completion resumes it on a worker with the input', async () => {
+      const c = await newCluster();
+      c.h.writeDag(
+        'htw',
+        [
+          'worker_selector:',
+          '  zone: b',
+          'steps:',
+          '  - id: review',
+          '    action: human.task',
+          '    with:',
+          '      prompt: Ship ${DAG_RUN_ID}?',
+          '      form:',
+          '        type: object',
+          '        properties:',
+          '          target: { type: string }',
+          '        required: [target]',
+          '  - id: ship',
+          '    depends: review',
+          '    run: echo "shipping to ${steps.review.outputs.target}"',
+          '',
+        ].join('\n'),
+      );
+      await c.startCoordinator();
+      await c.startWorker('worker-b', { zone: 'b' });
+
+      const r = await dagu(['start', '--run-id', 'htw1', 'htw'], c.env);
+      expect(r.code, `${r.stdout}\n${r.stderr}\n${c.outputs()}`).toBe(0);
+      const waiting = (await c.status('htw1'))!;
+      expect(waiting).toMatchObject({ status: 'waiting', worker_id: 'worker-b' });
+      expect(waiting.steps.map((s) => s.status)).toEqual(['waiting', 'not_started']);
+      // What the worker recorded of the task reached the stored run: the completion checks against it.
+      expect(waiting.steps[0].human_task).toMatchObject({ id: 'review', prompt: 'Ship htw1?' });
+
+      const done = await dagu(
+        ['human-task', 'complete', '--run-id', 'htw1', '--step', 'review', '--input', 'target=prod', 'htw'],
+        c.env,
+      );
+      expect(done.code, `${done.stdout}\n${done.stderr}`).toBe(0);
+      const resumed = await c.waitRun('htw1', (s) => s.attempt === 2 && ended(s));
+      expect(resumed).toMatchObject({ status: 'succeeded', worker_id: 'worker-b' });
+      expect(resumed.steps[0]).toMatchObject({ status: 'succeeded', outputs: { target: 'prod' } });
+      const log = await eventually(async () => {
+        const t = await c.stepStdout(resumed, 1);
+        return t.includes('shipping') ? t : null;
+      }, 20_000);
+      expect(log).toContain('shipping to prod');
+    });
+
+    it("a run on a worker sends its mail_on notification from the worker, with the worker's logs attached", async () => {
+      const c = await newCluster();
+      const sink = await startSmtpSink();
+      try {
+        c.h.writeDag(
+          'mailw',
+          [
+            'worker_selector:',
+            '  zone: b',
+            'smtp:',
+            '  host: 127.0.0.1',
+            `  port: "${sink.port}"`,
+            'mail_on: { failure: true }',
+            'error_mail: { from: dagu@example.com, to: ops@example.com, prefix: "[w]", attach_logs: true }',
+            'steps:',
+            '  - name: s',
+            '    run: echo worker-side-output-7f2; exit 4',
+            '',
+          ].join('\n'),
+        );
+        await c.startCoordinator();
+        await c.startWorker('worker-b', { zone: 'b' });
+        const r = await dagu(['start', '--run-id', 'mw1', 'mailw'], c.env);
+        expect(r.code, `${r.stdout}\n${r.stderr}\n${c.outputs()}`).toBe(1);
+        const [mail] = await sink.waitForMessages(1, 20_000);
+        expect(mail.subject).toBe('[w] mailw (failed)');
+        expect(mail.to).toEqual(['ops@example.com']);
+        const out = mail.attachments.find((a) => a.filename === 's.out');
+        expect(out?.content.toString()).toBe('worker-side-output-7f2\n');
+      } finally {
+        await sink.close();
+      }
     });
 
     it('a DAG-level retry_policy: the scheduler retries a run that failed on a worker as its next attempt', async () => {
