@@ -333,6 +333,57 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/runs/{id}/approvals/{step}/approve': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Approve a step waiting for its approval (required inputs must be given; the inputs become its output variables); once nothing of the run waits the run is resumed. */
+    post: operations['approveStep'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/runs/{id}/approvals/{step}/reject': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Reject a step waiting for its approval; the step and the run end rejected. */
+    post: operations['rejectStep'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/runs/{id}/approvals/{step}/push-back': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Push a step waiting for its approval back; it (or its approval's rewind_to step) and every step downstream run again in a resumed attempt, with the push-back variables. */
+    post: operations['pushBackStep'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/runs/{id}/retry': {
     parameters: {
       query?: never;
@@ -631,12 +682,20 @@ export interface components {
     /** @description An exact value to filter by; an empty one means no filter. */
     FilterText: string;
     /**
-     * @description Life-cycle of one run attempt; all but `queued`, `running` and `waiting` are final. `waiting`: the attempt stopped at open human tasks; completing them resumes the run, stopping it aborts it.
+     * @description Life-cycle of one run attempt; all but `queued`, `running` and `waiting` are final. `waiting`: the attempt stopped at open human tasks or step approvals; answering them resumes the run, stopping it aborts it. `rejected`: a step approval was rejected.
      * @enum {string}
      */
-    RunState: 'queued' | 'running' | 'waiting' | 'succeeded' | 'partially_succeeded' | 'failed' | 'aborted';
+    RunState:
+      | 'queued'
+      | 'running'
+      | 'waiting'
+      | 'succeeded'
+      | 'partially_succeeded'
+      | 'failed'
+      | 'aborted'
+      | 'rejected';
     /**
-     * @description Life-cycle of one step inside a run; `waiting` is an open human task.
+     * @description Life-cycle of one step inside a run; `waiting` is an open human task or a step waiting for its approval, `rejected` a step whose approval was rejected.
      * @enum {string}
      */
     StepState:
@@ -648,7 +707,8 @@ export interface components {
       | 'partially_succeeded'
       | 'failed'
       | 'skipped'
-      | 'aborted';
+      | 'aborted'
+      | 'rejected';
     /**
      * @description How the run came to be.
      * @enum {string}
@@ -707,6 +767,54 @@ export interface components {
       message: string;
       status: components['schemas']['RunStatus'];
     };
+    /** @description A step approval (a step's approval:): its prompt as resolved when the step began to wait, the input names an approver may give (required ones too), the step a push-back reruns from, and how it was answered. */
+    ApprovalStatus: {
+      prompt: string;
+      input: string[];
+      required: string[];
+      rewind_to: string | null;
+      /** Format: date-time */
+      approved_at?: string;
+      inputs?: {
+        [key: string]: string;
+      };
+      /** Format: date-time */
+      rejected_at?: string;
+      reason?: string;
+    };
+    /** @description The push-back a step (re)runs under: the iteration, the approver's inputs, every push-back so far, and the stdout log of its run before (relative to the logs directory). */
+    PushBackStatus: {
+      iteration: number;
+      inputs?: {
+        [key: string]: string;
+      };
+      history: {
+        iteration: number;
+        /** Format: date-time */
+        at: string;
+        inputs?: {
+          [key: string]: string;
+        };
+      }[];
+      previous_stdout?: string | null;
+    };
+    ApprovalInputs: {
+      /** @description The approver's inputs as text, by name; omitted means none. */
+      inputs?: {
+        [key: string]: string;
+      };
+    };
+    ApprovalRejection: {
+      /** @description Why the step was rejected. */
+      reason?: string;
+    };
+    ApprovalResult: {
+      /** @enum {string} */
+      outcome: 'approved_waiting' | 'approved_resumed' | 'rejected' | 'pushed_back';
+      /** @description The line `dagu approval` prints. */
+      message: string;
+      status: components['schemas']['RunStatus'];
+    };
     /** @description One step of a run attempt. */
     StepStatus: {
       /** @description The step's name, unique in its DAG. */
@@ -757,6 +865,8 @@ export interface components {
       /** @description Why the step was skipped or aborted without running (a precondition, an upstream failure). */
       skip_reason?: string | null;
       human_task?: components['schemas']['HumanTaskStatus'];
+      approval?: components['schemas']['ApprovalStatus'];
+      push_back?: components['schemas']['PushBackStatus'];
       /** @description Child runs this call or parallel step started, in start order. */
       sub_runs?: {
         dag_name: string;
@@ -2658,6 +2768,111 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['HumanTaskCompletionResult'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      500: components['responses']['InternalError'];
+    };
+  };
+  approveStep: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The run's ID. */
+        id: components['parameters']['RunId'];
+        /** @description The name of the step waiting for its approval. */
+        step: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['ApprovalInputs'];
+      };
+    };
+    responses: {
+      /** @description The step is approved. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApprovalResult'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      500: components['responses']['InternalError'];
+    };
+  };
+  rejectStep: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The run's ID. */
+        id: components['parameters']['RunId'];
+        /** @description The name of the step waiting for its approval. */
+        step: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['ApprovalRejection'];
+      };
+    };
+    responses: {
+      /** @description The step and the run are rejected. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApprovalResult'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      500: components['responses']['InternalError'];
+    };
+  };
+  pushBackStep: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The run's ID. */
+        id: components['parameters']['RunId'];
+        /** @description The name of the step waiting for its approval. */
+        step: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['ApprovalInputs'];
+      };
+    };
+    responses: {
+      /** @description The step is pushed back and the run queued for resume. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApprovalResult'];
         };
       };
       400: components['responses']['BadRequest'];

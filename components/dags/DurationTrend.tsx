@@ -17,6 +17,7 @@ const BAR_FILL: Record<string, string> = {
   partially_succeeded: 'fill-lime-500',
   failed: 'fill-red-500',
   aborted: 'fill-orange-500',
+  rejected: 'fill-rose-600',
   running: 'fill-blue-500',
 };
 

@@ -44,7 +44,9 @@ export function HistoryGrid({ dag, steps }: { dag: string; steps: readonly strin
   const columns = historyColumns(steps, data.steps);
   const durations = runs.map((r) => r.duration_ms);
   const mid = median(durations);
-  const failed = runs.filter((r) => r.status === 'failed' || r.status === 'aborted').length;
+  const failed = runs.filter(
+    (r) => r.status === 'failed' || r.status === 'aborted' || r.status === 'rejected',
+  ).length;
   const succeeded = runs.filter((r) => r.status === 'succeeded').length;
 
   return (

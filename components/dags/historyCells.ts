@@ -27,6 +27,7 @@ export const CELL_GLYPHS: Record<CellState, string> = {
   failed: '✗',
   skipped: '–',
   aborted: '■',
+  rejected: '⊘',
   absent: ' ',
 };
 

@@ -13,6 +13,7 @@ export const STEP_STATES: readonly StepState[] = [
   'failed',
   'skipped',
   'aborted',
+  'rejected',
 ];
 
 /** Border, background and text of a node in this state. */
@@ -34,6 +35,8 @@ export const STEP_NODE_STYLES: Record<StepState, string> = {
     'border-zinc-400 bg-zinc-100 text-zinc-600 dark:border-zinc-500 dark:bg-zinc-800 dark:text-zinc-300',
   aborted:
     'border-orange-500 bg-orange-50 text-orange-900 dark:border-orange-400 dark:bg-orange-950 dark:text-orange-100',
+  rejected:
+    'border-rose-700 bg-rose-50 text-rose-900 dark:border-rose-500 dark:bg-rose-950 dark:text-rose-100',
 };
 
 /** The small swatch of the legend. */
@@ -47,6 +50,7 @@ export const STEP_SWATCH_STYLES: Record<StepState, string> = {
   failed: 'border-red-500 bg-red-200 dark:bg-red-800',
   skipped: 'border-zinc-400 bg-zinc-200 dark:bg-zinc-700',
   aborted: 'border-orange-500 bg-orange-200 dark:bg-orange-800',
+  rejected: 'border-rose-700 bg-rose-200 dark:bg-rose-800',
 };
 
 export function stepStateLabel(state: StepState): string {

@@ -20,6 +20,8 @@ import { searchEverything } from './search';
 import {
   cancelBodySchema,
   enqueueBodySchema,
+  approvalInputsBodySchema,
+  approvalRejectBodySchema,
   humanTaskBodySchema,
   jsonResponse,
   readJsonBody,
@@ -27,6 +29,7 @@ import {
   respond,
 } from './http';
 import { completeHumanTask } from './humanTask';
+import { approveStep, pushBackStep, rejectStep } from './approval';
 import { signInBodySchema, startBodySchema, suspendBodySchema } from './http';
 import {
   cancelQueuedRuns,
@@ -250,6 +253,40 @@ export const API_ROUTES: readonly ApiRoute[] = [
             step: p.step,
             input: { kind: 'json', text: JSON.stringify(body.inputs ?? {}) },
           });
+        }),
+    },
+  },
+  {
+    // Approves a step waiting for its approval (`inputs` become its output variables); resumes the run once
+    // nothing of it waits any more.
+    path: '/api/v1/runs/:id/approvals/:step/approve',
+    handlers: {
+      POST: (svc, req, p) =>
+        respond(req, svc, async (s) => {
+          const body = await readJsonBody(req, approvalInputsBodySchema);
+          return approveStep(s, { runId: p.id, step: p.step, inputs: body.inputs ?? {} });
+        }),
+    },
+  },
+  {
+    // Rejects a step waiting for its approval: the step and the run end `rejected`.
+    path: '/api/v1/runs/:id/approvals/:step/reject',
+    handlers: {
+      POST: (svc, req, p) =>
+        respond(req, svc, async (s) => {
+          const body = await readJsonBody(req, approvalRejectBodySchema);
+          return rejectStep(s, { runId: p.id, step: p.step, reason: body.reason });
+        }),
+    },
+  },
+  {
+    // Pushes a step waiting for its approval back: it (or its rewind_to step) and what follows run again.
+    path: '/api/v1/runs/:id/approvals/:step/push-back',
+    handlers: {
+      POST: (svc, req, p) =>
+        respond(req, svc, async (s) => {
+          const body = await readJsonBody(req, approvalInputsBodySchema);
+          return pushBackStep(s, { runId: p.id, step: p.step, inputs: body.inputs ?? {} });
         }),
     },
   },

@@ -150,6 +150,14 @@ export const startBodySchema = z.strictObject({ params: paramsSchema.optional() 
 /** POST /api/v1/runs/:id/human-tasks/:step/complete: the input, typed as JSON (as `--inputs-json`). */
 export const humanTaskBodySchema = z.strictObject({ inputs: z.record(z.string(), z.unknown()).optional() });
 
+/** POST /api/v1/runs/:id/approvals/:step/approve and …/push-back: the approver's inputs, as strings. */
+export const approvalInputsBodySchema = z.strictObject({
+  inputs: z.record(z.string(), z.string()).optional(),
+});
+
+/** POST /api/v1/runs/:id/approvals/:step/reject: an optional reason. */
+export const approvalRejectBodySchema = z.strictObject({ reason: z.string().optional() });
+
 export const enqueueBodySchema = z.strictObject({
   params: paramsSchema.optional(),
   run_id: z.string().optional(),

@@ -127,16 +127,22 @@ export async function completeHumanTask(
 }
 
 /** A waiting run none of whose tasks is open any more: its next attempt has not been started yet. */
-function needsResume(run: RunStatus): boolean {
+export function needsResume(run: RunStatus): boolean {
   return run.status === 'waiting' && !run.steps.some((s) => s.status === 'waiting');
 }
 
-/** Starts attempt n+1 of a run whose tasks are all completed, as `dagu resume` would. */
-async function startResume(svc: Services, run: RunStatus, stepId: string): Promise<void> {
+/**
+ * Starts attempt n+1 of a run whose tasks (and approvals) are all answered, as `dagu resume` would. `done` says
+ * what was done, for the error when the resume cannot be started.
+ */
+export async function startResume(
+  svc: Services,
+  run: RunStatus,
+  stepId: string,
+  done = `human task ${stepId} was completed`,
+): Promise<void> {
   const failed = (why: string) =>
-    new ResumeFailedError(
-      `human task ${stepId} was completed, but run ${run.run_id} could not be queued for resume: ${why}`,
-    );
+    new ResumeFailedError(`${done}, but run ${run.run_id} could not be queued for resume: ${why}`);
   try {
     const dag = await requireRunDag(svc, run);
     const attempt = run.attempt + 1;

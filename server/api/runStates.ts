@@ -10,6 +10,7 @@ export const RUN_STATES: readonly RunState[] = [
   'partially_succeeded',
   'failed',
   'aborted',
+  'rejected',
 ];
 
 /** Every way a run comes to be, as its record's `trigger_type` says (the run list's trigger filter). */

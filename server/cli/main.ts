@@ -148,6 +148,50 @@ const COMMANDS: Record<string, (program: Command) => unknown> = {
     return human;
   },
 
+  approval: (program) => {
+    const approval = program
+      .command('approval')
+      .description("Answer a step approval (a step's approval:) of a run that waits for it");
+    const inputs = (value: string, previous: string[] = []) => [...previous, value];
+    const common = (name: string, description: string) =>
+      approval
+        .command(name)
+        .description(description)
+        .argument('<dag>', 'the DAG name of the run')
+        .requiredOption('-r, --run-id <id>', 'the run that waits')
+        .requiredOption('--step <name>', 'the name of the step waiting for approval');
+    common(
+      'approve',
+      'Approve the step: it succeeds with the inputs as its output variables; the run resumes once nothing waits',
+    )
+      .option('--input <key=value>', 'one input for the approval (repeat for more)', inputs)
+      .addHelpText(
+        'after',
+        '\nExamples:\n  dagu approval approve --run-id 20261130-011530-1a2b3c4d --step review release\n' +
+          '  dagu approval approve -r 20261130-011530-1a2b3c4d --step review --input TICKET=OPS-12 release',
+      )
+      .action(lazy(() => import('./commands/approval'), 'approveCommand'));
+    common('reject', 'Reject the step: the step and the run end rejected')
+      .option('--reason <text>', 'why it was rejected')
+      .addHelpText(
+        'after',
+        "\nExample:\n  dagu approval reject -r 20261130-011530-1a2b3c4d --step review --reason 'not this week' release",
+      )
+      .action(lazy(() => import('./commands/approval'), 'rejectCommand'));
+    common('push-back', 'Push the step back: it (or its rewind_to step) and what follows run again')
+      .option(
+        '--input <key=value>',
+        'one input for the rerun, kept when approval.input names it (repeat for more)',
+        inputs,
+      )
+      .addHelpText(
+        'after',
+        "\nExample:\n  dagu approval push-back -r 20261130-011530-1a2b3c4d --step review --input FEEDBACK='add tests' release",
+      )
+      .action(lazy(() => import('./commands/approval'), 'pushBackCommand'));
+    return approval;
+  },
+
   status: (program) =>
     program
       .command('status')

@@ -129,7 +129,7 @@ describe('fromDaguAttempt', () => {
     expect(sub.ok && [sub.status.trigger_type, sub.status.status]).toEqual(['subdag', 'partially_succeeded']);
   });
 
-  it('leaves out a run Dagu has not finished, and reads a rejected one as failed', () => {
+  it('leaves out a run Dagu has not finished, and reads a rejected one as rejected', () => {
     expect(fromDaguAttempt(record({ status: 5 }), opts())).toEqual({
       ok: false,
       reason: 'it is queued in Dagu; only finished runs are imported',
@@ -137,7 +137,7 @@ describe('fromDaguAttempt', () => {
     expect(fromDaguAttempt(record({ status: 1 }), opts())).toMatchObject({ ok: false });
     expect(fromDaguAttempt(record({ status: 8 }), opts())).toMatchObject({
       ok: true,
-      status: { status: 'failed' },
+      status: { status: 'rejected' },
     });
     expect(fromDaguAttempt({ name: 'x' }, opts())).toMatchObject({ ok: false });
     expect(fromDaguAttempt(record({ status: 42 }), opts())).toEqual({

@@ -28,7 +28,7 @@ const STEP_STATES: readonly StepState[] = [
   'skipped',
   'partially_succeeded',
   'aborted', // waiting for an approval that never came
-  'failed', // rejected
+  'rejected',
 ];
 
 const TRIGGERS = new Set<TriggerType>(['manual', 'scheduler', 'catchup', 'retry', 'subdag', 'queue']);
@@ -165,8 +165,13 @@ export function fromDaguAttempt(record: unknown, o: ConvertOptions): ConvertedAt
     return { ok: false, reason: 'its status record has no name or dagRunId' };
   const state = daguRunState(record);
   if (state === null) return { ok: false, reason: `unknown status ${JSON.stringify(record.status)}` };
-  if (state === 'rejected') return finished(record, o, name, runId, 'failed');
-  if (state !== 'succeeded' && state !== 'failed' && state !== 'aborted' && state !== 'partially_succeeded')
+  if (
+    state !== 'succeeded' &&
+    state !== 'failed' &&
+    state !== 'aborted' &&
+    state !== 'partially_succeeded' &&
+    state !== 'rejected'
+  )
     return { ok: false, reason: `it is ${state.replace('_', ' ')} in Dagu; only finished runs are imported` };
   return finished(record, o, name, runId, state);
 }

@@ -132,6 +132,7 @@ function lets(dep: RunnableStep, state: StepState): 'through' | 'not_yet' | 'nev
       return dep.continue_on.failure ? 'through' : 'never';
     case 'aborted':
     case 'skipped':
+    case 'rejected':
       return 'never';
     case 'not_started':
     case 'running':

@@ -6,19 +6,29 @@ export type TriggerType = 'scheduler' | 'manual' | 'catchup' | 'retry' | 'subdag
 
 /**
  * Life-cycle of one run attempt. `queued` runs have a queue item; the others are terminal except `running`.
- * `waiting`: the attempt ended at open human tasks (Dagu's waiting checkpoint); completing them resumes the
- * run in a new attempt, and stopping it aborts it.
+ * `waiting`: the attempt ended at open human tasks or step approvals (Dagu's waiting checkpoint); completing
+ * or approving them resumes the run in a new attempt, and stopping it aborts it.
  */
 export type RunState =
-  'queued' | 'running' | 'waiting' | 'succeeded' | 'partially_succeeded' | 'failed' | 'aborted';
+  | 'queued'
+  | 'running'
+  | 'waiting'
+  | 'succeeded'
+  | 'partially_succeeded'
+  | 'failed'
+  | 'aborted'
+  /** A step approval was rejected while the run waited (Dagu's `rejected`): the run is over. */
+  | 'rejected';
 
 /** Life-cycle of one step inside a run. */
 export type StepState =
   | 'not_started'
   | 'running'
   | 'retrying'
-  /** An open human task: it waits for `dagu human-task complete`. */
+  /** An open human task or a step waiting for its approval (`dagu human-task complete`, `dagu approval`). */
   | 'waiting'
+  /** A step whose approval was rejected (`dagu approval reject`). */
+  | 'rejected'
   | 'succeeded'
   | 'partially_succeeded'
   | 'failed'
@@ -32,6 +42,7 @@ export const TERMINAL_RUN_STATES: readonly RunState[] = [
   'partially_succeeded',
   'failed',
   'aborted',
+  'rejected',
 ];
 
 export type OverlapPolicy = 'skip' | 'all' | 'latest';
@@ -263,9 +274,54 @@ export interface ParallelSpec {
   max_concurrent: number;
 }
 
+/**
+ * A step's `approval:` (Dagu's human approval gate): after its command succeeds the step waits for an
+ * approval. `input` names the values an approver may give (`required` those that must be given);
+ * `rewind_to` is the step (a name, ids resolved) a push-back reruns from; null: the step itself.
+ */
+export interface ApprovalSpec {
+  prompt: string;
+  input: string[];
+  required: string[];
+  rewind_to: string | null;
+}
+
+/** One push-back of a step approval, as `DAG_PUSHBACK`'s history shows it. */
+export interface PushBackEntry {
+  iteration: number;
+  at: string;
+  inputs?: Record<string, string>;
+}
+
+/** What a step approval recorded: its gate as it opened, and the approval or rejection it got. */
+export interface ApprovalStatus {
+  prompt: string;
+  input: string[];
+  required: string[];
+  rewind_to: string | null;
+  approved_at?: string;
+  /** The values the approver gave, by name (also the step's output variables). */
+  inputs?: Record<string, string>;
+  rejected_at?: string;
+  reason?: string;
+}
+
+/**
+ * The push-back a step reruns under: the iteration (1 for the first push-back), the approver's inputs, every
+ * push-back so far, and the stdout log of the step's run before it (relative to the logs directory).
+ */
+export interface PushBackStatus {
+  iteration: number;
+  inputs?: Record<string, string>;
+  history: PushBackEntry[];
+  previous_stdout?: string | null;
+}
+
 /** One step of a DAG, after parsing and defaulting. */
 export interface StepSpec {
   name: string;
+  /** `approval:`: the step waits for an approval after its command succeeds; absent when none. */
+  approval?: ApprovalSpec;
   /** `id`, for `${id.stdout}` and `${steps.id.outputs.x}` references; null when none. */
   id?: string | null;
   description?: string;
@@ -576,6 +632,10 @@ export interface StepStatus {
   foreach_items?: ForeachItemStatus[];
   /** A human task's prompt, form and completion (absent for other steps). */
   human_task?: HumanTaskStatus;
+  /** A step approval's gate and how it was answered (absent until the step waits for one). */
+  approval?: ApprovalStatus;
+  /** The push-back this step (re)runs under; absent when none. */
+  push_back?: PushBackStatus;
   /** Child runs started by this step (`call`, `parallel`), in start order. */
   sub_runs?: Array<{ dag_name: string; run_id: string; status: RunState | null; item?: string }>;
   /**

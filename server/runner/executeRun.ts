@@ -4,7 +4,8 @@
 // It knows nothing about where the status is stored.
 
 import { hostname, tmpdir } from 'node:os';
-import { basename, dirname, join, resolve as resolvePath } from 'node:path';
+import { basename, dirname, join, relative as relativePath, resolve as resolvePath } from 'node:path';
+import { pushBackEnv } from '../core/approval';
 import { formatDuration } from '../core/duration';
 import { resolveValue, type StepRefInfo, type ValueScope } from '../core/dag/values';
 import type { Clock, Logger } from '../core/ports';
@@ -452,7 +453,9 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
                   }
                 : {}),
             }
-          : {},
+          : stepStatus.push_back
+            ? pushBackEnv(stepStatus.push_back, spec.approval?.input ?? [], previousStdoutPath(stepStatus))
+            : {},
         handler: handler !== null,
         steps: refs,
         context: stepContext,
@@ -597,7 +600,34 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
           ),
       );
     }
+    if (!handler && spec.approval && stepStatus.status === 'succeeded') {
+      // Dagu's approval gate: the step's command succeeded; it waits for an approval (or a push-back).
+      let prompt = spec.approval.prompt;
+      try {
+        prompt = resolveValue(prompt, env.scope, 'value');
+      } catch {
+        // The prompt is shown as written when it cannot be resolved.
+      }
+      Object.assign(stepStatus, {
+        status: 'waiting',
+        approval: {
+          prompt,
+          input: [...spec.approval.input],
+          required: [...spec.approval.required],
+          rewind_to: spec.approval.rewind_to,
+        },
+      } satisfies Partial<StepStatus>);
+      report();
+      logger.info('Step waiting for approval', { step: spec.name });
+    }
     logger.info('Step finished', { step: spec.name, state, exit_code: stepStatus.exit_code });
+  };
+
+  /** The absolute path of the stdout log of a pushed-back step's run before, or null. */
+  const previousStdoutPath = (s: StepStatus): string | null => {
+    const prev = s.push_back?.previous_stdout;
+    if (!prev) return null;
+    return resolvePath(opts.logDir, relativePath(status.log_dir, prev));
   };
 
   /** The in-process runner of a foreach step: the loop of foreachStep.ts, each item's body a graph here. */
@@ -740,6 +770,14 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
   const humanTask = dag.steps.find((s) => s.action?.kind === 'human');
   if (setupError === null && status.parent && humanTask) {
     setupError = `human tasks are not permitted in child DAGs (step ${JSON.stringify(humanTask.name)} of DAG ${dag.name})`;
+  }
+  // Step approvals wait as human tasks do: in a root run on this host only.
+  const approvalStep = dag.steps.find((s) => s.approval);
+  if (setupError === null && status.parent && approvalStep) {
+    setupError = `step approvals are not permitted in child DAGs (step ${JSON.stringify(approvalStep.name)} of DAG ${dag.name})`;
+  }
+  if (setupError === null && status.worker_id !== null && approvalStep) {
+    setupError = `step approvals are not supported in runs on workers by this product (step ${JSON.stringify(approvalStep.name)}); run DAG ${dag.name} locally`;
   }
   // --- The run, in Dagu's order.
   if (setupError !== null) {
@@ -932,8 +970,13 @@ function initialSteps(specs: readonly StepSpec[], resumeFrom: readonly StepStatu
     }
   }
   // `depends` as this attempt runs them (the graph the console draws), even for a step kept from before.
+  // A step that runs again keeps the push-back it was reset under (its DAG_PUSHBACK* variables).
+  const pushBacks = new Map(resumeFrom.filter((s) => s.push_back).map((s) => [s.name, s.push_back!]));
   return specs.map((s) => ({
     ...(kept.has(s.name) ? structuredClone(previous.get(s.name)!) : freshStepStatus(s.name)),
+    ...(!kept.has(s.name) && pushBacks.has(s.name)
+      ? { push_back: structuredClone(pushBacks.get(s.name)!) }
+      : {}),
     depends: [...(s.depends ?? [])],
   }));
 }

@@ -14,6 +14,7 @@ const STATES: readonly RunState[] = [
   'partially_succeeded',
   'failed',
   'aborted',
+  'rejected',
 ];
 const CODE_PATTERN = /^[A-Z][A-Z0-9_]{0,31}$/;
 

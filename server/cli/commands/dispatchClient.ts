@@ -88,6 +88,17 @@ export function printSummary(s: RunStatus): void {
     lines.push(`  human task ${step.human_task.id}: ${step.human_task.prompt}`);
     if (step.human_task.form) lines.push(`    form: ${JSON.stringify(step.human_task.form)}`);
   }
+  // A step waiting for its approval: its name, its prompt and the inputs an approver may give.
+  for (const step of s.steps) {
+    if (step.status !== 'waiting' || !step.approval) continue;
+    const a = step.approval;
+    lines.push(`  approval ${step.name}${a.prompt ? `: ${a.prompt}` : ''}`);
+    if (a.input.length > 0)
+      lines.push(
+        `    inputs: ${a.input.map((n) => (a.required.includes(n) ? `${n} (required)` : n)).join(', ')}`,
+      );
+    if (step.push_back) lines.push(`    push-backs so far: ${step.push_back.iteration}`);
+  }
   if (s.worker_id) lines.push(`  worker: ${s.worker_id}${s.host ? ` on ${s.host}` : ''}`);
   // A run waiting for a worker says why, and since when.
   for (const c of s.conditions)

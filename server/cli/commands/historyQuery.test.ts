@@ -43,9 +43,15 @@ describe('readHistoryFlags', () => {
     expect(readHistoryFlags({ last: '7x' }, NOW)).toMatchObject({ ok: false, error: /--last "7x"/ });
   });
 
-  it("takes Dagu's status names and aliases; Dagu-only states match nothing; others are refused", () => {
+  it("takes Dagu's status names and aliases; Dagu's not_started matches nothing; others are refused", () => {
     const r = readHistoryFlags({ status: 'Failed, cancelled,success,waiting,rejected' }, NOW);
-    expect(r.ok && [...r.query.statuses!].sort()).toEqual(['aborted', 'failed', 'succeeded', 'waiting']);
+    expect(r.ok && [...r.query.statuses!].sort()).toEqual([
+      'aborted',
+      'failed',
+      'rejected',
+      'succeeded',
+      'waiting',
+    ]);
     expect(readHistoryFlags({ status: 'broken' }, NOW)).toMatchObject({
       ok: false,
       error: /--status "broken"/,

@@ -17,7 +17,7 @@ export interface HistoryFlags {
 export interface HistoryQuery {
   fromMs: number | null;
   toMs: number | null;
-  /** Null: any status. Dagu's `rejected` and `not_started` name no state here and match nothing. */
+  /** Null: any status. Dagu's `not_started` names no state here and match nothing. */
   statuses: Set<RunState> | null;
   runIdPart: string | null;
   limit: number;
@@ -43,7 +43,7 @@ const STATUS_NAMES: Record<string, RunState | null> = {
   partially_succeeded: 'partially_succeeded',
   partiallysucceeded: 'partially_succeeded',
   waiting: 'waiting',
-  rejected: null,
+  rejected: 'rejected',
   not_started: null,
   notstarted: null,
 };
@@ -92,7 +92,7 @@ export function readHistoryFlags(
           ok: false,
           error:
             `--status ${JSON.stringify(word)} is not a status (use queued, running, succeeded, ` +
-            'partially_succeeded, failed, aborted or waiting; several separated by commas)',
+            'partially_succeeded, failed, aborted, waiting or rejected; several separated by commas)',
         };
       const state = STATUS_NAMES[word];
       if (state !== null) statuses.add(state);

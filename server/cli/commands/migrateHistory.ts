@@ -126,10 +126,14 @@ async function subRunIndex(run: DaguRun): Promise<SubRunInfo> {
     if (record && typeof record === 'object' && 'dagRunId' in record && 'name' in record) {
       const state = daguRunState(record);
       const finished =
-        state === 'succeeded' || state === 'failed' || state === 'aborted' || state === 'partially_succeeded';
+        state === 'succeeded' ||
+        state === 'failed' ||
+        state === 'aborted' ||
+        state === 'partially_succeeded' ||
+        state === 'rejected';
       known.set(String(record.dagRunId), {
         dag_name: String(record.name),
-        status: finished ? state : state === 'rejected' ? 'failed' : null,
+        status: finished ? state : null,
       });
     }
   }

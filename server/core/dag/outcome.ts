@@ -62,6 +62,7 @@ export type GateDecision =
 
 export const UPSTREAM_FAILED = 'upstream failed';
 export const UPSTREAM_SKIPPED = 'upstream skipped';
+export const UPSTREAM_REJECTED = 'upstream rejected';
 
 /**
  * Dagu's `isReady`: dependencies are read in order and the first one that blocks decides. Aborted or skipped
@@ -81,6 +82,8 @@ export function gateDependent(deps: readonly StepFacts[]): GateDecision {
         return { action: 'skip', reason: UPSTREAM_SKIPPED };
       case 'aborted':
         return { action: 'abort', reason: null };
+      case 'rejected':
+        return { action: 'abort', reason: UPSTREAM_REJECTED };
       default:
         return { action: 'wait' };
     }
@@ -252,7 +255,9 @@ export function decideRunStatus(f: RunFacts): RunState {
   if (f.canceled && !allGood) return 'aborted';
   if (f.steps.some((s) => s.status === 'running' || s.status === 'retrying')) return 'running';
   if (!f.finished && f.steps.some((s) => s.status === 'not_started')) return 'running';
-  // Open human tasks: the run pauses at a waiting checkpoint until they are completed.
+  // A rejected approval ends the run rejected, before any other open wait (Dagu's order).
+  if (f.steps.some((s) => s.status === 'rejected')) return 'rejected';
+  // Open human tasks and approvals: the run pauses at a waiting checkpoint until they are answered.
   if (f.steps.some((s) => s.status === 'waiting')) return 'waiting';
   if (isPartialSuccess(f.steps)) return 'partially_succeeded';
   if (f.run_error) return 'failed';
@@ -279,10 +284,10 @@ export function isPartialSuccess(steps: readonly StepFacts[]): boolean {
 /**
  * Dagu exits 1 when the run returned an error (the run error), else 0: succeeded 0, partially succeeded 1,
  * failed 1, aborted 0 (stop, DAG precondition not met) unless an error was set (init failed, step precondition
- * evaluation error).
+ * evaluation error); a rejected run 1.
  */
 export function startExitCode(status: RunState, runError: boolean): 0 | 1 {
-  if (runError || status === 'failed' || status === 'partially_succeeded') return 1;
+  if (runError || status === 'failed' || status === 'partially_succeeded' || status === 'rejected') return 1;
   return 0;
 }
 
@@ -318,6 +323,9 @@ export function handlersToRun(f: HandlerFacts): HandlerName[] {
     }
     case 'aborted':
       return ['abort', 'exit'];
+    // Dagu runs the failure handler for a rejected run.
+    case 'rejected':
+      return ['failure', 'exit'];
     default:
       return [];
   }

@@ -169,6 +169,10 @@ export function readDag(r: DagReader, root: Node, opts: ReadDagOptions): DagSpec
     wait_mail: readMail(r, map.get('wait_mail')),
   };
   if (paramSchema) dag.param_schema = paramSchema;
+  // As in Dagu: a run that may stop for an approval is not handed to the workers.
+  const selectorEntry = map.get('worker_selector');
+  if (selectorEntry && Object.keys(dag.worker_selector ?? {}).length > 0 && dag.steps.some((s) => s.approval))
+    r.errorAt(selectorEntry, 'DAG with approval steps cannot be dispatched to workers');
   const runConfig = readRunConfig(r, map.get('run_config'));
   if (runConfig) dag.run_config = runConfig;
   const consts = readConsts(r, map.get('consts'));

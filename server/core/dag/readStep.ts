@@ -4,7 +4,13 @@
 import { isMap, isScalar, isSeq } from 'yaml';
 import type { Node } from 'yaml';
 import { readsStream } from '../structuredOutput';
-import type { DeclaredOutputSpec, StdoutOutputsSpec, StepSpec, StructuredOutputEntry } from '../types';
+import type {
+  ApprovalSpec,
+  DeclaredOutputSpec,
+  StdoutOutputsSpec,
+  StepSpec,
+  StructuredOutputEntry,
+} from '../types';
 import type { DagReader, Entry } from './dagReader';
 import { describe, isNull, writtenKey } from './dagReader';
 import { envEvalNames } from './dagu1';
@@ -22,12 +28,14 @@ import {
   readStepRetryPolicy,
 } from './readPolicies';
 import { UNSUPPORTED_STEP_KEYS } from './unsupported';
+import { readApproval } from './readApproval';
 import { outputSchemaProblem } from '../outputSchema';
 
 export const STEP_KEYS = [
   'name',
   'id',
   'description',
+  'approval',
   'working_dir',
   'run',
   'action',
@@ -94,6 +102,8 @@ export interface ReadStep {
   dependsEntries: Entry[];
   /** The prefix of the step's generated name when it has neither name nor id. */
   namePrefix: string;
+  /** The `approval` entry, when the step has one. */
+  approvalEntry?: Entry;
   /** The top-level index of the step's entry in `steps` (a group's members share it). */
   index: number;
   /** Members of a group (`- [a, b]`) share a group number; null for a plain entry. */
@@ -138,6 +148,9 @@ export function readStep(
   if (handlerName !== null && exec.action.kind === 'human') {
     r.errorAt(map.get('action')!, 'a handler cannot be a human.task step');
   }
+  const approvalEntry = map.get('approval');
+  const approval = readApproval(r, approvalEntry);
+  if (handlerName !== null && approval) r.errorAt(approvalEntry!, 'a handler cannot have an approval');
   const dependsEntry = map.get('depends');
   readFileDependencies(r, map.get('dependencies'));
   const dependsEntries = handlerName === null ? readNameList(r, dependsEntry, 'depends') : [];
@@ -180,6 +193,7 @@ export function readStep(
   const spec: StepSpec = {
     name: name ?? '',
     id: id ?? null,
+    ...optional<'approval', ApprovalSpec>('approval', approval),
     description: r.string(map.get('description'))?.trim() ?? '',
     action: exec.action,
     shell_args: exec.shell_args,
@@ -229,6 +243,7 @@ export function readStep(
     declaresDepends: dependsEntry !== undefined,
     dependsEntries,
     namePrefix: exec.namePrefix,
+    ...(approvalEntry ? { approvalEntry } : {}),
     index,
     group: null,
   };

@@ -11,6 +11,7 @@ import { isNull } from './dagReader';
 import { stepDeprecations } from './deprecations';
 import { textOf } from './readFields';
 import { readStep } from './readStep';
+import { resolveRewindTargets } from './readApproval';
 import type { ReadStep, StepDefaults } from './readStep';
 
 /** The steps of a DAG, read and linked. */
@@ -44,6 +45,7 @@ export function readSteps(
   else linkGraph(r, steps, index);
   if (index.duplicates) return steps;
   routeSteps(r, steps, index, type);
+  resolveRewindTargets(r, steps);
   const cycle = findCycle(steps.map((s) => s.spec));
   if (cycle) {
     const first = index.byName.get(cycle[0])!;
@@ -85,6 +87,13 @@ function foreachBody(r: DagReader, item: Entry, defaults: StepDefaults) {
   return (entry: Entry) => {
     const before = r.errors.length;
     const body = readSteps(r, entry, item.value as Node, 'graph', defaults);
+    for (const step of body) {
+      if (step.approvalEntry && step.spec.approval)
+        r.errorAt(
+          step.approvalEntry,
+          'a foreach body step cannot have an approval (approve the foreach step)',
+        );
+    }
     return r.errors.length > before ? null : body.map((s) => s.spec);
   };
 }
