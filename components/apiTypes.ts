@@ -61,6 +61,8 @@ export type StopResult = Schemas['StopResult'];
 export type RetryResult = Schemas['RetryResult'];
 /** POST /api/v1/runs/:id/human-tasks/:step/complete */
 export type HumanTaskCompletionResult = Schemas['HumanTaskCompletionResult'];
+/** POST /api/v1/runs/:id/approvals/:step/approve|reject|push-back */
+export type ApprovalResult = Schemas['ApprovalResult'];
 
 /** GET /api/v1/runs/:id/logs/:step?stream=stdout|stderr&tail=N */
 export type StepLog = Schemas['StepLog'];

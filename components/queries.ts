@@ -5,6 +5,7 @@ import { queryOptions, type QueryClient } from '@tanstack/react-query';
 import type {
   CancelResult,
   HumanTaskCompletionResult,
+  ApprovalResult,
   DagDetail,
   DagHistory,
   DagSummary,
@@ -175,6 +176,25 @@ export async function completeHumanTask(
   const result = await postJson<HumanTaskCompletionResult>(
     `/api/v1/runs/${enc(runId)}/human-tasks/${enc(step)}/complete`,
     { inputs },
+  );
+  await invalidateRuns(client, runId);
+  return result;
+}
+
+/**
+ * POST /api/v1/runs/:id/approvals/:step/<answer>: approve or push back with `inputs`, or reject with `reason`;
+ * the run is refreshed after.
+ */
+export async function answerApproval(
+  client: QueryClient,
+  runId: string,
+  step: string,
+  answer: 'approve' | 'reject' | 'push-back',
+  body: { inputs?: Record<string, string>; reason?: string },
+): Promise<ApprovalResult> {
+  const result = await postJson<ApprovalResult>(
+    `/api/v1/runs/${enc(runId)}/approvals/${enc(step)}/${answer}`,
+    body,
   );
   await invalidateRuns(client, runId);
   return result;

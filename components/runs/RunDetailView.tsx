@@ -17,6 +17,7 @@ import { StepGraph } from '../graph/StepGraph';
 import { RUN_REFRESH_MS, isTerminal, runQuery } from '../queries';
 import { useNow } from '../useNow';
 import { HumanTaskPanel } from './HumanTaskPanel';
+import { ApprovalPanel } from './ApprovalPanel';
 import { RunActions } from './RunActions';
 import { ParentRunLink } from './ParentRunLink';
 import { RunFacts } from './RunFacts';
@@ -124,6 +125,7 @@ export function RunDetailView({
       )}
       {run.parent && <ParentRunLink parent={run.parent} />}
       <HumanTaskPanel run={run} />
+      <ApprovalPanel run={run} />
       <RunFacts run={run} now={now} />
       <section aria-labelledby="graph-heading" className="flex flex-col gap-3">
         <h2 id="graph-heading" className="text-lg font-semibold">
