@@ -161,13 +161,15 @@ export async function startResume(
   }
 }
 
-/** `dagu stop` / the console's stop of a run waiting at human tasks: it ends `aborted`, its open tasks too. */
+/** `dagu stop` / the console's stop of a run waiting at human tasks or approvals: it ends `aborted`, they too. */
 export async function abortWaitingRun(svc: Services, run: RunStatus): Promise<RunStatus> {
   const now = new Date(svc.clock.nowMs()).toISOString();
   const next: RunStatus = structuredClone(run);
   next.status = 'aborted';
   next.finished_at = now;
-  next.error = 'run aborted while waiting for human tasks';
+  next.error = next.steps.some((s) => s.status === 'waiting' && s.approval)
+    ? 'run aborted while waiting for approvals or human tasks'
+    : 'run aborted while waiting for human tasks';
   for (const s of next.steps) {
     if (s.status === 'waiting') Object.assign(s, { status: 'aborted', finished_at: now });
   }

@@ -183,6 +183,8 @@ describe('runEventType', () => {
     expect(runEventType('partially_succeeded')).toBe('dag.run.succeeded');
     expect(runEventType('failed')).toBe('dag.run.failed');
     expect(runEventType('aborted')).toBe('dag.run.aborted');
+    expect(runEventType('rejected')).toBe('dag.run.rejected');
+    expect(runEventType('waiting')).toBeNull();
   });
 });
 

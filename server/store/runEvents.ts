@@ -15,6 +15,7 @@ export const RUN_EVENT_TYPES = [
   'dag.run.succeeded',
   'dag.run.failed',
   'dag.run.aborted',
+  'dag.run.rejected',
 ] as const;
 
 export type RunEventType = (typeof RUN_EVENT_TYPES)[number];
@@ -33,6 +34,8 @@ export function runEventType(state: RunState): RunEventType | null {
       return 'dag.run.failed';
     case 'aborted':
       return 'dag.run.aborted';
+    case 'rejected':
+      return 'dag.run.rejected';
     default:
       return null;
   }
