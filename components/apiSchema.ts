@@ -1529,6 +1529,13 @@ export interface components {
       env: components['schemas']['StringMap'];
       /** @description The steps it waits for. */
       depends: string[];
+      /** @description Its approval gate (a step's approval:): after its command succeeds it waits for an approval. `rewind_to` is the step a push-back reruns from (null: the step itself). */
+      approval?: {
+        prompt: string;
+        input: string[];
+        required: string[];
+        rewind_to: string | null;
+      };
       /** @description Longest it may take; null for no limit. */
       timeout_sec: number | null;
       /** @description How it is retried when it fails; null when it is not. */

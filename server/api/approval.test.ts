@@ -78,7 +78,7 @@ describe('step approvals', () => {
     );
     await expect(
       approveStep(svc, { runId: 'r-1', step: 'build', inputs: { TICKET: 'T-1' } }),
-    ).rejects.toThrow(/has no approval/);
+    ).rejects.toThrow(/step build is not waiting for approval \(status: succeeded\)/);
     const r = await approveStep(svc, { runId: 'r-1', step: 'review', inputs: { TICKET: 'T-1' } });
     expect(r.message).toBe('Approved step review; DAG-run queued for resume.');
     expect(started).toEqual([['resume', '--quiet', 'r-1']]);

@@ -37,9 +37,10 @@ async function waitingApproval(
     throw new ConflictError(`run ${run.run_id} is not waiting for approval (status: ${run.status})`);
   const step = run.steps.find((s) => s.name === req.step);
   if (!step) throw new NotFoundError(`run ${run.run_id} has no step ${JSON.stringify(req.step)}`);
-  if (!step.approval) throw new BadRequestError(`step ${req.step} of run ${run.run_id} has no approval`);
   if (step.status !== 'waiting')
     throw new ConflictError(`step ${req.step} is not waiting for approval (status: ${step.status})`);
+  // A waiting step without an approval is a human task (dagu human-task complete answers it).
+  if (!step.approval) throw new BadRequestError(`step ${req.step} of run ${run.run_id} has no approval`);
   return { run, step };
 }
 

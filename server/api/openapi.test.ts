@@ -330,6 +330,53 @@ describe('answers of the real handlers', () => {
     expectDocumented(await call('GET', '/api/v1/runs/r-wait'), 'GET', 200);
   });
 
+  it('DAG detail of a DAG with a step approval', async () => {
+    svc.writeDag(
+      'gated',
+      'steps:\n  - name: build\n    run: make\n  - name: review\n    run: "true"\n    depends: [build]\n    approval: { prompt: Ship?, input: [T], required: [T], rewind_to: build }\n',
+    );
+    expectDocumented(await call('GET', '/api/v1/dags/gated'), 'GET', 200);
+  });
+
+  it('step approvals: approve refused, push back, reject', async () => {
+    svc.writeDag(
+      'gated',
+      'steps:\n  - name: build\n    run: make\n  - name: review\n    run: "true"\n    depends: [build]\n    approval: { input: [T], required: [T], rewind_to: build }\n',
+    );
+    const step = (name: string, status: 'succeeded' | 'waiting') => ({
+      name,
+      status,
+      started_at: null,
+      finished_at: null,
+      exit_code: null,
+      error: null,
+      retry_count: 0,
+      stdout: `gated/r-gate/1/${name}.out`,
+      stderr: null,
+      output: null,
+    });
+    const waiting = testRunStatus({ run_id: 'r-gate', dag_name: 'gated', status: 'waiting' });
+    waiting.steps = [
+      step('build', 'succeeded'),
+      {
+        ...step('review', 'waiting'),
+        depends: ['build'],
+        approval: { prompt: '', input: ['T'], required: ['T'], rewind_to: 'build' },
+      },
+    ];
+    await svc.runs.createRun(waiting);
+    svc.startProcess = async () => 1;
+    const post = (answer: string, body: unknown) =>
+      call('POST', `/api/v1/runs/r-gate/approvals/review/${answer}`, {
+        body: JSON.stringify(body),
+        headers: { 'Content-Type': 'application/json' },
+      });
+    expectDocumented(await post('approve', {}), 'POST', 400);
+    expectDocumented(await post('push-back', { inputs: { T: 'x' } }), 'POST', 200);
+    expectDocumented(await call('GET', '/api/v1/runs/r-gate'), 'GET', 200);
+    expectDocumented(await post('reject', { reason: 'no' }), 'POST', 409);
+  });
+
   it('runs: the list, one run, a step log, a dequeue and a stop refused', async () => {
     svc.writeDag('hello', HELLO);
     const runId = await enqueueHello();
