@@ -33,7 +33,7 @@ describe('a step approval in a run', () => {
     expect(final.error).toBeNull();
     expect(final.steps.map((s) => s.status)).toEqual(['succeeded', 'waiting', 'succeeded', 'not_started']);
     expect(final.steps[1].approval).toEqual({
-      prompt: 'Ship run-1?',
+      prompt: 'Ship ${DAG_RUN_ID}?',
       input: ['FEEDBACK'],
       required: [],
       rewind_to: 'build',

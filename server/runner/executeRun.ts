@@ -601,17 +601,12 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
       );
     }
     if (!handler && spec.approval && stepStatus.status === 'succeeded') {
-      // Dagu's approval gate: the step's command succeeded; it waits for an approval (or a push-back).
-      let prompt = spec.approval.prompt;
-      try {
-        prompt = resolveValue(prompt, env.scope, 'value');
-      } catch {
-        // The prompt is shown as written when it cannot be resolved.
-      }
+      // Dagu's approval gate: the step's command succeeded; it waits for an approval (or a push-back). Its
+      // prompt is shown as written: Dagu does not resolve it.
       Object.assign(stepStatus, {
         status: 'waiting',
         approval: {
-          prompt,
+          prompt: spec.approval.prompt,
           input: [...spec.approval.input],
           required: [...spec.approval.required],
           rewind_to: spec.approval.rewind_to,
