@@ -74,6 +74,11 @@ describe('step approvals at load time', () => {
     expect(
       load('handler_on:\n  exit:\n    run: "true"\n    approval: {}\nsteps:\n  - run: "true"\n').errors[0],
     ).toMatch(/a handler cannot have an approval/);
+    expect(
+      load(
+        'steps:\n  - name: each\n    foreach:\n      items: [1, 2]\n      steps:\n        - run: "true"\n          approval: {}\n',
+      ).errors.join('\n'),
+    ).toMatch(/a foreach body step cannot have an approval/);
     expect(load('worker_selector: { zone: a }\nsteps:\n  - run: "true"\n    approval: {}\n').errors).toEqual([
       'worker_selector: DAG with approval steps cannot be dispatched to workers',
     ]);
