@@ -5,6 +5,7 @@
 // everything downstream run again in a resumed attempt, under Dagu's push-back variables.
 
 import { applyPushBack, badInputNames, filterPushBackInputs, missingRequiredInputs } from '../core/approval';
+import { canonicalJson } from '../core/humanTask';
 import type { RunStatus, StepStatus } from '../core/types';
 import { BadRequestError, ConflictError, NotFoundError } from './errors';
 import { needsResume, startResume } from './humanTask';
@@ -57,7 +58,8 @@ async function writeAnswer(svc: Services, run: RunStatus, next: RunStatus, step:
   const after = await getRun(svc, run.run_id);
   const mine = after.steps.find((s) => s.name === step);
   const wanted = next.steps.find((s) => s.name === step);
-  if (after.attempt !== run.attempt || JSON.stringify(mine) !== JSON.stringify(wanted))
+  // Compared as canonical JSON: a store may give the members back in another order (PostgreSQL's jsonb).
+  if (after.attempt !== run.attempt || canonicalJson(mine) !== canonicalJson(wanted))
     throw new ConflictError(`step ${step}: run ${run.run_id} changed while it was being answered`);
   return after;
 }
