@@ -29,7 +29,7 @@ export const LIVE_REFRESH_MS = 2000;
 /** A run that is still going refreshes faster. */
 export const RUN_REFRESH_MS = 1000;
 
-const TERMINAL: readonly RunState[] = ['succeeded', 'partially_succeeded', 'failed', 'aborted'];
+const TERMINAL: readonly RunState[] = ['succeeded', 'partially_succeeded', 'failed', 'aborted', 'rejected'];
 
 const enc = encodeURIComponent;
 
