@@ -10,6 +10,14 @@ function dag(yaml: string): DagSpec {
 }
 
 describe('dryPlan', () => {
+  it('says which steps wait for an approval after their command', () => {
+    const plan = dryPlan(
+      dag('steps:\n  - name: review\n    run: echo ok\n    approval: { prompt: Go? }\n'),
+      [],
+    );
+    expect(plan.ok && plan.lines.at(-1)).toBe('   1. review  run: echo ok  then waits for approval');
+  });
+
   it('lists the steps in the order they would start, with what each runs and waits for', () => {
     const plan = dryPlan(
       dag(

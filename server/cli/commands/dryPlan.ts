@@ -94,8 +94,9 @@ export function dryPlan(
   const width = Math.max(...ordered.map((s) => s.name.length));
   ordered.forEach((step, i) => {
     const after = step.depends.length > 0 ? `  after ${step.depends.join(', ')}` : '';
+    const gate = step.approval ? '  then waits for approval' : '';
     lines.push(
-      `  ${String(i + 1).padStart(2)}. ${step.name.padEnd(width)}  ${describeStepWork(step)}${after}`,
+      `  ${String(i + 1).padStart(2)}. ${step.name.padEnd(width)}  ${describeStepWork(step)}${after}${gate}`,
     );
   });
   const handlers = (['init', 'success', 'failure', 'abort', 'exit'] as const).flatMap((event) => {
