@@ -54,9 +54,22 @@ describe('the run totals fold', () => {
       ended('etl', 'r3', 'partially_succeeded', 3),
       ended('etl', 'r4', 'aborted', null),
       ended('report', 'r5', 'failed', 3),
+      ended('etl', 'r6', 'rejected', 3),
     ]);
-    expect(s.dags.etl.finished).toEqual({ succeeded: 1, partially_succeeded: 1, failed: 1, aborted: 1 });
-    expect(s.dags.report.finished).toEqual({ succeeded: 0, partially_succeeded: 0, failed: 1, aborted: 0 });
+    expect(s.dags.etl.finished).toEqual({
+      succeeded: 1,
+      partially_succeeded: 1,
+      failed: 1,
+      aborted: 1,
+      rejected: 1,
+    });
+    expect(s.dags.report.finished).toEqual({
+      succeeded: 0,
+      partially_succeeded: 0,
+      failed: 1,
+      aborted: 0,
+      rejected: 0,
+    });
   });
 
   it("puts each duration in Dagu's buckets (upper bounds inclusive) and counts a run that never started without one", () => {
@@ -116,6 +129,10 @@ describe('the run totals fold', () => {
     const s = fold([ended('etl', 'r1', 'succeeded', 1)]);
     expect(parseAggregate(JSON.parse(JSON.stringify(s)))).toEqual(s);
     expect(parseAggregate({ version: 2 })).toBeNull();
+    // A checkpoint from before rejected runs were counted reads with a zero count.
+    const old = JSON.parse(JSON.stringify(s)) as RunAggregateState;
+    for (const t of Object.values(old.dags)) delete (t.finished as Partial<typeof t.finished>).rejected;
+    expect(parseAggregate(old)).toEqual(s);
     expect(parseAggregate({ ...s, dags: { etl: { ...s.dags.etl, buckets: [1] } } })).toBeNull();
   });
 });

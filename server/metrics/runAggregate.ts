@@ -10,7 +10,13 @@ import type { RunEventData } from '../store/runEvents';
 export const DURATION_BUCKETS = [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600] as const;
 
 /** The end states a finished run is counted under (`partially_succeeded` is not a success). */
-export const FINISHED_STATUSES = ['succeeded', 'partially_succeeded', 'failed', 'aborted'] as const;
+export const FINISHED_STATUSES = [
+  'succeeded',
+  'partially_succeeded',
+  'failed',
+  'aborted',
+  'rejected',
+] as const;
 export type FinishedStatus = (typeof FINISHED_STATUSES)[number];
 
 /** How long a counted run attempt is remembered, so that its end event written twice counts once. */
@@ -47,7 +53,7 @@ export function emptyAggregate(): RunAggregateState {
 
 export function emptyTotals(): DagTotals {
   return {
-    finished: { succeeded: 0, partially_succeeded: 0, failed: 0, aborted: 0 },
+    finished: { succeeded: 0, partially_succeeded: 0, failed: 0, aborted: 0, rejected: 0 },
     buckets: DURATION_BUCKETS.map(() => 0).concat(0),
     duration_sum_seconds: 0,
     duration_count: 0,
@@ -61,6 +67,7 @@ export const AGGREGATED_EVENT_TYPES: ReadonlySet<string> = new Set([
   'dag.run.succeeded',
   'dag.run.failed',
   'dag.run.aborted',
+  'dag.run.rejected',
   'dag.resumed',
 ]);
 
@@ -79,7 +86,7 @@ export function applyEvent(state: RunAggregateState, event: EventRecord): boolea
   if (state.seen[key] !== undefined) return false;
   state.seen[key] = finishedMs;
   const totals = (state.dags[data.dag_name] ??= emptyTotals());
-  totals.finished[end] += 1;
+  totals.finished[end] = (totals.finished[end] ?? 0) + 1;
   const startedMs = parseMs(status.started_at);
   if (startedMs !== null && finishedMs >= startedMs) {
     const seconds = (finishedMs - startedMs) / 1000;
@@ -125,6 +132,8 @@ export function parseAggregate(value: unknown): RunAggregateState | null {
   for (const t of Object.values(v.dags)) {
     if (typeof t !== 'object' || t === null || !Array.isArray(t.buckets)) return null;
     if (t.buckets.length !== DURATION_BUCKETS.length + 1 || typeof t.finished !== 'object') return null;
+    // A checkpoint written before a status was counted (rejected) lacks its count: it starts at 0.
+    for (const status of FINISHED_STATUSES) t.finished[status] ??= 0;
   }
   return v as RunAggregateState;
 }
