@@ -126,6 +126,7 @@ describe('step approvals', () => {
       inputs: { NOTE: 'more tests', TICKET: 'T-1' },
       previous_stdout: 'release/r-1/1/build.out',
     });
+    expect(after.steps[0].push_back?.history[0].at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
   });
 
   it('answers the three routes with JSON bodies', async () => {

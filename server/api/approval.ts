@@ -126,8 +126,9 @@ export async function pushBackStep(
 ): Promise<ApprovalResult> {
   const { run, step } = await waitingApproval(svc, req);
   checkInputs(req.inputs, step.approval!.required);
-  const now = new Date(svc.clock.nowMs()).toISOString();
-  const next = applyPushBack(run, req.step, req.inputs, now);
+  // RFC 3339 to the second, as Dagu writes a push-back's time into DAG_PUSHBACK.
+  const at = new Date(svc.clock.nowMs()).toISOString().replace(/\.\d+Z$/, 'Z');
+  const next = applyPushBack(run, req.step, req.inputs, at);
   if (!next)
     throw new BadRequestError(
       `step ${req.step} approval.rewind_to references non-existent step ${step.approval!.rewind_to}`,
