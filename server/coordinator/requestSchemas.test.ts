@@ -52,6 +52,20 @@ describe('statusReportSchema', () => {
         completed_at: '2026-11-30T01:15:00Z',
       },
       sub_runs: [{ dag_name: 'child', run_id: 'c1', status: 'partially_succeeded', item: 'a' }],
+      approval: {
+        prompt: 'Approve?',
+        input: ['TICKET'],
+        required: ['TICKET'],
+        rewind_to: null,
+        approved_at: '2026-11-30T01:16:00Z',
+        inputs: { TICKET: 'T-1' },
+      },
+      push_back: {
+        iteration: 1,
+        inputs: { TICKET: 'T-0' },
+        history: [{ iteration: 1, at: '2026-11-30T01:15:30Z', inputs: { TICKET: 'T-0' } }],
+        previous_stdout: 'etl/r1/1/b.out',
+      },
       depends: ['a'],
     };
     const status = testRunStatus({

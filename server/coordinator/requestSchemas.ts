@@ -65,6 +65,7 @@ const runState = z.enum([
   'partially_succeeded',
   'failed',
   'aborted',
+  'rejected',
 ]);
 const shortText = z.string().max(4096);
 
@@ -78,6 +79,7 @@ const stepStatus = z.object({
     'running',
     'retrying',
     'waiting',
+    'rejected',
     'succeeded',
     'partially_succeeded',
     'failed',
@@ -128,6 +130,34 @@ const stepStatus = z.object({
       form: z.record(z.string(), z.unknown()).nullable(),
       input: z.record(z.string(), z.unknown()).optional(),
       completed_at: iso.optional(),
+    })
+    .optional(),
+  approval: z
+    .object({
+      prompt: text,
+      input: z.array(z.string().max(1000)).max(1000),
+      required: z.array(z.string().max(1000)).max(1000),
+      rewind_to: z.string().max(1000).nullable(),
+      approved_at: iso.optional(),
+      inputs: z.record(z.string(), text).optional(),
+      rejected_at: iso.optional(),
+      reason: text.optional(),
+    })
+    .optional(),
+  push_back: z
+    .object({
+      iteration: z.number().int().min(0),
+      inputs: z.record(z.string(), text).optional(),
+      history: z
+        .array(
+          z.object({
+            iteration: z.number().int().min(0),
+            at: iso,
+            inputs: z.record(z.string(), text).optional(),
+          }),
+        )
+        .max(10_000),
+      previous_stdout: shortText.nullable().optional(),
     })
     .optional(),
   sub_runs: z
