@@ -3,6 +3,7 @@
 
 import { z } from 'zod';
 import { DAG_NAME_PATTERN, RUN_ID_PATTERN } from '../core/names';
+import { RUN_STATES, STEP_STATES } from '../core/runStates';
 import type { RunStatus, StepStatus } from '../core/types';
 import { WORKER_ID_PATTERN } from '../core/workerId';
 import type {
@@ -57,16 +58,7 @@ export const ackSchema: z.ZodType<AckRequest> = z.object({
   token: z.string().min(1).max(200),
 });
 
-const runState = z.enum([
-  'queued',
-  'running',
-  'waiting',
-  'succeeded',
-  'partially_succeeded',
-  'failed',
-  'aborted',
-  'rejected',
-]);
+const runState = z.enum(RUN_STATES);
 const shortText = z.string().max(4096);
 
 // Every field of StepStatus: a field left out here would be dropped from what the worker reports (an object
@@ -74,18 +66,7 @@ const shortText = z.string().max(4096);
 // skip reasons, a resumed attempt's outputs, a human task's record).
 const stepStatus = z.object({
   name: z.string().max(1000),
-  status: z.enum([
-    'not_started',
-    'running',
-    'retrying',
-    'waiting',
-    'rejected',
-    'succeeded',
-    'partially_succeeded',
-    'failed',
-    'skipped',
-    'aborted',
-  ]),
+  status: z.enum(STEP_STATES),
   started_at: iso.nullable(),
   finished_at: iso.nullable(),
   exit_code: z.number().int().nullable(),

@@ -3,6 +3,7 @@
 // step) and every step downstream of it, each remembering the push-back (iteration, inputs, history, the
 // stdout log of its run before), and a step run under a push-back sees Dagu's DAG_PUSHBACK* variables. Pure.
 
+import { freshStepStatus } from './runStatus';
 import type { PushBackEntry, PushBackStatus, RunStatus, StepStatus } from './types';
 
 /** Dagu's names of the push-back variables. */
@@ -117,16 +118,7 @@ export function applyPushBack(
       previous_stdout: s.stdout,
     };
     return {
-      name: s.name,
-      status: 'not_started',
-      started_at: null,
-      finished_at: null,
-      exit_code: null,
-      error: null,
-      retry_count: 0,
-      stdout: null,
-      stderr: null,
-      output: null,
+      ...freshStepStatus(s.name),
       ...(s.depends ? { depends: s.depends } : {}),
       push_back: pushBack,
     } satisfies StepStatus;

@@ -1,7 +1,7 @@
 // Builds the first status record of a run attempt, so every producer (scheduler, queue, API, runner)
 // writes the same shape.
 
-import type { DagSpec, RunState, RunStatus, TriggerType } from './types';
+import type { DagSpec, RunState, RunStatus, StepStatus, TriggerType } from './types';
 import { isoTime } from './isoTime';
 
 export interface NewRunStatusInput {
@@ -42,16 +42,7 @@ export function newRunStatus(i: NewRunStatusInput): RunStatus {
     worker_id: null,
     error: null,
     steps: i.dag.steps.map((s) => ({
-      name: s.name,
-      status: 'not_started',
-      started_at: null,
-      finished_at: null,
-      exit_code: null,
-      error: null,
-      retry_count: 0,
-      stdout: null,
-      stderr: null,
-      output: null,
+      ...freshStepStatus(s.name),
       // Kept on the record so the console draws the graph the run had, even after the DAG file changes.
       // A spec built by hand or by an older version may lack the list.
       depends: [...(s.depends ?? [])],
@@ -66,6 +57,22 @@ export function newRunStatus(i: NewRunStatusInput): RunStatus {
 }
 
 /** RFC 3339 UTC without milliseconds when they are zero (slot times read `2026-11-30T01:15:00Z`). */
+/** A step's status before it runs. */
+export function freshStepStatus(name: string): StepStatus {
+  return {
+    name,
+    status: 'not_started',
+    started_at: null,
+    finished_at: null,
+    exit_code: null,
+    error: null,
+    retry_count: 0,
+    stdout: null,
+    stderr: null,
+    output: null,
+  };
+}
+
 export function isoUtc(ms: number): string {
   const s = isoTime(ms);
   return s.endsWith('.000Z') ? `${s.slice(0, -5)}Z` : s;

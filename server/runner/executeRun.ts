@@ -31,7 +31,7 @@ import { runForeach, type BodyResult } from './foreachStep';
 import { resolveWith, type ActionRunner } from './runStepAction';
 import type { StateAccess } from './actions/stateAction';
 import { ensureDir, expandHome, stepDirPath } from './workDir';
-import { autoRetriesOf } from '../core/runStatus';
+import { autoRetriesOf, freshStepStatus } from '../core/runStatus';
 
 /** Inputs of one run attempt. The run record already exists; `status` is its initial state. */
 export interface ExecuteRunOptions {
@@ -990,22 +990,6 @@ function stepRetrySteps(
     const kept = s.name === retryStep ? undefined : before.get(s.name);
     return { ...(kept ? structuredClone(kept) : freshStepStatus(s.name)), depends: [...(s.depends ?? [])] };
   });
-}
-
-/** A step's status before it runs. */
-export function freshStepStatus(name: string): StepStatus {
-  return {
-    name,
-    status: 'not_started',
-    started_at: null,
-    finished_at: null,
-    exit_code: null,
-    error: null,
-    retry_count: 0,
-    stdout: null,
-    stderr: null,
-    output: null,
-  };
 }
 
 /** Named params (`KEY=value`) as variables, for the commands a Dagu 1.x env runs. */

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../core/clock';
 import type { StepSpec, StepStatus } from '../core/types';
 import { groupAlive } from './processGroup';
-import { freshStepStatus } from './executeRun';
+import { freshStepStatus } from '../core/runStatus';
 import { runStep, type StepRun, type StopReason } from './runStep';
 import { minimalEnv, stepOf, tempDir, waitFor } from './testSupport';
 

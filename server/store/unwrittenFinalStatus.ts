@@ -2,20 +2,12 @@
 // the attempt's directory: `final-status-unwritten~<state>~<error code>`. A name needs no data block, so the
 // note can often still be made on a full disk, where the status itself could not.
 
+import { RUN_STATES } from '../core/runStates';
 import type { RunState } from '../core/types';
 import type { UnwrittenFinalStatus } from './types';
 
 const PREFIX = 'final-status-unwritten~';
-const STATES: readonly RunState[] = [
-  'queued',
-  'running',
-  'waiting',
-  'succeeded',
-  'partially_succeeded',
-  'failed',
-  'aborted',
-  'rejected',
-];
+const STATES: readonly RunState[] = RUN_STATES;
 const CODE_PATTERN = /^[A-Z][A-Z0-9_]{0,31}$/;
 
 /** The file name of a note; an error code that is not a plain errno name is recorded as `UNKNOWN`. */
