@@ -122,6 +122,11 @@ export type StepAction =
    */
   | { kind: 'archive'; op: 'create' | 'extract' | 'list'; with: Record<string, unknown> }
   /**
+   * `action: artifact.write` / `artifact.read` / `artifact.list`: files in the run's artifacts directory
+   * (DAG_RUN_ARTIFACTS_DIR); `with` keeps Dagu's keys as written (value-resolved at run).
+   */
+  | { kind: 'artifact'; op: 'write' | 'read' | 'list'; with: Record<string, unknown> }
+  /**
    * `action: human.task`: runs nothing; the step waits (`waiting`) until `dagu human-task complete` gives it
    * its input. `prompt` is value-resolved when the step opens; `form` is the normalized flat object schema.
    */
@@ -342,6 +347,12 @@ export interface StepSpec {
   /** Paths (value-resolved, relative to the step's working dir) that also receive stdout / stderr. */
   stdout_file?: string | null;
   stderr_file?: string | null;
+  /**
+   * `stdout: {artifact: …}` / `stderr: {artifact: …}`: a path inside the run's artifacts directory (clean and
+   * relative as read; value-resolved when the step starts) that also receives the stream.
+   */
+  stdout_artifact?: string;
+  stderr_artifact?: string;
   log_output?: 'separate' | 'merged';
   mail_on_error?: boolean;
   parallel?: ParallelSpec | null;
@@ -468,6 +479,13 @@ export interface HandlerSpecs {
   wait?: StepSpec | null;
 }
 
+/** `artifacts:` after loading: whether the run gets an artifacts directory, and a base folder for it. */
+export interface ArtifactsSpec {
+  enabled: boolean;
+  /** `artifacts.dir` as written (absolute after load, `~` kept); null: the run's own data directory. */
+  dir: string | null;
+}
+
 /** A DAG as parsed from its YAML file, with defaults applied. */
 export interface DagSpec {
   name: string;
@@ -537,6 +555,8 @@ export interface DagSpec {
   hist_retention_runs?: number | null;
   log_dir?: string | null;
   log_output?: 'separate' | 'merged';
+  /** `artifacts`, after Dagu's auto-enable rules; absent: the runs get no artifacts directory. */
+  artifacts?: ArtifactsSpec;
   skip_if_successful?: boolean;
   /** `schedule: {stop, restart}` entries. */
   stop_schedule?: ScheduleSpec[];

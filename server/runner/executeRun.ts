@@ -30,6 +30,8 @@ import { actionFailed } from './actions/types';
 import { runForeach, type BodyResult } from './foreachStep';
 import { resolveWith, type ActionRunner } from './runStepAction';
 import type { StateAccess } from './actions/stateAction';
+import type { ArtifactsAccess } from './workDir';
+import { ARTIFACTS_DIR_VAR } from '../core/dag/artifactPath';
 import { ensureDir, expandHome, stepDirPath } from './workDir';
 import { autoRetriesOf, freshStepStatus } from '../core/runStatus';
 
@@ -90,6 +92,11 @@ export interface ExecuteRunOptions {
   logShipping?: LogShipping;
   /** The state store the `state.*` steps use, or why this process has none; absent: none. */
   state?: StateAccess;
+  /**
+   * Where the run's artifacts go when its DAG has them on (DAG_RUN_ARTIFACTS_DIR), or why this process keeps
+   * none (the run then fails before its first step); absent: a folder beside the default work directory.
+   */
+  artifacts?: ArtifactsAccess;
 }
 
 /** What the engine tells the shipping of its logs (runner/logShipper.ts, adapted by runAttempt). */
@@ -232,6 +239,16 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
   const runWorkDir = opts.workDir ?? join(tmpdir(), `dagu_${dag.name}_${status.run_id}`);
   const workDirError = setupError === null ? await ensureDir(runWorkDir) : null;
   if (workDirError) setupError = workDirError;
+  let artifactsDir: string | null = null;
+  if (dag.artifacts?.enabled) {
+    const access = opts.artifacts ?? { dir: join(tmpdir(), `dagu_${dag.name}_${status.run_id}_artifacts`) };
+    if (access.dir === null) setupError ??= access.reason;
+    else {
+      artifactsDir = access.dir;
+      const dirError = setupError === null ? await ensureDir(artifactsDir) : null;
+      if (dirError) setupError = `cannot create the artifacts directory: ${dirError}`;
+    }
+  }
   // Params: pending `eval`s and the rich definitions' checks, before anything reads them.
   if (setupError === null) {
     const laid = await evaluateRunParams(dag, status.params, {
@@ -266,6 +283,7 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
         DAG_RUN_WORK_DIR: runWorkDir,
         DAG_RUN_SCHEDULE_TIME: status.schedule_time ?? '',
         DAG_RUN_LOG_FILE: runLogFile,
+        ...(artifactsDir !== null ? { [ARTIFACTS_DIR_VAR]: artifactsDir } : {}),
       },
       // `run.status` is only for handlers (Dagu: status-aware scopes); steps leave the reference as it is.
       context: {
@@ -276,6 +294,7 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
         'trigger.type': status.trigger_type,
         'paths.work_dir': runWorkDir,
         'paths.log_file': runLogFile,
+        ...(artifactsDir !== null ? { 'paths.artifacts_dir': artifactsDir } : {}),
         ...(status.schedule_time ? { 'run.scheduled_at': rfc3339Seconds(status.schedule_time) } : {}),
       },
       consts: dag.consts,

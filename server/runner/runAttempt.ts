@@ -16,7 +16,8 @@ import { FinalStatusUnwrittenError } from './errors';
 import { executeRun, type LogShipping } from './executeRun';
 import { LogShipper } from './logShipper';
 import { notifyRun, notifyStepFailure } from './runNotification';
-import { runWorkDirPath } from './workDir';
+import { runArtifactsDirPath, runWorkDirPath, type ArtifactsAccess } from './workDir';
+import { assertDagName, assertRunId } from '../core/names';
 import { dagLogRoot } from './logFiles';
 
 export { dagLogRoot, FINAL_LOG_FLUSH_MS, finalStatusRetryMs };
@@ -67,6 +68,27 @@ export function attemptLogDir(
   // A store that keeps logs outside the logs root gets its absolute path recorded rather than a `../..` path.
   const outside = rel.startsWith('..') || isAbsolute(rel);
   return { absolute, relative: outside ? absolute : rel.split(sep).join('/') };
+}
+
+/**
+ * Where the run's artifacts go (only asked when the DAG has them on): the DAG's `artifacts.dir` (like its
+ * `log_dir`: `<dir>/<dag>/<run id>`), else the run's own data directory. With storage.backend postgres the
+ * local disk is no durable place for them, so the run is refused.
+ */
+function runArtifactsAccess(ctx: AttemptContext, runId: string): ArtifactsAccess {
+  if (ctx.config.storage.backend === 'postgres') {
+    return {
+      dir: null,
+      reason:
+        "run artifacts are not supported with storage.backend postgres yet (they would live only on this host's disk); remove artifacts, stdout/stderr artifact and artifact.* steps",
+    };
+  }
+  const custom = ctx.dag.artifacts?.dir;
+  if (custom) {
+    const root = dagLogRoot({ ...ctx.dag, log_dir: custom }, ctx.config, ctx.env)!;
+    return { dir: join(root, assertDagName(ctx.dag.name), assertRunId(runId)) };
+  }
+  return { dir: runArtifactsDirPath(ctx.config.paths.data_dir, runId) };
 }
 
 /** How long the changes of a run's steps gather before their status is written (see storeReporter). */
@@ -166,6 +188,7 @@ async function runAndSettle(
     baseEnv: ctx.env,
     envPassthrough: { names: ctx.config.env_passthrough, prefixes: ctx.config.env_passthrough_prefixes },
     workDir: runWorkDirPath(ctx.config.paths.data_dir, status.dag_name, status.run_id),
+    artifacts: runArtifactsAccess(ctx, status.run_id),
     notify: async (dag, ended) => {
       const error = await notifyRun(dag, ended, ctx.config.paths.log_dir);
       if (error) throw new Error(error);

@@ -24,6 +24,8 @@ import { SECOND } from '../core/units';
 import * as files from '../store/fileCalls';
 import { runStepAction, type ActionRunner } from './runStepAction';
 import type { StateAccess } from './actions/stateAction';
+import { ARTIFACTS_DIR_VAR } from '../core/dag/artifactPath';
+import { artifactTarget, StepSetupError } from './artifactFiles';
 import { checkConditions } from './checkConditions';
 import { DEFAULT_MAX_OUTPUT_BYTES, OutputCapture, readTail } from './outputCapture';
 import { readsStream } from '../core/structuredOutput';
@@ -192,12 +194,31 @@ async function openFds(run: StepRun, scope: ValueScope, opened: number[]): Promi
     const target = resolvePath(run.cwd, resolveValue(path, scope, 'value'));
     return [await track(files.open(target, 'a', 0o600))];
   };
-  const outTee = await extra(run.step.stdout_file);
-  const errTee =
-    run.step.stderr_file && run.step.stderr_file === run.step.stdout_file
+  const outTee = run.step.stdout_artifact
+    ? await artifactFd(run.env, run.step.stdout_artifact, 'stdout', scope, track)
+    : await extra(run.step.stdout_file);
+  const errTee = run.step.stderr_artifact
+    ? await artifactFd(run.env, run.step.stderr_artifact, 'stderr', scope, track)
+    : run.step.stderr_file && run.step.stderr_file === run.step.stdout_file
       ? outTee
       : await extra(run.step.stderr_file);
   return { out, err, outTee, errTee };
+}
+
+/**
+ * `stdout: {artifact}` / `stderr: {artifact}`: the file in the run's artifacts directory that also gets the
+ * stream (appended to, owner-only when new, parent folders made), as Dagu opens it.
+ */
+async function artifactFd(
+  env: StepRun['env'],
+  raw: string,
+  field: 'stdout' | 'stderr',
+  scope: ValueScope,
+  track: (p: Promise<number>) => Promise<number>,
+): Promise<number[]> {
+  const target = await artifactTarget(env[ARTIFACTS_DIR_VAR], resolveValue(raw, scope, 'value'));
+  if (!target.ok) throw new StepSetupError(`${field}.artifact: ${target.error}`);
+  return [await track(files.open(target.path, 'a', 0o600))];
 }
 
 /** Runs the step's executions (repeats) and their attempts (retries); returns how to end it. */
@@ -223,7 +244,13 @@ async function execute(run: StepRun, opened: number[]): Promise<() => StepStatus
     if (!(err instanceof PolicyCountError)) throw err;
     return () => finish(run, 'failed', err.message);
   }
-  const fds = await openFds(run, scope, opened);
+  let fds: StepFds;
+  try {
+    fds = await openFds(run, scope, opened);
+  } catch (err) {
+    if (!(err instanceof StepSetupError)) throw err;
+    return () => finish(run, 'failed', err.message);
+  }
   const repeating = repeat !== null && repeat.mode !== null;
 
   for (let executions = 0; ;) {

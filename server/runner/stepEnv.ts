@@ -33,6 +33,7 @@ export const PROTECTED_RUN_VARS = [
   'DAG_RUN_ID',
   'DAG_RUN_LOG_FILE',
   'DAG_RUN_WORK_DIR',
+  'DAG_RUN_ARTIFACTS_DIR',
   'DAG_PARAMS_JSON',
 ] as const;
 

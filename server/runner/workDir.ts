@@ -37,3 +37,11 @@ export async function ensureDir(dir: string): Promise<string | null> {
     return `cannot create working directory ${JSON.stringify(dir)}: ${(err as Error).message}`;
   }
 }
+
+/** What a run's `artifact.*` steps and artifact outputs reach: its artifacts directory, or why it has none. */
+export type ArtifactsAccess = { dir: string } | { dir: null; reason: string };
+
+/** `<data dir>/runs/<run id>/artifacts`: in the run's own data directory, so it goes when the run is removed. */
+export function runArtifactsDirPath(dataDir: string, runId: string): string {
+  return join(dataDir, 'runs', assertRunId(runId), 'artifacts');
+}

@@ -223,6 +223,12 @@ async function runAccepted(
         rootDagName: await rootDagOf(deps.client, task, logger),
         runId: task.run_id,
       },
+      // Nor to the run's data directory, where its artifacts are kept and the API serves them from.
+      artifacts: {
+        dir: null,
+        reason:
+          'run artifacts are not supported on a worker (they would stay on the worker, out of reach of the API); run this DAG on the scheduler host (remove worker_selector)',
+      },
     });
   } finally {
     ctx.signal.removeEventListener('abort', forward);

@@ -66,6 +66,10 @@ export function describeStepWork(step: StepSpec): string {
       const to = typeof destination === 'string' && destination !== '' ? ` -> ${destination}` : '';
       return `archive.${action.op}${typeof source === 'string' ? `: ${source}${to}` : ''}`;
     }
+    case 'artifact': {
+      const what = action.op === 'list' ? (action.with.pattern ?? action.with.path) : action.with.path;
+      return `artifact.${action.op}${typeof what === 'string' && what !== '' ? `: ${what}` : ''}`;
+    }
   }
 }
 

@@ -14,6 +14,7 @@ import { FILE_OPS, readOpAction, WAIT_OPS } from './readOpAction';
 import { GIT_OPS, readGitAction } from './readGitAction';
 import { readStateAction, STATE_OPS, type StateOp } from './readStateAction';
 import { ARCHIVE_OPS, readArchiveAction } from './readArchiveAction';
+import { ARTIFACT_OPS, readArtifactAction, type ArtifactOp } from './readArtifactAction';
 import { readHumanTask } from './readHumanTask';
 import { unknownActionMessage, unsupportedActionReason } from './unsupported';
 import { compileTemplate, TemplateParseError, UNSUPPORTED_FUNCTIONS } from '../goTemplate';
@@ -80,6 +81,8 @@ const KNOWN_ACTIONS: Record<string, { kind: ActionKind; enqueue?: boolean; op?: 
   ...Object.fromEntries(STATE_OPS.map((op) => [`state.${op}`, { kind: 'state' as const, op }])),
   archive: { kind: 'archive' },
   ...Object.fromEntries(ARCHIVE_OPS.map((op) => [`archive.${op}`, { kind: 'archive' as const, op }])),
+  artifact: { kind: 'artifact' },
+  ...Object.fromEntries(ARTIFACT_OPS.map((op) => [`artifact.${op}`, { kind: 'artifact' as const, op }])),
   'human.task': { kind: 'human' },
 };
 
@@ -186,6 +189,9 @@ export function readExecution(r: DagReader, map: Map<string, Entry>, stepEntry: 
         withEntry,
         out,
       );
+      break;
+    case 'artifact':
+      readArtifactAction(r, map, (known.op as ArtifactOp | undefined) ?? null, withEntry, out);
       break;
     case 'human':
       readHumanTask(r, map, withEntry, actionEntry!, out);

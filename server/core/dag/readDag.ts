@@ -24,6 +24,7 @@ import { readCount, readDagRetryPolicy, readPreconditions } from './readPolicies
 import { readSchedule } from './readSchedule';
 import { DEFAULTS_KEYS, readLogOutput, readNonEmpty, readStep } from './readStep';
 import type { StepDefaults } from './readStep';
+import { readArtifacts } from './readArtifacts';
 import { readConsts } from './readConsts';
 import { readSteps } from './readSteps';
 import { UNSUPPORTED_ROOT_KEYS } from './unsupported';
@@ -61,6 +62,7 @@ export const ROOT_KEYS = [
   'retry_policy',
   'log_dir',
   'log_output',
+  'artifacts',
   'hist_retention_days',
   'hist_retention_runs',
   'max_output_size',
@@ -177,6 +179,8 @@ export function readDag(r: DagReader, root: Node, opts: ReadDagOptions): DagSpec
   if (runConfig) dag.run_config = runConfig;
   const consts = readConsts(r, map.get('consts'));
   if (consts) dag.consts = consts;
+  const artifacts = readArtifacts(r, map.get('artifacts'), root, dag);
+  if (artifacts) dag.artifacts = artifacts;
   const envEval = envEvalNames(r.evalEnv, map.get('env')?.value);
   if (envEval.length > 0) dag.env_eval = envEval;
   return dag;

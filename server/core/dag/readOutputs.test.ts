@@ -173,7 +173,7 @@ describe('stdout: {outputs}', () => {
   });
 
   it.each([
-    ['stdout: {}', ['steps[0].stdout: a stdout map needs outputs (or give a file path)']],
+    ['stdout: {}', ['steps[0].stdout: a stdout map needs outputs or artifact (or give a file path)']],
     ['stdout: {outputs: ~}', ['steps[0].stdout.outputs: must be a field name or a map, got nothing']],
     ['stdout: {outputs: " "}', ['steps[0].stdout.outputs: the field name must not be empty']],
     ['stdout: {outputs: 12}', ['steps[0].stdout.outputs: must be a field name or a map, got a number 12']],
@@ -223,9 +223,9 @@ describe('stdout: {outputs}', () => {
     );
   });
 
-  it('refuses artifacts as unsupported, and outputs under stderr as an error', () => {
-    expect(errorsOf('run: a', 'stdout: {artifact: out.txt}')).toEqual([
-      "steps[0].stdout.artifact: Dagu's stdout artifacts are not supported by this product (give a file path) [unsupported]",
+  it('reads stream artifacts, and refuses outputs under stderr as an error', () => {
+    expect(errorsOf('run: a', 'stdout: {artifact: ../out.txt}')).toEqual([
+      'steps[0].stdout.artifact: artifact path must not contain parent directory segments (..)',
     ]);
     expect(errorsOf('run: a', 'stderr: {outputs: x}')).toEqual([
       'steps[0].stderr.outputs: stderr takes no outputs (stdout: {outputs: ...} does)',

@@ -2,10 +2,11 @@
 // `{from: stdout|stderr|file, path, decode, select}`, or `{value: ...}`) and `stdout: {outputs: ...}`, with
 // the rules Dagu applies when it loads a step (internal/spec/step.go in upstream Dagu).
 
-import { isMap } from 'yaml';
+import { isMap, isScalar } from 'yaml';
 import type { StdoutOutputsSpec, StructuredOutputEntry } from '../types';
 import type { DagReader, Entry } from './dagReader';
 import { describe, isNull } from './dagReader';
+import { cleanArtifactPath } from './artifactPath';
 
 const SOURCE_KEYS = ['value', 'from', 'path', 'decode', 'select'] as const;
 const DECODES = ['text', 'json', 'yaml'] as const;
@@ -82,20 +83,38 @@ function readSourceEntry(
   return { kind: 'source', from, path: from === 'file' ? path! : null, ...checked };
 }
 
-/** `stdout:` as a map: `outputs` is read; Dagu's `artifact` is refused as unsupported. */
-export function readStdoutObject(r: DagReader, entry: Entry): StdoutOutputsSpec | undefined {
-  const map = r.map(entry, ['outputs'], 'stdout', {
-    artifact: "Dagu's stdout artifacts are not supported by this product (give a file path)",
-  });
-  if (!map) return undefined;
+/** `stdout:` as a map: `outputs` (published as the step's outputs) and `artifact` (a run artifact path). */
+export function readStdoutObject(
+  r: DagReader,
+  entry: Entry,
+): { outputs?: StdoutOutputsSpec; artifact?: string } {
+  const map = r.map(entry, ['outputs', 'artifact'], 'stdout');
+  if (!map) return {};
   if (map.size === 0) {
     if (isMap(entry.value) && entry.value.items.length === 0) {
-      r.errorAt(entry, 'a stdout map needs outputs (or give a file path)');
+      r.errorAt(entry, 'a stdout map needs outputs or artifact (or give a file path)');
     }
-    return undefined;
+    return {};
   }
-  const outputs = map.get('outputs');
-  return outputs ? readStdoutOutputs(r, outputs) : undefined;
+  const outputsEntry = map.get('outputs');
+  const outputs = outputsEntry ? readStdoutOutputs(r, outputsEntry) : undefined;
+  const artifact = readArtifactRedirect(r, map.get('artifact'));
+  return { ...(outputs ? { outputs } : {}), ...(artifact !== undefined ? { artifact } : {}) };
+}
+
+/**
+ * `stdout.artifact` / `stderr.artifact`: a path inside the run's artifacts directory, cleaned as Dagu cleans
+ * it when the file loads (relative, no `..` segment, naming a file).
+ */
+export function readArtifactRedirect(r: DagReader, entry: Entry | undefined): string | undefined {
+  if (!entry) return undefined;
+  if (!isScalar(entry.value) || typeof entry.value.value !== 'string')
+    return r.errorAt(entry, `must be a string, got ${describe(entry.value)}`);
+  const text = r.string(entry);
+  if (text === undefined) return undefined;
+  const cleaned = cleanArtifactPath(text);
+  if (!cleaned.ok) return r.errorAt(entry, cleaned.error);
+  return cleaned.path;
 }
 
 /** `stdout.outputs`: a field name, or `{field, decode, select}`, or `{fields: {...}}`. */

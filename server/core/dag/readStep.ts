@@ -17,7 +17,7 @@ import { envEvalNames } from './dagu1';
 import { stepDeprecations } from './deprecations';
 import { readExecution } from './readAction';
 import { readForeachExecution, type ReadForeachBody } from './readForeach';
-import { readStdoutObject, readStructuredOutput } from './readOutputs';
+import { readArtifactRedirect, readStdoutObject, readStructuredOutput } from './readOutputs';
 import { ENV_NAME_PATTERN, readEnv, readNameList, readWorkerSelector } from './readFields';
 import {
   readContinueOn,
@@ -161,10 +161,19 @@ export function readStep(
   const output = objectOutput ? undefined : readOutputName(r, outputEntry);
   const outputs = readDeclaredOutputs(r, map.get('outputs'), idEntry, node);
   const stdoutEntry = map.get('stdout');
-  const stdoutOutputs =
-    stdoutEntry && isMap(stdoutEntry.value) ? readStdoutObject(r, stdoutEntry) : undefined;
+  const stdoutObject = stdoutEntry && isMap(stdoutEntry.value) ? readStdoutObject(r, stdoutEntry) : {};
+  const stdoutOutputs = stdoutObject.outputs;
   const stdout = readRedirect(r, stdoutEntry);
-  const stderr = readRedirect(r, map.get('stderr'));
+  const stderrEntry = map.get('stderr');
+  const stderr = readRedirect(r, stderrEntry);
+  const stderrArtifact =
+    stderrEntry && isMap(stderrEntry.value) ? readStderrObject(r, stderrEntry) : undefined;
+  if (stdoutObject.artifact !== undefined && stdoutObject.artifact === stderrArtifact) {
+    r.errorAt(
+      stderrEntry!,
+      `stdout.artifact and stderr.artifact cannot point to the same file ${JSON.stringify(stderrArtifact)}; use log_output: merged instead`,
+    );
+  }
   // Dagu runs a step that has nothing to execute but an object output reading no stream as a noop step.
   if (
     structured &&
@@ -226,6 +235,8 @@ export function readStep(
       structured && structured.length > 0 ? structured : undefined,
     ),
     ...optional<'stdout_outputs', StdoutOutputsSpec>('stdout_outputs', stdoutOutputs),
+    ...optional<'stdout_artifact', string>('stdout_artifact', stdoutObject.artifact),
+    ...optional<'stderr_artifact', string>('stderr_artifact', stderrArtifact),
     ...optional('output_schema', readOutputSchema(r, map.get('output_schema'))),
     call: exec.call,
     params: exec.params,
@@ -430,23 +441,22 @@ function readDeclaredOutputs(
 }
 
 /**
- * `stdout:` / `stderr:` as a file path. The object forms: `stdout: {outputs}` is read by readStdoutObject;
- * Dagu's `artifact` is refused as unsupported; `stderr` takes no outputs (an error in Dagu too).
+ * `stdout:` / `stderr:` as a file path. The object forms are read by readStdoutObject and readStderrObject.
  */
 function readRedirect(r: DagReader, entry: Entry | undefined): string | null {
   if (!entry || isNull(entry.value)) return null;
-  if (isMap(entry.value)) {
-    if (entry.key === 'stderr') {
-      const m = r.map(entry, ['outputs'], 'stderr', {
-        artifact: "Dagu's stderr artifacts are not supported by this product (give a file path)",
-      });
-      const outputs = m?.get('outputs');
-      if (outputs) r.errorAt(outputs, 'stderr takes no outputs (stdout: {outputs: ...} does)');
-      if (entry.value.items.length === 0) r.errorAt(entry, 'a stderr map must not be empty');
-    }
-    return null;
-  }
+  if (isMap(entry.value)) return null;
   return readNonEmpty(r, entry) ?? null;
+}
+
+/** `stderr:` as a map: only `artifact` (a run artifact path); `stderr` takes no outputs (in Dagu neither). */
+function readStderrObject(r: DagReader, entry: Entry): string | undefined {
+  const m = r.map(entry, ['outputs', 'artifact'], 'stderr');
+  const outputs = m?.get('outputs');
+  if (outputs) r.errorAt(outputs, 'stderr takes no outputs (stdout: {outputs: ...} does)');
+  if (isMap(entry.value) && entry.value.items.length === 0)
+    r.errorAt(entry, 'a stderr map must not be empty');
+  return readArtifactRedirect(r, m?.get('artifact'));
 }
 
 export function readLogOutput(r: DagReader, entry: Entry | undefined): 'separate' | 'merged' | undefined {

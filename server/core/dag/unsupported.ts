@@ -31,7 +31,6 @@ export const UNSUPPORTED_ROOT_KEYS: Readonly<Record<string, string>> = {
   webhook:
     "Dagu's webhook triggers are not supported by this product (start runs with dagu start or the API)",
   otel: "Dagu's OpenTelemetry export is not supported by this product (it exports Prometheus metrics)",
-  artifacts: "Dagu's run artifacts are not supported by this product (write files to the step's working_dir)",
 };
 
 /** Step keys of Dagu's DAG file that this product refuses, with the reason. */
@@ -58,7 +57,6 @@ const UNSUPPORTED_FAMILIES: Readonly<Record<string, string>> = {
   harness: `Dagu's agent harness steps are not supported by this product (${NO_LLM})`,
   postgres: `Dagu's PostgreSQL steps are not supported by this product (${NO_SQL})`,
   sqlite: `Dagu's SQLite steps are not supported by this product (${NO_SQL})`,
-  artifact: "Dagu's artifact actions are not supported by this product (write files to the working_dir)",
   foreach: "Dagu's foreach executor is not chosen by action or type here (write the step's foreach: key)",
   action: "Dagu's custom actions are not supported by this product (it runs only Dagu's built-in actions)",
 };
@@ -136,6 +134,7 @@ const SUPPORTED_FAMILIES = new Set([
   'git',
   'state',
   'archive',
+  'artifact',
   'human',
 ]);
 

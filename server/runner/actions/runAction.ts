@@ -1,6 +1,6 @@
 // The entry point the runner calls for a step whose action is not a shell command: dispatches to the
 // in-process implementations of Dagu's `http`, `jq`, `mail`, `log`, `noop`, `file.*`, `wait.*`,
-// `router.route`, `outputs.write`, `data.*`, `template.render`, `git.*`, `state.*` and `archive.*` actions.
+// `router.route`, `outputs.write`, `data.*`, `template.render`, `git.*`, `state.*`, `archive.*` and `artifact.*` actions.
 
 // Each action's module is loaded when a step first uses it: they bring Node's http, tls, crypto and worker
 // modules, which a run of shell steps alone (nearly every run) should not pay for at start.
@@ -26,7 +26,8 @@ type InProcessKind =
   | 'template'
   | 'git'
   | 'state'
-  | 'archive';
+  | 'archive'
+  | 'artifact';
 const IN_PROCESS_KINDS: readonly string[] = [
   'http',
   'jq',
@@ -42,6 +43,7 @@ const IN_PROCESS_KINDS: readonly string[] = [
   'git',
   'state',
   'archive',
+  'artifact',
 ] satisfies InProcessKind[];
 
 export function isInProcessAction(action: StepAction | undefined): action is InProcessAction {
@@ -83,6 +85,8 @@ export async function runAction(action: InProcessAction, ctx: ActionContext): Pr
       return (await import('./stateAction')).runStateAction(action.op, ctx);
     case 'archive':
       return (await import('./archiveAction')).runArchiveAction(action.op, ctx);
+    case 'artifact':
+      return (await import('./artifactAction')).runArtifactAction(action.op, ctx);
   }
 }
 
