@@ -31,6 +31,7 @@ import { runForeach, type BodyResult } from './foreachStep';
 import { resolveWith, type ActionRunner } from './runStepAction';
 import type { StateAccess } from './actions/stateAction';
 import type { ArtifactsAccess } from './workDir';
+import type { ArtifactShipping } from './artifactShipper';
 import { ARTIFACTS_DIR_VAR } from '../core/dag/artifactPath';
 import { ensureDir, expandHome, stepDirPath } from './workDir';
 import { autoRetriesOf, freshStepStatus } from '../core/runStatus';
@@ -97,6 +98,8 @@ export interface ExecuteRunOptions {
    * none (the run then fails before its first step); absent: a folder beside the default work directory.
    */
   artifacts?: ArtifactsAccess;
+  /** Where the run's artifacts are copied besides the local disk (a database backend); absent: none. */
+  artifactShipping?: ArtifactShipping;
 }
 
 /** What the engine tells the shipping of its logs (runner/logShipper.ts, adapted by runAttempt). */
@@ -235,6 +238,10 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
     runLog.discard();
   }
   opts.logShipping?.watch(runLogFile);
+  const stepEnded = () => {
+    opts.logShipping?.stepEnded();
+    if (artifactsDir !== null) opts.artifactShipping?.stepEnded();
+  };
   const hostEnv = filterHostEnv(opts.baseEnv, opts.envPassthrough);
   const runWorkDir = opts.workDir ?? join(tmpdir(), `dagu_${dag.name}_${status.run_id}`);
   const workDirError = setupError === null ? await ensureDir(runWorkDir) : null;
@@ -733,8 +740,7 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
         stop: stop.signal,
         timedOut: () => timedOutBody,
         continues: (spec, s) => continues(frame, spec, s),
-        start: (spec, s) =>
-          runOne(frame, spec, s, stop.signal, null).finally(() => opts.logShipping?.stepEnded()),
+        start: (spec, s) => runOne(frame, spec, s, stop.signal, null).finally(stepEnded),
         report,
       });
     } finally {
@@ -767,7 +773,7 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
     status.handlers[kind] = handlerStatus;
     await runOne(top, spec, handlerStatus, handlerStop, { kind, runState })
       .catch((err) => markRunnerError(handlerStatus, err))
-      .finally(() => opts.logShipping?.stepEnded());
+      .finally(stepEnded);
     // A failed wait handler is logged only, as in Dagu: it does not keep the run from waiting.
     if (handlerStatus.status === 'failed' && kind === 'wait') {
       logger.warn('Wait handler failed', { error: handlerStatus.error });
@@ -824,8 +830,7 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
           stop: stopper.signal,
           timedOut: () => timedOut,
           continues: (spec, s) => continues(top, spec, s),
-          start: (spec, s) =>
-            runOne(top, spec, s, stopper.signal, null).finally(() => opts.logShipping?.stepEnded()),
+          start: (spec, s) => runOne(top, spec, s, stopper.signal, null).finally(stepEnded),
           report,
         });
       }
@@ -877,6 +882,15 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
     finalState = decide();
   }
 
+  if (opts.artifactShipping && artifactsDir !== null) {
+    // Artifacts that could not be stored (over the size cap) fail the run: on this backend they would be lost.
+    const failure = await opts.artifactShipping.beforeFinalStatus();
+    if (failure !== null) {
+      logger.error('Run artifacts could not be stored', { error: failure });
+      facts.errors.push(failure);
+      if (finalState !== 'aborted' && finalState !== 'waiting') finalState = 'failed';
+    }
+  }
   status.status = finalState;
   if (finalState !== 'succeeded' || facts.errors.length > 0) {
     status.error = facts.errors[0] ?? status.error ?? stopReason?.message ?? null;

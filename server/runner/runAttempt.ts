@@ -1,11 +1,13 @@
 // What starting and retrying a run share: where the attempt's logs go, and running it marked active
 // with its status reported to the run store.
 
-import { isAbsolute, join, relative, sep } from 'node:path';
+import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 import type { Config } from '../config/types';
 import type { Clock, Logger, Timers } from '../core/ports';
 import type { DagSpec, RunStatus, StepStatus } from '../core/types';
 import type { StateStore } from '../store/stateStore';
+import type { ArtifactStore } from '../store/artifactStore';
+import { ArtifactShipper } from './artifactShipper';
 import { CALL_CHAIN_ENV } from './localSubDag';
 import type { RunLogStore } from '../store/runLogStore';
 import type { RunStore } from '../store/types';
@@ -47,6 +49,11 @@ export interface AttemptContext {
   logStore?: Pick<RunLogStore, 'append' | 'createEmpty'>;
   /** The state store of the `state.*` steps; absent: they fail, saying there is none. */
   stateStore?: StateStore;
+  /**
+   * The artifact store when the local files are not it (storage.backend postgres): the run's artifacts are
+   * then copied there after each step and before the final status.
+   */
+  artifactStore?: ArtifactStore;
 }
 
 /**
@@ -72,22 +79,20 @@ export function attemptLogDir(
 
 /**
  * Where the run's artifacts go (only asked when the DAG has them on): the DAG's `artifacts.dir` (like its
- * `log_dir`: `<dir>/<dag>/<run id>`), else the run's own data directory. With storage.backend postgres the
- * local disk is no durable place for them, so the run is refused.
+ * `log_dir`: `<dir>/<dag>/<run id>`), else the run's own data directory. With storage.backend postgres that
+ * folder is scratch: the run's artifacts are copied to the database (see `artifactStore`).
  */
 function runArtifactsAccess(ctx: AttemptContext, runId: string): ArtifactsAccess {
-  if (ctx.config.storage.backend === 'postgres') {
-    return {
-      dir: null,
-      reason:
-        "run artifacts are not supported with storage.backend postgres yet (they would live only on this host's disk); remove artifacts, stdout/stderr artifact and artifact.* steps",
-    };
-  }
   const custom = ctx.dag.artifacts?.dir;
   if (custom) {
     const root = dagLogRoot({ ...ctx.dag, log_dir: custom }, ctx.config, ctx.env)!;
     return { dir: join(root, assertDagName(ctx.dag.name), assertRunId(runId)) };
   }
+  // A database backend keeps no run in the data directory: the local copy is scratch beside the work dir.
+  if (ctx.artifactStore)
+    return {
+      dir: join(dirname(runWorkDirPath(ctx.config.paths.data_dir, ctx.dag.name, runId)), 'artifacts'),
+    };
   return { dir: runArtifactsDirPath(ctx.config.paths.data_dir, runId) };
 }
 
@@ -175,6 +180,7 @@ async function runAndSettle(
     nowMs: () => ctx.clock.nowMs(),
   });
   // A throw from the engine (a bug) leaves the marker too: what it last wrote may well say `running`.
+  const artifacts = runArtifactsAccess(ctx, status.run_id);
   const final = await executeRun({
     dag: ctx.dag,
     status,
@@ -188,7 +194,11 @@ async function runAndSettle(
     baseEnv: ctx.env,
     envPassthrough: { names: ctx.config.env_passthrough, prefixes: ctx.config.env_passthrough_prefixes },
     workDir: runWorkDirPath(ctx.config.paths.data_dir, status.dag_name, status.run_id),
-    artifacts: runArtifactsAccess(ctx, status.run_id),
+    artifacts,
+    artifactShipping:
+      ctx.artifactStore && artifacts.dir !== null
+        ? new ArtifactShipper(ctx.artifactStore, status.run_id, artifacts.dir)
+        : undefined,
     notify: async (dag, ended) => {
       const error = await notifyRun(dag, ended, ctx.config.paths.log_dir);
       if (error) throw new Error(error);

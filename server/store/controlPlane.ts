@@ -12,6 +12,7 @@ import type { CorruptFileReport } from './fsutil';
 import type { InstanceStore } from './instanceRegistry';
 import type { RunLogStore } from './runLogStore';
 import type { StateStore } from './stateStore';
+import type { ArtifactStore } from './artifactStore';
 import type { SuspendFlags } from './suspendFlags';
 import type { EventLog, QueueStore, RunStore } from './types';
 
@@ -79,6 +80,13 @@ export interface ControlPlane {
   suspendFlags: SuspendFlags;
   /** Dagu's state store (the state.* actions): files under `<data_dir>/state`, or the database's table. */
   state: StateStore;
+  /**
+   * Run artifacts (DAG_RUN_ARTIFACTS_DIR) as the API serves them: each run's folder in the data directory,
+   * or the database's rows, which a run process fills with `artifactShipping`.
+   */
+  artifacts: ArtifactStore;
+  /** Where a run process copies its artifacts after each step (the database), or null: the files are it. */
+  artifactShipping: ArtifactStore | null;
   instances: InstanceStore;
   /** Wake-ups across hosts, or null where there are none (files: polling alone). */
   wakeups: Wakeups | null;

@@ -2,6 +2,7 @@
 // directory of the data directory; the scheduler lock is a record file and the slot namespace the data
 // directory's path (as it always was, so existing slot run IDs keep their meaning).
 
+import { FileArtifactStore } from './fileArtifactStore';
 import path from 'node:path';
 import type { Config } from '../config/types';
 import type { Clock, Logger } from '../core/ports';
@@ -41,6 +42,8 @@ export function fileControlPlane(config: Config, logger: Logger, clock: Clock): 
     coordinators: new FileCoordinatorRegistry({ dataDir, logger }),
     suspendFlags: new FileSuspendFlags(config.paths.suspend_flags_dir, onCorrupt),
     state: new FileStateStore(path.join(dataDir, 'state'), onCorrupt),
+    artifacts: new FileArtifactStore(dataDir),
+    artifactShipping: null,
     instances: new InstanceRegistry(dataDir, onCorrupt),
     // No fs.watch for correctness on shared storage (DESIGN §4): polling alone.
     wakeups: null,

@@ -2,6 +2,7 @@
 // DAGU_HOME/data, the sub-DAG runner of a run process, following a dispatched run to its end in the
 // foreground, and the summary every command prints of a run that ended.
 
+import type { ArtifactStore } from '../../store/artifactStore';
 import type { Config } from '../../config/types';
 import { systemClock } from '../../core/clock';
 import { formatDuration } from '../../core/duration';
@@ -39,6 +40,8 @@ export interface RunCommandStores {
   logShipping: RunLogStore | null;
   /** The state store of the `state.*` steps. */
   state: StateStore;
+  /** Where a run on this host copies its artifacts after each step, or null (its files are the store). */
+  artifactShipping: ArtifactStore | null;
 }
 
 /** The run command's stores over the process's control plane (server/cli/openControlPlane.ts). */
@@ -55,7 +58,15 @@ export function runCommandStores(config: Config, logger: Logger, cp: ControlPlan
     dispatch: async (p) => (await load()).dispatch(p),
     cancel: async (runId) => (await load()).cancel(runId),
   };
-  return { runs, tasks, queue: cp.queue, dispatcher, logShipping: cp.logShipping, state: cp.state };
+  return {
+    runs,
+    tasks,
+    queue: cp.queue,
+    dispatcher,
+    logShipping: cp.logShipping,
+    state: cp.state,
+    artifactShipping: cp.artifactShipping,
+  };
 }
 
 /** The sub-DAG runner of a run process on this host: local children as `dagu start`, the rest dispatched. */

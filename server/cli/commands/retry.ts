@@ -78,6 +78,7 @@ export async function foreground(
       signal: controller.signal,
       subDag: cliSubDagRunner(ctx.config, logger, stores),
       logStore: stores.logShipping ?? undefined,
+      artifactStore: stores.artifactShipping ?? undefined,
       stateStore: stores.state,
     });
     if (!quiet) printSummary(final);

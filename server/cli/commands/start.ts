@@ -193,6 +193,7 @@ export async function startCommand(dagArg: string, words: string[], opts: StartO
       signal: controller.signal,
       subDag: cliSubDagRunner(config, logger.child({ dag: dag.name }), stores),
       logStore: stores.logShipping ?? undefined,
+      artifactStore: stores.artifactShipping ?? undefined,
       stateStore: stores.state,
     };
     // One attempt, as Dagu's `start`: a DAG-level retry_policy is carried out by the active scheduler

@@ -241,6 +241,24 @@ create table {schema}.state_entries (
 `,
   },
   {
+    version: 10,
+    name: 'run artifacts',
+    breaking: false,
+    // A run's artifacts (the files its steps left in DAG_RUN_ARTIFACTS_DIR), copied here by the run process
+    // after each step and before its final status, since a host's disk is no durable place on this backend.
+    // One row per file; the size is capped per file (the store checks it first, with a clearer message).
+    // They go with their run by the cascade of the run store's delete, as its logs do.
+    sql: `
+create table {schema}.run_artifacts (
+  run_id text collate "C" not null references {schema}.runs (run_id) on delete cascade,
+  path   text collate "C" not null,
+  size   bigint not null,
+  data   bytea not null check (octet_length(data) <= 16777216),
+  primary key (run_id, path)
+);
+`,
+  },
+  {
     version: 6,
     name: 'run logs in chunks',
     breaking: false,

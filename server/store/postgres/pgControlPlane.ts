@@ -5,6 +5,7 @@
 // tick-state writes go through a fenced writer: each checks, in its own transaction, that the lease row still
 // carries this instance's token and epoch, and the database refuses the write of a deposed instance.
 
+import { PgArtifactStore } from './pgArtifactStore';
 import pg from 'pg';
 import type { Config } from '../../config/types';
 import { leaseTiming } from '../../core/lease/timing';
@@ -86,6 +87,7 @@ export async function pgControlPlane(
     logger,
   });
 
+  const artifacts = new PgArtifactStore(pool, schema);
   return {
     backend: 'postgres',
     where: settings.safeUrl,
@@ -99,6 +101,9 @@ export async function pgControlPlane(
     coordinators: new PgCoordinatorRegistry(pool, schema),
     suspendFlags: new PgSuspendFlags(pool, schema),
     state: new PgStateStore(pool, schema),
+    artifacts,
+    // A run process writes its artifacts on its own disk (scratch) and copies them here after each step.
+    artifactShipping: artifacts,
     instances: new PgInstanceRegistry(pool, schema),
     wakeups,
     // A run process writes its logs on its own disk (scratch) and ships them here as they grow.

@@ -123,6 +123,46 @@ describe('storage.backend: postgres', () => {
       expect(existsSync(path.join(dataDir, dir)), dir).toBe(false);
   });
 
+  it("a run's artifacts are copied into the database, and one over the size cap fails the run clearly", async () => {
+    const h = pgHome(newSchema());
+    h.writeDag(
+      'arts',
+      [
+        'type: chain',
+        'steps:',
+        '  - id: w',
+        '    action: artifact.write',
+        '    with: {path: reports/a.md, content: hello}',
+        '  - id: s',
+        '    run: echo streamed',
+        '    stdout: {artifact: logs/s.out}',
+        '',
+      ].join('\n'),
+    );
+    const run = await dagu(['start', 'arts'], h.env);
+    expect(run.code, run.stderr).toBe(0);
+    const cp = await planeOf(h);
+    const s = JSON.parse((await dagu(['status', '--json', 'arts'], h.env)).stdout) as { run_id: string };
+    expect(await cp.artifacts.list(s.run_id)).toEqual([
+      { path: 'logs/s.out', size: 9 },
+      { path: 'reports/a.md', size: 5 },
+    ]);
+    expect(new TextDecoder().decode((await cp.artifacts.read(s.run_id, 'reports/a.md'))!)).toBe('hello');
+    expect(existsSync(path.join(h.home, 'data', 'runs')), 'no run in the data directory').toBe(false);
+
+    h.writeDag('big', 'steps:\n  - run: head -c 17000000 /dev/zero > "$DAG_RUN_ARTIFACTS_DIR/big.bin"\n');
+    const big = await dagu(['start', 'big'], h.env);
+    expect(big.code).toBe(1);
+    const bs = JSON.parse((await dagu(['status', '--json', 'big'], h.env)).stdout) as {
+      status: string;
+      error: string;
+    };
+    expect(bs.status).toBe('failed');
+    expect(bs.error).toMatch(
+      /^run artifacts not stored: artifact "big.bin" is 17000000 bytes, over the limit/,
+    );
+  });
+
   it('two schedulers on two homes share only the database: one is active, each slot runs once, kill -9 fails over within T + 2R', async () => {
     const { schema, sa, sb, cp } = await activeAndStandby(
       'tick',

@@ -15,6 +15,8 @@ import { describeCancelRequestsContract } from '../../../server/store/cancelRequ
 import { describeCoordinatorRegistryContract } from '../../../server/store/coordinatorRegistry.contract';
 import { describeStateStoreContract } from '../../../server/store/stateStore.contract';
 import { PgStateStore } from '../../../server/store/postgres/pgStateStore';
+import { describeArtifactStoreContract } from '../../../server/store/artifactStore.contract';
+import { PgArtifactStore } from '../../../server/store/postgres/pgArtifactStore';
 import { describeSuspendFlagsContract } from '../../../server/store/suspendFlags.contract';
 import { describeWorkerRegistryContract } from '../../../server/store/workerRegistry.contract';
 import {
@@ -83,6 +85,32 @@ describeSuspendFlagsContract('PgSuspendFlags', async () => {
 describeStateStoreContract('PgStateStore', async () => {
   await pool.query(`truncate ${SCHEMA}.state_entries`);
   return { store: new PgStateStore(pool, SCHEMA) };
+});
+
+describeArtifactStoreContract('PgArtifactStore', async () => {
+  await pool.query(`truncate ${SCHEMA}.runs, ${SCHEMA}.run_attempts, ${SCHEMA}.active_runs cascade`);
+  // An artifact row hangs on its run: the two runs the contract writes to.
+  for (const id of ['run-a', 'run-b'])
+    await pool.query(
+      `insert into ${SCHEMA}.runs (run_id, dag_name, list_key, created_ms, latest_attempt, status, summary)
+       values ($1, 'd', $1, 0, 1, 'succeeded', '{}')`,
+      [id],
+    );
+  return { store: new PgArtifactStore(pool, SCHEMA) };
+});
+
+describe('PgArtifactStore and run deletion', () => {
+  it("removes a run's artifacts with the run row", async () => {
+    await pool.query(`truncate ${SCHEMA}.runs cascade`);
+    await pool.query(
+      `insert into ${SCHEMA}.runs (run_id, dag_name, list_key, created_ms, latest_attempt, status, summary)
+       values ('run-x', 'd', 'k', 0, 1, 'succeeded', '{}')`,
+    );
+    const store = new PgArtifactStore(pool, SCHEMA);
+    await store.put('run-x', 'a.txt', new TextEncoder().encode('a'));
+    await pool.query(`delete from ${SCHEMA}.runs where run_id = 'run-x'`);
+    expect(await store.list('run-x')).toEqual([]);
+  });
 });
 
 describe('PgEventLog across connections', () => {

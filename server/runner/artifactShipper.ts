@@ -1,0 +1,76 @@
+// Copies a run's artifacts from its local folder into the artifact store of a database backend, where the
+// local disk is no durable place: after each step (in the background, one copy at a time) and once more,
+// awaited, before the final status. Only files new or changed since the last copy are read again.
+
+import { lstat, readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ArtifactStore } from '../store/artifactStore';
+
+/** What the engine tells the copying of a run's artifacts (see executeRun's `artifactShipping`). */
+export interface ArtifactShipping {
+  /** A step or handler ended: copy what changed, in the background. */
+  stepEnded(): void;
+  /** Copies what is left; the first failure of the run (an artifact over the size cap), or null. */
+  beforeFinalStatus(): Promise<string | null>;
+}
+
+export class ArtifactShipper implements ArtifactShipping {
+  private readonly copied = new Map<string, string>();
+  private chain: Promise<void> = Promise.resolve();
+  private failure: string | null = null;
+
+  constructor(
+    private readonly store: ArtifactStore,
+    private readonly runId: string,
+    private readonly dir: string,
+  ) {}
+
+  stepEnded(): void {
+    this.chain = this.chain.then(() => this.copy());
+  }
+
+  async beforeFinalStatus(): Promise<string | null> {
+    this.stepEnded();
+    await this.chain;
+    return this.failure;
+  }
+
+  private async copy(): Promise<void> {
+    try {
+      for (const [rel, full] of await this.files(this.dir, '')) {
+        const info = await lstat(full);
+        const stamp = `${info.size}:${info.mtimeMs}`;
+        if (this.copied.get(rel) === stamp) continue;
+        try {
+          await this.store.put(this.runId, rel, new Uint8Array(await readFile(full)));
+          this.copied.set(rel, stamp);
+        } catch (err) {
+          this.copied.set(rel, stamp);
+          this.failure ??= `run artifacts not stored: ${err instanceof Error ? err.message : String(err)}`;
+        }
+      }
+    } catch (err) {
+      this.failure ??= `run artifacts not stored: ${err instanceof Error ? err.message : String(err)}`;
+    }
+  }
+
+  /** The regular files below `dir` (symlinks skipped), as [relative path, absolute path]. */
+  private async files(dir: string, prefix: string): Promise<Array<[string, string]>> {
+    let names: string[];
+    try {
+      names = await readdir(dir);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw err;
+    }
+    const out: Array<[string, string]> = [];
+    for (const name of names.sort()) {
+      const full = join(dir, name);
+      const info = await lstat(full);
+      const rel = prefix === '' ? name : `${prefix}/${name}`;
+      if (info.isDirectory()) out.push(...(await this.files(full, rel)));
+      else if (info.isFile()) out.push([rel, full]);
+    }
+    return out;
+  }
+}

@@ -1,0 +1,34 @@
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { describeArtifactStoreContract } from './artifactStore.contract';
+import { MemoryArtifactStore } from './artifactStore';
+import { FileArtifactStore } from './fileArtifactStore';
+
+describeArtifactStoreContract('MemoryArtifactStore', async () => ({ store: new MemoryArtifactStore() }));
+
+describeArtifactStoreContract('FileArtifactStore', async () => {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'dagu-artifacts-'));
+  return { store: new FileArtifactStore(dir), cleanup: () => fs.rm(dir, { recursive: true, force: true }) };
+});
+
+describe('FileArtifactStore on disk', () => {
+  it("reads the run's own folder, skipping symlinks and never following one out", async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'dagu-artifacts-'));
+    try {
+      const store = new FileArtifactStore(dir);
+      const root = path.join(dir, 'runs', 'run-a', 'artifacts');
+      expect(store.dirOf('run-a')).toBe(root);
+      await fs.mkdir(path.join(root, 'sub'), { recursive: true });
+      await fs.writeFile(path.join(root, 'sub', 'f.txt'), 'hi');
+      await fs.writeFile(path.join(dir, 'secret'), 'no');
+      await fs.symlink(path.join(dir, 'secret'), path.join(root, 'link'));
+      expect(await store.list('run-a')).toEqual([{ path: 'sub/f.txt', size: 2 }]);
+      await expect(store.read('run-a', 'link')).rejects.toThrow(/leads out/);
+      expect(new TextDecoder().decode((await store.read('run-a', 'sub/f.txt'))!)).toBe('hi');
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+});
