@@ -486,6 +486,40 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/runs/{id}/artifacts': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The run's artifacts (the files its steps left in DAG_RUN_ARTIFACTS_DIR), sorted by path. */
+    get: operations['listRunArtifacts'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/runs/{id}/artifacts/download': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One artifact of the run as an attachment (refused cross-origin). */
+    get: operations['downloadRunArtifact'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/runs/{id}/log-download': {
     parameters: {
       query?: never;
@@ -1074,6 +1108,16 @@ export interface components {
       truncated: boolean;
       /** @description The text (UTF-8; a cut character at the start of a tail is replaced). */
       content: string;
+    };
+    /** @description A run's artifacts, sorted by path. */
+    RunArtifacts: {
+      run_id: string;
+      artifacts: {
+        /** @description Relative to the run's artifacts directory, slash-separated. */
+        path: string;
+        /** @description Bytes. */
+        size: number;
+      }[];
     };
     /** @description One step log that has a file. */
     LogSource: {
@@ -3069,6 +3113,64 @@ export interface operations {
         };
         content: {
           'text/plain': string;
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      500: components['responses']['InternalError'];
+    };
+  };
+  listRunArtifacts: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The run's ID. */
+        id: components['parameters']['RunId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Path and size of each artifact; empty when the run has none. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RunArtifacts'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      500: components['responses']['InternalError'];
+    };
+  };
+  downloadRunArtifact: {
+    parameters: {
+      query: {
+        /** @description The artifact's path relative to the run's artifacts directory; `..` and absolute paths are refused. */
+        path: string;
+      };
+      header?: never;
+      path: {
+        /** @description The run's ID. */
+        id: components['parameters']['RunId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The file's bytes. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/octet-stream': string;
         };
       };
       400: components['responses']['BadRequest'];

@@ -17,6 +17,7 @@ import {
   searchRunLogs,
 } from './runLogConsole';
 import { searchEverything } from './search';
+import { downloadRunArtifact, listRunArtifacts } from './runArtifacts';
 import {
   cancelBodySchema,
   enqueueBodySchema,
@@ -329,6 +330,22 @@ export const API_ROUTES: readonly ApiRoute[] = [
         respond(req, svc, (s) => {
           assertSameOrigin(req);
           return downloadStepLog(s, p.id, p.step, query(req));
+        }),
+    },
+  },
+  {
+    // The run's artifacts (DAG_RUN_ARTIFACTS_DIR): path and size of each file.
+    path: '/api/v1/runs/:id/artifacts',
+    handlers: { GET: (svc, req, p) => respond(req, svc, (s) => listRunArtifacts(s, p.id)) },
+  },
+  {
+    // ?path=: one artifact as an attachment; a path that is not clean and relative is refused (400).
+    path: '/api/v1/runs/:id/artifacts/download',
+    handlers: {
+      GET: (svc, req, p) =>
+        respond(req, svc, (s) => {
+          assertSameOrigin(req);
+          return downloadRunArtifact(s, p.id, query(req).get('path'));
         }),
     },
   },

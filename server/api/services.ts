@@ -10,6 +10,7 @@ import type { EventFeed } from '../store/eventFeed';
 import { fileControlPlane } from '../store/fileControlPlane';
 import { withRunEvents } from '../store/runEvents';
 import type { RunLogStore } from '../store/runLogStore';
+import type { ArtifactStore } from '../store/artifactStore';
 import type { SuspendFlags } from '../store/suspendFlags';
 import type { EventLog, QueueStore, RunStore } from '../store/types';
 import type { DispatcherApi } from '../core/dispatcherApi';
@@ -35,6 +36,8 @@ export interface Services {
   dags: DagDefinitions;
   /** Run logs: each step's stdout and stderr, the run's own log (files under `paths.log_dir`, or chunks). */
   logs: RunLogStore;
+  /** Run artifacts: each run's artifacts folder in the data directory, or the database's rows. */
+  artifacts: ArtifactStore;
   /** Which DAGs have their schedule suspended (the flag files under `paths.suspend_flags_dir`). */
   suspendFlags: SuspendFlags;
   /** Hands runs of DAGs that go to workers to the dispatch store (or holds them), and cancels them. */
@@ -102,6 +105,7 @@ export function createServices(
     queue: cp.queue,
     events: cp.events,
     logs: cp.logs,
+    artifacts: cp.artifacts,
     // The editor's writes refresh this host's DAGs directory before they answer (on a database backend).
     dags: new MirroredDagDefinitions(cp.dags, { sync: () => cp.syncDags() }, logger),
     suspendFlags: cp.suspendFlags,

@@ -1,6 +1,7 @@
 // Services for the operation tests: in-memory stores, a real temp DAGU_HOME for DAG files and logs, and a
 // clock the test sets; the real Dispatcher over in-memory distributed stores. Not used by production code.
 
+import { MemoryArtifactStore } from '../store/artifactStore';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -48,6 +49,8 @@ export interface TestServices extends Services {
   runs: MemoryRunStore;
   queue: MemoryQueueStore;
   events: MemoryEventLog;
+  /** In memory: a test puts the artifacts a run should have. */
+  artifacts: MemoryArtifactStore;
   suspendFlags: MemorySuspendFlags;
   /** Not durable: the dispatcher refuses where it would hold (a test that needs a hold stubs `dispatcher`). */
   tasks: MemoryDispatchStore;
@@ -96,6 +99,7 @@ export function testServices(overrides: (config: Config) => Config = (c) => c): 
     events,
     dags: new FileDagDefinitions(config.paths.dags_dir),
     logs: new FileRunLogStore(config.paths.log_dir),
+    artifacts: new MemoryArtifactStore(),
     suspendFlags: new MemorySuspendFlags(),
     tasks,
     workers,
