@@ -117,6 +117,7 @@ export type CreateDagRequest = Schemas['CreateDagRequest'];
 
 /** GET /api/v1/runs/:id/log-sources, .../logs/:step/lines, .../log-search (the run page's log console). */
 export type LogSources = Schemas['LogSources'];
+export type RunArtifacts = Schemas['RunArtifacts'];
 export type LogSource = Schemas['LogSource'];
 export type LogLinePage = Schemas['LogLinePage'];
 export type LogSearchResult = Schemas['LogSearchResult'];

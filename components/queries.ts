@@ -15,6 +15,7 @@ import type {
   RunState,
   RunStatus,
   RunTimings,
+  RunArtifacts,
   StartResult,
   StepLog,
 } from '@/components/apiTypes';
@@ -95,6 +96,14 @@ export const runQuery = (runId: string) =>
     // Right after a start the run process may not have written its record yet: keep asking for a while.
     retry: (failures, err) => (isNotFound(err) ? failures < 10 : failures < 3),
     retryDelay: 500,
+  });
+
+/** A run's artifacts, polled while it runs and fetched once more when it ends (`version` in the key). */
+export const runArtifactsQuery = (runId: string, version: string, live: boolean) =>
+  queryOptions({
+    queryKey: queryKeys.runArtifacts(runId, version),
+    queryFn: ({ signal }) => getJson<RunArtifacts>(`/api/v1/runs/${enc(runId)}/artifacts`, signal),
+    refetchInterval: live ? LIVE_REFRESH_MS : false,
   });
 
 /**

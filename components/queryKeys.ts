@@ -72,6 +72,8 @@ export const queryKeys = {
   /** `version` (the step's attempt, state and finish) changes the key, so a finished step is fetched once more. */
   stepLog: (runId: string, step: string, stream: LogStream, version: string) =>
     [RUN, runId, LOG, step, stream, version] as const,
+  /** A run's artifacts; `version` (its state and attempt) changes the key, so an ended run is listed once more. */
+  runArtifacts: (runId: string, version: string) => [RUN, runId, 'artifacts', version] as const,
   /** The state and times of a page of child runs (a separate family: a run ID could be any word). */
   runTimings: (runIds: readonly string[]) => ['run-timings', runIds.join(',')] as const,
   /** The prefix of every queue listing, whatever its filter. */

@@ -1,12 +1,13 @@
 'use client';
 // What a run's page adds below its steps: the live elapsed time of a running run, the Gantt timeline of its
-// steps and the outputs it captured. Opened with `?step=` (from the history grid or a child run's link back),
+// steps, the outputs it captured and the artifacts it left. Opened with `?step=` (from the history grid or a child run's link back),
 // it also brings the selected step's details into view.
 
 import { useEffect } from 'react';
 import type { RunStatus } from '@/components/apiTypes';
 import { formatDurationMs } from '../format';
 import { isTerminal } from '../queries';
+import { RunArtifacts } from './RunArtifacts';
 import { RunOutputs } from './RunOutputs';
 import { RunTimeline } from './RunTimeline';
 import type { StepRowData } from './runSteps';
@@ -37,6 +38,7 @@ export function RunInsights({
       )}
       <RunTimeline run={run} rows={rows} now={now} />
       <RunOutputs rows={rows} />
+      <RunArtifacts run={run} />
     </>
   );
 }
