@@ -339,11 +339,15 @@ describe('FileRunStore history deletion on disk', () => {
       () => false,
     );
 
-  it("removes the run's record, list entries, logs and work directory", async () => {
+  it("removes the run's record, list entries, logs, artifacts and work directory", async () => {
     await store.createRun(testRunStatus({ run_id: 'old', status: 'succeeded' }));
     await fs.mkdir(store.logDir('etl', 'old', 1), { recursive: true });
     await fs.writeFile(path.join(store.logDir('etl', 'old', 1), 'step.out'), 'x');
     await fs.mkdir(path.join(home, 'data/dag-run-work/etl/old/root'), { recursive: true });
+    // Its artifacts (DAG_RUN_ARTIFACTS_DIR) live in the run's own directory and go with it.
+    await fs.mkdir(path.join(home, 'data/runs/old/artifacts/reports'), { recursive: true });
+    await fs.writeFile(path.join(home, 'data/runs/old/artifacts/reports/a.md'), 'x');
+    expect((await store.readStatus('old')).kind).toBe('ok');
     expect(await store.deleteRun('old')).toEqual({ deleted: true });
     expect(await exists('data/runs/old')).toBe(false);
     expect(await exists('data/deleted/old')).toBe(false);
