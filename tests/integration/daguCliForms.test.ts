@@ -98,6 +98,20 @@ describe("Dagu's --dagu-home", () => {
 });
 
 describe('status, stop, restart and retry of a DAG', () => {
+  it("status lists the run's artifacts with their sizes", async () => {
+    h.writeDag(
+      'arts',
+      'steps:\n  - action: artifact.write\n    with: {path: reports/a.md, content: hello}\n',
+    );
+    expect((await dagu(['start', 'arts'], h.env)).code).toBe(0);
+    const r = await dagu(['status', 'arts'], h.env);
+    expect(r.stdout).toContain('  artifacts (1):\n    reports/a.md (5 bytes)\n');
+    expect((await dagu(['start', 'etl'], h.env)).code).toBe(0);
+    const plain = await dagu(['status', 'etl'], h.env);
+    expect(plain.stdout).toContain('succeeded');
+    expect(plain.stdout).not.toContain('artifacts');
+  });
+
   it("status <dag> is the DAG's latest run; --run-id picks one of its runs; run IDs still work", async () => {
     const first = await startQuiet('-p', 'X=1', 'etl');
     const second = await startQuiet('-p', 'X=2', 'etl');

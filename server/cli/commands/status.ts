@@ -1,7 +1,7 @@
 // `dagu status`: prints a run's latest attempt, readable or as JSON. The run is named by its ID, or in Dagu's
 // form by its DAG (`dagu status etl` is the DAG's latest run; `dagu status --run-id ID etl` one of its runs).
 // A run waiting for a worker shows why as it is now, as the console does: with no coordinator alive,
-// `NoAvailableCoordinator`.
+// `NoAvailableCoordinator`. The readable form ends with the run's artifacts, when it has any.
 
 import { withConditionsNow } from '../../api/waitingNow';
 import { systemClock } from '../../core/clock';
@@ -50,7 +50,15 @@ export async function statusCommand(word: string, opts: StatusOptions) {
     found,
   );
   if (opts.json) process.stdout.write(`${JSON.stringify(status, null, 2)}\n`);
-  else printSummary(status);
+  else {
+    printSummary(status);
+    // The files its steps left in DAG_RUN_ARTIFACTS_DIR (`GET /api/v1/runs/{id}/artifacts` sends them).
+    const artifacts = await cp.artifacts.list(status.run_id).catch(() => []);
+    if (artifacts.length > 0) {
+      process.stdout.write(`  artifacts (${artifacts.length}):\n`);
+      for (const a of artifacts) process.stdout.write(`    ${a.path} (${a.size} bytes)\n`);
+    }
+  }
   return EXIT_OK;
 }
 
