@@ -1446,6 +1446,12 @@ export interface components {
       hist_retention_runs?: number | null;
       /** @description The directory of its run logs; null for the logs directory. */
       log_dir?: string | null;
+      /** @description Its runs' artifacts directory (DAG_RUN_ARTIFACTS_DIR); absent when its runs get none. */
+      artifacts?: {
+        enabled: boolean;
+        /** @description The base folder as written; null for the run's own data directory. */
+        dir: string | null;
+      };
       /**
        * @description Whether a step's stdout and stderr are logged to one file or two.
        * @enum {string}
@@ -1631,6 +1637,7 @@ export interface components {
           | 'git'
           | 'state'
           | 'archive'
+          | 'artifact'
           | 'human';
       } & {
         [key: string]: unknown;
@@ -1669,6 +1676,10 @@ export interface components {
       signal_on_stop?: string | null;
       /** @description A file that also receives its stdout. */
       stdout_file?: string | null;
+      /** @description A path in the run's artifacts directory that also receives its stdout. */
+      stdout_artifact?: string;
+      /** @description A path in the run's artifacts directory that also receives its stderr. */
+      stderr_artifact?: string;
       /** @description A file that also receives its stderr. */
       stderr_file?: string | null;
       /**

@@ -300,6 +300,33 @@ describe('answers of the real handlers', () => {
     expectDocumented(await call('GET', '/api/v1/dags/gate'), 'GET', 200);
   });
 
+  it('DAG detail of a DAG with artifacts, stream artifacts and an artifact action', async () => {
+    svc.writeDag(
+      'arts',
+      [
+        'artifacts: {enabled: true, dir: /srv/arts}',
+        'steps:',
+        '  - id: w',
+        '    action: artifact.write',
+        '    with: {path: a.md, content: x}',
+        '  - id: s',
+        '    run: echo',
+        '    stdout: {artifact: out.txt}',
+        '    stderr: {artifact: err.txt}',
+        '',
+      ].join('\n'),
+    );
+    expectDocumented(await call('GET', '/api/v1/dags/arts'), 'GET', 200);
+  });
+
+  it('the artifacts of a run: the list, a download and a hostile path', async () => {
+    await svc.runs.createRun(testRunStatus({ run_id: 'r-arts', dag_name: 'arts', status: 'succeeded' }));
+    await svc.artifacts.put('r-arts', 'a.md', new TextEncoder().encode('x'));
+    expectDocumented(await call('GET', '/api/v1/runs/r-arts/artifacts'), 'GET', 200);
+    expectDocumented(await call('GET', '/api/v1/runs/r-arts/artifacts/download?path=..%2Fx'), 'GET', 400);
+    expectDocumented(await call('GET', '/api/v1/runs/r-arts/artifacts/download?path=nope'), 'GET', 404);
+  });
+
   it('a human task completion and its refusal', async () => {
     svc.writeDag('gate', 'steps:\n  - id: review\n    action: human.task\n    with: { prompt: Go? }\n');
     const waiting = testRunStatus({ run_id: 'r-wait', dag_name: 'gate', status: 'waiting' });
