@@ -78,6 +78,16 @@ describe('executeTask', () => {
     expect(lastLog).toBeLessThan(coordinator.calls.indexOf('status:succeeded'));
   });
 
+  it('fails a run with artifacts before any step, saying why a worker cannot keep them', async () => {
+    const coordinator = new FakeCoordinator();
+    const dag = dagOf([stepOf('hello', 'echo hello')], { artifacts: { enabled: true, dir: null } });
+    const { outcome } = run(coordinator, taskOf(dag, { run_id: 'run-8', attempt: 1 }));
+    const final = finishedStatus(await outcome)!;
+    expect(final.status).toBe('failed');
+    expect(final.error).toContain('run artifacts are not supported on a worker');
+    expect(final.steps[0].status).toBe('not_started');
+  });
+
   it('drops a task whose ack is refused without running anything', async () => {
     const coordinator = new FakeCoordinator();
     coordinator.ackReply = () => ({ accepted: false, error: 'claim not found or expired' });
