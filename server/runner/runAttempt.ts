@@ -8,6 +8,7 @@ import type { DagSpec, RunStatus, StepStatus } from '../core/types';
 import type { StateStore } from '../store/stateStore';
 import type { ArtifactStore } from '../store/artifactStore';
 import { ArtifactShipper } from './artifactShipper';
+import { recordArtifactsDir } from '../store/fileArtifactStore';
 import { CALL_CHAIN_ENV } from './localSubDag';
 import type { RunLogStore } from '../store/runLogStore';
 import type { RunStore } from '../store/types';
@@ -181,6 +182,11 @@ async function runAndSettle(
   });
   // A throw from the engine (a bug) leaves the marker too: what it last wrote may well say `running`.
   const artifacts = runArtifactsAccess(ctx, status.run_id);
+  // A DAG's own artifacts.dir (files backend): the run records it, for the API and for history retention.
+  if (ctx.dag.artifacts?.enabled && ctx.dag.artifacts.dir && !ctx.artifactStore && artifacts.dir !== null)
+    await recordArtifactsDir(ctx.config.paths.data_dir, status.run_id, artifacts.dir).catch((err: unknown) =>
+      logger.warn('Could not record the run artifacts folder', { error: errorText(err) }),
+    );
   const final = await executeRun({
     dag: ctx.dag,
     status,

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { describeArtifactStoreContract } from './artifactStore.contract';
 import { MemoryArtifactStore } from './artifactStore';
-import { FileArtifactStore } from './fileArtifactStore';
+import { FileArtifactStore, recordArtifactsDir, recordedArtifactsDir } from './fileArtifactStore';
 
 describeArtifactStoreContract('MemoryArtifactStore', async () => ({ store: new MemoryArtifactStore() }));
 
@@ -27,6 +27,28 @@ describe('FileArtifactStore on disk', () => {
       expect(await store.list('run-a')).toEqual([{ path: 'sub/f.txt', size: 2 }]);
       await expect(store.read('run-a', 'link')).rejects.toThrow(/leads out/);
       expect(new TextDecoder().decode((await store.read('run-a', 'sub/f.txt'))!)).toBe('hi');
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('FileArtifactStore with a DAG artifacts.dir', () => {
+  it('reads the folder the run recorded, and ignores a record that is not a folder of this run', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'dagu-artifacts-'));
+    try {
+      const store = new FileArtifactStore(path.join(dir, 'data'));
+      const own = path.join(dir, 'elsewhere', 'etl', 'run-a');
+      await fs.mkdir(own, { recursive: true });
+      await fs.writeFile(path.join(own, 'x.txt'), 'xyz');
+      await fs.mkdir(path.join(dir, 'data', 'runs', 'run-a'), { recursive: true });
+      await recordArtifactsDir(path.join(dir, 'data'), 'run-a', own);
+      expect(await store.list('run-a')).toEqual([{ path: 'x.txt', size: 3 }]);
+      expect(recordedArtifactsDir(`${own}\n`, 'run-a', 'etl')).toBe(own);
+      expect(recordedArtifactsDir(own, 'run-a', 'other')).toBeNull();
+      expect(recordedArtifactsDir(own, 'run-b', null)).toBeNull();
+      expect(recordedArtifactsDir('relative/etl/run-a', 'run-a', null)).toBeNull();
+      expect(recordedArtifactsDir('/etl/run-a', 'run-a', 'etl')).toBeNull();
     } finally {
       await fs.rm(dir, { recursive: true, force: true });
     }

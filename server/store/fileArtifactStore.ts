@@ -1,6 +1,8 @@
 // Run artifacts on the data directory: `<data>/runs/<run id>/artifacts/<path>`, the folder the run's steps
-// wrote (DAG_RUN_ARTIFACTS_DIR), inside the run's own directory so that deleting the run removes them. A read
-// never follows a symlink out of that folder; the listing skips symlinks.
+// wrote (DAG_RUN_ARTIFACTS_DIR), inside the run's own directory so that deleting the run removes them. A DAG
+// with its own `artifacts.dir` keeps them in `<dir>/<dag>/<run id>`; the run then records that folder in
+// `<data>/runs/<run id>/artifacts-dir`, where this store and history retention find it. A read never follows a
+// symlink out of the folder; the listing skips symlinks.
 
 import { lstat, readFile, readdir, realpath } from 'node:fs/promises';
 import path from 'node:path';
@@ -15,18 +17,52 @@ import {
 import * as fs from './fileCalls';
 import { ensureDir, errorCode, writeFileAtomic } from './fsutil';
 
+/** The file in a run's directory naming its artifacts folder when the DAG set `artifacts.dir`. */
+export const ARTIFACTS_DIR_FILE = 'artifacts-dir';
+
+/**
+ * The folder a run's `artifacts-dir` file names, if it is one a run of `dagName` (when known) with this ID
+ * could have: absolute, ending in `<dag>/<run id>`, not a filesystem root. Null otherwise, so that a stray or
+ * edited file never points retention at another folder.
+ */
+export function recordedArtifactsDir(text: string, runId: string, dagName: string | null): string | null {
+  const dir = text.trim();
+  if (!path.isAbsolute(dir) || dir.includes('\0')) return null;
+  const norm = path.normalize(dir);
+  if (path.basename(norm) !== runId) return null;
+  const dagDir = path.dirname(norm);
+  if (dagName !== null && path.basename(dagDir) !== dagName) return null;
+  if (path.dirname(dagDir) === path.parse(norm).root) return null;
+  return norm;
+}
+
+/** Records a run's own artifacts folder (a DAG's `artifacts.dir`) in its run directory, atomically. */
+export async function recordArtifactsDir(dataDir: string, runId: string, dir: string): Promise<void> {
+  if (!isValidRunId(runId)) throw new InvalidArtifactPathError(`invalid run ID ${JSON.stringify(runId)}`);
+  await writeFileAtomic(path.join(dataDir, 'runs', runId, ARTIFACTS_DIR_FILE), `${dir}\n`);
+}
+
 export class FileArtifactStore implements ArtifactStore {
   /** @param dataDir the data directory (`paths.data_dir`) */
   constructor(private readonly dataDir: string) {}
 
-  /** The run's artifacts directory. */
+  /** The run's default artifacts directory. */
   dirOf(runId: string): string {
     if (!isValidRunId(runId)) throw new InvalidArtifactPathError(`invalid run ID ${JSON.stringify(runId)}`);
     return path.join(this.dataDir, 'runs', runId, 'artifacts');
   }
 
+  /** The folder the run recorded (its DAG's `artifacts.dir`), else the default one. */
+  private async rootOf(runId: string): Promise<string> {
+    const own = this.dirOf(runId);
+    const recorded = await readFile(path.join(path.dirname(own), ARTIFACTS_DIR_FILE), 'utf8').catch(
+      () => null,
+    );
+    return (recorded !== null && recordedArtifactsDir(recorded, runId, null)) || own;
+  }
+
   async list(runId: string): Promise<ArtifactEntry[]> {
-    const root = this.dirOf(runId);
+    const root = await this.rootOf(runId);
     const out: ArtifactEntry[] = [];
     const visit = async (dir: string, prefix: string): Promise<void> => {
       let names: string[];
@@ -51,7 +87,7 @@ export class FileArtifactStore implements ArtifactStore {
 
   async read(runId: string, p: string): Promise<Uint8Array | null> {
     const clean = validArtifactPath(runId, p);
-    const root = this.dirOf(runId);
+    const root = await this.rootOf(runId);
     try {
       const realRoot = await realpath(root);
       const target = await realpath(path.join(root, clean));
@@ -72,7 +108,7 @@ export class FileArtifactStore implements ArtifactStore {
   async put(runId: string, p: string, data: Uint8Array): Promise<void> {
     const clean = validArtifactPath(runId, p);
     checkArtifactSize(clean, data.length);
-    const target = path.join(this.dirOf(runId), clean);
+    const target = path.join(await this.rootOf(runId), clean);
     await ensureDir(path.dirname(target));
     await writeFileAtomic(target, data, { mode: 0o600 });
   }

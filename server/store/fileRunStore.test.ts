@@ -1,3 +1,4 @@
+import { recordArtifactsDir } from './fileArtifactStore';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -355,6 +356,22 @@ describe('FileRunStore history deletion on disk', () => {
     expect(await exists('data/dag-run-work/etl/old')).toBe(false);
     expect((await store.listRuns({})).items).toEqual([]);
     expect(await store.history('etl')).toEqual([]);
+  });
+
+  it("removes the artifacts of a DAG's own artifacts.dir that the run recorded, and nothing else", async () => {
+    await store.createRun(testRunStatus({ run_id: 'own', status: 'succeeded' }));
+    await store.createRun(testRunStatus({ run_id: 'odd', status: 'succeeded' }));
+    const own = path.join(home, 'arts', 'etl', 'own');
+    await fs.mkdir(own, { recursive: true });
+    await fs.writeFile(path.join(own, 'a.txt'), 'x');
+    await recordArtifactsDir(path.join(home, 'data'), 'own', own);
+    // A record naming a folder that is not this run's is ignored.
+    await fs.mkdir(path.join(home, 'keep', 'etl'), { recursive: true });
+    await fs.writeFile(path.join(home, 'data/runs/odd/artifacts-dir'), path.join(home, 'keep', 'etl'));
+    expect(await store.deleteRun('own')).toEqual({ deleted: true });
+    expect(await store.deleteRun('odd')).toEqual({ deleted: true });
+    expect(await exists('arts/etl/own')).toBe(false);
+    expect(await exists('keep/etl')).toBe(true);
   });
 
   it('finishes a deletion a crash interrupted, and lists nothing of it meanwhile', async () => {

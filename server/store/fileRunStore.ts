@@ -9,6 +9,8 @@
 //   data/active/<run_id>.json                    {run_id, dag_name, queue} while queued or running
 //   data/deleted/<run_id>/                       a run being deleted (history retention), see deleteRun
 //   data/dag-run-work/<dag>/<run_id>/            the run's work directory (made by the runner)
+//   data/runs/<run_id>/artifacts/                the run's artifacts (DAG_RUN_ARTIFACTS_DIR, made by the runner)
+//   data/runs/<run_id>/artifacts-dir             the folder of its artifacts when its DAG set artifacts.dir
 //
 //   data/runs/<run_id>/attempts/<n>/final-status-unwritten~<state>~<code>   empty: see recordUnwrittenFinalStatus
 //
@@ -27,6 +29,7 @@ import { TERMINAL_RUN_STATES, type RunStatus } from '../core/types';
 import { MINUTE } from '../core/units';
 import { AttemptConflictError, RunCreateError, RunNotFoundError } from './errors';
 import { onceReporter } from './corruptReporter';
+import { ARTIFACTS_DIR_FILE, recordedArtifactsDir } from './fileArtifactStore';
 import * as fs from './fileCalls';
 import type { CorruptFileReport, ReadJsonResult } from './fsutil';
 import {
@@ -602,6 +605,12 @@ export class FileRunStore implements RunStore {
       const ownLogs = ownLogDirOf(status);
       if (ownLogs !== null) await fs.removeTree(ownLogs);
       await fs.removeTree(path.join(this.workRoot, status.dag_name, runId));
+      // Artifacts kept under the DAG's own `artifacts.dir` (the default ones are in the run's directory).
+      const recorded = await readTextFile(path.join(this.deletedDir, runId, ARTIFACTS_DIR_FILE)).catch(
+        () => null,
+      );
+      const ownArtifacts = recorded === null ? null : recordedArtifactsDir(recorded, runId, status.dag_name);
+      if (ownArtifacts !== null) await fs.removeTree(ownArtifacts);
       const createdMs = createdMsOf(status);
       await removeIndexMarker(path.join(this.indexDir, 'all'), createdMs, runId, status.dag_name);
       await removeIndexMarker(path.join(this.indexDir, 'dag', status.dag_name), createdMs, runId, null);
