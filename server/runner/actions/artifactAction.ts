@@ -4,7 +4,7 @@
 // one line of JSON with Dagu's fields in Dagu's order; read prints the file as it is, or (format: json) a
 // JSON line with its facts and content.
 
-import { open, readdir, readFile, stat, lstat } from 'node:fs/promises';
+import { lstat, mkdir, open, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { BigIntStats } from 'node:fs';
 import { ARTIFACTS_DIR_VAR, cleanArtifactPath } from '../../core/dag/artifactPath';
@@ -15,7 +15,6 @@ import { fileEntry, infoFields, type FileEntry } from './fileResult';
 import { goJson, GoStruct } from './goJson';
 import { sinkWriter } from './sinkWriter';
 import { ACTION_OK, actionFailed, type ActionContext, type ActionResult } from './types';
-import { realpath, mkdir } from 'node:fs/promises';
 
 export type ArtifactOp = 'write' | 'read' | 'list';
 
