@@ -84,4 +84,23 @@ describe('a run with artifacts', () => {
     expect(again.final.status).toBe('failed');
     expect(again.final.error).toBe('run artifacts not stored: artifact "a.txt" is too big');
   });
+
+  it('brings back what an earlier attempt stored before its first step (a retry on another host)', async () => {
+    const dir = join(t.dir, 'fresh');
+    const store = new MemoryArtifactStore();
+    await store.put('run-1', 'reports/a.md', new TextEncoder().encode('from attempt 1'));
+    const dag = dagOf(
+      [stepOf('s', 'cat "$DAG_RUN_ARTIFACTS_DIR/reports/a.md"', { stdout_artifact: 'copy.txt' })],
+      on,
+    );
+    const { final } = await runDag(dag, t.dir, {
+      artifacts: { dir },
+      artifactShipping: new ArtifactShipper(store, 'run-1', dir),
+    });
+    expect(final.status).toBe('succeeded');
+    expect(await store.list('run-1')).toEqual([
+      { path: 'copy.txt', size: 14 },
+      { path: 'reports/a.md', size: 14 },
+    ]);
+  });
 });

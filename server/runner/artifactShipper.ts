@@ -2,8 +2,8 @@
 // local disk is no durable place: after each step (in the background, one copy at a time) and once more,
 // awaited, before the final status. Only files new or changed since the last copy are read again.
 
-import { lstat, readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { lstat, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import type { ArtifactStore } from '../store/artifactStore';
 
 /** What the engine tells the copying of a run's artifacts (see executeRun's `artifactShipping`). */
@@ -12,6 +12,11 @@ export interface ArtifactShipping {
   stepEnded(): void;
   /** Copies what is left; the first failure of the run (an artifact over the size cap), or null. */
   beforeFinalStatus(): Promise<string | null>;
+  /**
+   * Before the first step: brings back the artifacts an earlier attempt stored (a retry or resume on another
+   * host, whose scratch folder is empty), leaving files already here as they are.
+   */
+  restore(): Promise<void>;
 }
 
 export class ArtifactShipper implements ArtifactShipping {
@@ -33,6 +38,25 @@ export class ArtifactShipper implements ArtifactShipping {
     this.stepEnded();
     await this.chain;
     return this.failure;
+  }
+
+  async restore(): Promise<void> {
+    for (const a of await this.store.list(this.runId)) {
+      const target = join(this.dir, ...a.path.split('/'));
+      if (
+        await lstat(target).then(
+          () => true,
+          () => false,
+        )
+      )
+        continue;
+      const data = await this.store.read(this.runId, a.path);
+      if (data === null) continue;
+      await mkdir(dirname(target), { recursive: true, mode: 0o750 });
+      await writeFile(target, data, { mode: 0o600, flag: 'wx' });
+      const info = await lstat(target);
+      this.copied.set(a.path, `${info.size}:${info.mtimeMs}`);
+    }
   }
 
   private async copy(): Promise<void> {

@@ -254,6 +254,13 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
       artifactsDir = access.dir;
       const dirError = setupError === null ? await ensureDir(artifactsDir) : null;
       if (dirError) setupError = `cannot create the artifacts directory: ${dirError}`;
+      if (setupError === null && opts.artifactShipping) {
+        const restored = await opts.artifactShipping.restore().then(
+          () => null,
+          (err: unknown) => errorText(err),
+        );
+        if (restored !== null) setupError = `cannot restore the run's artifacts: ${restored}`;
+      }
     }
   }
   // Params: pending `eval`s and the rich definitions' checks, before anything reads them.
