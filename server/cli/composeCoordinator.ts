@@ -37,6 +37,7 @@ export function coordinatorStores(cp: ControlPlane, logger: Logger): Coordinator
     cancels: cp.cancels,
     logs: cp.logs,
     state: cp.state,
+    artifacts: cp.artifacts,
   };
 }
 

@@ -6,6 +6,7 @@ import type { Clock, Logger, Timers } from '../core/ports';
 import type { LoadDagResult } from '../store/dagCatalog';
 import type { CancelRequests, DispatchStore, WorkerRegistry } from '../store/dispatchTypes';
 import type { RunLogStore } from '../store/runLogStore';
+import type { ArtifactStore } from '../store/artifactStore';
 import type { StateStore } from '../store/stateStore';
 import type { RunStore } from '../store/types';
 import { CoordinatorServer } from './coordinatorServer';
@@ -16,6 +17,7 @@ import { RunLocks } from './runLocks';
 import { TaskPoller } from './taskPoller';
 import { WorkerReports } from './workerReports';
 import { WorkerSightings } from './workerSightings';
+import { WorkerArtifacts } from './workerArtifacts';
 import { WorkerState } from './workerState';
 
 /** The stores a coordinator works on (shared with the scheduler, the CLI and the web server). */
@@ -28,6 +30,8 @@ export interface CoordinatorStores {
   logs: Pick<RunLogStore, 'append'>;
   /** The state store of the backend, for `state.*` steps of runs on workers; absent: they are refused. */
   state?: StateStore;
+  /** The artifact store of the backend, for the artifacts of runs on workers; absent: they are refused. */
+  artifacts?: ArtifactStore;
 }
 
 /** The coordinator's settings, from `config.coordinator` and `paths.log_dir`. */
@@ -119,6 +123,7 @@ export function assembleCoordinator(d: AssembleCoordinatorDeps): CoordinatorPart
     reports,
     logs: new LogChunks({ runs, logs: d.stores.logs }),
     state: d.stores.state ? new WorkerState({ runs, state: d.stores.state }) : null,
+    artifacts: d.stores.artifacts ? new WorkerArtifacts({ runs, artifacts: d.stores.artifacts }) : null,
     poller,
     runs,
     workers,

@@ -34,12 +34,14 @@ import {
   logBatchSchema,
   logChunkSchema,
   pollSchema,
+  artifactRequestSchema,
   stateRequestSchema,
   statusReportSchema,
 } from './requestSchemas';
 import type { TaskPoller } from './taskPoller';
 import { createTlsServer, readTlsFiles } from './tlsServer';
 import type { WorkerReports } from './workerReports';
+import type { WorkerArtifacts } from './workerArtifacts';
 import type { WorkerState } from './workerState';
 
 /** Body limit of log chunks. */
@@ -51,6 +53,8 @@ export const MAX_BODY_BYTES = 256 * 1024;
  * refused for its size would leave the stored run behind the worker's for good.
  */
 export const MAX_STATUS_BODY_BYTES = 16 * 1024 * 1024;
+/** An artifact copy: the largest artifact (16 MiB) as base64, with room for the rest of the request. */
+export const MAX_ARTIFACT_BODY_BYTES = 23 * 1024 * 1024;
 /** A state write: the largest value (1 MiB of JSON), which its own escaping can make up to 6 times longer. */
 export const MAX_STATE_BODY_BYTES = 7 * 1024 * 1024;
 
@@ -66,6 +70,8 @@ export interface CoordinatorServerDeps {
   logs: LogChunks;
   /** The state store's operations for runs on workers; null: the backend gives the coordinator none. */
   state: WorkerState | null;
+  /** The artifact store's operations for runs on workers; null: the backend gives the coordinator none. */
+  artifacts: WorkerArtifacts | null;
   poller: TaskPoller;
   runs: RunStore;
   workers: WorkerRegistry;
@@ -134,6 +140,12 @@ export class CoordinatorServer {
         pattern: /^\/api\/v1\/runs\/([^/]+)\/state$/,
         param: runId,
         handle: (q, s, id) => this.stateCall(q, s, id),
+      },
+      {
+        method: 'POST',
+        pattern: /^\/api\/v1\/runs\/([^/]+)\/artifacts$/,
+        param: runId,
+        handle: (q, s, id) => this.artifactCall(q, s, id),
       },
       {
         method: 'POST',
@@ -358,6 +370,20 @@ export class CoordinatorServer {
       throw new HttpError(501, 'no_state_store', 'this coordinator has no state store for state.* steps');
     }
     const reply = await this.d.state.handle(runId, body);
+    if ('refused' in reply) throw new HttpError(reply.status, reply.code, reply.error);
+    sendJson(res, 200, reply);
+  }
+
+  private async artifactCall(req: IncomingMessage, res: ServerResponse, runId: string): Promise<void> {
+    const body = await readJson(req, artifactRequestSchema, MAX_ARTIFACT_BODY_BYTES);
+    if (!this.d.artifacts) {
+      throw new HttpError(
+        501,
+        'no_artifact_store',
+        'this coordinator has no artifact store for run artifacts',
+      );
+    }
+    const reply = await this.d.artifacts.handle(runId, body);
     if ('refused' in reply) throw new HttpError(reply.status, reply.code, reply.error);
     sendJson(res, 200, reply);
   }

@@ -38,6 +38,8 @@ export const COORDINATOR_PATHS = {
   dispatch: '/api/v1/dispatch',
   /** POST StateRequest → StateReply: a `state.*` step of the worker's run reaching the state store. */
   state: (runId: string) => `/api/v1/runs/${encodeURIComponent(runId)}/state`,
+  /** POST ArtifactRequest → ArtifactReply: the worker's run copying its artifacts to the backend's store. */
+  artifacts: (runId: string) => `/api/v1/runs/${encodeURIComponent(runId)}/artifacts`,
 } as const;
 
 /** Longest a poll may wait; the server answers 204 after `wait_ms` (capped to this). */
@@ -188,6 +190,19 @@ export type StateReply =
   | { deleted: boolean }
   | { entries: StateEntry[] }
   | { conflict: { ref: StateRef; expected: number | 'absent'; actual: number | null } }
+  | { invalid: string };
+
+/** One artifact store operation of a run's attempt on the worker that holds it; `data` is base64. */
+export type ArtifactRequest = { worker_id: string; attempt: number } & (
+  { op: 'list' } | { op: 'read'; path: string } | { op: 'put'; path: string; data: string }
+);
+
+/** The operation's answer, or why the store refused it (an artifact over the size cap, a path it refuses). */
+export type ArtifactReply =
+  | { entries: Array<{ path: string; size: number }> }
+  | { data: string | null }
+  | { stored: true }
+  | { too_large: string }
   | { invalid: string };
 
 /** Error body of every non-2xx reply. */

@@ -13,10 +13,12 @@ import type {
   LeaveRequest,
   LogBatch,
   LogChunk,
+  ArtifactRequest,
   PollRequest,
   StateRequest,
   StatusReport,
 } from './protocol';
+import { MAX_ARTIFACT_BYTES } from '../store/artifactStore';
 import { MAX_STATE_LIST_LIMIT, MAX_STATE_VALUE_BYTES, STATE_SCOPES } from '../store/stateStore';
 
 /** Log file names inside an attempt's log directory: no separators, never `.` or `..`. */
@@ -274,5 +276,20 @@ export const stateRequestSchema: z.ZodType<StateRequest> = z.discriminatedUnion(
     namespace: stateText,
     key_prefix: stateText,
     limit: z.number().int().min(0).max(MAX_STATE_LIST_LIMIT),
+  }),
+]);
+
+// Paths are checked by the store (with its own messages); the data is base64 of at most the largest artifact.
+const artifactPath = z.string().min(1).max(4096);
+const artifactBase = { worker_id: workerId, attempt };
+
+export const artifactRequestSchema: z.ZodType<ArtifactRequest> = z.discriminatedUnion('op', [
+  z.strictObject({ ...artifactBase, op: z.literal('list') }),
+  z.strictObject({ ...artifactBase, op: z.literal('read'), path: artifactPath }),
+  z.strictObject({
+    ...artifactBase,
+    op: z.literal('put'),
+    path: artifactPath,
+    data: z.base64().max(Math.ceil(MAX_ARTIFACT_BYTES / 3) * 4),
   }),
 ]);

@@ -15,28 +15,38 @@ export interface WorkerStateDeps {
 
 export type WorkerStateRefusal = { refused: true; status: number; code: string; error: string };
 
+/**
+ * Why `runId` is not a running attempt of the asking worker (a refusal to answer with), or null when it is:
+ * what a worker's run may reach through the coordinator, it reaches only while that run is its own.
+ */
+export async function notRunningFor(
+  runs: Pick<RunStore, 'readStatus'>,
+  runId: string,
+  req: { worker_id: string; attempt: number },
+): Promise<WorkerStateRefusal | null> {
+  const r = await runs.readStatus(runId);
+  if (r.kind === 'missing')
+    return { refused: true, status: 404, code: 'not_found', error: `run ${runId} does not exist` };
+  if (r.kind === 'corrupt')
+    return { refused: true, status: 409, code: 'unreadable', error: `run ${runId} cannot be read` };
+  const s = r.status;
+  if (s.attempt !== req.attempt || s.worker_id !== req.worker_id || TERMINAL_RUN_STATES.includes(s.status)) {
+    return {
+      refused: true,
+      status: 409,
+      code: 'not_your_run',
+      error: `attempt ${req.attempt} of run ${runId} is not a running attempt of worker ${req.worker_id}`,
+    };
+  }
+  return null;
+}
+
 export class WorkerState {
   constructor(private readonly d: WorkerStateDeps) {}
 
   async handle(runId: string, req: StateRequest): Promise<StateReply | WorkerStateRefusal> {
-    const r = await this.d.runs.readStatus(runId);
-    if (r.kind === 'missing')
-      return { refused: true, status: 404, code: 'not_found', error: `run ${runId} does not exist` };
-    if (r.kind === 'corrupt')
-      return { refused: true, status: 409, code: 'unreadable', error: `run ${runId} cannot be read` };
-    const s = r.status;
-    if (
-      s.attempt !== req.attempt ||
-      s.worker_id !== req.worker_id ||
-      TERMINAL_RUN_STATES.includes(s.status)
-    ) {
-      return {
-        refused: true,
-        status: 409,
-        code: 'not_your_run',
-        error: `attempt ${req.attempt} of run ${runId} is not a running attempt of worker ${req.worker_id}`,
-      };
-    }
+    const refusal = await notRunningFor(this.d.runs, runId, req);
+    if (refusal) return refusal;
     try {
       return await this.apply(req);
     } catch (err) {

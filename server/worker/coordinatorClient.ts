@@ -18,6 +18,8 @@ import type { DispatchTask } from '../store/dispatchTypes';
 import {
   COORDINATOR_PATHS,
   type AckRequest,
+  type ArtifactReply,
+  type ArtifactRequest,
   type AckResponse,
   type DispatchReply,
   type DispatchRequest,
@@ -94,6 +96,9 @@ interface SendOptions {
   signal?: AbortSignal;
 }
 
+/** How long one artifact copy may take: up to 16 MiB each way. */
+const ARTIFACT_TIMEOUT_MS = 60 * SECOND;
+
 /** The client's operations: what the worker's parts take, so tests can hand them a fake. */
 export type CoordinatorApi = Pick<
   CoordinatorClient,
@@ -111,6 +116,7 @@ export type CoordinatorApi = Pick<
   | 'dispatch'
   | 'listWorkers'
   | 'state'
+  | 'artifacts'
 >;
 
 /** One client per process: it keeps connections alive between requests. */
@@ -248,6 +254,16 @@ export class CoordinatorClient {
     return (await this.expectOk(
       await this.send('POST', COORDINATOR_PATHS.state(runId), { body: req }),
     )) as StateReply;
+  }
+
+  /** An artifact store operation for the worker's run (the coordinator checks the run is the worker's). */
+  async artifacts(runId: string, req: ArtifactRequest): Promise<ArtifactReply> {
+    return (await this.expectOk(
+      await this.send('POST', COORDINATOR_PATHS.artifacts(runId), {
+        body: req,
+        timeoutMs: ARTIFACT_TIMEOUT_MS,
+      }),
+    )) as ArtifactReply;
   }
 
   async getRun(runId: string): Promise<RunStatus | null> {

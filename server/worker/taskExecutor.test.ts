@@ -78,14 +78,31 @@ describe('executeTask', () => {
     expect(lastLog).toBeLessThan(coordinator.calls.indexOf('status:succeeded'));
   });
 
-  it('fails a run with artifacts before any step, saying why a worker cannot keep them', async () => {
+  it("copies a run's artifacts to the coordinator's store before its final status", async () => {
     const coordinator = new FakeCoordinator();
-    const dag = dagOf([stepOf('hello', 'echo hello')], { artifacts: { enabled: true, dir: null } });
+    await coordinator.artifactStore.put('run-8', 'earlier/kept.txt', new TextEncoder().encode('from before'));
+    const dag = dagOf(
+      [
+        stepOf(
+          'write',
+          'mkdir -p "$DAG_RUN_ARTIFACTS_DIR/out" && printf report > "$DAG_RUN_ARTIFACTS_DIR/out/r.txt"',
+        ),
+        { ...stepOf('read', 'cat "$DAG_RUN_ARTIFACTS_DIR/earlier/kept.txt"'), depends: ['write'] },
+      ],
+      { artifacts: { enabled: true, dir: null } },
+    );
     const { outcome } = run(coordinator, taskOf(dag, { run_id: 'run-8', attempt: 1 }));
     const final = finishedStatus(await outcome)!;
-    expect(final.status).toBe('failed');
-    expect(final.error).toContain('run artifacts are not supported on a worker');
-    expect(final.steps[0].status).toBe('not_started');
+    expect(final.status).toBe('succeeded');
+    // What an earlier attempt stored was brought back first; what this one made was copied.
+    expect(coordinator.logText('run-8', 'read.out')).toBe('from before');
+    expect(await coordinator.artifactStore.list('run-8')).toEqual([
+      { path: 'earlier/kept.txt', size: 11 },
+      { path: 'out/r.txt', size: 6 },
+    ]);
+    const lastPut = coordinator.calls.lastIndexOf('artifacts:put');
+    expect(lastPut).toBeGreaterThan(-1);
+    expect(lastPut).toBeLessThan(coordinator.calls.indexOf('status:succeeded'));
   });
 
   it('drops a task whose ack is refused without running anything', async () => {

@@ -9,6 +9,7 @@ import type { Clock, Logger, Timers } from '../core/ports';
 import { isoUtc, newRunStatus } from '../core/runStatus';
 import type { RunStatus, StepStatus } from '../core/types';
 import { MINUTE, SECOND } from '../core/units';
+import { ArtifactShipper } from '../runner/artifactShipper';
 import { executeRun } from '../runner/executeRun';
 import { notifyRun, notifyStepFailure } from '../runner/runNotification';
 import { STEP_REPORT_SETTLE_MS } from '../runner/runAttempt';
@@ -17,6 +18,7 @@ import { errorText } from '../runner/statusReporter';
 import type { DispatchTask } from '../store/dispatchTypes';
 import { CoordinatorUnreachableError, type CoordinatorApi } from './coordinatorClient';
 import { LogShipper } from './logShipper';
+import { remoteArtifactStore } from './remoteArtifactStore';
 import { remoteStateStore } from './remoteStateStore';
 import { remoteReporter, type Delivery } from './remoteReporter';
 import { remoteSubDagRunner } from './remoteSubDag';
@@ -28,7 +30,7 @@ export interface TaskExecutorDeps {
   config: Config;
   client: Pick<
     CoordinatorApi,
-    'ack' | 'reportStatus' | 'sendLog' | 'sendLogs' | 'dispatch' | 'getRun' | 'cancel' | 'state'
+    'ack' | 'reportStatus' | 'sendLog' | 'sendLogs' | 'dispatch' | 'getRun' | 'cancel' | 'state' | 'artifacts'
   >;
   clock: Clock;
   timers: Timers;
@@ -176,6 +178,7 @@ async function runAccepted(
 
   logger.info('Running task', { attempt: task.attempt, operation: task.operation, dir: dirs.dir });
   shipper.start();
+  const artifactsDir = join(dirs.dir, 'artifacts');
   let final: RunStatus;
   try {
     final = await executeRun({
@@ -223,12 +226,19 @@ async function runAccepted(
         rootDagName: await rootDagOf(deps.client, task, logger),
         runId: task.run_id,
       },
-      // Nor to the run's data directory, where its artifacts are kept and the API serves them from.
-      artifacts: {
-        dir: null,
-        reason:
-          'run artifacts are not supported on a worker (they would stay on the worker, out of reach of the API); run this DAG on the scheduler host (remove worker_selector)',
-      },
+      // Nor the run's data directory: its artifacts are made in the attempt's folder here and copied through
+      // the coordinator into the backend's store after each step and before the final status.
+      artifacts: { dir: artifactsDir },
+      artifactShipping: new ArtifactShipper(
+        remoteArtifactStore({
+          client: deps.client,
+          runId: task.run_id,
+          attempt: task.attempt,
+          workerId: ctx.workerId,
+        }),
+        task.run_id,
+        artifactsDir,
+      ),
     });
   } finally {
     ctx.signal.removeEventListener('abort', forward);

@@ -16,6 +16,8 @@ import type {
   LogBatch,
   LogChunk,
   LogReply,
+  ArtifactReply,
+  ArtifactRequest,
   PollRequest,
   StateReply,
   StateRequest,
@@ -24,7 +26,9 @@ import type {
   WorkerView,
 } from '../coordinator/protocol';
 import type { DispatchTask } from '../store/dispatchTypes';
+import { WorkerArtifacts } from '../coordinator/workerArtifacts';
 import { WorkerState } from '../coordinator/workerState';
+import { MemoryArtifactStore } from '../store/artifactStore';
 import { MemoryStateStore } from '../store/memoryStateStore';
 import {
   CoordinatorError,
@@ -201,6 +205,23 @@ export class FakeCoordinator implements CoordinatorApi {
     const reply = await new WorkerState({
       runs: { readStatus: async () => ({ kind: 'ok', status: held }) },
       state: this.stateStore,
+    }).handle(runId, req);
+    if ('refused' in reply) throw new CoordinatorError(reply.status, reply.code, reply.error);
+    return reply;
+  }
+
+  /** The artifact store behind `artifacts` (the coordinator's backend store, in memory). */
+  readonly artifactStore = new MemoryArtifactStore();
+
+  /** As the real coordinator: the operation on its store, for a run it holds as the asker's, running. */
+  async artifacts(runId: string, req: ArtifactRequest): Promise<ArtifactReply> {
+    this.record(`artifacts:${req.op}`);
+    const held =
+      this.runs.get(runId) ??
+      ({ run_id: runId, attempt: req.attempt, worker_id: req.worker_id, status: 'running' } as RunStatus);
+    const reply = await new WorkerArtifacts({
+      runs: { readStatus: async () => ({ kind: 'ok', status: held }) },
+      artifacts: this.artifactStore,
     }).handle(runId, req);
     if ('refused' in reply) throw new CoordinatorError(reply.status, reply.code, reply.error);
     return reply;

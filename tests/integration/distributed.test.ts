@@ -425,6 +425,38 @@ describe.each(BACKENDS)('on the %s backend', (name) => {
       }
     });
 
+    it("a run on a worker keeps its artifacts in the backend's store, where the API lists and serves them", async () => {
+      const c = await newCluster();
+      c.h.writeDag(
+        'artw',
+        [
+          'worker_selector:',
+          '  zone: b',
+          'steps:',
+          '  - id: write',
+          '    action: artifact.write',
+          '    with: { path: reports/summary.md, content: "# done on the worker" }',
+          '  - id: streamed',
+          '    depends: write',
+          '    run: echo streamed-line',
+          '    stdout: { artifact: logs/streamed.txt }',
+          '',
+        ].join('\n'),
+      );
+      await c.startCoordinator();
+      await c.startWorker('worker-b', { zone: 'b' });
+      const r = await dagu(['start', '--run-id', 'aw1', 'artw'], c.env);
+      expect(r.code, `${r.stdout}\n${r.stderr}\n${c.outputs()}`).toBe(0);
+      const store = (await c.plane()).artifacts;
+      expect(await store.list('aw1')).toEqual([
+        { path: 'logs/streamed.txt', size: 'streamed-line\n'.length },
+        { path: 'reports/summary.md', size: '# done on the worker'.length },
+      ]);
+      const text = (p: string) => store.read('aw1', p).then((b) => Buffer.from(b!).toString());
+      expect(await text('reports/summary.md')).toBe('# done on the worker');
+      expect(await text('logs/streamed.txt')).toBe('streamed-line\n');
+    });
+
     it('a DAG-level retry_policy: the scheduler retries a run that failed on a worker as its next attempt', async () => {
       const c = await newCluster();
       const marker = path.join(c.h.home, 'retry-marker');
