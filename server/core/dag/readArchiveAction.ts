@@ -8,7 +8,7 @@ import { isScalar } from 'yaml';
 import type { DagReader, Entry } from './dagReader';
 import { describe, isNull } from './dagReader';
 import type { StepExecution } from './readAction';
-import { legacyOperation } from './readLegacyOp';
+import { legacyOperation, refuseShellKeys } from './readLegacyOp';
 import { readTextKeys } from './readWithTexts';
 
 export const ARCHIVE_OPS = ['create', 'extract', 'list'] as const;
@@ -77,10 +77,7 @@ export function readArchiveAction(
   }
   const action = `archive.${op!}`;
   const before = r.errors.length;
-  for (const key of ['run', 'script', 'shell', 'exec', ...(legacy ? [] : ['command'])]) {
-    const e = map.get(key);
-    if (e && !isNull(e.value)) r.errorAt(e, `action ${action} does not take ${key}`);
-  }
+  refuseShellKeys(r, map, action, legacy);
   const w: Record<string, unknown> = {};
   if (!withEntry || isNull(withEntry.value)) {
     // Dagu's schema requires `with` (and its `source`) on the action form; a legacy step without one loads

@@ -12,7 +12,7 @@ import { isScalar } from 'yaml';
 import type { DagReader, Entry } from './dagReader';
 import { describe, isNull } from './dagReader';
 import type { StepExecution } from './readAction';
-import { legacyOperation } from './readLegacyOp';
+import { legacyOperation, refuseShellKeys } from './readLegacyOp';
 
 export const ARTIFACT_OPS = ['write', 'read', 'list'] as const;
 export type ArtifactOp = (typeof ARTIFACT_OPS)[number];
@@ -42,10 +42,7 @@ export function readArtifactAction(
   }
   const action = `artifact.${op!}`;
   const before = r.errors.length;
-  for (const key of ['run', 'script', 'shell', 'exec', ...(legacy ? [] : ['command'])]) {
-    const e = map.get(key);
-    if (e && !isNull(e.value)) r.errorAt(e, `action ${action} does not take ${key}`);
-  }
+  refuseShellKeys(r, map, action, legacy);
   let fields = new Map<string, Entry>();
   if (withEntry && !isNull(withEntry.value)) {
     const m = r.map(withEntry, KEYS, 'with');

@@ -4,6 +4,7 @@
 // must be written as one of the formats (a `${...}` reference is refused), `raw`, `has_header` and `headers`
 // as booleans, and exactly one of `data` and `input` is given.
 
+import { refuseShellKeys } from './readLegacyOp';
 import type { DagReader, Entry } from './dagReader';
 import { isNull } from './dagReader';
 import type { StepExecution } from './readAction';
@@ -54,10 +55,7 @@ export function readDataAction(
     }
   }
   const name = `data.${op}`;
-  for (const key of ['run', 'script', 'shell', 'exec', ...(legacy ? [] : ['command'])]) {
-    const e = map.get(key);
-    if (e && !isNull(e.value)) r.errorAt(e, `action ${name} does not take ${key}`);
-  }
+  refuseShellKeys(r, map, name, legacy);
   if (!withEntry || isNull(withEntry.value)) {
     r.errorAt(at, `${name} needs with: from, and data or input`);
     return;

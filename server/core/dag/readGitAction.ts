@@ -14,7 +14,7 @@ import { isMap, isScalar, type Node } from 'yaml';
 import type { DagReader, Entry } from './dagReader';
 import { describe, isNull } from './dagReader';
 import type { StepExecution } from './readAction';
-import { legacyOperation } from './readLegacyOp';
+import { legacyOperation, refuseShellKeys } from './readLegacyOp';
 import { readTextKeys } from './readWithTexts';
 
 export const GIT_OPS = ['checkout', 'worktree.add', 'worktree.remove'] as const;
@@ -72,10 +72,7 @@ function readGitWith(
 ): void {
   const action = `git.${op}`;
   const before = r.errors.length;
-  for (const key of ['run', 'script', 'shell', 'exec', ...(legacy ? [] : ['command'])]) {
-    const e = map.get(key);
-    if (e && !isNull(e.value)) r.errorAt(e, `action ${action} does not take ${key}`);
-  }
+  refuseShellKeys(r, map, action, legacy);
   if (op !== 'checkout' && !legacy) refuseOutputOverrides(r, map, action);
 
   let fields = new Map<string, Entry>();

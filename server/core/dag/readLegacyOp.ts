@@ -36,3 +36,19 @@ export function legacyOperation<Op extends string>(
   }
   return name as Op;
 }
+
+/**
+ * Refuses the keys that would run shell text on a step of a named action: `run`, `script`, `shell`, `exec`,
+ * and `command` unless the legacy form names the operation with it. A key left empty (null) is no error.
+ */
+export function refuseShellKeys(
+  r: DagReader,
+  map: Map<string, Entry>,
+  action: string,
+  legacy: boolean,
+): void {
+  for (const key of ['run', 'script', 'shell', 'exec', ...(legacy ? [] : ['command'])]) {
+    const e = map.get(key);
+    if (e && !isNull(e.value)) r.errorAt(e, `action ${action} does not take ${key}`);
+  }
+}

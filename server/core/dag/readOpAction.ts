@@ -5,6 +5,7 @@
 
 import { isMap } from 'yaml';
 import { parseDuration } from '../duration';
+import { refuseShellKeys } from './readLegacyOp';
 import type { DagReader, Entry } from './dagReader';
 import { describe, isNull } from './dagReader';
 import type { StepExecution } from './readAction';
@@ -98,10 +99,7 @@ export function readOpAction(
       return;
     }
   }
-  for (const key of ['run', 'script', 'shell', 'exec', ...(legacy ? [] : ['command'])]) {
-    const e = map.get(key);
-    if (e && !isNull(e.value)) r.errorAt(e, `action ${kind}.${op} does not take ${key}`);
-  }
+  refuseShellKeys(r, map, `${kind}.${op}`, legacy);
 
   const w: Record<string, unknown> = {};
   let fields: Map<string, Entry> = new Map();

@@ -12,7 +12,7 @@ import { isScalar } from 'yaml';
 import type { DagReader, Entry } from './dagReader';
 import { describe, isNull } from './dagReader';
 import type { StepExecution } from './readAction';
-import { legacyOperation } from './readLegacyOp';
+import { legacyOperation, refuseShellKeys } from './readLegacyOp';
 
 export const STATE_OPS = ['get', 'set', 'delete', 'list', 'diff'] as const;
 export type StateOp = (typeof STATE_OPS)[number];
@@ -43,10 +43,7 @@ export function readStateAction(
   }
   const action = `state.${op}`;
   const before = r.errors.length;
-  for (const key of ['run', 'script', 'shell', 'exec', ...(legacy ? [] : ['command'])]) {
-    const e = map.get(key);
-    if (e && !isNull(e.value)) r.errorAt(e, `action ${action} does not take ${key}`);
-  }
+  refuseShellKeys(r, map, action, legacy);
   let fields = new Map<string, Entry>();
   if (withEntry && !isNull(withEntry.value)) {
     const m = r.map(withEntry, KEYS, 'with');

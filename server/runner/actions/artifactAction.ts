@@ -11,7 +11,7 @@ import { ARTIFACTS_DIR_VAR, cleanArtifactPath } from '../../core/dag/artifactPat
 import { writeFileAtomic } from '../../store/fsutil';
 import { artifactRoot, checkInside, insideOrSame, StepSetupError } from '../artifactFiles';
 import { compileGlob, validateGlob } from './fileGlob';
-import { fileEntry, infoFields, type FileEntry } from './fileResult';
+import { entryStruct, fileEntry, infoFields, type FileEntry } from './fileResult';
 import { goJson, GoStruct } from './goJson';
 import { sinkWriter } from './sinkWriter';
 import { ACTION_OK, actionFailed, type ActionContext, type ActionResult } from './types';
@@ -32,19 +32,6 @@ function resultLine(fields: Array<[string, unknown]>): string {
     ([, v]) => v !== undefined && v !== '' && v !== 0 && !(Array.isArray(v) && v.length === 0),
   );
   return `${goJson(new GoStruct(kept))}\n`;
-}
-
-function entryStruct(e: FileEntry): GoStruct {
-  return new GoStruct([
-    ['path', e.path],
-    ['type', e.type],
-    ['size', e.size],
-    ['mode', e.mode],
-    ['modTime', e.modTime],
-    ['isDir', e.isDir],
-    ['isRegular', e.isRegular],
-    ['isSymlink', e.isSymlink],
-  ]);
 }
 
 function cleaned(raw: string, allowRoot: boolean): string {

@@ -82,7 +82,8 @@ function isEmpty(value: unknown): boolean {
   return value === '' || value === 0 || value === false || (Array.isArray(value) && value.length === 0);
 }
 
-function entryStruct(e: FileEntry): GoStruct {
+/** A listed entry as Go's encoder writes Dagu's struct (field order kept). */
+export function entryStruct(e: FileEntry): GoStruct {
   return new GoStruct([
     ['path', e.path],
     ['type', e.type],
