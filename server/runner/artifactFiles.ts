@@ -2,7 +2,8 @@
 // `stderr: {artifact}` and the `artifact.*` actions. A path is cleaned first (relative, no `..`), then checked
 // again on the disk: a symlink inside the directory may not lead out of it.
 
-import { lstat, mkdir, realpath } from 'node:fs/promises';
+// node:fs's `promises` is read where it is used: a run that has no artifacts never loads fs/promises.
+import { promises as fsp } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { ARTIFACTS_DIR_VAR, cleanArtifactPath } from '../core/dag/artifactPath';
 
@@ -23,8 +24,8 @@ export function insideOrSame(parent: string, child: string): boolean {
 export async function artifactRoot(dir: string | undefined): Promise<string> {
   if (dir === undefined || dir.trim() === '') throw new StepSetupError(NOT_SET);
   const abs = resolve(dir);
-  await mkdir(abs, { recursive: true, mode: 0o750 });
-  return realpath(abs);
+  await fsp.mkdir(abs, { recursive: true, mode: 0o750 });
+  return fsp.realpath(abs);
 }
 
 /** The nearest part of `target` that exists, with its symlinks resolved. */
@@ -32,8 +33,8 @@ async function nearestExisting(target: string): Promise<string> {
   let current = target;
   for (;;) {
     try {
-      await lstat(current);
-      return await realpath(current);
+      await fsp.lstat(current);
+      return await fsp.realpath(current);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }
@@ -61,9 +62,9 @@ export async function artifactTarget(dir: string | undefined, raw: string): Prom
     const target = join(root, cleaned.path);
     const parent = dirname(target);
     await checkInside(root, parent, cleaned.path);
-    await mkdir(parent, { recursive: true, mode: 0o750 });
+    await fsp.mkdir(parent, { recursive: true, mode: 0o750 });
     await checkInside(root, parent, cleaned.path);
-    const info = await lstat(target).catch((err: NodeJS.ErrnoException) => {
+    const info = await fsp.lstat(target).catch((err: NodeJS.ErrnoException) => {
       if (err.code === 'ENOENT') return null;
       throw err;
     });

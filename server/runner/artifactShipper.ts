@@ -2,7 +2,8 @@
 // local disk is no durable place: after each step (in the background, one copy at a time) and once more,
 // awaited, before the final status. Only files new or changed since the last copy are read again.
 
-import { lstat, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+// node:fs's `promises` is read where it is used: a run that has no artifacts never loads fs/promises.
+import { promises as fsp } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { ArtifactStore } from '../store/artifactStore';
 
@@ -44,7 +45,7 @@ export class ArtifactShipper implements ArtifactShipping {
     for (const a of await this.store.list(this.runId)) {
       const target = join(this.dir, ...a.path.split('/'));
       if (
-        await lstat(target).then(
+        await fsp.lstat(target).then(
           () => true,
           () => false,
         )
@@ -52,9 +53,9 @@ export class ArtifactShipper implements ArtifactShipping {
         continue;
       const data = await this.store.read(this.runId, a.path);
       if (data === null) continue;
-      await mkdir(dirname(target), { recursive: true, mode: 0o750 });
-      await writeFile(target, data, { mode: 0o600, flag: 'wx' });
-      const info = await lstat(target);
+      await fsp.mkdir(dirname(target), { recursive: true, mode: 0o750 });
+      await fsp.writeFile(target, data, { mode: 0o600, flag: 'wx' });
+      const info = await fsp.lstat(target);
       this.copied.set(a.path, `${info.size}:${info.mtimeMs}`);
     }
   }
@@ -62,11 +63,11 @@ export class ArtifactShipper implements ArtifactShipping {
   private async copy(): Promise<void> {
     try {
       for (const [rel, full] of await this.files(this.dir, '')) {
-        const info = await lstat(full);
+        const info = await fsp.lstat(full);
         const stamp = `${info.size}:${info.mtimeMs}`;
         if (this.copied.get(rel) === stamp) continue;
         try {
-          await this.store.put(this.runId, rel, new Uint8Array(await readFile(full)));
+          await this.store.put(this.runId, rel, new Uint8Array(await fsp.readFile(full)));
           this.copied.set(rel, stamp);
         } catch (err) {
           this.copied.set(rel, stamp);
@@ -82,7 +83,7 @@ export class ArtifactShipper implements ArtifactShipping {
   private async files(dir: string, prefix: string): Promise<Array<[string, string]>> {
     let names: string[];
     try {
-      names = await readdir(dir);
+      names = await fsp.readdir(dir);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw err;
@@ -90,7 +91,7 @@ export class ArtifactShipper implements ArtifactShipping {
     const out: Array<[string, string]> = [];
     for (const name of names.sort()) {
       const full = join(dir, name);
-      const info = await lstat(full);
+      const info = await fsp.lstat(full);
       const rel = prefix === '' ? name : `${prefix}/${name}`;
       if (info.isDirectory()) out.push(...(await this.files(full, rel)));
       else if (info.isFile()) out.push([rel, full]);

@@ -4,7 +4,8 @@
 // `<data>/runs/<run id>/artifacts-dir`, where this store and history retention find it. A read never follows a
 // symlink out of the folder; the listing skips symlinks.
 
-import { lstat, readFile, readdir, realpath } from 'node:fs/promises';
+// node:fs's `promises` is read where it is used: a run that has no artifacts never loads fs/promises.
+import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { isValidRunId } from '../core/names';
 import {
@@ -55,9 +56,9 @@ export class FileArtifactStore implements ArtifactStore {
   /** The folder the run recorded (its DAG's `artifacts.dir`), else the default one. */
   private async rootOf(runId: string): Promise<string> {
     const own = this.dirOf(runId);
-    const recorded = await readFile(path.join(path.dirname(own), ARTIFACTS_DIR_FILE), 'utf8').catch(
-      () => null,
-    );
+    const recorded = await fsp
+      .readFile(path.join(path.dirname(own), ARTIFACTS_DIR_FILE), 'utf8')
+      .catch(() => null);
     return (recorded !== null && recordedArtifactsDir(recorded, runId, null)) || own;
   }
 
@@ -67,14 +68,14 @@ export class FileArtifactStore implements ArtifactStore {
     const visit = async (dir: string, prefix: string): Promise<void> => {
       let names: string[];
       try {
-        names = await readdir(dir);
+        names = await fsp.readdir(dir);
       } catch (err) {
         if (errorCode(err) === 'ENOENT' || errorCode(err) === 'ENOTDIR') return;
         throw err;
       }
       for (const name of names) {
         const full = path.join(dir, name);
-        const info = await lstat(full).catch(() => null);
+        const info = await fsp.lstat(full).catch(() => null);
         if (!info) continue;
         const rel = prefix === '' ? name : `${prefix}/${name}`;
         if (info.isDirectory()) await visit(full, rel);
@@ -89,16 +90,16 @@ export class FileArtifactStore implements ArtifactStore {
     const clean = validArtifactPath(runId, p);
     const root = await this.rootOf(runId);
     try {
-      const realRoot = await realpath(root);
-      const target = await realpath(path.join(root, clean));
+      const realRoot = await fsp.realpath(root);
+      const target = await fsp.realpath(path.join(root, clean));
       const rel = path.relative(realRoot, target);
       if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel))
         throw new InvalidArtifactPathError(
           `artifact path ${JSON.stringify(p)} leads out of the run's artifacts`,
         );
-      const info = await lstat(target);
+      const info = await fsp.lstat(target);
       if (!info.isFile()) return null;
-      return new Uint8Array(await readFile(target));
+      return new Uint8Array(await fsp.readFile(target));
     } catch (err) {
       if (errorCode(err) === 'ENOENT' || errorCode(err) === 'ENOTDIR') return null;
       throw err;

@@ -13,8 +13,8 @@ const ROOT_KEYS =
   'name, group, description, type, labels, tags, params, consts, env, dotenv, shell, shell_args, working_dir, steps, ' +
   'defaults, handler_on, preconditions, timeout_sec, delay_sec, restart_wait_sec, max_clean_up_time_sec, ' +
   'schedule, skip_if_successful, catchup_window, overlap_policy, queue, max_active_runs, max_active_steps, ' +
-  'worker_selector, retry_policy, log_dir, log_output, hist_retention_days, hist_retention_runs, ' +
-  'max_output_size, smtp, mail_on, error_mail, info_mail, run_config, signal_handling';
+  'worker_selector, retry_policy, log_dir, log_output, artifacts, hist_retention_days, hist_retention_runs, ' +
+  'max_output_size, smtp, mail_on, error_mail, info_mail, wait_mail, run_config, signal_handling';
 /** What `dagu validate` adds for a file whose first document sets `name` (Dagu's validate rule). */
 const ENTRYPOINT_NAME =
   ':1:1: name: the entrypoint document (the first of the file) must not define name: its name is the file ' +

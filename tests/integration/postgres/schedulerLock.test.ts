@@ -185,7 +185,7 @@ describe('schema migrations', () => {
     const clients = await Promise.all([pool.connect(), pool.connect()]);
     try {
       const done = await Promise.all(clients.map((c, i) => applyMigrations(c, schema, { by: `host-${i}` })));
-      expect(done.flat().sort()).toEqual(MIGRATIONS.map((m) => m.version));
+      expect(done.flat().sort((a, b) => a - b)).toEqual(MIGRATIONS.map((m) => m.version));
       expect(await checkSchema(clients[0], schema)).toBeNull();
       const applied = await readApplied(clients[0], schema);
       expect(applied.map((a) => a.version)).toEqual(MIGRATIONS.map((m) => m.version));
