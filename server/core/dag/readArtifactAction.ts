@@ -8,11 +8,11 @@
 // is raw or json; `mode` an octal mode such as 0644 or 0o600. Where the path leads is checked when the step
 // runs (a hostile `../` then fails the step), as in Dagu.
 
-import { isScalar } from 'yaml';
 import type { DagReader, Entry } from './dagReader';
-import { describe, isNull } from './dagReader';
+import { isNull } from './dagReader';
 import type { StepExecution } from './readAction';
 import { legacyOperation, refuseShellKeys } from './readLegacyOp';
+import { readBooleanKeys, readStrictTextKeys } from './readWithTexts';
 
 export const ARTIFACT_OPS = ['write', 'read', 'list'] as const;
 export type ArtifactOp = (typeof ARTIFACT_OPS)[number];
@@ -50,24 +50,8 @@ export function readArtifactAction(
     fields = m;
   }
   const w: Record<string, unknown> = {};
-  for (const key of TEXTS) {
-    const e = fields.get(key);
-    if (!e) continue;
-    const v = isScalar(e.value) ? e.value.value : undefined;
-    if (typeof v !== 'string') {
-      r.errorAt(e, `must be a string, got ${describe(e.value)}`);
-      continue;
-    }
-    const text = r.string(e);
-    if (text !== undefined) w[key] = text;
-  }
-  for (const key of BOOLEANS) {
-    const e = fields.get(key);
-    if (!e) continue;
-    if (isNull(e.value)) r.errorAt(e, 'must be true or false, got nothing');
-    const b = r.boolean(e);
-    if (b !== undefined) w[key] = b;
-  }
+  readStrictTextKeys(r, fields, TEXTS, w);
+  readBooleanKeys(r, fields, BOOLEANS, w);
   const maxEntry = fields.get('max_bytes');
   if (maxEntry && isNull(maxEntry.value)) r.errorAt(maxEntry, 'must be an integer, got nothing');
   const max = r.integer(maxEntry, 0);

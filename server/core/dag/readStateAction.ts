@@ -13,6 +13,7 @@ import type { DagReader, Entry } from './dagReader';
 import { describe, isNull } from './dagReader';
 import type { StepExecution } from './readAction';
 import { legacyOperation, refuseShellKeys } from './readLegacyOp';
+import { readBooleanKeys, readStrictTextKeys } from './readWithTexts';
 
 export const STATE_OPS = ['get', 'set', 'delete', 'list', 'diff'] as const;
 export type StateOp = (typeof STATE_OPS)[number];
@@ -51,28 +52,12 @@ export function readStateAction(
     fields = m;
   }
   const w: Record<string, unknown> = {};
-  for (const key of TEXTS) {
-    const e = fields.get(key);
-    if (!e) continue;
-    const v = isScalar(e.value) ? e.value.value : undefined;
-    if (typeof v !== 'string') {
-      r.errorAt(e, `must be a string, got ${describe(e.value)}`);
-      continue;
-    }
-    if (key === 'scope' && !SCOPES.includes(v)) {
-      r.errorAt(e, `must be one of ${SCOPES.join(', ')}, got ${JSON.stringify(v)}`);
-      continue;
-    }
-    const text = r.string(e);
-    if (text !== undefined) w[key] = text;
-  }
-  for (const key of BOOLEANS) {
-    const e = fields.get(key);
-    if (!e) continue;
-    if (isNull(e.value)) r.errorAt(e, 'must be true or false, got nothing');
-    const b = r.boolean(e);
-    if (b !== undefined) w[key] = b;
-  }
+  readStrictTextKeys(r, fields, TEXTS, w, (key, v) =>
+    key === 'scope' && !SCOPES.includes(v)
+      ? `must be one of ${SCOPES.join(', ')}, got ${JSON.stringify(v)}`
+      : null,
+  );
+  readBooleanKeys(r, fields, BOOLEANS, w);
   const limitEntry = fields.get('limit');
   if (limitEntry && isNull(limitEntry.value)) r.errorAt(limitEntry, 'must be an integer, got nothing');
   const limit = r.integer(limitEntry, 0);
