@@ -29,6 +29,7 @@ import {
   type StateListOptions,
   type StatePutOptions,
   type StateRef,
+  type StateScope,
   type StateStore,
 } from './stateStore';
 
@@ -105,6 +106,14 @@ export class FileStateStore implements StateStore {
       if (entry !== null && entry !== 'corrupt') out.push(entry);
     }
     return out;
+  }
+
+  /** The namespaces of `scope` that have a directory (some may hold no entry), in byte order. */
+  async namespaces(scope: StateScope): Promise<string[]> {
+    return (await readdirOrEmpty(path.join(this.dir, scope)))
+      .filter((n) => n.length > 0 && n.length % 2 === 0 && /^[0-9a-f]+$/.test(n))
+      .sort()
+      .map((n) => Buffer.from(n, 'hex').toString('utf8'));
   }
 
   /** The entry in `file`; null when absent; `corrupt` (reported) when it cannot be read as one. */

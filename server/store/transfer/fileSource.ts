@@ -11,8 +11,10 @@ import { FileDispatchStore } from '../fileDispatchStore';
 import { FileEventLog } from '../fileEventLog';
 import { FileDagDefinitions } from '../fileDagDefinitions';
 import { FileQueueStore } from '../fileQueueStore';
+import { FileArtifactStore } from '../fileArtifactStore';
 import { FileRunLogStore } from '../fileRunLogStore';
 import { FileRunStore } from '../fileRunStore';
+import { FileStateStore } from '../fileStateStore';
 import { FileSuspendFlags } from '../fileSuspendFlags';
 import { FileWorkerRegistry } from '../fileWorkerRegistry';
 import type { CorruptFileReport } from '../fsutil';
@@ -43,6 +45,8 @@ export interface FileSource {
   tasks: FileDispatchStore;
   dags: FileDagDefinitions;
   logs: FileRunLogStore;
+  artifacts: FileArtifactStore;
+  state: FileStateStore;
   /**
    * Reads the scheduler's tick state (the scheduler's own reader, which lives above the stores, is handed in
    * by the command; null: not copied).
@@ -82,6 +86,8 @@ export function openFileSource(paths: FileSourcePaths, clock: Clock): FileSource
     }),
     dags: new FileDagDefinitions(paths.dagsDir),
     logs: new FileRunLogStore(logDir),
+    artifacts: new FileArtifactStore(dataDir),
+    state: new FileStateStore(path.join(dataDir, 'state'), reporter('DAG state')),
     tickState: null,
     reporter,
     takeCorrupt(kind) {

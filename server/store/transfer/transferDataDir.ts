@@ -5,6 +5,7 @@
 
 import type { Pool } from 'pg';
 import { quoteIdent } from '../postgres/schemaVersion';
+import { artifactRecords } from './artifactRecords';
 import { dagRecords } from './dagRecords';
 import { eventRecords, failoverRecords } from './eventRecords';
 import { legacyLeftovers, type FileSource } from './fileSource';
@@ -12,6 +13,7 @@ import { logRecords } from './logRecords';
 import { runRecords, skippedRunVerdicts } from './runRecords';
 import { schedulerStateRecord } from './schedulerStateRecord';
 import { smallRecords } from './smallRecords';
+import { stateRecords } from './stateRecords';
 import { syncKind, type KindAdapter } from './syncKind';
 import { taskRecords } from './taskRecords';
 import { KINDS, emptyReport, noteSkipped, type TransferMode, type TransferReport } from './transferReport';
@@ -44,6 +46,8 @@ export async function transferDataDir(
     dagRecords(files, pool, schema),
     runRecords(files, pool, schema),
     logRecords(files, pool, schema),
+    artifactRecords(files, pool, schema, skippedRun),
+    stateRecords(files, pool, schema),
     ...smallRecords(files, pool, schema, skippedRun),
     eventRecords(files, pool, schema),
     failoverRecords(files, pool, schema),

@@ -11,6 +11,7 @@ import type { Pool } from 'pg';
 import { systemClock } from '../../../server/core/clock';
 import { silentLogger } from '../../../server/core/ports';
 import { testTask } from '../../../server/store/dispatchStore.contract';
+import { FileArtifactStore, recordArtifactsDir } from '../../../server/store/fileArtifactStore';
 import { FileCancelRequests } from '../../../server/store/fileCancelRequests';
 import { FileCoordinatorRegistry } from '../../../server/store/fileCoordinatorRegistry';
 import { FileDispatchStore } from '../../../server/store/fileDispatchStore';
@@ -18,6 +19,7 @@ import { FileEventLog } from '../../../server/store/fileEventLog';
 import { FileQueueStore } from '../../../server/store/fileQueueStore';
 import { FileRunLogStore } from '../../../server/store/fileRunLogStore';
 import { FileRunStore } from '../../../server/store/fileRunStore';
+import { FileStateStore } from '../../../server/store/fileStateStore';
 import { FileSuspendFlags } from '../../../server/store/fileSuspendFlags';
 import { FileWorkerRegistry } from '../../../server/store/fileWorkerRegistry';
 import { withRunEvents } from '../../../server/store/runEvents';
@@ -38,6 +40,8 @@ export function fileStoresOf(home: string) {
     cancels: new FileCancelRequests({ dataDir }),
     tasks: new FileDispatchStore({ dataDir }),
     logs: new FileRunLogStore(path.join(home, 'logs')),
+    artifacts: new FileArtifactStore(dataDir),
+    state: new FileStateStore(path.join(dataDir, 'state')),
   };
 }
 
@@ -101,6 +105,13 @@ export async function buildFileHome(home: string) {
   await s.logs.append(log(1, 'extract.err'), 0, Buffer.from('warning: slow\nfailed without a newline'));
   await s.logs.append(log(2, 'extract.out'), 0, Buffer.from('done\n'));
   await s.logs.append(log(2, 'extract.err'), 0, new Uint8Array(0));
+  // Its artifacts, in the run's own folder: a text and a binary file in a subfolder.
+  await s.artifacts.put('r-done', 'report.md', Buffer.from('# Report\n'));
+  await s.artifacts.put(
+    'r-done',
+    'out/data.bin',
+    Uint8Array.from({ length: 70_000 }, (_, i) => i % 251),
+  );
 
   // Queued runs: three in queue etl, enqueued in this order, and one in queue other.
   const queued = ['r-q1', 'r-q2', 'r-q3'];
@@ -113,6 +124,9 @@ export async function buildFileHome(home: string) {
     testRunStatus({ run_id: 'r-other', dag_name: 'report', queue: 'other', created_at: iso(now - 19_000) }),
   );
   await s.queues.enqueue({ queue: 'other', run_id: 'r-other', dag_name: 'report', enqueued_at: iso(now) });
+  // A run of a DAG with its own artifacts.dir, which the run recorded.
+  await recordArtifactsDir(s.dataDir, 'r-other', path.join(home, 'own-artifacts', 'report', 'r-other'));
+  await s.artifacts.put('r-other', 'summary.json', Buffer.from('{"rows":3}\n'));
 
   // Runs handed to workers: one held for a zone no worker serves yet, one a worker claimed.
   await runs.createRun(testRunStatus({ run_id: 'r-held', created_at: iso(now - 18_000) }));
@@ -175,6 +189,12 @@ export async function buildFileHome(home: string) {
     fresh_for_ms: 15_000,
     stopped_at_ms: null,
   });
+  // State entries of three scopes: one written twice (version 2), a key with a slash, a non-ASCII namespace.
+  const by = { dag_name: 'etl', dag_run_id: 'r-done', step_name: 'count' };
+  await s.state.put({ scope: 'dag', namespace: 'etl', key: 'count' }, '1', { updatedBy: by });
+  await s.state.put({ scope: 'dag', namespace: 'etl', key: 'count' }, '2', { updatedBy: by });
+  await s.state.put({ scope: 'global', namespace: '_', key: 'cursor/last' }, '{"b":1,"a":[true,null]}');
+  await s.state.put({ scope: 'custom', namespace: 'équipe', key: 'ünïcode' }, '"value"');
   return { queued, tickState };
 }
 

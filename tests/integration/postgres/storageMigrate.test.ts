@@ -8,6 +8,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Pool } from 'pg';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { PgArtifactStore } from '../../../server/store/postgres/pgArtifactStore';
 import { PgDagDefinitions } from '../../../server/store/postgres/pgDagDefinitions';
 import { PgDispatchStore } from '../../../server/store/postgres/pgDispatchStore';
 import { PgEventLog } from '../../../server/store/postgres/pgEventLog';
@@ -17,6 +18,7 @@ import { PgRunStore } from '../../../server/store/postgres/pgRunStore';
 import { PgSchedulerLock } from '../../../server/store/postgres/pgSchedulerLock';
 import { slotNamespaceOf } from '../../../server/store/postgres/pgControlPlane';
 import { PgSchedulerStateCell } from '../../../server/store/postgres/pgSchedulerStores';
+import { PgStateStore } from '../../../server/store/postgres/pgStateStore';
 import {
   PgCancelRequests,
   PgCoordinatorRegistry,
@@ -72,6 +74,8 @@ function pgStoresOf(schema: string) {
     tasks: new PgDispatchStore(pool, schema),
     logs: new PgRunLogStore(pool, schema),
     dags: new PgDagDefinitions(pool, schema),
+    artifacts: new PgArtifactStore(pool, schema),
+    state: new PgStateStore(pool, schema),
   };
 }
 
@@ -108,6 +112,9 @@ describe('dagu storage migrate --to postgres', () => {
     expect(countsRow(first.stdout, 'scheduler state')).toEqual([1, 1, 0, 0, 0]);
     // The logs of r-done and of the real run.
     expect(countsRow(first.stdout, 'run logs')).toEqual([2, 2, 0, 0, 0]);
+    // r-done's artifacts in its run folder, r-other's in its DAG's own artifacts.dir.
+    expect(countsRow(first.stdout, 'run artifacts')).toEqual([2, 2, 0, 0, 0]);
+    expect(countsRow(first.stdout, 'DAG state')).toEqual([3, 3, 0, 0, 0]);
     expect(await snapshotTree(h.home)).toEqual(home);
 
     const db = pgStoresOf(schema);
@@ -130,6 +137,29 @@ describe('dagu storage migrate --to postgres', () => {
         expect(await readAll(db.logs, ref), `${run_id} ${l.name}`).toBe(await readAll(files.logs, ref));
       }
     }
+    // Artifacts: the same paths and bytes.
+    for (const runId of ['r-done', 'r-other']) {
+      const listed = await files.artifacts.list(runId);
+      expect(listed.length, runId).toBeGreaterThan(0);
+      expect(await db.artifacts.list(runId), runId).toEqual(listed);
+      for (const a of listed) {
+        expect(await db.artifacts.read(runId, a.path), a.path).toEqual(
+          await files.artifacts.read(runId, a.path),
+        );
+      }
+    }
+    // State: every entry with its value, version, hash, times and last writer.
+    for (const [scope, namespace] of [
+      ['dag', 'etl'],
+      ['global', '_'],
+      ['custom', 'équipe'],
+    ] as const) {
+      const opts = { scope, namespace, keyPrefix: '', limit: 0 };
+      const entries = await files.state.list(opts);
+      expect(entries.length, namespace).toBe(1);
+      expect(await db.state.list(opts), namespace).toEqual(entries);
+    }
+    expect((await db.state.get({ scope: 'dag', namespace: 'etl', key: 'count' }))?.version).toBe(2);
     const bigLog = { dag_name: 'etl', run_id: 'r-done', attempt: 1, name: 'extract.out' };
     const at = await db.logs.seekLine(bigLog, 9000);
     const fromThere = (await readAll(db.logs, bigLog, at.offset)).split('\n');
@@ -224,6 +254,11 @@ describe('dagu storage migrate --to postgres', () => {
     await pool.query(
       `update ${schema}.run_log_files set size = size - 1 where run_id = 'r-done' and attempt = 2 and name = 'extract.out'`,
     );
+    await pool.query(
+      `update ${schema}.run_artifacts set data = convert_to('# Changed\n', 'UTF8') where run_id = 'r-done' and path = 'report.md'`,
+    );
+    await pool.query(`delete from ${schema}.run_artifacts where run_id = 'r-other'`);
+    await new PgStateStore(pool, schema).put({ scope: 'dag', namespace: 'etl', key: 'count' }, '3');
     const home = await snapshotTree(h.home);
 
     const found = await migrate(h, '--verify');
@@ -240,7 +275,12 @@ describe('dagu storage migrate --to postgres', () => {
     expect(lines).toContain(
       'differs: logs of run r-done: attempt 2 extract.out has 5 bytes in the files, 4 in the database',
     );
-    expect(lines).toContain('7 differences.');
+    expect(lines).toContain('differs: artifacts of run r-done: report.md has other bytes in the database');
+    expect(lines).toContain('only in the files: artifacts of run r-other');
+    expect(lines).toContain(
+      'differs: state entry ["dag","etl","count"]: fields hash, updated_at, updated_by, version differ',
+    );
+    expect(lines).toContain('10 differences.');
     // Verifying writes nothing on either side.
     expect(await snapshotTree(h.home)).toEqual(home);
 
@@ -251,12 +291,15 @@ describe('dagu storage migrate --to postgres', () => {
       'differs: run r-done: attempt 2 is succeeded in the files, failed in the database',
     );
     expect(countsRow(copy.stdout, 'runs')).toEqual([11, 1, 9, 1, 0]);
+    expect(countsRow(copy.stdout, 'run artifacts')).toEqual([2, 1, 0, 1, 0]);
     const after = await migrate(h, '--verify');
     expect(after.stdout.split('\n').filter((l) => /^(differs|only in)/.test(l))).toEqual([
       'differs: DAG report: the text differs',
       'differs: run r-done: attempt 2 is succeeded in the files, failed in the database',
       'differs: logs of run r-done: attempt 2 extract.out has 5 bytes in the files, 4 in the database',
+      'differs: artifacts of run r-done: report.md has other bytes in the database',
       'differs: suspend flag of etl: field by differs',
+      'differs: state entry ["dag","etl","count"]: fields hash, updated_at, updated_by, version differ',
       'only in the database: worker w-extra',
     ]);
   });
@@ -289,6 +332,15 @@ describe('dagu storage migrate --to postgres', () => {
     const brokenCancel = path.join(data, 'cluster/cancels/r-done');
     await fs.writeFile(brokenCancel, '');
     await fs.writeFile(path.join(h.dags, 'binary.yaml'), 'steps:\n  - name: a\u0000\n');
+    const brokenState = path.join(
+      data,
+      'state',
+      'dag',
+      Buffer.from('etl').toString('hex'),
+      `${Buffer.from('torn').toString('hex')}.json`,
+    );
+    await fs.writeFile(brokenState, '{"value":');
+    await s.artifacts.put('r-broken', 'orphan.txt', Buffer.from('x'));
     // Logs of the unreadable run are not copied either: there is no attempt in the database for them.
     await s.logs.append(
       { dag_name: 'etl', run_id: 'r-broken', attempt: 1, name: 'a.out' },
@@ -314,6 +366,11 @@ describe('dagu storage migrate --to postgres', () => {
       lines.some((l) => l.startsWith(`skipped (unreadable): workers: ${brokenWorker}: invalid JSON`)),
     ).toBe(true);
     expect(lines).toContain(`skipped (unreadable): cancel requests: ${brokenCancel}: empty file`);
+    expect(
+      lines.some((l) =>
+        l.startsWith(`skipped (unreadable): DAG state: ${brokenState}: corrupt state entry: `),
+      ),
+    ).toBe(true);
     expect(lines).toContain(
       `skipped (unreadable): DAG definitions: binary: ${h.dags}/binary.yaml: the text contains a NUL character`,
     );
@@ -336,10 +393,20 @@ describe('dagu storage migrate --to postgres', () => {
     expect(countsRow(r.stdout, 'queue items')).toEqual([3, 3, 0, 0, 2]);
     expect(countsRow(r.stdout, 'active runs')?.at(-1)).toBe(1);
     expect(countsRow(r.stdout, 'run logs')).toEqual([2, 2, 0, 0, 0]);
+    // The unreadable run's artifacts stay behind with it; the torn state entry is skipped, the rest copied.
+    expect(countsRow(r.stdout, 'run artifacts')).toEqual([2, 2, 0, 0, 0]);
+    expect(countsRow(r.stdout, 'DAG state')).toEqual([3, 3, 0, 0, 1]);
     expect(countsRow(r.stdout, 'cancel requests')?.at(-1)).toBe(2);
     expect(countsRow(r.stdout, 'dispatch tasks')?.at(-1)).toBe(1);
-    expect(r.stdout).toMatch(/6 skipped as unreadable; 4 skipped with their unreadable runs\.$/m);
-    for (const table of ['runs', 'active_runs', 'queue_items', 'cancel_requests', 'dispatch_tasks']) {
+    expect(r.stdout).toMatch(/7 skipped as unreadable; 4 skipped with their unreadable runs\.$/m);
+    for (const table of [
+      'runs',
+      'active_runs',
+      'queue_items',
+      'cancel_requests',
+      'dispatch_tasks',
+      'run_artifacts',
+    ]) {
       const there = await pool.query(`select 1 from ${schema}.${table} where run_id = 'r-broken'`);
       expect(there.rowCount, table).toBe(0);
     }
