@@ -1,9 +1,11 @@
 // A socket on the local disk that processes the scheduler starts connect back to (pre-started run processes,
 // run lanes): in a directory of its own (mode 0700, under the system's temp directory, never on the data
 // volume), so only this user's processes can reach it, and each says a token first that the scheduler gave it.
+// A process killed outright cannot remove its directory: the next one to listen under the same prefix removes
+// the directories whose socket no process answers any more.
 
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server, type Socket } from 'node:net';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -33,6 +35,7 @@ export class LocalSocket {
         server.off('error', reject);
         server.on('error', () => undefined);
         resolve(socketPath);
+        void sweepStaleSockets(this.prefix, dir);
       });
     });
   }
@@ -45,6 +48,66 @@ export class LocalSocket {
     server.close();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** A directory with no socket yet may belong to a process between creating it and listening: left this long. */
+const NO_SOCKET_GRACE_MS = 10 * 60_000;
+
+/**
+ * Removes the directories under the temp directory named with `prefix` (other than `own`) that a killed
+ * process left: its socket refuses connections (no process listens on it), or there is no socket in it and it
+ * is older than NO_SOCKET_GRACE_MS. Judged by the socket, not by a process ID, so a directory of a live
+ * process in another PID namespace sharing the temp directory is never taken. Never fails.
+ */
+export async function sweepStaleSockets(prefix: string, own: string | null = null): Promise<string[]> {
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = readdirSync(tmpdir()).filter((n) => n.startsWith(prefix));
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    const dir = path.join(tmpdir(), name);
+    if (dir === own) continue;
+    const verdict = await socketState(path.join(dir, 'socket'));
+    let stale = verdict === 'refused';
+    if (verdict === 'missing') {
+      try {
+        const st = statSync(dir);
+        stale = st.isDirectory() && Date.now() - st.mtimeMs > NO_SOCKET_GRACE_MS;
+      } catch {
+        stale = false;
+      }
+    }
+    if (!stale) continue;
+    try {
+      rmSync(dir, { recursive: true, force: true });
+      removed.push(dir);
+    } catch {
+      // another user's, or gone already
+    }
+  }
+  return removed;
+}
+
+/** Whether a process listens on the socket at `file`: `live`, `refused` (none does), `missing`, or `unknown`. */
+function socketState(file: string): Promise<'live' | 'refused' | 'missing' | 'unknown'> {
+  return new Promise((resolve) => {
+    const s = connect(file);
+    const done = (v: 'live' | 'refused' | 'missing' | 'unknown') => {
+      clearTimeout(timer);
+      s.destroy();
+      resolve(v);
+    };
+    const timer = setTimeout(() => done('unknown'), 2000);
+    timer.unref();
+    s.unref();
+    s.once('connect', () => done('live'));
+    s.once('error', (err: NodeJS.ErrnoException) =>
+      done(err.code === 'ECONNREFUSED' ? 'refused' : err.code === 'ENOENT' ? 'missing' : 'unknown'),
+    );
+  });
 }
 
 /**
