@@ -576,6 +576,59 @@ describe('ZombieReaper', () => {
     expect((await h.status('waiting')).status).toBe('queued');
   });
 
+  it('lists the queues once per sweep for a backlog of queued runs, rather than looking each run up', async () => {
+    const h = harness();
+    for (let i = 0; i < 20; i++) {
+      await h.queuedRun(`backlog-${i}`);
+      await h.queue.enqueue({
+        queue: 'etl',
+        run_id: `backlog-${i}`,
+        dag_name: 'etl',
+        enqueued_at: isoUtc(START),
+      });
+    }
+    await h.time.advance(STALE_MS + SECOND);
+    const calls = { find: 0, list: 0 };
+    const { find, list } = h.queue;
+    h.queue.find = (runId) => (calls.find++, find.call(h.queue, runId));
+    h.queue.list = (q) => (calls.list++, list.call(h.queue, q));
+
+    expect(await h.reaper.sweep()).toEqual([]);
+    expect(calls).toEqual({ find: 0, list: 1 });
+    // The next sweep lists them again: an item dequeued since is not taken from the last listing.
+    await h.queue.dequeue('etl', 'backlog-3');
+    expect(await h.reaper.sweep()).toEqual([]);
+    expect(calls.list).toBe(2);
+    expect(await h.queue.find('backlog-3')).not.toBeNull(); // put back in its queue, as a stranded run is
+  });
+
+  it('takes the claim read with the status where the store gives it, with no second read', async () => {
+    const h = harness({ releasesClaims: false });
+    await h.queuedRun('claimed-elsewhere');
+    await h.queue.enqueue({
+      queue: 'etl',
+      run_id: 'claimed-elsewhere',
+      dag_name: 'etl',
+      enqueued_at: isoUtc(START),
+    });
+    await h.runs.claimAttempt('claimed-elsewhere', 1, 'other-host:77@2026-11-30T01:15:30.000Z');
+    let claimReads = 0;
+    const readClaim = h.runs.readClaim.bind(h.runs);
+    h.runs.readClaim = (runId, attempt) => (claimReads++, readClaim(runId, attempt));
+    Object.assign(h.runs, {
+      readStatusAndClaim: async (runId: string) => ({
+        read: await h.runs.readStatus(runId),
+        claim: await readClaim(runId, 1),
+      }),
+    });
+    expect(await h.reaper.sweep()).toEqual([]);
+    await h.time.advance(CLAIM_SILENCE_MS + SECOND);
+
+    // Judged on that claim: a silent claimant on another host, past the budget, so the run fails.
+    expect(await h.reaper.sweep()).toEqual(['claimed-elsewhere']);
+    expect(claimReads).toBe(0);
+  });
+
   it('leaves a queued slot run with no queue item to the scheduling loop until its first tick has adopted such runs', async () => {
     const h = harness();
     await h.queuedRun('left-by-a-failed-instance');

@@ -117,9 +117,39 @@ export class ZombieReaper {
     });
   }
 
+  /**
+   * The run IDs in the queues, listed once per sweep when a queued run is first asked about: a backlog of
+   * queued runs costs the sweep a few listings rather than a lookup per run.
+   */
+  private queuedThisSweep: Promise<Set<string>> | null = null;
+
+  /**
+   * Whether the run has a queue item. The sweep's listing answers yes; a run not in it (enqueued since)
+   * is looked up, so the listing never makes a run look stranded.
+   */
+  private async inAQueue(runId: string): Promise<boolean> {
+    this.queuedThisSweep ??= (async () => {
+      const ids = new Set<string>();
+      for (const q of await this.d.queue.queues())
+        for (const i of await this.d.queue.list(q)) ids.add(i.run_id);
+      return ids;
+    })();
+    const listed = await this.queuedThisSweep.catch(() => new Set<string>());
+    return listed.has(runId) || (await this.d.queue.find(runId)) !== null;
+  }
+
+  /** The run's latest status, and its claim when the store reads it in the same go (undefined: it does not). */
+  private async readWithClaim(
+    runId: string,
+  ): Promise<{ read: ReadStatusResult; claim: string | null | undefined }> {
+    if (this.d.runs.readStatusAndClaim) return this.d.runs.readStatusAndClaim(runId);
+    return { read: await this.d.runs.readStatus(runId), claim: undefined };
+  }
+
   /** One sweep over the active markers. Returns the IDs of runs it marked failed. */
   async sweep(): Promise<string[]> {
     if (!this.d.canDispatch()) return [];
+    this.queuedThisSweep = null;
     const reaped: string[] = [];
     const active = await this.d.runs.listActive();
     const seen = new Set<string>();
@@ -150,7 +180,7 @@ export class ZombieReaper {
 
   /** Checks one marked run; true when it was marked failed. */
   private async check(a: { run_id: string; dag_name: string }): Promise<boolean> {
-    const r = await this.d.runs.readStatus(a.run_id);
+    const { read: r, claim: claimRead } = await this.readWithClaim(a.run_id);
     if (r.kind === 'corrupt' && !r.incomplete) {
       this.d.logger.error('Active run has an unreadable status file', {
         run_id: a.run_id,
@@ -165,16 +195,17 @@ export class ZombieReaper {
     }
     this.markerIdleSince.delete(a.run_id);
     const s = r.status;
-    const verdict = s.status === 'running' ? await this.deadRunReason(s) : await this.strandedQueuedReason(s);
+    const verdict =
+      s.status === 'running' ? await this.deadRunReason(s) : await this.strandedQueuedReason(s, claimRead);
     if (verdict === null) return false;
     let reason = typeof verdict === 'string' ? verdict : verdict.reason;
     let skippedSlot = false;
     // Read again right before writing: the run may have finished, or been queued, while we looked.
-    const again = await this.d.runs.readStatus(a.run_id);
+    const { read: again, claim: claimAgain } = await this.readWithClaim(a.run_id);
     if (again.kind !== 'ok' || again.status.status !== s.status || again.status.attempt !== s.attempt)
       return false;
     if (s.status === 'queued') {
-      const still = await this.strandedQueuedReason(again.status);
+      const still = await this.strandedQueuedReason(again.status, claimAgain);
       if (still === null) return false;
       reason = still.reason;
       if (!still.ended && (await this.mayStartAgain(again.status, still.claim))) {
@@ -296,6 +327,7 @@ export class ZombieReaper {
    */
   private async strandedQueuedReason(
     s: RunStatus,
+    claimRead?: string | null,
   ): Promise<{ reason: string; claim: string | null; ended?: boolean } | null> {
     const slotRun = SLOT_TRIGGERS.has(s.trigger_type);
     if (slotRun && this.d.slotAdoptionDone && !this.d.slotAdoptionDone()) return null;
@@ -309,13 +341,14 @@ export class ZombieReaper {
     const dispatched = async () => Boolean(this.d.tasks && (await this.d.tasks.findByRun(s.run_id)));
     // A process took the attempt and has not said it started: in its queue or not, no other process can
     // take it, and it may have run its steps without being able to say so.
-    const claim = await this.d.runs.readClaim(s.run_id, s.attempt);
+    // Read with the status where the store has it at hand (`claimRead`), else read now.
+    const claim = claimRead !== undefined ? claimRead : await this.d.runs.readClaim(s.run_id, s.attempt);
     if (claim !== null) {
       if (await dispatched()) return null;
       const reason = await this.claimed.reason(s, claim);
       return reason === null ? null : { reason, claim };
     }
-    if (await this.d.queue.find(s.run_id)) return null;
+    if (await this.inAQueue(s.run_id)) return null;
     if (await dispatched()) return null;
     const age = this.d.clock.nowMs() - Date.parse(s.created_at);
     if (age <= this.d.heartbeatStaleMs) return null; // a scheduled run that is just starting

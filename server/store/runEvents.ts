@@ -205,6 +205,9 @@ export function withRunEvents(store: RunStore, events: EventLog, opts: { logger?
       store.recordUnwrittenFinalStatus(runId, attempt, note),
     readUnwrittenFinalStatus: (runId, attempt) => store.readUnwrittenFinalStatus(runId, attempt),
     readStatus: (runId) => store.readStatus(runId),
+    ...(store.readStatusAndClaim && {
+      readStatusAndClaim: (runId: string) => store.readStatusAndClaim!(runId),
+    }),
     listRuns: (query) => store.listRuns(query),
     listActive: () => store.listActive(),
     history: (dagName) => store.history(dagName),

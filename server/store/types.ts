@@ -142,6 +142,11 @@ export interface RunStore {
   readUnwrittenFinalStatus(runId: string, attempt: number): Promise<UnwrittenFinalStatus | null>;
   /** Latest attempt's status. */
   readStatus(runId: string): Promise<ReadStatusResult>;
+  /**
+   * readStatus and readClaim of the latest attempt in one read, where the store reads both at the cost of
+   * one (a row on PostgreSQL): what the dead-run check asks of every queued run at each sweep.
+   */
+  readStatusAndClaim?(runId: string): Promise<{ read: ReadStatusResult; claim: string | null }>;
   /** Newest first, across all DAGs or one; reads status only for the page it returns. */
   listRuns(query: RunListQuery): Promise<RunListPage>;
   /** Runs currently marked active (queued or running), without scanning history. */

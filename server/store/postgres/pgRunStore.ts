@@ -220,6 +220,18 @@ export class PgRunStore implements RunStore {
     return r.rowCount === 0 ? { kind: 'missing' } : { kind: 'ok', status: r.rows[0].status };
   }
 
+  async readStatusAndClaim(runId: string): Promise<{ read: ReadStatusResult; claim: string | null }> {
+    assertRunId(runId);
+    const r = await this.pool.query<{ status: RunStatus; claimed_by: string | null }>(
+      `select a.status, a.claimed_by from ${this.s}.runs r join ${this.s}.run_attempts a
+          on a.run_id = r.run_id and a.attempt = r.latest_attempt
+        where r.run_id = $1`,
+      [runId],
+    );
+    if (r.rowCount === 0) return { read: { kind: 'missing' }, claim: null };
+    return { read: { kind: 'ok', status: r.rows[0].status }, claim: r.rows[0].claimed_by };
+  }
+
   async listRuns(query: RunListQuery): Promise<RunListPage> {
     if (query.dag !== undefined) assertDagName(query.dag);
     const limit = clampLimit(query.limit);

@@ -190,6 +190,20 @@ describe('PgRunStore, what the database form adds', () => {
     expect(await store.readHeartbeat('hb', 1)).toBe(1_700_000_000_123);
   });
 
+  it("reads the latest attempt's claim with its status, so the dead-run check needs no second read", async () => {
+    const store = new PgRunStore(pool, SCHEMA, '/logs');
+    expect(await store.readStatusAndClaim('no-such-run')).toEqual({ read: { kind: 'missing' }, claim: null });
+    await store.createRun(testRunStatus({ run_id: 'cl', status: 'queued' }));
+    expect(await store.readStatusAndClaim('cl')).toEqual({ read: await store.readStatus('cl'), claim: null });
+    await store.claimAttempt('cl', 1, 'host-a:1');
+    expect((await store.readStatusAndClaim('cl')).claim).toBe('host-a:1');
+    await store.createAttempt(testRunStatus({ run_id: 'cl', attempt: 2, status: 'queued' }));
+    // The latest attempt's: attempt 2 is not claimed yet.
+    expect(await store.readStatusAndClaim('cl')).toEqual({ read: await store.readStatus('cl'), claim: null });
+    await store.claimAttempt('cl', 2, 'host-b:2');
+    expect((await store.readStatusAndClaim('cl')).claim).toBe('host-b:2');
+  });
+
   it('reads and claims a queued run in one step: one claimant of many, only while it is queued', async () => {
     await pool.query(`truncate ${SCHEMA}.runs, ${SCHEMA}.run_attempts, ${SCHEMA}.active_runs cascade`);
     const store = new PgRunStore(pool, SCHEMA, '/logs');
