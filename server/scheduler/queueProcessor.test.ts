@@ -7,6 +7,7 @@ import type { Clock } from '../core/ports';
 import { isoUtc, newRunStatus } from '../core/runStatus';
 import type { DagSpec, RunStatus, TriggerType } from '../core/types';
 import { SECOND } from '../core/units';
+import { slotRunId } from '../core/slotRunId';
 import { Dispatcher } from '../coordinator/dispatcher';
 import type { DispatchTask } from '../store/dispatchTypes';
 import { MemoryCancelRequests } from '../store/memoryCancelRequests';
@@ -135,8 +136,13 @@ function harness(o: {
     suspended: new MemorySuspendFlags(),
     processor: null as unknown as QueueProcessor,
     /** Creates a queued run of `dag` with its active marker and queue item, as `dagu enqueue` does. */
-    async enqueue(dag: DagSpec, triggerType: TriggerType = 'queue'): Promise<string> {
-      const runId = `run-${String(++seq).padStart(3, '0')}`;
+    async enqueue(dag: DagSpec, triggerType: TriggerType = 'queue', id?: string): Promise<string> {
+      // A run the scheduler made has its slot's run ID, as in the product (a catch-up always does).
+      const slotMade = triggerType === 'scheduler' || triggerType === 'catchup';
+      const n = ++seq;
+      const runId =
+        id ??
+        (slotMade ? slotRunId('/data', dag.name, START + n * 60_000) : `run-${String(n).padStart(3, '0')}`);
       const status = newRunStatus({
         dag,
         runId,
@@ -343,12 +349,33 @@ describe('QueueProcessor', () => {
     expect(h.launcher.runIds()).toEqual([first, second]);
   });
 
-  it('reads the head of a full queue once, not at every pass, when it is not a catch-up', async () => {
+  it('never reads the waiting head of a full queue whose run ID is not a slot run (it cannot be a catch-up)', async () => {
     const etl = dagFromYaml('etl');
     const h = harness({ dags: [etl] });
     h.launcher.script = { startAfterMs: 20, runForMs: 5 * SECOND, outcome: 'succeeded' };
     await h.enqueue(etl);
     const second = await h.enqueue(etl);
+    let reads = 0;
+    const read = h.runs.readStatus.bind(h.runs);
+    h.runs.readStatus = (runId) => {
+      if (runId === second) reads++;
+      return read(runId);
+    };
+    h.processor.start();
+    await h.time.advance(4 * SECOND);
+    expect(h.launcher.launches).toHaveLength(1);
+    expect(reads).toBe(0);
+    await h.time.advance(2 * SECOND);
+    expect(h.launcher.runIds()).toContain(second);
+    expect(reads).toBeGreaterThan(0); // read when a slot is free, before its start
+  });
+
+  it('reads the head of a full queue once, not at every pass, when it is a slot run but not a catch-up', async () => {
+    const etl = dagFromYaml('etl');
+    const h = harness({ dags: [etl] });
+    h.launcher.script = { startAfterMs: 20, runForMs: 5 * SECOND, outcome: 'succeeded' };
+    await h.enqueue(etl);
+    const second = await h.enqueue(etl, 'scheduler', slotRunId('/data', 'etl', START));
     let reads = 0;
     const read = h.runs.readStatus.bind(h.runs);
     h.runs.readStatus = (runId) => {

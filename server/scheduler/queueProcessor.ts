@@ -8,6 +8,7 @@ import type { Clock, Logger, Timers } from '../core/ports';
 import { TimerLoop } from '../core/timerLoop';
 import type { DagSpec, RunStatus } from '../core/types';
 import { SECOND } from '../core/units';
+import { parseSlotRunId } from '../core/slotRunId';
 import type { QueueConfig } from '../config/types';
 import type { SuspendFlags } from '../store/suspendFlags';
 import type { QueueItem, QueueStore, RunStore } from '../store/types';
@@ -202,8 +203,9 @@ export class QueueProcessor {
         if (free <= 0) {
           // A full queue still drops a head catch-up that overlap_policy `skip` says not to run: its DAG
           // is running right now, which is often why the queue is full.
-          // Only a catch-up is dropped so: a run read before as another trigger waits without a read.
-          if (this.notCatchup.has(item.run_id)) break;
+          // Only a catch-up is dropped so: a run read before as another trigger waits without a read, and so
+          // does one whose ID is not a slot's (a catch-up is always a slot run), such as a `dagu enqueue` run.
+          if (this.notCatchup.has(item.run_id) || parseSlotRunId(item.run_id) === null) break;
           if (await this.startItem(item, dags, active, queuedIds, { onlySkip: true })) continue;
           break;
         }
