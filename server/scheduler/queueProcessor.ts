@@ -170,16 +170,14 @@ export class QueueProcessor {
   async pass(): Promise<boolean> {
     if (!this.d.canDispatch()) return false;
     this.suspendedNow = null;
-    const names = await this.d.queue.queues();
-    if (names.length === 0 && this.inFlight.size === 0) {
+    const byQueue = await this.d.queue.listAll();
+    if (byQueue.size === 0 && this.inFlight.size === 0) {
       this.waitingQueues.clear();
       return false;
     }
     const dags = new Map((await this.d.catalog.load()).map((g) => [g.name, g]));
     const active = await this.d.runs.listActive();
     let waiting = this.inFlight.size > 0;
-    const byQueue = new Map<string, QueueItem[]>();
-    for (const name of names) byQueue.set(name, await this.d.queue.list(name));
     const queuedIds = new Set([...byQueue.values()].flat().map((i) => i.run_id));
     this.forgetGone(queuedIds);
     this.queueOfActive = new Map(active.map((a) => [a.run_id, a.queue]));

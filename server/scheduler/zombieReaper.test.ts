@@ -588,17 +588,17 @@ describe('ZombieReaper', () => {
       });
     }
     await h.time.advance(STALE_MS + SECOND);
-    const calls = { find: 0, list: 0 };
-    const { find, list } = h.queue;
+    const calls = { find: 0, listAll: 0 };
+    const { find, listAll } = h.queue;
     h.queue.find = (runId) => (calls.find++, find.call(h.queue, runId));
-    h.queue.list = (q) => (calls.list++, list.call(h.queue, q));
+    h.queue.listAll = () => (calls.listAll++, listAll.call(h.queue));
 
     expect(await h.reaper.sweep()).toEqual([]);
-    expect(calls).toEqual({ find: 0, list: 1 });
+    expect(calls).toEqual({ find: 0, listAll: 1 });
     // The next sweep lists them again: an item dequeued since is not taken from the last listing.
     await h.queue.dequeue('etl', 'backlog-3');
     expect(await h.reaper.sweep()).toEqual([]);
-    expect(calls.list).toBe(2);
+    expect(calls.listAll).toBe(2);
     expect(await h.queue.find('backlog-3')).not.toBeNull(); // put back in its queue, as a stranded run is
   });
 

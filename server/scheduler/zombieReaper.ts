@@ -130,8 +130,7 @@ export class ZombieReaper {
   private async inAQueue(runId: string): Promise<boolean> {
     this.queuedThisSweep ??= (async () => {
       const ids = new Set<string>();
-      for (const q of await this.d.queue.queues())
-        for (const i of await this.d.queue.list(q)) ids.add(i.run_id);
+      for (const items of (await this.d.queue.listAll()).values()) for (const i of items) ids.add(i.run_id);
       return ids;
     })();
     const listed = await this.queuedThisSweep.catch(() => new Set<string>());

@@ -90,6 +90,15 @@ export class FileQueueStore implements QueueStore {
     return names.filter((_, i) => nonEmpty[i]);
   }
 
+  async listAll(): Promise<Map<string, QueueItem[]>> {
+    const out = new Map<string, QueueItem[]>();
+    for (const name of await this.queues()) {
+      const items = await this.list(name);
+      if (items.length > 0) out.set(name, items);
+    }
+    return out;
+  }
+
   async dequeue(queue: string, runId: string): Promise<boolean> {
     assertDagName(queue, 'queue name');
     assertRunId(runId);

@@ -38,6 +38,12 @@ export class MemoryQueueStore implements QueueStore {
       .sort();
   }
 
+  async listAll(): Promise<Map<string, QueueItem[]>> {
+    const out = new Map<string, QueueItem[]>();
+    for (const name of await this.queues()) out.set(name, await this.list(name));
+    return out;
+  }
+
   async dequeue(queue: string, runId: string): Promise<boolean> {
     assertDagName(queue, 'queue name');
     assertRunId(runId);

@@ -78,6 +78,20 @@ export function describeQueueStoreContract(
       expect(await queue.list('never-used')).toEqual([]);
     });
 
+    it('lists every non-empty queue with its items in one call, as queues() and list() give them', async () => {
+      expect(await queue.listAll()).toEqual(new Map());
+      await queue.enqueue(item('c', 'q2'));
+      await queue.enqueue(item('a', 'q1'));
+      await queue.enqueue(item('b', 'q2'));
+      await queue.enqueue(item('d', 'q3'));
+      await queue.dequeue('q3', 'd');
+      const all = await queue.listAll();
+      expect([...all.keys()]).toEqual(await queue.queues());
+      expect([...all.keys()]).toEqual(['q1', 'q2']);
+      for (const [name, items] of all) expect(items).toEqual(await queue.list(name));
+      expect(all.get('q2')!.map((i) => i.run_id)).toEqual(['c', 'b']);
+    });
+
     it('refuses queue names and run IDs with a slash or dot-dot', async () => {
       for (const bad of ['../x', 'a/b', '..']) {
         await expect(queue.enqueue(item(bad))).rejects.toBeInstanceOf(InvalidNameError);

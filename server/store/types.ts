@@ -223,6 +223,11 @@ export interface QueueStore {
   list(queue: string): Promise<QueueItem[]>;
   /** Names of queues that have at least one item. */
   queues(): Promise<string[]>;
+  /**
+   * Every non-empty queue with its items (oldest first), by queue name in the order of queues(): what
+   * queues() and list() of each give, in one read where the store can make it one.
+   */
+  listAll(): Promise<Map<string, QueueItem[]>>;
   /** Removes the item of `runId` from its queue; false if there was none. */
   dequeue(queue: string, runId: string): Promise<boolean>;
   /** Finds the queue item of a run across queues. */

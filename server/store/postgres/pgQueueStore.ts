@@ -59,6 +59,21 @@ export class PgQueueStore implements QueueStore {
     return r.rows.map((row) => row.queue);
   }
 
+  async listAll(): Promise<Map<string, QueueItem[]>> {
+    // One statement where queues() and a list() per queue would be one each: the queue consumer's every pass.
+    const r = await this.pool.query<QueueItem>(
+      `select queue, run_id, dag_name, enqueued_at, item_id from ${this.t} order by queue, item_id`,
+    );
+    const out = new Map<string, QueueItem[]>();
+    for (const row of r.rows) {
+      const item = toItem(row);
+      const list = out.get(item.queue);
+      if (list) list.push(item);
+      else out.set(item.queue, [item]);
+    }
+    return out;
+  }
+
   async dequeue(queue: string, runId: string): Promise<boolean> {
     assertDagName(queue, 'queue name');
     assertRunId(runId);
