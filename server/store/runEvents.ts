@@ -6,7 +6,7 @@ import { silentLogger } from '../core/ports';
 import type { RunCondition, RunState, RunStatus, StepState, TriggerType } from '../core/types';
 import { MAX_EVENT_LINE_BYTES } from './eventRecord';
 import { errorMessage } from './fsutil';
-import type { EventLog, RunStore } from './types';
+import type { EventLog, RunStore, WriteStatusOptions } from './types';
 
 /** The event types of run state changes. */
 export const RUN_EVENT_TYPES = [
@@ -139,19 +139,66 @@ export function withRunEvents(store: RunStore, events: EventLog, opts: { logger?
   const logger = opts.logger ?? silentLogger;
   const lastEmitted = new Map<string, string>();
 
-  async function emit(status: RunStatus): Promise<void> {
+  /** The event writing `status` is to announce, or null when there is none or it was announced already. */
+  function due(status: RunStatus): { type: RunEventType; key: string } | null {
     const type = runEventType(status.status);
-    if (type === null) return;
+    if (type === null) return null;
     const key = eventKey(status);
     const last = lastEmitted.get(status.run_id);
     // Same attempt and state: announced already, unless the run now says why it waits (a queued run that
     // a worker must come for), which is what a controller starting workers on demand looks for.
     if (last !== undefined && sameStateKey(last, key) && !(status.conditions.length > 0 && last !== key))
-      return;
+      return null;
+    return { type, key };
+  }
+
+  function remember(runId: string, key: string): void {
     // Re-inserting keeps the map in least-recently-emitted order, so the oldest run is dropped first.
-    lastEmitted.delete(status.run_id);
-    lastEmitted.set(status.run_id, key);
+    lastEmitted.delete(runId);
+    lastEmitted.set(runId, key);
     if (lastEmitted.size > MAX_REMEMBERED_RUNS) lastEmitted.delete(lastEmitted.keys().next().value!);
+  }
+
+  /**
+   * Writes `status` through `write` with its event in the same write, where the store appends to this very
+   * event log (eventsInStatusWrites); answers what `write` did, or undefined when it did not write: no event
+   * is due, the store cannot, or the combined write failed (the caller then writes and emits apart, so that
+   * a fault of the event part never fails the status write).
+   */
+  async function writeWithEvent<T>(
+    status: RunStatus,
+    write: (event: WriteStatusOptions['event']) => Promise<T>,
+    wrote: (result: T) => boolean,
+  ): Promise<{ result: T } | undefined> {
+    if (store.eventsInStatusWrites === undefined || store.eventsInStatusWrites !== events) return undefined;
+    const d = due(status);
+    if (d === null) return undefined;
+    try {
+      const result = await write({
+        type: d.type,
+        data: runEventData(status) as unknown as Record<string, unknown>,
+      });
+      if (wrote(result)) remember(status.run_id, d.key);
+      return { result };
+    } catch (err) {
+      // Only an error the event's part may have caused (a table of the event log dropped or changed by
+      // hand: an integrity, data or definition error) is worth a second write without it; the rest (a lost
+      // connection, a fence that no longer holds, a missing run) would fail that write alike.
+      if (!/^(22|23|42)/.test(String((err as { code?: unknown }).code ?? ''))) throw err;
+      logger.warn('Could not write a run status with its event; writing them apart', {
+        run_id: status.run_id,
+        attempt: status.attempt,
+        error: errorMessage(err),
+      });
+      return undefined;
+    }
+  }
+
+  async function emit(status: RunStatus): Promise<void> {
+    const d = due(status);
+    if (d === null) return;
+    const { type, key } = d;
+    remember(status.run_id, key);
     try {
       // That a run started need not be flushed to the disk before it goes on: its status file says so, and
       // its end (or, if it dies, the reaper's verdict) is announced durably. Queued runs are: a controller
@@ -195,6 +242,12 @@ export function withRunEvents(store: RunStore, events: EventLog, opts: { logger?
           if (before?.kind === 'ok') lastEmitted.set(status.run_id, eventKey(before.status));
         }
       }
+      const combined = await writeWithEvent(
+        status,
+        (event) => store.writeStatus(status, replaces, { ...opts, event }),
+        () => true,
+      );
+      if (combined) return;
       await store.writeStatus(status, replaces, opts);
       await emit(status);
     },
@@ -228,6 +281,12 @@ export function withRunEvents(store: RunStore, events: EventLog, opts: { logger?
       // process's claim, which it took on the attempt while queued, and nothing else starts a claimed
       // attempt. So the start is this process's to announce. (A start retried after its answer was lost,
       // which did commit, is announced once, by the retry.)
+      const combined = await writeWithEvent(
+        status,
+        (event) => store.beginClaimedAttempt(status, owner, { event }),
+        (begun) => begun,
+      );
+      if (combined) return combined.result;
       const begun = await store.beginClaimedAttempt(status, owner);
       if (begun) await emit(status);
       return begun;

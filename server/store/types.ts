@@ -84,6 +84,11 @@ export interface HistoryEntry {
 export interface WriteStatusOptions {
   /** Also record this (clock ms) as the attempt's heartbeat. */
   heartbeatMs?: number;
+  /**
+   * Also append this event to the store's `eventsInStatusWrites` log, in the same write and only if the
+   * status is written. Only for a store that has that log.
+   */
+  event?: { type: string; data: Record<string, unknown> };
 }
 
 export interface RunStore {
@@ -181,7 +186,12 @@ export interface RunStore {
    * false, with nothing written, when it was released meanwhile. Where claims are never released, the same
    * as writeStatus (and true).
    */
-  beginClaimedAttempt(status: RunStatus, owner: string): Promise<boolean>;
+  beginClaimedAttempt(status: RunStatus, owner: string, opts?: WriteStatusOptions): Promise<boolean>;
+  /**
+   * The event log that writeStatus and beginClaimedAttempt can append an event to in the same write
+   * (WriteStatusOptions.event): one round trip where two would be, on PostgreSQL. Absent: none.
+   */
+  readonly eventsInStatusWrites?: EventLog;
   /**
    * Gives back `owner`'s claim of an attempt that is still `queued` (its claimant never began it), so that
    * another process may claim it; true when released. Of this and the claimant's beginClaimedAttempt,

@@ -64,9 +64,10 @@ export async function pgControlPlane(
     await pool.end().catch(() => undefined);
     throw err;
   }
-  const runs = new PgRunStore(pool, schema, config.paths.log_dir);
-  const queue = new PgQueueStore(pool, schema);
   const events = new PgEventLog(pool, schema, clock);
+  // A run's status write appends its run event in the same statement (withRunEvents asks for it).
+  const runs = new PgRunStore(pool, schema, config.paths.log_dir, undefined, events);
+  const queue = new PgQueueStore(pool, schema);
   const { connectionString, password, connectionTimeoutMillis } = settings.connection;
   const wakeups = new PgWakeupHub({
     connection: { connectionString, password, connectionTimeoutMillis, application_name: 'dagu-wakeups' },
@@ -166,7 +167,7 @@ export async function pgControlPlane(
       );
       return {
         lock,
-        runs: new PgRunStore(pool, schema, config.paths.log_dir, writer),
+        runs: new PgRunStore(pool, schema, config.paths.log_dir, writer, events),
         queue: new PgQueueStore(pool, schema, writer),
         tickState: new PgSchedulerStateCell(pool, schema, writer),
         slotNamespace: slotNamespaceOf(installationId),

@@ -46,6 +46,38 @@ export class PgEventLog implements EventLog {
     return { ...record, id: r.rows[0].id };
   }
 
+  /**
+   * The CTEs that append an event inside another data-modifying statement (`ev_clock`, `ev_ins`, `ev_told`;
+   * parameters numbered from `first`), only when the SQL condition `when` holds, as append() makes it. The
+   * statement must read `told` (a count) for the wake-up to be sent.
+   */
+  inlineAppend(
+    type: string,
+    data: Record<string, unknown>,
+    first: number,
+    when: string,
+  ): { ctes: string; values: unknown[]; told: string } {
+    const { record } = makeEventRecord(this.ids, type, data);
+    const p = (i: number) => `$${first + i}`;
+    return {
+      ctes: `ev_clock as (
+         update ${this.s}.event_clock set
+           counter = case when ${p(0)}::bigint > last_ms then 0 when counter >= 65535 then 0 else counter + 1 end,
+           last_ms = case when ${p(0)}::bigint > last_ms then ${p(0)}::bigint
+                          when counter >= 65535 then last_ms + 1 else last_ms end
+          where id = 1 and ${when}
+        returning last_ms, counter),
+       ev_ins as (
+         insert into ${this.s}.events (id, type, time, data)
+         select lpad(c.last_ms::text, 13, '0') || '-' || lpad(to_hex(c.counter), 4, '0') || ${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}::json
+           from ev_clock c
+         returning id),
+       ev_told as (select pg_notify('dagu_events', id) from ev_ins)`,
+      values: [this.clock.nowMs(), randomHex(3), record.type, record.time, JSON.stringify(record.data)],
+      told: '(select count(*) from ev_told)',
+    };
+  }
+
   async list(query: { afterId?: string; types?: string[]; limit?: number }): Promise<EventRecord[]> {
     if (query.afterId !== undefined && !EVENT_ID_PATTERN.test(query.afterId)) {
       throw new InvalidCursorError(query.afterId, 'event ID');

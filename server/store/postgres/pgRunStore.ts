@@ -26,6 +26,7 @@ import type {
   UnwrittenFinalStatus,
 } from '../types';
 import { parseUnwrittenNoteName, unwrittenNoteName } from '../unwrittenFinalStatus';
+import type { PgEventLog } from './pgEventLog';
 import { quoteIdent } from './schemaVersion';
 import { poolWriter, type PgWriter } from './writer';
 
@@ -37,14 +38,19 @@ export class PgRunStore implements RunStore {
   private readonly w: PgWriter;
 
   /** `writer`: how writes are made (behind the scheduler lock's fence for the active scheduler). */
+  /** The event log of the same schema, when a status write may append to it (eventsInStatusWrites). */
+  readonly eventsInStatusWrites?: PgEventLog;
+
   constructor(
     private readonly pool: Pool,
     schema: string,
     private readonly logRoot: string,
     writer: PgWriter = poolWriter(pool),
+    events?: PgEventLog,
   ) {
     this.s = quoteIdent(schema);
     this.w = writer;
+    this.eventsInStatusWrites = events;
   }
 
   async createRun(initial: RunStatus): Promise<CreateRunResult> {
@@ -134,7 +140,12 @@ export class PgRunStore implements RunStore {
     // watching a run it launched reads it then, rather than polling it. (A select CTE runs only when read:
     // `told` is read by the answer.) The end also removes the run's cancel request (clearsCancelsOnEnd),
     // and a heartbeat the caller gives is set in the same update: two round trips fewer per distributed run.
-    const { latest, written } = await this.writeAttemptRow(status, null, opts?.heartbeatMs ?? null);
+    const { latest, written } = await this.writeAttemptRow(
+      status,
+      null,
+      opts?.heartbeatMs ?? null,
+      opts?.event,
+    );
     if (latest === null) throw new RunNotFoundError(status.run_id);
     if (written === 0) throw new RunNotFoundError(status.run_id, status.attempt);
   }
@@ -147,6 +158,7 @@ export class PgRunStore implements RunStore {
     status: RunStatus,
     owner: string | null,
     heartbeatMs: number | null = null,
+    event?: WriteStatusOptions['event'],
   ): Promise<{ latest: number | null; written: number }> {
     const params: unknown[] = [
       status.run_id,
@@ -158,6 +170,18 @@ export class PgRunStore implements RunStore {
     ];
     const ownerParam = owner === null ? null : params.push(owner);
     const beatParam = heartbeatMs === null ? null : params.push(heartbeatMs);
+    // The run event, appended by the same statement only if the attempt's row was written.
+    if (event !== undefined && this.eventsInStatusWrites === undefined)
+      throw new Error('this run store has no event log to append to');
+    const ev =
+      event &&
+      this.eventsInStatusWrites!.inlineAppend(
+        event.type,
+        event.data,
+        params.length + 1,
+        'exists (select from attempt)',
+      );
+    if (ev) params.push(...ev.values);
     const r = await this.w.query<{ latest: number | null; written: string }>(
       `with run as (select latest_attempt, status from ${this.s}.runs where run_id = $1 for update),
             attempt as (
@@ -178,8 +202,9 @@ export class PgRunStore implements RunStore {
                where run_id = $1 and $4 not in ('queued', 'running') and exists (select from latest)),
             told as (
               select pg_notify('dagu_runs', $1) from latest where (select status from run) is distinct from $4)
+            ${ev ? `, ${ev.ctes}` : ''}
        select (select latest_attempt from run) as latest, (select count(*) from attempt) as written,
-              (select count(*) from told) as told`,
+              (select count(*) from told) as told${ev ? `, ${ev.told} as events` : ''}`,
       params,
     );
     return { latest: r.rows[0].latest, written: Number(r.rows[0].written) };
@@ -331,13 +356,13 @@ export class PgRunStore implements RunStore {
   /** The claim and the start are one row: updates of it are serialized by its row lock. */
   readonly releasesClaims = true;
 
-  async beginClaimedAttempt(status: RunStatus, owner: string): Promise<boolean> {
+  async beginClaimedAttempt(status: RunStatus, owner: string, opts?: WriteStatusOptions): Promise<boolean> {
     assertStatusNames(status);
     if (!isAttemptNumber(status.attempt)) throw new RunNotFoundError(status.run_id, status.attempt);
     // writeStatus's one statement, with the claim as one more condition on the attempt's row: a release
     // (below) committed first leaves claimed_by null or another's, and nothing is written. The attempt's row
     // lock orders the two.
-    const { latest, written } = await this.writeAttemptRow(status, owner);
+    const { latest, written } = await this.writeAttemptRow(status, owner, null, opts?.event);
     if (latest === null) throw new RunNotFoundError(status.run_id);
     return written > 0;
   }

@@ -4,7 +4,7 @@
 // takes it off the active list in the same write.
 
 import type { Pool } from 'pg';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { describeEventLogContract, ManualClock } from '../../../server/store/eventLog.contract';
 import { describeQueueStoreContract } from '../../../server/store/queueStore.contract';
 import { describeRunStoreContract } from '../../../server/store/runStore.contract';
@@ -28,6 +28,8 @@ import {
 import { PgEventLog } from '../../../server/store/postgres/pgEventLog';
 import { PgQueueStore } from '../../../server/store/postgres/pgQueueStore';
 import { testRunStatus } from '../../../server/testing/testRunStatus';
+import { RecordingLogger } from '../../../server/testing/recordingLogger';
+import { withRunEvents } from '../../../server/store/runEvents';
 import { usePostgres } from './pgTestCluster';
 
 const SCHEMA = 'dagu_stores_test';
@@ -235,5 +237,75 @@ describe('PgRunStore, what the database form adds', () => {
       status: { attempt: 2 },
     });
     expect([await store.readClaim('again', 1), await store.readClaim('again', 2)]).toEqual([null, 'a']);
+  });
+});
+
+describe('run events written with the status, on PostgreSQL', () => {
+  async function setUp() {
+    await pool.query(
+      `truncate ${SCHEMA}.runs, ${SCHEMA}.run_attempts, ${SCHEMA}.active_runs, ${SCHEMA}.events cascade`,
+    );
+    const events = new PgEventLog(pool, SCHEMA, new ManualClock());
+    const store = new PgRunStore(pool, SCHEMA, '/logs', undefined, events);
+    const logger = new RecordingLogger();
+    const appends = vi.spyOn(events, 'append');
+    const runs = withRunEvents(store, events, { logger });
+    const types = async () =>
+      (await events.list({ limit: 100 })).map((e) => `${e.type} ${(e.data as { run_id: string }).run_id}`);
+    return { events, store, runs, logger, appends, types };
+  }
+
+  it("appends a run's start and end in the status write itself, not as statements of their own", async () => {
+    const { runs, appends, types } = await setUp();
+    await runs.createRun(testRunStatus({ run_id: 'ev1', status: 'queued' }));
+    expect(appends).toHaveBeenCalledTimes(1); // the creation still appends on its own
+    expect(await runs.claimAttempt('ev1', 1, 'me')).toBe(true);
+    expect(await runs.beginClaimedAttempt(testRunStatus({ run_id: 'ev1', status: 'running' }), 'me')).toBe(
+      true,
+    );
+    await runs.writeStatus(testRunStatus({ run_id: 'ev1', status: 'running' })); // no change of state: no event
+    await runs.writeStatus(testRunStatus({ run_id: 'ev1', status: 'succeeded' }));
+    expect(appends).toHaveBeenCalledTimes(1);
+    expect(await types()).toEqual(['dag.run.queued ev1', 'dag.run.running ev1', 'dag.run.succeeded ev1']);
+  });
+
+  it('appends nothing when the status is not written: a start whose claim was given back', async () => {
+    const { runs, store, types } = await setUp();
+    await runs.createRun(testRunStatus({ run_id: 'ev2', status: 'queued' }));
+    await store.claimAttempt('ev2', 1, 'me');
+    expect(await store.releaseClaim('ev2', 1, 'me')).toBe(true);
+    expect(await runs.beginClaimedAttempt(testRunStatus({ run_id: 'ev2', status: 'running' }), 'me')).toBe(
+      false,
+    );
+    expect(await types()).toEqual(['dag.run.queued ev2']);
+    // Nor for a run that is not there, which fails as before.
+    await expect(runs.writeStatus(testRunStatus({ run_id: 'ghost', status: 'running' }))).rejects.toThrow();
+    expect(await types()).toEqual(['dag.run.queued ev2']);
+  });
+
+  it("appends apart to an event log other than the store's own", async () => {
+    const { store, types } = await setUp();
+    const other = new PgEventLog(pool, SCHEMA, new ManualClock());
+    const appends = vi.spyOn(other, 'append');
+    const runs = withRunEvents(store, other);
+    await runs.createRun(testRunStatus({ run_id: 'ev3', status: 'running' }));
+    await runs.writeStatus(testRunStatus({ run_id: 'ev3', status: 'failed' }));
+    expect(appends).toHaveBeenCalledTimes(2);
+    expect(await types()).toEqual(['dag.run.running ev3', 'dag.run.failed ev3']);
+  });
+
+  it('still writes the status when the event log refuses the event (its table renamed by hand)', async () => {
+    const { runs, logger } = await setUp();
+    await runs.createRun(testRunStatus({ run_id: 'ev4', status: 'running' }));
+    await pool.query(`alter table ${SCHEMA}.events rename to events_away`);
+    try {
+      await runs.writeStatus(testRunStatus({ run_id: 'ev4', status: 'succeeded' }));
+    } finally {
+      await pool.query(`alter table ${SCHEMA}.events_away rename to events`);
+    }
+    const read = await runs.readStatus('ev4');
+    expect(read.kind === 'ok' && read.status.status).toBe('succeeded');
+    expect(logger.find('Could not write a run status with its event; writing them apart')).toHaveLength(1);
+    expect(logger.find('Could not append a run event')).toHaveLength(1);
   });
 });
