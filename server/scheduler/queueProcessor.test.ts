@@ -304,6 +304,40 @@ describe('QueueProcessor', () => {
     expect(await h.queued('etl')).toEqual([]);
   });
 
+  it('takes a start from the hint that names the launched attempt, without reading the run', async () => {
+    const etl = dagFromYaml('etl');
+    const h = harness({ dags: [etl], runWakeups: true });
+    h.launcher.script = null;
+    const id = await h.enqueue(etl);
+    let reads = 0;
+    const read = h.runs.readStatus.bind(h.runs);
+    h.runs.readStatus = (runId) => {
+      if (runId === id) reads++;
+      return read(runId);
+    };
+    h.processor.start();
+    await h.time.advance(10);
+    expect(h.launcher.runIds()).toEqual([id]);
+    // A hint of another attempt (an earlier one's late end) is no start of this one: the run is read.
+    reads = 0;
+    h.processor.runsChanged(id, { attempt: 7, state: 'failed' });
+    await h.time.advance(60);
+    expect(reads).toBe(1);
+    expect(await h.queued('etl')).toEqual([id]);
+    // Nor is a hint that it is still queued.
+    h.processor.runsChanged(id, { attempt: 1, state: 'queued' });
+    await h.time.advance(60);
+    expect(reads).toBe(2);
+    expect(await h.queued('etl')).toEqual([id]);
+    // The launched attempt entered `running`: its item goes with no read at all.
+    expect(await h.launcher.start(id)).toBe(true);
+    reads = 0;
+    h.processor.runsChanged(id, { attempt: 1, state: 'running' });
+    await h.time.advance(60);
+    expect(reads).toBe(0);
+    expect(await h.queued('etl')).toEqual([]);
+  });
+
   it("starts the next queued run as soon as a running run's end is announced, not at the next poll", async () => {
     const etl = dagFromYaml('etl');
     const other = dagFromYaml('other');

@@ -95,6 +95,11 @@ export class QueueProcessor {
   private changes = 0;
   /** Runs whose process is being launched: their changes are counted already. */
   private readonly launching = new Set<string>();
+  /**
+   * The last state each watched run's hints named, with its attempt (from the write that sent the hint): a
+   * watch that sees its launched attempt has left `queued` there needs no read.
+   */
+  private readonly hinted = new Map<string, { attempt: number; state: string }>();
   /** Counts runsChanged calls about each watched run. */
   private readonly runChanges = new Map<string, number>();
   /** The watches waiting for a change (or their poll), by run, each ended early by runsChanged. */
@@ -137,7 +142,7 @@ export class QueueProcessor {
    * its queue: while runs wait in that queue (or the run's queue is not known yet), a pass looks at the
    * queues now rather than at the next poll.
    */
-  runsChanged(runId: string | null = null): void {
+  runsChanged(runId: string | null = null, hint?: { attempt?: number; state?: string }): void {
     if (runId === null) {
       this.changes++;
       for (const set of [...this.changeWaiters.values()]) for (const wake of [...set]) wake();
@@ -150,6 +155,8 @@ export class QueueProcessor {
       return;
     }
     this.runChanges.set(runId, (this.runChanges.get(runId) ?? 0) + 1);
+    if (hint?.attempt !== undefined && hint.state !== undefined)
+      this.hinted.set(runId, { attempt: hint.attempt, state: hint.state });
     for (const wake of [...(this.changeWaiters.get(runId) ?? [])]) wake();
   }
 
@@ -330,18 +337,20 @@ export class QueueProcessor {
         log.error('Could not start the run process of a queued run; it stays queued', { error: message });
       this.launchErrors.set(status.run_id, message);
       this.runChanges.delete(status.run_id);
+      this.hinted.delete(status.run_id);
       return false;
     } finally {
       this.launching.delete(status.run_id);
     }
     if (started.fenced) {
       this.runChanges.delete(status.run_id);
+      this.hinted.delete(status.run_id);
       return false;
     }
     const pid = started.pid;
     log.info('Started a queued run', { pid, trigger_type: status.trigger_type });
     this.inFlight.set(status.run_id, { queue: item.queue, sinceMono: this.d.clock.monoMs() });
-    void this.watchStart(item, seen).catch((err: Error) =>
+    void this.watchStart(item, seen, status.attempt).catch((err: Error) =>
       log.error('Watching a run start failed', { error: err.message }),
     );
     return true;
@@ -426,7 +435,7 @@ export class QueueProcessor {
   }
 
   /** Dequeues the item once the run has left `queued`; gives the slot back if it never does. */
-  private async watchStart(item: QueueItem, changesBefore: number): Promise<void> {
+  private async watchStart(item: QueueItem, changesBefore: number, attempt: number): Promise<void> {
     const mine = this.inFlight.get(item.run_id)!;
     const started = mine.sinceMono;
     // Until the run is offered again (offerAgain), when a newer launch has its own watch.
@@ -434,11 +443,18 @@ export class QueueProcessor {
     while (!this.loop.stopped && this.inFlight.get(item.run_id) === mine) {
       await this.untilStartRead(item.run_id, seen);
       seen = this.changesOf(item.run_id);
-      const r = await this.d.runs.readStatus(item.run_id);
-      if (r.kind === 'ok' && r.status.status !== 'queued') {
+      // The state a hint named for the attempt launched, once it is not `queued` (a hint is sent at the
+      // commit of the write, so that state was written); else the run is read.
+      const hint = this.hinted.get(item.run_id);
+      let state: string | null = hint?.attempt === attempt && hint.state !== 'queued' ? hint.state : null;
+      if (state === null) {
+        const r = await this.d.runs.readStatus(item.run_id);
+        if (r.kind === 'ok') state = r.status.status;
+      }
+      if (state !== null && state !== 'queued') {
         await this.d.queue.dequeue(item.queue, item.run_id);
         // Ended already (a short run, whose changes came together): its slot is free for the next item.
-        if (r.status.status !== 'running' && this.waitingQueues.has(item.queue)) this.loop.wake();
+        if (state !== 'running' && this.waitingQueues.has(item.queue)) this.loop.wake();
         else this.queueOfActive.set(item.run_id, item.queue);
         break;
       }
@@ -450,7 +466,10 @@ export class QueueProcessor {
       }
     }
     if (this.inFlight.get(item.run_id) === mine) this.inFlight.delete(item.run_id);
-    if (!this.inFlight.has(item.run_id)) this.runChanges.delete(item.run_id);
+    if (!this.inFlight.has(item.run_id)) {
+      this.runChanges.delete(item.run_id);
+      this.hinted.delete(item.run_id);
+    }
   }
 
   /**

@@ -14,6 +14,7 @@ import type { DagSpecCache } from '../store/dagSpecCache';
 import { FileSuspendFlags } from '../store/fileSuspendFlags';
 import type { SuspendFlags } from '../store/suspendFlags';
 import type { EventLog, QueueStore, RunStore } from '../store/types';
+import type { RunHint } from '../store/runHint';
 import { finalStatusBudgetMs } from '../runner/finalStatusBudget';
 import { CronLoop } from './cronLoop';
 import { DagCatalogCache } from './dagCatalogCache';
@@ -279,9 +280,12 @@ export class Scheduler {
     this.queueProcessor.wake();
   }
 
-  /** Run `runId` (null: maybe any run) changed elsewhere: the queue consumer's watch of its start reads now. */
-  runsChanged(runId: string | null = null): void {
-    this.queueProcessor.runsChanged(runId);
+  /**
+   * A run (null: maybe any run) changed elsewhere: the queue consumer's watch of its start reads it now, or
+   * takes the state the hint names.
+   */
+  runsChanged(hint: RunHint | null = null): void {
+    this.queueProcessor.runsChanged(hint?.runId ?? null, hint ?? undefined);
   }
 
   async stop(signal?: NodeJS.Signals): Promise<void> {

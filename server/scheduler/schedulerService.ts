@@ -8,6 +8,7 @@ import type { Clock, Logger, Timers, TimerHandle } from '../core/ports';
 import { isoUtc } from '../core/runStatus';
 import { forgetDeadPredecessors, type InstanceRecord, type InstanceStore } from '../store/instanceRegistry';
 import type { Wakeups } from '../store/controlPlane';
+import { parseRunHint } from '../store/runHint';
 import type { DagSpecCache } from '../store/dagSpecCache';
 import type { EventLog, QueueStore, RunStore } from '../store/types';
 import type { HealthServer } from './healthServer';
@@ -144,7 +145,9 @@ export class SchedulerService {
     if (wakeups) {
       const off = [
         wakeups.subscribe('queue', () => this.scheduler.wakeQueue()),
-        wakeups.subscribe('runs', (runId) => this.scheduler.runsChanged(runId)),
+        wakeups.subscribe('runs', (about) =>
+          this.scheduler.runsChanged(about === null ? null : parseRunHint(about)),
+        ),
       ];
       this.unsubscribe = () => off.forEach((f) => f());
     }

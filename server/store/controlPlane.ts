@@ -43,9 +43,9 @@ export type WakeupTopic = 'queue' | 'dispatch' | 'events' | 'dags' | 'runs';
  */
 export interface Wakeups {
   /**
-   * Calls `fn` on every hint of `topic`, with what the hint names (`runs`: the run ID), or null when it names
-   * nothing or when hints may have been lost (after a reconnection: look at everything). Returns the
-   * unsubscribe.
+   * Calls `fn` on every hint of `topic`, with what the hint names (`runs`: the run ID, then its attempt and
+   * the state that attempt entered, space-separated: read with parseRunHint), or null when it names nothing
+   * or when hints may have been lost (after a reconnection: look at everything). Returns the unsubscribe.
    */
   subscribe(topic: WakeupTopic, fn: (about: string | null) => void): () => void;
 }

@@ -136,8 +136,8 @@ export class PgRunStore implements RunStore {
     // every writer of an end unmarks the run afterwards too, but as a statement of its own, and one that
     // failed (a connection dropped by a database restart) left a finished run marked active, its DAG's next
     // slots skipped as overlapping it until the dead-run sweep removed the marker (found by the chaos soak).
-    // A change of the run's state is announced (`dagu_runs`, the run ID, sent at commit): the scheduler
-    // watching a run it launched reads it then, rather than polling it. (A select CTE runs only when read:
+    // A change of the run's state is announced (`dagu_runs`: the run ID, the attempt and its new state, sent
+    // at commit): the scheduler watching a run it launched learns of its start then, rather than polling it. (A select CTE runs only when read:
     // `told` is read by the answer.) The end also removes the run's cancel request (clearsCancelsOnEnd),
     // and a heartbeat the caller gives is set in the same update: two round trips fewer per distributed run.
     const { latest, written } = await this.writeAttemptRow(
@@ -201,7 +201,8 @@ export class PgRunStore implements RunStore {
               delete from ${this.s}.cancel_requests
                where run_id = $1 and $4 not in ('queued', 'running') and exists (select from latest)),
             told as (
-              select pg_notify('dagu_runs', $1) from latest where (select status from run) is distinct from $4)
+              select pg_notify('dagu_runs', $1 || ' ' || $2::text || ' ' || $4)
+                from latest where (select status from run) is distinct from $4)
             ${ev ? `, ${ev.ctes}` : ''}
        select (select latest_attempt from run) as latest, (select count(*) from attempt) as written,
               (select count(*) from told) as told${ev ? `, ${ev.told} as events` : ''}`,

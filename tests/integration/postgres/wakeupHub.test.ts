@@ -99,7 +99,8 @@ describe('wake-ups from the stores', () => {
     await until(() => calls.dags === 2);
     expect(calls).toMatchObject({ queue: 2, dispatch: 2, events: 2, dags: 2, runs: 1 });
 
-    // A run's state change names the run; a write that keeps its state says nothing.
+    // A run's state change names the run, the attempt and the state it entered; a write that keeps its state
+    // says nothing.
     const runs = new PgRunStore(pg().pool, SCHEMA, '/logs');
     await runs.createRun(testRunStatus({ run_id: 'run-4', status: 'queued' }));
     await runs.writeStatus(testRunStatus({ run_id: 'run-4', status: 'queued' }));
@@ -108,7 +109,7 @@ describe('wake-ups from the stores', () => {
     await runs.writeStatus(testRunStatus({ run_id: 'run-4', status: 'succeeded' }));
     await until(() => calls.runs === 3);
     await new Promise((r) => setTimeout(r, 200));
-    expect(calls.told).toEqual([null, 'run-4', 'run-4']);
+    expect(calls.told).toEqual([null, 'run-4 1 running', 'run-4 1 succeeded']);
   });
 
   it('an unsubscribed function is not called again', async () => {
