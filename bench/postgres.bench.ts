@@ -22,6 +22,7 @@ import {
   DAGU,
   check,
   finish,
+  median,
   percentile,
   report,
   runSync,
@@ -102,17 +103,33 @@ async function drainOn(extra: Record<string, string>): Promise<{ rate: number; f
   }
 }
 
+/** Drains per backend, taken in turn (files, PostgreSQL, files, ...) so that a slow spell of the host hits both. */
+const DRAIN_TRIALS = QUICK ? 1 : 3;
+
 async function drain() {
-  const file = await drainOn({});
-  const pg = await drainOn(pgEnv());
-  report('queue drain, 100 one-step runs, max_concurrency 4: files', file.rate, 'runs/s', 'reference');
-  check('queue drain, 100 one-step runs, max_concurrency 4: PostgreSQL', pg.rate, 'runs/s', {
-    min: file.rate * 0.95,
+  const file: number[] = [];
+  const pg: number[] = [];
+  let failed = 0;
+  for (let i = 0; i < DRAIN_TRIALS; i++) {
+    const f = await drainOn({});
+    const p = await drainOn(pgEnv());
+    file.push(f.rate);
+    pg.push(p.rate);
+    failed += f.failed + p.failed;
+  }
+  const trials = DRAIN_TRIALS > 1 ? `, median of ${DRAIN_TRIALS}` : '';
+  const fileRate = median(file);
+  report(
+    `queue drain, 100 one-step runs, max_concurrency 4: files${trials}`,
+    fileRate,
+    'runs/s',
+    'reference',
+  );
+  check(`queue drain, 100 one-step runs, max_concurrency 4: PostgreSQL${trials}`, median(pg), 'runs/s', {
+    min: fileRate * 0.95,
     why: "the file backend's in this run (5% noise allowed)",
   });
-  check('  runs of the 100 that did not succeed (files + PostgreSQL)', file.failed + pg.failed, 'runs', {
-    exactly: 0,
-  });
+  check('  runs that did not succeed (files + PostgreSQL, all trials)', failed, 'runs', { exactly: 0 });
 }
 
 // ---- the run list at 100,000 runs ----
