@@ -162,6 +162,16 @@ function harness(o: {
       });
       return runId;
     },
+    /** Counts the status reads of `runId` from now on (`n`, which a test may set back to 0). */
+    countReads(runId: string): { n: number } {
+      const counter = { n: 0 };
+      const read = runs.readStatus.bind(runs);
+      runs.readStatus = (id) => {
+        if (id === runId) counter.n++;
+        return read(id);
+      };
+      return counter;
+    },
     async status(runId: string): Promise<RunStatus> {
       const r = await runs.readStatus(runId);
       if (r.kind !== 'ok') throw new Error(`run ${runId} is ${r.kind}`);
@@ -270,71 +280,60 @@ describe('QueueProcessor', () => {
     expect(h.launcher.launches).toHaveLength(1);
   });
 
-  it('reads a launched run as its changes are announced, polling only as a fallback, where they are', async () => {
+  /** A run of etl launched (by a launcher that starts nothing by itself), its start watched, its reads counted. */
+  async function watchedLaunch() {
     const etl = dagFromYaml('etl');
     const h = harness({ dags: [etl], runWakeups: true });
     h.launcher.script = null;
     const id = await h.enqueue(etl);
-    let reads = 0;
-    const read = h.runs.readStatus.bind(h.runs);
-    h.runs.readStatus = (runId) => {
-      if (runId === id) reads++;
-      return read(runId);
-    };
+    const reads = h.countReads(id);
     h.processor.start();
     await h.time.advance(10);
     expect(h.launcher.runIds()).toEqual([id]);
-    reads = 0;
+    return { h, id, reads };
+  }
+
+  it('reads a launched run as its changes are announced, polling only as a fallback, where they are', async () => {
+    const { h, id, reads } = await watchedLaunch();
+    reads.n = 0;
     // Nothing announced: the start is polled for once a second, not twenty times.
     await h.time.advance(5 * SECOND);
-    expect(reads).toBeGreaterThanOrEqual(5);
-    expect(reads).toBeLessThanOrEqual(7);
+    expect(reads.n).toBeGreaterThanOrEqual(5);
+    expect(reads.n).toBeLessThanOrEqual(7);
     // Another run's change: nothing read before the next poll (the polls fall 50 ms past each second here).
     await h.time.advance(60);
-    reads = 0;
+    reads.n = 0;
     h.processor.runsChanged('some-other-run');
     await h.time.advance(100);
-    expect(reads).toBe(0);
+    expect(reads.n).toBe(0);
     // The run starts and its change is announced: its item goes at once, not at the next poll.
     expect(await h.launcher.start(id)).toBe(true);
-    reads = 0;
+    reads.n = 0;
     h.processor.runsChanged(id);
     await h.time.advance(60);
-    expect(reads).toBe(1);
+    expect(reads.n).toBe(1);
     expect(await h.queued('etl')).toEqual([]);
   });
 
   it('takes a start from the hint that names the launched attempt, without reading the run', async () => {
-    const etl = dagFromYaml('etl');
-    const h = harness({ dags: [etl], runWakeups: true });
-    h.launcher.script = null;
-    const id = await h.enqueue(etl);
-    let reads = 0;
-    const read = h.runs.readStatus.bind(h.runs);
-    h.runs.readStatus = (runId) => {
-      if (runId === id) reads++;
-      return read(runId);
-    };
-    h.processor.start();
-    await h.time.advance(10);
-    expect(h.launcher.runIds()).toEqual([id]);
+    const { h, id, reads } = await watchedLaunch();
     // A hint of another attempt (an earlier one's late end) is no start of this one: the run is read.
-    reads = 0;
+    reads.n = 0;
     h.processor.runsChanged(id, { attempt: 7, state: 'failed' });
     await h.time.advance(60);
-    expect(reads).toBe(1);
+    expect(reads.n).toBe(1);
     expect(await h.queued('etl')).toEqual([id]);
     // Nor is a hint that it is still queued.
     h.processor.runsChanged(id, { attempt: 1, state: 'queued' });
     await h.time.advance(60);
-    expect(reads).toBe(2);
+    expect(reads.n).toBe(2);
     expect(await h.queued('etl')).toEqual([id]);
     // The launched attempt entered `running`: its item goes with no read at all.
     expect(await h.launcher.start(id)).toBe(true);
-    reads = 0;
+    reads.n = 0;
     h.processor.runsChanged(id, { attempt: 1, state: 'running' });
     await h.time.advance(60);
-    expect(reads).toBe(0);
+    expect(reads.n).toBe(0);
     expect(await h.queued('etl')).toEqual([]);
   });
 
@@ -383,45 +382,25 @@ describe('QueueProcessor', () => {
     expect(h.launcher.runIds()).toEqual([first, second]);
   });
 
-  it('never reads the waiting head of a full queue whose run ID is not a slot run (it cannot be a catch-up)', async () => {
+  // The waiting head of a full queue is read only to see whether it is a catch-up overlap_policy skip drops:
+  // never when its run ID is not a slot run's (a catch-up always is), once (not at every pass) when it is.
+  it.each([
+    { what: 'not a slot run', trigger: 'queue' as const, slot: false, readsWhileFull: 0 },
+    { what: 'a slot run that is no catch-up', trigger: 'scheduler' as const, slot: true, readsWhileFull: 1 },
+  ])('reads the waiting head of a full queue $readsWhileFull times when it is $what', async (c) => {
     const etl = dagFromYaml('etl');
     const h = harness({ dags: [etl] });
     h.launcher.script = { startAfterMs: 20, runForMs: 5 * SECOND, outcome: 'succeeded' };
     await h.enqueue(etl);
-    const second = await h.enqueue(etl);
-    let reads = 0;
-    const read = h.runs.readStatus.bind(h.runs);
-    h.runs.readStatus = (runId) => {
-      if (runId === second) reads++;
-      return read(runId);
-    };
+    const second = await h.enqueue(etl, c.trigger, c.slot ? slotRunId('/data', 'etl', START) : undefined);
+    const reads = h.countReads(second);
     h.processor.start();
     await h.time.advance(4 * SECOND);
     expect(h.launcher.launches).toHaveLength(1);
-    expect(reads).toBe(0);
+    expect(reads.n).toBe(c.readsWhileFull);
     await h.time.advance(2 * SECOND);
     expect(h.launcher.runIds()).toContain(second);
-    expect(reads).toBeGreaterThan(0); // read when a slot is free, before its start
-  });
-
-  it('reads the head of a full queue once, not at every pass, when it is a slot run but not a catch-up', async () => {
-    const etl = dagFromYaml('etl');
-    const h = harness({ dags: [etl] });
-    h.launcher.script = { startAfterMs: 20, runForMs: 5 * SECOND, outcome: 'succeeded' };
-    await h.enqueue(etl);
-    const second = await h.enqueue(etl, 'scheduler', slotRunId('/data', 'etl', START));
-    let reads = 0;
-    const read = h.runs.readStatus.bind(h.runs);
-    h.runs.readStatus = (runId) => {
-      if (runId === second) reads++;
-      return read(runId);
-    };
-    h.processor.start();
-    await h.time.advance(4 * SECOND);
-    expect(h.launcher.launches).toHaveLength(1);
-    expect(reads).toBe(1);
-    await h.time.advance(2 * SECOND);
-    expect(h.launcher.runIds()).toContain(second);
+    expect(reads.n).toBeGreaterThan(c.readsWhileFull); // read when a slot is free, before its start
   });
 
   it('counts a start announced while its process was still being launched', async () => {
