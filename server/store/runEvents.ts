@@ -173,14 +173,25 @@ export function withRunEvents(store: RunStore, events: EventLog, opts: { logger?
     if (store.eventsInStatusWrites === undefined || store.eventsInStatusWrites !== events) return undefined;
     const d = due(status);
     if (d === null) return undefined;
+    // Taken as announced before the write, as emit does before its append: a write of the same state made
+    // meanwhile by this process (a report retried while the first is in flight) carries no second event.
+    // Given back when this write wrote nothing.
+    const before = lastEmitted.get(status.run_id);
+    remember(status.run_id, d.key);
+    const giveBack = () => {
+      if (lastEmitted.get(status.run_id) !== d.key) return;
+      if (before === undefined) lastEmitted.delete(status.run_id);
+      else lastEmitted.set(status.run_id, before);
+    };
     try {
       const result = await write({
         type: d.type,
         data: runEventData(status) as unknown as Record<string, unknown>,
       });
-      if (wrote(result)) remember(status.run_id, d.key);
+      if (!wrote(result)) giveBack();
       return { result };
     } catch (err) {
+      giveBack();
       // Only an error the event's part may have caused (a table of the event log dropped or changed by
       // hand: an integrity, data or definition error) is worth a second write without it; the rest (a lost
       // connection, a fence that no longer holds, a missing run) would fail that write alike.

@@ -294,6 +294,14 @@ describe('run events written with the status, on PostgreSQL', () => {
     expect(await types()).toEqual(['dag.run.running ev3', 'dag.run.failed ev3']);
   });
 
+  it('appends one event for two writes of the same state made at once (a report retried while in flight)', async () => {
+    const { runs, types } = await setUp();
+    await runs.createRun(testRunStatus({ run_id: 'ev5', status: 'running' }));
+    const ended = testRunStatus({ run_id: 'ev5', status: 'succeeded' });
+    await Promise.all([runs.writeStatus(ended), runs.writeStatus(ended)]);
+    expect(await types()).toEqual(['dag.run.running ev5', 'dag.run.succeeded ev5']);
+  });
+
   it('still writes the status when the event log refuses the event (its table renamed by hand)', async () => {
     const { runs, logger } = await setUp();
     await runs.createRun(testRunStatus({ run_id: 'ev4', status: 'running' }));
