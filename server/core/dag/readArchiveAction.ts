@@ -9,7 +9,7 @@ import type { DagReader, Entry } from './dagReader';
 import { describe, isNull } from './dagReader';
 import type { StepExecution } from './readAction';
 import { legacyOperation, refuseShellKeys } from './readLegacyOp';
-import { readTextKeys } from './readWithTexts';
+import { readBooleanKeys, readTextKeys } from './readWithTexts';
 
 export const ARCHIVE_OPS = ['create', 'extract', 'list'] as const;
 export type ArchiveOp = (typeof ARCHIVE_OPS)[number];
@@ -98,13 +98,7 @@ function readArchiveWith(
   w: Record<string, unknown>,
 ): void {
   readTextKeys(r, fields, STRINGS, w);
-  for (const key of BOOLEANS) {
-    const e = fields.get(key);
-    if (!e) continue;
-    if (isNull(e.value)) r.errorAt(e, 'must be true or false, got nothing');
-    const v = r.boolean(e);
-    if (v !== undefined) w[key] = v;
-  }
+  readBooleanKeys(r, fields, BOOLEANS, w);
   for (const [key, min] of [
     ['compression_level', Number.MIN_SAFE_INTEGER],
     ['strip_components', 0],
