@@ -3,9 +3,9 @@
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+export { freePort } from '../server/testing/freePort';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
 export const DAGU = path.join(ROOT, 'bin', 'dagu');
@@ -126,17 +126,6 @@ export function treeCpuMs(root: number): number {
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 export async function waitHttp(url: string, timeoutMs = 30_000) {
   const deadline = Date.now() + timeoutMs;

@@ -60,7 +60,8 @@ afterEach(async () => {
   await Promise.allSettled(hosts.map((h) => h.svc.stop('SIGKILL')));
   for (const m of mounts) await m.unmount();
   for (const h of homes) h.cleanup();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  // A run process just killed with its home may still be finishing a write through the mount: retry.
+  for (const d of dirs) rmSync(d, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   [homes, dirs, mounts, hosts] = [[], [], [], []];
 });
 
