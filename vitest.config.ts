@@ -20,6 +20,7 @@ const ALONE = [
   'conformance/dagu_1x/dagu1x.test.ts',
   'conformance/spec085_scheduler_ha/**/*.test.ts',
   'tests/integration/chaos.test.ts',
+  'tests/integration/postgres/backend.test.ts',
   'tests/integration/postgres/chaos.test.ts',
   'tests/integration/postgres/faults.test.ts',
   'tests/integration/postgres/leaseFailover.test.ts',
