@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 // The console's `@/` import alias (tsconfig paths), for tests that load route handlers.
 const alias = { '@/': fileURLToPath(new URL('./', import.meta.url)) };
@@ -25,6 +25,9 @@ const ALONE = [
   'tests/integration/postgres/faults.test.ts',
   'tests/integration/postgres/leaseFailover.test.ts',
 ];
+
+/** What both projects of real-process files share: they wait on processes, so their timeouts are long. */
+const PROCESS_FILES = { environment: 'node', testTimeout: 60_000, hookTimeout: 60_000 } as const;
 
 export default defineConfig({
   test: {
@@ -52,11 +55,9 @@ export default defineConfig({
         resolve: { alias },
         test: {
           name: 'integration',
+          ...PROCESS_FILES,
           include: INTEGRATION,
-          exclude: [...ALONE, '**/node_modules/**'],
-          environment: 'node',
-          testTimeout: 60_000,
-          hookTimeout: 60_000,
+          exclude: [...configDefaults.exclude, ...ALONE],
           // Real processes, but mostly waiting on them: two files at a time keep both cores busy. Run one after
           // another, these files took about 800 s of the CI's 30 minutes, half of it with a core idle.
           maxWorkers: 2,
@@ -67,10 +68,8 @@ export default defineConfig({
         resolve: { alias },
         test: {
           name: 'alone',
+          ...PROCESS_FILES,
           include: ALONE,
-          environment: 'node',
-          testTimeout: 60_000,
-          hookTimeout: 60_000,
           // Failover and fault tests measure how long the product takes (a takeover within its lease, a stall
           // noticed within its timeout); the language conformance files run five cases at once. One file after
           // another, after everything else.

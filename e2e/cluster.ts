@@ -9,8 +9,9 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-export { freePort } from '../server/testing/freePort';
 import { freePort } from '../server/testing/freePort';
+
+export { freePort };
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DAGU = path.join(ROOT, 'bin', 'dagu');
