@@ -2,7 +2,7 @@
 // directory, from the offset the coordinator holds, in chunks, while the run goes on and once more at its end.
 
 import { isUtf8 } from 'node:buffer';
-import { open, readdir } from 'node:fs/promises';
+import { open, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger, Timers } from '../core/ports';
 import { TimerLoop } from '../core/timerLoop';
@@ -94,10 +94,29 @@ export class LogShipper {
       this.o.logger.warn('Cannot list the run log directory', { dir: this.o.dir, error: errorText(err) });
       return false;
     }
+    // A stat by path per file tells which have something to send; only those are opened. Most passes of a
+    // quiet run find nothing new, and opening, stating and closing every file each time was most of their
+    // cost (a worker runs many runs at once, each with a pass every interval).
+    const sizes = new Map<string, number>();
+    await Promise.all(
+      names.map(async (name) => {
+        try {
+          sizes.set(name, (await stat(join(this.o.dir, name))).size);
+        } catch {
+          /* gone since the listing, or unreadable: the open below says why, on a later pass */
+        }
+      }),
+    );
+    names = names.filter((name) => {
+      const size = sizes.get(name);
+      if (size === undefined) return true;
+      return size === 0 ? !this.offsets.has(name) : this.offset(name) < size;
+    });
+    if (names.length === 0) return true;
     let complete = true;
     let shipped: Set<string>;
     try {
-      shipped = await this.shipBatch(names);
+      shipped = await this.shipBatch(names, sizes);
     } catch (err) {
       if (!this.failing)
         this.o.logger.warn('Failed to ship run logs to the coordinator; will retry', {
@@ -134,7 +153,7 @@ export class LogShipper {
    * first piece of each in one request, as much as one chunk holds in all. Answers the files it shipped
    * completely; the others (and every file when batching is off) are shipped one chunk a request.
    */
-  private async shipBatch(names: string[]): Promise<Set<string>> {
+  private async shipBatch(names: string[], sizes: ReadonlyMap<string, number>): Promise<Set<string>> {
     const done = new Set<string>();
     const send = this.o.client.sendLogs?.bind(this.o.client);
     if (!send || this.batchesRefused || names.length < 2) return done;
@@ -150,6 +169,12 @@ export class LogShipper {
     let room = this.chunkBytes;
     for (const name of names) {
       if (room <= 0) break;
+      // An empty file not announced yet needs no reading: it is announced as empty (what it holds by the
+      // time of a later pass is sent then).
+      if (sizes.get(name) === 0 && !this.offsets.has(name)) {
+        pieces.push({ name, size: 0, offset: 0, length: 0, data: '', encoding: 'utf8' });
+        continue;
+      }
       const fh = await open(join(this.o.dir, name), 'r');
       try {
         const size = (await fh.stat()).size;
