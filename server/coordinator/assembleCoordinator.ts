@@ -103,6 +103,7 @@ export function assembleCoordinator(d: AssembleCoordinatorDeps): CoordinatorPart
     locks,
     sightings,
   });
+  const logs = new LogChunks({ runs, logs: d.stores.logs });
   const reports = new WorkerReports({
     runs,
     tasks,
@@ -113,6 +114,7 @@ export function assembleCoordinator(d: AssembleCoordinatorDeps): CoordinatorPart
     logsRoot: s.logsRoot,
     locks,
     sightings,
+    logs,
   });
   const server = new CoordinatorServer({
     host: s.host,
@@ -121,7 +123,7 @@ export function assembleCoordinator(d: AssembleCoordinatorDeps): CoordinatorPart
     tls: s.tls,
     dispatcher,
     reports,
-    logs: new LogChunks({ runs, logs: d.stores.logs }),
+    logs,
     state: d.stores.state ? new WorkerState({ runs, state: d.stores.state }) : null,
     artifacts: d.stores.artifacts ? new WorkerArtifacts({ runs, artifacts: d.stores.artifacts }) : null,
     poller,

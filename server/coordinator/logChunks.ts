@@ -69,15 +69,24 @@ export class LogChunks {
         error: `attempt ${batch.attempt} of run ${runId} is not worker ${batch.worker_id}'s`,
       };
     }
-    const made = await this.createEmpties(s, batch.chunks);
+    return { replies: await this.appendChunks(s, batch.chunks) };
+  }
+
+  /**
+   * Appends the pieces to the logs of run `s`, whose attempt the caller has checked is the sender's, with
+   * its names checked too (a status report with its logs, under that run's lock): each is answered as
+   * `append` answers it, in order.
+   */
+  async appendChunks(s: RunStatus, chunks: LogBatch['chunks']): Promise<LogReply[]> {
+    const made = await this.createEmpties(s, chunks);
     const replies: LogReply[] = [];
-    for (const chunk of batch.chunks) {
+    for (const chunk of chunks) {
       const size = made.get(chunk);
       replies.push(
         size !== undefined ? { accepted: true, next_offset: size } : await this.appendTo(s, chunk),
       );
     }
-    return { replies };
+    return replies;
   }
 
   /**

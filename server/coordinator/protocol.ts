@@ -95,6 +95,13 @@ export interface AckResponse {
 export interface StatusReport {
   worker_id: string;
   status: RunStatus;
+  /**
+   * With a run's final status: the rest of its logs (a piece of each file, as a LogBatch carries them),
+   * written before the status, so that a run seen ended has all of its logs and a short run needs no
+   * request of its own for them. A coordinator older than this field ignores it and answers without `logs`;
+   * the worker then ships them as a LogBatch.
+   */
+  logs?: LogBatch['chunks'];
 }
 
 /** `accepted: false`: the run is not (or no longer) this worker's, or was cancelled; the worker stops it. */
@@ -102,6 +109,8 @@ export interface StatusReply {
   accepted: boolean;
   cancel: boolean;
   error?: string;
+  /** With `accepted` and a report that carried `logs`: the answer to each of its pieces, in order. */
+  logs?: LogReply[];
 }
 
 /** A piece of a step log; `offset` is where `data` starts in the file, so a resend is harmless. */

@@ -84,6 +84,15 @@ describe('statusReportSchema', () => {
       statusReportSchema.parse({ worker_id: 'w1', token: 't', status }).status.steps[0].depends,
     ).toBeUndefined();
   });
+
+  it('takes the logs a final status carries, and refuses a path for a name or a file named twice', () => {
+    const status = testRunStatus({ run_id: 'r1', status: 'succeeded', steps: [step] });
+    const piece = { file: 'b.out', offset: 0, data: 'hi\n', encoding: 'utf8' };
+    expect(statusReportSchema.parse({ worker_id: 'w1', status, logs: [piece] }).logs).toEqual([piece]);
+    for (const logs of [[{ ...piece, file: '../b.out' }], [{ ...piece, file: '..' }], [piece, piece], []]) {
+      expect(statusReportSchema.safeParse({ worker_id: 'w1', status, logs }).success).toBe(false);
+    }
+  });
 });
 
 describe('dispatchRequestSchema', () => {

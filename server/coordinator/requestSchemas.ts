@@ -198,11 +198,6 @@ const runStatus: z.ZodType<RunStatus> = z.object({
   dispatched_by: z.string().max(200).nullable().optional(),
 });
 
-export const statusReportSchema: z.ZodType<StatusReport> = z.object({
-  worker_id: workerId,
-  status: runStatus,
-});
-
 const logPiece = {
   file: z
     .string()
@@ -218,14 +213,22 @@ export const logChunkSchema: z.ZodType<LogChunk> = z.object({ worker_id: workerI
 /** Files of one attempt at most in a LogBatch (a step has two logs; the run one more). */
 export const MAX_LOG_BATCH_FILES = 64;
 
+const logPieces = z
+  .array(z.object(logPiece))
+  .min(1)
+  .max(MAX_LOG_BATCH_FILES)
+  .refine((c) => new Set(c.map((x) => x.file)).size === c.length, 'names a file twice');
+
+export const statusReportSchema: z.ZodType<StatusReport> = z.object({
+  worker_id: workerId,
+  status: runStatus,
+  logs: logPieces.optional(),
+});
+
 export const logBatchSchema: z.ZodType<LogBatch> = z.object({
   worker_id: workerId,
   attempt,
-  chunks: z
-    .array(z.object(logPiece))
-    .min(1)
-    .max(MAX_LOG_BATCH_FILES)
-    .refine((c) => new Set(c.map((x) => x.file)).size === c.length, 'names a file twice'),
+  chunks: logPieces,
 });
 
 export const dispatchRequestSchema: z.ZodType<DispatchRequest> = z.object({

@@ -214,6 +214,78 @@ describe.each(STORE_KITS)('WorkerReports on $name', ({ make }) => {
     expect(await h.cancels.has('run-1')).toBe(false);
   });
 
+  /** Reports over the same stores that write the logs a final status carries, into `written`. */
+  function withLogs() {
+    const written: Array<{ file: string; offset: number; data: string; statusThen: string }> = [];
+    const held = new Map<string, number>();
+    const reports = new WorkerReports({
+      runs: h.runs,
+      tasks: h.tasks,
+      workers: h.workers,
+      cancels: h.cancels,
+      clock: h.time,
+      logger: h.logger,
+      logsRoot: kit.logsRoot,
+      logs: {
+        appendChunks: async (s, chunks) => {
+          const statusThen = (await h.status(s.run_id)).status;
+          return chunks.map((c) => {
+            const size = held.get(c.file) ?? 0;
+            if (c.offset !== size) return { accepted: c.offset + c.data.length <= size, next_offset: size };
+            if (c.data === '') return { accepted: true, next_offset: size };
+            written.push({ file: c.file, offset: c.offset, data: c.data, statusThen });
+            held.set(c.file, size + c.data.length);
+            return { accepted: true, next_offset: size + c.data.length };
+          });
+        },
+      },
+    });
+    return { reports, written };
+  }
+
+  it('writes the logs a final status carries before the status, and answers each piece', async () => {
+    await h.take('worker-b', { zone: 'b' });
+    const { reports, written } = withLogs();
+    const ended = await workerStatus({ status: 'succeeded', finished_at: isoUtc(h.time.nowMs()) });
+    const logs = [
+      { file: '_run.log', offset: 0, data: 'done\n', encoding: 'utf8' as const },
+      { file: 'extract.out', offset: 0, data: '', encoding: 'utf8' as const },
+    ];
+    expect(await reports.reportStatus('run-1', { worker_id: 'worker-b', status: ended, logs })).toEqual({
+      accepted: true,
+      cancel: false,
+      logs: [
+        { accepted: true, next_offset: 5 },
+        { accepted: true, next_offset: 0 },
+      ],
+    });
+    // Written while the run was still queued: nobody sees it ended without its logs.
+    expect(written.map((w) => [w.file, w.statusThen])).toEqual([['_run.log', 'queued']]);
+    expect((await h.status('run-1')).status).toBe('succeeded');
+
+    // The same report again (its reply was lost): taken, and nothing is written twice.
+    expect(await reports.reportStatus('run-1', { worker_id: 'worker-b', status: ended, logs })).toEqual({
+      accepted: true,
+      cancel: false,
+      logs: [
+        { accepted: true, next_offset: 5 },
+        { accepted: true, next_offset: 0 },
+      ],
+    });
+    expect(written).toHaveLength(1);
+  });
+
+  it('writes no logs from a worker whose run it is not', async () => {
+    await h.take('worker-b', { zone: 'b' });
+    const { reports, written } = withLogs();
+    const ended = await workerStatus({ status: 'succeeded', finished_at: isoUtc(h.time.nowMs()) });
+    const logs = [{ file: '_run.log', offset: 0, data: 'not mine\n', encoding: 'utf8' as const }];
+    const reply = await reports.reportStatus('run-1', { worker_id: 'worker-c', status: ended, logs });
+    expect(reply).toMatchObject({ accepted: false });
+    expect(reply.logs).toBeUndefined();
+    expect(written).toEqual([]);
+  });
+
   it('reads the cancel requests once for a heartbeat listing several runs', async () => {
     await h.dispatch('run-2', { zone: 'b' });
     await h.dispatch('run-3', { zone: 'b' });

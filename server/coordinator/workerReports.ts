@@ -21,6 +21,7 @@ import type {
   StatusReply,
   StatusReport,
 } from './protocol';
+import type { LogChunks } from './logChunks';
 import { LOG_FILE_PATTERN } from './requestSchemas';
 import { RunLocks } from './runLocks';
 import { runsOwnedBy } from './workerRuns';
@@ -49,6 +50,8 @@ export interface WorkerReportsDeps {
   locks?: RunLocks;
   /** Remembers each heartbeat even when the registry cannot take it (shared with the detector). */
   sightings?: WorkerSightings;
+  /** Writes the logs a final status report carries; without it they are ignored (the worker ships them). */
+  logs?: Pick<LogChunks, 'appendChunks'>;
 }
 
 /** The outcome of an ack; `claim_gone`/`wrong_worker` are answered 409. */
@@ -274,8 +277,12 @@ export class WorkerReports {
       if (rep.attempt !== s.attempt) return reject(`stale attempt: run ${runId} is at attempt ${s.attempt}`);
       if (s.worker_id !== report.worker_id) return reject(`run ${runId} is not worker ${report.worker_id}'s`);
       if (rep.dag_name !== s.dag_name) return reject(`run ${runId} belongs to DAG ${s.dag_name}`);
+      // The attempt is this worker's: its logs go in first, so that the run is never seen ended without
+      // them (also when this is a resend of a final status whose reply was lost: a piece already written
+      // is answered as taken and not written twice).
+      const logs = report.logs && this.d.logs ? { logs: await this.d.logs.appendChunks(s, report.logs) } : {};
       if (TERMINAL_RUN_STATES.includes(s.status)) {
-        if (rep.status === s.status) return { accepted: true, cancel: false };
+        if (rep.status === s.status) return { accepted: true, cancel: false, ...logs };
         return reject(`run ${runId} already ended (${s.status})`);
       }
       const next = this.merge(s, rep);
@@ -287,11 +294,11 @@ export class WorkerReports {
         if (!this.d.runs.unmarksEnded) await this.d.runs.unmarkActive(runId);
         if (!this.d.runs.clearsCancelsOnEnd) await this.d.cancels.clear(runId);
         this.lastRunHeartbeat.delete(runId);
-        return { accepted: true, cancel: false };
+        return { accepted: true, cancel: false, ...logs };
       }
       // Asked after the write: a cancel requested meanwhile reaches the worker with this reply.
       const cancel = await this.d.cancels.has(runId);
-      return { accepted: true, cancel };
+      return { accepted: true, cancel, ...logs };
     });
   }
 

@@ -210,10 +210,12 @@ export class CoordinatorClient {
     if ([404, 409, 410].includes(reply.status))
       return { accepted: false, cancel: false, error: errorMessage(reply) };
     const body = (await this.expectOk(reply)) as Partial<StatusReply>;
+    const logs = Array.isArray(body.logs) && body.logs.every(isLogReply) ? body.logs : undefined;
     return {
       accepted: body.accepted === true,
       cancel: body.cancel === true,
       ...(body.error ? { error: body.error } : {}),
+      ...(logs ? { logs } : {}),
     };
   }
 
@@ -437,4 +439,14 @@ function errorMessage(reply: Reply): string {
 
 function abortError(signal: AbortSignal): Error {
   return signal.reason instanceof Error ? signal.reason : new DOMException('request aborted', 'AbortError');
+}
+
+/** A reply to one log piece, as the coordinator sends it. */
+function isLogReply(r: unknown): r is LogReply {
+  return (
+    typeof r === 'object' &&
+    r !== null &&
+    typeof (r as LogReply).accepted === 'boolean' &&
+    typeof (r as LogReply).next_offset === 'number'
+  );
 }

@@ -5,6 +5,7 @@ import { silentLogger } from '../core/ports';
 import { tempDir } from '../runner/testSupport';
 import { FakeTime } from '../testing/fakeTime';
 import { encodeChunk, LogShipper } from './logShipper';
+import { testRunStatus } from '../testing/testRunStatus';
 import { FakeCoordinator } from './testSupport';
 
 let dir: string;
@@ -169,3 +170,92 @@ async function advanceUntil(time: FakeTime, check: () => boolean): Promise<void>
   }
   expect(check()).toBe(true);
 }
+
+describe('LogShipper.takeRest (the logs that go with the final status)', () => {
+  const ended = testRunStatus({ run_id: 'run-1', attempt: 2, status: 'succeeded' });
+
+  it('gives the rest of every file as one piece each; the answer to them leaves nothing to ship', async () => {
+    const coordinator = new FakeCoordinator();
+    const shipper = shipperFor(coordinator);
+    writeFileSync(join(dir, 'logs', '_run.log'), 'started\n');
+    writeFileSync(join(dir, 'logs', 's.out'), 'hello\n');
+    expect(await shipper.flush()).toBe(true);
+    appendFileSync(join(dir, 'logs', '_run.log'), 'ended\n');
+    writeFileSync(join(dir, 'logs', 's.err'), '');
+    coordinator.calls.length = 0;
+
+    const rest = (await shipper.takeRest())!;
+    expect(coordinator.calls).toEqual([]); // nothing sent on its own
+    expect(rest.chunks).toEqual([
+      { file: '_run.log', offset: 8, data: 'ended\n', encoding: 'utf8' },
+      { file: 's.err', offset: 0, data: '', encoding: 'utf8' },
+    ]);
+    const reply = await coordinator.reportStatus('run-1', {
+      worker_id: 'w1',
+      status: ended,
+      logs: rest.chunks,
+    });
+    expect(await rest.done(reply.logs)).toBe(true);
+    expect(await shipper.flush()).toBe(true);
+
+    expect(coordinator.calls).toEqual(['status:succeeded+logs:_run.log,s.err']);
+    expect(coordinator.logText('run-1', '_run.log')).toBe('started\nended\n');
+    expect(coordinator.logs.get('run-1/s.err')).toEqual(Buffer.alloc(0));
+    expect(shipper.offset('_run.log')).toBe(14);
+  });
+
+  it('gives nothing when the coordinator holds every byte already', async () => {
+    const coordinator = new FakeCoordinator();
+    const shipper = shipperFor(coordinator);
+    writeFileSync(join(dir, 'logs', 's.out'), 'x\n');
+    writeFileSync(join(dir, 'logs', 's.err'), '');
+    expect(await shipper.flush()).toBe(true);
+    expect(await shipper.takeRest()).toBeNull();
+    expect(coordinator.calls).toEqual(['logs:s.err,s.out']);
+  });
+
+  it('ships a rest larger than one chunk on its own first, and gives nothing to go with the status', async () => {
+    const coordinator = new FakeCoordinator();
+    const shipper = shipperFor(coordinator, new FakeTime(0), 8);
+    writeFileSync(join(dir, 'logs', 's.out'), 'more than eight bytes\n');
+    expect(await shipper.takeRest()).toBeNull();
+    expect(coordinator.logText('run-1', 's.out')).toBe('more than eight bytes\n');
+  });
+
+  it('ships the logs itself when the coordinator did not take them with the status, and from then on', async () => {
+    const coordinator = new FakeCoordinator();
+    coordinator.acceptsStatusLogs = false;
+    const shipper = shipperFor(coordinator);
+    writeFileSync(join(dir, 'logs', 's.out'), 'one\n');
+    const rest = (await shipper.takeRest())!;
+    const reply = await coordinator.reportStatus('run-1', {
+      worker_id: 'w1',
+      status: ended,
+      logs: rest.chunks,
+    });
+    expect(reply.logs).toBeUndefined();
+    expect(await rest.done(reply.logs)).toBe(true);
+    expect(coordinator.logText('run-1', 's.out')).toBe('one\n');
+
+    appendFileSync(join(dir, 'logs', 's.out'), 'two\n');
+    expect(await shipper.takeRest()).toBeNull(); // shipped on its own, not offered with a status again
+    expect(coordinator.logText('run-1', 's.out')).toBe('one\ntwo\n');
+  });
+
+  it('sends again from the offset the coordinator asks for when it refused a piece', async () => {
+    const coordinator = new FakeCoordinator();
+    const shipper = shipperFor(coordinator);
+    writeFileSync(join(dir, 'logs', 's.out'), 'abc\n');
+    const rest = (await shipper.takeRest())!;
+    // The coordinator holds nothing and is asked for offset 2: it answers with the size it holds.
+    const refused = { ...rest.chunks[0], offset: 2, data: 'c\n' };
+    const reply = await coordinator.reportStatus('run-1', {
+      worker_id: 'w1',
+      status: ended,
+      logs: [refused],
+    });
+    expect(reply.logs).toEqual([{ accepted: false, next_offset: 0 }]);
+    expect(await rest.done(reply.logs)).toBe(true);
+    expect(coordinator.logText('run-1', 's.out')).toBe('abc\n');
+  });
+});

@@ -1,5 +1,6 @@
 // Ships the step logs of a run on a worker to the coordinator: every file of the attempt's local log
-// directory, from the offset the coordinator holds, in chunks, while the run goes on and once more at its end.
+// directory, from the offset the coordinator holds, in chunks, while the run goes on; the rest goes with the
+// run's final status (takeRest), or before it when it is more than one chunk.
 
 import { isUtf8 } from 'node:buffer';
 import { open, readdir, stat } from 'node:fs/promises';
@@ -7,7 +8,7 @@ import { join } from 'node:path';
 import type { Logger, Timers } from '../core/ports';
 import { TimerLoop } from '../core/timerLoop';
 import { errorText } from '../runner/statusReporter';
-import type { LogChunk, LogReply } from '../coordinator/protocol';
+import type { LogBatch, LogChunk, LogReply } from '../coordinator/protocol';
 import { CoordinatorError, type CoordinatorApi } from './coordinatorClient';
 
 export interface LogShipperOptions {
@@ -27,9 +28,30 @@ export interface LogShipperOptions {
 }
 
 export const LOG_CHUNK_BYTES = 256 * 1024;
+
 const DEFAULT_INTERVAL_MS = 500;
 /** What the coordinator accepts as a log file name (LogFileNames produces these). */
 const FILE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
+
+/** The rest of a run's logs, to go with its final status (`StatusReport.logs`). */
+export interface FinalLogs {
+  chunks: LogBatch['chunks'];
+  /**
+   * Takes the coordinator's answer to them (`StatusReply.logs`; undefined from a coordinator that ignored
+   * them) and ships what it did not take; true when it holds every byte written so far.
+   */
+  done(replies: LogReply[] | undefined): Promise<boolean>;
+}
+
+/** A piece of one file in a batch. */
+interface Piece {
+  name: string;
+  size: number;
+  offset: number;
+  length: number;
+  data: string;
+  encoding: LogChunk['encoding'];
+}
 
 /**
  * Remembers per file how many bytes the coordinator holds and sends the rest. The coordinator answers
@@ -45,6 +67,8 @@ export class LogShipper {
   private failing = false;
   /** Set once the coordinator refused a batch (it takes one chunk a request): never tried again. */
   private batchesRefused = false;
+  /** Set once the coordinator answered a status without taking the logs that went with it. */
+  private inlineRefused = false;
 
   constructor(private readonly o: LogShipperOptions) {
     this.intervalMs = o.intervalMs ?? DEFAULT_INTERVAL_MS;
@@ -81,7 +105,63 @@ export class LogShipper {
     return this.offsets.get(file) ?? 0;
   }
 
-  private async shipAll(): Promise<boolean> {
+  /**
+   * For a run's final status: the rest of every log, a piece of each file, to go with the status in one
+   * request; `done` takes the coordinator's answer to them. Null when nothing is left to send, or when the
+   * rest does not fit in one chunk or the coordinator did not take logs with a status before: the logs are
+   * then shipped first, as `flush()` ships them, and the status goes alone.
+   */
+  takeRest(): Promise<FinalLogs | null> {
+    const rest = this.pass.then(() => this.rest());
+    this.pass = rest.then(
+      () => true,
+      () => false,
+    );
+    return rest;
+  }
+
+  private async rest(): Promise<FinalLogs | null> {
+    const shipped = async () => {
+      await this.shipAll();
+      return null;
+    };
+    if (this.inlineRefused) return shipped();
+    const found = await this.pending();
+    if (found === null) return null; // the directory cannot be listed (logged): the status goes alone
+    const { names, sizes } = found;
+    if (names.length === 0) return null;
+    let left = 0;
+    for (const name of names) left += (sizes.get(name) ?? Infinity) - this.offset(name);
+    if (left > this.chunkBytes) return shipped();
+    let read: { pieces: Piece[]; done: Set<string> };
+    try {
+      read = await this.readPieces(names, sizes);
+    } catch {
+      return shipped(); // a file gone or unreadable: the pass says why
+    }
+    const { pieces } = read;
+    if (pieces.length === 0) return null;
+    return {
+      chunks: pieces.map((p) => ({ file: p.name, offset: p.offset, data: p.data, encoding: p.encoding })),
+      done: async (replies) => {
+        if (replies === undefined || replies.length !== pieces.length) {
+          // A coordinator that ignores logs in a status: they are shipped on their own from now on.
+          this.inlineRefused = true;
+          this.o.logger.debug('The coordinator takes no logs with a status', { run_id: this.o.runId });
+          return this.flush();
+        }
+        const complete = this.applyReplies(pieces, replies, read.done);
+        // A piece refused (the coordinator asked for another offset) or cut short: the rest goes as usual.
+        return pieces.every((p) => complete.has(p.name)) || this.flush();
+      },
+    };
+  }
+
+  /**
+   * The files of the log directory that have something to send (bytes beyond the held offset, or an empty
+   * file not announced yet), with the sizes a stat found; null when the directory cannot be listed.
+   */
+  private async pending(): Promise<{ names: string[]; sizes: Map<string, number> } | null> {
     let names: string[];
     try {
       const entries = await readdir(this.o.dir, { withFileTypes: true });
@@ -90,9 +170,10 @@ export class LogShipper {
         .map((e) => e.name)
         .sort();
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return true; // no step has started yet
+      // No step has started yet.
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { names: [], sizes: new Map() };
       this.o.logger.warn('Cannot list the run log directory', { dir: this.o.dir, error: errorText(err) });
-      return false;
+      return null;
     }
     // A stat by path per file tells which have something to send; only those are opened. Most passes of a
     // quiet run find nothing new, and opening, stating and closing every file each time was most of their
@@ -103,7 +184,7 @@ export class LogShipper {
         try {
           sizes.set(name, (await stat(join(this.o.dir, name))).size);
         } catch {
-          /* gone since the listing, or unreadable: the open below says why, on a later pass */
+          /* gone since the listing, or unreadable: opening it says why */
         }
       }),
     );
@@ -112,6 +193,13 @@ export class LogShipper {
       if (size === undefined) return true;
       return size === 0 ? !this.offsets.has(name) : this.offset(name) < size;
     });
+    return { names, sizes };
+  }
+
+  private async shipAll(): Promise<boolean> {
+    const found = await this.pending();
+    if (found === null) return false;
+    const { names, sizes } = found;
     if (names.length === 0) return true;
     let complete = true;
     let shipped: Set<string>;
@@ -154,17 +242,35 @@ export class LogShipper {
    * completely; the others (and every file when batching is off) are shipped one chunk a request.
    */
   private async shipBatch(names: string[], sizes: ReadonlyMap<string, number>): Promise<Set<string>> {
-    const done = new Set<string>();
     const send = this.o.client.sendLogs?.bind(this.o.client);
-    if (!send || this.batchesRefused || names.length < 2) return done;
-    type Piece = {
-      name: string;
-      size: number;
-      offset: number;
-      length: number;
-      data: string;
-      encoding: LogChunk['encoding'];
-    };
+    if (!send || this.batchesRefused || names.length < 2) return new Set();
+    const { pieces, done } = await this.readPieces(names, sizes);
+    if (pieces.length < 2) return done;
+    let replies: LogReply[];
+    try {
+      replies = await send(this.o.runId, {
+        worker_id: this.o.workerId,
+        attempt: this.o.attempt,
+        chunks: pieces.map((p) => ({ file: p.name, offset: p.offset, data: p.data, encoding: p.encoding })),
+      });
+    } catch (err) {
+      if (!(err instanceof CoordinatorError) || err.status !== 400) throw err;
+      this.batchesRefused = true;
+      this.o.logger.debug('The coordinator takes one log chunk a request', { run_id: this.o.runId });
+      return done;
+    }
+    return this.applyReplies(pieces, replies, done);
+  }
+
+  /**
+   * The next piece of each file, as much as one chunk holds in all; `done` has the files with nothing new
+   * since the coordinator confirmed them all.
+   */
+  private async readPieces(
+    names: string[],
+    sizes: ReadonlyMap<string, number>,
+  ): Promise<{ pieces: Piece[]; done: Set<string> }> {
+    const done = new Set<string>();
     const pieces: Piece[] = [];
     let room = this.chunkBytes;
     for (const name of names) {
@@ -198,20 +304,11 @@ export class LogShipper {
         await fh.close();
       }
     }
-    if (pieces.length < 2) return done;
-    let replies: LogReply[];
-    try {
-      replies = await send(this.o.runId, {
-        worker_id: this.o.workerId,
-        attempt: this.o.attempt,
-        chunks: pieces.map((p) => ({ file: p.name, offset: p.offset, data: p.data, encoding: p.encoding })),
-      });
-    } catch (err) {
-      if (!(err instanceof CoordinatorError) || err.status !== 400) throw err;
-      this.batchesRefused = true;
-      this.o.logger.debug('The coordinator takes one log chunk a request', { run_id: this.o.runId });
-      return done;
-    }
+    return { pieces, done };
+  }
+
+  /** Takes the coordinator's answer to each piece; `done` gains the files it now holds completely. */
+  private applyReplies(pieces: Piece[], replies: LogReply[], done: Set<string>): Set<string> {
     pieces.forEach((p, i) => {
       const reply = replies[i];
       if (p.length === 0 && p.size === 0) {

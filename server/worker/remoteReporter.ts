@@ -5,6 +5,7 @@ import type { Clock, Logger, Timers } from '../core/ports';
 import { TERMINAL_RUN_STATES, type RunState, type RunStatus } from '../core/types';
 import { errorText, type StatusReporter } from '../runner/statusReporter';
 import type { CoordinatorApi } from './coordinatorClient';
+import type { FinalLogs } from './logShipper';
 import { retryBackoffMs, sleep } from './retryBackoff';
 
 /** Why the coordinator wants the run stopped. */
@@ -23,6 +24,12 @@ export interface RemoteReporterOptions {
   onRejected: (why: Rejection) => void;
   /** Awaited before each attempt to send a terminal status: the step logs must reach the coordinator first. */
   beforeFinal?: () => Promise<unknown>;
+  /**
+   * Awaited before each attempt to send a terminal status, after `beforeFinal`: the rest of the run's logs,
+   * sent with the status (the coordinator writes them first), or null when they went on their own. Its
+   * `done` gets the coordinator's answer once it took the status.
+   */
+  finalLogs?: () => Promise<FinalLogs | null>;
   random?: () => number;
   /**
    * How long a change of the run's steps only waits before it is sent, gathering the changes that follow
@@ -93,11 +100,15 @@ export function remoteReporter(o: RemoteReporterOptions): RemoteReporter {
       const snapshot = latest;
       sentState = snapshot.status;
       try {
-        if (o.beforeFinal && TERMINAL_RUN_STATES.includes(snapshot.status)) await o.beforeFinal();
+        const final = TERMINAL_RUN_STATES.includes(snapshot.status);
+        if (o.beforeFinal && final) await o.beforeFinal();
+        const logs = final && o.finalLogs ? await o.finalLogs() : null;
         const reply = await o.client.reportStatus(snapshot.run_id, {
           worker_id: o.workerId,
           status: snapshot,
+          ...(logs ? { logs: logs.chunks } : {}),
         });
+        if (logs && reply.accepted) await logs.done(reply.logs);
         sentSeq = Math.max(sentSeq, seq);
         if (failures > 0)
           o.logger.info('Run status reaches the coordinator again', { run_id: snapshot.run_id });

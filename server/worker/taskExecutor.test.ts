@@ -49,7 +49,7 @@ function run(coordinator: FakeCoordinator, task: DispatchTask, signal = new Abor
 const finishedStatus = (o: TaskOutcome) => (o.kind === 'finished' ? o.status : null);
 
 describe('executeTask', () => {
-  it('acks the claim, runs in the attempt work dir and ships the logs before the final status', async () => {
+  it('acks the claim, runs in the attempt work dir and ships the rest of the logs with the final status', async () => {
     const coordinator = new FakeCoordinator();
     const dag = dagOf(chain([stepOf('hello', 'echo hello'), stepOf('where', 'pwd')]));
     const { outcome, accepted } = run(coordinator, taskOf(dag, { run_id: 'run-7', attempt: 2 }));
@@ -73,9 +73,21 @@ describe('executeTask', () => {
     expect(coordinator.logText('run-7', 'hello.out')).toBe('hello\n');
     const workDir = attemptDirs(config.worker.work_dir, 'w1', 'run-7', 2).dir;
     expect(coordinator.logText('run-7', 'where.out').trim()).toBe(realpathSync(workDir));
-    // Every log chunk went out before the final status.
-    const lastLog = coordinator.calls.map((c) => c.startsWith('log:')).lastIndexOf(true);
-    expect(lastLog).toBeLessThan(coordinator.calls.indexOf('status:succeeded'));
+    // The last of the logs went with the final status (the coordinator writes them first); none after it.
+    const finalCall = coordinator.calls.findIndex((c) => c.startsWith('status:succeeded'));
+    expect(coordinator.calls[finalCall]).toMatch(/^status:succeeded\+logs:/);
+    expect(coordinator.calls.slice(finalCall + 1).filter((c) => c.startsWith('log'))).toEqual([]);
+  });
+
+  it('ships the logs on their own to a coordinator that takes none with a status', async () => {
+    const coordinator = new FakeCoordinator();
+    coordinator.acceptsStatusLogs = false;
+    const dag = dagOf(chain([stepOf('hello', 'echo hello'), stepOf('bye', 'echo bye >&2')]));
+    const result = await run(coordinator, taskOf(dag, { run_id: 'run-9', attempt: 1 })).outcome;
+    expect(result).toMatchObject({ kind: 'finished', delivery: 'delivered' });
+    expect(coordinator.logText('run-9', 'hello.out')).toBe('hello\n');
+    expect(coordinator.logText('run-9', 'bye.err')).toBe('bye\n');
+    expect(coordinator.logText('run-9', '_run.log')).toContain('Run finished');
   });
 
   it("copies a run's artifacts to the coordinator's store before its final status", async () => {
@@ -102,7 +114,7 @@ describe('executeTask', () => {
     ]);
     const lastPut = coordinator.calls.lastIndexOf('artifacts:put');
     expect(lastPut).toBeGreaterThan(-1);
-    expect(lastPut).toBeLessThan(coordinator.calls.indexOf('status:succeeded'));
+    expect(lastPut).toBeLessThan(coordinator.calls.findIndex((c) => c.startsWith('status:succeeded')));
   });
 
   it('drops a task whose ack is refused without running anything', async () => {

@@ -170,7 +170,8 @@ async function runAccepted(
       );
       stop.abort('SIGTERM');
     },
-    beforeFinal: () => shipper.flush(),
+    // The rest of the logs goes with the final status (or before it, when it is more than one chunk).
+    finalLogs: () => shipper.takeRest(),
     // As a run process writes its status: a quick step's changes ride along with the next change of state.
     settleMs: STEP_REPORT_SETTLE_MS,
     timers,

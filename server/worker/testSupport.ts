@@ -53,6 +53,8 @@ export class FakeCoordinator implements CoordinatorApi {
   readonly cancels: string[] = [];
   /** False: log batches are refused 400, as a coordinator older than them does. */
   acceptsLogBatches = true;
+  /** False: as a coordinator older than `StatusReport.logs`, it ignores them (and answers without `logs`). */
+  acceptsStatusLogs = true;
   /** While true every operation fails as a network error would. */
   unreachable = false;
   /** While true every operation waits for ever, as a coordinator behind a dropped route would. */
@@ -152,11 +154,22 @@ export class FakeCoordinator implements CoordinatorApi {
   }
 
   async reportStatus(runId: string, report: StatusReport): Promise<StatusReply> {
-    this.record(`status:${report.status.status}`);
+    const inline = report.logs && this.acceptsStatusLogs ? report.logs : null;
+    this.record(
+      `status:${report.status.status}${inline ? `+logs:${inline.map((c) => c.file).join(',')}` : ''}`,
+    );
     const reply = this.statusReply(report);
     if (reply.accepted) {
+      // As the coordinator: the logs are written before the status.
+      const logs = inline?.map((c) => {
+        const chunk = { worker_id: report.worker_id, attempt: report.status.attempt, ...c };
+        this.logChunks.push(chunk);
+        return this.hold(runId, chunk);
+      });
       this.statuses.push(structuredClone(report.status));
       this.runs.set(runId, structuredClone(report.status));
+      this.changed();
+      return logs ? { ...reply, logs } : reply;
     }
     this.changed();
     return reply;
