@@ -125,6 +125,15 @@ export function treeCpuMs(root: number): number {
   return (ticks * 1000) / USER_HZ;
 }
 
+/** The host's CPU time so far, busy and in all, in clock ticks (Linux /proc/stat, every core summed). */
+export function hostCpuTicks(): { busy: number; all: number } {
+  const [, ...fields] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
+  const t = fields.map(Number);
+  // user, nice, system, idle, iowait, irq, softirq, steal: idle and iowait are the time nothing ran.
+  const all = t.slice(0, 8).reduce((a, b) => a + b, 0);
+  return { busy: all - t[3] - t[4], all };
+}
+
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function waitHttp(url: string, timeoutMs = 30_000) {
