@@ -14,7 +14,7 @@ import { UnmarkingRunStore } from '../testing/unmarkingRunStore';
 import { MemoryDispatchStore } from '../store/memoryDispatchStore';
 import { MemoryWorkerRegistry } from '../store/memoryWorkerRegistry';
 import { MemoryCancelRequests } from '../store/memoryCancelRequests';
-import { WORKER_RECORD_REUSE_MS, WorkerReports } from './workerReports';
+import { WORKER_RECORD_REUSE_MS, WorkerReports, type WorkerReportsDeps } from './workerReports';
 
 describe.each(STORE_KITS)('WorkerReports on $name', ({ make }) => {
   let kit: StoreKit;
@@ -179,18 +179,23 @@ describe.each(STORE_KITS)('WorkerReports on $name', ({ make }) => {
     expect(other).toEqual({ cancel: ['run-1'] });
   });
 
-  /** Reports over the same stores, counting the calls made to the cancel requests. */
-  function countingCancels() {
-    const calls = new Map<string, number>();
-    const reports = new WorkerReports({
+  /** Reports over the harness's stores and clock, with `deps` in their place. */
+  const reportsWith = (deps: Partial<WorkerReportsDeps>) =>
+    new WorkerReports({
       runs: h.runs,
       tasks: h.tasks,
       workers: h.workers,
-      cancels: countedCalls(h.cancels, calls),
+      cancels: h.cancels,
       clock: h.time,
       logger: h.logger,
       logsRoot: kit.logsRoot,
+      ...deps,
     });
+
+  /** Reports over the same stores, counting the calls made to the cancel requests. */
+  function countingCancels() {
+    const calls = new Map<string, number>();
+    const reports = reportsWith({ cancels: countedCalls(h.cancels, calls) });
     return { calls, reports };
   }
 
@@ -218,14 +223,7 @@ describe.each(STORE_KITS)('WorkerReports on $name', ({ make }) => {
   function withLogs() {
     const written: Array<{ file: string; offset: number; data: string; statusThen: string }> = [];
     const held = new Map<string, number>();
-    const reports = new WorkerReports({
-      runs: h.runs,
-      tasks: h.tasks,
-      workers: h.workers,
-      cancels: h.cancels,
-      clock: h.time,
-      logger: h.logger,
-      logsRoot: kit.logsRoot,
+    const reports = reportsWith({
       logs: {
         appendChunks: async (s, chunks) => {
           const statusThen = (await h.status(s.run_id)).status;
@@ -251,27 +249,25 @@ describe.each(STORE_KITS)('WorkerReports on $name', ({ make }) => {
       { file: '_run.log', offset: 0, data: 'done\n', encoding: 'utf8' as const },
       { file: 'extract.out', offset: 0, data: '', encoding: 'utf8' as const },
     ];
-    expect(await reports.reportStatus('run-1', { worker_id: 'worker-b', status: ended, logs })).toEqual({
+    const taken = {
       accepted: true,
       cancel: false,
       logs: [
         { accepted: true, next_offset: 5 },
         { accepted: true, next_offset: 0 },
       ],
-    });
+    };
+    expect(await reports.reportStatus('run-1', { worker_id: 'worker-b', status: ended, logs })).toEqual(
+      taken,
+    );
     // Written while the run was still queued: nobody sees it ended without its logs.
     expect(written.map((w) => [w.file, w.statusThen])).toEqual([['_run.log', 'queued']]);
     expect((await h.status('run-1')).status).toBe('succeeded');
 
     // The same report again (its reply was lost): taken, and nothing is written twice.
-    expect(await reports.reportStatus('run-1', { worker_id: 'worker-b', status: ended, logs })).toEqual({
-      accepted: true,
-      cancel: false,
-      logs: [
-        { accepted: true, next_offset: 5 },
-        { accepted: true, next_offset: 0 },
-      ],
-    });
+    expect(await reports.reportStatus('run-1', { worker_id: 'worker-b', status: ended, logs })).toEqual(
+      taken,
+    );
     expect(written).toHaveLength(1);
   });
 
