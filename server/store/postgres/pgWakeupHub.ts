@@ -26,8 +26,13 @@ export class PgWakeupHub implements Wakeups {
     let set = this.subscribers.get(topic);
     if (!set) this.subscribers.set(topic, (set = new Set()));
     set.add(fn);
-    this.listen();
+    this.listen(topic);
     return () => set.delete(fn);
+  }
+
+  /** The channels this process listens on now, as the server says (for checks and diagnostics). */
+  listening(): Promise<string[]> {
+    return this.listener?.listening() ?? Promise.resolve([]);
   }
 
   async close(): Promise<void> {
@@ -36,14 +41,18 @@ export class PgWakeupHub implements Wakeups {
     await l?.stop();
   }
 
-  private listen(): void {
-    if (this.listener) return;
+  /** Listens on the topic's channel (only the topics subscribed to: see WakeupListener). */
+  private listen(topic: WakeupTopic): void {
+    if (this.listener) {
+      this.listener.add(TOPIC_CHANNELS[topic], () => this.call(this.subscribers.get(topic), null));
+      return;
+    }
     const byChannel = new Map(
       (Object.entries(TOPIC_CHANNELS) as Array<[WakeupTopic, WakeupChannel]>).map(([t, c]) => [c, t]),
     );
     this.listener = new WakeupListener({
       connection: this.o.connection,
-      channels: Object.values(TOPIC_CHANNELS),
+      channels: [TOPIC_CHANNELS[topic]],
       timers: this.o.timers,
       logger: this.o.logger,
       onNotify: (channel, payload) => {

@@ -37,6 +37,7 @@ export async function notify(c: ClientBase, channel: WakeupChannel, payload = ''
 export interface WakeupListenerOptions {
   /** Connection settings of the dedicated client (a connection string or pg's client config). */
   connection: string | pg.ClientConfig;
+  /** The channels to listen on from the start; `add` adds more. */
   channels: readonly WakeupChannel[];
   onNotify: (channel: WakeupChannel, payload: string) => void;
   /** After every (re)connection, once LISTEN is in place: what was sent meanwhile is gone, so poll. */
@@ -61,9 +62,42 @@ export class WakeupListener {
   private readonly log: Logger;
   /** Bumped per connection, so events of a discarded client are ignored. */
   private generation = 0;
+  /**
+   * The channels listened on. Only these: every NOTIFY wakes each connection that listens on its channel, so
+   * a process that listened on all of them would be woken by every status write of the cluster for nothing.
+   */
+  private readonly channels: Set<WakeupChannel>;
 
   constructor(private readonly o: WakeupListenerOptions) {
     this.log = o.logger.child({ component: 'pg-wakeups' });
+    this.channels = new Set(o.channels);
+  }
+
+  /**
+   * Listens on one more channel. What was sent on it before LISTEN took effect is lost, so `onListening` runs
+   * once it has (the caller then looks for itself); while not connected, the next connection listens on it
+   * and calls `onResync` as it always does.
+   */
+  add(channel: WakeupChannel, onListening: () => void): void {
+    if (this.channels.has(channel)) return;
+    this.channels.add(channel);
+    const client = this.client;
+    if (!client || !this.connected) return;
+    const gen = this.generation;
+    client.query(`listen ${channel}`).then(
+      () => {
+        if (gen === this.generation) onListening();
+      },
+      (err: Error) => this.drop(gen, `could not listen: ${err.message}`),
+    );
+  }
+
+  /** The channels the server has this connection listening on (`pg_listening_channels()`); [] when not connected. */
+  async listening(): Promise<string[]> {
+    const client = this.client;
+    if (!client || !this.connected) return [];
+    const r = await client.query<{ c: string }>('select pg_listening_channels() as c');
+    return r.rows.map((row) => row.c).sort();
   }
 
   /** Connects in the background; notifications and resyncs flow once connected. */
@@ -98,13 +132,16 @@ export class WakeupListener {
     client.on('end', () => this.drop(gen, 'connection ended'));
     client.on('notification', (n) => {
       if (gen !== this.generation) return;
-      if ((this.o.channels as readonly string[]).includes(n.channel)) {
+      if (this.channels.has(n.channel as WakeupChannel)) {
         this.o.onNotify(n.channel as WakeupChannel, n.payload ?? '');
       }
     });
     void (async () => {
       await client.connect();
-      for (const ch of this.o.channels) await client.query(`listen ${ch}`);
+      // The set is read as it is then: a channel added meanwhile is listened on here too. Connected from the
+      // same turn as the loop's end, so that one added after it is listened on by `add`.
+      for (const ch of this.channels) await client.query(`listen ${ch}`);
+      if (gen === this.generation && !this.stopped) this.connected = true;
     })().then(
       () => {
         if (gen !== this.generation || this.stopped) return;

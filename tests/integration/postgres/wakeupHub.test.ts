@@ -1,7 +1,8 @@
 // The wake-ups a process gets on PostgreSQL (PgWakeupHub): a queue item, a dispatch task, an event or a DAG
 // stored by another process's store wakes the subscribers of its topic, from the writing statement's commit; a
 // write that stores nothing (a task ID taken) wakes nobody; and after the listener's (re)connection every
-// subscriber is called once, since notifications sent meanwhile are lost.
+// subscriber is called once, since notifications sent meanwhile are lost. A process listens only on the
+// channels of the topics it subscribed to.
 
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock, systemTimers } from '../../../server/core/clock';
@@ -132,5 +133,27 @@ describe('wake-ups from the stores', () => {
     });
     await until(() => b === 2);
     expect(a).toBe(1);
+  });
+
+  it('listens only on the channels of the topics subscribed to; a topic subscribed later is resynced once', async () => {
+    hub = new PgWakeupHub({
+      connection: { connectionString: pg().cluster.url },
+      timers: systemTimers,
+      logger: new RecordingLogger(),
+    });
+    let queue = 0;
+    let events = 0;
+    hub.subscribe('queue', () => queue++);
+    await until(() => queue === 1);
+    // A status write, an event, a task: none of them wakes a process that only waits for its queue.
+    expect(await hub.listening()).toEqual(['dagu_queue']);
+
+    hub.subscribe('events', () => events++);
+    // Called once LISTEN is in place: what was sent before is lost, so the subscriber looks for itself.
+    await until(() => events === 1);
+    expect(await hub.listening()).toEqual(['dagu_events', 'dagu_queue']);
+    await new PgEventLog(pg().pool, SCHEMA, systemClock).append('dag.run.queued', { run_id: 'run-5' });
+    await until(() => events === 2);
+    expect(queue).toBe(1);
   });
 });
