@@ -33,12 +33,17 @@ async function until(check: () => boolean, timeoutMs = 20_000): Promise<void> {
   }
 }
 
-function subscribed() {
-  hub = new PgWakeupHub({
+/** A hub on the test cluster (closed after each test). */
+function newHub(): PgWakeupHub {
+  return new PgWakeupHub({
     connection: { connectionString: pg().cluster.url },
     timers: systemTimers,
     logger: new RecordingLogger(),
   });
+}
+
+function subscribed() {
+  hub = newHub();
   const calls: Record<WakeupTopic, number> = { queue: 0, dispatch: 0, events: 0, dags: 0, runs: 0 };
   const runs: Array<string | null> = [];
   for (const topic of ['queue', 'dispatch', 'events', 'dags', 'runs'] as const)
@@ -114,11 +119,7 @@ describe('wake-ups from the stores', () => {
   });
 
   it('an unsubscribed function is not called again', async () => {
-    hub = new PgWakeupHub({
-      connection: { connectionString: pg().cluster.url },
-      timers: systemTimers,
-      logger: new RecordingLogger(),
-    });
+    hub = newHub();
     let a = 0;
     let b = 0;
     const stopA = hub.subscribe('queue', () => a++);
@@ -136,11 +137,7 @@ describe('wake-ups from the stores', () => {
   });
 
   it('listens only on the channels of the topics subscribed to; a topic subscribed later is resynced once', async () => {
-    hub = new PgWakeupHub({
-      connection: { connectionString: pg().cluster.url },
-      timers: systemTimers,
-      logger: new RecordingLogger(),
-    });
+    hub = newHub();
     let queue = 0;
     let events = 0;
     hub.subscribe('queue', () => queue++);
