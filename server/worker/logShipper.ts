@@ -53,6 +53,14 @@ interface Piece {
   encoding: LogChunk['encoding'];
 }
 
+/** A piece as a request carries it. */
+const chunkOf = (p: Piece): LogBatch['chunks'][number] => ({
+  file: p.name,
+  offset: p.offset,
+  data: p.data,
+  encoding: p.encoding,
+});
+
 /**
  * Remembers per file how many bytes the coordinator holds and sends the rest. The coordinator answers
  * every chunk with the offset it holds, so a lost reply or a coordinator that lost data just means sending
@@ -142,7 +150,7 @@ export class LogShipper {
     const { pieces } = read;
     if (pieces.length === 0) return null;
     return {
-      chunks: pieces.map((p) => ({ file: p.name, offset: p.offset, data: p.data, encoding: p.encoding })),
+      chunks: pieces.map(chunkOf),
       done: async (replies) => {
         if (replies === undefined || replies.length !== pieces.length) {
           // A coordinator that ignores logs in a status: they are shipped on their own from now on.
@@ -251,7 +259,7 @@ export class LogShipper {
       replies = await send(this.o.runId, {
         worker_id: this.o.workerId,
         attempt: this.o.attempt,
-        chunks: pieces.map((p) => ({ file: p.name, offset: p.offset, data: p.data, encoding: p.encoding })),
+        chunks: pieces.map(chunkOf),
       });
     } catch (err) {
       if (!(err instanceof CoordinatorError) || err.status !== 400) throw err;
