@@ -280,6 +280,48 @@ describe('QueueProcessor', () => {
     expect(h.launcher.launches).toHaveLength(1);
   });
 
+  it('counts a run whose item outlived its start against the queue’s concurrency', async () => {
+    // A run started while its item stayed (a scheduler stopped between the two, or a pass that listed the
+    // queue just before the start's watch removed the item): it runs, so the next run must wait for it.
+    const etl = dagFromYaml('etl');
+    const h = harness({ dags: [etl] });
+    h.launcher.script = { startAfterMs: 20, runForMs: SECOND, outcome: 'succeeded' };
+    const first = await h.enqueue(etl);
+    const second = await h.enqueue(etl);
+    expect(await h.launcher.start(first)).toBe(true);
+    h.processor.start();
+    await h.time.advance(500);
+    expect(h.launcher.runIds()).toEqual([]);
+    expect(await h.queued('etl')).toEqual([second]);
+    await h.launcher.finish(first);
+    await h.time.advance(2 * SECOND);
+    expect(h.launcher.runIds()).toEqual([second]);
+  });
+
+  it('never starts a second run when a start’s watch removes the item while a pass is under way', async () => {
+    const etl = dagFromYaml('etl');
+    const h = harness({ dags: [etl] });
+    h.launcher.script = { startAfterMs: 120, runForMs: 3 * SECOND, outcome: 'succeeded' };
+    const ids = [await h.enqueue(etl), await h.enqueue(etl), await h.enqueue(etl)];
+    // Each listing of the queue reaches the pass 80 ms after it was read: the watch of the launched run's
+    // start removes its item in between.
+    const listAll = h.queue.listAll.bind(h.queue);
+    h.queue.listAll = async () => {
+      const r = await listAll();
+      await new Promise<void>((res) => h.time.setTimeout(res, 80));
+      return r;
+    };
+    let most = 0;
+    const runningNow = async () => (most = Math.max(most, await h.running()));
+    h.processor.start();
+    for (let t = 0; t < 12 * SECOND; t += 10) {
+      await h.time.advance(10);
+      await runningNow();
+    }
+    expect(most).toBe(1);
+    expect(h.launcher.runIds()).toEqual(ids);
+  });
+
   /** A run of etl launched (by a launcher that starts nothing by itself), its start watched, its reads counted. */
   async function watchedLaunch() {
     const etl = dagFromYaml('etl');

@@ -6,7 +6,7 @@ import { renamedDag } from '../core/dag/dagName';
 import { isoUtc } from '../core/runStatus';
 import type { Clock, Logger, Timers } from '../core/ports';
 import { TimerLoop } from '../core/timerLoop';
-import type { DagSpec, RunStatus } from '../core/types';
+import { TERMINAL_RUN_STATES, type DagSpec, type RunStatus } from '../core/types';
 import { SECOND } from '../core/units';
 import { parseSlotRunId } from '../core/slotRunId';
 import type { QueueConfig } from '../config/types';
@@ -252,8 +252,9 @@ export class QueueProcessor {
   }
 
   /**
-   * Starts one item's run; returns true when it took a slot of the queue. With `onlySkip` it only drops a
-   * catch-up that overlap_policy `skip` rules out, and returns true when it did. `backlog`: more of the
+   * Starts one item's run; returns true when it took a slot of the queue, or found its run holding one
+   * already. With `onlySkip` it only drops a catch-up that overlap_policy `skip` rules out, and returns true
+   * when it did (or when the run had started: either way the next item is looked at). `backlog`: more of the
    * queue's runs wait than may start now (the launcher may then start a run lane).
    */
   private async startItem(
@@ -281,7 +282,10 @@ export class QueueProcessor {
     if (status.status === 'queued' && status.trigger_type !== 'catchup') this.notCatchup.add(status.run_id);
     if (status.status !== 'queued') {
       await this.d.queue.dequeue(item.queue, item.run_id);
-      return false;
+      // Its item outlived the start (a scheduler stopped in between, or this pass listed the queue just
+      // before the start's watch removed it): a run still going holds a slot of its queue, which the pass
+      // did not count among the running ones since it took the run for a queued one.
+      return !TERMINAL_RUN_STATES.includes(status.status);
     }
     const dag = status.dag_file
       ? renamedDagOf(dags, status.dag_file, status.dag_name)
