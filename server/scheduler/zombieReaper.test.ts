@@ -11,6 +11,7 @@ import { RecordingLogger } from '../testing/recordingLogger';
 import {
   ABANDONED_CREATION_MS,
   ABANDONED_SCAN_INTERVAL_MS,
+  SWEEP_BATCH,
   UNMARKED_SCAN_INTERVAL_MS,
   ZombieReaper,
 } from './zombieReaper';
@@ -627,6 +628,60 @@ describe('ZombieReaper', () => {
     // Judged on that claim: a silent claimant on another host, past the budget, so the run fails.
     expect(await h.reaper.sweep()).toEqual(['claimed-elsewhere']);
     expect(claimReads).toBe(0);
+  });
+
+  /** Gives the harness's store a batch read (as PostgreSQL's), counting batches and single reads. */
+  function withBatchReads(h: ReturnType<typeof harness>, fail = false) {
+    const calls = { batches: [] as number[], single: 0 };
+    const readStatus = h.runs.readStatus.bind(h.runs);
+    const readClaim = h.runs.readClaim.bind(h.runs);
+    h.runs.readStatus = (runId) => (calls.single++, readStatus(runId));
+    Object.assign(h.runs, {
+      readStatusesAndClaims: async (ids: readonly string[]) => {
+        calls.batches.push(ids.length);
+        if (fail) throw new Error('connection terminated');
+        const out = new Map();
+        for (const id of ids) {
+          const read = await readStatus(id);
+          out.set(id, { read, claim: read.kind === 'ok' ? await readClaim(id, read.status.attempt) : null });
+        }
+        return out;
+      },
+    });
+    return calls;
+  }
+
+  it('reads a backlog of queued runs in batches where the store can, with no read per run', async () => {
+    const h = harness();
+    for (let i = 0; i < SWEEP_BATCH * 2 + 3; i++) {
+      const id = `backlog-${i}`;
+      await h.queuedRun(id);
+      await h.queue.enqueue({ queue: 'etl', run_id: id, dag_name: 'etl', enqueued_at: isoUtc(START) });
+    }
+    // And a run whose process died: still found, and read once more right before it is failed.
+    await h.runningRun('dead', THIS_HOST, 4242);
+    await h.time.advance(STALE_MS + SECOND);
+    const calls = withBatchReads(h);
+
+    expect(await h.reaper.sweep()).toEqual(['dead']);
+    expect(calls.batches).toEqual([SWEEP_BATCH, SWEEP_BATCH, 4]);
+    expect(calls.single).toBe(1);
+    expect((await h.status('dead')).status).toBe('failed');
+    expect((await h.status('backlog-0')).status).toBe('queued');
+  });
+
+  it('reads each run on its own when a batch read fails, and still finds a dead run', async () => {
+    const h = harness();
+    await h.queuedRun('waiting');
+    await h.queue.enqueue({ queue: 'etl', run_id: 'waiting', dag_name: 'etl', enqueued_at: isoUtc(START) });
+    await h.runningRun('dead', THIS_HOST, 4242);
+    await h.time.advance(STALE_MS + SECOND);
+    const calls = withBatchReads(h, true);
+
+    expect(await h.reaper.sweep()).toEqual(['dead']);
+    expect(calls.batches).toEqual([2]);
+    expect(calls.single).toBe(3);
+    expect((await h.status('waiting')).status).toBe('queued');
   });
 
   it('leaves a queued slot run with no queue item to the scheduling loop until its first tick has adopted such runs', async () => {

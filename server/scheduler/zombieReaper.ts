@@ -20,6 +20,9 @@ import { isLocalProcessAlive } from '../runner/localProcess';
 /** Requeued runs remembered; far more than can be stranded between two sweeps. */
 const MAX_REMEMBERED_REQUEUES = 10_000;
 
+/** How many active runs the sweep reads at once, where the store reads many in one go. */
+export const SWEEP_BATCH = 500;
+
 /** How often the run list is searched for queued or running runs that lost their active marker. */
 export const UNMARKED_SCAN_INTERVAL_MS = 5 * MINUTE;
 
@@ -152,20 +155,24 @@ export class ZombieReaper {
     const reaped: string[] = [];
     const active = await this.d.runs.listActive();
     const seen = new Set<string>();
-    for (const a of active) {
-      seen.add(a.run_id);
-      // One run whose files cannot be written (a full disk) must not keep the others from being checked.
-      try {
-        if (await this.check(a)) reaped.push(a.run_id);
-        this.failing.delete(a.run_id);
-      } catch (err) {
-        if (!this.failing.has(a.run_id)) {
-          this.failing.add(a.run_id);
-          this.d.logger.warn('Could not check an active run; trying again at the next sweep', {
-            dag: a.dag_name,
-            run_id: a.run_id,
-            error: (err as Error).message,
-          });
+    for (let from = 0; from < active.length; from += SWEEP_BATCH) {
+      const batch = active.slice(from, from + SWEEP_BATCH);
+      const reads = await this.readBatch(batch);
+      for (const a of batch) {
+        seen.add(a.run_id);
+        // One run whose files cannot be written (a full disk) must not keep the others from being checked.
+        try {
+          if (await this.check(a, reads?.get(a.run_id))) reaped.push(a.run_id);
+          this.failing.delete(a.run_id);
+        } catch (err) {
+          if (!this.failing.has(a.run_id)) {
+            this.failing.add(a.run_id);
+            this.d.logger.warn('Could not check an active run; trying again at the next sweep', {
+              dag: a.dag_name,
+              run_id: a.run_id,
+              error: (err as Error).message,
+            });
+          }
         }
       }
     }
@@ -177,9 +184,26 @@ export class ZombieReaper {
     return reaped;
   }
 
-  /** Checks one marked run; true when it was marked failed. */
-  private async check(a: { run_id: string; dag_name: string }): Promise<boolean> {
-    const { read: r, claim: claimRead } = await this.readWithClaim(a.run_id);
+  /**
+   * The statuses and claims of a batch of active runs in one read, where the store has one; null where it
+   * has not, or the read failed (each run is then read on its own, and a failure logged for it).
+   */
+  private async readBatch(
+    batch: ReadonlyArray<{ run_id: string }>,
+  ): Promise<Map<string, { read: ReadStatusResult; claim: string | null }> | null> {
+    if (!this.d.runs.readStatusesAndClaims) return null;
+    return this.d.runs.readStatusesAndClaims(batch.map((a) => a.run_id)).catch(() => null);
+  }
+
+  /**
+   * Checks one marked run; true when it was marked failed. `pre`: the run as the sweep's batch read it (a
+   * moment old, which is as good as a read of its own: nothing is written on it before the run is read again).
+   */
+  private async check(
+    a: { run_id: string; dag_name: string },
+    pre?: { read: ReadStatusResult; claim: string | null | undefined },
+  ): Promise<boolean> {
+    const { read: r, claim: claimRead } = pre ?? (await this.readWithClaim(a.run_id));
     if (r.kind === 'corrupt' && !r.incomplete) {
       this.d.logger.error('Active run has an unreadable status file', {
         run_id: a.run_id,

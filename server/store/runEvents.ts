@@ -272,6 +272,9 @@ export function withRunEvents(store: RunStore, events: EventLog, opts: { logger?
     ...(store.readStatusAndClaim && {
       readStatusAndClaim: (runId: string) => store.readStatusAndClaim!(runId),
     }),
+    ...(store.readStatusesAndClaims && {
+      readStatusesAndClaims: (runIds: readonly string[]) => store.readStatusesAndClaims!(runIds),
+    }),
     listRuns: (query) => store.listRuns(query),
     listActive: () => store.listActive(),
     history: (dagName) => store.history(dagName),

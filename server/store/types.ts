@@ -152,6 +152,14 @@ export interface RunStore {
    * one (a row on PostgreSQL): what the dead-run check asks of every queued run at each sweep.
    */
   readStatusAndClaim?(runId: string): Promise<{ read: ReadStatusResult; claim: string | null }>;
+  /**
+   * readStatusAndClaim of many runs in one read (a statement on PostgreSQL), each run in the answer (an
+   * unknown one as missing): the dead-run check's sweep over a backlog of queued runs then costs a read per
+   * batch rather than per run.
+   */
+  readStatusesAndClaims?(
+    runIds: readonly string[],
+  ): Promise<Map<string, { read: ReadStatusResult; claim: string | null }>>;
   /** Newest first, across all DAGs or one; reads status only for the page it returns. */
   listRuns(query: RunListQuery): Promise<RunListPage>;
   /** Runs currently marked active (queued or running), without scanning history. */

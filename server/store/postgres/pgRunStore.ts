@@ -252,6 +252,24 @@ export class PgRunStore implements RunStore {
     return { read: { kind: 'ok', status: r.rows[0].status }, claim: r.rows[0].claimed_by };
   }
 
+  async readStatusesAndClaims(
+    runIds: readonly string[],
+  ): Promise<Map<string, { read: ReadStatusResult; claim: string | null }>> {
+    for (const id of runIds) assertRunId(id);
+    const out = new Map<string, { read: ReadStatusResult; claim: string | null }>();
+    if (runIds.length === 0) return out;
+    const r = await this.pool.query<{ run_id: string; status: RunStatus; claimed_by: string | null }>(
+      `select r.run_id, a.status, a.claimed_by from ${this.s}.runs r join ${this.s}.run_attempts a
+          on a.run_id = r.run_id and a.attempt = r.latest_attempt
+        where r.run_id = any($1::text[])`,
+      [runIds],
+    );
+    for (const row of r.rows)
+      out.set(row.run_id, { read: { kind: 'ok', status: row.status }, claim: row.claimed_by });
+    for (const id of runIds) if (!out.has(id)) out.set(id, { read: { kind: 'missing' }, claim: null });
+    return out;
+  }
+
   async listRuns(query: RunListQuery): Promise<RunListPage> {
     if (query.dag !== undefined) assertDagName(query.dag);
     const limit = clampLimit(query.limit);

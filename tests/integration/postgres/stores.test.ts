@@ -206,6 +206,25 @@ describe('PgRunStore, what the database form adds', () => {
     expect((await store.readStatusAndClaim('cl')).claim).toBe('host-b:2');
   });
 
+  it('reads many runs with their claims in one statement, each as a read of its own would', async () => {
+    const store = new PgRunStore(pool, SCHEMA, '/logs');
+    await store.createRun(testRunStatus({ run_id: 'many-1', status: 'queued' }));
+    await store.createRun(testRunStatus({ run_id: 'many-2', status: 'running' }));
+    await store.claimAttempt('many-2', 1, 'host-a:1');
+    await store.createAttempt(testRunStatus({ run_id: 'many-2', attempt: 2, status: 'queued' }));
+    await store.claimAttempt('many-2', 2, 'host-b:2');
+    const spy = vi.spyOn(pool, 'query');
+    const got = await store.readStatusesAndClaims(['many-1', 'many-2', 'no-such-run']);
+    expect(spy).toHaveBeenCalledTimes(1);
+    spy.mockRestore();
+    expect([...got.keys()].sort()).toEqual(['many-1', 'many-2', 'no-such-run']);
+    for (const id of ['many-1', 'many-2', 'no-such-run'])
+      expect(got.get(id)).toEqual(await store.readStatusAndClaim(id));
+    expect(got.get('many-2')!.claim).toBe('host-b:2');
+    expect(await store.readStatusesAndClaims([])).toEqual(new Map());
+    await expect(store.readStatusesAndClaims(['ok', '../etc'])).rejects.toThrow();
+  });
+
   it('reads and claims a queued run in one step: one claimant of many, only while it is queued', async () => {
     await pool.query(`truncate ${SCHEMA}.runs, ${SCHEMA}.run_attempts, ${SCHEMA}.active_runs cascade`);
     const store = new PgRunStore(pool, SCHEMA, '/logs');
