@@ -28,7 +28,8 @@ afterEach(async () => {
 /**
  * A stand-in for `dagu __run-lane <own log> <socket> <token>`: says its token and FAKE_BUILD, appends each
  * run it is given to `<dir>/taken-<pid>` and answers "done" FAKE_RUN_MS later; when the connection ends it
- * exits once its runs have (FAKE_LANE=crash: it exits at once when given a run).
+ * exits once its runs have (FAKE_LANE=crash: it exits at once when given a run; silent: at once, without
+ * connecting back).
  */
 function fakeLane(): string {
   const script = join(dir, 'fake-lane.cjs');
@@ -40,6 +41,7 @@ const taken = require('node:path').join(${JSON.stringify(dir)}, 'taken-' + proce
 let text = '';
 let running = 0;
 let open = true;
+if (process.env.FAKE_LANE === 'silent') process.exit(4);
 const s = require('node:net').connect(sock, () =>
   s.write(JSON.stringify({ token, build: process.env.FAKE_BUILD }) + '\\n'),
 );
@@ -238,6 +240,69 @@ describe('run lanes', () => {
     l.want();
     expect(l.pids()).toEqual([]);
     expect(await l.assign(run('b'), () => true)).toBeNull();
+  });
+
+  it('promises runs to a lane still starting, up to runsPerLane, and hands them over once it connects', async () => {
+    const { lanes: l } = lanes({ runsPerLane: 2, runMs: 200 });
+    const given: string[] = [];
+    const notHanded = (id: string) => ({ notHanded: () => given.push(id) });
+    l.want();
+    const a = await l.assign(run('a'), () => true, notHanded('a'));
+    expect(a).not.toBeNull();
+    const pid = a!.pid!;
+    seen.add(pid);
+    expect(l.pids()).toEqual([pid]);
+    expect(await l.assign(run('b'), () => true, notHanded('b'))).toEqual({ pid });
+    // Full, promises included; and without `whenStarting` a starting lane takes nothing.
+    expect(await l.assign(run('c'), () => true, notHanded('c'))).toBeNull();
+    await waitFor(() => taken(pid).length === 2);
+    expect(taken(pid)).toEqual(['a', 'b']);
+    expect(given).toEqual([]);
+  });
+
+  it('takes nothing on promise without being asked to, nor while no lane is starting', async () => {
+    const { lanes: l } = lanes();
+    expect(await l.assign(run('a'), () => true, { notHanded: () => undefined })).toBeNull();
+    l.want();
+    expect(await l.assign(run('b'), () => true)).toBeNull();
+    await waitFor(() => l.pids().length > 0);
+    for (const pid of l.pids()) seen.add(pid);
+  });
+
+  it('gives a promised run back when its lane never connects, or the fence closed before it did', async () => {
+    const silent = lanes({ mode: 'silent' });
+    const back: string[] = [];
+    silent.lanes.want();
+    const r = await silent.lanes.assign(run('a'), () => true, { notHanded: () => back.push('a') });
+    expect(r).not.toBeNull();
+    seen.add(r!.pid!);
+    await waitFor(() => back.length === 1, 10_000);
+    expect(back).toEqual(['a']);
+    expect(taken(r!.pid!)).toEqual([]);
+
+    const { lanes: l } = lanes();
+    let open = true;
+    l.want();
+    const f = await l.assign(run('f'), () => open, { notHanded: () => back.push('f') });
+    seen.add(f!.pid!);
+    open = false;
+    await waitFor(() => back.length === 2, 10_000);
+    expect(back).toEqual(['a', 'f']);
+    await new Promise((res) => setTimeout(res, 300));
+    expect(taken(f!.pid!)).toEqual([]);
+  });
+
+  it('gives a promised run back when the lane that connects is not of the build on disk', async () => {
+    const { lanes: l, logged } = lanes({ builds: ['b1'], laneBuild: 'b0' });
+    const back: string[] = [];
+    l.want();
+    const r = await l.assign(run('a'), () => true, { notHanded: () => back.push('a') });
+    seen.add(r!.pid!);
+    await waitFor(() => back.length === 1, 10_000);
+    expect(taken(r!.pid!)).toEqual([]);
+    expect(logged.map((x) => x.msg)).toContain(
+      'Let a run lane go: the build on disk changed since it started',
+    );
   });
 
   it('lets every lane go on close; a lane finishes its runs first', async () => {

@@ -15,7 +15,10 @@
 //   run: an idle scheduler holds no lane;
 // - when the scheduler lets it go or goes away (the connection ends), it takes no more runs, finishes those
 //   it has and exits: runs outlive the scheduler that started them. A run handed over in a message the lane
-//   never read stays queued and is offered again (queueProcessor's start timeout).
+//   never read stays queued and is offered again (queueProcessor's start timeout);
+// - a run may wait for a lane that is still starting (assign's `whenStarting`), rather than pay for a
+//   process of its own that would be ready no sooner: it is handed over, after the same build and fencing
+//   checks, once the lane connects back, and given back to its caller (`notHanded`) if it is not.
 
 import { unlink } from 'node:fs/promises';
 import type { Socket } from 'node:net';
@@ -66,8 +69,16 @@ interface Lane {
   running: Set<string>;
   /** Runs it was given in its life. */
   given: number;
+  /** Runs waiting for it to connect back, to be handed over then (each counted in `running` and `given`). */
+  waiting: WaitingRun[];
   idleTimer: ReturnType<typeof setTimeout> | null;
   connectTimer: ReturnType<typeof setInterval> | null;
+}
+
+interface WaitingRun {
+  run: HostedRun;
+  stillAllowed: () => boolean;
+  notHanded: () => void;
 }
 
 /** How a hand-over went: the lane's pid, `fenced` (nothing handed over), or null (no lane could take it). */
@@ -109,11 +120,19 @@ export class RunLanes {
   /**
    * Hands `run` to a lane with room for it; `stillAllowed` is asked right before the hand-over (the fencing
    * check). Null when no lane can take it: the caller starts the run in a process of its own.
+   *
+   * With `whenStarting`, a lane still starting may take it too: the run is promised to it and the lane's
+   * pid returned now; it is handed over once the lane connects back, and `notHanded` is called if it never
+   * is (the lane did not come, its build is not the one on disk, or the fence had closed by then).
    */
-  async assign(run: HostedRun, stillAllowed: () => boolean): Promise<LaneOutcome> {
+  async assign(
+    run: HostedRun,
+    stillAllowed: () => boolean,
+    whenStarting?: { notHanded: () => void },
+  ): Promise<LaneOutcome> {
     if (this.mode !== 'on') return null;
     const candidates = [...this.lanes].filter((l) => this.hasRoom(l));
-    if (candidates.length === 0) return null;
+    if (candidates.length === 0) return whenStarting ? this.promise(run, stillAllowed, whenStarting) : null;
     // The least busy: the runs spread over the lanes, and with them over the cores.
     const lane = candidates.reduce((a, b) => (b.running.size < a.running.size ? b : a));
     // Reserved at once: another launch meanwhile counts this run.
@@ -127,6 +146,46 @@ export class RunLanes {
       this.maybeIdle(lane);
     }
     return handed;
+  }
+
+  /** Promises `run` to a lane that is starting and has room; null when none has. */
+  private async promise(
+    run: HostedRun,
+    stillAllowed: () => boolean,
+    o: { notHanded: () => void },
+  ): Promise<LaneOutcome> {
+    // A lane being spawned right now is one moment away from having a pid.
+    if (this.starting) await this.starting;
+    if (this.mode !== 'on') return null;
+    const lane = [...this.lanes].find(
+      (l) =>
+        l.state === 'starting' &&
+        l.running.size < this.o.runsPerLane &&
+        l.given < (this.o.lifetimeRuns ?? LANE_LIFETIME_RUNS),
+    );
+    if (!lane) return null;
+    if (!stillAllowed()) return { pid: undefined, fenced: true };
+    lane.running.add(run.runId);
+    lane.given++;
+    lane.waiting.push({ run, stillAllowed, notHanded: o.notHanded });
+    return { pid: lane.pid };
+  }
+
+  /** The lane connected back: the runs promised to it are handed over, in the order they came. */
+  private async handOverWaiting(lane: Lane): Promise<void> {
+    const waiting = lane.waiting.splice(0);
+    for (const w of waiting) {
+      const handed = await this.handOver(lane, w.run, w.stillAllowed).catch(() => null);
+      if (handed === null || handed.fenced) this.giveBack(lane, w);
+    }
+    this.maybeIdle(lane);
+  }
+
+  /** A promised run that the lane will not get: its caller offers it again. */
+  private giveBack(lane: Lane, w: WaitingRun): void {
+    lane.running.delete(w.run.runId);
+    lane.given--;
+    w.notHanded();
   }
 
   /** Lets every lane go (they finish their runs and exit) and starts no more. */
@@ -195,6 +254,7 @@ export class RunLanes {
       state: 'starting',
       running: new Set(),
       given: 0,
+      waiting: [],
       idleTimer: null,
       connectTimer: null,
     };
@@ -239,7 +299,7 @@ export class RunLanes {
           if (text.length > 4096) socket.destroy(); // not a lane of ours
         });
         socket.once('close', () => this.onGone(lane, 'its connection closed'));
-        this.maybeIdle(lane);
+        void this.handOverWaiting(lane);
       },
       400,
     );
@@ -272,6 +332,7 @@ export class RunLanes {
     this.clearIdle(lane);
     if (lane.connectTimer) clearInterval(lane.connectTimer);
     lane.connectTimer = null;
+    for (const w of lane.waiting.splice(0)) this.giveBack(lane, w);
     // One not connected yet finds no lane of its token when it connects, and exits.
     lane.socket?.end();
     if (!lane.socket) this.lanes.delete(lane);
@@ -280,6 +341,7 @@ export class RunLanes {
   /** A lane's connection ended, or it never came. */
   private onGone(lane: Lane, why: string): void {
     this.lanes.delete(lane);
+    for (const w of lane.waiting.splice(0)) this.giveBack(lane, w);
     this.clearIdle(lane);
     if (lane.connectTimer) clearInterval(lane.connectTimer);
     lane.connectTimer = null;

@@ -42,9 +42,11 @@ export interface LaunchRequest {
   burst?: number;
   /**
    * The run comes from a queue (queueProcessor): it may go to a run lane. `backlog`: more of the queue's runs
-   * are waiting than may start now, which is when a lane is started.
+   * are waiting than may start now, which is when a lane is started. `notStarted`: where given, the run may
+   * be promised to a lane that is still starting (its pid is returned at once); called if the lane never
+   * takes it after all, so that the caller offers the run again at once rather than after its start timeout.
    */
-  queue?: { backlog: boolean };
+  queue?: { backlog: boolean; notStarted?: () => void };
 }
 
 /** A started run process, or `fenced`: the fence closed while the launch was being prepared; nothing started. */
@@ -122,7 +124,11 @@ export function processLauncher(opts: {
     // signal (signal_handling) keeps a process of its own.
     if (lanes && req.queue && !req.propagateSignals && req.operation !== 'retry') {
       if (req.queue.backlog) lanes.want();
-      const viaLane = await lanes.assign(hostedRun(req), () => allowed(req));
+      // A lane still starting is ready as soon as a process started now would be, and runs the rest of the
+      // backlog too; a spare waiting is ready now, and takes the run first.
+      const notHanded = req.queue.notStarted;
+      const waitForLane = notHanded && pool?.waitingPid() == null ? { notHanded } : undefined;
+      const viaLane = await lanes.assign(hostedRun(req), () => allowed(req), waitForLane);
       if (viaLane) return viaLane;
     }
     // A run whose stop must reach its process as a signal (signal_handling) keeps a process of its own.

@@ -322,6 +322,23 @@ describe('QueueProcessor', () => {
     expect(h.launcher.runIds()).toEqual(ids);
   });
 
+  it('offers a run again at once when the lane it was promised to does not take it', async () => {
+    const etl = dagFromYaml('etl');
+    const h = harness({ dags: [etl] });
+    h.launcher.script = null;
+    const id = await h.enqueue(etl);
+    h.processor.start();
+    await h.time.advance(10);
+    expect(h.launcher.runIds()).toEqual([id]);
+    // Nothing started yet: the launch stays the run's until its start timeout.
+    await h.time.advance(5 * SECOND);
+    expect(h.launcher.runIds()).toEqual([id]);
+    h.launcher.launches[0].queue!.notStarted!();
+    await h.time.advance(200);
+    expect(h.launcher.runIds()).toEqual([id, id]);
+    expect(await h.queued('etl')).toEqual([id]);
+  });
+
   /** A run of etl launched (by a launcher that starts nothing by itself), its start watched, its reads counted. */
   async function watchedLaunch() {
     const etl = dagFromYaml('etl');

@@ -167,7 +167,8 @@ export class QueueProcessor {
 
   /**
    * Offers a run again now instead of after the start timeout: the process started for it cannot start it
-   * (the dead-run check gave back the claim that kept it from doing so).
+   * (the dead-run check gave back the claim that kept it from doing so), or the run lane it was promised to
+   * never took it.
    */
   offerAgain(runId: string): void {
     if (this.inFlight.delete(runId)) this.loop.wake();
@@ -332,7 +333,7 @@ export class QueueProcessor {
         processLog: `${this.d.runs.logDir(dag.name, status.run_id, status.attempt)}/process.log`,
         propagateSignals: dag.signal_handling.enable_propagation,
         stillAllowed: this.d.canDispatch,
-        queue: { backlog: opts.backlog === true },
+        queue: { backlog: opts.backlog === true, notStarted: () => this.offerAgain(status.run_id) },
       });
     } catch (err) {
       // The item stays: a later pass offers the run again.
