@@ -92,7 +92,7 @@ function lanes(
     },
     relay: null,
     logDir: join(dir, 'lanes'),
-    currentBuild: async () => builds[Math.min(reads++, builds.length - 1)],
+    currentBuild: opts.currentBuild ?? (async () => builds[Math.min(reads++, builds.length - 1)]),
     logger: recordingLogger(logged),
     maxLanes: opts.maxLanes ?? 2,
     runsPerLane: opts.runsPerLane ?? 2,
@@ -265,6 +265,18 @@ describe('run lanes', () => {
     expect(await l.assign(run('a'), () => true, { notHanded: () => undefined })).toBeNull();
     l.want();
     expect(await l.assign(run('b'), () => true)).toBeNull();
+    await waitFor(() => l.pids().length > 0);
+    for (const pid of l.pids()) seen.add(pid);
+  });
+
+  it('does not hold a run up while a lane takes long to be spawned (a stalled volume)', async () => {
+    let release: (b: string) => void = () => undefined;
+    const { lanes: l } = lanes({ currentBuild: () => new Promise<string>((res) => (release = res)) });
+    l.want();
+    const t0 = Date.now();
+    expect(await l.assign(run('a'), () => true, { notHanded: () => undefined })).toBeNull();
+    expect(Date.now() - t0).toBeLessThan(1000);
+    release('b1');
     await waitFor(() => l.pids().length > 0);
     for (const pid of l.pids()) seen.add(pid);
   });

@@ -154,8 +154,9 @@ export class RunLanes {
     stillAllowed: () => boolean,
     o: { notHanded: () => void },
   ): Promise<LaneOutcome> {
-    // A lane being spawned right now is one moment away from having a pid.
-    if (this.starting) await this.starting;
+    // A lane being spawned right now is a moment away from having a pid; a spawn that takes longer (a
+    // stalled volume) does not hold up the caller: the run gets a process of its own.
+    if (this.starting) await untilOrAfter(this.starting, SPAWN_WAIT_MS);
     if (this.mode !== 'on') return null;
     const lane = [...this.lanes].find(
       (l) =>
@@ -358,6 +359,16 @@ export class RunLanes {
   private turnOff(): void {
     if (this.mode === 'on') this.mode = 'off';
   }
+}
+
+/** The longest a run waits for a lane being spawned to have a pid, before it is promised to it. */
+const SPAWN_WAIT_MS = 100;
+
+/** Waits for `p` to settle, or for `ms`, whichever comes first. */
+async function untilOrAfter(p: Promise<unknown>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([p, new Promise<void>((res) => (timer = setTimeout(res, ms)))]);
+  clearTimeout(timer);
 }
 
 function connected(lane: Lane): boolean {
