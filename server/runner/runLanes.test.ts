@@ -252,8 +252,10 @@ describe('run lanes', () => {
     const pid = a!.pid!;
     seen.add(pid);
     expect(l.pids()).toEqual([pid]);
+    // A run promised already is not promised twice (the queue offered it again after its start timeout).
+    expect(await l.assign(run('a'), () => true, notHanded('a'))).toBeNull();
     expect(await l.assign(run('b'), () => true, notHanded('b'))).toEqual({ pid });
-    // Full, promises included; and without `whenStarting` a starting lane takes nothing.
+    // Full, promises included.
     expect(await l.assign(run('c'), () => true, notHanded('c'))).toBeNull();
     await waitFor(() => taken(pid).length === 2);
     expect(taken(pid)).toEqual(['a', 'b']);

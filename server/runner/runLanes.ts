@@ -158,6 +158,9 @@ export class RunLanes {
     // stalled volume) does not hold up the caller: the run gets a process of its own.
     if (this.starting) await untilOrAfter(this.starting, SPAWN_WAIT_MS);
     if (this.mode !== 'on') return null;
+    // Promised already, to a lane that has not come yet (the queue offered the run again after its start
+    // timeout): a process of its own, rather than a second promise the same lane would keep twice.
+    if ([...this.lanes].some((l) => l.waiting.some((w) => w.run.runId === run.runId))) return null;
     const lane = [...this.lanes].find(
       (l) =>
         l.state === 'starting' &&
