@@ -126,6 +126,21 @@ async function strandedRecord(h: Harness, dag: DagSpec, hhmmss: string, dispatch
 const everyMinute = (name: string, extra = '') => dagFromYaml(name, `schedule: "* * * * *"\n${extra}`);
 
 describe('CronLoop: live slots', () => {
+  it('lists the active runs only at ticks with a slot due, not every second', async () => {
+    const h = harness({ now: '01:15:30', dags: [everyMinute('etl')] });
+    let lists = 0;
+    const listActive = h.runs.listActive.bind(h.runs);
+    h.runs.listActive = () => (lists++, listActive());
+    await h.start();
+    expect(lists).toBe(1); // the first tick runs the minute-start slot
+    await h.time.advance(20_000);
+    expect(lists).toBe(1);
+    // The next minute's slot: listed again, and its run is not started beside the one still running.
+    await h.time.advance(20_000);
+    expect(lists).toBe(2);
+    expect(h.launcher.runIds()).toEqual([slotId('etl', '01:15:00')]);
+  });
+
   it('runs the minute-start slot of the current minute on its first tick, and nothing older', async () => {
     const h = harness({
       now: '01:15:30',

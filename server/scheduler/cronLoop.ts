@@ -209,7 +209,9 @@ export class CronLoop {
       let activeRuns: ActiveRuns;
       let suspended: Set<string>;
       try {
-        activeRuns = await this.activeRunsByDag();
+        // Only when a slot is due: a backlog of queued runs is all active, and listing it every second
+        // for nothing would cost the scheduler in proportion to the backlog.
+        activeRuns = due.length > 0 ? await this.activeRunsByDag() : new Map();
         suspended = due.length > 0 ? await this.d.suspended.names() : new Set();
       } catch (err) {
         this.retry = cronDue; // one-off slots stay pending, and so are due again
@@ -654,9 +656,12 @@ export class CronLoop {
 
   /** Run IDs of each DAG's queued or running runs; a failed read throws, and the tick creates nothing. */
   private async activeRunsByDag(): Promise<ActiveRuns> {
-    const byDag: ActiveRuns = new Map();
-    for (const a of await this.d.runs.listActive())
-      byDag.set(a.dag_name, new Set([...(byDag.get(a.dag_name) ?? []), a.run_id]));
+    const byDag = new Map<string, Set<string>>();
+    for (const a of await this.d.runs.listActive()) {
+      const ids = byDag.get(a.dag_name);
+      if (ids) ids.add(a.run_id);
+      else byDag.set(a.dag_name, new Set([a.run_id]));
+    }
     return byDag;
   }
 }
