@@ -34,6 +34,11 @@ export class FileQueueStore implements QueueStore {
   private readonly report: (report: CorruptFileReport) => void;
   /** Items already read, per queue and item ID (see list). */
   private readonly itemCache = new Map<string, Map<string, QueueItem>>();
+  /**
+   * The run ID in each item name of each queue, as last listed: a name never changes, so each is parsed
+   * once, not at every listing (a backlog of thousands of items is listed several times a second).
+   */
+  private readonly itemRunIds = new Map<string, Map<string, string>>();
 
   constructor(opts: FileQueueStoreOptions) {
     this.queueRoot = path.join(path.resolve(opts.dataDir), 'queue');
@@ -72,13 +77,17 @@ export class FileQueueStore implements QueueStore {
     this.itemCache.set(queue, cache);
     const listed = new Set(itemIds);
     for (const id of cache.keys()) if (!listed.has(id)) cache.delete(id);
-    const items = await Promise.all(
-      itemIds.map(async (itemId) => {
-        const known = cache.get(itemId);
-        if (known) return { ...known };
-        const item = await this.readItem(queue, itemId);
-        if (item) cache.set(itemId, item);
-        return item;
+    // Those read before are taken as they are; only the new ones are read (at once).
+    const items: Array<QueueItem | null> = itemIds.map((itemId) => {
+      const known = cache.get(itemId);
+      return known ? { ...known } : null;
+    });
+    const unseen = itemIds.flatMap((itemId, i) => (items[i] === null ? [i] : []));
+    await Promise.all(
+      unseen.map(async (i) => {
+        const item = await this.readItem(queue, itemIds[i]);
+        if (item) cache.set(itemIds[i], item);
+        items[i] = item;
       }),
     );
     return items.filter((item): item is QueueItem => item !== null);
@@ -103,8 +112,8 @@ export class FileQueueStore implements QueueStore {
     assertDagName(queue, 'queue name');
     assertRunId(runId);
     let removed = false;
-    for (const itemId of await this.itemIds(queue)) {
-      if (runIdOfItem(itemId) !== runId) continue;
+    for (const [itemId, itemRunId] of await this.listNames(queue)) {
+      if (itemRunId !== runId) continue;
       try {
         await fs.unlink(path.join(this.queueRoot, queue, `${itemId}.json`));
         removed = true;
@@ -119,8 +128,9 @@ export class FileQueueStore implements QueueStore {
   async find(runId: string): Promise<QueueItem | null> {
     assertRunId(runId);
     for (const queue of (await readdirOrEmpty(this.queueRoot)).filter(isValidDagName).sort()) {
-      for (const itemId of await this.itemIds(queue)) {
-        if (runIdOfItem(itemId) !== runId) continue;
+      const names = await this.listNames(queue);
+      const mine = [...names.keys()].filter((itemId) => names.get(itemId) === runId).sort();
+      for (const itemId of mine) {
         const item = await this.readItem(queue, itemId);
         if (item) return item;
       }
@@ -130,12 +140,23 @@ export class FileQueueStore implements QueueStore {
 
   /** Item IDs of a queue, oldest first; temp files and foreign names are ignored. */
   private async itemIds(queue: string): Promise<string[]> {
+    return [...(await this.listNames(queue)).keys()].sort();
+  }
+
+  /** The queue's item IDs, each with its run ID, in no particular order. */
+  private async listNames(queue: string): Promise<Map<string, string>> {
     const names = await readdirOrEmpty(path.join(this.queueRoot, queue));
-    return names
-      .filter((name) => !isTempName(name) && name.endsWith('.json'))
-      .map((name) => name.slice(0, -'.json'.length))
-      .filter((itemId) => runIdOfItem(itemId) !== null)
-      .sort();
+    const known = this.itemRunIds.get(queue);
+    const runIds = new Map<string, string>();
+    for (const name of names) {
+      if (isTempName(name) || !name.endsWith('.json')) continue;
+      const itemId = name.slice(0, -'.json'.length);
+      const runId = known?.get(itemId) ?? runIdOfItem(itemId);
+      if (runId !== null) runIds.set(itemId, runId);
+    }
+    if (runIds.size > 0) this.itemRunIds.set(queue, runIds);
+    else this.itemRunIds.delete(queue);
+    return runIds;
   }
 
   private async readItem(queue: string, itemId: string): Promise<QueueItem | null> {
