@@ -322,27 +322,13 @@ describe('QueueProcessor', () => {
     expect(h.launcher.runIds()).toEqual(ids);
   });
 
-  it('offers a run again at once when the lane it was promised to does not take it', async () => {
+  /**
+   * A run of etl launched (by a launcher that starts nothing by itself), its start watched, its reads
+   * counted; its changes are announced to the processor unless `runWakeups` is false.
+   */
+  async function watchedLaunch(runWakeups = true) {
     const etl = dagFromYaml('etl');
-    const h = harness({ dags: [etl] });
-    h.launcher.script = null;
-    const id = await h.enqueue(etl);
-    h.processor.start();
-    await h.time.advance(10);
-    expect(h.launcher.runIds()).toEqual([id]);
-    // Nothing started yet: the launch stays the run's until its start timeout.
-    await h.time.advance(5 * SECOND);
-    expect(h.launcher.runIds()).toEqual([id]);
-    h.launcher.launches[0].queue!.notStarted!();
-    await h.time.advance(200);
-    expect(h.launcher.runIds()).toEqual([id, id]);
-    expect(await h.queued('etl')).toEqual([id]);
-  });
-
-  /** A run of etl launched (by a launcher that starts nothing by itself), its start watched, its reads counted. */
-  async function watchedLaunch() {
-    const etl = dagFromYaml('etl');
-    const h = harness({ dags: [etl], runWakeups: true });
+    const h = harness({ dags: [etl], runWakeups });
     h.launcher.script = null;
     const id = await h.enqueue(etl);
     const reads = h.countReads(id);
@@ -351,6 +337,17 @@ describe('QueueProcessor', () => {
     expect(h.launcher.runIds()).toEqual([id]);
     return { h, id, reads };
   }
+
+  it('offers a run again at once when the lane it was promised to does not take it', async () => {
+    const { h, id } = await watchedLaunch(false);
+    // Nothing started yet: the launch stays the run's until its start timeout.
+    await h.time.advance(5 * SECOND);
+    expect(h.launcher.runIds()).toEqual([id]);
+    h.launcher.launches[0].queue!.notStarted!();
+    await h.time.advance(200);
+    expect(h.launcher.runIds()).toEqual([id, id]);
+    expect(await h.queued('etl')).toEqual([id]);
+  });
 
   it('reads a launched run as its changes are announced, polling only as a fallback, where they are', async () => {
     const { h, id, reads } = await watchedLaunch();
@@ -494,11 +491,7 @@ describe('QueueProcessor', () => {
   });
 
   it('polls a launched run every 50 ms where changes are not announced', async () => {
-    const etl = dagFromYaml('etl');
-    const h = harness({ dags: [etl] });
-    h.launcher.script = null;
-    const id = await h.enqueue(etl);
-    h.processor.start();
+    const { h, id } = await watchedLaunch(false);
     await h.time.advance(SECOND);
     expect(await h.launcher.start(id)).toBe(true);
     // runsChanged is never called here: the poll finds the start.

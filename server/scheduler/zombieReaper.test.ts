@@ -101,6 +101,12 @@ function harness(opts: { releasesClaims?: boolean } = {}) {
       await runs.markActive({ run_id: runId, dag_name: 'etl', queue: 'etl' });
       return s;
     },
+    /** A queued run of `etl` created now, marked active, with its queue item: one waiting for its turn. */
+    async waitingRun(runId: string): Promise<RunStatus> {
+      const s = await h.queuedRun(runId);
+      await queue.enqueue({ queue: 'etl', run_id: runId, dag_name: 'etl', enqueued_at: isoUtc(START) });
+      return s;
+    },
     /** A run whose process on `host` started now, finished `extract`, runs `load`, and heartbeats now. */
     async runningRun(runId: string, host: string, pid: number): Promise<void> {
       const s = await h.queuedRun(runId);
@@ -399,13 +405,7 @@ describe('ZombieReaper', () => {
 
   it('on files, fails a queued run in its queue whose attempt a process claimed, once it stays silent long enough, and drops its item', async () => {
     const h = harness({ releasesClaims: false });
-    await h.queuedRun('claimed-in-queue');
-    await h.queue.enqueue({
-      queue: 'etl',
-      run_id: 'claimed-in-queue',
-      dag_name: 'etl',
-      enqueued_at: isoUtc(START),
-    });
+    await h.waitingRun('claimed-in-queue');
     expect(await h.runs.claimAttempt('claimed-in-queue', 1, 'other-host:4242')).toBe(true);
 
     // A live claimant writes `running` (or a heartbeat) within moments: seen claimed, not yet for long.
@@ -530,8 +530,7 @@ describe('ZombieReaper', () => {
 
   it('leaves a claimed run in its queue alone once it starts', async () => {
     const h = harness();
-    const s = await h.queuedRun('starts');
-    await h.queue.enqueue({ queue: 'etl', run_id: 'starts', dag_name: 'etl', enqueued_at: isoUtc(START) });
+    const s = await h.waitingRun('starts');
     await h.runs.claimAttempt('starts', 1, `${THIS_HOST}:4242`);
     h.alivePids.add(4242);
     expect(await h.reaper.sweep()).toEqual([]);
@@ -551,8 +550,7 @@ describe('ZombieReaper', () => {
 
   it('leaves a queued run alone while it is young or has a queue item', async () => {
     const h = harness();
-    await h.queuedRun('waiting');
-    await h.queue.enqueue({ queue: 'etl', run_id: 'waiting', dag_name: 'etl', enqueued_at: isoUtc(START) });
+    await h.waitingRun('waiting');
     await h.time.advance(STALE_MS + SECOND);
     await h.queuedRun('starting');
     await h.time.advance(STALE_MS - SECOND);
@@ -564,8 +562,7 @@ describe('ZombieReaper', () => {
 
   it('asks the dispatch store nothing about an unclaimed queued run that has its queue item', async () => {
     const h = harness();
-    await h.queuedRun('waiting');
-    await h.queue.enqueue({ queue: 'etl', run_id: 'waiting', dag_name: 'etl', enqueued_at: isoUtc(START) });
+    await h.waitingRun('waiting');
     await h.time.advance(STALE_MS + SECOND);
     const asked: string[] = [];
     h.onFindTask = async (runId) => {
@@ -580,13 +577,7 @@ describe('ZombieReaper', () => {
   it('lists the queues once per sweep for a backlog of queued runs, rather than looking each run up', async () => {
     const h = harness();
     for (let i = 0; i < 20; i++) {
-      await h.queuedRun(`backlog-${i}`);
-      await h.queue.enqueue({
-        queue: 'etl',
-        run_id: `backlog-${i}`,
-        dag_name: 'etl',
-        enqueued_at: isoUtc(START),
-      });
+      await h.waitingRun(`backlog-${i}`);
     }
     await h.time.advance(STALE_MS + SECOND);
     const calls = { find: 0, listAll: 0 };
@@ -605,13 +596,7 @@ describe('ZombieReaper', () => {
 
   it('takes the claim read with the status where the store gives it, with no second read', async () => {
     const h = harness({ releasesClaims: false });
-    await h.queuedRun('claimed-elsewhere');
-    await h.queue.enqueue({
-      queue: 'etl',
-      run_id: 'claimed-elsewhere',
-      dag_name: 'etl',
-      enqueued_at: isoUtc(START),
-    });
+    await h.waitingRun('claimed-elsewhere');
     await h.runs.claimAttempt('claimed-elsewhere', 1, 'other-host:77@2026-11-30T01:15:30.000Z');
     let claimReads = 0;
     const readClaim = h.runs.readClaim.bind(h.runs);
@@ -654,9 +639,7 @@ describe('ZombieReaper', () => {
   it('reads a backlog of queued runs in batches where the store can, with no read per run', async () => {
     const h = harness();
     for (let i = 0; i < SWEEP_BATCH * 2 + 3; i++) {
-      const id = `backlog-${i}`;
-      await h.queuedRun(id);
-      await h.queue.enqueue({ queue: 'etl', run_id: id, dag_name: 'etl', enqueued_at: isoUtc(START) });
+      await h.waitingRun(`backlog-${i}`);
     }
     // And a run whose process died: still found, and read once more right before it is failed.
     await h.runningRun('dead', THIS_HOST, 4242);
@@ -672,8 +655,7 @@ describe('ZombieReaper', () => {
 
   it('reads each run on its own when a batch read fails, and still finds a dead run', async () => {
     const h = harness();
-    await h.queuedRun('waiting');
-    await h.queue.enqueue({ queue: 'etl', run_id: 'waiting', dag_name: 'etl', enqueued_at: isoUtc(START) });
+    await h.waitingRun('waiting');
     await h.runningRun('dead', THIS_HOST, 4242);
     await h.time.advance(STALE_MS + SECOND);
     const calls = withBatchReads(h, true);
