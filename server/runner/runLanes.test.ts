@@ -306,7 +306,7 @@ describe('run lanes', () => {
     expect(taken(f!.pid!)).toEqual([]);
   });
 
-  it('gives a promised run back when the lane that connects is not of the build on disk', async () => {
+  it('gives a promised run back when the lane that connects is not of the build on disk, and never promises it again', async () => {
     const { lanes: l, logged } = lanes({ builds: ['b1'], laneBuild: 'b0' });
     const back: string[] = [];
     l.want();
@@ -317,6 +317,12 @@ describe('run lanes', () => {
     expect(logged.map((x) => x.msg)).toContain(
       'Let a run lane go: the build on disk changed since it started',
     );
+    // Every new lane is of that build too: offered again, the run gets a process of its own (null here)
+    // rather than a promise to the next lane, and the one after, for ever.
+    l.want();
+    await waitFor(() => l.pids().length > 0);
+    for (const pid of l.pids()) seen.add(pid);
+    expect(await l.assign(run('a'), () => true, { notHanded: () => back.push('a') })).toBeNull();
   });
 
   it('lets every lane go on close; a lane finishes its runs first', async () => {

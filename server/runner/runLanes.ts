@@ -90,6 +90,12 @@ export class RunLanes {
   private mode: 'on' | 'off' | 'closed' = 'on';
   private readonly listener = new LocalSocket('dagu-lanes-', (socket) => this.onConnection(socket));
   private starting: Promise<void> | null = null;
+  /**
+   * Runs a lane did not take after they were promised to it: the next time such a run is launched it gets
+   * a process of its own, so that a run is never promised again and again to lanes that cannot take it (a
+   * lane of another build, started anew for each run).
+   */
+  private readonly givenBack = new Set<string>();
 
   constructor(private readonly o: LaneSettings) {}
 
@@ -158,6 +164,7 @@ export class RunLanes {
     // stalled volume) does not hold up the caller: the run gets a process of its own.
     if (this.starting) await untilOrAfter(this.starting, SPAWN_WAIT_MS);
     if (this.mode !== 'on') return null;
+    if (this.givenBack.delete(run.runId)) return null;
     // Promised already, to a lane that has not come yet (the queue offered the run again after its start
     // timeout): a process of its own, rather than a second promise the same lane would keep twice.
     if ([...this.lanes].some((l) => l.waiting.some((w) => w.run.runId === run.runId))) return null;
@@ -189,6 +196,9 @@ export class RunLanes {
   private giveBack(lane: Lane, w: WaitingRun): void {
     lane.running.delete(w.run.runId);
     lane.given--;
+    this.givenBack.add(w.run.runId);
+    // Kept small: a run given back is almost always launched again within a pass.
+    if (this.givenBack.size > MAX_GIVEN_BACK) this.givenBack.delete(this.givenBack.values().next().value!);
     w.notHanded();
   }
 
@@ -363,6 +373,9 @@ export class RunLanes {
     if (this.mode === 'on') this.mode = 'off';
   }
 }
+
+/** Runs given back by lanes that are remembered (see RunLanes.givenBack). */
+const MAX_GIVEN_BACK = 1000;
 
 /** The longest a run waits for a lane being spawned to have a pid, before it is promised to it. */
 const SPAWN_WAIT_MS = 100;
