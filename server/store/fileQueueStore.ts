@@ -77,17 +77,13 @@ export class FileQueueStore implements QueueStore {
     this.itemCache.set(queue, cache);
     const listed = new Set(itemIds);
     for (const id of cache.keys()) if (!listed.has(id)) cache.delete(id);
-    // Those read before are taken as they are; only the new ones are read (at once).
-    const items: Array<QueueItem | null> = itemIds.map((itemId) => {
-      const known = cache.get(itemId);
-      return known ? { ...known } : null;
-    });
-    const unseen = itemIds.flatMap((itemId, i) => (items[i] === null ? [i] : []));
-    await Promise.all(
-      unseen.map(async (i) => {
-        const item = await this.readItem(queue, itemIds[i]);
-        if (item) cache.set(itemIds[i], item);
-        items[i] = item;
+    const items = await Promise.all(
+      itemIds.map(async (itemId) => {
+        const known = cache.get(itemId);
+        if (known) return { ...known };
+        const item = await this.readItem(queue, itemId);
+        if (item) cache.set(itemId, item);
+        return item;
       }),
     );
     return items.filter((item): item is QueueItem => item !== null);
