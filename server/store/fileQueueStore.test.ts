@@ -1,7 +1,7 @@
-import { promises as fs } from 'node:fs';
+import nodeFs, { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { blockFileCallsWhile } from './fileCalls';
 import { FileQueueStore } from './fileQueueStore';
 import type { CorruptFileReport } from './fsutil';
@@ -73,6 +73,42 @@ describe('FileQueueStore on disk', () => {
     await fs.writeFile(path.join(dir, 'README'), 'hello');
     expect((await queue.list('etl')).map((i) => i.run_id)).toEqual(['a']);
     expect(reports).toEqual([]);
+  });
+
+  it('dequeues a run whose item changed since this store listed it, and a run it never listed', async () => {
+    await queue.enqueue(item('a'));
+    await queue.enqueue(item('b'));
+    expect((await queue.list('etl')).map((i) => i.run_id)).toEqual(['a', 'b']);
+    // Another host takes run a's listed item and queues the run again under a new item name.
+    const other = new FileQueueStore({ dataDir });
+    expect(await other.dequeue('etl', 'a')).toBe(true);
+    await other.enqueue(item('a'));
+    expect(await queue.dequeue('etl', 'a')).toBe(true);
+    expect(await queue.dequeue('etl', 'a')).toBe(false);
+    // A run enqueued after this store's last listing.
+    await other.enqueue(item('c'));
+    expect(await queue.dequeue('etl', 'c')).toBe(true);
+    expect((await other.list('etl')).map((i) => i.run_id)).toEqual(['b']);
+  });
+
+  it('lists each queue directory once for all of its items', async () => {
+    for (const id of ['a', 'b', 'c']) await queue.enqueue(item(id));
+    await queue.enqueue({ ...item('d'), queue: 'other' });
+    const listings = vi.spyOn(nodeFs, 'readdir');
+    try {
+      const all = await queue.listAll();
+      expect([...all].map(([name, items]) => [name, items.map((i) => i.run_id)])).toEqual([
+        ['etl', ['a', 'b', 'c']],
+        ['other', ['d']],
+      ]);
+      expect(listings.mock.calls.map((c) => path.relative(dataDir, String(c[0]))).sort()).toEqual([
+        'queue',
+        'queue/etl',
+        'queue/other',
+      ]);
+    } finally {
+      listings.mockRestore();
+    }
   });
 
   it('keeps every item when several store instances enqueue at once', async () => {

@@ -70,23 +70,7 @@ export class FileQueueStore implements QueueStore {
 
   async list(queue: string): Promise<QueueItem[]> {
     assertDagName(queue, 'queue name');
-    const itemIds = await this.itemIds(queue);
-    // Item files never change once written (they are only deleted), so each is read once per process:
-    // the queue consumer lists its queues several times a second.
-    const cache = this.itemCache.get(queue) ?? new Map<string, QueueItem>();
-    this.itemCache.set(queue, cache);
-    const listed = new Set(itemIds);
-    for (const id of cache.keys()) if (!listed.has(id)) cache.delete(id);
-    const items = await Promise.all(
-      itemIds.map(async (itemId) => {
-        const known = cache.get(itemId);
-        if (known) return { ...known };
-        const item = await this.readItem(queue, itemId);
-        if (item) cache.set(itemId, item);
-        return item;
-      }),
-    );
-    return items.filter((item): item is QueueItem => item !== null);
+    return this.itemsOf(queue, await this.itemIds(queue));
   }
 
   async queues(): Promise<string[]> {
@@ -95,20 +79,55 @@ export class FileQueueStore implements QueueStore {
     return names.filter((_, i) => nonEmpty[i]);
   }
 
+  /** Each queue's directory is listed once: a backlog of thousands of items costs one listing per pass. */
   async listAll(): Promise<Map<string, QueueItem[]>> {
     const out = new Map<string, QueueItem[]>();
-    for (const name of await this.queues()) {
-      const items = await this.list(name);
+    for (const name of (await readdirOrEmpty(this.queueRoot)).filter(isValidDagName).sort()) {
+      const items = await this.itemsOf(name, await this.itemIds(name));
       if (items.length > 0) out.set(name, items);
     }
     return out;
   }
 
+  /**
+   * The items of `itemIds` (a listing of `queue`, oldest first). Item files never change once written (they
+   * are only deleted), so each is read once per process: the queue consumer lists its queues several times
+   * a second, and only the items new since the last listing cost a read.
+   */
+  private async itemsOf(queue: string, itemIds: string[]): Promise<QueueItem[]> {
+    const cache = this.itemCache.get(queue) ?? new Map<string, QueueItem>();
+    this.itemCache.set(queue, cache);
+    const listed = new Set(itemIds);
+    for (const id of cache.keys()) if (!listed.has(id)) cache.delete(id);
+    const unread = itemIds.filter((itemId) => !cache.has(itemId));
+    const read = await Promise.all(unread.map((itemId) => this.readItem(queue, itemId)));
+    read.forEach((item, i) => {
+      if (item) cache.set(unread[i], item);
+    });
+    const items: QueueItem[] = [];
+    for (const itemId of itemIds) {
+      const item = cache.get(itemId);
+      if (item) items.push({ ...item });
+    }
+    return items;
+  }
+
   async dequeue(queue: string, runId: string): Promise<boolean> {
     assertDagName(queue, 'queue name');
     assertRunId(runId);
+    // The run's items as this process last listed them, without listing a backlog again: the queue
+    // consumer dequeues each run it starts right after a listing. An item of the run added since that
+    // listing stays; a queue pass removes the item of a run that is no longer queued when it meets it.
+    // Nothing removed so (not listed, or dequeued by someone else first): the queue is listed.
+    let removed = await this.unlinkItems(queue, runId, this.itemRunIds.get(queue));
+    if (!removed) removed = await this.unlinkItems(queue, runId, await this.listNames(queue));
+    return removed;
+  }
+
+  /** Unlinks each item of `runId` among `names` (item ID → run ID); true when one was removed by this call. */
+  private async unlinkItems(queue: string, runId: string, names: Map<string, string> | undefined) {
     let removed = false;
-    for (const [itemId, itemRunId] of await this.listNames(queue)) {
+    for (const [itemId, itemRunId] of names ?? []) {
       if (itemRunId !== runId) continue;
       try {
         await fs.unlink(path.join(this.queueRoot, queue, `${itemId}.json`));
