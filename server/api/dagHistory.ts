@@ -17,6 +17,7 @@ import type { RunSummary } from '../store/types';
 import { DagHistoryCache } from './dagHistoryCache';
 import { BadRequestError, NotFoundError } from './errors';
 import type { Services } from './services';
+import { FILE_READ_CONCURRENCY, mapConcurrently } from '../core/concurrency';
 
 export const DEFAULT_HISTORY_LIMIT = 30;
 export const MAX_HISTORY_LIMIT = 100;
@@ -102,7 +103,9 @@ export async function getDagHistory(
   ]);
   const known = loaded.ok || !('notFound' in loaded);
   if (!known && items.length === 0) throw new NotFoundError(`DAG ${JSON.stringify(name)} not found`);
-  const runs = await Promise.all(items.map((summary) => historyRun(svc, cache, summary)));
+  const runs = await mapConcurrently(items, FILE_READ_CONCURRENCY, (summary) =>
+    historyRun(svc, cache, summary),
+  );
   const steps = loaded.ok ? loaded.dag.steps.map((s) => s.name) : [];
   const seen = new Set(steps);
   for (const run of runs) {

@@ -7,6 +7,7 @@ import { isoUtc } from '../core/runStatus';
 import type { RunState } from '../core/types';
 import type { WorkerRecord } from '../store/dispatchTypes';
 import type { Services } from './services';
+import { FILE_READ_CONCURRENCY, mapConcurrently } from '../core/concurrency';
 
 /** A run a worker reported executing, with what the run store says about it. */
 export interface WorkerRunView {
@@ -60,7 +61,9 @@ export async function listWorkers(svc: Services): Promise<WorkerListing> {
   const nowMs = svc.clock.nowMs();
   const staleMs = svc.config.coordinator.worker_stale_threshold_ms;
   const records = await svc.workers.list();
-  const workers = await Promise.all(records.map((r) => summarize(svc, r, nowMs, staleMs)));
+  const workers = await mapConcurrently(records, FILE_READ_CONCURRENCY, (r) =>
+    summarize(svc, r, nowMs, staleMs),
+  );
   const rank = (w: WorkerSummary) => ['healthy', 'late', 'lost'].indexOf(w.state);
   const byId = (a: WorkerSummary, b: WorkerSummary) =>
     a.worker_id < b.worker_id ? -1 : a.worker_id > b.worker_id ? 1 : 0;

@@ -6,7 +6,7 @@
 // its stdout and fails when any item did not succeed. The body itself is run by the caller (executeRun).
 
 import type { ForeachItemStatus, ForeachSpec } from '../core/types';
-import { mapLimit } from './mapLimit';
+import { mapConcurrently } from '../core/concurrency';
 import { GoStruct, goJson } from './actions/goJson';
 import { sinkWriter } from './actions/sinkWriter';
 import { ACTION_OK, actionFailed, type ActionContext, type ActionResult } from './actions/types';
@@ -53,7 +53,7 @@ export async function runForeach(
   const outputs: Array<Record<string, string> | null> = items.map(() => null);
   if (items.length > 0) hooks.onItems(statuses);
 
-  await mapLimit(items, spec.max_concurrent, async (item) => {
+  await mapConcurrently(items, spec.max_concurrent, async (item) => {
     if (ctx.signal.aborted) return;
     const status = statuses[item.index];
     status.status = 'running';

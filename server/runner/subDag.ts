@@ -11,7 +11,7 @@ import type { DagSpec, RunState, StepSpec, StepStatus } from '../core/types';
 import { SECOND } from '../core/units';
 import { appendFile } from '../store/fileCalls';
 import { childCalls, DEFAULT_MAX_CONCURRENT, type ChildCall, type ResolveText } from './parallelItems';
-import { mapLimit } from './mapLimit';
+import { mapConcurrently } from '../core/concurrency';
 
 /** Why the whole run is stopping; carried as the `reason` of the run's stop signal (as runStep has it). */
 type StopReason =
@@ -209,7 +209,7 @@ export async function runCallStep(run: CallStepRun): Promise<StepStatus['status'
 
     let ends: ChildEnd[];
     try {
-      ends = await mapLimit(planned.calls, width, async (call): Promise<ChildEnd> => {
+      ends = await mapConcurrently(planned.calls, width, async (call): Promise<ChildEnd> => {
         if (child.signal.aborted) return { call, result: null, error: 'not started: the step stopped' };
         const loop = run.loop;
         const idName = loop ? `${loop.path}/${step.name}` : step.name;

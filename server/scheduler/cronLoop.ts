@@ -22,7 +22,7 @@ import type { SuspendFlags } from '../store/suspendFlags';
 import type { QueueStore, RunStore, RunSummary } from '../store/types';
 import type { DagSource } from './dagCatalogCache';
 import type { Launcher } from './launcher';
-import { runConcurrently } from './runConcurrently';
+import { runConcurrently } from '../core/concurrency';
 import type { SchedulerState, SchedulerStateStore } from './schedulerState';
 
 /** Longest sleep between ticks, so that new or edited DAG files are picked up without a watcher. */

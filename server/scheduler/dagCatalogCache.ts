@@ -7,7 +7,7 @@ import type { DagSpec } from '../core/types';
 import { formatDagError } from '../core/dag/dagError';
 import { listDagFiles, loadDag } from '../store/dagCatalog';
 import type { DagSpecCache } from '../store/dagSpecCache';
-import { runConcurrently } from './runConcurrently';
+import { runConcurrently } from '../core/concurrency';
 
 /** How many DAG files are looked at at once: a thousand one by one cost a thread-pool round trip each. */
 const STAT_CONCURRENCY = 32;

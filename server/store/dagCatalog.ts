@@ -11,6 +11,7 @@ import { layerWithDefaults, type BaseLayer } from '../core/dag/baseLayer';
 import type { DagSpecCache } from './dagSpecCache';
 import * as fs from './fileCalls';
 import { errorCode, errorMessage, readTextFile, readdirOrEmpty } from './fsutil';
+import { FILE_READ_CONCURRENCY, mapConcurrently } from '../core/concurrency';
 
 /** A DAG file in the DAGs directory; `name` is the file's stem, `file` its absolute path. */
 export interface DagFile {
@@ -155,17 +156,13 @@ export async function loadDagByName(
 /** Every DAG file of `dagsDir` with its parse result, sorted by file name. */
 export async function loadAllDags(dagsDir: string): Promise<DagFileResult[]> {
   const files = await listDagFiles(dagsDir);
-  return Promise.all(
-    files.map(async (entry) => {
-      const result = await loadDagFile(entry.file, { dagsDir });
-      // The file was listed a moment ago; if it vanished since, report that as its error.
-      const parsed: ParseDagResult =
-        'notFound' in result
-          ? { ok: false, errors: [readError(entry.file, 'the file was removed')] }
-          : result;
-      return { ...entry, result: parsed };
-    }),
-  );
+  return mapConcurrently(files, FILE_READ_CONCURRENCY, async (entry) => {
+    const result = await loadDagFile(entry.file, { dagsDir });
+    // The file was listed a moment ago; if it vanished since, report that as its error.
+    const parsed: ParseDagResult =
+      'notFound' in result ? { ok: false, errors: [readError(entry.file, 'the file was removed')] } : result;
+    return { ...entry, result: parsed };
+  });
 }
 
 async function loadDagFile(

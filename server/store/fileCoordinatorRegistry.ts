@@ -9,6 +9,7 @@ import { assertCoordinatorId, distributedDirs, isValidCoordinatorId } from './di
 import type { CoordinatorRecord, CoordinatorRegistry } from './dispatchTypes';
 import type { CorruptFileReport } from './fsutil';
 import { ensureDir, readJsonFile, readdirOrEmpty, writeFileAtomic } from './fsutil';
+import { FILE_READ_CONCURRENCY, mapConcurrently } from '../core/concurrency';
 
 export interface FileCoordinatorRegistryOptions {
   /** `DAGU_HOME/data`. */
@@ -44,13 +45,11 @@ export class FileCoordinatorRegistry implements CoordinatorRegistry {
       .map((name) => name.slice(0, -JSON_SUFFIX.length))
       .filter(isValidCoordinatorId)
       .sort();
-    const records = await Promise.all(
-      ids.map(async (id) => {
-        const result = await readJsonFile<CoordinatorRecord>(this.file(id), (v) => recordError(v, id));
-        if (result.kind === 'corrupt') this.report({ path: result.path, error: result.error });
-        return result.kind === 'ok' ? result.value : null;
-      }),
-    );
+    const records = await mapConcurrently(ids, FILE_READ_CONCURRENCY, async (id) => {
+      const result = await readJsonFile<CoordinatorRecord>(this.file(id), (v) => recordError(v, id));
+      if (result.kind === 'corrupt') this.report({ path: result.path, error: result.error });
+      return result.kind === 'ok' ? result.value : null;
+    });
     return records.filter((r): r is CoordinatorRecord => r !== null);
   }
 

@@ -23,6 +23,7 @@ import { dagVersion, deleteDagFile, renameDagFile, withFileLock } from './dagFil
 import * as fs from './fileCalls';
 import { nodeCrypto } from './nodeCrypto';
 import { createFileExclusive, errorCode, readTextFile, readdirOrEmpty, writeFileAtomic } from './fsutil';
+import { FILE_READ_CONCURRENCY, mapConcurrently } from '../core/concurrency';
 
 const DAG_FILE = /^(.+)\.(yaml|yml)$/;
 
@@ -42,7 +43,7 @@ export class FileDagDefinitions implements DagDefinitions {
 
   async list(): Promise<DagEntry[]> {
     const found = await this.scan();
-    const read = await Promise.all(found.map((f) => this.read(f)));
+    const read = await mapConcurrently(found, FILE_READ_CONCURRENCY, (f) => this.read(f));
     return read.filter((d): d is DagDefinition => d !== null).map(({ yaml: _yaml, ...entry }) => entry);
   }
 
@@ -54,7 +55,7 @@ export class FileDagDefinitions implements DagDefinitions {
 
   async getMany(names: readonly string[]): Promise<DagDefinition[]> {
     for (const n of names) assertDagName(n);
-    const got = await Promise.all([...new Set(names)].sort().map((n) => this.get(n)));
+    const got = await mapConcurrently([...new Set(names)].sort(), FILE_READ_CONCURRENCY, (n) => this.get(n));
     return got.filter((d): d is DagDefinition => d !== null);
   }
 
@@ -123,8 +124,8 @@ export class FileDagDefinitions implements DagDefinitions {
   /** Every DAG file, one per name (`etl.yaml` before `etl.yml`, as the loader picks), sorted by name. */
   private async scan(): Promise<Found[]> {
     const names = (await readdirOrEmpty(this.dir)).filter((n) => !n.startsWith('.') && DAG_FILE.test(n));
-    const found = await Promise.all(
-      names.map((n) => this.statDag(DAG_FILE.exec(n)![1], path.join(this.dir, n))),
+    const found = await mapConcurrently(names, FILE_READ_CONCURRENCY, (n) =>
+      this.statDag(DAG_FILE.exec(n)![1], path.join(this.dir, n)),
     );
     const byName = new Map<string, Found>();
     for (const f of found.filter((x): x is Found => x !== null).sort(byFile)) {

@@ -46,6 +46,7 @@ import {
 } from './fsutil';
 import { adoptLegacyFiles, parseJsonOrUndefined } from './legacyDistributed';
 import { randomHex } from './randomHex';
+import { FILE_READ_CONCURRENCY, mapConcurrently, runConcurrently } from '../core/concurrency';
 
 /** Options of FileDispatchStore. */
 export interface FileDispatchStoreOptions {
@@ -234,7 +235,9 @@ export class FileDispatchStore implements DispatchStore {
 
   async listPending(where: (t: PendingSummary) => boolean = () => true): Promise<DispatchTask[]> {
     const ids = (await this.pendingSummaries()).filter(where).map((e) => e.task_id);
-    const tasks = await Promise.all(ids.map((id) => this.readTask(this.pendingFile(id), id)));
+    const tasks = await mapConcurrently(ids, FILE_READ_CONCURRENCY, (id) =>
+      this.readTask(this.pendingFile(id), id),
+    );
     return tasks.filter((t): t is DispatchTask => t !== null).sort(compareTasks);
   }
 
@@ -252,7 +255,9 @@ export class FileDispatchStore implements DispatchStore {
   async listClaims(): Promise<DispatchTask[]> {
     await this.adoptLegacy();
     const ids = await taskIdsIn(this.claimsDir);
-    const tasks = await Promise.all(ids.map((id) => this.readTask(this.claimFile(id), id)));
+    const tasks = await mapConcurrently(ids, FILE_READ_CONCURRENCY, (id) =>
+      this.readTask(this.claimFile(id), id),
+    );
     return tasks.filter((t): t is DispatchTask => t !== null).sort(compareTasks);
   }
 
@@ -470,16 +475,14 @@ export class FileDispatchStore implements DispatchStore {
     for (const id of this.index.keys()) if (!listed.has(id)) this.index.delete(id);
     for (const id of this.corrupt) if (!listed.has(id)) this.corrupt.delete(id);
     const unseen = [...listed].filter((id) => !this.index.has(id) && !this.corrupt.has(id));
-    await Promise.all(
-      unseen.map(async (id) => {
-        const result = await readJsonFile<DispatchTask>(this.pendingFile(id), (v) => taskFileError(v, id));
-        if (result.kind === 'ok') this.index.set(id, indexEntry(result.value));
-        else if (result.kind === 'corrupt') {
-          this.corrupt.add(id);
-          this.report({ path: result.path, error: result.error });
-        }
-      }),
-    );
+    await runConcurrently(unseen, FILE_READ_CONCURRENCY, async (id) => {
+      const result = await readJsonFile<DispatchTask>(this.pendingFile(id), (v) => taskFileError(v, id));
+      if (result.kind === 'ok') this.index.set(id, indexEntry(result.value));
+      else if (result.kind === 'corrupt') {
+        this.corrupt.add(id);
+        this.report({ path: result.path, error: result.error });
+      }
+    });
   }
 
   /**

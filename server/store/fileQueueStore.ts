@@ -19,6 +19,7 @@ import {
 import { newQueueItemId, runIdOfItem } from './queueItemName';
 import type { QueueItem, QueueStore } from './types';
 import * as fs from './fileCalls';
+import { FILE_READ_CONCURRENCY, mapConcurrently } from '../core/concurrency';
 
 /** Options of FileQueueStore. */
 export interface FileQueueStoreOptions {
@@ -75,7 +76,11 @@ export class FileQueueStore implements QueueStore {
 
   async queues(): Promise<string[]> {
     const names = (await readdirOrEmpty(this.queueRoot)).filter(isValidDagName).sort();
-    const nonEmpty = await Promise.all(names.map(async (name) => (await this.itemIds(name)).length > 0));
+    const nonEmpty = await mapConcurrently(
+      names,
+      FILE_READ_CONCURRENCY,
+      async (name) => (await this.itemIds(name)).length > 0,
+    );
     return names.filter((_, i) => nonEmpty[i]);
   }
 
@@ -100,7 +105,9 @@ export class FileQueueStore implements QueueStore {
     const listed = new Set(itemIds);
     for (const id of cache.keys()) if (!listed.has(id)) cache.delete(id);
     const unread = itemIds.filter((itemId) => !cache.has(itemId));
-    const read = await Promise.all(unread.map((itemId) => this.readItem(queue, itemId)));
+    const read = await mapConcurrently(unread, FILE_READ_CONCURRENCY, (itemId) =>
+      this.readItem(queue, itemId),
+    );
     read.forEach((item, i) => {
       if (item) cache.set(unread[i], item);
     });

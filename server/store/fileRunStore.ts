@@ -66,6 +66,7 @@ import type {
   UnwrittenFinalStatus,
 } from './types';
 import { parseUnwrittenNoteName, unwrittenNoteName } from './unwrittenFinalStatus';
+import { FILE_READ_CONCURRENCY, mapConcurrently } from '../core/concurrency';
 
 /** Options of FileRunStore. */
 export interface FileRunStoreOptions {
@@ -340,7 +341,9 @@ export class FileRunStore implements RunStore {
       const read = await newestIndexEntries(root, limit + 1, before);
       const entries = read.filter((entry) => entry.createdMs >= from);
       const page = entries.slice(0, limit);
-      const summaries = await Promise.all(page.map((entry) => this.summarize(entry, dagOf(entry))));
+      const summaries = await mapConcurrently(page, FILE_READ_CONCURRENCY, (entry) =>
+        this.summarize(entry, dagOf(entry)),
+      );
       return {
         items: summaries.filter((summary) => summary !== null),
         next_cursor: entries.length > limit ? page[page.length - 1].key : null,
@@ -359,7 +362,9 @@ export class FileRunStore implements RunStore {
       // Entries past the range's start: nothing older can match.
       const ended = entries.length < read.length || read.length < chunk;
       scanned += entries.length;
-      const summaries = await Promise.all(entries.map((entry) => this.summarize(entry, dagOf(entry))));
+      const summaries = await mapConcurrently(entries, FILE_READ_CONCURRENCY, (entry) =>
+        this.summarize(entry, dagOf(entry)),
+      );
       for (let i = 0; i < summaries.length; i++) {
         const summary = summaries[i];
         if (summary === null || !matchesRecord(summary, query)) continue;
@@ -381,12 +386,10 @@ export class FileRunStore implements RunStore {
     const listed = new Set(names);
     for (const name of this.activeCache.keys()) if (!listed.has(name)) this.activeCache.delete(name);
     const unseen = names.filter((name) => !this.activeCache.has(name));
-    const results = await Promise.all(
-      unseen.map((name) => {
-        const runId = ACTIVE_FILE_PATTERN.exec(name)![1];
-        return readJsonFile<ActiveRun>(path.join(this.activeDir, name), (v) => activeShapeError(v, runId));
-      }),
-    );
+    const results = await mapConcurrently(unseen, FILE_READ_CONCURRENCY, (name) => {
+      const runId = ACTIVE_FILE_PATTERN.exec(name)![1];
+      return readJsonFile<ActiveRun>(path.join(this.activeDir, name), (v) => activeShapeError(v, runId));
+    });
     results.forEach((result, i) => {
       if (result.kind === 'ok') {
         const { run_id, dag_name, queue } = result.value;

@@ -11,6 +11,7 @@ import { distributedDirs, isLabels } from './distributedDir';
 import type { WorkerRecord, WorkerRegistry } from './dispatchTypes';
 import type { CorruptFileReport } from './fsutil';
 import { ensureDir, errorCode, readJsonFile, readdirOrEmpty, writeFileAtomic } from './fsutil';
+import { FILE_READ_CONCURRENCY, mapConcurrently } from '../core/concurrency';
 
 /** Options of FileWorkerRegistry. */
 export interface FileWorkerRegistryOptions {
@@ -56,7 +57,7 @@ export class FileWorkerRegistry implements WorkerRegistry {
       .map((name) => name.slice(0, -JSON_SUFFIX.length))
       .filter(isValidWorkerId)
       .sort();
-    const records = await Promise.all(ids.map((id) => this.get(id)));
+    const records = await mapConcurrently(ids, FILE_READ_CONCURRENCY, (id) => this.get(id));
     return records.filter((r): r is WorkerRecord => r !== null);
   }
 

@@ -226,8 +226,24 @@ export async function stopWith(
   return code;
 }
 
-export function startService(args: string[], env: NodeJS.ProcessEnv): Service {
-  const child = spawn(process.execPath, [DAGU, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Starts `dagu <args>`; `maxOpenFiles` runs it under that limit of open files (`ulimit -n`, as a service
+ * unit's LimitNOFILE would).
+ */
+export function startService(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  opts: { maxOpenFiles?: number } = {},
+): Service {
+  const stdio: ['ignore', 'pipe', 'pipe'] = ['ignore', 'pipe', 'pipe'];
+  const child =
+    opts.maxOpenFiles === undefined
+      ? spawn(process.execPath, [DAGU, ...args], { env, stdio })
+      : spawn(
+          'bash',
+          ['-c', `ulimit -n ${opts.maxOpenFiles} && exec "$0" "$@"`, process.execPath, DAGU, ...args],
+          { env, stdio },
+        );
   const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
   return {
     child,

@@ -3,6 +3,12 @@
 import { mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../server/config/loadConfig';
+import { systemClock } from '../../server/core/clock';
+import { parseDag } from '../../server/core/dag/parseDag';
+import { silentLogger } from '../../server/core/ports';
+import { newRunStatus } from '../../server/core/runStatus';
+import { fileControlPlane } from '../../server/store/fileControlPlane';
 import { alive, DAGU, dagu, eventually, sparePids, startService, homeWithServices, runsOf } from './harness';
 
 const ctx = homeWithServices();
@@ -61,6 +67,58 @@ describe('dagu scheduler', () => {
     }
     expect(readdirSafe(path.join(ctx.h.home, 'data', 'queue', 'q'))).toEqual([]);
   });
+
+  it('drains a backlog larger than its limit of open files', async () => {
+    // Reading every queued run's files at once once ran a scheduler out of file descriptors (EMFILE) at each
+    // queue pass, under the usual limit of 1,024, with a backlog of a thousand runs: nothing ever started.
+    const queued = 400;
+    writeFileSync(
+      path.join(ctx.h.home, 'config.yaml'),
+      'queues:\n  config:\n    - name: backlog\n      max_concurrency: 4\n',
+    );
+    const text = 'queue: backlog\nsteps:\n  - name: s\n    command: "true"\n';
+    ctx.h.writeDag('b', text);
+    const parsed = parseDag(text, { file: path.join(ctx.h.home, 'dags', 'b.yaml'), defaultName: 'b' });
+    if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
+    const cp = fileControlPlane(loadConfig({ env: ctx.h.env }), silentLogger, systemClock);
+    const ids = Array.from({ length: queued }, (_, i) => `backlog-${String(i).padStart(4, '0')}`);
+    for (const runId of ids) {
+      const status = newRunStatus({
+        dag: parsed.dag,
+        runId,
+        status: 'queued',
+        triggerType: 'manual',
+        scheduleTime: null,
+        params: [],
+        nowIso: new Date().toISOString(),
+      });
+      await cp.runs.createRun(status);
+      await cp.queue.enqueue({
+        queue: 'backlog',
+        run_id: runId,
+        dag_name: 'b',
+        enqueued_at: status.created_at,
+      });
+    }
+    const s = startService(
+      ['scheduler'],
+      { ...ctx.h.env, DAGU_QUEUES_ENABLED: 'true' },
+      { maxOpenFiles: 256 },
+    );
+    ctx.services.push(s);
+    // The backlog drains, four at a time, and every run succeeds.
+    await eventually(async () => ((await cp.queue.list('backlog')).length === 0 ? true : null), 100_000);
+    const ended = await eventually(async () => {
+      const states: string[] = [];
+      for (const id of ids) {
+        const read = await cp.runs.readStatus(id);
+        states.push(read.kind === 'ok' ? read.status.status : read.kind);
+      }
+      return states.every((st) => st !== 'queued' && st !== 'running') ? states : null;
+    }, 30_000);
+    expect(new Set(ended)).toEqual(new Set(['succeeded']));
+    expect(s.output()).not.toMatch(/EMFILE|too many open files/);
+  }, 150_000);
 
   it("filters the host environment of a run's steps as Dagu does; env_passthrough lets a variable through", async () => {
     // The scheduler sets NODE_EXTRA_CA_CERTS aside while a run process starts (a run process makes no TLS
