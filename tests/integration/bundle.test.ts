@@ -190,6 +190,20 @@ process.on('exit', () => fs.writeFileSync(${JSON.stringify(out)}, JSON.stringify
     );
     expect(existsSync(path.join(h.home, 'data', 'runs'))).toBe(false);
   });
+
+  it('a part that is there but cannot be read fails the command that needs it with the real error', async () => {
+    // Not an incomplete build: a service out of file descriptors (EMFILE) reports the read that failed and
+    // goes on, rather than exiting with advice to rebuild. A directory in the part's place fails its read.
+    const bin = await copyOfBuild();
+    const part = path.join(path.dirname(bin), '..', 'dist', 'jsyaml.cjs');
+    rmSync(part);
+    mkdirSync(part);
+    h.writeDag('one', ONE_STEP);
+    const r = await daguAt(bin, ['validate', 'one']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^dagu: cannot load dist\/jsyaml\.cjs: EISDIR/);
+    expect(r.stderr).not.toMatch(/incomplete/);
+  });
 });
 
 describe('the code caches', () => {
