@@ -103,6 +103,8 @@ function harness(o: {
   realDispatcher?: boolean;
   /** Runs' changes are announced to the processor (runsChanged). */
   runWakeups?: boolean;
+  /** The processor's clock, when not the fake time's own (its timers stay the fake time's). */
+  clock?: Clock;
 }) {
   const time = new FakeTime(START);
   const runs = new FaultyRunStore();
@@ -187,7 +189,7 @@ function harness(o: {
     },
   };
   h.processor = new QueueProcessor({
-    clock: time,
+    clock: o.clock ?? time,
     timers: time,
     logger,
     runs,
@@ -422,6 +424,53 @@ describe('QueueProcessor', () => {
     await h.time.advance(5);
     expect(passes).toBe(1);
     expect(h.launcher.runIds()).toEqual([first, elsewhere, second]);
+  });
+
+  it('makes no pass when a run of a waiting queue says it is running: that frees no slot', async () => {
+    const etl = dagFromYaml('etl');
+    const h = harness({ dags: [etl], runWakeups: true });
+    h.launcher.script = { startAfterMs: 20, runForMs: null, outcome: 'succeeded' };
+    const first = await h.enqueue(etl);
+    const second = await h.enqueue(etl);
+    h.processor.start();
+    await h.time.advance(1010);
+    expect(h.launcher.runIds()).toEqual([first]);
+    let passes = 0;
+    const queues = h.queue.queues.bind(h.queue);
+    h.queue.queues = () => {
+      passes++;
+      return queues();
+    };
+    h.processor.runsChanged(first, { attempt: 1, state: 'running' });
+    await h.time.advance(5);
+    expect(passes).toBe(0);
+    await h.launcher.finish(first);
+    h.processor.runsChanged(first, { attempt: 1, state: 'succeeded' });
+    await h.time.advance(5);
+    expect(passes).toBe(1);
+    expect(h.launcher.runIds()).toEqual([first, second]);
+  });
+
+  it('polls a backlog whose passes are slow less often, in proportion to their cost', async () => {
+    // Each listing of the queues takes 60 ms of the processor's clock, as a pass over thousands of runs does.
+    let spent = 0;
+    const slowClock: Clock = { nowMs: () => h.time.nowMs() + spent, monoMs: () => h.time.monoMs() + spent };
+    const etl = dagFromYaml('etl');
+    const h = harness({ dags: [etl], clock: slowClock });
+    h.launcher.script = { startAfterMs: 20, runForMs: null, outcome: 'succeeded' };
+    for (let i = 0; i < 3; i++) await h.enqueue(etl);
+    let passes = 0;
+    const listAll = h.queue.listAll.bind(h.queue);
+    h.queue.listAll = async () => {
+      passes++;
+      spent += 60;
+      return listAll();
+    };
+    h.processor.start();
+    await h.time.advance(3 * SECOND);
+    // Five times the pass's 60 ms apart, not every 100 ms: about 10 passes in 3 s rather than 30.
+    expect(passes).toBeGreaterThanOrEqual(8);
+    expect(passes).toBeLessThanOrEqual(12);
   });
 
   it('looks at the queues at once when a wake-up names no run while runs wait (hints may have been lost)', async () => {

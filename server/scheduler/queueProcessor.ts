@@ -19,6 +19,12 @@ import type { Launcher } from './launcher';
 
 const BUSY_POLL_MS = 100;
 const IDLE_POLL_MS = 1 * SECOND;
+/**
+ * While runs wait, the next poll comes at least this many times a pass's own duration later (and at most
+ * IDLE_POLL_MS): a pass over a backlog of thousands of runs costs tens of milliseconds, and polling it at
+ * BUSY_POLL_MS took the scheduler a third of a core. The end of a run, announced, still wakes a pass at once.
+ */
+const POLL_PER_PASS_COST = 5;
 /** The reason a queued scheduler-made run of a suspended DAG ends with: Dagu's words. */
 export const SUSPENDED_DROP_REASON = 'dag schedule suspended before dispatch';
 
@@ -112,7 +118,12 @@ export class QueueProcessor {
   constructor(private readonly d: QueueProcessorDeps) {
     this.loop = new TimerLoop({
       timers: d.timers,
-      pass: async () => ((await this.pass()) ? BUSY_POLL_MS : IDLE_POLL_MS),
+      pass: async () => {
+        const started = d.clock.monoMs();
+        if (!(await this.pass())) return IDLE_POLL_MS;
+        const cost = d.clock.monoMs() - started;
+        return Math.min(IDLE_POLL_MS, Math.max(BUSY_POLL_MS, POLL_PER_PASS_COST * cost));
+      },
       onError: (err) => {
         this.d.logger.error('Queue pass failed; retrying', { error: (err as Error).message });
         return IDLE_POLL_MS;
@@ -140,7 +151,7 @@ export class QueueProcessor {
    * being watched of those runs are read now rather than at their next poll, though never sooner than
    * START_POLL_MS after their last read. A change of any other run may be its end, which frees a slot of
    * its queue: while runs wait in that queue (or the run's queue is not known yet), a pass looks at the
-   * queues now rather than at the next poll.
+   * queues now rather than at the next poll, unless the hint says the run is running.
    */
   runsChanged(runId: string | null = null, hint?: { attempt?: number; state?: string }): void {
     if (runId === null) {
@@ -151,6 +162,8 @@ export class QueueProcessor {
     }
     if (!this.inFlight.has(runId) && !this.launching.has(runId)) {
       const queue = this.queueOfActive.get(runId);
+      // A known active run that says it is running has not freed its slot: no pass is due for it.
+      if (queue !== undefined && hint?.state === 'running') return;
       if (queue === undefined ? this.waitingQueues.size > 0 : this.waitingQueues.has(queue)) this.loop.wake();
       return;
     }
