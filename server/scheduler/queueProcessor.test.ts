@@ -164,6 +164,16 @@ function harness(o: {
       });
       return runId;
     },
+    /** Counts the queue passes from now on (each lists the queues once). */
+    countPasses(): { n: number } {
+      const counter = { n: 0 };
+      const queues = queue.queues.bind(queue);
+      queue.queues = () => {
+        counter.n++;
+        return queues();
+      };
+      return counter;
+    },
     /** Counts the status reads of `runId` from now on (`n`, which a test may set back to 0). */
     countReads(runId: string): { n: number } {
       const counter = { n: 0 };
@@ -407,26 +417,22 @@ describe('QueueProcessor', () => {
     // The passes fall on whole tenths of a second here (a busy queue is polled every 100 ms).
     await h.time.advance(1010);
     expect(h.launcher.runIds()).toEqual([first, elsewhere]);
-    let passes = 0;
-    const queues = h.queue.queues.bind(h.queue);
-    h.queue.queues = () => {
-      passes++;
-      return queues();
-    };
+    const passes = h.countPasses();
     // The end of a run in a queue where nothing waits: no pass before the poll.
     await h.launcher.finish(elsewhere);
     h.processor.runsChanged(elsewhere);
     await h.time.advance(5);
-    expect(passes).toBe(0);
+    expect(passes.n).toBe(0);
     // The end of the run holding etl's one slot: the next one starts now.
     await h.launcher.finish(first);
     h.processor.runsChanged(first);
     await h.time.advance(5);
-    expect(passes).toBe(1);
+    expect(passes.n).toBe(1);
     expect(h.launcher.runIds()).toEqual([first, elsewhere, second]);
   });
 
-  it('makes no pass when a run of a waiting queue says it is running: that frees no slot', async () => {
+  /** Two runs queued in etl (one slot), run changes announced: the first is running, the second waits. */
+  async function oneRunningOneWaiting() {
     const etl = dagFromYaml('etl');
     const h = harness({ dags: [etl], runWakeups: true });
     h.launcher.script = { startAfterMs: 20, runForMs: null, outcome: 'succeeded' };
@@ -435,19 +441,19 @@ describe('QueueProcessor', () => {
     h.processor.start();
     await h.time.advance(1010);
     expect(h.launcher.runIds()).toEqual([first]);
-    let passes = 0;
-    const queues = h.queue.queues.bind(h.queue);
-    h.queue.queues = () => {
-      passes++;
-      return queues();
-    };
+    return { h, first, second };
+  }
+
+  it('makes no pass when a run of a waiting queue says it is running: that frees no slot', async () => {
+    const { h, first, second } = await oneRunningOneWaiting();
+    const passes = h.countPasses();
     h.processor.runsChanged(first, { attempt: 1, state: 'running' });
     await h.time.advance(5);
-    expect(passes).toBe(0);
+    expect(passes.n).toBe(0);
     await h.launcher.finish(first);
     h.processor.runsChanged(first, { attempt: 1, state: 'succeeded' });
     await h.time.advance(5);
-    expect(passes).toBe(1);
+    expect(passes.n).toBe(1);
     expect(h.launcher.runIds()).toEqual([first, second]);
   });
 
@@ -474,13 +480,7 @@ describe('QueueProcessor', () => {
   });
 
   it('looks at the queues at once when a wake-up names no run while runs wait (hints may have been lost)', async () => {
-    const etl = dagFromYaml('etl');
-    const h = harness({ dags: [etl], runWakeups: true });
-    h.launcher.script = { startAfterMs: 20, runForMs: null, outcome: 'succeeded' };
-    const first = await h.enqueue(etl);
-    const second = await h.enqueue(etl);
-    h.processor.start();
-    await h.time.advance(1010);
+    const { h, first, second } = await oneRunningOneWaiting();
     await h.launcher.finish(first);
     h.processor.runsChanged(null);
     await h.time.advance(5);
