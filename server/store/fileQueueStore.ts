@@ -75,7 +75,7 @@ export class FileQueueStore implements QueueStore {
   }
 
   async queues(): Promise<string[]> {
-    const names = (await readdirOrEmpty(this.queueRoot)).filter(isValidDagName).sort();
+    const names = await this.queueDirs();
     const nonEmpty = await mapConcurrently(
       names,
       FILE_READ_CONCURRENCY,
@@ -87,7 +87,7 @@ export class FileQueueStore implements QueueStore {
   /** Each queue's directory is listed once: a backlog of thousands of items costs one listing per pass. */
   async listAll(): Promise<Map<string, QueueItem[]>> {
     const out = new Map<string, QueueItem[]>();
-    for (const name of (await readdirOrEmpty(this.queueRoot)).filter(isValidDagName).sort()) {
+    for (const name of await this.queueDirs()) {
       const items = await this.itemsOf(name, await this.itemIds(name));
       if (items.length > 0) out.set(name, items);
     }
@@ -149,7 +149,7 @@ export class FileQueueStore implements QueueStore {
 
   async find(runId: string): Promise<QueueItem | null> {
     assertRunId(runId);
-    for (const queue of (await readdirOrEmpty(this.queueRoot)).filter(isValidDagName).sort()) {
+    for (const queue of await this.queueDirs()) {
       const names = await this.listNames(queue);
       const mine = [...names.keys()].filter((itemId) => names.get(itemId) === runId).sort();
       for (const itemId of mine) {
@@ -158,6 +158,11 @@ export class FileQueueStore implements QueueStore {
       }
     }
     return null;
+  }
+
+  /** The names of the queue directories, empty or not, sorted. */
+  private async queueDirs(): Promise<string[]> {
+    return (await readdirOrEmpty(this.queueRoot)).filter(isValidDagName).sort();
   }
 
   /** Item IDs of a queue, oldest first; temp files and foreign names are ignored. */
