@@ -1,26 +1,17 @@
 // Entry point of `dagu`: parses the command line and hands each command to its own lazily loaded module,
 // so that `dagu start` never loads Next.js or React.
 
-import { Command, CommanderError, Option } from 'commander';
-import { supervisedChildren } from '../runner/children';
+import { Option, type Command } from 'commander';
 import { restoreStashedEnv } from '../runner/runProcessEnv';
 import { RUN_HOST_COMMAND } from '../runner/runHostCommand';
 import { RUN_LANE_COMMAND } from '../runner/runLaneCommand';
-import { blockFileCallsWhile } from '../store/fileCalls';
 import { VERSION } from './version';
 import { exitQuietlyOnClosedPipe } from './closedPipe';
-import { EXIT_USAGE, fail } from './exit';
+import { fail } from './exit';
+import { lazy, program, runCommandLine } from './program';
+import { defineValidate } from './validateCommandLine';
 
 exitQuietlyOnClosedPipe();
-
-const program = new Command()
-  .name('dagu')
-  .description('Cron workflow scheduler: DAGs of shell steps, active/standby schedulers, labelled workers')
-  .version(VERSION, '-v, --version')
-  .option('--home <dir>', 'DAGU_HOME (default: $DAGU_HOME or ~/.dagu)')
-  .option('--dagu-home <dir>', "Dagu's name for --home")
-  .showHelpAfterError()
-  .exitOverride();
 
 program.addHelpText(
   'after',
@@ -377,12 +368,7 @@ const COMMANDS: Record<string, (program: Command) => unknown> = {
       )
       .action(lazy(() => import('./commands/schema'), 'schemaCommand')),
 
-  validate: (program) =>
-    program
-      .command('validate')
-      .description('Check DAG files and print every error found')
-      .argument('[dags...]', 'DAG names or files (default: every file in the DAGs directory)')
-      .action(lazy(() => import('./commands/validate'), 'validateCommand')),
+  validate: defineValidate,
 
   migrate: (program) =>
     program
@@ -568,75 +554,25 @@ function defineCommands(args: string[]): void {
   const only = Object.hasOwn(COMMANDS, commandWord(args)) ? COMMANDS[commandWord(args)] : null;
   if (only) only(program);
   else for (const define of Object.values(COMMANDS)) define(program);
-  for (const cmd of program.commands) acceptQuiet(cmd);
 }
 
-/**
- * Dagu takes `-q/--quiet` on every command, and scripts pass it to commands whose output here is already only
- * their result: those accept it and print the same.
- */
-function acceptQuiet(cmd: Command): void {
-  if (!cmd.options.some((o) => o.long === '--quiet'))
-    cmd.option('-q, --quiet', "accepted as Dagu's global flag; this command prints only its result");
-  for (const sub of cmd.commands) acceptQuiet(sub);
-}
-
-type Handler = (...args: unknown[]) => Promise<number | void>;
-
-/** How many command-line words follow the first `--` (the params of start/enqueue), or null without one. */
-function argsAfterDash(rawArgs: readonly string[]): number | null {
-  const dash = rawArgs.indexOf('--', 2);
-  return dash < 0 ? null : rawArgs.length - dash - 1;
-}
-
-/** The long-running commands; every other command does one job and exits. */
-const SERVICES = new Set(['scheduler', 'server', 'start-all', 'coordinator', 'worker']);
-
-/** Wraps a command module loaded on demand; the handler's number is the exit code. */
-function lazy(load: () => Promise<Record<string, unknown>>, name: string) {
-  return async (...args: unknown[]) => {
-    const mod = await load();
-    const handler = mod[name] as Handler;
-    const cmd = args[args.length - 1] as Command;
-    // A one-shot command waits on nothing else while a file call is in flight, unless it supervises a step
-    // or a sub-DAG run: blocking calls then save it a thread-pool round trip each (see store/fileCalls.ts).
-    if (!SERVICES.has(cmd.name())) blockFileCallsWhile(() => supervisedChildren() === 0);
-    // Commander passes the operands, its own options object and the command: the handler gets the operands
-    // and the options of the command together with the global ones (`--home`) and where `--` was.
-    const globals = program.opts<{ home?: string; daguHome?: string }>();
-    const code = await handler(...args.slice(0, -2), {
-      ...globals,
-      home: globals.home ?? globals.daguHome,
-      ...cmd.opts(),
-      argsAfterDash: argsAfterDash(process.argv),
-    });
-    process.exitCode = typeof code === 'number' ? code : 0;
-  };
-}
+/** The hidden commands of the run processes the scheduler starts, which commander does not parse. */
+const HIDDEN: Record<string, () => Promise<void>> = {
+  [RUN_HOST_COMMAND]: async () => {
+    const { runHost } = await import('./runHost');
+    await runHost(process.argv[3]);
+  },
+  [RUN_LANE_COMMAND]: async () => {
+    const { runLane } = await import('./runLane');
+    await runLane(process.argv[3], process.argv[4], process.argv[5]);
+  },
+};
 
 async function main() {
+  const hidden = Object.hasOwn(HIDDEN, process.argv[2] ?? '') ? HIDDEN[process.argv[2]] : null;
+  if (hidden === null) return runCommandLine(() => defineCommands(process.argv.slice(2)));
   restoreStashedEnv(process.env);
-  try {
-    if (process.argv[2] === RUN_HOST_COMMAND) {
-      const { runHost } = await import('./runHost');
-      await runHost(process.argv[3]);
-      return;
-    }
-    if (process.argv[2] === RUN_LANE_COMMAND) {
-      const { runLane } = await import('./runLane');
-      await runLane(process.argv[3], process.argv[4], process.argv[5]);
-      return;
-    }
-    defineCommands(process.argv.slice(2));
-    await program.parseAsync(process.argv);
-  } catch (err) {
-    if (err instanceof CommanderError) {
-      // --help and --version end with code 0; every other parse failure is a usage error.
-      process.exitCode = err.exitCode === 0 ? 0 : EXIT_USAGE;
-    } else {
-      fail(err);
-    }
-  }
+  await hidden().catch(fail);
 }
 
 void main();
