@@ -15,12 +15,22 @@ const newest = (dir) => {
 };
 const mtime = (p) => (existsSync(p) ? statSync(p).mtimeMs : 0);
 const sources = Math.max(newest('server'), newest('app'), newest('components'));
-// The CLI is its main bundle and the parts some commands load (scripts/bundle-parts/).
-const cliBuilt = Math.min(
-  ...['cli', 'cron', 'pino', 'yaml', 'jsyaml', 'mail', 'jsonschema', 'pg', 'pgpass'].map((name) =>
-    mtime(`dist/${name}.cjs`),
-  ),
-);
+// The CLI is its main bundle, `dagu validate`'s bundle and the parts some commands load
+// (scripts/bundle-parts/): bin/dagu lists the same.
+const CLI_BUNDLES = [
+  'cli',
+  'validate',
+  'cron',
+  'pino',
+  'yaml',
+  'jsyaml',
+  'mail',
+  'jsonschema',
+  'pg',
+  'pgpass',
+  'archive',
+];
+const cliBuilt = Math.min(...CLI_BUNDLES.map((name) => mtime(`dist/${name}.cjs`)));
 const cliSources = Math.max(sources, newest('scripts/bundle-parts'), mtime('scripts/build-cli.mjs'));
 const run = (script) => execFileSync('npm', ['run', '--silent', script], { stdio: 'inherit' });
 

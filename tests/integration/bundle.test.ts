@@ -36,8 +36,20 @@ import {
 } from './harness';
 
 const DIST = path.join(ROOT, 'dist');
-/** The main bundle and the parts scripts/build-cli.mjs builds beside it. */
-const BUNDLES = ['cli', 'cron', 'pino', 'yaml', 'jsyaml', 'mail', 'jsonschema', 'pg', 'pgpass', 'archive'];
+/** The main bundle, `dagu validate`'s own, and the parts scripts/build-cli.mjs builds beside them. */
+const BUNDLES = [
+  'cli',
+  'validate',
+  'cron',
+  'pino',
+  'yaml',
+  'jsyaml',
+  'mail',
+  'jsonschema',
+  'pg',
+  'pgpass',
+  'archive',
+];
 const ONE_STEP = 'steps:\n  - name: s\n    command: "true"\n';
 
 let h: TempHome;
@@ -204,6 +216,64 @@ process.on('exit', () => fs.writeFileSync(${JSON.stringify(out)}, JSON.stringify
     expect(r.stderr).toMatch(/^dagu: cannot load dist\/jsyaml\.cjs: EISDIR/);
     expect(r.stderr).not.toMatch(/incomplete/);
   });
+
+  it('`dagu validate` runs from its own bundle and never reads the main one', async () => {
+    // The main bundle is three times the size of validate's: reading, compiling and setting it up was a
+    // fifth of a `dagu validate`. Its answers and its exit codes are the main bundle's (one definition of the
+    // command line, server/cli/program.ts).
+    const hook = path.join(h.home, 'record-bundles.cjs');
+    const out = path.join(h.home, 'bundles.json');
+    writeFileSync(
+      hook,
+      `const fs = require('node:fs');
+const open = fs.openSync;
+const bundles = [];
+fs.openSync = function (file, ...rest) {
+  if (typeof file === 'string' && /[\\\\/]dist[\\\\/][a-z]+\\.cjs$/.test(file)) bundles.push(file.replace(/.*[\\\\/]/, ''));
+  return open.call(this, file, ...rest);
+};
+process.on('exit', () => fs.writeFileSync(${JSON.stringify(out)}, JSON.stringify(bundles)));
+`,
+    );
+    h.writeDag('one', ONE_STEP);
+    h.writeDag('broken', 'steps: 5\n');
+    const env = { ...h.env, NODE_OPTIONS: `--require ${hook}` };
+    const ok = await dagu(['--home', h.home, 'validate', '-q', 'one'], env);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout).toBe(`ok  one (${path.join(h.home, 'dags', 'one.yaml')})\n`);
+    expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual(['validate.cjs', 'yaml.cjs', 'jsyaml.cjs']);
+    const bad = await dagu(['validate', 'broken', 'missing'], env);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('broken.yaml:1:');
+    expect(bad.stderr).toContain('dagu: DAG "missing" not found in');
+    expect(JSON.parse(readFileSync(out, 'utf8'))[0]).toBe('validate.cjs');
+    // A usage error and --help end as they do in the main bundle.
+    const usage = await dagu(['validate', '--no-such-option'], env);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toContain("error: unknown option '--no-such-option'");
+    const help = await dagu(['validate', '--help'], env);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Usage: dagu validate [options] [dags...]');
+    expect(help.stdout).toContain('-q, --quiet');
+    expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual(['validate.cjs']);
+  });
+
+  it("a build without validate's bundle is incomplete, for `dagu validate` as for every command", async () => {
+    const bin = await copyOfBuild();
+    rmSync(path.join(path.dirname(bin), '..', 'dist', 'validate.cjs'));
+    h.writeDag('one', ONE_STEP);
+    for (const args of [
+      ['validate', 'one'],
+      ['start', 'one'],
+    ]) {
+      const r = await daguAt(bin, args);
+      expect(r.code, args[0]).toBe(2);
+      expect(r.stderr).toBe(
+        "dagu: the CLI's build is incomplete (dist/validate.cjs: ENOENT); run `npm run build` again\n",
+      );
+    }
+    expect(existsSync(path.join(h.home, 'data', 'runs'))).toBe(false);
+  });
 });
 
 describe('the code caches', () => {
@@ -274,40 +344,48 @@ process.stdout.write = (...args) => {
   it('DAGU_CODE_CACHE=write makes any command write the caches it loaded (the build warms them so)', async () => {
     const bin = await copyOfBuild();
     const dist = path.join(path.dirname(bin), '..', 'dist');
-    for (const name of ['cli.cache', 'cli.validate.cache', 'yaml.cache'])
+    for (const name of ['cli.cache', 'validate.cache', 'yaml.cache'])
       rmSync(path.join(dist, name), { force: true });
     h.writeDag('one', ONE_STEP);
     const r = await daguAt(bin, ['validate', 'one'], { ...h.env, DAGU_CODE_CACHE: 'write' });
     expect(r.code, r.stderr).toBe(0);
-    expect(existsSync(path.join(dist, 'cli.validate.cache'))).toBe(true);
+    expect(existsSync(path.join(dist, 'validate.cache'))).toBe(true);
     expect(existsSync(path.join(dist, 'yaml.cache'))).toBe(true);
     // validate writes its own main cache, never start's.
     expect(existsSync(path.join(dist, 'cli.cache'))).toBe(false);
   });
 
-  it('every other command keeps a main cache of its own, made when it first succeeds', async () => {
+  it('every other command keeps a cache of its own, made when it first succeeds', async () => {
     const bin = await copyOfBuild();
     const dist = path.join(path.dirname(bin), '..', 'dist');
-    const commandCaches = () => readdirSync(dist).filter((n) => /^cli\..+\.cache$/.test(n));
+    // `dry` has a cache of the main bundle; `validate` has its own bundle, and that bundle's cache.
+    const commandCaches = () => readdirSync(dist).filter((n) => /^(cli\..+|validate)\.cache$/.test(n));
     // Those of the tree's own commands so far (this copy is of a tree that ran some).
     for (const name of commandCaches()) rmSync(path.join(dist, name));
     const startCache = readFileSync(path.join(dist, 'cli.cache'));
     h.writeDag('one', ONE_STEP);
     h.writeDag('broken', 'steps: 5\n');
     // A failing command (here an invalid DAG, or a mistyped command word) leaves no cache behind.
+    expect((await daguAt(bin, ['dry', 'broken'])).code).toBe(2);
     expect((await daguAt(bin, ['validate', 'broken'])).code).toBe(2);
     expect((await daguAt(bin, ['valdate', 'one'])).code).toBe(2);
     expect(commandCaches()).toEqual([]);
-    const first = await daguAt(bin, ['validate', 'one']);
-    expect(first.code, first.stderr).toBe(0);
-    const own = path.join(dist, 'cli.validate.cache');
-    expect(statSync(own).size).toBeGreaterThan(10_000);
-    // Accepted from now on: the next run neither rejects nor rewrites it, and start's cache is untouched.
-    const made = statSync(own).mtimeMs;
-    const second = await daguAt(bin, ['validate', 'one']);
-    expect(second.code, second.stderr).toBe(0);
-    expect(second.stdout).toBe(first.stdout);
-    expect(statSync(own).mtimeMs).toBe(made);
+    for (const [command, cache] of [
+      ['dry', 'cli.dry.cache'],
+      ['validate', 'validate.cache'],
+    ]) {
+      const first = await daguAt(bin, [command, 'one']);
+      expect(first.code, first.stderr).toBe(0);
+      const own = path.join(dist, cache);
+      expect(statSync(own).size, cache).toBeGreaterThan(10_000);
+      // Accepted from now on: the next run neither rejects nor rewrites it, and start's cache is untouched.
+      const made = statSync(own).mtimeMs;
+      const second = await daguAt(bin, [command, 'one']);
+      expect(second.code, second.stderr).toBe(0);
+      expect(second.stdout).toBe(first.stdout);
+      expect(statSync(own).mtimeMs, cache).toBe(made);
+    }
+    expect(commandCaches().sort()).toEqual(['cli.dry.cache', 'validate.cache']);
     expect(readFileSync(path.join(dist, 'cli.cache')).equals(startCache)).toBe(true);
   });
 
