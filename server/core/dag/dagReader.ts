@@ -117,20 +117,28 @@ export class DagReader {
       this.errorAt(entry, `${what} must be a map, got ${describe(entry.value)}`);
       return null;
     }
-    return this.entries(entry.value, entry.field, allowed, new Set([entry.value]), unsupported, foldCase);
+    return this.entries(entry.value, entry.field, allowed, null, unsupported, foldCase);
   }
 
+  /**
+   * `seen` holds the maps being merged into this one (null: none, the common case), so that a map merged into
+   * itself is read once. This runs for every map of a file, mostly in V8's interpreter (a cold `dagu
+   * validate`): the loop is indexed, as a for-of loop allocates on every turn there, and the merge's maps and
+   * sets are made only for a map that has a `<<` key.
+   */
   private entries(
     map: YAMLMap,
     field: string,
     allowed: readonly string[] | null,
-    seen: ReadonlySet<YAMLMap>,
+    seen: ReadonlySet<YAMLMap> | null,
     unsupported?: Readonly<Record<string, string>>,
     foldCase = false,
   ): Map<string, Entry> {
     const own = new Map<string, Entry>();
-    const merged = new Map<string, Entry>();
-    for (const pair of map.items) {
+    let merged: Map<string, Entry> | null = null;
+    const items = map.items;
+    for (let i = 0; i < items.length; i++) {
+      const pair = items[i];
       const keyNode = pair.key as Node | null;
       if (!isScalar(keyNode) || keyNode.value === null || typeof keyNode.value === 'object') {
         this.error(keyNode ?? map, field, 'keys must be plain names');
@@ -141,16 +149,18 @@ export class DagReader {
       const value = this.resolve(pair.value);
       if (key === '<<' && keyNode.type === 'PLAIN') {
         // Earlier merge sources win over later ones, as in YAML 1.1's merge key.
-        const sources = isSeq(value) ? value.items.map((i) => this.resolve(i)) : [value];
+        merged ??= new Map<string, Entry>();
+        const within = seen ?? new Set([map]);
+        const sources = isSeq(value) ? value.items.map((item) => this.resolve(item)) : [value];
         for (const source of sources) {
           if (!isMap(source)) {
             this.error(source ?? keyNode, field, 'a << merge needs a map or a list of maps');
-          } else if (!seen.has(source)) {
+          } else if (!within.has(source)) {
             const sub = this.entries(
               source,
               field,
               allowed,
-              new Set([...seen, source]),
+              new Set([...within, source]),
               unsupported,
               foldCase,
             );
@@ -180,7 +190,7 @@ export class DagReader {
       }
       own.set(key, child);
     }
-    for (const [k, e] of merged) if (!own.has(k)) own.set(k, e);
+    if (merged) for (const [k, e] of merged) if (!own.has(k)) own.set(k, e);
     return own;
   }
 

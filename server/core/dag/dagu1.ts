@@ -87,8 +87,15 @@ function keyOf(pair: Pair): string | null {
   return isScalar(pair.key) && typeof pair.key.value === 'string' ? pair.key.value : null;
 }
 
+/**
+ * The first pair of `map` with the scalar key `key`. An indexed loop, not `find`: every file is checked for 1.x
+ * spellings, key by key of every step, mostly in V8's interpreter (a cold `dagu validate`), where a callback is
+ * a new closure at every call and a for-of loop allocates at every turn. The walks below loop by index too.
+ */
 function pairOf(map: YAMLMap, key: string): Pair | undefined {
-  return map.items.find((p) => keyOf(p as Pair) === key) as Pair | undefined;
+  const items = map.items as Pair[];
+  for (let i = 0; i < items.length; i++) if (keyOf(items[i]) === key) return items[i];
+  return undefined;
 }
 
 function stringOf(node: unknown): string | null {
@@ -116,33 +123,52 @@ function handlerSteps(root: YAMLMap): YAMLMap[] {
   return h.items.map((p) => (p as Pair).value).filter((v): v is YAMLMap => isMap(v));
 }
 
+/** The step maps of one document: top-level steps, group members and handlers, gathered in one array. */
 function allStepMaps(root: YAMLMap): YAMLMap[] {
-  return [
-    ...stepEntries(root)
-      .flat()
-      .filter((n): n is YAMLMap => isMap(n)),
-    ...handlerSteps(root),
-  ];
+  const out: YAMLMap[] = [];
+  const steps = pairOf(root, 'steps')?.value;
+  if (isSeq(steps)) {
+    for (let i = 0; i < steps.items.length; i++) {
+      const item = steps.items[i];
+      if (isMap(item)) out.push(item);
+      else if (isSeq(item)) for (let j = 0; j < item.items.length; j++) addMap(out, item.items[j]);
+    }
+  } else if (isMap(steps)) {
+    for (let i = 0; i < steps.items.length; i++) addMap(out, (steps.items[i] as Pair).value);
+  }
+  out.push(...handlerSteps(root));
+  return out;
+}
+
+function addMap(out: YAMLMap[], node: unknown): void {
+  if (isMap(node)) out.push(node);
 }
 
 /** Whether one document uses a spelling only Dagu 1.x has. */
 function documentIs1x(root: YAMLMap): boolean {
-  for (const p of root.items) {
-    const key = keyOf(p as Pair);
+  for (let i = 0; i < root.items.length; i++) {
+    const key = keyOf(root.items[i] as Pair);
     if (key !== null && (ROOT_CAMEL_1X.has(key) || key === 'precondition')) return true;
   }
-  for (const step of allStepMaps(root)) {
-    for (const p of step.items) {
-      const key = keyOf(p as Pair);
+  const steps = allStepMaps(root);
+  for (let s = 0; s < steps.length; s++) {
+    const items = steps[s].items as Pair[];
+    let run: Pair | undefined;
+    let params = false;
+    for (let i = 0; i < items.length; i++) {
+      const p = items[i];
+      const key = keyOf(p);
       if (key === null) continue;
       if (STEP_CAMEL_1X.has(key) || key === 'dir' || key === 'executor' || key === 'precondition')
         return true;
-      if (key === 'preconditions' && conditionItems((p as Pair).value).some((c) => pairOf(c, 'command'))) {
+      if (key === 'preconditions' && conditionItems(p.value).some((c) => pairOf(c, 'command'))) {
         return true;
       }
+      if (key === 'run') run ??= p;
+      else if (key === 'params') params = true;
     }
     // `run:` naming a sub-DAG with its params: 2.x refuses the pair, 1.x calls the DAG.
-    if (pairOf(step, 'run') && pairOf(step, 'params') && isScalar(pairOf(step, 'run')!.value)) return true;
+    if (run && params && isScalar(run.value)) return true;
   }
   return false;
 }
@@ -759,19 +785,10 @@ interface EnvBacktick {
 /** Env values with backticks: 1.x runs them. */
 function envBackticks(env: unknown): EnvBacktick[] {
   const found: EnvBacktick[] = [];
-  const fromMap = (m: YAMLMap) => {
-    for (const p of m.items as Pair[]) {
-      const name = keyOf(p);
-      const value = stringOf(p.value);
-      if (name !== null && value !== null && BACKTICK.test(value)) {
-        found.push({ name, value, node: p.value as Node, owner: p });
-      }
-    }
-  };
-  if (isMap(env)) fromMap(env);
+  if (isMap(env)) mapBackticks(env, found);
   else if (isSeq(env)) {
     for (const item of env.items) {
-      if (isMap(item)) fromMap(item);
+      if (isMap(item)) mapBackticks(item, found);
       const text = stringOf(item);
       if (text !== null && text.includes('=') && BACKTICK.test(text.slice(text.indexOf('=') + 1))) {
         const eq = text.indexOf('=');
@@ -785,6 +802,20 @@ function envBackticks(env: unknown): EnvBacktick[] {
     }
   }
   return found;
+}
+
+/**
+ * The env values of a map with backticks, added to `found`. A module function, not a closure in envBackticks:
+ * the bundle names every named closure when it is made, which would cost every step a property definition.
+ */
+function mapBackticks(m: YAMLMap, found: EnvBacktick[]): void {
+  for (const p of m.items as Pair[]) {
+    const name = keyOf(p);
+    const value = stringOf(p.value);
+    if (name !== null && value !== null && BACKTICK.test(value)) {
+      found.push({ name, value, node: p.value as Node, owner: p });
+    }
+  }
 }
 
 /** The prefix of a generated step name, as the 2.x reader picks it. */
@@ -820,10 +851,10 @@ export function differencesUnder1x(docs: readonly Document[]): string[] {
   const out: string[] = [];
   roots(docs).forEach((root, d) => {
     const prefix = d === 0 ? '' : `document ${d + 1}: `;
+    const entries = stepEntries(root);
     if (!pairOf(root, 'type')) {
       // 1.x made every step after the first without `depends` wait for the step before it; 2.x starts it at
       // once. Steps that all name their dependencies mean the same in both.
-      const entries = stepEntries(root);
       const implied = entries
         .slice(1)
         .some((e) => e.length === 1 && !(isMap(e[0]) && pairOf(e[0], 'depends')));
@@ -841,10 +872,11 @@ export function differencesUnder1x(docs: readonly Document[]): string[] {
       }
     };
     check(pairOf(root, 'env')?.value, 'env');
-    stepEntries(root).forEach((entry, i) =>
+    entries.forEach((entry, i) =>
       entry.forEach((s, j) => {
-        if (isMap(s))
-          check(pairOf(s, 'env')?.value, entry.length > 1 ? `steps[${i}][${j}].env` : `steps[${i}].env`);
+        // The field is spelled only for a step that has env: most have none.
+        const env = isMap(s) ? pairOf(s, 'env')?.value : undefined;
+        if (env !== undefined) check(env, entry.length > 1 ? `steps[${i}][${j}].env` : `steps[${i}].env`);
       }),
     );
   });

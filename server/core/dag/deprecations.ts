@@ -3,19 +3,19 @@
 import type { Entry } from './dagReader';
 import { isNull, writtenKey } from './dagReader';
 
-/** Legacy step keys and what replaces them. */
-const DEPRECATED_STEP_KEYS: ReadonlyArray<[string, string]> = [
-  ['call', 'use action: dag.run with with.dag'],
-  ['command', 'use run'],
-  ['config', 'use with'],
-  ['exec', 'use action: exec'],
-  ['params', 'use action: dag.run with with.params'],
-  ['routes', 'use action: router.route with with.routes'],
-  ['script', 'use run'],
-  ['shell', 'use run with with.shell'],
-  ['shell_args', 'use run with with.shell_args'],
-  ['type', 'use action'],
-  ['value', 'use action: router.route with with.value'],
+/** Legacy step keys and what replaces them, in the order their warnings are given. */
+const DEPRECATED_STEP_KEYS: ReadonlyArray<{ key: string; advice: string }> = [
+  { key: 'call', advice: 'use action: dag.run with with.dag' },
+  { key: 'command', advice: 'use run' },
+  { key: 'config', advice: 'use with' },
+  { key: 'exec', advice: 'use action: exec' },
+  { key: 'params', advice: 'use action: dag.run with with.params' },
+  { key: 'routes', advice: 'use action: router.route with with.routes' },
+  { key: 'script', advice: 'use run' },
+  { key: 'shell', advice: 'use run with with.shell' },
+  { key: 'shell_args', advice: 'use run with with.shell_args' },
+  { key: 'type', advice: 'use action' },
+  { key: 'value', advice: 'use action: router.route with with.value' },
 ];
 
 /** One warning line, in the form `dagu validate` prints. */
@@ -30,7 +30,10 @@ export function deprecation(path: string, advice: string): string {
 export function stepDeprecations(path: string, map: ReadonlyMap<string, Entry> | null): string[] {
   if (map === null) return [deprecation(`${path} string shorthand`, 'use run')];
   const out: string[] = [];
-  for (const [key, advice] of DEPRECATED_STEP_KEYS) {
+  // An indexed loop: this runs for every step of a file, mostly in V8's interpreter (a cold `dagu validate`),
+  // where a for-of loop allocates an iterator result on every turn.
+  for (let i = 0; i < DEPRECATED_STEP_KEYS.length; i++) {
+    const { key, advice } = DEPRECATED_STEP_KEYS[i];
     const e = map.get(key);
     if (e && !isNull(e.value) && writtenKey(e) === key) out.push(deprecation(`${path}.${key}`, advice));
   }

@@ -68,6 +68,8 @@ export function resolveRewindTargets(
   r: DagReader,
   steps: ReadonlyArray<{ spec: StepSpec; field: string; approvalEntry?: Entry }>,
 ): void {
+  // Most DAGs have no rewind target: the indexes below are made only for one that has.
+  if (!steps.some((s) => s.spec.approval && s.spec.approval.rewind_to !== null)) return;
   const byName = new Map(steps.map((s) => [s.spec.name, s.spec]));
   const byId = new Map(steps.filter((s) => s.spec.id).map((s) => [s.spec.id!, s.spec]));
   for (const step of steps) {

@@ -13,8 +13,17 @@ import { refersToArtifactsDir } from './artifactPath';
 function documentRefersToArtifactsDir(node: Node | null): boolean {
   if (node === null) return false;
   if (isScalar(node)) return typeof node.value === 'string' && refersToArtifactsDir(node.value);
-  if (isMap(node)) return node.items.some((p) => documentRefersToArtifactsDir(p.value as Node | null));
-  if (isSeq(node)) return node.items.some((i) => documentRefersToArtifactsDir(i as Node | null));
+  // Indexed loops: this visits every node of the file, mostly in V8's interpreter (a cold `dagu validate`),
+  // where a callback would be a new closure for every map and list.
+  if (isMap(node)) {
+    for (let i = 0; i < node.items.length; i++) {
+      if (documentRefersToArtifactsDir(node.items[i].value as Node | null)) return true;
+    }
+  } else if (isSeq(node)) {
+    for (let i = 0; i < node.items.length; i++) {
+      if (documentRefersToArtifactsDir(node.items[i] as Node | null)) return true;
+    }
+  }
   return false;
 }
 

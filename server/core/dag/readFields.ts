@@ -30,23 +30,12 @@ function goScalarText(r: DagReader, item: Entry): string | undefined {
 export function readEnv(r: DagReader, entry: Entry | undefined): Record<string, string> {
   const pairs: Array<[string, string]> = [];
   if (!entry || isNull(entry.value)) return {};
-  const addMap = (e: Entry) => {
-    const map = r.map(e, null, 'env');
-    for (const item of map?.values() ?? []) {
-      if (!ENV_NAME_PATTERN.test(item.key)) {
-        r.error(item.keyNode, item.field, envNameMessage(item.key));
-        continue;
-      }
-      const value = goScalarText(r, item);
-      if (value !== undefined || isNull(item.value)) pairs.push([item.key, value ?? '']);
-    }
-  };
   if (isMap(entry.value)) {
-    addMap(entry);
+    addEnvMap(r, entry, pairs);
   } else if (isSeq(entry.value)) {
     for (const item of r.list(entry, 'env') ?? []) {
       if (isMap(item.value)) {
-        addMap(item);
+        addEnvMap(r, item, pairs);
         continue;
       }
       const text = r.string(item, 'KEY=value or a map');
@@ -65,6 +54,22 @@ export function readEnv(r: DagReader, entry: Entry | undefined): Record<string, 
   }
   // fromEntries defines own properties: a variable named __proto__ stays a variable.
   return Object.fromEntries(pairs);
+}
+
+/**
+ * The variables of an env map, added to `pairs`. A module function, not a closure in readEnv: the bundle names
+ * every named closure when it is made, which costs every step with env a property definition.
+ */
+function addEnvMap(r: DagReader, e: Entry, pairs: Array<[string, string]>): void {
+  const map = r.map(e, null, 'env');
+  for (const item of map?.values() ?? []) {
+    if (!ENV_NAME_PATTERN.test(item.key)) {
+      r.error(item.keyNode, item.field, envNameMessage(item.key));
+      continue;
+    }
+    const value = goScalarText(r, item);
+    if (value !== undefined || isNull(item.value)) pairs.push([item.key, value ?? '']);
+  }
 }
 
 /** Whether `worker_selector` is Dagu's string `local`: the DAG always runs on the host that starts it. */

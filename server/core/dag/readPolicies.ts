@@ -68,9 +68,6 @@ function readCondition(r: DagReader, item: Entry): ConditionSpec | undefined {
       `a precondition must be a command or {condition, expected}, got ${describe(item.value)}`,
     );
   }
-  // Dagu matches these keys ignoring case (`Condition:` is `condition:`).
-  const isCommandKey = (p: { key: unknown }) =>
-    isScalar(p.key) && typeof p.key.value === 'string' && p.key.value.toLowerCase() === 'command';
   const commandPair = item.value.items.find(isCommandKey);
   if (commandPair) {
     const written = String((commandPair.key as Scalar).value);
@@ -83,18 +80,9 @@ function readCondition(r: DagReader, item: Entry): ConditionSpec | undefined {
   const map = r.map(item, CONDITION_KEYS, 'a precondition', undefined, true);
   if (!map) return undefined;
   const before = r.errors.length;
-  // Each of condition, eval and expected, when written, is a string with more than blanks in it.
-  const text = (key: string) => {
-    const e = map.get(key);
-    if (!e) return undefined;
-    const v = r.string(e, 'a non-empty string');
-    if (v === undefined && isNull(e.value)) return r.errorAt(e, 'must be a non-empty string, got nothing');
-    if (v !== undefined && v.trim() === '') return r.errorAt(e, 'must not be empty');
-    return v;
-  };
-  const condition = text('condition');
-  const evalText = text('eval');
-  const expected = text('expected');
+  const condition = conditionText(r, map, 'condition');
+  const evalText = conditionText(r, map, 'eval');
+  const expected = conditionText(r, map, 'expected');
   const negate = r.boolean(map.get('negate')) ?? false;
   if (r.errors.length > before) return undefined;
   if ((condition === undefined) === (evalText === undefined)) {
@@ -116,6 +104,24 @@ function readCondition(r: DagReader, item: Entry): ConditionSpec | undefined {
   const evalNode = map.get('eval')?.value;
   if (evalNode && r.unboundedEvals.has(evalNode)) spec.unbounded = true;
   return spec;
+}
+
+// The two helpers of readCondition are module functions, not closures in it: the bundle names every named
+// closure when it is made, which would cost every condition of a file two property definitions.
+
+/** Dagu's removed `command` key of a condition, matched ignoring case (`Condition:` is `condition:`). */
+function isCommandKey(p: { key: unknown }): boolean {
+  return isScalar(p.key) && typeof p.key.value === 'string' && p.key.value.toLowerCase() === 'command';
+}
+
+/** Each of condition, eval and expected, when written, is a string with more than blanks in it. */
+function conditionText(r: DagReader, map: Map<string, Entry>, key: string): string | undefined {
+  const e = map.get(key);
+  if (!e) return undefined;
+  const v = r.string(e, 'a non-empty string');
+  if (v === undefined && isNull(e.value)) return r.errorAt(e, 'must be a non-empty string, got nothing');
+  if (v !== undefined && v.trim() === '') return r.errorAt(e, 'must not be empty');
+  return v;
 }
 
 /** A `re:` pattern must compile when the file is loaded, not when the step runs. */

@@ -130,7 +130,6 @@ export function readStep(
   if (!map) return null;
   checkExactCase(r, map);
   const node = entry.value as Node;
-  const get = (key: string) => map.get(key) ?? defaults?.get(key);
   r.warnings.push(...stepDeprecations(entry.field, map));
 
   const nameEntry = handlerName === null ? (map.get('name') ?? null) : null;
@@ -190,8 +189,8 @@ export function readStep(
   if (stdout !== null && stdout === stderr) {
     r.errorAt(map.get('stderr')!, 'stdout and stderr name the same file; use log_output: merged instead');
   }
-  const retry = readStepRetryPolicy(r, get('retry_policy'));
-  const timeout = readCount(r, get('timeout_sec'), 0, MAX_TIMEOUT_SEC);
+  const retry = readStepRetryPolicy(r, ownOrDefault(map, defaults, 'retry_policy'));
+  const timeout = readCount(r, ownOrDefault(map, defaults, 'timeout_sec'), 0, MAX_TIMEOUT_SEC);
   const selector = readWorkerSelector(r, map.get('worker_selector'));
   if (selector && exec.action.kind !== 'dag') {
     r.errorAt(
@@ -208,16 +207,17 @@ export function readStep(
     shell_args: exec.shell_args,
     shell_explicit: exec.shell_explicit,
     script_interpreter: exec.script_interpreter,
-    preconditions: readPreconditions(r, get('preconditions')),
-    repeat_policy: handlerName === null ? readRepeatPolicy(r, get('repeat_policy')) : null,
+    preconditions: readPreconditions(r, ownOrDefault(map, defaults, 'preconditions')),
+    repeat_policy:
+      handlerName === null ? readRepeatPolicy(r, ownOrDefault(map, defaults, 'repeat_policy')) : null,
     retry_exit_codes: retry.exitCodes,
-    signal_on_stop: readSignal(r, get('signal_on_stop')),
+    signal_on_stop: readSignal(r, ownOrDefault(map, defaults, 'signal_on_stop')),
     stdout_file: stdout,
     stderr_file: stderr,
     // Absent when the step has none (the DAG's log_output applies then). Absent, not undefined: a parsed DAG
     // must survive JSON unchanged to be kept in the DAG parse cache.
     ...optional('log_output', readLogOutput(r, map.get('log_output'))),
-    mail_on_error: r.boolean(get('mail_on_error')) ?? false,
+    mail_on_error: r.boolean(ownOrDefault(map, defaults, 'mail_on_error')) ?? false,
     parallel: exec.parallel,
     command: exec.command,
     script: exec.script,
@@ -227,7 +227,7 @@ export function readStep(
     depends: [],
     timeout_sec: timeout === undefined || timeout === 0 ? null : timeout,
     retry_policy: handlerName === null ? retry.policy : null,
-    continue_on: readContinueOn(r, get('continue_on')),
+    continue_on: readContinueOn(r, ownOrDefault(map, defaults, 'continue_on')),
     output: output ?? null,
     ...(outputs ? { outputs } : {}),
     ...optional<'structured_output', Array<[string, StructuredOutputEntry]>>(
@@ -258,6 +258,14 @@ export function readStep(
     index,
     group: null,
   };
+}
+
+/**
+ * A step's own entry for `key`, else the one `defaults:` gives. A module function, not a closure in readStep:
+ * the bundle names every named closure when it is made, which costs each step a property definition.
+ */
+function ownOrDefault(map: Map<string, Entry>, defaults: StepDefaults, key: string): Entry | undefined {
+  return map.get(key) ?? defaults?.get(key);
 }
 
 /** A step's env: the defaults' entries first, then the step's own (a later entry wins). */
@@ -296,12 +304,24 @@ const MAX_STEP_NAME_BYTES = 255;
 
 /** The length of a text in UTF-8 bytes. */
 export function utf8Length(text: string): number {
+  // By UTF-16 unit rather than for-of by code point: every step name is measured, mostly in V8's interpreter,
+  // where for-of allocates a string and a result at every turn. A surrogate pair is one 4-byte code point; a
+  // lone surrogate counts 3 bytes, as its own code point did.
   let bytes = 0;
-  for (const ch of text) {
-    const code = ch.codePointAt(0)!;
-    bytes += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x80) bytes += 1;
+    else if (code < 0x800) bytes += 2;
+    else if (code >= 0xd800 && code <= 0xdbff && isLowSurrogate(text.charCodeAt(i + 1))) {
+      bytes += 4;
+      i++;
+    } else bytes += 3;
   }
   return bytes;
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
 }
 
 const ID_PATTERN = /^[A-Za-z][A-Za-z0-9_]*$/;
@@ -326,6 +346,8 @@ function readStepId(r: DagReader, entry: Entry | null): string | undefined {
   return id;
 }
 
+const EXACT_CASE_KEYS = ['run', 'action', 'with'] as const;
+
 /**
  * Step keys ignore case as the others do, except three: Dagu tells a `run` or `action` step by its raw keys
  * `run`, `action` and `with`, in lower case only. Written otherwise, Dagu still decodes them but does not treat
@@ -334,7 +356,9 @@ function readStepId(r: DagReader, entry: Entry | null): string | undefined {
  */
 function checkExactCase(r: DagReader, map: Map<string, Entry>): void {
   const runOrAction = map.has('run') || map.has('action');
-  for (const key of ['run', 'action', 'with']) {
+  // Indexed, over a list made once: this runs for every step, mostly in V8's interpreter.
+  for (let i = 0; i < EXACT_CASE_KEYS.length; i++) {
+    const key = EXACT_CASE_KEYS[i];
     const entry = map.get(key);
     if (!entry || (key === 'with' && !runOrAction)) continue;
     const written = writtenKey(entry);

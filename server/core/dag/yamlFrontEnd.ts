@@ -175,17 +175,29 @@ class Builder {
   }
 }
 
+// The core schema's patterns for plain scalars, made once: a regular expression literal inside a function is a
+// new object at every call, and plainScalar runs for every key and word of a file.
+const WORD = /^[A-EG-MO-SU-Za-eg-mo-su-z_/$]/;
+const NULL = /^(?:~|[Nn]ull|NULL)?$/;
+const BOOL = /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/;
+const OCT = /^0o[0-7]+$/;
+const INT = /^[-+]?[0-9]+$/;
+const HEX = /^0x[0-9a-fA-F]+$/;
+const INF_NAN = /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/;
+const EXP = /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/;
+const FLOAT = /^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/;
+
 /** A plain scalar as the yaml library's core schema resolves it (its tests in the same order). */
 function plainScalar(s: string): Scalar {
   // Most plain scalars are words (keys, names, commands): none of the patterns below starts with a letter
   // other than those of null, true and false.
-  if (/^[A-EG-MO-SU-Za-eg-mo-su-z_/$]/.test(s)) return new Scalar(s);
-  if (/^(?:~|[Nn]ull|NULL)?$/.test(s)) return new Scalar(null);
-  if (/^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/.test(s)) return new Scalar(s[0] === 't' || s[0] === 'T');
-  if (/^0o[0-7]+$/.test(s)) return withFormat(new Scalar(parseInt(s.substring(2), 8)), 'OCT');
-  if (/^[-+]?[0-9]+$/.test(s)) return new Scalar(parseInt(s, 10));
-  if (/^0x[0-9a-fA-F]+$/.test(s)) return withFormat(new Scalar(parseInt(s.substring(2), 16)), 'HEX');
-  if (/^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/.test(s)) {
+  if (WORD.test(s)) return new Scalar(s);
+  if (NULL.test(s)) return new Scalar(null);
+  if (BOOL.test(s)) return new Scalar(s[0] === 't' || s[0] === 'T');
+  if (OCT.test(s)) return withFormat(new Scalar(parseInt(s.substring(2), 8)), 'OCT');
+  if (INT.test(s)) return new Scalar(parseInt(s, 10));
+  if (HEX.test(s)) return withFormat(new Scalar(parseInt(s.substring(2), 16)), 'HEX');
+  if (INF_NAN.test(s)) {
     const value =
       s.slice(-3).toLowerCase() === 'nan'
         ? NaN
@@ -194,10 +206,8 @@ function plainScalar(s: string): Scalar {
           : Number.POSITIVE_INFINITY;
     return new Scalar(value);
   }
-  if (/^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/.test(s)) {
-    return withFormat(new Scalar(parseFloat(s)), 'EXP');
-  }
-  if (/^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/.test(s)) {
+  if (EXP.test(s)) return withFormat(new Scalar(parseFloat(s)), 'EXP');
+  if (FLOAT.test(s)) {
     const node = new Scalar(parseFloat(s));
     const dot = s.indexOf('.');
     if (dot !== -1 && s[s.length - 1] === '0') node.minFractionDigits = s.length - dot - 1;
