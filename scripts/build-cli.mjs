@@ -12,9 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-
-/** The bundles with an entry of their own: the main one, and `dagu validate`'s (see server/cli/validateMain.ts). */
-const ENTRIES = { cli: 'server/cli/main.ts', validate: 'server/cli/validateMain.ts' }; // bin/dagu names them too
+import { CLI_BUNDLES, ENTRIES, PARTS } from './cliBundles.mjs';
 
 /** The DAG `dagu validate` warms its code cache on: the keys and forms most DAG files use. */
 const WARM_VALIDATE_DAG = `description: warms the code cache of dagu validate with the keys most DAG files use
@@ -54,26 +52,7 @@ steps:
   - echo "loading into \${TARGET}"
 `;
 
-/**
- * Libraries that only some commands need are built as parts of their own (scripts/bundle-parts/), each
- * compiled with its own code cache when first required (bin/dagu): the main bundle, which every `dagu start`
- * reads and compiles, stays smaller, and a command that uses a part gets it from a warm cache. Our sources
- * keep requiring the package names; this redirects those requires to the parts.
- */
-const PARTS = {
-  'cron-parser': 'cron',
-  luxon: 'cron',
-  pino: 'pino',
-  yaml: 'yaml',
-  'js-yaml': 'jsyaml',
-  nodemailer: 'mail',
-  'ajv/dist/2020': 'jsonschema',
-  pg: 'pg',
-  pgpass: 'pgpass',
-  tar: 'archive',
-  yauzl: 'archive',
-  yazl: 'archive',
-}; // bin/dagu lists the same parts
+/** Sends our requires of the parts' packages (cliBundles.mjs) to `dagu-bundle:<part>`, which bin/dagu loads. */
 const partsPlugin = {
   name: 'dagu-parts',
   setup(b) {
@@ -147,7 +126,7 @@ async function buildInto(out) {
 
   // bin/dagu reads the bundles as latin1, which is only the same text when every byte is ASCII (esbuild escapes
   // non-ASCII characters in strings; a literal one in a regular expression or template stays as it is).
-  for (const name of [...Object.keys(ENTRIES), ...new Set(Object.values(PARTS))]) {
+  for (const name of CLI_BUNDLES) {
     const bundle = readFileSync(`${out}/${name}.cjs`);
     const nonAscii = bundle.findIndex((byte) => byte > 0x7f);
     if (nonAscii !== -1) {

@@ -2,6 +2,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { CLI_BUNDLES } from './cliBundles.mjs';
 
 const newest = (dir) => {
   let t = 0;
@@ -15,23 +16,14 @@ const newest = (dir) => {
 };
 const mtime = (p) => (existsSync(p) ? statSync(p).mtimeMs : 0);
 const sources = Math.max(newest('server'), newest('app'), newest('components'));
-// The CLI is its main bundle, `dagu validate`'s bundle and the parts some commands load
-// (scripts/bundle-parts/): bin/dagu lists the same.
-const CLI_BUNDLES = [
-  'cli',
-  'validate',
-  'cron',
-  'pino',
-  'yaml',
-  'jsyaml',
-  'mail',
-  'jsonschema',
-  'pg',
-  'pgpass',
-  'archive',
-];
+// The CLI is every bundle and part of its build.
 const cliBuilt = Math.min(...CLI_BUNDLES.map((name) => mtime(`dist/${name}.cjs`)));
-const cliSources = Math.max(sources, newest('scripts/bundle-parts'), mtime('scripts/build-cli.mjs'));
+const cliSources = Math.max(
+  sources,
+  newest('scripts/bundle-parts'),
+  mtime('scripts/build-cli.mjs'),
+  mtime('scripts/cliBundles.mjs'),
+);
 const run = (script) => execFileSync('npm', ['run', '--silent', script], { stdio: 'inherit' });
 
 if (cliBuilt < cliSources) run('build:cli');

@@ -34,22 +34,11 @@ import {
   type Service,
   type TempHome,
 } from './harness';
+import { CLI_BUNDLES } from '../../scripts/cliBundles.mjs';
 
 const DIST = path.join(ROOT, 'dist');
-/** The main bundle, `dagu validate`'s own, and the parts scripts/build-cli.mjs builds beside them. */
-const BUNDLES = [
-  'cli',
-  'validate',
-  'cron',
-  'pino',
-  'yaml',
-  'jsyaml',
-  'mail',
-  'jsonschema',
-  'pg',
-  'pgpass',
-  'archive',
-];
+/** The bundles and the parts scripts/build-cli.mjs builds. */
+const BUNDLES = CLI_BUNDLES;
 const ONE_STEP = 'steps:\n  - name: s\n    command: "true"\n';
 
 let h: TempHome;
@@ -132,7 +121,44 @@ function bannerOf(cli: string): string {
   return /^\/\/ dagu build (\S+)\n/.exec(readFileSync(cli, 'latin1'))![1];
 }
 
+/**
+ * A preload (a Node option, so the code caches still fit) that records the bundles bin/dagu opens and the
+ * built-in modules loaded: `env` adds it to a command, `loads()` reads what the last such command recorded.
+ */
+function recordLoads() {
+  const hook = path.join(h.home, 'record-loads.cjs');
+  const out = path.join(h.home, 'loads.json');
+  writeFileSync(
+    hook,
+    `const fs = require('node:fs');
+const open = fs.openSync;
+const parts = [];
+fs.openSync = function (file, ...rest) {
+  if (typeof file === 'string' && /[\\\\/]dist[\\\\/][a-z]+\\.cjs$/.test(file)) parts.push(file.replace(/.*[\\\\/]/, ''));
+  return open.call(this, file, ...rest);
+};
+process.on('exit', () => fs.writeFileSync(${JSON.stringify(out)}, JSON.stringify({ parts, modules: process.moduleLoadList })));
+`,
+  );
+  return {
+    env: { NODE_OPTIONS: `--require ${hook}` },
+    loads: () => JSON.parse(readFileSync(out, 'utf8')) as { parts: string[]; modules: string[] },
+  };
+}
+
 describe('the bundles bin/dagu reads', () => {
+  it('are the ones the build makes: bin/dagu names every part and every bundle of its own', () => {
+    const launcher = readFileSync(path.join(ROOT, 'bin', 'dagu'), 'utf8');
+    const listed = (name: string) => {
+      const m = new RegExp(`^const ${name} = ([^;]+);$`, 'm').exec(launcher);
+      return m ? m[1] : '';
+    };
+    const parts = [...listed('PARTS').matchAll(/'([a-z]+)'/g)].map((m) => m[1]);
+    const own = [...listed('OWN_BUNDLES').matchAll(/: '([a-z]+)'/g)].map((m) => m[1]);
+    expect(['cli', ...own, ...parts].sort()).toEqual([...CLI_BUNDLES].sort());
+    for (const name of CLI_BUNDLES) expect(existsSync(path.join(DIST, `${name}.cjs`)), name).toBe(true);
+  });
+
   it('are pure ASCII, so reading them as latin1 gives the text; non-ASCII text passes through a run intact', async () => {
     // bin/dagu runs each bundle as a vm script, which has no loader for import(): a dynamic import left in a
     // bundle (one of a Node built-in, say) would fail only when that code path runs.
@@ -167,26 +193,13 @@ describe('the bundles bin/dagu reads', () => {
     // What a run process loads is most of what it costs: each part or built-in module loaded for nothing is
     // milliseconds of CPU at every run. A preload (a Node option, so the code caches still fit) records the
     // bundles bin/dagu opens and the built-ins loaded.
-    const hook = path.join(h.home, 'record-loads.cjs');
-    const out = path.join(h.home, 'loads.json');
-    writeFileSync(
-      hook,
-      `const fs = require('node:fs');
-const open = fs.openSync;
-const parts = [];
-fs.openSync = function (file, ...rest) {
-  if (typeof file === 'string' && /[\\\\/]dist[\\\\/][a-z]+\\.cjs$/.test(file)) parts.push(file.replace(/.*[\\\\/]/, ''));
-  return open.call(this, file, ...rest);
-};
-process.on('exit', () => fs.writeFileSync(${JSON.stringify(out)}, JSON.stringify({ parts, modules: process.moduleLoadList })));
-`,
-    );
+    const recorder = recordLoads();
     h.writeDag('one', ONE_STEP);
     const env = { ...h.env, DAGU_LOG_LEVEL: 'warn' };
     expect((await dagu(['start', '-q', 'one'], env)).code).toBe(0); // parses the DAG and caches it
-    const r = await dagu(['start', '-q', 'one'], { ...env, NODE_OPTIONS: `--require ${hook}` });
+    const r = await dagu(['start', '-q', 'one'], { ...env, ...recorder.env });
     expect(r.code, r.stderr).toBe(0);
-    const loads = JSON.parse(readFileSync(out, 'utf8')) as { parts: string[]; modules: string[] };
+    const loads = recorder.loads();
     expect(loads.parts).toEqual(['cli.cjs']);
     expect(loads.modules).not.toContain('NativeModule crypto');
     expect(loads.modules).not.toContain('NativeModule fs/promises');
@@ -221,32 +234,19 @@ process.on('exit', () => fs.writeFileSync(${JSON.stringify(out)}, JSON.stringify
     // The main bundle is three times the size of validate's: reading, compiling and setting it up was a
     // fifth of a `dagu validate`. Its answers and its exit codes are the main bundle's (one definition of the
     // command line, server/cli/program.ts).
-    const hook = path.join(h.home, 'record-bundles.cjs');
-    const out = path.join(h.home, 'bundles.json');
-    writeFileSync(
-      hook,
-      `const fs = require('node:fs');
-const open = fs.openSync;
-const bundles = [];
-fs.openSync = function (file, ...rest) {
-  if (typeof file === 'string' && /[\\\\/]dist[\\\\/][a-z]+\\.cjs$/.test(file)) bundles.push(file.replace(/.*[\\\\/]/, ''));
-  return open.call(this, file, ...rest);
-};
-process.on('exit', () => fs.writeFileSync(${JSON.stringify(out)}, JSON.stringify(bundles)));
-`,
-    );
+    const recorder = recordLoads();
     h.writeDag('one', ONE_STEP);
     h.writeDag('broken', 'steps: 5\n');
-    const env = { ...h.env, NODE_OPTIONS: `--require ${hook}` };
+    const env = { ...h.env, ...recorder.env };
     const ok = await dagu(['--home', h.home, 'validate', '-q', 'one'], env);
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stdout).toBe(`ok  one (${path.join(h.home, 'dags', 'one.yaml')})\n`);
-    expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual(['validate.cjs', 'yaml.cjs', 'jsyaml.cjs']);
+    expect(recorder.loads().parts).toEqual(['validate.cjs', 'yaml.cjs', 'jsyaml.cjs']);
     const bad = await dagu(['validate', 'broken', 'missing'], env);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('broken.yaml:1:');
     expect(bad.stderr).toContain('dagu: DAG "missing" not found in');
-    expect(JSON.parse(readFileSync(out, 'utf8'))[0]).toBe('validate.cjs');
+    expect(recorder.loads().parts[0]).toBe('validate.cjs');
     // A usage error and --help end as they do in the main bundle.
     const usage = await dagu(['validate', '--no-such-option'], env);
     expect(usage.code).toBe(2);
@@ -255,7 +255,7 @@ process.on('exit', () => fs.writeFileSync(${JSON.stringify(out)}, JSON.stringify
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Usage: dagu validate [options] [dags...]');
     expect(help.stdout).toContain('-q, --quiet');
-    expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual(['validate.cjs']);
+    expect(recorder.loads().parts).toEqual(['validate.cjs']);
   });
 
   it("a build without validate's bundle is incomplete, for `dagu validate` as for every command", async () => {
