@@ -145,14 +145,6 @@ function runHostConfig(config: Config): Config {
 }
 
 /**
- * For a one-shot command about to read DAGs (`dagu start etl`, `dry`, `validate`) before it needs any other
- * store: on a database, this host's DAGs directory brought in step. Nothing on files.
- */
-export async function cliDagsInStep(config: Config, logger: Logger): Promise<void> {
-  if (config.storage.backend === 'postgres') await cliControlPlane(config, logger);
-}
-
-/**
  * The control plane of a long-running process (scheduler, console, coordinator): on a database, its DAGs
  * directory is filled from the DAG definitions before it returns and kept in step from then on, so the
  * process never starts on an empty or stale copy. One that cannot be filled stops the process (exit 2).

@@ -8,7 +8,7 @@ import { cliContext, type GlobalOptions } from '../context';
 import { EXIT_OK, EXIT_RUN_FAILED, UsageError } from '../exit';
 import { overrideDagName } from '../dagNameOverride';
 import { loadDagOrThrow } from '../loadDagOrThrow';
-import { cliDagsInStep } from '../openControlPlane';
+import { cliDagsInStep } from '../dagsInStep';
 import { dryPlan } from './dryPlan';
 import { cliParams, type ParamFlags } from './start';
 

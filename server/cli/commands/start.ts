@@ -38,7 +38,8 @@ import {
   runCommandStores,
   type RunCommandStores,
 } from './dispatchClient';
-import { cliControlPlane, cliDagsInStep } from '../openControlPlane';
+import { cliControlPlane } from '../openControlPlane';
+import { cliDagsInStep } from '../dagsInStep';
 import { runOfDag } from './target';
 
 export { printSummary } from './dispatchClient';

@@ -6,7 +6,7 @@ import { formatDagError } from '../../core/dag/dagError';
 import { listDagFiles, loadDag } from '../../store/dagCatalog';
 import { cliContext, type GlobalOptions } from '../context';
 import { EXIT_OK, EXIT_USAGE } from '../exit';
-import { cliDagsInStep } from '../openControlPlane';
+import { cliDagsInStep } from '../dagsInStep';
 import { printErr, printOut } from '../stdio';
 import { dagsWhere } from '../loadDagOrThrow';
 
