@@ -200,7 +200,14 @@ function warmCodeCaches() {
     // later `dagu validate` would compile the rest afresh (~10 ms for a 200-step DAG). So validate warms on a
     // DAG with the keys most files use.
     writeFileSync(path.join(home, 'dags', 'pipeline.yaml'), WARM_VALIDATE_DAG);
-    execFileSync(process.execPath, [launcher, 'validate', 'pipeline'], { env, stdio: 'ignore' });
+    try {
+      execFileSync(process.execPath, [launcher, 'validate', 'pipeline'], { env, stdio: 'pipe' });
+    } catch (err) {
+      // The DAG follows the language: a change that makes it invalid has to change it too.
+      throw new Error(`the DAG that warms dagu validate's code cache is invalid now:\n${err.stderr ?? err}`, {
+        cause: err,
+      });
+    }
     execFileSync(process.execPath, [launcher, 'start', 'scheduled'], { env, stdio: 'ignore' });
     execFileSync(process.execPath, [launcher, 'start', '-q', 'warm'], { env, stdio: 'ignore' });
     // A code cache keeps every function it was loaded with: the last run starts without one.
