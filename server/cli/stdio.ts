@@ -6,12 +6,21 @@
 
 import { writeSync } from 'node:fs';
 
+/** The descriptors whose output goes through Node's stream from now on (see writeAll). */
+const viaStream = new Set<1 | 2>();
+
 /**
  * Writes all of `text` to `fd`; a descriptor that would block (EAGAIN) gets the rest through Node's stream, and
- * one whose reader closed it (EPIPE) gets nothing more.
+ * one whose reader closed it (EPIPE) gets nothing more. Once a stream holds output for a descriptor, everything
+ * after it goes through the stream too, so that a later write cannot overtake what it still holds.
  */
 function writeAll(fd: 1 | 2, text: string): void {
+  const stream = () => (fd === 1 ? process.stdout : process.stderr);
   const bytes = Buffer.from(text, 'utf8');
+  if (viaStream.has(fd)) {
+    stream().write(bytes);
+    return;
+  }
   let done = 0;
   try {
     while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
@@ -20,7 +29,8 @@ function writeAll(fd: 1 | 2, text: string): void {
     // The reader went away (`dagu validate | head -1`): the rest has nobody to read it.
     if (code === 'EPIPE') return;
     if (code !== 'EAGAIN') throw err;
-    (fd === 1 ? process.stdout : process.stderr).write(bytes.subarray(done));
+    viaStream.add(fd);
+    stream().write(bytes.subarray(done));
   }
 }
 
