@@ -12,9 +12,26 @@ function onClosedPipe(err: NodeJS.ErrnoException): void {
   throw err;
 }
 
+/** The standard streams Node has made so far (it makes each on first use). */
+const made: NodeJS.WriteStream[] = [];
+
 /** Makes a closed pipe on stdout or stderr end the command quietly, from the stream's first use on. */
 export function exitQuietlyOnClosedPipe(): void {
-  for (const name of ['stdout', 'stderr'] as const) whenCreated(name, (s) => s.on('error', onClosedPipe));
+  for (const name of ['stdout', 'stderr'] as const) {
+    whenCreated(name, (s) => {
+      made.push(s);
+      s.on('error', onClosedPipe);
+    });
+  }
+}
+
+/**
+ * Whether stdout or stderr holds output not yet handed to the system: a pipe that was full when written to
+ * through the stream (stdio.ts falls back to it then). process.exit would drop that output; Node's own exit
+ * waits for it. Asking makes no stream.
+ */
+export function stdioPending(): boolean {
+  return made.some((s) => s.writableLength > 0);
 }
 
 function whenCreated(name: StdName, attach: (stream: NodeJS.WriteStream) => void): void {

@@ -4,13 +4,16 @@
 // code cache and set up before its first line of work. The command line is the same program (program.ts)
 // with only this command defined; `dagu help validate` and `dagu --help` still go to the main bundle.
 
-import { exitQuietlyOnClosedPipe } from './closedPipe';
+import { exitQuietlyOnClosedPipe, stdioPending } from './closedPipe';
 import { runCommandLine } from './program';
 import { defineValidate } from './validateCommandLine';
 
 exitQuietlyOnClosedPipe();
 
-// Everything the command prints is written synchronously (stdio.ts, and the logger's sync destination), so
-// once it has settled nothing is left to do but Node's tear-down of the heap, which process.exit skips: about
-// 5 ms of a `dagu validate` of a large DAG. The exit code is the one the command set.
-void runCommandLine(defineValidate).then(() => process.exit());
+// What the command prints is written synchronously (stdio.ts, and the logger's sync destination), so once it
+// has settled nothing is left to do but Node's tear-down of the heap, which process.exit skips: about 5 ms of
+// a `dagu validate` of a large DAG. The exit code is the one the command set. Output still held by a stream
+// (a full pipe) is left to Node's own exit, which waits for it.
+void runCommandLine(defineValidate).then(() => {
+  if (!stdioPending()) process.exit();
+});

@@ -4,6 +4,7 @@
 // a private copy of it (bin/ and dist/), never on the tree others use.
 
 import { spawn } from 'node:child_process';
+import net from 'node:net';
 import {
   copyFileSync,
   existsSync,
@@ -256,6 +257,52 @@ describe('the bundles bin/dagu reads', () => {
     expect(help.stdout).toContain('Usage: dagu validate [options] [dags...]');
     expect(help.stdout).toContain('-q, --quiet');
     expect(recorder.loads().parts).toEqual(['validate.cjs']);
+  });
+
+  it('`dagu validate` exits only once a full pipe has taken all of its output', async () => {
+    // It ends with process.exit, which would drop output a stream still holds. Its writes are synchronous;
+    // one that meets a full non-blocking pipe hands the rest to Node's stream (stdio.ts). Here stderr is a
+    // socket that nobody reads for a while, made non-blocking as Node makes a stream's descriptor (a
+    // preload uses process.stderr first), and the command prints 4,000 error lines, more than the socket
+    // buffers: all of them must arrive, in order.
+    const steps = (n: number) =>
+      Array.from({ length: n }, (_, i) => `  - name: s${i}\n    run: "true"\n    no_such_key: 1\n`).join('');
+    h.writeDag('bad1', `steps:\n${steps(2000)}`);
+    h.writeDag('bad2', `steps:\n${steps(2000)}`);
+    const socketPath = path.join(h.home, 'stderr.sock');
+    let received = '';
+    let reader: net.Socket | null = null;
+    const server = net.createServer((socket) => {
+      reader = socket;
+      socket.pause();
+      socket.setEncoding('utf8');
+      socket.on('data', (d: string) => (received += d));
+    });
+    await new Promise<void>((resolve) => server.listen(socketPath, resolve));
+    cleanups.push(() => new Promise((resolve) => server.close(resolve)));
+    const writer = net.connect(socketPath);
+    await new Promise<void>((resolve) => writer.once('connect', () => resolve()));
+    const touch = path.join(h.home, 'touch-stderr.cjs');
+    writeFileSync(touch, 'process.stderr;\n');
+    const child = spawn(process.execPath, [DAGU, 'validate', 'bad1', 'bad2'], {
+      env: { ...h.env, NODE_OPTIONS: `--require ${touch}` },
+      stdio: ['ignore', 'ignore', writer],
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(reader).not.toBeNull();
+    reader!.resume();
+    expect(await exited).toBe(2);
+    const ended = new Promise((resolve) => reader!.once('end', resolve));
+    writer.destroy();
+    await ended;
+    const lines = received.split('\n').filter((l) => l.includes('no_such_key'));
+    expect(lines.length).toBe(4000);
+    // Each DAG's errors in the order of its steps: the key of steps[i] is at line 3i + 4 of its file.
+    const expected = ['bad1', 'bad2'].flatMap((dag) =>
+      Array.from({ length: 2000 }, (_, i) => `${dag}.yaml:${3 * i + 4}:`),
+    );
+    expect(lines.map((l) => /(bad\d\.yaml:\d+:)/.exec(l)?.[1])).toEqual(expected);
   });
 
   it("a build without validate's bundle is incomplete, for `dagu validate` as for every command", async () => {
