@@ -195,6 +195,93 @@ describe.each(STORE_KITS)('Dispatcher on $name', ({ make }) => {
     );
   });
 
+  /**
+   * The harness's dispatch store as one that appends to `events` in its enqueue write (as PostgreSQL's does):
+   * records the event each enqueue carried, and refuses one that carries an event with `refuse`.
+   */
+  const storeAppendingTo = (events: DispatcherDeps['events'], refuse?: Error & { code: string }) => {
+    const carried: unknown[] = [];
+    const tasks = new Proxy(h.tasks, {
+      get(obj, prop, receiver) {
+        if (prop === 'eventsInEnqueue') return events;
+        if (prop !== 'enqueue') return Reflect.get(obj, prop, receiver) as unknown;
+        return async (task: Parameters<typeof obj.enqueue>[0], opts?: { event?: unknown }) => {
+          if (opts?.event !== undefined && refuse) throw refuse;
+          carried.push(opts?.event);
+          return obj.enqueue(task);
+        };
+      },
+    });
+    return { tasks, carried };
+  };
+
+  it('stores the task and its run:dispatched in one write where the dispatch store appends to that log', async () => {
+    const appended: string[] = [];
+    const events: DispatcherDeps['events'] = {
+      append: async (type, data) => {
+        appended.push(type);
+        return { id: '1', type, time: '', data };
+      },
+    };
+    const { tasks, carried } = storeAppendingTo(events);
+
+    await dispatcherWith({ tasks, events }).dispatch(
+      newRunDispatch(etl, 'run-1', { selector: { zone: 'b' } }),
+    );
+
+    expect(carried).toEqual([
+      {
+        type: 'run:dispatched',
+        data: { run_id: 'run-1', dag: 'etl', attempt: 1, held: true, hold_until: '2026-11-30T01:17:30Z' },
+      },
+    ]);
+    expect(appended).toEqual([]);
+    // A store that appends to another log gets no event: the dispatcher appends it apart.
+    const other = storeAppendingTo({ append: events.append });
+    await dispatcherWith({ tasks: other.tasks, events }).dispatch(
+      newRunDispatch(etl, 'run-2', { selector: { zone: 'b' } }),
+    );
+    expect(other.carried).toEqual([undefined]);
+    expect(appended).toEqual(['run:dispatched']);
+  });
+
+  it("stores the task alone and appends its event apart when the store refuses the event's part", async () => {
+    const appended: string[] = [];
+    const events: DispatcherDeps['events'] = {
+      append: async (type, data) => {
+        appended.push(type);
+        return { id: '1', type, time: '', data };
+      },
+    };
+    const refused = Object.assign(new Error('relation "events" does not exist'), { code: '42P01' });
+    const { tasks, carried } = storeAppendingTo(events, refused);
+
+    const result = await dispatcherWith({ tasks, events }).dispatch(
+      newRunDispatch(etl, 'run-1', { selector: { zone: 'b' } }),
+    );
+
+    expect(result.outcome).toBe('held');
+    expect(carried).toEqual([undefined]);
+    expect(await h.tasks.findByRun('run-1')).not.toBeNull();
+    expect(appended).toEqual(['run:dispatched']);
+    expect(h.logger.find('Could not store a dispatch task with its event; storing them apart')).toHaveLength(
+      1,
+    );
+  });
+
+  it('fails a dispatch whose combined write fails for a reason of its own, and keeps no task', async () => {
+    const events: DispatcherDeps['events'] = {
+      append: async (type, data) => ({ id: '1', type, time: '', data }),
+    };
+    const lost = Object.assign(new Error('Connection terminated unexpectedly'), { code: 'ECONNRESET' });
+    const { tasks } = storeAppendingTo(events, lost);
+
+    await expect(
+      dispatcherWith({ tasks, events }).dispatch(newRunDispatch(etl, 'run-1', { selector: { zone: 'b' } })),
+    ).rejects.toThrow(DispatchFailedError);
+    expect(await h.tasks.findByRun('run-1')).toBeNull();
+  });
+
   it('reads the worker and coordinator lists once for the dispatches that ask while a read is under way', async () => {
     await h.heartbeat('worker-a', { zone: 'a' });
     const calls = new Map<string, number>();

@@ -21,6 +21,7 @@ import type {
   CoordinatorRegistry,
   DispatchStore,
   DispatchTask,
+  NewDispatchTask,
   WorkerRecord,
   WorkerRegistry,
 } from '../store/dispatchTypes';
@@ -99,6 +100,19 @@ export function storeDispatcher(
 
 /** The event a dispatch appends once its task is stored (held for a worker, or waiting to be claimed). */
 export const DISPATCHED_EVENT = 'run:dispatched';
+
+/** The data of a task's `run:dispatched` event. */
+function dispatchedEventData(
+  task: Pick<NewDispatchTask, 'run_id' | 'dag_name' | 'attempt' | 'hold_until_ms'>,
+): Record<string, unknown> {
+  return {
+    run_id: task.run_id,
+    dag: task.dag_name,
+    attempt: task.attempt,
+    held: task.hold_until_ms !== null,
+    ...(task.hold_until_ms !== null ? { hold_until: isoUtc(task.hold_until_ms) } : {}),
+  };
+}
 
 export class Dispatcher implements DispatcherApi {
   private readonly locks: RunLocks;
@@ -377,8 +391,9 @@ export class Dispatcher implements DispatcherApi {
     opts: { failRun: boolean },
   ): Promise<DispatchTask> {
     let task: DispatchTask;
+    let announced: boolean;
     try {
-      task = await this.d.tasks.enqueue({
+      const fresh: NewDispatchTask = {
         run_id: status.run_id,
         dag_name: status.dag_name,
         attempt: status.attempt,
@@ -393,7 +408,10 @@ export class Dispatcher implements DispatcherApi {
         enqueued_at_ms: this.d.clock.nowMs(),
         hold_until_ms: hold?.until ?? null,
         wait_ms: hold?.waitMs ?? null,
-      });
+      };
+      const stored = await this.enqueueWithEvent(fresh);
+      task = stored ?? (await this.d.tasks.enqueue(fresh));
+      announced = stored !== null;
     } catch (err) {
       const why = err instanceof Error ? err.message : String(err);
       const error = `failed to hand off the run to a worker: ${why}`;
@@ -405,21 +423,37 @@ export class Dispatcher implements DispatcherApi {
       );
     }
     this.d.onEnqueued?.(task);
-    await this.announce(task);
+    if (!announced) await this.announce(task);
     return task;
+  }
+
+  /**
+   * Stores the task with its `run:dispatched` event in the same write, where the dispatch store appends to
+   * this very event log; null when it cannot, or when the combined write failed in a way the event's part
+   * may have caused (a table of the event log dropped or changed by hand): the caller then stores the task
+   * and announces it apart, so that a fault of the event never fails the dispatch.
+   */
+  private async enqueueWithEvent(fresh: NewDispatchTask): Promise<DispatchTask | null> {
+    if (this.d.events === undefined || this.d.tasks.eventsInEnqueue !== this.d.events) return null;
+    try {
+      return await this.d.tasks.enqueue(fresh, {
+        event: { type: DISPATCHED_EVENT, data: dispatchedEventData(fresh) },
+      });
+    } catch (err) {
+      if (!/^(22|23|42)/.test(String((err as { code?: unknown }).code ?? ''))) throw err;
+      this.d.logger.warn('Could not store a dispatch task with its event; storing them apart', {
+        run_id: fresh.run_id,
+        error: err instanceof Error ? err.message : String(err),
+      });
+      return null;
+    }
   }
 
   /** Appends `run:dispatched` for a stored task; a failure is logged, never thrown (the task is stored). */
   private async announce(task: DispatchTask): Promise<void> {
     if (!this.d.events) return;
     try {
-      await this.d.events.append(DISPATCHED_EVENT, {
-        run_id: task.run_id,
-        dag: task.dag_name,
-        attempt: task.attempt,
-        held: task.hold_until_ms !== null,
-        ...(task.hold_until_ms !== null ? { hold_until: isoUtc(task.hold_until_ms) } : {}),
-      });
+      await this.d.events.append(DISPATCHED_EVENT, dispatchedEventData(task));
     } catch (err) {
       this.d.logger.warn('Could not record an event; the operation itself was done', {
         type: DISPATCHED_EVENT,

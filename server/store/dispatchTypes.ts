@@ -6,6 +6,7 @@ import type { CoordinatorBeat } from '../core/coordinatorPresence';
 import type { Labels } from '../core/distributed';
 import type { TaskOperation } from '../core/dispatcherApi';
 import type { DagSpec, RunStatus, TriggerType } from '../core/types';
+import type { EventLog, InlineEvent } from './types';
 
 /** A run handed to the workers. The run record (status `queued`) exists before the task does. */
 export interface DispatchTask {
@@ -54,7 +55,16 @@ export type AckResult =
 export interface DispatchStore {
   /** False for a store that does not survive a restart: such a coordinator refuses instead of holding. */
   readonly durable: boolean;
-  enqueue(task: NewDispatchTask): Promise<DispatchTask>;
+  /**
+   * Stores a new task. `opts.event` (only for a store with `eventsInEnqueue`) is appended to that log by the
+   * same write.
+   */
+  enqueue(task: NewDispatchTask, opts?: { event?: InlineEvent }): Promise<DispatchTask>;
+  /**
+   * The event log that enqueue can append an event to in the same write: one round trip where two would
+   * be, on PostgreSQL. Absent: none.
+   */
+  readonly eventsInEnqueue?: EventLog;
   /**
    * Claims the oldest pending task whose selector the labels match and that is claimable at `nowMs` (not a
    * held task past its `hold_until_ms`). Null when there is none.

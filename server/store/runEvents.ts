@@ -229,6 +229,12 @@ export function withRunEvents(store: RunStore, events: EventLog, opts: { logger?
 
   return {
     async createRun(initial) {
+      const combined = await writeWithEvent(
+        initial,
+        (event) => store.createRun(initial, { event }),
+        (r) => r.created,
+      );
+      if (combined) return combined.result;
       const result = await store.createRun(initial);
       if (result.created) await emit(initial);
       return result;

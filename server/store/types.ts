@@ -81,6 +81,12 @@ export interface HistoryEntry {
  * every status write replaces the attempt's status file atomically.
  */
 /** What a status write may carry besides the status. */
+/** An event a store appends in the same write as its record (see eventsInStatusWrites, eventsInEnqueue). */
+export interface InlineEvent {
+  type: string;
+  data: Record<string, unknown>;
+}
+
 export interface WriteStatusOptions {
   /** Also record this (clock ms) as the attempt's heartbeat. */
   heartbeatMs?: number;
@@ -88,7 +94,7 @@ export interface WriteStatusOptions {
    * Also append this event to the store's `eventsInStatusWrites` log, in the same write and only if the
    * status is written. Only for a store that has that log.
    */
-  event?: { type: string; data: Record<string, unknown> };
+  event?: InlineEvent;
 }
 
 export interface RunStore {
@@ -96,8 +102,10 @@ export interface RunStore {
    * Creates the run and its first attempt with `initial` (attempt 1), marked active if it is queued or
    * running. Fails with `exists` if the ID is taken. A write that fails throws RunCreateError after what was
    * written is removed again (best effort): the run was not created, and nothing of it is listed or active.
+   * `opts.event` (only for a store with `eventsInStatusWrites`) is appended by the same write, only if the
+   * run was created.
    */
-  createRun(initial: RunStatus): Promise<CreateRunResult>;
+  createRun(initial: RunStatus, opts?: Pick<WriteStatusOptions, 'event'>): Promise<CreateRunResult>;
   /**
    * Finishes creating a run whose directory exists without a status (its creator died between the two):
    * writes `initial` as attempt 1 (marked active as createRun does) unless a status appeared meanwhile. False
@@ -196,7 +204,7 @@ export interface RunStore {
    */
   beginClaimedAttempt(status: RunStatus, owner: string, opts?: WriteStatusOptions): Promise<boolean>;
   /**
-   * The event log that writeStatus and beginClaimedAttempt can append an event to in the same write
+   * The event log that createRun, writeStatus and beginClaimedAttempt can append an event to in the same write
    * (WriteStatusOptions.event): one round trip where two would be, on PostgreSQL. Absent: none.
    */
   readonly eventsInStatusWrites?: EventLog;

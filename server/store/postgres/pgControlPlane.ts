@@ -96,7 +96,7 @@ export async function pgControlPlane(
     queue,
     events,
     eventFeed: () => new LogEventFeed(events),
-    tasks: new PgDispatchStore(pool, schema),
+    tasks: new PgDispatchStore(pool, schema, events),
     workers: new PgWorkerRegistry(pool, schema),
     cancels: new PgCancelRequests(pool, schema),
     coordinators: new PgCoordinatorRegistry(pool, schema),

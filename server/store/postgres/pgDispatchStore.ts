@@ -14,6 +14,8 @@ import type {
   NewDispatchTask,
   PendingSummary,
 } from '../dispatchTypes';
+import type { InlineEvent } from '../types';
+import type { PgEventLog } from './pgEventLog';
 import { quoteIdent } from './schemaVersion';
 import { inTransaction } from './transaction';
 
@@ -34,15 +36,22 @@ export const TASK_COLUMNS =
 export class PgDispatchStore implements DispatchStore {
   readonly durable = true;
   private readonly t: string;
+  /** The event log of the same schema, when enqueue may append to it. */
+  readonly eventsInEnqueue?: PgEventLog;
 
   constructor(
     private readonly pool: Pool,
     schema: string,
+    events?: PgEventLog,
   ) {
     this.t = `${quoteIdent(schema)}.dispatch_tasks`;
+    this.eventsInEnqueue = events;
   }
 
-  async enqueue(task: NewDispatchTask): Promise<DispatchTask> {
+  async enqueue(task: NewDispatchTask, opts?: { event?: InlineEvent }): Promise<DispatchTask> {
+    const event = opts?.event;
+    if (event !== undefined && this.eventsInEnqueue === undefined)
+      throw new Error('this dispatch store has no event log to append to');
     assertNewTask(task);
     // The same run and attempt enqueued twice within a millisecond: the later one takes the next free ID.
     for (let idMs = task.enqueued_at_ms; ; idMs++) {
@@ -52,6 +61,24 @@ export class PgDispatchStore implements DispatchStore {
         task_id: taskIdOf(idMs, task.run_id, task.attempt),
         claim: null,
       };
+      const params: unknown[] = [
+        stored.task_id,
+        stored.run_id,
+        JSON.stringify(stored.worker_selector ?? {}),
+        stored.enqueued_at_ms,
+        stored.hold_until_ms,
+        JSON.stringify(stored),
+      ];
+      // The event, appended by the same statement only if the task was stored.
+      const ev =
+        event &&
+        this.eventsInEnqueue!.inlineAppend(
+          event.type,
+          event.data,
+          params.length + 1,
+          'exists (select from ins)',
+        );
+      if (ev) params.push(...ev.values);
       // The wake-up is sent by the same statement (delivered at commit): a coordinator's waiting long polls
       // look at once instead of at their next tick.
       const r = await this.pool.query(
@@ -59,15 +86,9 @@ export class PgDispatchStore implements DispatchStore {
            insert into ${this.t} (task_id, run_id, state, selector, enqueued_at_ms, hold_until_ms, doc)
            values ($1, $2, 'pending', $3::jsonb, $4, $5, $6::json) on conflict (task_id) do nothing
            returning task_id)
-         select pg_notify('dagu_dispatch', task_id) from ins`,
-        [
-          stored.task_id,
-          stored.run_id,
-          JSON.stringify(stored.worker_selector ?? {}),
-          stored.enqueued_at_ms,
-          stored.hold_until_ms,
-          JSON.stringify(stored),
-        ],
+           ${ev ? `, ${ev.ctes}` : ''}
+         select pg_notify('dagu_dispatch', task_id)${ev ? `, ${ev.told} as events` : ''} from ins`,
+        params,
       );
       if ((r.rowCount ?? 0) > 0) return stored;
     }

@@ -53,11 +53,26 @@ export class PgRunStore implements RunStore {
     this.eventsInStatusWrites = events;
   }
 
-  async createRun(initial: RunStatus): Promise<CreateRunResult> {
+  async createRun(initial: RunStatus, opts?: Pick<WriteStatusOptions, 'event'>): Promise<CreateRunResult> {
     assertStatusNames(initial);
     if (initial.attempt !== 1) throw new AttemptConflictError(initial.run_id, initial.attempt, 0);
     const createdMs = createdMsOf(initial);
     const live = initial.status === 'queued' || initial.status === 'running';
+    const params: unknown[] = [
+      initial.run_id,
+      initial.dag_name,
+      runListKey(createdMs, initial.run_id),
+      createdMs,
+      initial.status,
+      initial.trigger_type,
+      JSON.stringify(summarizeRun(initial)),
+      JSON.stringify(initial),
+      initial.queue,
+      live,
+    ];
+    // The run's event, appended by the same statement only if the run's row was new.
+    const ev = this.inlineEvent(opts?.event, params.length + 1, 'exists (select from run)');
+    if (ev) params.push(...ev.values);
     // One statement (one snapshot, all or nothing): the run's row, its first attempt and, for a live run, its
     // active mark, the last two only if the run's row was new. The attempt's foreign key is checked at the
     // statement's end, when the run's row is there.
@@ -71,19 +86,9 @@ export class PgRunStore implements RunStore {
        active as (
          insert into ${this.s}.active_runs (run_id, dag_name, queue) select run_id, $2, $9 from run where $10
          on conflict (run_id) do update set dag_name = excluded.dag_name, queue = excluded.queue)
-       select count(*) as created from run`,
-      [
-        initial.run_id,
-        initial.dag_name,
-        runListKey(createdMs, initial.run_id),
-        createdMs,
-        initial.status,
-        initial.trigger_type,
-        JSON.stringify(summarizeRun(initial)),
-        JSON.stringify(initial),
-        initial.queue,
-        live,
-      ],
+         ${ev ? `, ${ev.ctes}` : ''}
+       select count(*) as created${ev ? `, ${ev.told} as events` : ''} from run`,
+      params,
     );
     return Number(r.rows[0].created) === 0
       ? ({ created: false, reason: 'exists' } as const)
@@ -171,16 +176,7 @@ export class PgRunStore implements RunStore {
     const ownerParam = owner === null ? null : params.push(owner);
     const beatParam = heartbeatMs === null ? null : params.push(heartbeatMs);
     // The run event, appended by the same statement only if the attempt's row was written.
-    if (event !== undefined && this.eventsInStatusWrites === undefined)
-      throw new Error('this run store has no event log to append to');
-    const ev =
-      event &&
-      this.eventsInStatusWrites!.inlineAppend(
-        event.type,
-        event.data,
-        params.length + 1,
-        'exists (select from attempt)',
-      );
+    const ev = this.inlineEvent(event, params.length + 1, 'exists (select from attempt)');
     if (ev) params.push(...ev.values);
     const r = await this.w.query<{ latest: number | null; written: string }>(
       `with run as (select latest_attempt, status from ${this.s}.runs where run_id = $1 for update),
@@ -209,6 +205,14 @@ export class PgRunStore implements RunStore {
       params,
     );
     return { latest: r.rows[0].latest, written: Number(r.rows[0].written) };
+  }
+
+  /** The CTEs that append `event` in a statement of this store (see PgEventLog.inlineAppend); none without one. */
+  private inlineEvent(event: WriteStatusOptions['event'], first: number, when: string) {
+    if (event === undefined) return undefined;
+    if (this.eventsInStatusWrites === undefined)
+      throw new Error('this run store has no event log to append to');
+    return this.eventsInStatusWrites.inlineAppend(event.type, event.data, first, when);
   }
 
   async recordUnwrittenFinalStatus(

@@ -9,7 +9,7 @@ import { describeEventLogContract, ManualClock } from '../../../server/store/eve
 import { describeQueueStoreContract } from '../../../server/store/queueStore.contract';
 import { describeRunStoreContract } from '../../../server/store/runStore.contract';
 import { PgRunStore } from '../../../server/store/postgres/pgRunStore';
-import { describeDispatchStoreContract } from '../../../server/store/dispatchStore.contract';
+import { describeDispatchStoreContract, testTask } from '../../../server/store/dispatchStore.contract';
 import { PgDispatchStore } from '../../../server/store/postgres/pgDispatchStore';
 import { describeCancelRequestsContract } from '../../../server/store/cancelRequests.contract';
 import { describeCoordinatorRegistryContract } from '../../../server/store/coordinatorRegistry.contract';
@@ -274,18 +274,47 @@ describe('run events written with the status, on PostgreSQL', () => {
     return { events, store, runs, logger, appends, types };
   }
 
-  it("appends a run's start and end in the status write itself, not as statements of their own", async () => {
+  it("appends a run's creation, start and end in the writes themselves, not as statements of their own", async () => {
     const { runs, appends, types } = await setUp();
     await runs.createRun(testRunStatus({ run_id: 'ev1', status: 'queued' }));
-    expect(appends).toHaveBeenCalledTimes(1); // the creation still appends on its own
+    expect(appends).not.toHaveBeenCalled();
     expect(await runs.claimAttempt('ev1', 1, 'me')).toBe(true);
     expect(await runs.beginClaimedAttempt(testRunStatus({ run_id: 'ev1', status: 'running' }), 'me')).toBe(
       true,
     );
     await runs.writeStatus(testRunStatus({ run_id: 'ev1', status: 'running' })); // no change of state: no event
     await runs.writeStatus(testRunStatus({ run_id: 'ev1', status: 'succeeded' }));
-    expect(appends).toHaveBeenCalledTimes(1);
+    expect(appends).not.toHaveBeenCalled();
     expect(await types()).toEqual(['dag.run.queued ev1', 'dag.run.running ev1', 'dag.run.succeeded ev1']);
+  });
+
+  it('appends no creation event for a run ID that is taken', async () => {
+    const { runs, types } = await setUp();
+    expect(await runs.createRun(testRunStatus({ run_id: 'ev6', status: 'queued' }))).toEqual({
+      created: true,
+    });
+    expect(await runs.createRun(testRunStatus({ run_id: 'ev6', status: 'running' }))).toEqual({
+      created: false,
+      reason: 'exists',
+    });
+    expect(await types()).toEqual(['dag.run.queued ev6']);
+  });
+
+  it('still creates the run when the event log refuses its event (its table renamed by hand)', async () => {
+    const { runs, logger, types } = await setUp();
+    await pool.query(`alter table ${SCHEMA}.events rename to events_away`);
+    let created;
+    try {
+      created = await runs.createRun(testRunStatus({ run_id: 'ev7', status: 'queued' }));
+    } finally {
+      await pool.query(`alter table ${SCHEMA}.events_away rename to events`);
+    }
+    expect(created).toEqual({ created: true });
+    const read = await runs.readStatus('ev7');
+    expect(read.kind === 'ok' && read.status.status).toBe('queued');
+    expect(logger.find('Could not write a run status with its event; writing them apart')).toHaveLength(1);
+    expect(logger.find('Could not append a run event')).toHaveLength(1);
+    expect(await types()).toEqual([]);
   });
 
   it('appends nothing when the status is not written: a start whose claim was given back', async () => {
@@ -334,5 +363,31 @@ describe('run events written with the status, on PostgreSQL', () => {
     expect(read.kind === 'ok' && read.status.status).toBe('succeeded');
     expect(logger.find('Could not write a run status with its event; writing them apart')).toHaveLength(1);
     expect(logger.find('Could not append a run event')).toHaveLength(1);
+  });
+});
+
+describe('dispatch events written with the task, on PostgreSQL', () => {
+  it('appends the event in the enqueue statement, once per stored task, and none without one', async () => {
+    await pool.query(`truncate ${SCHEMA}.dispatch_tasks, ${SCHEMA}.events`);
+    const events = new PgEventLog(pool, SCHEMA, new ManualClock());
+    const store = new PgDispatchStore(pool, SCHEMA, events);
+    const appends = vi.spyOn(events, 'append');
+    const event = { type: 'run:dispatched', data: { run_id: 'd1', held: false } };
+    const at = Date.UTC(2026, 2, 1, 10);
+    // The second enqueue of the same run and millisecond takes the next free ID: two tasks, two events.
+    await store.enqueue(testTask({ run_id: 'd1', enqueued_at_ms: at }), { event });
+    await store.enqueue(testTask({ run_id: 'd1', enqueued_at_ms: at }), { event });
+    await store.enqueue(testTask({ run_id: 'd2', enqueued_at_ms: at }));
+    expect(appends).not.toHaveBeenCalled();
+    expect((await store.listPending()).map((t) => t.run_id).sort()).toEqual(['d1', 'd1', 'd2']);
+    const listed = await events.list({ limit: 10 });
+    expect(listed.map((e) => [e.type, e.data])).toEqual([
+      ['run:dispatched', { run_id: 'd1', held: false }],
+      ['run:dispatched', { run_id: 'd1', held: false }],
+    ]);
+    // A store without an event log refuses an event rather than dropping it.
+    await expect(
+      new PgDispatchStore(pool, SCHEMA).enqueue(testTask({ run_id: 'd3', enqueued_at_ms: at }), { event }),
+    ).rejects.toThrow('no event log');
   });
 });
