@@ -50,6 +50,9 @@ export async function workerCommand(opts: WorkerCommandOptions): Promise<number>
   }
   await pruneWorkDirs(config.worker.work_dir, systemClock.nowMs(), KEEP_RUN_DIRS_MS, logger);
 
+  // The worker's environment as it started, read once: every run builds its steps' environment from it,
+  // and each read of process.env itself is a walk through the C++ environment (~30 µs for 40 variables).
+  const env = Object.freeze({ ...process.env });
   const service = new WorkerService({
     config,
     client,
@@ -57,11 +60,7 @@ export async function workerCommand(opts: WorkerCommandOptions): Promise<number>
     timers: systemTimers,
     logger,
     executeTask: (task, ctx) =>
-      executeTask(
-        { config, client, clock: systemClock, timers: systemTimers, env: process.env, logger },
-        task,
-        ctx,
-      ),
+      executeTask({ config, client, clock: systemClock, timers: systemTimers, env, logger }, task, ctx),
   });
   logger.info('Worker starting', {
     worker_id: service.id,
