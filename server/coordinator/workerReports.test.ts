@@ -219,6 +219,52 @@ describe.each(STORE_KITS)('WorkerReports on $name', ({ make }) => {
     expect(await h.cancels.has('run-1')).toBe(false);
   });
 
+  /**
+   * Reports over a run store that reads a run's cancel request with its status (as PostgreSQL's does),
+   * counting the calls made to the cancel requests and to that read.
+   */
+  function cancelsReadWithStatus() {
+    const calls = new Map<string, number>();
+    const runs = Object.assign(Object.create(h.runs) as typeof h.runs, {
+      readStatusAndCancel: async (runId: string) => {
+        calls.set('readStatusAndCancel', (calls.get('readStatusAndCancel') ?? 0) + 1);
+        return { read: await h.runs.readStatus(runId), cancelRequested: await h.cancels.has(runId) };
+      },
+    });
+    const reports = reportsWith({ runs, cancels: countedCalls(h.cancels, calls) });
+    return { calls, reports };
+  }
+
+  it('takes the cancel request read with the status where the run store reads both at once', async () => {
+    await h.take('worker-b', { zone: 'b' });
+    const { calls, reports } = cancelsReadWithStatus();
+    const running = await workerStatus({ status: 'running', started_at: isoUtc(h.time.nowMs()) });
+
+    expect(await reports.reportStatus('run-1', { worker_id: 'worker-b', status: running })).toEqual({
+      accepted: true,
+      cancel: false,
+    });
+    await h.cancels.request('run-1', h.time.nowMs());
+    expect(await reports.reportStatus('run-1', { worker_id: 'worker-b', status: running })).toEqual({
+      accepted: true,
+      cancel: true,
+    });
+    expect(Object.fromEntries(calls)).toEqual({ readStatusAndCancel: 2 });
+  });
+
+  it('aborts at its ack a run cancelled after its claim, from the cancel request read with the status', async () => {
+    const task = (await h.claim('worker-b', { zone: 'b' }))!;
+    await h.cancels.request('run-1', h.time.nowMs());
+    const { calls, reports } = cancelsReadWithStatus();
+
+    const ack = await reports.ack(task.task_id, { worker_id: 'worker-b', token: task.claim!.token });
+
+    expect(ack).toMatchObject({ accepted: false, reason: 'cancelled' });
+    expect((await h.status('run-1')).status).toBe('aborted');
+    // Read once with the status; the request is then cleared, as the ack always did.
+    expect(Object.fromEntries(calls)).toEqual({ readStatusAndCancel: 1, clear: 1 });
+  });
+
   /** Reports over the same stores that write the logs a final status carries, into `written`. */
   function withLogs() {
     const written: Array<{ file: string; offset: number; data: string; statusThen: string }> = [];

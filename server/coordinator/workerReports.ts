@@ -9,7 +9,7 @@ import { TERMINAL_RUN_STATES, type RunStatus, type StepStatus } from '../core/ty
 import { SECOND } from '../core/units';
 import type { CancelRequests, DispatchStore, WorkerRecord, WorkerRegistry } from '../store/dispatchTypes';
 import { parseTaskId } from '../store/distributedDir';
-import type { RunStore } from '../store/types';
+import type { ReadStatusResult, RunStore } from '../store/types';
 import { CANCELLED_BEFORE_WORKER } from './dispatcher';
 import { endedStatus } from '../core/endedStatus';
 import type {
@@ -185,7 +185,7 @@ export class WorkerReports {
     }
     const task = acked.task;
     return this.locks.with(task.run_id, async () => {
-      const r = await this.d.runs.readStatus(task.run_id);
+      const { read: r, cancelRequested } = await this.readWithCancel(task.run_id);
       if (r.kind !== 'ok') {
         return {
           accepted: false,
@@ -202,7 +202,7 @@ export class WorkerReports {
         };
       }
       const now = this.d.clock.nowMs();
-      if (await this.d.cancels.has(task.run_id)) {
+      if (cancelRequested ?? (await this.d.cancels.has(task.run_id))) {
         // Cancelled between the claim and this ack: it ends here, never having started.
         await this.d.runs.writeStatus(endedStatus(s, 'aborted', CANCELLED_BEFORE_WORKER, isoUtc(now)));
         await this.d.runs.unmarkActive(s.run_id);
@@ -268,7 +268,7 @@ export class WorkerReports {
       return reject(`the status names run ${report.status.run_id}, not ${runId}`);
     }
     return this.locks.with(runId, async () => {
-      const r = await this.d.runs.readStatus(runId);
+      const { read: r, cancelRequested } = await this.readWithCancel(runId);
       if (r.kind === 'missing') return reject(`run ${runId} does not exist`);
       if (r.kind === 'corrupt')
         return { accepted: false, cancel: false, error: `run ${runId} cannot be read` };
@@ -296,10 +296,23 @@ export class WorkerReports {
         this.lastRunHeartbeat.delete(runId);
         return { accepted: true, cancel: false, ...logs };
       }
-      // Asked after the write: a cancel requested meanwhile reaches the worker with this reply.
-      const cancel = await this.d.cancels.has(runId);
+      // Where the run store read it with the status, a cancel requested after that read reaches the worker
+      // with its next heartbeat's reply; else it is asked after the write, and one requested meanwhile comes
+      // with this reply.
+      const cancel = cancelRequested ?? (await this.d.cancels.has(runId));
       return { accepted: true, cancel, ...logs };
     });
+  }
+
+  /**
+   * The run's status, and whether a cancel request waits for it where the run store reads both in one read
+   * (else null: the cancel store is asked apart).
+   */
+  private async readWithCancel(
+    runId: string,
+  ): Promise<{ read: ReadStatusResult; cancelRequested: boolean | null }> {
+    if (this.d.runs.readStatusAndCancel) return this.d.runs.readStatusAndCancel(runId);
+    return { read: await this.d.runs.readStatus(runId), cancelRequested: null };
   }
 
   /** The stored status after a report: progress from the worker, identity and placement from the coordinator. */

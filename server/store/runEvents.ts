@@ -278,6 +278,9 @@ export function withRunEvents(store: RunStore, events: EventLog, opts: { logger?
     ...(store.readStatusAndClaim && {
       readStatusAndClaim: (runId: string) => store.readStatusAndClaim!(runId),
     }),
+    ...(store.readStatusAndCancel && {
+      readStatusAndCancel: (runId: string) => store.readStatusAndCancel!(runId),
+    }),
     ...(store.readStatusesAndClaims && {
       readStatusesAndClaims: (runIds: readonly string[]) => store.readStatusesAndClaims!(runIds),
     }),

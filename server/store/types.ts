@@ -161,6 +161,11 @@ export interface RunStore {
    */
   readStatusAndClaim?(runId: string): Promise<{ read: ReadStatusResult; claim: string | null }>;
   /**
+   * readStatus, and whether a cancel request waits for the run, in one read where the store keeps both (a
+   * statement on PostgreSQL): what the coordinator asks before it takes a worker's ack or status report.
+   */
+  readStatusAndCancel?(runId: string): Promise<{ read: ReadStatusResult; cancelRequested: boolean }>;
+  /**
    * readStatusAndClaim of many runs in one read (a statement on PostgreSQL), each run in the answer (an
    * unknown one as missing): the dead-run check's sweep over a backlog of queued runs then costs a read per
    * batch rather than per run.

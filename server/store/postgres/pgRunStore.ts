@@ -256,6 +256,19 @@ export class PgRunStore implements RunStore {
     return { read: { kind: 'ok', status: r.rows[0].status }, claim: r.rows[0].claimed_by };
   }
 
+  async readStatusAndCancel(runId: string): Promise<{ read: ReadStatusResult; cancelRequested: boolean }> {
+    assertRunId(runId);
+    const r = await this.pool.query<{ status: RunStatus; cancel_requested: boolean }>(
+      `select a.status, exists (select from ${this.s}.cancel_requests c where c.run_id = r.run_id) as cancel_requested
+         from ${this.s}.runs r join ${this.s}.run_attempts a
+           on a.run_id = r.run_id and a.attempt = r.latest_attempt
+        where r.run_id = $1`,
+      [runId],
+    );
+    if (r.rowCount === 0) return { read: { kind: 'missing' }, cancelRequested: false };
+    return { read: { kind: 'ok', status: r.rows[0].status }, cancelRequested: r.rows[0].cancel_requested };
+  }
+
   async readStatusesAndClaims(
     runIds: readonly string[],
   ): Promise<Map<string, { read: ReadStatusResult; claim: string | null }>> {

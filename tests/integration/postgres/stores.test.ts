@@ -164,6 +164,27 @@ describe('PgRunStore, what the database form adds', () => {
     expect(await active()).toEqual([]);
   });
 
+  it("reads a run's latest status and whether a cancel request waits for it in one statement", async () => {
+    await pool.query(`truncate ${SCHEMA}.runs, ${SCHEMA}.run_attempts, ${SCHEMA}.active_runs cascade`);
+    await pool.query(`truncate ${SCHEMA}.cancel_requests`);
+    const store = new PgRunStore(pool, SCHEMA, '/logs');
+    const cancels = new PgCancelRequests(pool, SCHEMA);
+    await store.createRun(testRunStatus({ run_id: 'rc', status: 'running' }));
+    await store.createAttempt(testRunStatus({ run_id: 'rc', attempt: 2, status: 'queued' }));
+
+    expect(await store.readStatusAndCancel('rc')).toMatchObject({
+      read: { kind: 'ok', status: { attempt: 2, status: 'queued' } },
+      cancelRequested: false,
+    });
+    await cancels.request('rc', Date.now());
+    await cancels.request('other', Date.now());
+    expect((await store.readStatusAndCancel('rc')).cancelRequested).toBe(true);
+    expect(await store.readStatusAndCancel('nope')).toEqual({
+      read: { kind: 'missing' },
+      cancelRequested: false,
+    });
+  });
+
   it("clears the run's cancel request in the same write as its latest attempt's end", async () => {
     await pool.query(`truncate ${SCHEMA}.runs, ${SCHEMA}.run_attempts, ${SCHEMA}.active_runs cascade`);
     const store = new PgRunStore(pool, SCHEMA, '/logs');
