@@ -15,7 +15,7 @@ import { RunLocks } from './runLocks';
 
 export interface LogChunksDeps {
   runs: RunStore;
-  logs: Pick<RunLogStore, 'append' | 'createEmpty'>;
+  logs: Pick<RunLogStore, 'append' | 'createLogs'>;
 }
 
 /** Why a chunk was refused outright (the worker must stop shipping it), or null when it was handled. */
@@ -78,46 +78,47 @@ export class LogChunks {
    * `append` answers it, in order.
    */
   async appendChunks(s: RunStatus, chunks: LogBatch['chunks']): Promise<LogReply[]> {
-    const made = await this.createEmpties(s, chunks);
+    const made = await this.createNew(s, chunks);
     const replies: LogReply[] = [];
     for (const chunk of chunks) {
-      const size = made.get(chunk);
-      replies.push(
-        size !== undefined ? { accepted: true, next_offset: size } : await this.appendTo(s, chunk),
-      );
+      const reply = made.get(chunk);
+      replies.push(reply ?? (await this.appendTo(s, chunk)));
     }
     return replies;
   }
 
   /**
-   * The empty logs a batch makes exist (a step that printed nothing: a worker's first shipment of a short
-   * run has two of them), made in one write where the store can; their sizes by chunk. The others are
-   * appended one by one.
+   * The logs a batch starts (the pieces at offset 0: a worker's first shipment of a short run carries its
+   * own log and the step's two, often empty), made in one write where the store can; the reply of each
+   * piece so made, by chunk. A log that existed answers its size as an append at 0 would, except one that
+   * existed empty while the piece has bytes: that piece, and all the others, are appended one by one.
    */
-  private async createEmpties(
+  private async createNew(
     s: RunStatus,
     chunks: LogBatch['chunks'],
-  ): Promise<Map<LogBatch['chunks'][number], number>> {
-    const made = new Map<LogBatch['chunks'][number], number>();
-    const createEmpty = this.d.logs.createEmpty?.bind(this.d.logs);
-    if (!createEmpty) return made;
+  ): Promise<Map<LogBatch['chunks'][number], LogReply>> {
+    const made = new Map<LogBatch['chunks'][number], LogReply>();
+    const createLogs = this.d.logs.createLogs?.bind(this.d.logs);
+    if (!createLogs) return made;
     const names = new Set<string>();
-    const empty = chunks.filter((c) => {
-      if (c.offset !== 0 || c.data !== '' || !RUN_LOG_NAME_PATTERN.test(c.file) || names.has(c.file)) {
-        return false;
-      }
+    const starts = chunks.filter((c) => {
+      if (c.offset !== 0 || !RUN_LOG_NAME_PATTERN.test(c.file) || names.has(c.file)) return false;
       names.add(c.file);
       return true;
     });
-    if (empty.length < 2) return made;
-    const refs = empty.map((c) => ({
-      dag_name: s.dag_name,
-      run_id: s.run_id,
-      attempt: s.attempt,
-      name: c.file,
-    }));
-    const sizes = await createEmpty(refs);
-    empty.forEach((c, i) => made.set(c, sizes[i]));
+    if (starts.length < 2) return made;
+    const data = starts.map((c) => Buffer.from(c.data, c.encoding === 'base64' ? 'base64' : 'utf8'));
+    const sizes = await createLogs(
+      starts.map((c, i) => ({
+        ref: { dag_name: s.dag_name, run_id: s.run_id, attempt: s.attempt, name: c.file },
+        data: data[i],
+      })),
+    );
+    starts.forEach((c, i) => {
+      const size = sizes[i];
+      if (size === 0 && data[i].byteLength > 0) return;
+      made.set(c, { accepted: data[i].byteLength <= size, next_offset: size });
+    });
     return made;
   }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RunNotFoundError } from '../store/errors';
-import { LogGapError, type RunLogRef } from '../store/runLogStore';
+import { LogGapError, type NewRunLog, type RunLogRef } from '../store/runLogStore';
 import { FakeTime, settle } from '../testing/fakeTime';
 import { RecordingLogger } from '../testing/recordingLogger';
 import { LogShipper, type LocalLogFiles } from './logShipper';
@@ -109,10 +109,13 @@ describe('LogShipper', () => {
     const { time, files, store, shipper } = world();
     const made: string[][] = [];
     Object.assign(store, {
-      async createEmpty(refs: readonly RunLogRef[]) {
-        made.push(refs.map((r) => `${r.run_id}/${r.attempt}/${r.name}`));
-        for (const r of refs) if (!store.logs.has(r.name)) store.logs.set(r.name, Buffer.alloc(0));
-        return refs.map((r) => store.logs.get(r.name)!.length);
+      async createLogs(logs: readonly NewRunLog[]) {
+        made.push(logs.map(({ ref: r }) => `${r.run_id}/${r.attempt}/${r.name}`));
+        for (const { ref: r, data } of logs) {
+          expect(data).toBeUndefined();
+          if (!store.logs.has(r.name)) store.logs.set(r.name, Buffer.alloc(0));
+        }
+        return logs.map(({ ref: r }) => store.logs.get(r.name)!.length);
       },
     });
     for (const f of ['/l/run.log', '/l/greet.out', '/l/greet.err']) {
@@ -133,7 +136,7 @@ describe('LogShipper', () => {
   it('makes the empty logs one by one when the call for all of them fails', async () => {
     const { time, files, store, shipper } = world();
     Object.assign(store, {
-      async createEmpty() {
+      async createLogs() {
         throw new Error('Connection terminated unexpectedly');
       },
     });

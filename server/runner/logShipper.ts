@@ -23,7 +23,7 @@ export interface LocalLogFiles {
 }
 
 export interface LogShipperOptions {
-  store: Pick<RunLogStore, 'append' | 'createEmpty'>;
+  store: Pick<RunLogStore, 'append' | 'createLogs'>;
   clock: Clock;
   timers: Timers;
   logger: Logger;
@@ -203,7 +203,7 @@ export class LogShipper {
    */
   private async createEmptyLogs(): Promise<void> {
     const store = this.o.store;
-    if (!store.createEmpty) return;
+    if (!store.createLogs) return;
     const empty: Tracked[] = [];
     for (const t of this.tracked.values()) {
       if (t.dropped || t.known) continue;
@@ -211,7 +211,7 @@ export class LogShipper {
     }
     if (empty.length < 2) return;
     try {
-      await store.createEmpty(empty.map((t) => t.ref));
+      await store.createLogs(empty.map((t) => ({ ref: t.ref })));
     } catch {
       return;
     }

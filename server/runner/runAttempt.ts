@@ -47,7 +47,7 @@ export interface AttemptContext {
    * The run log store when the local files are not it (storage.backend postgres): the run's logs are then
    * shipped there while it runs. Absent: the files the run writes are the store.
    */
-  logStore?: Pick<RunLogStore, 'append' | 'createEmpty'>;
+  logStore?: Pick<RunLogStore, 'append' | 'createLogs'>;
   /** The state store of the `state.*` steps; absent: they fail, saying there is none. */
   stateStore?: StateStore;
   /**

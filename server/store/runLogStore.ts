@@ -50,6 +50,12 @@ export interface LinePosition {
 }
 
 /** The logs of runs: appended by the run process (or its shipper), read by the console. */
+/** A log for createLogs: which one, and the bytes it starts with when it is new (none: empty). */
+export interface NewRunLog {
+  ref: RunLogRef;
+  data?: Uint8Array;
+}
+
 export interface RunLogStore {
   /**
    * Appends `data` to the log at byte `offset`, which must be the log's size (an empty `data` at 0 makes an
@@ -58,12 +64,14 @@ export interface RunLogStore {
    */
   append(ref: RunLogRef, offset: number, data: Uint8Array): Promise<number>;
   /**
-   * Makes each log exist, as an empty append at 0 does (one that exists keeps its bytes), in one write where
-   * that saves round trips: a run starts with several empty logs, and a worker's shipment carries them. Returns
-   * each log's size afterwards, in the order of `refs` (refs must name distinct logs). All or none are made;
-   * throws RunNotFoundError (naming the first ref's attempt) when an attempt is not in the store.
+   * Makes each log that does not exist yet, holding its `data` (none: empty), in one write where that saves
+   * round trips: a run starts with several empty logs, and a worker's shipment carries the first bytes of
+   * several. A log that exists keeps its bytes and gets none of these (an append at 0 is needed for a log
+   * that exists empty). Returns each log's size afterwards, in the order of `logs` (they must name distinct
+   * logs). All or none are made; throws RunNotFoundError (naming the first log's attempt) when an attempt is
+   * not in the store.
    */
-  createEmpty?(refs: readonly RunLogRef[]): Promise<number[]>;
+  createLogs?(logs: readonly NewRunLog[]): Promise<number[]>;
   /** The log's size and lines, or null when it does not exist (yet). */
   stat(ref: RunLogRef): Promise<RunLogStat | null>;
   /**

@@ -12,6 +12,7 @@ import {
   countNewlines,
   LogGapError,
   type LinePosition,
+  type NewRunLog,
   type RunLogEntry,
   type RunLogRef,
   type RunLogStat,
@@ -19,6 +20,8 @@ import {
 } from '../runLogStore';
 import { quoteIdent } from './schemaVersion';
 import { inTransaction } from './transaction';
+
+const EMPTY = Buffer.alloc(0);
 
 /** Chunks fetched by one query of a read: a few MiB at most. */
 const READ_BATCH = 8;
@@ -101,29 +104,51 @@ export class PgRunLogStore implements RunLogStore {
     }
   }
 
-  async createEmpty(refs: readonly RunLogRef[]): Promise<number[]> {
-    for (const ref of refs) assertRunLogRef(ref);
-    if (refs.length === 0) return [];
+  async createLogs(logs: readonly NewRunLog[]): Promise<number[]> {
+    for (const l of logs) assertRunLogRef(l.ref);
+    if (logs.length === 0) return [];
     const keyOf = (r: Pick<RunLogRef, 'run_id' | 'attempt' | 'name'>) =>
       `${r.run_id}\n${r.attempt}\n${r.name}`;
-    if (new Set(refs.map(keyOf)).size !== refs.length)
-      throw new RangeError('createEmpty: a log is named twice');
+    if (new Set(logs.map((l) => keyOf(l.ref))).size !== logs.length)
+      throw new RangeError('createLogs: a log is named twice');
+    const bytes = logs.map((l) =>
+      l.data === undefined ? EMPTY : Buffer.from(l.data.buffer, l.data.byteOffset, l.data.byteLength),
+    );
     try {
-      // An update of nothing on a log that exists (as in append's makeAtStart) returns its row too.
+      // One statement: the files' rows, each already holding its bytes, and a chunk for each new file that
+      // has some. A file that exists keeps its row (an update of nothing, as in append's makeAtStart, returns
+      // it) and gets no chunk: `xmax = 0` tells a row this statement inserted from one it only updated.
       const r = await this.pool.query<{ run_id: string; attempt: number; name: string; size: string }>(
-        `insert into ${this.s}.run_log_files (run_id, attempt, name, size, newlines, ends_newline)
-         select run_id, attempt, name, 0, 0, true
-           from unnest($1::text[], $2::int[], $3::text[]) as f(run_id, attempt, name)
-         on conflict (run_id, attempt, name) do update set size = run_log_files.size
-         returning run_id, attempt, name, size`,
-        [refs.map((r) => r.run_id), refs.map((r) => r.attempt), refs.map((r) => r.name)],
+        `with f as (
+           select * from unnest($1::text[], $2::int[], $3::text[], $4::bigint[], $5::bigint[], $6::bool[], $7::bytea[])
+             as f(run_id, attempt, name, size, newlines, ends_newline, data)),
+         made as (
+           insert into ${this.s}.run_log_files (run_id, attempt, name, size, newlines, ends_newline)
+           select run_id, attempt, name, size, newlines, ends_newline from f
+           on conflict (run_id, attempt, name) do update set size = run_log_files.size
+           returning run_id, attempt, name, size, xmax = 0 as created),
+         chunks as (
+           insert into ${this.s}.run_log_chunks (run_id, attempt, name, byte_offset, line_offset, length, data)
+           select f.run_id, f.attempt, f.name, 0, 0, f.size, f.data
+             from f join made m on m.run_id = f.run_id and m.attempt = f.attempt and m.name = f.name
+            where m.created and f.size > 0)
+         select run_id, attempt, name, size from made`,
+        [
+          logs.map((l) => l.ref.run_id),
+          logs.map((l) => l.ref.attempt),
+          logs.map((l) => l.ref.name),
+          bytes.map((b) => b.length),
+          bytes.map((b) => countNewlines(b)),
+          bytes.map((b) => b.length === 0 || b[b.length - 1] === 0x0a),
+          bytes,
+        ],
       );
       const sizes = new Map(r.rows.map((row) => [keyOf(row), Number(row.size)]));
-      return refs.map((ref) => sizes.get(keyOf(ref)) ?? 0);
+      return logs.map((l) => sizes.get(keyOf(l.ref)) ?? 0);
     } catch (err) {
       // 23503: an attempt is not in the database (never created, or deleted with its run).
       if ((err as { code?: string }).code === '23503')
-        throw new RunNotFoundError(refs[0].run_id, refs[0].attempt);
+        throw new RunNotFoundError(logs[0].ref.run_id, logs[0].ref.attempt);
       throw err;
     }
   }

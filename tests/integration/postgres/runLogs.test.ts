@@ -53,13 +53,12 @@ describe('PgRunLogStore across connections', () => {
     expect(chunks.rows[0].n).toBe(40);
   });
 
-  it('makes several empty logs exist in one statement, keeping a log that has bytes, and answers their sizes', async () => {
+  it('makes several logs exist in one statement, keeping a log that has bytes, and answers their sizes', async () => {
     const { logs, runs } = await fresh();
     await runs.createRun(testRunStatus({ run_id: 'r1', status: 'running' }));
     await logs.append(ref(), 0, Buffer.from('hi\n'));
-    expect(await logs.createEmpty([ref({ name: 'run.log' }), ref(), ref({ name: 'greet.err' })])).toEqual([
-      0, 3, 0,
-    ]);
+    const empty = (...refs: RunLogRef[]) => logs.createLogs(refs.map((r) => ({ ref: r })));
+    expect(await empty(ref({ name: 'run.log' }), ref(), ref({ name: 'greet.err' }))).toEqual([0, 3, 0]);
     expect(await logs.list({ dag_name: 'etl', run_id: 'r1' })).toEqual([
       { attempt: 1, name: 'greet.err', size: 0, lines: 0 },
       { attempt: 1, name: 'greet.out', size: 3, lines: 1 },
@@ -67,13 +66,42 @@ describe('PgRunLogStore across connections', () => {
     ]);
     expect(await logs.append(ref({ name: 'greet.err' }), 0, Buffer.from('oops\n'))).toBe(5);
     await expect(
-      logs.createEmpty([ref({ run_id: 'ghost', name: 'run.log' }), ref({ run_id: 'ghost' })]),
+      empty(ref({ run_id: 'ghost', name: 'run.log' }), ref({ run_id: 'ghost' })),
     ).rejects.toBeInstanceOf(RunNotFoundError);
     expect(await logs.list({ dag_name: 'etl', run_id: 'ghost' })).toEqual([]);
-    await expect(logs.createEmpty([ref({ name: '../escape' })])).rejects.toThrow();
-    await expect(logs.createEmpty([ref({ name: 'run.log' }), ref({ name: 'run.log' })])).rejects.toThrow(
+    await expect(empty(ref({ name: '../escape' }))).rejects.toThrow();
+    await expect(empty(ref({ name: 'run.log' }), ref({ name: 'run.log' }))).rejects.toThrow(
       'a log is named twice',
     );
+  });
+
+  it('makes new logs with their first bytes in one statement, and leaves a log that exists as it is', async () => {
+    const { logs, runs } = await fresh();
+    await runs.createRun(testRunStatus({ run_id: 'r1', status: 'running' }));
+    await logs.append(ref({ name: 'greet.err' }), 0, Buffer.alloc(0));
+    const start = [
+      { ref: ref({ name: 'run.log' }), data: Buffer.from('started\nstep greet\n') },
+      { ref: ref(), data: Buffer.from('hi') },
+      { ref: ref({ name: 'greet.err' }), data: Buffer.from('oops\n') },
+    ];
+    expect(await logs.createLogs(start)).toEqual([19, 2, 0]);
+    // Sent again (its answer lost): nothing is written twice.
+    expect(await logs.createLogs(start)).toEqual([19, 2, 0]);
+    expect(await logs.list({ dag_name: 'etl', run_id: 'r1' })).toEqual([
+      { attempt: 1, name: 'greet.err', size: 0, lines: 0 },
+      { attempt: 1, name: 'greet.out', size: 2, lines: 1 },
+      { attempt: 1, name: 'run.log', size: 19, lines: 2 },
+    ]);
+    const text = async (name: string) => {
+      const parts: Uint8Array[] = [];
+      for await (const p of logs.read(ref({ name }), 0, Infinity)) parts.push(p);
+      return Buffer.concat(parts).toString();
+    };
+    expect(await text('run.log')).toBe('started\nstep greet\n');
+    // The next bytes land after the first ones, on the line count and newline the row was made with.
+    expect(await logs.append(ref(), 2, Buffer.from(' there\n'))).toBe(9);
+    expect(await text('greet.out')).toBe('hi there\n');
+    expect(await logs.stat(ref())).toMatchObject({ size: 9, lines: 1 });
   });
 
   it('refuses a log of an attempt the database does not have', async () => {
