@@ -215,14 +215,20 @@ describe.each(STORE_KITS)('Dispatcher on $name', ({ make }) => {
     return { tasks, carried };
   };
 
-  it('stores the task and its run:dispatched in one write where the dispatch store appends to that log', async () => {
+  /** An event log that records the type of each event appended to it. */
+  const recordedEvents = () => {
     const appended: string[] = [];
     const events: DispatcherDeps['events'] = {
       append: async (type, data) => {
         appended.push(type);
-        return { id: '1', type, time: '', data };
+        return { id: String(appended.length), type, time: '', data };
       },
     };
+    return { events, appended };
+  };
+
+  it('stores the task and its run:dispatched in one write where the dispatch store appends to that log', async () => {
+    const { events, appended } = recordedEvents();
     const { tasks, carried } = storeAppendingTo(events);
 
     await dispatcherWith({ tasks, events }).dispatch(
@@ -246,13 +252,7 @@ describe.each(STORE_KITS)('Dispatcher on $name', ({ make }) => {
   });
 
   it("stores the task alone and appends its event apart when the store refuses the event's part", async () => {
-    const appended: string[] = [];
-    const events: DispatcherDeps['events'] = {
-      append: async (type, data) => {
-        appended.push(type);
-        return { id: '1', type, time: '', data };
-      },
-    };
+    const { events, appended } = recordedEvents();
     const refused = Object.assign(new Error('relation "events" does not exist'), { code: '42P01' });
     const { tasks, carried } = storeAppendingTo(events, refused);
 
@@ -270,9 +270,7 @@ describe.each(STORE_KITS)('Dispatcher on $name', ({ make }) => {
   });
 
   it('fails a dispatch whose combined write fails for a reason of its own, and keeps no task', async () => {
-    const events: DispatcherDeps['events'] = {
-      append: async (type, data) => ({ id: '1', type, time: '', data }),
-    };
+    const { events } = recordedEvents();
     const lost = Object.assign(new Error('Connection terminated unexpectedly'), { code: 'ECONNRESET' });
     const { tasks } = storeAppendingTo(events, lost);
 
