@@ -179,6 +179,69 @@ describe.each(STORE_KITS)('WorkerReports on $name', ({ make }) => {
     expect(other).toEqual({ cancel: ['run-1'] });
   });
 
+  it('reads the runs of a heartbeat and writes their heartbeats once each, where the run store can', async () => {
+    await h.heartbeat('worker-b', { zone: 'b' });
+    await h.dispatch('run-2', { zone: 'b' });
+    await h.take('worker-b', { zone: 'b' });
+    await h.take('worker-b', { zone: 'b' });
+    await h.reportRunning('worker-b', 'run-1');
+    await h.reportRunning('worker-b', 'run-2');
+    await h.time.advance(2 * SECOND);
+    const calls = new Map<string, number>();
+    const count = (name: string) => calls.set(name, (calls.get(name) ?? 0) + 1);
+    // As PostgreSQL's store does it, over the harness's store: many runs, one call each way.
+    const runs = Object.assign(Object.create(h.runs) as typeof h.runs, {
+      readStatus: async (runId: string) => {
+        count('readStatus');
+        return h.runs.readStatus(runId);
+      },
+      writeHeartbeat: async (runId: string, attempt: number, nowMs: number) => {
+        count('writeHeartbeat');
+        return h.runs.writeHeartbeat(runId, attempt, nowMs);
+      },
+      readStatusesAndClaims: async (runIds: readonly string[]) => {
+        count('readStatusesAndClaims');
+        const out = new Map<string, { read: Awaited<ReturnType<typeof h.runs.readStatus>>; claim: null }>();
+        for (const id of runIds) out.set(id, { read: await h.runs.readStatus(id), claim: null });
+        return out;
+      },
+      writeHeartbeats: async (
+        attempts: ReadonlyArray<{ run_id: string; attempt: number }>,
+        nowMs: number,
+      ) => {
+        count('writeHeartbeats');
+        for (const a of attempts) await h.runs.writeHeartbeat(a.run_id, a.attempt, nowMs);
+      },
+    });
+    const reports = reportsWith({ runs });
+    const beat = (running: Array<{ run_id: string; attempt: number }>) =>
+      reports.heartbeat({
+        worker_id: 'worker-b',
+        labels: { zone: 'b' },
+        max_active_runs: 4,
+        running,
+        host: 'b',
+        pid: 1,
+      });
+
+    const reply = await beat([
+      { run_id: 'run-1', attempt: 1 },
+      { run_id: 'run-2', attempt: 1 },
+      { run_id: 'run-gone', attempt: 1 },
+    ]);
+
+    expect(reply).toEqual({ cancel: ['run-gone'] });
+    expect(Object.fromEntries(calls)).toEqual({ readStatusesAndClaims: 1, writeHeartbeats: 1 });
+    expect(await h.runs.readHeartbeat('run-1', 1)).toBe(h.time.nowMs());
+    expect(await h.runs.readHeartbeat('run-2', 1)).toBe(h.time.nowMs());
+    // One run: read and written as before.
+    calls.clear();
+    await h.time.advance(2 * SECOND);
+    await beat([{ run_id: 'run-1', attempt: 1 }]);
+    expect(Object.fromEntries(calls)).toEqual({ readStatus: 1, writeHeartbeat: 1 });
+    expect(await h.runs.readHeartbeat('run-1', 1)).toBe(h.time.nowMs());
+  });
+
   /** Reports over the harness's stores and clock, with `deps` in their place. */
   const reportsWith = (deps: Partial<WorkerReportsDeps>) =>
     new WorkerReports({

@@ -315,6 +315,10 @@ export function withRunEvents(store: RunStore, events: EventLog, opts: { logger?
       return begun;
     },
     writeHeartbeat: (runId, attempt, nowMs) => store.writeHeartbeat(runId, attempt, nowMs),
+    ...(store.writeHeartbeats && {
+      writeHeartbeats: (attempts: ReadonlyArray<{ run_id: string; attempt: number }>, nowMs: number) =>
+        store.writeHeartbeats!(attempts, nowMs),
+    }),
     readHeartbeat: (runId, attempt) => store.readHeartbeat(runId, attempt),
     logDir: (dagName, runId, attempt) => store.logDir(dagName, runId, attempt),
   };

@@ -221,6 +221,14 @@ export interface RunStore {
   releaseClaim(runId: string, attempt: number, owner: string): Promise<boolean>;
   /** Writes the run process's heartbeat (wall-clock ms) for the attempt. */
   writeHeartbeat(runId: string, attempt: number, nowMs: number): Promise<void>;
+  /**
+   * writeHeartbeat of several attempts in one write (a statement on PostgreSQL): what a coordinator writes
+   * for the runs a worker heartbeats about. An attempt that is not there (any more) is passed over.
+   */
+  writeHeartbeats?(
+    attempts: ReadonlyArray<{ run_id: string; attempt: number }>,
+    nowMs: number,
+  ): Promise<void>;
   /** Last heartbeat time in wall-clock ms, or null if none was written. */
   readHeartbeat(runId: string, attempt: number): Promise<number | null>;
   /** Directory of the attempt's step logs, absolute. */

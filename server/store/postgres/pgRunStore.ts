@@ -426,6 +426,20 @@ export class PgRunStore implements RunStore {
     if (r.rowCount === 0) throw await this.notFound(runId, attempt);
   }
 
+  async writeHeartbeats(
+    attempts: ReadonlyArray<{ run_id: string; attempt: number }>,
+    nowMs: number,
+  ): Promise<void> {
+    for (const a of attempts) assertRunId(a.run_id);
+    if (attempts.length === 0) return;
+    await this.w.query(
+      `update ${this.s}.run_attempts a set heartbeat_ms = $3
+         from unnest($1::text[], $2::int[]) as b(run_id, attempt)
+        where a.run_id = b.run_id and a.attempt = b.attempt`,
+      [attempts.map((a) => a.run_id), attempts.map((a) => a.attempt), nowMs],
+    );
+  }
+
   async readHeartbeat(runId: string, attempt: number): Promise<number | null> {
     assertRunId(runId);
     const r = await this.pool.query<{ heartbeat_ms: string | null }>(

@@ -185,6 +185,28 @@ describe('PgRunStore, what the database form adds', () => {
     });
   });
 
+  it('writes the heartbeats of several attempts in one statement, passing over one that is not there', async () => {
+    await pool.query(`truncate ${SCHEMA}.runs, ${SCHEMA}.run_attempts, ${SCHEMA}.active_runs cascade`);
+    const store = new PgRunStore(pool, SCHEMA, '/logs');
+    await store.createRun(testRunStatus({ run_id: 'hb1', status: 'running' }));
+    await store.createRun(testRunStatus({ run_id: 'hb2', status: 'running' }));
+    await store.createAttempt(testRunStatus({ run_id: 'hb2', attempt: 2, status: 'running' }));
+
+    await store.writeHeartbeats(
+      [
+        { run_id: 'hb1', attempt: 1 },
+        { run_id: 'hb2', attempt: 2 },
+        { run_id: 'ghost', attempt: 1 },
+      ],
+      1_700_000_000_000,
+    );
+
+    expect(await store.readHeartbeat('hb1', 1)).toBe(1_700_000_000_000);
+    expect(await store.readHeartbeat('hb2', 2)).toBe(1_700_000_000_000);
+    expect(await store.readHeartbeat('hb2', 1)).toBeNull();
+    await expect(store.writeHeartbeats([{ run_id: '../x', attempt: 1 }], 1)).rejects.toThrow();
+  });
+
   it("clears the run's cancel request in the same write as its latest attempt's end", async () => {
     await pool.query(`truncate ${SCHEMA}.runs, ${SCHEMA}.run_attempts, ${SCHEMA}.active_runs cascade`);
     const store = new PgRunStore(pool, SCHEMA, '/logs');
