@@ -32,6 +32,7 @@ import { DispatchConflictError, DispatchFailedError, RunUnreadableError } from '
 import { isHoldTaker } from '../store/expireHold';
 import { errorCode } from '../store/fsutil';
 import { RunLocks } from './runLocks';
+import { mayBeTheEventsFault } from '../store/runEvents';
 
 /** The error of a run cancelled while it waited for a worker. */
 export const CANCELLED_BEFORE_WORKER = 'cancelled before a worker took it';
@@ -440,7 +441,7 @@ export class Dispatcher implements DispatcherApi {
         event: { type: DISPATCHED_EVENT, data: dispatchedEventData(fresh) },
       });
     } catch (err) {
-      if (!/^(22|23|42)/.test(String((err as { code?: unknown }).code ?? ''))) throw err;
+      if (!mayBeTheEventsFault(err)) throw err;
       this.d.logger.warn('Could not store a dispatch task with its event; storing them apart', {
         run_id: fresh.run_id,
         error: err instanceof Error ? err.message : String(err),

@@ -9,6 +9,16 @@ import { errorMessage } from './fsutil';
 import type { EventLog, RunStore, WriteStatusOptions } from './types';
 
 /** The event types of run state changes. */
+/**
+ * Whether a write that carried an event in its own statement may have failed because of the event's part (a
+ * table of the event log dropped or changed by hand: an integrity, data or definition error), so that a
+ * second write without it is worth making. Any other failure (a lost connection, a fence that no longer
+ * holds, a missing run) would fail that write alike.
+ */
+export function mayBeTheEventsFault(err: unknown): boolean {
+  return /^(22|23|42)/.test(String((err as { code?: unknown }).code ?? ''));
+}
+
 export const RUN_EVENT_TYPES = [
   'dag.run.queued',
   'dag.run.running',
@@ -192,10 +202,7 @@ export function withRunEvents(store: RunStore, events: EventLog, opts: { logger?
       return { result };
     } catch (err) {
       giveBack();
-      // Only an error the event's part may have caused (a table of the event log dropped or changed by
-      // hand: an integrity, data or definition error) is worth a second write without it; the rest (a lost
-      // connection, a fence that no longer holds, a missing run) would fail that write alike.
-      if (!/^(22|23|42)/.test(String((err as { code?: unknown }).code ?? ''))) throw err;
+      if (!mayBeTheEventsFault(err)) throw err;
       logger.warn('Could not write a run status with its event; writing them apart', {
         run_id: status.run_id,
         attempt: status.attempt,
