@@ -11,6 +11,8 @@ import { RecordingLogger } from '../testing/recordingLogger';
 import {
   ABANDONED_CREATION_MS,
   ABANDONED_SCAN_INTERVAL_MS,
+  QUEUE_HEAD_CHECKED,
+  QUIET_RECHECK_SWEEPS,
   SWEEP_BATCH,
   UNMARKED_SCAN_INTERVAL_MS,
   ZombieReaper,
@@ -664,6 +666,78 @@ describe('ZombieReaper', () => {
     expect(calls.batches).toEqual([2]);
     expect(calls.single).toBe(3);
     expect((await h.status('waiting')).status).toBe('queued');
+  });
+
+  /** A backlog of `n` runs waiting in the queue of `etl`, and a log of the statuses the reaper reads. */
+  async function backlog(h: ReturnType<typeof harness>, n: number) {
+    for (let i = 0; i < n; i++) await h.waitingRun(`backlog-${String(i).padStart(3, '0')}`);
+    const items = await h.queue.list('etl');
+    const reads: string[] = [];
+    const readStatus = h.runs.readStatus.bind(h.runs);
+    h.runs.readStatus = (runId) => (reads.push(runId), readStatus(runId));
+    return {
+      reads,
+      head: items.slice(0, QUEUE_HEAD_CHECKED).map((i) => i.run_id),
+      last: items[items.length - 1].run_id,
+    };
+  }
+
+  it('reads the runs waiting past the head of their queue at every few sweeps only, and the head at every sweep', async () => {
+    const h = harness();
+    const b = await backlog(h, QUEUE_HEAD_CHECKED + 5);
+    await h.time.advance(STALE_MS + SECOND);
+
+    expect(await h.reaper.sweep()).toEqual([]);
+    expect(b.reads).toHaveLength(QUEUE_HEAD_CHECKED + 5);
+    for (let sweep = 2; sweep <= QUIET_RECHECK_SWEEPS; sweep++) {
+      b.reads.length = 0;
+      await h.time.advance(10 * SECOND);
+      expect(await h.reaper.sweep()).toEqual([]);
+      expect(b.reads.sort()).toEqual([...b.head].sort());
+    }
+    b.reads.length = 0;
+    expect(await h.reaper.sweep()).toEqual([]);
+    expect(b.reads).toHaveLength(QUEUE_HEAD_CHECKED + 5);
+  });
+
+  it('on files, still judges a run past the head of its queue that a process claimed and left silent, a few sweeps later', async () => {
+    const h = harness({ releasesClaims: false });
+    const b = await backlog(h, QUEUE_HEAD_CHECKED + 5);
+    expect(await h.reaper.sweep()).toEqual([]);
+    expect(await h.runs.claimAttempt(b.last, 1, 'other-host:4242')).toBe(true);
+    b.reads.length = 0;
+
+    // Not read while it rests: its claim is first seen at the QUIET_RECHECK_SWEEPS-th sweep after.
+    for (let sweep = 2; sweep <= QUIET_RECHECK_SWEEPS; sweep++) {
+      await h.time.advance(10 * SECOND);
+      expect(await h.reaper.sweep()).toEqual([]);
+      expect(b.reads).not.toContain(b.last);
+    }
+    await h.time.advance(10 * SECOND);
+    expect(await h.reaper.sweep()).toEqual([]);
+    expect(b.reads).toContain(b.last);
+    // From then on it is read at every sweep, and judged as any claimed run once silent long enough.
+    await h.time.advance(CLAIM_SILENCE_MS / 2);
+    b.reads.length = 0;
+    expect(await h.reaper.sweep()).toEqual([]);
+    expect(b.reads).toContain(b.last);
+    await h.time.advance(CLAIM_SILENCE_MS / 2 + SECOND);
+    expect(await h.reaper.sweep()).toEqual([b.last]);
+    expect((await h.status(b.last)).status).toBe('failed');
+  });
+
+  it('reads a resting run at the next sweep once its queue item is gone', async () => {
+    const h = harness();
+    const b = await backlog(h, QUEUE_HEAD_CHECKED + 5);
+    await h.time.advance(STALE_MS + SECOND);
+    expect(await h.reaper.sweep()).toEqual([]);
+    await h.queue.dequeue('etl', b.last);
+
+    b.reads.length = 0;
+    expect(await h.reaper.sweep()).toEqual([]);
+    expect(b.reads).toContain(b.last);
+    // Stranded: put back in its queue, as any queued run found with no item.
+    expect(await h.queue.find(b.last)).not.toBeNull();
   });
 
   it('leaves a queued slot run with no queue item to the scheduling loop until its first tick has adopted such runs', async () => {

@@ -23,6 +23,16 @@ const MAX_REMEMBERED_REQUEUES = 10_000;
 /** How many active runs the sweep reads at once, where the store reads many in one go. */
 export const SWEEP_BATCH = 500;
 
+/**
+ * A queued run that waits in its queue, unclaimed, when the sweep reads it is read again at every
+ * QUIET_RECHECK_SWEEPS-th sweep only (a minute at the default interval), unless its item is among the first
+ * QUEUE_HEAD_CHECKED of its queue: those are the runs the queue starts next, so a process that claims one
+ * and dies is judged as soon as before. Such a run needs nothing from the sweep while it waits; reading each
+ * of a backlog of thousands at every sweep kept a scheduler on files busy in proportion to its backlog.
+ */
+export const QUIET_RECHECK_SWEEPS = 6;
+export const QUEUE_HEAD_CHECKED = 64;
+
 /** How often the run list is searched for queued or running runs that lost their active marker. */
 export const UNMARKED_SCAN_INTERVAL_MS = 5 * MINUTE;
 
@@ -84,6 +94,13 @@ const SLOT_TRIGGERS: ReadonlySet<string> = new Set(['scheduler', 'catchup']);
 
 export { isLocalProcessAlive };
 
+/** The sweep's listing of the queues: every queued run ID, and those near the head of their queue. */
+interface QueueListing {
+  ids: Set<string>;
+  head: Set<string>;
+}
+const NOTHING_LISTED: QueueListing = { ids: new Set(), head: new Set() };
+
 export class ZombieReaper {
   private readonly host: string;
   private readonly processAlive: (pid: number) => boolean;
@@ -121,23 +138,57 @@ export class ZombieReaper {
   }
 
   /**
-   * The run IDs in the queues, listed once per sweep when a queued run is first asked about: a backlog of
-   * queued runs costs the sweep a few listings rather than a lookup per run.
+   * The run IDs in the queues, and those among the first QUEUE_HEAD_CHECKED of each, listed once per sweep
+   * when first needed: a backlog of queued runs costs the sweep a few listings rather than a lookup per run.
    */
-  private queuedThisSweep: Promise<Set<string>> | null = null;
+  private queuedThisSweep: Promise<QueueListing> | null = null;
+  /** Sweeps made so far: the clock of QUIET_RECHECK_SWEEPS. */
+  private sweeps = 0;
+  /** Queued runs found waiting in their queue, unclaimed, at their last read: the sweep that read them. */
+  private readonly quietSince = new Map<string, number>();
+
+  private queueListing(): Promise<QueueListing> {
+    this.queuedThisSweep ??= (async () => {
+      const ids = new Set<string>();
+      const head = new Set<string>();
+      for (const items of (await this.d.queue.listAll()).values()) {
+        items.forEach((item, i) => {
+          ids.add(item.run_id);
+          if (i < QUEUE_HEAD_CHECKED) head.add(item.run_id);
+        });
+      }
+      return { ids, head };
+    })();
+    return this.queuedThisSweep;
+  }
 
   /**
    * Whether the run has a queue item. The sweep's listing answers yes; a run not in it (enqueued since)
    * is looked up, so the listing never makes a run look stranded.
    */
   private async inAQueue(runId: string): Promise<boolean> {
-    this.queuedThisSweep ??= (async () => {
-      const ids = new Set<string>();
-      for (const items of (await this.d.queue.listAll()).values()) for (const i of items) ids.add(i.run_id);
-      return ids;
-    })();
-    const listed = await this.queuedThisSweep.catch(() => new Set<string>());
-    return listed.has(runId) || (await this.d.queue.find(runId)) !== null;
+    const listed = await this.queueListing().catch(() => NOTHING_LISTED);
+    return listed.ids.has(runId) || (await this.d.queue.find(runId)) !== null;
+  }
+
+  /**
+   * The active runs this sweep reads: all but the quiet ones (see QUIET_RECHECK_SWEEPS) that are still in
+   * their queue past its head and were read less than QUIET_RECHECK_SWEEPS sweeps ago. When the queues
+   * cannot be listed, every run is read.
+   */
+  private async toRead<T extends { run_id: string }>(active: T[]): Promise<T[]> {
+    if (this.quietSince.size === 0) return active;
+    const listed = await this.queueListing().catch(() => null);
+    if (listed === null) return active;
+    return active.filter((a) => {
+      const since = this.quietSince.get(a.run_id);
+      const resting =
+        since !== undefined &&
+        this.sweeps - since < QUIET_RECHECK_SWEEPS &&
+        listed.ids.has(a.run_id) &&
+        !listed.head.has(a.run_id);
+      return !resting;
+    });
   }
 
   /** The run's latest status, and its claim when the store reads it in the same go (undefined: it does not). */
@@ -152,14 +203,15 @@ export class ZombieReaper {
   async sweep(): Promise<string[]> {
     if (!this.d.canDispatch()) return [];
     this.queuedThisSweep = null;
+    this.sweeps++;
     const reaped: string[] = [];
     const active = await this.d.runs.listActive();
-    const seen = new Set<string>();
-    for (let from = 0; from < active.length; from += SWEEP_BATCH) {
-      const batch = active.slice(from, from + SWEEP_BATCH);
+    const seen = new Set(active.map((a) => a.run_id));
+    const toRead = await this.toRead(active);
+    for (let from = 0; from < toRead.length; from += SWEEP_BATCH) {
+      const batch = toRead.slice(from, from + SWEEP_BATCH);
       const reads = await this.readBatch(batch);
       for (const a of batch) {
-        seen.add(a.run_id);
         // One run whose files cannot be written (a full disk) must not keep the others from being checked.
         try {
           if (await this.check(a, reads?.get(a.run_id))) reaped.push(a.run_id);
@@ -178,6 +230,7 @@ export class ZombieReaper {
     }
     for (const runId of this.markerIdleSince.keys()) if (!seen.has(runId)) this.markerIdleSince.delete(runId);
     for (const runId of this.failing) if (!seen.has(runId)) this.failing.delete(runId);
+    for (const runId of this.quietSince.keys()) if (!seen.has(runId)) this.quietSince.delete(runId);
     this.claimed.prune(seen);
     await this.scanForUnmarked();
     await this.removeAbandonedCreations();
@@ -204,6 +257,7 @@ export class ZombieReaper {
     pre?: { read: ReadStatusResult; claim: string | null | undefined },
   ): Promise<boolean> {
     const { read: r, claim: claimRead } = pre ?? (await this.readWithClaim(a.run_id));
+    this.quietSince.delete(a.run_id);
     if (r.kind === 'corrupt' && !r.incomplete) {
       this.d.logger.error('Active run has an unreadable status file', {
         run_id: a.run_id,
@@ -371,7 +425,10 @@ export class ZombieReaper {
       const reason = await this.claimed.reason(s, claim);
       return reason === null ? null : { reason, claim };
     }
-    if (await this.inAQueue(s.run_id)) return null;
+    if (await this.inAQueue(s.run_id)) {
+      this.quietSince.set(s.run_id, this.sweeps);
+      return null;
+    }
     if (await dispatched()) return null;
     const age = this.d.clock.nowMs() - Date.parse(s.created_at);
     if (age <= this.d.heartbeatStaleMs) return null; // a scheduled run that is just starting
