@@ -431,6 +431,28 @@ describe('QueueProcessor', () => {
     expect(h.launcher.runIds()).toEqual([first, elsewhere, second]);
   });
 
+  it('polls a queue whose slots are all taken once a second where run changes are announced, at every busy poll on files', async () => {
+    for (const runWakeups of [true, false]) {
+      const etl = dagFromYaml('etl');
+      const h = harness({ dags: [etl], runWakeups });
+      h.launcher.script = { startAfterMs: 20, runForMs: null, outcome: 'succeeded' };
+      const first = await h.enqueue(etl);
+      const second = await h.enqueue(etl);
+      h.processor.start();
+      await h.time.advance(1010);
+      expect(h.launcher.runIds()).toEqual([first]);
+      const passes = h.countPasses();
+      await h.time.advance(3000);
+      // Nothing can start before a slot frees: with announced changes, the end of the run wakes a pass.
+      if (runWakeups) expect(passes.n).toBe(3);
+      else expect(passes.n).toBe(30);
+      await h.launcher.finish(first);
+      if (runWakeups) h.processor.runsChanged(first);
+      await h.time.advance(runWakeups ? 5 : 100);
+      expect(h.launcher.runIds()).toEqual([first, second]);
+    }
+  });
+
   /** Two runs queued in etl (one slot), run changes announced: the first is running, the second waits. */
   async function oneRunningOneWaiting() {
     const etl = dagFromYaml('etl');

@@ -187,7 +187,14 @@ export class QueueProcessor {
     if (this.inFlight.delete(runId)) this.loop.wake();
   }
 
-  /** One pass over every non-empty queue. Returns true when there is still work waiting. */
+  /**
+   * One pass over every non-empty queue. Returns true when the next pass should come soon: runs wait in a
+   * queue. Where runs' changes are announced (runWakeups), only when a pass soon may start one: a run waits
+   * in a queue with a free slot, or a run started is not running yet. Runs that wait for a slot of a full
+   * queue need no poll there: the end of a run of that queue wakes a pass (runsChanged), and a pass still
+   * comes every IDLE_POLL_MS in case a wake-up was missed or a limit was raised. On files nothing announces
+   * a run's end, so a waiting queue is polled.
+   */
   async pass(): Promise<boolean> {
     if (!this.d.canDispatch()) return false;
     this.suspendedNow = null;
@@ -199,6 +206,7 @@ export class QueueProcessor {
     const dags = new Map((await this.d.catalog.load()).map((g) => [g.name, g]));
     const active = await this.d.runs.listActive();
     let waiting = this.inFlight.size > 0;
+    let startable = waiting;
     const queuedIds = new Set([...byQueue.values()].flat().map((i) => i.run_id));
     this.forgetGone(queuedIds);
     this.queueOfActive = new Map(active.map((a) => [a.run_id, a.queue]));
@@ -228,11 +236,12 @@ export class QueueProcessor {
           if (await this.startItem(item, dags, active, queuedIds, { onlySkip: true })) continue;
           break;
         }
+        startable = true;
         if (await this.startItem(item, dags, active, queuedIds, { backlog: waitingHere > free })) free--;
         waitingHere--;
       }
     }
-    return waiting;
+    return this.d.runWakeups ? startable : waiting;
   }
 
   /**
