@@ -453,6 +453,25 @@ describe('QueueProcessor', () => {
     }
   });
 
+  it('says once, not at every pass, that a queued run waits for a DAG that is gone or a status it cannot read, and starts the runs behind it', async () => {
+    const etl = dagFromYaml('etl');
+    const gone = dagFromYaml('gone');
+    const h = harness({ dags: [etl], queues: [{ name: 'shared', max_concurrency: 2 }] });
+    h.launcher.script = { startAfterMs: 20, runForMs: null, outcome: 'succeeded' };
+    const shared = (d: DagSpec) => ({ ...d, queue: 'shared' });
+    const orphan = await h.enqueue(shared(gone));
+    const unreadable = await h.enqueue(shared(etl));
+    const next = await h.enqueue(shared(etl));
+    h.runs.corrupt.add(unreadable);
+    h.processor.start();
+    await h.time.advance(10 * SECOND);
+
+    expect(h.launcher.runIds()).toEqual([next]);
+    expect(h.logger.find('Queued run of a DAG that no longer exists or is invalid')).toHaveLength(1);
+    expect(h.logger.find('Queued run has an unreadable status file')).toHaveLength(1);
+    expect(await h.queued('shared')).toEqual([orphan, unreadable]);
+  });
+
   /** Two runs queued in etl (one slot), run changes announced: the first is running, the second waits. */
   async function oneRunningOneWaiting() {
     const etl = dagFromYaml('etl');

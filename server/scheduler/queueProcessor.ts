@@ -88,6 +88,11 @@ export class QueueProcessor {
   private readonly undispatchable = new Set<string>();
   /** The last launch error of each queued run, so a failing launch is logged once, not at every pass. */
   private readonly launchErrors = new Map<string, string>();
+  /**
+   * Why each queued run that cannot be started waits (an unreadable status, a DAG that is gone), so that
+   * it is logged once rather than at every pass, and again only when the reason changes.
+   */
+  private readonly stuck = new Map<string, string>();
   /** This pass's read of the suspend flags (an Error when it failed), made when first needed. */
   private suspendedNow: Promise<Set<string> | Error> | null = null;
   /** Whether a failed read of the flags was logged since the last read that worked. */
@@ -295,10 +300,12 @@ export class QueueProcessor {
       return false;
     }
     if (r.kind === 'corrupt') {
-      log.error('Queued run has an unreadable status file; leaving it queued', {
-        path: r.path,
-        error: r.error,
-      });
+      if (this.firstReport(item.run_id, `corrupt:${r.path}:${r.error}`)) {
+        log.error('Queued run has an unreadable status file; leaving it queued', {
+          path: r.path,
+          error: r.error,
+        });
+      }
       return false;
     }
     const status = r.status;
@@ -314,9 +321,11 @@ export class QueueProcessor {
       ? renamedDagOf(dags, status.dag_file, status.dag_name)
       : dags.get(status.dag_name);
     if (!dag) {
-      log.error('Queued run of a DAG that no longer exists or is invalid; leaving it queued');
+      if (this.firstReport(item.run_id, `no dag:${status.dag_name}:${status.dag_file ?? ''}`))
+        log.error('Queued run of a DAG that no longer exists or is invalid; leaving it queued');
       return false;
     }
+    this.stuck.delete(item.run_id);
     if (SCHEDULER_TRIGGERS.has(status.trigger_type)) {
       const suspended = await this.suspendedDags();
       if (suspended === null) return false; // cannot tell: the run waits, it neither starts nor ends
@@ -453,11 +462,19 @@ export class QueueProcessor {
     return true;
   }
 
+  /** Whether `reason` is new for the queued run `runId` (and so to be logged); remembers it. */
+  private firstReport(runId: string, reason: string): boolean {
+    if (this.stuck.get(runId) === reason) return false;
+    this.stuck.set(runId, reason);
+    return true;
+  }
+
   /** Drops what is remembered about runs no longer in any queue. */
   private forgetGone(queuedIds: Set<string>) {
     for (const id of this.refused.keys()) if (!queuedIds.has(id)) this.refused.delete(id);
     for (const id of this.undispatchable) if (!queuedIds.has(id)) this.undispatchable.delete(id);
     for (const id of this.launchErrors.keys()) if (!queuedIds.has(id)) this.launchErrors.delete(id);
+    for (const id of this.stuck.keys()) if (!queuedIds.has(id)) this.stuck.delete(id);
     for (const id of this.notCatchup) if (!queuedIds.has(id)) this.notCatchup.delete(id);
   }
 
