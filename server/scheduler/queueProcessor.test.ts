@@ -433,14 +433,7 @@ describe('QueueProcessor', () => {
 
   it('polls a queue whose slots are all taken once a second where run changes are announced, at every busy poll on files', async () => {
     for (const runWakeups of [true, false]) {
-      const etl = dagFromYaml('etl');
-      const h = harness({ dags: [etl], runWakeups });
-      h.launcher.script = { startAfterMs: 20, runForMs: null, outcome: 'succeeded' };
-      const first = await h.enqueue(etl);
-      const second = await h.enqueue(etl);
-      h.processor.start();
-      await h.time.advance(1010);
-      expect(h.launcher.runIds()).toEqual([first]);
+      const { h, first, second } = await oneRunningOneWaiting(runWakeups);
       const passes = h.countPasses();
       await h.time.advance(3000);
       // Nothing can start before a slot frees: with announced changes, the end of the run wakes a pass.
@@ -472,10 +465,13 @@ describe('QueueProcessor', () => {
     expect(await h.queued('shared')).toEqual([orphan, unreadable]);
   });
 
-  /** Two runs queued in etl (one slot), run changes announced: the first is running, the second waits. */
-  async function oneRunningOneWaiting() {
+  /**
+   * Two runs queued in etl (one slot), run changes announced (unless `runWakeups` is false): the first is
+   * running, the second waits.
+   */
+  async function oneRunningOneWaiting(runWakeups = true) {
     const etl = dagFromYaml('etl');
-    const h = harness({ dags: [etl], runWakeups: true });
+    const h = harness({ dags: [etl], runWakeups });
     h.launcher.script = { startAfterMs: 20, runForMs: null, outcome: 'succeeded' };
     const first = await h.enqueue(etl);
     const second = await h.enqueue(etl);
