@@ -726,6 +726,19 @@ describe('ZombieReaper', () => {
     expect((await h.status(b.last)).status).toBe('failed');
   });
 
+  it('reads every run again at its first sweep after a time it could not act (standby, fenced)', async () => {
+    const h = harness();
+    const b = await backlog(h, QUEUE_HEAD_CHECKED + 5);
+    expect(await h.reaper.sweep()).toEqual([]);
+    h.canDispatch = () => false;
+    expect(await h.reaper.sweep()).toEqual([]);
+    h.canDispatch = () => true;
+
+    b.reads.length = 0;
+    expect(await h.reaper.sweep()).toEqual([]);
+    expect(b.reads).toHaveLength(QUEUE_HEAD_CHECKED + 5);
+  });
+
   it('reads a resting run at the next sweep once its queue item is gone', async () => {
     const h = harness();
     const b = await backlog(h, QUEUE_HEAD_CHECKED + 5);

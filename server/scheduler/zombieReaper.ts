@@ -201,7 +201,12 @@ export class ZombieReaper {
 
   /** One sweep over the active markers. Returns the IDs of runs it marked failed. */
   async sweep(): Promise<string[]> {
-    if (!this.d.canDispatch()) return [];
+    if (!this.d.canDispatch()) {
+      // Standing by or fenced: another instance may act on the queues meanwhile, so whatever rested here
+      // is read again at the first sweep once this one may act.
+      this.quietSince.clear();
+      return [];
+    }
     this.queuedThisSweep = null;
     this.sweeps++;
     const reaped: string[] = [];
