@@ -24,11 +24,13 @@ const MAX_REMEMBERED_REQUEUES = 10_000;
 export const SWEEP_BATCH = 500;
 
 /**
- * A queued run that waits in its queue, unclaimed, when the sweep reads it is read again at every
- * QUIET_RECHECK_SWEEPS-th sweep only (a minute at the default interval), unless its item is among the first
+ * A queued run that waits in its queue, unclaimed, when the sweep reads it is read again at one sweep in
+ * QUIET_RECHECK_SWEEPS only (within a minute at the default interval), unless its item is among the first
  * QUEUE_HEAD_CHECKED of its queue: those are the runs the queue starts next, so a process that claims one
  * and dies is judged as soon as before. Such a run needs nothing from the sweep while it waits; reading each
- * of a backlog of thousands at every sweep kept a scheduler on files busy in proportion to its backlog.
+ * of a backlog of thousands at every sweep kept a scheduler on files busy in proportion to its backlog. Each
+ * run's turn falls on a sweep of its own (from a hash of its ID), so every sweep reads about a
+ * QUIET_RECHECK_SWEEPS-th of the backlog rather than one sweep in six reading all of it.
  */
 export const QUIET_RECHECK_SWEEPS = 6;
 export const QUEUE_HEAD_CHECKED = 64;
@@ -101,6 +103,13 @@ interface QueueListing {
 }
 const NOTHING_LISTED: QueueListing = { ids: new Set(), head: new Set() };
 
+/** The sweep (modulo QUIET_RECHECK_SWEEPS) at which a resting run is read again: spread by its ID. */
+function turnOf(runId: string): number {
+  let h = 0;
+  for (let i = 0; i < runId.length; i++) h = (h * 31 + runId.charCodeAt(i)) >>> 0;
+  return h % QUIET_RECHECK_SWEEPS;
+}
+
 export class ZombieReaper {
   private readonly host: string;
   private readonly processAlive: (pid: number) => boolean;
@@ -144,8 +153,11 @@ export class ZombieReaper {
   private queuedThisSweep: Promise<QueueListing> | null = null;
   /** Sweeps made so far: the clock of QUIET_RECHECK_SWEEPS. */
   private sweeps = 0;
-  /** Queued runs found waiting in their queue, unclaimed, at their last read: the sweep that read them. */
-  private readonly quietSince = new Map<string, number>();
+  /**
+   * Queued runs found waiting in their queue, unclaimed, at their last read: the sweep that read them, and
+   * the turn (a sweep number modulo QUIET_RECHECK_SWEEPS) at which each is read again.
+   */
+  private readonly quietSince = new Map<string, { sweep: number; turn: number }>();
 
   private queueListing(): Promise<QueueListing> {
     this.queuedThisSweep ??= (async () => {
@@ -173,18 +185,19 @@ export class ZombieReaper {
 
   /**
    * The active runs this sweep reads: all but the quiet ones (see QUIET_RECHECK_SWEEPS) that are still in
-   * their queue past its head and were read less than QUIET_RECHECK_SWEEPS sweeps ago. When the queues
-   * cannot be listed, every run is read.
+   * their queue past its head, were read less than QUIET_RECHECK_SWEEPS sweeps ago, and whose turn this
+   * sweep is not. When the queues cannot be listed, every run is read.
    */
   private async toRead<T extends { run_id: string }>(active: T[]): Promise<T[]> {
     if (this.quietSince.size === 0) return active;
     const listed = await this.queueListing().catch(() => null);
     if (listed === null) return active;
     return active.filter((a) => {
-      const since = this.quietSince.get(a.run_id);
+      const quiet = this.quietSince.get(a.run_id);
       const resting =
-        since !== undefined &&
-        this.sweeps - since < QUIET_RECHECK_SWEEPS &&
+        quiet !== undefined &&
+        this.sweeps - quiet.sweep < QUIET_RECHECK_SWEEPS &&
+        this.sweeps % QUIET_RECHECK_SWEEPS !== quiet.turn &&
         listed.ids.has(a.run_id) &&
         !listed.head.has(a.run_id);
       return !resting;
@@ -431,7 +444,7 @@ export class ZombieReaper {
       return reason === null ? null : { reason, claim };
     }
     if (await this.inAQueue(s.run_id)) {
-      this.quietSince.set(s.run_id, this.sweeps);
+      this.quietSince.set(s.run_id, { sweep: this.sweeps, turn: turnOf(s.run_id) });
       return null;
     }
     if (await dispatched()) return null;
