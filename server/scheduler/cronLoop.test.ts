@@ -221,6 +221,34 @@ describe('CronLoop: live slots', () => {
     expect(h.logger.find('the previous run of this DAG is still active')).toHaveLength(1);
   });
 
+  it('runs a slot whose previous run has ended though its active marker is not removed yet', async () => {
+    const h = harness({ now: '01:15:30', dags: [everyMinute('etl')] });
+    // A run writes its final status first, then removes its marker: a slot can fall in between.
+    await h.runs.createRun(
+      testRunStatus({
+        run_id: 'just-ended',
+        status: 'succeeded',
+        created_at: '2026-11-30T01:14:00.000Z',
+        started_at: '2026-11-30T01:14:00.000Z',
+        finished_at: '2026-11-30T01:14:59.900Z',
+      }),
+    );
+    await h.runs.markActive({ run_id: 'just-ended', dag_name: 'etl', queue: 'etl' });
+    await h.start();
+    expect(h.launcher.runIds()).toEqual([slotId('etl', '01:15:00')]);
+    expect(h.logger.find('the previous run of this DAG is still active')).toHaveLength(0);
+  });
+
+  it("still skips a slot while the previous run's status cannot be read, as its marker says it is active", async () => {
+    const h = harness({ now: '01:15:30', dags: [everyMinute('etl')] });
+    await h.runs.createRun(testRunStatus({ run_id: 'unreadable', status: 'running' }));
+    await h.runs.markActive({ run_id: 'unreadable', dag_name: 'etl', queue: 'etl' });
+    h.runs.corrupt.add('unreadable');
+    await h.start();
+    expect(h.launcher.runIds()).toEqual([]);
+    expect(h.logger.find('the previous run of this DAG is still active')).toHaveLength(1);
+  });
+
   it('skips a slot when the last run succeeded since the previous slot (skip_if_successful)', async () => {
     const h = harness({ now: '01:15:30', dags: [{ ...everyMinute('etl'), skip_if_successful: true }] });
     h.launcher.script = { startAfterMs: 20, runForMs: 5 * SECOND, outcome: 'succeeded' };

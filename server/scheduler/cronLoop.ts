@@ -16,7 +16,7 @@ import {
 import { nextWake, planCatchup, planTick, type PlannedSlot } from '../core/tickPlan';
 import type { Clock, Logger, Timers } from '../core/ports';
 import { TimerLoop } from '../core/timerLoop';
-import type { DagSpec } from '../core/types';
+import { TERMINAL_RUN_STATES, type DagSpec } from '../core/types';
 import { MINUTE, SECOND } from '../core/units';
 import type { SuspendFlags } from '../store/suspendFlags';
 import type { QueueStore, RunStore, RunSummary } from '../store/types';
@@ -350,7 +350,8 @@ export class CronLoop {
       }
       return 'suspended';
     }
-    if ([...(activeRuns.get(dag.name) ?? [])].some((id) => id !== runId)) {
+    const others = [...(activeRuns.get(dag.name) ?? [])].filter((id) => id !== runId);
+    if (others.length > 0 && (await this.anyStillActive(others))) {
       if (!opts.oneOff) {
         log.info('Skipped a slot: the previous run of this DAG is still active', { slot: isoUtc(slotMs) });
       } else if (!this.waitingOneOffs.has(runId)) {
@@ -652,6 +653,21 @@ export class CronLoop {
     if (!this.state) return;
     const prev = this.state.dags[dag]?.last_slot_ms ?? 0;
     if (slotMs > prev) this.state.dags[dag] = { last_slot_ms: slotMs };
+  }
+
+  /**
+   * Whether any of these runs, marked active, is still queued or running. A run writes its final status
+   * before it removes its active marker, so a marker can outlive its run by a moment (longer on a busy
+   * host): a slot that comes due then must not be skipped for a run that has ended. A run whose status
+   * cannot be read counts as active, as its marker says.
+   */
+  private async anyStillActive(runIds: string[]): Promise<boolean> {
+    for (const id of runIds) {
+      const r = await this.d.runs.readStatus(id).catch(() => null);
+      if (r === null || r.kind !== 'ok') return true;
+      if (!TERMINAL_RUN_STATES.includes(r.status.status)) return true;
+    }
+    return false;
   }
 
   /** Run IDs of each DAG's queued or running runs; a failed read throws, and the tick creates nothing. */
