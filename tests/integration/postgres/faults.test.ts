@@ -168,6 +168,10 @@ async function expectRecovered(
   );
   // A slot with no run is explained only by a skip the design makes and its evidence: a late tick (cron
   // semantics), or a live slot skipped while another run of the DAG was queued or running at that moment.
+  // A run's finished_at is stamped by its process before the write that ends the run commits; on this
+  // loaded 2-core host, with the database's connections being cut, that write was seen landing 51 ms
+  // later, so the end is allowed END_LANDS_MS to land.
+  const END_LANDS_MS = 250;
   const explained = (slot: number, rows: RunRow[]) =>
     skips.some(
       (k) =>
@@ -177,7 +181,7 @@ async function expectRecovered(
             (r) =>
               r.slotMs !== slot &&
               r.createdMs <= k.atMs + 50 &&
-              (r.finishedMs === null || r.finishedMs >= k.atMs - 50),
+              (r.finishedMs === null || r.finishedMs >= k.atMs - END_LANDS_MS),
           )),
     );
   const missing = (rows: RunRow[]) => {
