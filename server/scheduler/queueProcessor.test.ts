@@ -465,6 +465,27 @@ describe('QueueProcessor', () => {
     expect(await h.queued('shared')).toEqual([orphan, unreadable]);
   });
 
+  it('reads a queued run whose DAG is gone once, not at every pass, and starts it once the DAG is back', async () => {
+    const etl = dagFromYaml('etl');
+    const gone = dagFromYaml('gone');
+    const dags = [etl];
+    const h = harness({ dags, queues: [{ name: 'shared', max_concurrency: 4 }] });
+    h.launcher.script = { startAfterMs: 20, runForMs: null, outcome: 'succeeded' };
+    const shared = (d: DagSpec) => ({ ...d, queue: 'shared' });
+    const orphan = await h.enqueue(shared(gone));
+    const reads = h.countReads(orphan);
+    const next = await h.enqueue(shared(etl));
+    h.processor.start();
+    await h.time.advance(5 * SECOND);
+    expect(h.launcher.runIds()).toEqual([next]);
+    expect(reads.n).toBe(1);
+
+    dags.push(shared(gone));
+    await h.time.advance(2 * SECOND);
+    expect(h.launcher.runIds()).toEqual([next, orphan]);
+    expect(reads.n).toBeGreaterThan(1);
+  });
+
   /**
    * Two runs queued in etl (one slot), run changes announced (unless `runWakeups` is false): the first is
    * running, the second waits.

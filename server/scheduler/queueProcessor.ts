@@ -93,6 +93,8 @@ export class QueueProcessor {
    * it is logged once rather than at every pass, and again only when the reason changes.
    */
   private readonly stuck = new Map<string, string>();
+  /** Queued runs whose DAG was not in the catalog at their last read: the DAG's name and file. */
+  private readonly lackingDag = new Map<string, Pick<RunStatus, 'dag_name' | 'dag_file'>>();
   /** This pass's read of the suspend flags (an Error when it failed), made when first needed. */
   private suspendedNow: Promise<Set<string> | Error> | null = null;
   /** Whether a failed read of the flags was logged since the last read that worked. */
@@ -293,6 +295,10 @@ export class QueueProcessor {
     opts: { onlySkip?: boolean; backlog?: boolean } = {},
   ): Promise<boolean> {
     const log = this.d.logger.child({ dag: item.dag_name, run_id: item.run_id, queue: item.queue });
+    // Its DAG was gone at the last pass and still is: nothing to read. A backlog of a DAG whose file was
+    // removed (or broken by an edit) would otherwise cost a status read per run at every pass.
+    const lacking = this.lackingDag.get(item.run_id);
+    if (lacking && !dagOf(dags, lacking)) return false;
     const r = await this.d.runs.readStatus(item.run_id);
     if (r.kind === 'missing') {
       log.warn('Queue item points to a run that does not exist; removing the item');
@@ -317,15 +323,15 @@ export class QueueProcessor {
       // did not count among the running ones since it took the run for a queued one.
       return !TERMINAL_RUN_STATES.includes(status.status);
     }
-    const dag = status.dag_file
-      ? renamedDagOf(dags, status.dag_file, status.dag_name)
-      : dags.get(status.dag_name);
+    const dag = dagOf(dags, status);
     if (!dag) {
+      this.lackingDag.set(item.run_id, { dag_name: status.dag_name, dag_file: status.dag_file });
       if (this.firstReport(item.run_id, `no dag:${status.dag_name}:${status.dag_file ?? ''}`))
         log.error('Queued run of a DAG that no longer exists or is invalid; leaving it queued');
       return false;
     }
     this.stuck.delete(item.run_id);
+    this.lackingDag.delete(item.run_id);
     if (SCHEDULER_TRIGGERS.has(status.trigger_type)) {
       const suspended = await this.suspendedDags();
       if (suspended === null) return false; // cannot tell: the run waits, it neither starts nor ends
@@ -475,6 +481,7 @@ export class QueueProcessor {
     for (const id of this.undispatchable) if (!queuedIds.has(id)) this.undispatchable.delete(id);
     for (const id of this.launchErrors.keys()) if (!queuedIds.has(id)) this.launchErrors.delete(id);
     for (const id of this.stuck.keys()) if (!queuedIds.has(id)) this.stuck.delete(id);
+    for (const id of this.lackingDag.keys()) if (!queuedIds.has(id)) this.lackingDag.delete(id);
     for (const id of this.notCatchup) if (!queuedIds.has(id)) this.notCatchup.delete(id);
   }
 
@@ -575,4 +582,12 @@ export class QueueProcessor {
 function renamedDagOf(dags: Map<string, DagSpec>, dagFile: string, name: string): DagSpec | undefined {
   const own = [...dags.values()].find((g) => g.file === dagFile) ?? dags.get(dagFile);
   return own ? renamedDag(own, name) : undefined;
+}
+
+/** The catalog's DAG of a queued run: by its name, or its file for a run queued under another name. */
+function dagOf(
+  dags: Map<string, DagSpec>,
+  run: Pick<RunStatus, 'dag_name' | 'dag_file'>,
+): DagSpec | undefined {
+  return run.dag_file ? renamedDagOf(dags, run.dag_file, run.dag_name) : dags.get(run.dag_name);
 }
