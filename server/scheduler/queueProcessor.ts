@@ -218,18 +218,23 @@ export class QueueProcessor {
     this.forgetGone(queuedIds);
     this.queueOfActive = new Map(active.map((a) => [a.run_id, a.queue]));
     this.waitingQueues = new Set([...byQueue].filter(([, items]) => items.length > 0).map(([name]) => name));
+    // Active runs that are not queue items are running (or starting), by queue; that includes runs handed
+    // to the workers, waiting for one (a task owns them) or running on one. Grouped once: with a queue per
+    // DAG, filtering every active run for each queue grew with queues × runs.
+    const runningByQueue = new Map<string, Set<string>>();
+    for (const a of active) {
+      if (queuedIds.has(a.run_id)) continue;
+      const ids = runningByQueue.get(a.queue);
+      if (ids) ids.add(a.run_id);
+      else runningByQueue.set(a.queue, new Set([a.run_id]));
+    }
     for (const [name, items] of byQueue) {
       if (items.length === 0) continue;
       waiting = true;
-      // Active runs of this queue that are not queue items are running (or starting); that includes runs
-      // handed to the workers, waiting for one (a task owns them) or running on one.
-      const runningIds = active
-        .filter((a) => a.queue === name && !queuedIds.has(a.run_id))
-        .map((a) => a.run_id);
-      const inFlightHere = [...this.inFlight.entries()].filter(
-        ([id, f]) => f.queue === name && !runningIds.includes(id),
-      );
-      let free = this.limitOf(name, dags) - runningIds.length - inFlightHere.length;
+      const runningIds = runningByQueue.get(name) ?? new Set<string>();
+      let inFlightHere = 0;
+      for (const [id, f] of this.inFlight) if (f.queue === name && !runningIds.has(id)) inFlightHere++;
+      let free = this.limitOf(name, dags) - runningIds.size - inFlightHere;
       // Runs of this queue not started yet: while more wait than may start, a run lane pays off.
       let waitingHere = items.filter((i) => !this.inFlight.has(i.run_id)).length;
       for (const item of items) {
