@@ -88,6 +88,7 @@ export function composeScheduler(
     stateStore: mine.tickState ? new SchedulerStateCell(mine.tickState, logger) : undefined,
     slotNamespace: mine.slotNamespace,
     wakeups: cp.wakeups,
+    slotWakeups: mine.slotWakeups,
   });
   return self.service;
 }

@@ -103,6 +103,8 @@ function harness(o: {
   realDispatcher?: boolean;
   /** Runs' changes are announced to the processor (runsChanged). */
   runWakeups?: boolean;
+  /** This host's run ends and queue items are announced (files with change notifications). */
+  slotWakeups?: () => boolean;
   /** The processor's clock, when not the fake time's own (its timers stay the fake time's). */
   clock?: Clock;
 }) {
@@ -126,6 +128,8 @@ function harness(o: {
   });
   let seq = 0;
   const h = {
+    /** The catalog's DAGs: a DAG pushed here is in it from the next pass. */
+    dags: o.dags,
     time,
     runs,
     queue,
@@ -213,6 +217,7 @@ function harness(o: {
     dispatcher: o.noDispatcher ? undefined : o.realDispatcher ? real : dispatcher,
     tasks: o.realDispatcher ? tasks : dispatcher,
     runWakeups: o.runWakeups,
+    slotWakeups: o.slotWakeups,
   });
   return h;
 }
@@ -431,19 +436,81 @@ describe('QueueProcessor', () => {
     expect(h.launcher.runIds()).toEqual([first, elsewhere, second]);
   });
 
-  it('polls a queue whose slots are all taken once a second where run changes are announced, at every busy poll on files', async () => {
-    for (const runWakeups of [true, false]) {
-      const { h, first, second } = await oneRunningOneWaiting(runWakeups);
+  it('polls a queue whose slots are all taken once a second where run ends are announced, else at every busy poll', async () => {
+    // A database announces every change (runsChanged); files announce this host's changes while their watch
+    // is live (slotChanged); without either, a waiting queue is polled.
+    const modes = [
+      { runWakeups: true, slotWakeups: undefined, announced: 'db' },
+      { runWakeups: false, slotWakeups: () => true, announced: 'host' },
+      { runWakeups: false, slotWakeups: () => false, announced: null },
+      { runWakeups: false, slotWakeups: undefined, announced: null },
+    ];
+    for (const mode of modes) {
+      const { h, first, second } = await oneRunningOneWaiting(mode.runWakeups, mode.slotWakeups);
       const passes = h.countPasses();
       await h.time.advance(3000);
-      // Nothing can start before a slot frees: with announced changes, the end of the run wakes a pass.
-      if (runWakeups) expect(passes.n).toBe(3);
-      else expect(passes.n).toBe(30);
+      // Nothing can start before a slot frees: where its end is announced, that wakes a pass.
+      expect(passes.n).toBe(mode.announced ? 3 : 30);
       await h.launcher.finish(first);
-      if (runWakeups) h.processor.runsChanged(first);
-      await h.time.advance(runWakeups ? 5 : 100);
+      if (mode.announced === 'db') h.processor.runsChanged(first);
+      if (mode.announced === 'host') h.processor.slotChanged({ runId: first });
+      await h.time.advance(mode.announced ? 5 : 100);
       expect(h.launcher.runIds()).toEqual([first, second]);
     }
+  });
+
+  it('starts a queue item this host saw stored at once while a full queue rests', async () => {
+    const { h, first } = await oneRunningOneWaiting(false, () => true);
+    const load = dagFromYaml('load');
+    h.dags.push(load);
+    await h.time.advance(200);
+    const other = await h.enqueue(load);
+    await h.time.advance(10);
+    expect(h.launcher.runIds()).toEqual([first]);
+    h.processor.slotChanged('queue');
+    await h.time.advance(5);
+    expect(h.launcher.runIds()).toEqual([first, other]);
+  });
+
+  it('never passes more often than the busy poll for the changes this host sees', async () => {
+    const { h, first } = await oneRunningOneWaiting(false, () => true);
+    const passes = h.countPasses();
+    // Items stored and runs of other queues coming and going, every 5 ms for 2 s, while etl's slot is taken.
+    for (let i = 0; i < 400; i++) {
+      h.processor.slotChanged(i % 2 === 0 ? 'queue' : { runId: `other-${i}` });
+      await h.time.advance(5);
+    }
+    // Resting, one pass a second would come; at the busy poll's pace (100 ms on the fake clock), 2000 / 100
+    // and the one at the start.
+    expect(passes.n).toBeGreaterThan(2);
+    expect(passes.n).toBeLessThanOrEqual(21);
+    // The end of etl's run, seen during a pass that then finds nothing to start, still starts the next one.
+    await h.launcher.finish(first);
+    h.processor.slotChanged({ runId: first });
+    await h.time.advance(100);
+    expect(h.launcher.runIds()).toHaveLength(2);
+  });
+
+  it('ignores the end of a run of a queue nobody waits for, while resting', async () => {
+    const { h, first } = await oneRunningOneWaiting(false, () => true);
+    const load = dagFromYaml('load');
+    h.dags.push(load);
+    const alone = await h.enqueue(load);
+    h.processor.slotChanged('queue');
+    await h.time.advance(1000);
+    expect(h.launcher.runIds()).toContain(alone);
+    // Right after a resting pass, the next one is a second away.
+    const passes = h.countPasses();
+    while (passes.n === 0) await h.time.advance(10);
+    // load's run holds its slot and no run of load waits: its end frees nothing anyone waits for.
+    await h.launcher.finish(alone);
+    h.processor.slotChanged({ runId: alone });
+    await h.time.advance(500);
+    expect(passes.n).toBe(1);
+    // etl's run, whose queue has a run waiting, is another matter.
+    h.processor.slotChanged({ runId: first });
+    await h.time.advance(5);
+    expect(passes.n).toBe(2);
   });
 
   it('says once, not at every pass, that a queued run waits for a DAG that is gone or a status it cannot read, and starts the runs behind it', async () => {
@@ -490,9 +557,9 @@ describe('QueueProcessor', () => {
    * Two runs queued in etl (one slot), run changes announced (unless `runWakeups` is false): the first is
    * running, the second waits.
    */
-  async function oneRunningOneWaiting(runWakeups = true) {
+  async function oneRunningOneWaiting(runWakeups = true, slotWakeups?: () => boolean) {
     const etl = dagFromYaml('etl');
-    const h = harness({ dags: [etl], runWakeups });
+    const h = harness({ dags: [etl], runWakeups, slotWakeups });
     h.launcher.script = { startAfterMs: 20, runForMs: null, outcome: 'succeeded' };
     const first = await h.enqueue(etl);
     const second = await h.enqueue(etl);

@@ -4,7 +4,7 @@
 
 import { renamedDag } from '../core/dag/dagName';
 import { isoUtc } from '../core/runStatus';
-import type { Clock, Logger, Timers } from '../core/ports';
+import type { Clock, Logger, TimerHandle, Timers } from '../core/ports';
 import { TimerLoop } from '../core/timerLoop';
 import { TERMINAL_RUN_STATES, type DagSpec, type RunStatus } from '../core/types';
 import { SECOND } from '../core/units';
@@ -72,6 +72,13 @@ export interface QueueProcessorDeps {
    * run's start is then read when a change of it comes, and polled for only every START_POLL_WOKEN_MS.
    */
   runWakeups?: boolean;
+  /**
+   * Whether the end of a run and a queue item stored, made on this host, are announced now (runsChanged,
+   * wake), where nothing announces every change (files). Then, as with runWakeups, a queue whose slots are
+   * all taken is not polled between those announcements and IDLE_POLL_MS. A launched run's start is still
+   * polled: its status change is not announced.
+   */
+  slotWakeups?: () => boolean;
 }
 
 interface InFlight {
@@ -121,15 +128,36 @@ export class QueueProcessor {
   private waitingQueues = new Set<string>();
   /** The queue of each active run the last pass saw. */
   private queueOfActive = new Map<string, string>();
+  /** A pass is under way. */
+  private passing = false;
+  /** A change this host saw (slotChanged) came during the pass under way. */
+  private slotChangeDuringPass = false;
+  /** The last pass found nothing to start soon: the next one is IDLE_POLL_MS away unless a change comes. */
+  private resting = false;
+  /** When the next pass may come at the earliest, at the busy poll's pace (monotonic ms). */
+  private earliestNextMono = 0;
+  /** A wake for a change this host saw, held back until earliestNextMono. */
+  private slotWakeTimer: TimerHandle | null = null;
 
   constructor(private readonly d: QueueProcessorDeps) {
     this.loop = new TimerLoop({
       timers: d.timers,
       pass: async () => {
         const started = d.clock.monoMs();
-        if (!(await this.pass())) return IDLE_POLL_MS;
+        this.passing = true;
+        this.slotChangeDuringPass = false;
+        let soon: boolean;
+        try {
+          soon = await this.pass();
+        } finally {
+          this.passing = false;
+        }
         const cost = d.clock.monoMs() - started;
-        return Math.min(IDLE_POLL_MS, Math.max(BUSY_POLL_MS, POLL_PER_PASS_COST * cost));
+        const busyDelay = Math.min(IDLE_POLL_MS, Math.max(BUSY_POLL_MS, POLL_PER_PASS_COST * cost));
+        this.earliestNextMono = d.clock.monoMs() + busyDelay;
+        // A change seen during this pass may have come after the pass looked: the next one is due.
+        this.resting = !soon && !this.slotChangeDuringPass;
+        return this.resting ? IDLE_POLL_MS : busyDelay;
       },
       onError: (err) => {
         this.d.logger.error('Queue pass failed; retrying', { error: (err as Error).message });
@@ -143,6 +171,8 @@ export class QueueProcessor {
   }
 
   async stop(): Promise<void> {
+    if (this.slotWakeTimer) this.d.timers.clearTimeout(this.slotWakeTimer);
+    this.slotWakeTimer = null;
     await this.loop.stop();
     // The watches end at once rather than at their next poll.
     for (const set of [...this.changeWaiters.values()]) for (const wake of [...set]) wake();
@@ -186,6 +216,36 @@ export class QueueProcessor {
   }
 
   /**
+   * This host saw an active run's marker come or go (`runId`, null when it could not tell which), or a queue
+   * item stored (`'queue'`), where nothing else announces it (files with change notifications, slotWakeups).
+   * When the last pass found nothing to start before a slot frees, and so rests until IDLE_POLL_MS, a pass
+   * comes at the busy poll's pace instead; while the queues are polled anyway, nothing changes. So a change
+   * never makes passes come more often than the busy poll would: a stream of changes (thousands of items
+   * stored while every slot is taken) costs no more than polling did.
+   */
+  slotChanged(change: { runId: string | null } | 'queue'): void {
+    if (this.passing) {
+      this.slotChangeDuringPass = true;
+      return;
+    }
+    if (!this.resting || this.slotWakeTimer) return;
+    if (change !== 'queue' && change.runId !== null) {
+      const queue = this.queueOfActive.get(change.runId);
+      // A run that held a slot of a queue nobody waits for: its end frees nothing anyone waits for.
+      if (queue !== undefined && !this.waitingQueues.has(queue)) return;
+    }
+    const wait = this.earliestNextMono - this.d.clock.monoMs();
+    if (wait <= 0) {
+      this.loop.wake();
+      return;
+    }
+    this.slotWakeTimer = this.d.timers.setTimeout(() => {
+      this.slotWakeTimer = null;
+      this.loop.wake();
+    }, wait);
+  }
+
+  /**
    * Offers a run again now instead of after the start timeout: the process started for it cannot start it
    * (the dead-run check gave back the claim that kept it from doing so), or the run lane it was promised to
    * never took it.
@@ -199,8 +259,9 @@ export class QueueProcessor {
    * queue. Where runs' changes are announced (runWakeups), only when a pass soon may start one: a run waits
    * in a queue with a free slot, or a run started is not running yet. Runs that wait for a slot of a full
    * queue need no poll there: the end of a run of that queue wakes a pass (runsChanged), and a pass still
-   * comes every IDLE_POLL_MS in case a wake-up was missed or a limit was raised. On files nothing announces
-   * a run's end, so a waiting queue is polled.
+   * comes every IDLE_POLL_MS in case a wake-up was missed or a limit was raised. The same on files while
+   * this host's changes are announced (slotWakeups); a run's end on another host is then seen at that pass.
+   * Else a waiting queue is polled.
    */
   async pass(): Promise<boolean> {
     if (!this.d.canDispatch()) return false;
@@ -253,7 +314,7 @@ export class QueueProcessor {
         waitingHere--;
       }
     }
-    return this.d.runWakeups ? startable : waiting;
+    return this.d.runWakeups || this.d.slotWakeups?.() ? startable : waiting;
   }
 
   /**

@@ -61,6 +61,8 @@ export interface SchedulerDeps {
   slotNamespace?: string;
   /** Runs' changes are announced to it (runsChanged): see QueueProcessorDeps.runWakeups. */
   runWakeups?: boolean;
+  /** Whether this host's run ends and queue items are announced now: see QueueProcessorDeps.slotWakeups. */
+  slotWakeups?: () => boolean;
 }
 
 /** Builds the distributed side over the run store the scheduler writes through and its `canDispatch`. */
@@ -154,6 +156,7 @@ export class Scheduler {
       dispatcher: distributed?.dispatcher,
       tasks: distributed?.tasks,
       runWakeups: d.runWakeups,
+      slotWakeups: d.slotWakeups,
     });
     this.reaper = new ZombieReaper({
       clock: d.clock,
@@ -286,6 +289,14 @@ export class Scheduler {
    */
   runsChanged(hint: RunHint | null = null): void {
     this.queueProcessor.runsChanged(hint?.runId ?? null, hint ?? undefined);
+  }
+
+  /**
+   * This host saw an active run's marker come or go, or a queue item stored, where nothing else announces
+   * it (files): the queue consumer may look sooner than its resting poll.
+   */
+  slotChanged(change: { runId: string | null } | 'queue'): void {
+    this.queueProcessor.slotChanged(change);
   }
 
   async stop(signal?: NodeJS.Signals): Promise<void> {

@@ -7,7 +7,7 @@ import type { LockStorage } from '../core/lease/types';
 import type { Clock, Logger, Timers, TimerHandle } from '../core/ports';
 import { isoUtc } from '../core/runStatus';
 import { forgetDeadPredecessors, type InstanceRecord, type InstanceStore } from '../store/instanceRegistry';
-import type { Wakeups } from '../store/controlPlane';
+import type { SlotWakeups, Wakeups } from '../store/controlPlane';
 import { parseRunHint } from '../store/runHint';
 import type { DagSpecCache } from '../store/dagSpecCache';
 import type { EventLog, QueueStore, RunStore } from '../store/types';
@@ -47,6 +47,8 @@ export interface SchedulerServiceDeps {
   slotNamespace?: string;
   /** Wake-ups from other hosts (a database's NOTIFY); without them the queue is polled alone. */
   wakeups?: Wakeups | null;
+  /** Where there are no wake-ups (files): this host's changes of the active runs and the queues. */
+  slotWakeups?: SlotWakeups | null;
 }
 
 /** Event types of role changes, read by the console's failover history. */
@@ -101,6 +103,7 @@ export class SchedulerService {
       slotNamespace: d.slotNamespace,
       // The backend's wake-ups announce each change of a run's state, naming the run.
       runWakeups: Boolean(d.wakeups),
+      slotWakeups: d.slotWakeups ? () => d.slotWakeups!.live() : undefined,
     });
   }
 
@@ -150,6 +153,10 @@ export class SchedulerService {
         ),
       ];
       this.unsubscribe = () => off.forEach((f) => f());
+    } else if (this.d.slotWakeups) {
+      this.unsubscribe = this.d.slotWakeups.subscribe((change) =>
+        this.scheduler.slotChanged(change.kind === 'queue' ? 'queue' : { runId: change.runId }),
+      );
     }
   }
 

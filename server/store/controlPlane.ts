@@ -50,6 +50,20 @@ export interface Wakeups {
   subscribe(topic: WakeupTopic, fn: (about: string | null) => void): () => void;
 }
 
+/** A change the queue consumer may look at sooner: a run's active marker came or went, a queue item was stored. */
+export type SlotChange = { kind: 'run'; runId: string | null } | { kind: 'queue' };
+
+/**
+ * Changes of the active runs and the queues as this host sees them (files: the kernel's notifications),
+ * where nothing announces them otherwise. Only while `live()` are they reported at all, and even then only
+ * those made on this host: polling stays the truth.
+ */
+export interface SlotWakeups {
+  live(): boolean;
+  /** Starts watching at the first subscriber; the last unsubscribe stops it. */
+  subscribe(fn: (change: SlotChange) => void): () => void;
+}
+
 /** What only a scheduler uses. */
 export interface SchedulerStores {
   lock: LockStorage;
@@ -61,6 +75,8 @@ export interface SchedulerStores {
   tickState: JsonCell | null;
   /** Names this installation's slots in their run IDs: the same for every scheduler of the installation. */
   slotNamespace: string;
+  /** Where nothing announces runs' ends and queue items (`wakeups` null): this host's view of them; else null. */
+  slotWakeups: SlotWakeups | null;
 }
 
 export interface ControlPlane {

@@ -17,6 +17,7 @@ import { FileQueueStore } from './fileQueueStore';
 import { FileRunLogStore } from './fileRunLogStore';
 import { FileRunStore } from './fileRunStore';
 import { FileSchedulerLock } from './fileSchedulerLock';
+import { FileSlotWatch } from './fileSlotWatch';
 import { FileStateStore } from './fileStateStore';
 import { FileSuspendFlags } from './fileSuspendFlags';
 import { FileWorkerRegistry } from './fileWorkerRegistry';
@@ -60,6 +61,8 @@ export function fileControlPlane(config: Config, logger: Logger, clock: Clock): 
       queue,
       tickState: null,
       slotNamespace: dataDir,
+      // Only to look sooner: a change on another host is not reported, and polling stays the truth.
+      slotWakeups: new FileSlotWatch({ dataDir, logger: logger.child({ component: 'scheduler' }) }),
     }),
     close: async () => undefined,
   };

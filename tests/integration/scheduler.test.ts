@@ -68,6 +68,26 @@ describe('dagu scheduler', () => {
     expect(readdirSafe(path.join(ctx.h.home, 'data', 'queue', 'q'))).toEqual([]);
   });
 
+  it('watches its data directory on this host: the next run of a full queue starts as the running one ends', async () => {
+    // Not a whole number of seconds: resting, the consumer passes once a second, and a run of exactly one
+    // second would end right before such a pass.
+    ctx.h.writeDag('rest', 'steps:\n  - name: s\n    command: sleep 1.5\n');
+    const s = scheduler({ ...ctx.h.env, DAGU_LOG_LEVEL: 'debug' });
+    // The probe it made in data/active was reported: from now on a full queue rests between passes.
+    await s.waitFor(/Queue consumer: changes on this host wake it/);
+    for (let i = 0; i < 2; i++) expect((await dagu(['enqueue', 'rest'], ctx.h.env)).code).toBe(0);
+    const done = await eventually(async () => {
+      const r = (await runs('rest')).filter((x) => x.status === 'succeeded');
+      return r.length === 2 ? r : null;
+    }, 20_000);
+    const [first, second] = [...done].sort((a, b) => a.started_at!.localeCompare(b.started_at!));
+    // The second waited in the full queue, resting: the end of the first woke the consumer (the run's own
+    // start takes most of the gap, ~0.1 s here). Not woken, it waited for the rest's next pass (~0.6 s).
+    expect(Date.parse(second.started_at!) - Date.parse(first.finished_at!)).toBeLessThan(400);
+    expect(s.output()).not.toMatch(/does not report changes/);
+    expect(await s.stop()).toBe(0);
+  });
+
   it('drains a backlog larger than its limit of open files', async () => {
     // Reading every queued run's files at once once ran a scheduler out of file descriptors (EMFILE) at each
     // queue pass, under the usual limit of 1,024, with a backlog of a thousand runs: nothing ever started.

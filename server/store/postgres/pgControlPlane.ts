@@ -171,6 +171,8 @@ export async function pgControlPlane(
         queue: new PgQueueStore(pool, schema, writer),
         tickState: new PgSchedulerStateCell(pool, schema, writer),
         slotNamespace: slotNamespaceOf(installationId),
+        // The database announces runs' changes and queue items (wakeups) to every host.
+        slotWakeups: null,
       };
     },
     async close() {
