@@ -491,6 +491,24 @@ describe('QueueProcessor', () => {
     expect(h.launcher.runIds()).toHaveLength(2);
   });
 
+  it('passes once a second while no run waits, however many runs started by hand come and go', async () => {
+    const etl = dagFromYaml('etl');
+    const h = harness({ dags: [etl], slotWakeups: () => true });
+    h.processor.start();
+    await h.time.advance(1010);
+    const passes = h.countPasses();
+    for (let i = 0; i < 300; i++) {
+      h.processor.slotChanged({ runId: `by-hand-${i}` });
+      await h.time.advance(10);
+    }
+    expect(passes.n).toBeLessThanOrEqual(3);
+    // An item stored is another matter: it may start now.
+    const queued = await h.enqueue(etl);
+    h.processor.slotChanged('queue');
+    await h.time.advance(150);
+    expect(h.launcher.runIds()).toEqual([queued]);
+  });
+
   it('ignores the end of a run of a queue nobody waits for, while resting', async () => {
     const { h, first } = await oneRunningOneWaiting(false, () => true);
     const load = dagFromYaml('load');

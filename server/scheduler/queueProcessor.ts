@@ -201,7 +201,7 @@ export class QueueProcessor {
       const queue = this.queueOfActive.get(runId);
       // A known active run that says it is running has not freed its slot: no pass is due for it.
       if (queue !== undefined && hint?.state === 'running') return;
-      if (queue === undefined ? this.waitingQueues.size > 0 : this.waitingQueues.has(queue)) this.loop.wake();
+      if (this.mayFreeWaitedSlot(runId)) this.loop.wake();
       return;
     }
     this.runChanges.set(runId, (this.runChanges.get(runId) ?? 0) + 1);
@@ -224,16 +224,14 @@ export class QueueProcessor {
    * stored while every slot is taken) costs no more than polling did.
    */
   slotChanged(change: { runId: string | null } | 'queue'): void {
+    // A run's marker matters only when it may free a slot someone waits for: the runs started by hand on a
+    // busy host come and go all the time, and no queue waits for them.
+    if (change !== 'queue' && !this.mayFreeWaitedSlot(change.runId)) return;
     if (this.passing) {
       this.slotChangeDuringPass = true;
       return;
     }
     if (!this.resting || this.slotWakeTimer) return;
-    if (change !== 'queue' && change.runId !== null) {
-      const queue = this.queueOfActive.get(change.runId);
-      // A run that held a slot of a queue nobody waits for: its end frees nothing anyone waits for.
-      if (queue !== undefined && !this.waitingQueues.has(queue)) return;
-    }
     const wait = this.earliestNextMono - this.d.clock.monoMs();
     if (wait <= 0) {
       this.loop.wake();
@@ -243,6 +241,12 @@ export class QueueProcessor {
       this.slotWakeTimer = null;
       this.loop.wake();
     }, wait);
+  }
+
+  /** Whether run `runId` (null: some run) may have held a slot of a queue where runs waited at the last pass. */
+  private mayFreeWaitedSlot(runId: string | null): boolean {
+    const queue = runId === null ? undefined : this.queueOfActive.get(runId);
+    return queue === undefined ? this.waitingQueues.size > 0 : this.waitingQueues.has(queue);
   }
 
   /**
