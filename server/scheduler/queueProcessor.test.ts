@@ -453,7 +453,7 @@ describe('QueueProcessor', () => {
       expect(passes.n).toBe(mode.announced ? 3 : 30);
       await h.launcher.finish(first);
       if (mode.announced === 'db') h.processor.runsChanged(first);
-      if (mode.announced === 'host') h.processor.slotChanged({ runId: first });
+      if (mode.announced === 'host') h.processor.slotChanged({ kind: 'run', runId: first });
       await h.time.advance(mode.announced ? 5 : 100);
       expect(h.launcher.runIds()).toEqual([first, second]);
     }
@@ -467,7 +467,7 @@ describe('QueueProcessor', () => {
     const other = await h.enqueue(load);
     await h.time.advance(10);
     expect(h.launcher.runIds()).toEqual([first]);
-    h.processor.slotChanged('queue');
+    h.processor.slotChanged({ kind: 'queue' });
     await h.time.advance(5);
     expect(h.launcher.runIds()).toEqual([first, other]);
   });
@@ -477,7 +477,7 @@ describe('QueueProcessor', () => {
     const passes = h.countPasses();
     // Items stored and runs of other queues coming and going, every 5 ms for 2 s, while etl's slot is taken.
     for (let i = 0; i < 400; i++) {
-      h.processor.slotChanged(i % 2 === 0 ? 'queue' : { runId: `other-${i}` });
+      h.processor.slotChanged(i % 2 === 0 ? { kind: 'queue' } : { kind: 'run', runId: `other-${i}` });
       await h.time.advance(5);
     }
     // Resting, one pass a second would come; at the busy poll's pace (100 ms on the fake clock), 2000 / 100
@@ -486,7 +486,7 @@ describe('QueueProcessor', () => {
     expect(passes.n).toBeLessThanOrEqual(21);
     // The end of etl's run, seen during a pass that then finds nothing to start, still starts the next one.
     await h.launcher.finish(first);
-    h.processor.slotChanged({ runId: first });
+    h.processor.slotChanged({ kind: 'run', runId: first });
     await h.time.advance(100);
     expect(h.launcher.runIds()).toHaveLength(2);
   });
@@ -498,13 +498,13 @@ describe('QueueProcessor', () => {
     await h.time.advance(1010);
     const passes = h.countPasses();
     for (let i = 0; i < 300; i++) {
-      h.processor.slotChanged({ runId: `by-hand-${i}` });
+      h.processor.slotChanged({ kind: 'run', runId: `by-hand-${i}` });
       await h.time.advance(10);
     }
     expect(passes.n).toBeLessThanOrEqual(3);
     // An item stored is another matter: it may start now.
     const queued = await h.enqueue(etl);
-    h.processor.slotChanged('queue');
+    h.processor.slotChanged({ kind: 'queue' });
     await h.time.advance(150);
     expect(h.launcher.runIds()).toEqual([queued]);
   });
@@ -514,7 +514,7 @@ describe('QueueProcessor', () => {
     const load = dagFromYaml('load');
     h.dags.push(load);
     const alone = await h.enqueue(load);
-    h.processor.slotChanged('queue');
+    h.processor.slotChanged({ kind: 'queue' });
     await h.time.advance(1000);
     expect(h.launcher.runIds()).toContain(alone);
     // Right after a resting pass, the next one is a second away.
@@ -522,11 +522,11 @@ describe('QueueProcessor', () => {
     while (passes.n === 0) await h.time.advance(10);
     // load's run holds its slot and no run of load waits: its end frees nothing anyone waits for.
     await h.launcher.finish(alone);
-    h.processor.slotChanged({ runId: alone });
+    h.processor.slotChanged({ kind: 'run', runId: alone });
     await h.time.advance(500);
     expect(passes.n).toBe(1);
     // etl's run, whose queue has a run waiting, is another matter.
-    h.processor.slotChanged({ runId: first });
+    h.processor.slotChanged({ kind: 'run', runId: first });
     await h.time.advance(5);
     expect(passes.n).toBe(2);
   });

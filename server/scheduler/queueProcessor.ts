@@ -13,6 +13,7 @@ import type { QueueConfig } from '../config/types';
 import type { SuspendFlags } from '../store/suspendFlags';
 import type { QueueItem, QueueStore, RunStore } from '../store/types';
 import { isDistributed, type DispatcherApi, newRunDispatch } from '../core/dispatcherApi';
+import type { SlotChange } from '../store/controlPlane';
 import type { DispatchStore } from '../store/dispatchTypes';
 import type { DagSource } from './dagCatalogCache';
 import type { Launcher } from './launcher';
@@ -216,17 +217,17 @@ export class QueueProcessor {
   }
 
   /**
-   * This host saw an active run's marker come or go (`runId`, null when it could not tell which), or a queue
-   * item stored (`'queue'`), where nothing else announces it (files with change notifications, slotWakeups).
+   * This host saw an active run's marker come or go (`runId`, null when it could not tell which), or a
+   * queue item stored, where nothing else announces it (files with change notifications, slotWakeups).
    * When the last pass found nothing to start before a slot frees, and so rests until IDLE_POLL_MS, a pass
    * comes at the busy poll's pace instead; while the queues are polled anyway, nothing changes. So a change
    * never makes passes come more often than the busy poll would: a stream of changes (thousands of items
    * stored while every slot is taken) costs no more than polling did.
    */
-  slotChanged(change: { runId: string | null } | 'queue'): void {
+  slotChanged(change: SlotChange): void {
     // A run's marker matters only when it may free a slot someone waits for: the runs started by hand on a
     // busy host come and go all the time, and no queue waits for them.
-    if (change !== 'queue' && !this.mayFreeWaitedSlot(change.runId)) return;
+    if (change.kind === 'run' && !this.mayFreeWaitedSlot(change.runId)) return;
     if (this.passing) {
       this.slotChangeDuringPass = true;
       return;

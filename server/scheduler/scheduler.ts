@@ -14,6 +14,7 @@ import type { DagSpecCache } from '../store/dagSpecCache';
 import { FileSuspendFlags } from '../store/fileSuspendFlags';
 import type { SuspendFlags } from '../store/suspendFlags';
 import type { EventLog, QueueStore, RunStore } from '../store/types';
+import type { SlotChange } from '../store/controlPlane';
 import type { RunHint } from '../store/runHint';
 import { finalStatusBudgetMs } from '../runner/finalStatusBudget';
 import { CronLoop } from './cronLoop';
@@ -295,7 +296,7 @@ export class Scheduler {
    * This host saw an active run's marker come or go, or a queue item stored, where nothing else announces
    * it (files): the queue consumer may look sooner than its resting poll.
    */
-  slotChanged(change: { runId: string | null } | 'queue'): void {
+  slotChanged(change: SlotChange): void {
     this.queueProcessor.slotChanged(change);
   }
 

@@ -154,9 +154,7 @@ export class SchedulerService {
       ];
       this.unsubscribe = () => off.forEach((f) => f());
     } else if (this.d.slotWakeups) {
-      this.unsubscribe = this.d.slotWakeups.subscribe((change) =>
-        this.scheduler.slotChanged(change.kind === 'queue' ? 'queue' : { runId: change.runId }),
-      );
+      this.unsubscribe = this.d.slotWakeups.subscribe((change) => this.scheduler.slotChanged(change));
     }
   }
 

@@ -101,7 +101,8 @@ const CREATION_GRACE_MS = 1 * MINUTE;
 const ABANDONED_SCAN_BATCH = 32;
 
 const ATTEMPT_DIR_PATTERN = /^[1-9]\d{0,8}$/;
-const ACTIVE_FILE_PATTERN = /^([A-Za-z0-9_-]{1,64})\.json$/;
+/** An active marker's name, `<run ID>.json`. */
+export const ACTIVE_FILE_PATTERN = /^([A-Za-z0-9_-]{1,64})\.json$/;
 
 type LatestStatus = ReadStatusResult & { attempt: number };
 

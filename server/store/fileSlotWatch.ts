@@ -14,10 +14,9 @@ import { isValidDagName } from '../core/names';
 import type { Logger } from '../core/ports';
 import type { SlotChange, SlotWakeups } from './controlPlane';
 import { mkdir, readdir, unlink, writeFile } from './fileCalls';
+import { ACTIVE_FILE_PATTERN } from './fileRunStore';
 import { randomHex } from './randomHex';
 
-/** The active markers' names: `<run ID>.json` (as FileRunStore writes them). */
-const MARKER = /^([A-Za-z0-9_-]{1,64})\.json$/;
 /** How long the probe's change may take to be reported before the watch is taken for deaf. */
 const PROBE_TIMEOUT_MS = 2000;
 /** How long a watch that could not be set (a directory missing, a limit reached) waits to try again. */
@@ -139,7 +138,7 @@ export class FileSlotWatch implements SlotWakeups {
       this.emit({ kind: 'run', runId: null });
       return;
     }
-    const m = MARKER.exec(file);
+    const m = ACTIVE_FILE_PATTERN.exec(file);
     if (m) this.emit({ kind: 'run', runId: m[1] });
   }
 
