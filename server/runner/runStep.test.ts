@@ -109,6 +109,20 @@ describe('runStep', () => {
       expect(read('step.out')).toBe('a;b|x-value');
     });
 
+    it("lets exec argv fall back to the host environment, after the run's own, never shell text", async () => {
+      const hostEnv = { HOST_ONLY: 'from-host', X: 'host-x' };
+      const exec = stepOf('s', null, {
+        action: { kind: 'exec', command: 'printf', args: ['%s|%s|%s', '$HOST_ONLY', '${X}', '${UNSET}'] },
+      });
+      const { state } = await run(exec, { scope: { vars: { X: 'run-x' } }, hostEnv });
+      expect(state).toBe('succeeded');
+      expect(read('step.out')).toBe('from-host|run-x|${UNSET}');
+      // A shell step's text is left to the shell, whose environment is the step's, not the host's (the
+      // second run appends to the same log).
+      await run(stepOf('s', 'printf "%s" "${HOST_ONLY:-unset}"'), { hostEnv });
+      expect(read('step.out')).toBe('from-host|run-x|${UNSET}unset');
+    });
+
     it('creates a missing working directory and runs there', async () => {
       const { state } = await run(stepOf('s', 'pwd'), { cwd: join(dir, 'a', 'b') });
       expect(state).toBe('succeeded');

@@ -528,7 +528,11 @@ async function runProcesses(
   timeoutMs: number | null,
   repeating: boolean,
 ): Promise<AttemptResult | { kind: 'timed_out' }> {
-  const resolver: TextResolver = (text, policy) => resolveValue(text, scope, POLICY_OF[policy]);
+  // The argv of an `exec` step may read the host environment for a name the run does not set, as Dagu's
+  // direct execution does (spec 006: host process environment fallback, "Allowed"); shell text never does.
+  const execScope = { ...scope, hostEnv: run.hostEnv ?? {} };
+  const resolver: TextResolver = (text, policy) =>
+    resolveValue(text, policy === 'exec' ? execScope : scope, POLICY_OF[policy]);
   const plan = planStepCommand(
     run.step,
     {
