@@ -9,6 +9,8 @@ import {
   judge,
   startArgs,
   upstreamParserRefusesToo,
+  upstreamLoaderRefusesToo,
+  onlyCycleWarning,
   withoutEntrypointName,
   yamlBlocksOf,
 } from './upstreamCorpusLib.mjs';
@@ -82,6 +84,31 @@ describe('classifyValidate and judge', () => {
     expect(upstreamParserRefusesToo([backtick, other])).toBe(false);
     expect(upstreamParserRefusesToo(['a.yaml:1:1: invalid YAML: Missing closing "quote'])).toBe(false);
     expect(upstreamParserRefusesToo([])).toBe(false);
+  });
+});
+
+describe('upstreamLoaderRefusesToo', () => {
+  it('knows the load errors upstream raises too, whatever else ours reports beside one', () => {
+    const dep = 'a.yaml:4:15: steps[0].depends: step "previous_step" does not exist';
+    const route = 'a.yaml:2:5: steps[0].routes: router "route" references non-existent step "notify"';
+    const nothing = 'a.yaml:2:5: steps[0]: a step needs run, an action or a call';
+    const ours = 'a.yaml:6:7: steps[0].with.host: unknown key "host" (allowed: shell, shell_args)';
+    const queue = 'a.yaml:11:3: queue: must be a string, got a map';
+    for (const line of [dep, route, nothing, queue]) expect(upstreamLoaderRefusesToo([line])).toBe(true);
+    expect(upstreamLoaderRefusesToo([nothing, ours])).toBe(true);
+    expect(upstreamLoaderRefusesToo([ours])).toBe(false);
+    expect(upstreamLoaderRefusesToo(['a.yaml:1:1: queue: must be a string, got a number'])).toBe(false);
+    expect(upstreamLoaderRefusesToo([])).toBe(false);
+  });
+});
+
+describe('onlyCycleWarning', () => {
+  it('is true for a file whose only finding is a dependency cycle', () => {
+    const cycle =
+      'a.yaml: warning: steps[0].depends: dependency cycle: first depends on second, which depends on first; the run fails when it starts';
+    expect(onlyCycleWarning([cycle])).toBe(true);
+    expect(onlyCycleWarning([cycle, 'a.yaml: warning: steps[1]: something else'])).toBe(false);
+    expect(onlyCycleWarning([])).toBe(false);
   });
 });
 

@@ -173,6 +173,41 @@ const YAML_ERRORS_UPSTREAM_SHARES = [
 ];
 
 /**
+ * Load errors upstream's loader raises too, with where it does: a dependency on a step the file does not
+ * have (internal/spec/validator.go, "depends on non-existent step"), a router whose route names a step the
+ * file does not have (internal/spec/dag.go, "references non-existent step"), a step with nothing to run
+ * (internal/runtime/builtin/command/command_script.go, ErrStepCommandIsRequired), and a map or list where its
+ * spec struct has a string (a typed decode, as `queue: {enabled: true}` against `Queue string` in
+ * internal/spec/dag.go). Doc snippets that are fragments of a DAG, and examples written for older releases,
+ * have them: upstream rejects those files as well.
+ */
+const LOAD_ERRORS_UPSTREAM_SHARES = [
+  /: step "[^"]+" does not exist$/,
+  /: router "[^"]+" references non-existent step "[^"]+"$/,
+  /: a step needs run, an action or a call$/,
+  /: must be a string, got a (map|list)$/,
+];
+
+/**
+ * Whether a file that upstream was assumed to load is one its loader rejects too: one of our errors is one
+ * upstream raises for the same reason (the file is then rejected by both, whatever else ours reports).
+ * @param {string[]} errorLines the `file:line:col: message` lines of our validate
+ */
+export function upstreamLoaderRefusesToo(errorLines) {
+  return errorLines.some((l) => LOAD_ERRORS_UPSTREAM_SHARES.some((re) => re.test(l)));
+}
+
+/**
+ * Whether a file ours accepts only with a dependency-cycle warning: upstream loads such a file too and fails
+ * it at start before any step runs (conformance/spec009_step_reference, TestRuntimeStepReferenceCycleFails
+ * BeforeStepsRun), even where a doc presents it as "Invalid cycle".
+ * @param {string[]} lines the lines of our validate's output
+ */
+export function onlyCycleWarning(lines) {
+  return lines.length > 0 && lines.every((l) => /warning: .*dependency cycle/.test(l));
+}
+
+/**
  * Whether a docs snippet that upstream was assumed to load fails only on YAML upstream's parser refuses too.
  * @param {string[]} errorLines the `file:line:col: message` lines of our validate
  */
