@@ -333,7 +333,11 @@ async function runCase(up, rc) {
       writeFileSync(path.join(project, f), content);
     }
     for (const r of rc.setup?.repos ?? []) initRepository(path.join(project, r));
-    const res = await dagu(startArgs(rc.file, rc), project, home, rc.env);
+    // `{project}` in a value is the case's project folder (upstream's harness gives it as ProjectPath).
+    const env = Object.fromEntries(
+      Object.entries(rc.env ?? {}).map(([k, v]) => [k, v.split('{project}').join(project)]),
+    );
+    const res = await dagu(startArgs(rc.file, rc), project, home, env);
     const read = (name) => {
       const p = path.join(project, name);
       return existsSync(p) ? readFileSync(p, 'utf8') : null;

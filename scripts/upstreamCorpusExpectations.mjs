@@ -163,7 +163,7 @@ export const START_FAILS = {
  * @property {string} file
  * @property {string} [params]
  * @property {string[]} [flags]
- * @property {Record<string, string>} [env]
+ * @property {Record<string, string>} [env] `{project}` in a value stands for the case's project folder
  * @property {boolean} [refusedAtLoad] upstream's loader refuses the file, so the exit code its test states is
  *   the one upstream gives every refused file (1); ours gives those 2, which is what the run is held to
  * @property {string[]} [tools] commands the case's steps run besides a shell's (`go`): without one on PATH the
@@ -597,6 +597,47 @@ export const RUNS = [
   // spec017: built-in run context
   {
     spec: 'spec017_built_in_run_context',
+    file: 'runtime_context.yaml',
+    flags: [
+      '--run-id',
+      'spec017-run',
+      '--trigger-type',
+      'scheduler',
+      '--schedule-time',
+      '2026-03-13T10:00:00+09:00',
+    ],
+    expect: {
+      exit: 0,
+      contains: {
+        'run-context.txt': [
+          'dag=builtin_runtime_context',
+          'run=spec017-run',
+          'root_name=${context.run.root_name}',
+          'root_id=${context.run.root_id}',
+          'root_env=spec017-run',
+          'trigger=scheduler',
+          'scheduled=2026-03-13T01:00:00Z',
+          'attempt=',
+          'step_id=capture',
+          'step_name=capture',
+          'env_run=spec017-run',
+          'env_step=capture',
+          'paths_ready=yes',
+        ],
+      },
+      notContains: {
+        'run-context.txt': [
+          '${context.attempt.id}',
+          '${context.attempt.started_at}',
+          '${context.paths.step_stdout_file}',
+          '${context.paths.step_stderr_file}',
+          '${context.paths.step_output_file}',
+        ],
+      },
+    },
+  },
+  {
+    spec: 'spec017_built_in_run_context',
     file: 'handler_context.yaml',
     flags: ['--run-id', 'spec017-handler'],
     expect: {
@@ -744,6 +785,23 @@ export const RUNS = [
         ],
       },
       absent: ['collision.txt'],
+    },
+  },
+  {
+    spec: 'spec019_sub_dag_working_directory',
+    file: 'base_config_child_working_dir.yaml',
+    setup: { files: { 'base.yaml': 'working_dir: base-child-work\n' } },
+    env: { DAGU_BASE_CONFIG: '{project}/base.yaml' },
+    expect: {
+      exit: 0,
+      contains: {
+        'base-config-child-results.txt': [
+          '"CHILD_INFO"',
+          'cwd=base-child-work',
+          'comparison=different',
+          'context=same',
+        ],
+      },
     },
   },
   {
