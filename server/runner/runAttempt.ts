@@ -8,7 +8,7 @@ import type { DagSpec, RunStatus, StepStatus } from '../core/types';
 import type { StateStore } from '../store/stateStore';
 import type { ArtifactStore } from '../store/artifactStore';
 import { ArtifactShipper } from './artifactShipper';
-import { recordArtifactsDir } from '../store/fileArtifactStore';
+import { artifactsFolderName, recordArtifactsDir } from '../store/fileArtifactStore';
 import { CALL_CHAIN_ENV } from './localSubDag';
 import type { RunLogStore } from '../store/runLogStore';
 import type { RunStore } from '../store/types';
@@ -79,15 +79,18 @@ export function attemptLogDir(
 }
 
 /**
- * Where the run's artifacts go (only asked when the DAG has them on): the DAG's `artifacts.dir` (like its
- * `log_dir`: `<dir>/<dag>/<run id>`), else the run's own data directory. With storage.backend postgres that
- * folder is scratch: the run's artifacts are copied to the database (see `artifactStore`).
+ * Where the run's artifacts go (only asked when the DAG has them on): the DAG's `artifacts.dir`, in
+ * `<dir>/<dag>/dag-run_<time>_<run id>` as Dagu names it, else the run's own data directory. With
+ * storage.backend postgres that folder is scratch: the run's artifacts are copied to the database (see
+ * `artifactStore`).
  */
-function runArtifactsAccess(ctx: AttemptContext, runId: string): ArtifactsAccess {
+function runArtifactsAccess(ctx: AttemptContext, status: RunStatus): ArtifactsAccess {
+  const runId = status.run_id;
   const custom = ctx.dag.artifacts?.dir;
   if (custom) {
     const root = dagLogRoot({ ...ctx.dag, log_dir: custom }, ctx.config, ctx.env)!;
-    return { dir: join(root, assertDagName(ctx.dag.name), assertRunId(runId)) };
+    const folder = artifactsFolderName(assertRunId(runId), status.created_at);
+    return { dir: join(root, assertDagName(ctx.dag.name), folder) };
   }
   // A database backend keeps no run in the data directory: the local copy is scratch beside the work dir.
   if (ctx.artifactStore)
@@ -181,7 +184,7 @@ async function runAndSettle(
     nowMs: () => ctx.clock.nowMs(),
   });
   // A throw from the engine (a bug) leaves the marker too: what it last wrote may well say `running`.
-  const artifacts = runArtifactsAccess(ctx, status.run_id);
+  const artifacts = runArtifactsAccess(ctx, status);
   // A DAG's own artifacts.dir (files backend): the run records it, for the API and for history retention.
   if (ctx.dag.artifacts?.enabled && ctx.dag.artifacts.dir && !ctx.artifactStore && artifacts.dir !== null)
     await recordArtifactsDir(ctx.config.paths.data_dir, status.run_id, artifacts.dir).catch((err: unknown) =>

@@ -4,7 +4,12 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { describeArtifactStoreContract } from './artifactStore.contract';
 import { MemoryArtifactStore } from './artifactStore';
-import { FileArtifactStore, recordArtifactsDir, recordedArtifactsDir } from './fileArtifactStore';
+import {
+  artifactsFolderName,
+  FileArtifactStore,
+  recordArtifactsDir,
+  recordedArtifactsDir,
+} from './fileArtifactStore';
 
 describeArtifactStoreContract('MemoryArtifactStore', async () => ({ store: new MemoryArtifactStore() }));
 
@@ -33,6 +38,15 @@ describe('FileArtifactStore on disk', () => {
   });
 });
 
+describe('artifactsFolderName', () => {
+  it("names a run's folder as Dagu does, from the run's creation in UTC", () => {
+    expect(artifactsFolderName('run-a', '2026-03-13T10:00:05.123+09:00')).toBe(
+      'dag-run_20260313_010005Z_run-a',
+    );
+    expect(artifactsFolderName('r', '2026-12-05T18:23:25Z')).toBe('dag-run_20261205_182325Z_r');
+  });
+});
+
 describe('FileArtifactStore with a DAG artifacts.dir', () => {
   it('reads the folder the run recorded, and ignores a record that is not a folder of this run', async () => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'dagu-artifacts-'));
@@ -49,6 +63,14 @@ describe('FileArtifactStore with a DAG artifacts.dir', () => {
       expect(recordedArtifactsDir(own, 'run-b', null)).toBeNull();
       expect(recordedArtifactsDir('relative/etl/run-a', 'run-a', null)).toBeNull();
       expect(recordedArtifactsDir('/etl/run-a', 'run-a', 'etl')).toBeNull();
+      // Dagu's name for the folder, which runs now make; the time must be Dagu's and the ID this run's.
+      const dagus = path.join(dir, 'elsewhere', 'etl', 'dag-run_20261205_182325Z_run-a');
+      expect(recordedArtifactsDir(dagus, 'run-a', 'etl')).toBe(dagus);
+      expect(recordedArtifactsDir(dagus, 'a', 'etl')).toBeNull();
+      expect(recordedArtifactsDir(path.join(dir, 'etl', 'dag-run_2026_run-a'), 'run-a', null)).toBeNull();
+      expect(
+        recordedArtifactsDir(path.join(dir, 'etl', 'dag-run_20261205_182325Z_run-b'), 'run-a', null),
+      ).toBeNull();
     } finally {
       await fs.rm(dir, { recursive: true, force: true });
     }

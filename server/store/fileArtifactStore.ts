@@ -1,6 +1,7 @@
 // Run artifacts on the data directory: `<data>/runs/<run id>/artifacts/<path>`, the folder the run's steps
 // wrote (DAG_RUN_ARTIFACTS_DIR), inside the run's own directory so that deleting the run removes them. A DAG
-// with its own `artifacts.dir` keeps them in `<dir>/<dag>/<run id>`; the run then records that folder in
+// with its own `artifacts.dir` keeps them in `<dir>/<dag>/dag-run_<time>_<run id>`, as Dagu does; the run then
+// records that folder in
 // `<data>/runs/<run id>/artifacts-dir`, where this store and history retention find it. A read never follows a
 // symlink out of the folder; the listing skips symlinks.
 
@@ -22,15 +23,39 @@ import { ensureDir, errorCode, writeFileAtomic } from './fsutil';
 export const ARTIFACTS_DIR_FILE = 'artifacts-dir';
 
 /**
+ * The folder of a run under a DAG's `artifacts.dir`, as Dagu names it: `dag-run_<UTC time>_<run id>`, the
+ * time as `20060102_150405Z`. The time is the run's creation, so that every attempt of the run finds the
+ * same folder (Dagu reuses the first attempt's).
+ */
+export function artifactsFolderName(runId: string, createdAt: string): string {
+  const t = new Date(createdAt);
+  const stamp = Number.isNaN(t.getTime())
+    ? '00000000_000000Z'
+    : t
+        .toISOString()
+        .replace(/[-:]/g, '')
+        .replace('T', '_')
+        .replace(/\.\d+Z$/, 'Z');
+  return `dag-run_${stamp}_${runId}`;
+}
+
+/** Whether a folder's name is one a run with this ID has: Dagu's `dag-run_<time>_<id>`, or the bare ID. */
+function isRunFolderName(name: string, runId: string): boolean {
+  if (name === runId) return true; // the name runs made before they took Dagu's
+  const prefix = /^dag-run_\d{8}_\d{6}Z_/.exec(name);
+  return prefix !== null && name.slice(prefix[0].length) === runId;
+}
+
+/**
  * The folder a run's `artifacts-dir` file names, if it is one a run of `dagName` (when known) with this ID
- * could have: absolute, ending in `<dag>/<run id>`, not a filesystem root. Null otherwise, so that a stray or
- * edited file never points retention at another folder.
+ * could have: absolute, ending in `<dag>/dag-run_<time>_<run id>` (or `<dag>/<run id>`), not a filesystem
+ * root. Null otherwise, so that a stray or edited file never points retention at another folder.
  */
 export function recordedArtifactsDir(text: string, runId: string, dagName: string | null): string | null {
   const dir = text.trim();
   if (!path.isAbsolute(dir) || dir.includes('\0')) return null;
   const norm = path.normalize(dir);
-  if (path.basename(norm) !== runId) return null;
+  if (!isRunFolderName(path.basename(norm), runId)) return null;
   const dagDir = path.dirname(norm);
   if (dagName !== null && path.basename(dagDir) !== dagName) return null;
   if (path.dirname(dagDir) === path.parse(norm).root) return null;
