@@ -23,6 +23,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  realpathSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -38,7 +39,9 @@ import {
   upstreamLoaderRefusesToo,
   onlyCycleWarning,
   errorLinesOf,
+  globPaths,
   goRawDagsOf,
+  parseWorktreeList,
   UNSUPPORTED_MARK,
   judge,
   startArgs,
@@ -332,21 +335,66 @@ async function runCase(up, rc) {
       mkdirSync(path.dirname(path.join(project, f)), { recursive: true });
       writeFileSync(path.join(project, f), content);
     }
-    for (const r of rc.setup?.repos ?? []) initRepository(path.join(project, r));
+    // The harness's WriteExecutable: a script a step runs by its path, so it needs the execute bit.
+    for (const [f, content] of Object.entries(rc.setup?.executables ?? {})) {
+      mkdirSync(path.dirname(path.join(project, f)), { recursive: true });
+      writeFileSync(path.join(project, f), content, { mode: 0o755 });
+    }
+    /** @type {Map<string, string>} each repository's first commit, for `linked` */
+    const baseCommits = new Map();
+    for (const r of rc.setup?.repos ?? []) baseCommits.set(r, initRepository(path.join(project, r)));
     // `{project}` in a value is the case's project folder (upstream's harness gives it as ProjectPath).
     const env = Object.fromEntries(
       Object.entries(rc.env ?? {}).map(([k, v]) => [k, v.split('{project}').join(project)]),
     );
+    // Earlier starts of the test, in the same project: each must succeed, as the test asserts before it
+    // goes on; `remove` clears the files it wrote that the case's own start writes again.
+    const setupDiffs = [];
+    for (const before of rc.setup?.starts ?? []) {
+      const res = await dagu(startArgs(before.file, before), project, home, env);
+      if (res.code !== 0) {
+        setupDiffs.push(`setup start ${before.file} exit ${res.code}, expected 0`);
+        for (const line of reportLines(res.stderr, project).slice(0, 2))
+          setupDiffs.push(`setup stderr: ${line}`);
+      }
+      for (const f of before.remove ?? []) rmSync(path.join(project, f), { force: true });
+    }
     const res = await dagu(startArgs(rc.file, rc), project, home, env);
     const read = (name) => {
       const p = path.join(project, name);
-      return existsSync(p) ? readFileSync(p, 'utf8') : null;
+      if (!existsSync(p)) return null;
+      return statSync(p).isDirectory() ? '' : readFileSync(p, 'utf8');
+    };
+    /** @type {import('./upstreamCorpusLib.mjs').ProjectProbe} */
+    const probe = {
+      glob: (pattern) =>
+        globPaths(pattern, (d) => {
+          const p = path.join(project, d);
+          return existsSync(p) && statSync(p).isDirectory() ? readdirSync(p) : [];
+        }),
+      worktree: (repo, rel) => {
+        let listed = '';
+        try {
+          listed = execFileSync('git', ['-C', path.join(project, repo), 'worktree', 'list', '--porcelain'], {
+            encoding: 'utf8',
+            stdio: ['ignore', 'pipe', 'ignore'],
+          });
+        } catch {
+          // Not a repository (any more): it lists nothing.
+        }
+        const want = canonicalPath(path.join(project, rel));
+        const entry = parseWorktreeList(listed).find((e) => canonicalPath(e.path) === want) ?? null;
+        return { entry, base: baseCommits.get(repo) ?? '' };
+      },
     };
     // A file refused as an unsupported Dagu feature is not a run difference: the validate list reports it.
     const unsupported = res.code === 2 && res.stderr.includes(UNSUPPORTED_MARK);
     // A file upstream's loader refuses exits 1 there and 2 here, as every refused file does.
-    const expect = rc.refusedAtLoad && rc.expect.exit === 1 ? { ...rc.expect, exit: 2 } : rc.expect;
-    const diffs = unsupported ? [] : compareRun(expect, res, read);
+    const expect = withProject(
+      rc.refusedAtLoad && rc.expect.exit === 1 ? { ...rc.expect, exit: 2 } : rc.expect,
+      project,
+    );
+    const diffs = unsupported ? [] : [...setupDiffs, ...compareRun(expect, res, read, probe)];
     const tail = res.stderr
       .split('\n')
       .filter((l) => /error|fail|invalid|not supported/i.test(l))
@@ -360,7 +408,43 @@ async function runCase(up, rc) {
   }
 }
 
-/** A git repository on `main` with one commit of base.txt, as spec030's initRepository makes it. */
+/**
+ * The expectation with `{project}` in its strings (not in file names, not in RegExps) replaced by the
+ * project folder, as a test compares a value with ProjectPath(...).
+ * @template T
+ * @param {T} value
+ * @param {string} project
+ * @returns {T}
+ */
+function withProject(value, project) {
+  if (typeof value === 'string') return /** @type {T} */ (value.split('{project}').join(project));
+  if (Array.isArray(value)) return /** @type {T} */ (value.map((v) => withProject(v, project)));
+  if (value !== null && typeof value === 'object' && !(value instanceof RegExp)) {
+    return /** @type {T} */ (
+      Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withProject(v, project)]))
+    );
+  }
+  return value;
+}
+
+/**
+ * A path with its existing ancestor's symlinks resolved and the missing rest kept, as spec030's
+ * canonicalPath makes both sides of a worktree comparison (a removed worktree's path may be gone).
+ */
+function canonicalPath(p) {
+  let existing = path.resolve(p);
+  const rest = [];
+  while (!existsSync(existing) && path.dirname(existing) !== existing) {
+    rest.unshift(path.basename(existing));
+    existing = path.dirname(existing);
+  }
+  return path.join(realpathSync(existing), ...rest);
+}
+
+/**
+ * A git repository on `main` with one commit of base.txt, as spec030's initRepository makes it.
+ * @returns {string} that commit
+ */
 function initRepository(dir) {
   const env = {
     ...process.env,
@@ -378,6 +462,7 @@ function initRepository(dir) {
   writeFileSync(path.join(dir, 'base.txt'), 'base\n');
   git('add', '--', 'base.txt');
   git('commit', '-q', '-m', 'initial');
+  return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: dir, env, encoding: 'utf8' }).trim();
 }
 
 /** Runs fn over items, at most `jobs` at a time, keeping the order of items in the results. */

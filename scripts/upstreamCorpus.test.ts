@@ -5,12 +5,15 @@ import { describe, expect, it } from 'vitest';
 import {
   classifyValidate,
   compareRun,
+  fieldsOf,
+  globPaths,
   goRawDagsOf,
   judge,
   startArgs,
   upstreamParserRefusesToo,
   upstreamLoaderRefusesToo,
   onlyCycleWarning,
+  parseWorktreeList,
   withoutEntrypointName,
   yamlBlocksOf,
 } from './upstreamCorpusLib.mjs';
@@ -154,6 +157,87 @@ describe('startArgs and compareRun', () => {
       'out.txt is "prod\\n", expected "dev\\n"',
       'miss.txt missing (expected "y")',
       'extra.txt exists',
+    ]);
+  });
+});
+
+describe('compareRun with globs, fields and linked worktrees', () => {
+  const files: Record<string, string> = {
+    'a/run_1_x/out.txt': 'prod\n',
+    'outputs.txt': 'path=/p/wt\nbranch=\nok=true\n',
+  };
+  const read = (n: string) => files[n] ?? null;
+  const tree: Record<string, string[]> = {
+    '': ['a', 'outputs.txt'],
+    a: ['run_1_x', 'run_2_y'],
+    'a/run_1_x': ['out.txt'],
+  };
+  const glob = (pattern: string) => globPaths(pattern, (d) => tree[d] ?? []);
+  it('matches a glob segment by segment, with * and ? inside one segment only', () => {
+    expect(glob('a/run_*_x/out.txt')).toEqual(['a/run_1_x/out.txt']);
+    expect(glob('a/run_?_*')).toEqual(['a/run_1_x', 'a/run_2_y']);
+    expect(glob('*/out.txt')).toEqual([]);
+    expect(glob('a/run_${x}/out.txt')).toEqual([]);
+  });
+  it('reads name=value lines as spec030 does', () => {
+    expect(fieldsOf('a=1\nb=\n')).toEqual({
+      values: new Map([
+        ['a', '1'],
+        ['b', ''],
+      ]),
+      problems: [],
+    });
+    expect(fieldsOf('a=1\nnone\na=2').problems).toEqual([
+      'does not end in a newline',
+      'line without "=": "none"',
+      'field a twice',
+    ]);
+  });
+  it('parses git worktree list --porcelain', () => {
+    const text = 'worktree /r\nHEAD abc\nbranch refs/heads/main\n\nworktree /w\nHEAD abc\ndetached\n';
+    expect(parseWorktreeList(text)).toEqual([
+      { path: '/r', head: 'abc', branch: 'refs/heads/main' },
+      { path: '/w', head: 'abc', branch: '' },
+    ]);
+  });
+  it('names each difference of globs, fields and linked worktrees', () => {
+    const worktree = (_repo: string, p: string) => ({
+      entry: p === 'wt' ? { path: '/p/wt', head: 'def', branch: 'refs/heads/other' } : null,
+      base: 'abc',
+    });
+    expect(
+      compareRun(
+        {
+          globs: { 'a/run_*_x/out.txt': 'prod\n' },
+          fields: { 'outputs.txt': { path: '/p/wt', branch: /^/, ok: /^true$/ } },
+        },
+        { code: 0, stderr: '' },
+        read,
+        { glob },
+      ),
+    ).toEqual([]);
+    expect(
+      compareRun(
+        {
+          globs: { 'a/run_*/out.txt': 'prod\n', 'a/*': 'x' }, // the first matches a/run_1_x/out.txt only
+          fields: { 'outputs.txt': { branch: /./, gone: /^/ }, 'none.txt': {} },
+          linked: [
+            { repo: 'repo', path: 'wt', branch: 'topic' },
+            { repo: 'repo', path: 'missing', branch: 'topic' },
+          ],
+        },
+        { code: 0, stderr: '' },
+        read,
+        { glob, worktree },
+      ),
+    ).toEqual([
+      '2 files match a/*, expected one: a/run_1_x, a/run_2_y',
+      'outputs.txt: branch="", expected /./',
+      'outputs.txt lacks field gone',
+      'none.txt missing',
+      'worktree wt is on "refs/heads/other", expected refs/heads/topic',
+      "worktree wt is at def, expected repo's first commit abc",
+      'repo lists no worktree at missing',
     ]);
   });
 });

@@ -156,6 +156,19 @@ export const START_FAILS = {
 };
 
 /**
+ * What a case's test makes before its start: folders, files, executable scripts (the harness's
+ * WriteExecutable), git repositories on `main` with one commit of base.txt (as spec030's initRepository
+ * makes them), and earlier `dagu start` runs in the same project (each must exit 0), with the files to
+ * delete after each (as spec030's resetActionFiles does between an add and a remove).
+ * @typedef {object} RunSetup
+ * @property {string[]} [dirs]
+ * @property {Record<string, string>} [files]
+ * @property {Record<string, string>} [executables]
+ * @property {string[]} [repos]
+ * @property {{ file: string, params?: string, remove?: string[] }[]} [starts]
+ */
+
+/**
  * One `dagu start` case of a conformance folder: the file, upstream's `--params` string and other flags,
  * extra environment, what the test creates first, and the expected outcome.
  * @typedef {object} RunCase
@@ -168,16 +181,52 @@ export const START_FAILS = {
  *   the one upstream gives every refused file (1); ours gives those 2, which is what the run is held to
  * @property {string[]} [tools] commands the case's steps run besides a shell's (`go`): without one on PATH the
  *   case is reported as not run, never as a match or a difference
- * @property {{ dirs?: string[], files?: Record<string, string>, repos?: string[] }} [setup] `repos`: git
- *   repositories on `main` with one commit of base.txt, as spec030's initRepository makes them
+ * @property {RunSetup} [setup]
  * @property {import('./upstreamCorpusLib.mjs').RunExpectation} expect
  */
 
 const P = 'environment=prod';
 
+// Field values spec030's readAddResult and readRemoveResult require: present with any value, not empty
+// (require.NotEmpty), parsing as a boolean (strconv.ParseBool) and parsing as true (require.True).
+const ANY = /^/;
+const SET = /./;
+const BOOL = /^(?:[01tTfF]|true|TRUE|True|false|FALSE|False)$/;
+const TRUE = /^(?:[1tT]|true|TRUE|True)$/;
+/** The files spec030's resetActionFiles deletes between an add and a remove. */
+const ACTION_FILES = ['action-outputs.txt', 'action-stderr.txt'];
+
 /** @param {string} spec @param {string} file @param {string} out @param {string} content @param {Partial<RunCase>} [more] @returns {RunCase} */
 function writes(spec, file, out, content, more = {}) {
   return { spec, file, ...more, expect: { exit: 0, files: { [out]: content }, ...more.expect } };
+}
+
+/**
+ * spec005's stream artifact cases: started with `--run-id <runId>` and environment=prod, then with
+ * `--run-id <runId>_missing` and no params. Each time exactly one file of the artifacts folder, in a run
+ * folder named `dag-run_*_<run id>`, holds the stream, under `reports/prod/`, or without the param under the
+ * literal `reports/${params.environment}/`.
+ * @param {string} file @param {string} dag @param {string} runId @param {'stdout' | 'stderr'} stream
+ * @returns {RunCase[]}
+ */
+function streamArtifact(file, dag, runId, stream) {
+  const at = (id, folder) => `artifacts/${dag}/dag-run_*_${id}/reports/${folder}/${stream}.txt`;
+  const missing = `${runId}_missing`;
+  return [
+    {
+      spec: 'spec005_params',
+      file,
+      params: P,
+      flags: ['--run-id', runId],
+      expect: { exit: 0, globs: { [at(runId, 'prod')]: 'prod\n' } },
+    },
+    {
+      spec: 'spec005_params',
+      file,
+      flags: ['--run-id', missing],
+      expect: { exit: 0, globs: { [at(missing, '${params.environment}')]: 'prod\n' } },
+    },
+  ];
 }
 
 /** @type {RunCase[]} */
@@ -269,6 +318,9 @@ export const RUNS = [
       files: { '.env.prod': 'DOTENV_VALUE=prod\n', '.env.${params.environment}': 'DOTENV_VALUE=literal\n' },
     },
   }),
+  writes('spec005_params', 'root_shell_array_args.yaml', 'root-shell-array-args.txt', 'prod\n', {
+    params: 'shell_arg=-c',
+  }),
   writes('spec005_params', 'root_shell_string.yaml', 'root-shell-string.txt', 'prod\n', {
     params: 'shell_arg=-c',
   }),
@@ -301,6 +353,18 @@ export const RUNS = [
   },
   writes('spec005_params', 'step_stdout_path.yaml', 'stdout-prod.txt', 'prod\n', { params: P }),
   writes('spec005_params', 'step_stderr_path.yaml', 'stderr-prod.txt', 'prod\n', { params: P }),
+  ...streamArtifact(
+    'step_stdout_artifact.yaml',
+    'spec005-step-stdout-artifact',
+    'spec005_stdout_artifact',
+    'stdout',
+  ),
+  ...streamArtifact(
+    'step_stderr_artifact.yaml',
+    'spec005-step-stderr-artifact',
+    'spec005_stderr_artifact',
+    'stderr',
+  ),
   writes('spec005_params', 'step_output_value.yaml', 'output-value.txt', 'prod\n', { params: P }),
   writes('spec005_params', 'handler_run_array.yaml', 'handler-run-array.txt', 'prod\n', { params: P }),
   writes('spec005_params', 'handler_env.yaml', 'handler-env.txt', 'prod\n', { params: P }),
@@ -315,6 +379,18 @@ export const RUNS = [
     },
   ),
   writes('spec005_params', 'handler_stdout_path.yaml', 'handler-stdout-prod.txt', 'prod\n', { params: P }),
+  ...streamArtifact(
+    'handler_stdout_artifact.yaml',
+    'spec005-handler-stdout-artifact',
+    'spec005_handler_stdout_artifact',
+    'stdout',
+  ),
+  ...streamArtifact(
+    'handler_stderr_artifact.yaml',
+    'spec005-handler-stderr-artifact',
+    'spec005_handler_stderr_artifact',
+    'stderr',
+  ),
   // spec006: env
   writes('spec006_env', 'env_forms_order.yaml', 'env-forms.txt', 'SERVICE=api\nHOST=api.internal\n'),
   writes(
@@ -387,6 +463,37 @@ export const RUNS = [
       env: { DIRECT_PROCESS_ONLY: 'from-process' },
       tools: ['go'],
     },
+  ),
+  {
+    spec: 'spec006_env',
+    file: 'protected_env_shadowing.yaml',
+    expect: {
+      exit: 0,
+      files: {
+        'protected-shadowing.txt':
+          'root-env-read-workflow-shadow\nDAG_RUN_ID=step-shadow\nSTEP_COPY=step-shadow\n',
+        'protected-final.txt': 'ROOT_COPY=root-shadow\nfinal-protected\nresolved-matches-process\n',
+      },
+    },
+  },
+  {
+    spec: 'spec006_env',
+    file: 'current_step_managed_env.yaml',
+    expect: {
+      exit: 0,
+      files: {
+        'current-step-managed-env.txt':
+          'STEP_NAME_COPY=managed\nSTEP_NAME_PROCESS=authored-step-name\nSTEP_STDOUT_COPY=${env.DAG_RUN_STEP_STDOUT_FILE}\nOUTPUT_FILE_COPY=${env.DAGU_OUTPUT_FILE}\nmanaged-stdout-file\nmanaged-output-file\n',
+        'current-step-managed-output.txt': 'published\n',
+      },
+    },
+  },
+  writes(
+    'spec006_env',
+    'action_with_no_process_env_fallback.yaml',
+    'action-with-env.txt',
+    '$ACTION_PROCESS_ONLY\n${ACTION_PROCESS_ONLY}\n',
+    { env: { ACTION_PROCESS_ONLY: 'from-process' } },
   ),
   // spec007: step output references
   writes('spec007_value_resolution_steps', 'valid_reference.yaml', 'resolved-valid.txt', 'v1.2.3\n'),
@@ -526,6 +633,30 @@ export const RUNS = [
   writes('spec014_step_run_command', 'array_outputs_success.yaml', 'array-outputs.txt', 'one:two\n'),
   writes('spec014_step_run_command', 'working_directory.yaml', 'workspace/cwd.txt', 'workspace\n'),
   writes('spec014_step_run_command', 'relative_path_explicit.yaml', 'relative-path.txt', 'relative-ok\n'),
+  {
+    // The shim stands for a shell the runner does not know: it records its arguments and runs `sh -c`.
+    spec: 'spec014_step_run_command',
+    file: 'other_shell_fallback.yaml',
+    setup: {
+      executables: {
+        'other-shell-shim': String.raw`#!/bin/sh
+printf '%s\n' "$@" > other-shell-args.txt
+if [ "$1" = "-c" ]; then
+  shift
+  exec sh -c "$1"
+fi
+exit 64
+`,
+      },
+    },
+    expect: {
+      exit: 0,
+      files: {
+        'other-shell-args.txt': "-c\nprintf 'other-ok\\n' > other-shell.txt\n",
+        'other-shell.txt': 'other-ok\n',
+      },
+    },
+  },
   {
     spec: 'spec014_step_run_command',
     file: 'default_errexit.yaml',
@@ -1022,6 +1153,86 @@ export const RUNS = [
     file: 'runtime_remove_branch.yaml',
     params: 'working_dir=./missing branch=topic',
     expect: { exit: 'nonzero', absent: ['action-outputs.txt'] },
+  },
+  // Paths resolve from the step's working directory, and a subdirectory of a repository finds the repository;
+  // each remove starts after its add in the same project, as the test does.
+  {
+    spec: 'spec030_git_worktree_action',
+    file: 'runtime_add_step_working_dir.yaml',
+    setup: { repos: ['repo'], dirs: ['workspace'] },
+    expect: {
+      exit: 0,
+      fields: {
+        'action-outputs.txt': {
+          path: '{project}/workspace/wt/step-directory',
+          branch: SET,
+          commit: SET,
+          worktree_created: BOOL,
+          branch_created: BOOL,
+        },
+      },
+      linked: [{ repo: 'repo', path: 'workspace/wt/step-directory', branch: 'step-directory' }],
+    },
+  },
+  {
+    spec: 'spec030_git_worktree_action',
+    file: 'runtime_remove_step_working_dir.yaml',
+    setup: {
+      repos: ['repo'],
+      dirs: ['workspace'],
+      starts: [{ file: 'runtime_add_step_working_dir.yaml', remove: ACTION_FILES }],
+    },
+    expect: {
+      exit: 0,
+      fields: {
+        'action-outputs.txt': {
+          path: '{project}/workspace/wt/step-directory',
+          branch: ANY,
+          worktree_removed: TRUE,
+          branch_deleted: BOOL,
+        },
+      },
+      absent: ['workspace/wt/step-directory'],
+    },
+  },
+  {
+    spec: 'spec030_git_worktree_action',
+    file: 'runtime_add_subdirectory.yaml',
+    setup: { repos: ['repo'], dirs: ['repo/services/api'] },
+    expect: {
+      exit: 0,
+      fields: {
+        'action-outputs.txt': {
+          path: '{project}/wt/from-subdirectory',
+          branch: SET,
+          commit: SET,
+          worktree_created: TRUE,
+          branch_created: BOOL,
+        },
+      },
+      linked: [{ repo: 'repo', path: 'wt/from-subdirectory', branch: 'from-subdirectory' }],
+    },
+  },
+  {
+    spec: 'spec030_git_worktree_action',
+    file: 'runtime_remove_subdirectory.yaml',
+    setup: {
+      repos: ['repo'],
+      dirs: ['repo/services/api'],
+      starts: [{ file: 'runtime_add_subdirectory.yaml', remove: ACTION_FILES }],
+    },
+    expect: {
+      exit: 0,
+      fields: {
+        'action-outputs.txt': {
+          path: '{project}/wt/from-subdirectory',
+          branch: 'from-subdirectory',
+          worktree_removed: TRUE,
+          branch_deleted: BOOL,
+        },
+      },
+      absent: ['wt/from-subdirectory'],
+    },
   },
   // spec035: file dependencies
   { spec: 'spec035_file_dependencies', file: 'local.yaml', expect: { exit: 0 } },

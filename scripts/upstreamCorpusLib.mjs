@@ -245,7 +245,12 @@ export function startArgs(file, run) {
 /**
  * One `dagu start` case: the exit code upstream's test asserts (undefined: not asserted, `nonzero`: any
  * failure), files with exact content, files containing and not containing strings, files that must not
- * exist, and text stderr must contain.
+ * exist, and text stderr must contain. `globs`: a pattern (`*` and `?` only, as the table's patterns need)
+ * exactly one project file must match, with this content (the harness's ExpectGlobFileContent). `fields`:
+ * files of `name=value` lines ending in a newline, each name there once (spec030's readPublishedOutputs),
+ * whose named fields must equal a string or match a RegExp. `linked`: worktrees a repository of the project
+ * must list at a path, on a branch, with HEAD at the repository's first commit (spec030's
+ * requireLinkedWorktree).
  * @typedef {object} RunExpectation
  * @property {number | 'nonzero'} [exit]
  * @property {Record<string, string>} [files]
@@ -253,17 +258,29 @@ export function startArgs(file, run) {
  * @property {Record<string, string[]>} [notContains]
  * @property {string[]} [absent]
  * @property {string[]} [stderr]
+ * @property {Record<string, string>} [globs]
+ * @property {Record<string, Record<string, string | RegExp>>} [fields]
+ * @property {{ repo: string, path: string, branch: string }[]} [linked]
  */
 
 /**
- * What differs between a `dagu start` and upstream's expectation. `readFile` returns a project file's text,
- * or null when it does not exist.
+ * What a case's project can tell beyond its files' text: the project paths a glob pattern matches, and the
+ * worktree a repository lists at a path (null: none), with the repository's first commit.
+ * @typedef {object} ProjectProbe
+ * @property {(pattern: string) => string[]} [glob]
+ * @property {(repo: string, path: string) => { entry: WorktreeEntry | null, base: string }} [worktree]
+ */
+
+/**
+ * What differs between a `dagu start` and upstream's expectation. `readFile` returns a project file's text
+ * ('' for a folder, so that `absent` covers folders too), or null when nothing is at that path.
  * @param {RunExpectation} expect
  * @param {{ code: number | null, stderr: string }} actual
  * @param {(name: string) => string | null} readFile
+ * @param {ProjectProbe} [probe] needed only by `globs` and `linked`
  * @returns {string[]} one line per difference; empty when the run matches
  */
-export function compareRun(expect, actual, readFile) {
+export function compareRun(expect, actual, readFile, probe = {}) {
   const diffs = [];
   const exitOk =
     expect.exit === undefined ||
@@ -289,5 +306,119 @@ export function compareRun(expect, actual, readFile) {
     if (!actual.stderr.toLowerCase().includes(p.toLowerCase()))
       diffs.push(`stderr lacks ${JSON.stringify(p)}`);
   }
+  for (const [pattern, content] of Object.entries(expect.globs ?? {})) {
+    const matches = probe.glob?.(pattern) ?? [];
+    if (matches.length !== 1) {
+      diffs.push(
+        `${matches.length} files match ${pattern}, expected one${matches.length ? `: ${matches.join(', ')}` : ''}`,
+      );
+      continue;
+    }
+    const got = readFile(matches[0]);
+    if (got !== content)
+      diffs.push(`${matches[0]} is ${JSON.stringify(got)}, expected ${JSON.stringify(content)}`);
+  }
+  for (const [name, want] of Object.entries(expect.fields ?? {})) {
+    const got = readFile(name);
+    if (got === null) {
+      diffs.push(`${name} missing`);
+      continue;
+    }
+    const { values, problems } = fieldsOf(got);
+    for (const p of problems) diffs.push(`${name}: ${p}`);
+    for (const [field, w] of Object.entries(want)) {
+      const v = values.get(field);
+      if (v === undefined) diffs.push(`${name} lacks field ${field}`);
+      else if (typeof w === 'string' ? v !== w : !w.test(v)) {
+        diffs.push(
+          `${name}: ${field}=${JSON.stringify(v)}, expected ${typeof w === 'string' ? JSON.stringify(w) : w}`,
+        );
+      }
+    }
+  }
+  for (const { repo, path, branch } of expect.linked ?? []) {
+    const listed = probe.worktree?.(repo, path);
+    if (!listed?.entry) diffs.push(`${repo} lists no worktree at ${path}`);
+    else {
+      if (listed.entry.branch !== `refs/heads/${branch}`)
+        diffs.push(
+          `worktree ${path} is on ${JSON.stringify(listed.entry.branch)}, expected refs/heads/${branch}`,
+        );
+      if (listed.entry.head !== listed.base)
+        diffs.push(
+          `worktree ${path} is at ${listed.entry.head}, expected ${repo}'s first commit ${listed.base}`,
+        );
+    }
+  }
   return diffs;
+}
+
+/**
+ * The `name=value` lines of a file as spec030's readPublishedOutputs reads them: the text must end in a
+ * newline, and every line (the last newline taken off) must have a `=` and a name not seen before.
+ * @param {string} text
+ * @returns {{ values: Map<string, string>, problems: string[] }}
+ */
+export function fieldsOf(text) {
+  const values = new Map();
+  const problems = text.endsWith('\n') ? [] : ['does not end in a newline'];
+  for (const line of text.replace(/\n$/, '').split('\n')) {
+    const at = line.indexOf('=');
+    if (at < 0) problems.push(`line without "=": ${JSON.stringify(line)}`);
+    else if (values.has(line.slice(0, at))) problems.push(`field ${line.slice(0, at)} twice`);
+    else values.set(line.slice(0, at), line.slice(at + 1));
+  }
+  return { values, problems };
+}
+
+/**
+ * The project paths (slash-separated, relative) a glob pattern matches, as Go's filepath.Glob matches them:
+ * segment by segment, `*` any run of characters but `/`, `?` one of them, everything else literal (the
+ * table's patterns have no `[...]` class and no `\` escape). `readDir` lists a project folder's entry names
+ * ([] for a path that is not a folder).
+ * @param {string} pattern
+ * @param {(dir: string) => string[]} readDir
+ * @returns {string[]}
+ */
+export function globPaths(pattern, readDir) {
+  let found = [''];
+  for (const segment of pattern.split('/')) {
+    const literal = segment.replace(/[.+^$|()[\]{}\\]/g, '\\$&');
+    const re = new RegExp(`^${literal.replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]')}$`);
+    found = found.flatMap((dir) =>
+      readDir(dir)
+        .filter((name) => re.test(name))
+        .sort()
+        .map((name) => (dir ? `${dir}/${name}` : name)),
+    );
+  }
+  return found;
+}
+
+/**
+ * One block of `git worktree list --porcelain`: the worktree's path, its HEAD commit and its branch ref
+ * (empty when detached).
+ * @typedef {{ path: string, head: string, branch: string }} WorktreeEntry
+ */
+
+/**
+ * The blocks of `git worktree list --porcelain`, as spec030's listWorktrees reads them (paths as git
+ * prints them; the caller makes them canonical).
+ * @param {string} text
+ * @returns {WorktreeEntry[]}
+ */
+export function parseWorktreeList(text) {
+  return text
+    .trim()
+    .split('\n\n')
+    .filter((block) => block.trim() !== '')
+    .map((block) => {
+      const entry = { path: '', head: '', branch: '' };
+      for (const line of block.split('\n')) {
+        if (line.startsWith('worktree ')) entry.path = line.slice('worktree '.length);
+        else if (line.startsWith('HEAD ')) entry.head = line.slice('HEAD '.length);
+        else if (line.startsWith('branch ')) entry.branch = line.slice('branch '.length);
+      }
+      return entry;
+    });
 }
