@@ -116,10 +116,18 @@ describe('finalRunState', () => {
 describe('runExitCode', () => {
   const run = (state: RunStatus['status'], steps: StepStatus[] = [], handlers: RunStatus['handlers'] = {}) =>
     runExitCode({ status: state, steps, handlers });
-  it("is Dagu's: 0 succeeded, 1 partially_succeeded, 1 failed, 0 aborted by a stop", () => {
-    expect([run('succeeded'), run('partially_succeeded'), run('failed'), run('aborted')]).toEqual([
+  it("is Dagu's: 0 succeeded, 1 partially_succeeded through a failed step, 1 failed, 0 aborted by a stop", () => {
+    const partial = [status('a', 'failed'), status('b', 'succeeded')];
+    expect([run('succeeded'), run('partially_succeeded', partial), run('failed'), run('aborted')]).toEqual([
       0, 1, 1, 0,
     ]);
+  });
+
+  it('is 0 for a run partially succeeded only through a child run, and for a waiting run whose wait handler failed', () => {
+    expect(run('partially_succeeded', [status('call', 'partially_succeeded')])).toBe(0);
+    expect(run('waiting', [status('gate', 'waiting')], { wait: status('onWait', 'failed') })).toBe(0);
+    // Any other failed handler is the run's error.
+    expect(run('succeeded', [status('a', 'succeeded')], { exit: status('onExit', 'failed') })).toBe(1);
   });
 
   it('is 1 for an aborted run that carries a failure: a failed init or a precondition error', () => {

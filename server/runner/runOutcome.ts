@@ -87,12 +87,15 @@ export function finalRunState(steps: readonly StepStatus[], facts: RunFacts): Ru
 
 /**
  * The exit code of `dagu start` for a finished run (research note §8.3): 1 when the run carries an error
- * (failed, partially succeeded, or aborted after a step or handler failed, such as `init`), 0 when it
- * succeeded or was stopped cleanly (a stop request, a DAG precondition not met).
+ * (failed, or partially succeeded or aborted after a step or handler failed, such as `init`), 0 when it
+ * succeeded, was stopped cleanly (a stop request, a DAG precondition not met), partially succeeded only
+ * through a child run, or waits (even after its `wait` handler failed).
  */
 export function runExitCode(status: Pick<RunStatus, 'status' | 'steps' | 'handlers'>): 0 | 1 {
   // The run error is not stored as such; a failed step or handler (init included) is where it came from.
-  const parts = [...status.steps, ...Object.values(status.handlers)];
+  // Not a failed `wait` handler: Dagu logs that error and leaves the run waiting without one (runner.go).
+  const { wait: _wait, ...handlers } = status.handlers;
+  const parts = [...status.steps, ...Object.values(handlers)];
   return startExitCode(
     status.status,
     parts.some((s) => s?.status === 'failed'),

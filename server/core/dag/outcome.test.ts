@@ -369,6 +369,7 @@ describe('dagu start exit code', () => {
   it.each<[RunState, boolean, number]>([
     ['succeeded', false, 0],
     ['partially_succeeded', true, 1],
+    ['partially_succeeded', false, 0],
     ['failed', true, 1],
     ['failed', false, 1],
     ['aborted', false, 0],

@@ -282,12 +282,14 @@ export function isPartialSuccess(steps: readonly StepFacts[]): boolean {
 // --- (e) the exit code of `dagu start` ---
 
 /**
- * Dagu exits 1 when the run returned an error (the run error), else 0: succeeded 0, partially succeeded 1,
- * failed 1, aborted 0 (stop, DAG precondition not met) unless an error was set (init failed, step precondition
- * evaluation error); a rejected run 1.
+ * Dagu exits 1 when the run returned an error (the run error), else 0: succeeded 0, failed 1, aborted 0 (stop,
+ * DAG precondition not met) unless an error was set (init failed, step precondition evaluation error); a
+ * rejected run 1. A partial success exits 1 through the failure that made it (a failed step let through by
+ * `continue_on`), and 0 when no step of the run failed: a call step whose child run partially succeeded
+ * (upstream's subdag_test PartialSuccessParallel and PartialSuccessSubDAG run without an error).
  */
 export function startExitCode(status: RunState, runError: boolean): 0 | 1 {
-  if (runError || status === 'failed' || status === 'partially_succeeded' || status === 'rejected') return 1;
+  if (runError || status === 'failed' || status === 'rejected') return 1;
   return 0;
 }
 
