@@ -9,7 +9,6 @@ import { runProcessEnv } from './runProcessEnv';
 import { closeSync, openSync } from 'node:fs';
 import type { Config } from '../config/types';
 import { formatDagError } from '../core/dag/dagError';
-import { stringifySortedJson } from '../core/dag/values';
 import { formatSelector } from '../core/distributed';
 import { formatDuration } from '../core/duration';
 import type { Clock, Logger } from '../core/ports';
@@ -25,6 +24,7 @@ import { applyChildParams } from './childParams';
 import { signalGroup } from './processGroup';
 import { errorText } from './statusReporter';
 import {
+  childResult,
   SubDagStartError,
   subRunId,
   type SubDagRequest,
@@ -442,26 +442,6 @@ async function spawnChildRun(
   const message = `its process ${how}${why ? ` (${why})` : ''} before it started the run`;
   await endChild(deps, record, message);
   throw new SubDagStartError(dag.name, `sub-DAG ${dag.name} did not start: ${message}`);
-}
-
-/** A finished child as the parent step reports it, with the `output:` values of its steps and handlers. */
-export function childResult(s: RunStatus): SubDagResult {
-  const outputs: Record<string, string> = Object.create(null);
-  for (const step of [...s.steps, ...Object.values(s.handlers)]) {
-    // Structured outputs first (text as it is, other values as JSON), then the step's output variable.
-    for (const [k, v] of Object.entries(step?.published_outputs ?? {})) {
-      outputs[k] = v === null || v === undefined ? '' : typeof v === 'string' ? v : stringifySortedJson(v);
-    }
-    if (step?.output) Object.assign(outputs, step.output);
-  }
-  return {
-    run_id: s.run_id,
-    dag_name: s.dag_name,
-    status: s.status,
-    error: s.error,
-    params: s.params,
-    outputs: { ...outputs },
-  };
 }
 
 /** What `waitForRunEnd` saw: the run ended, or it was asked to stop and did not end within the stop wait. */

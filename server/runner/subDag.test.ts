@@ -5,6 +5,7 @@ import { systemClock } from '../core/clock';
 import { RUN_ID_PATTERN } from '../core/names';
 import type { ParallelSpec, StepSpec, StepStatus } from '../core/types';
 import {
+  childResult,
   runCallStep,
   SubDagStartError,
   subRunId,
@@ -12,7 +13,8 @@ import {
   type SubDagRequest,
   type SubDagResult,
 } from './subDag';
-import { stepOf, tempDir } from './testSupport';
+import { newRunStatus } from '../core/runStatus';
+import { dagOf, stepOf, tempDir } from './testSupport';
 
 describe('subRunId', () => {
   it('is the same for the same parent run, step, attempt and child', () => {
@@ -115,6 +117,37 @@ const parallel = (p: Partial<ParallelSpec>): ParallelSpec => ({
   items: [],
   max_concurrent: 10,
   ...p,
+});
+
+describe('childResult', () => {
+  it("keeps the child's output variables and its published values apart, handlers last", () => {
+    const s = newRunStatus({
+      dag: dagOf([stepOf('a', 'true'), stepOf('b', 'true')], { name: 'child' }),
+      runId: 'r1',
+      status: 'succeeded',
+      triggerType: 'subdag',
+      scheduleTime: null,
+      params: ['X=1'],
+      nowIso: '2026-01-01T00:00:00Z',
+    });
+    s.steps[0].output = { SCRATCH: 'scratch' };
+    s.steps[0].published_outputs = { verdict: 'draft', n: 1 };
+    s.steps[1].published_outputs = { verdict: 'clean' };
+    s.handlers.exit = { ...s.steps[1], name: 'onExit', published_outputs: { from_handler: { ok: true } } };
+    expect(childResult(s)).toEqual({
+      run_id: 'r1',
+      dag_name: 'child',
+      status: 'succeeded',
+      error: null,
+      params: ['X=1'],
+      outputs: { SCRATCH: 'scratch' },
+      output_values: { verdict: 'clean', n: 1, from_handler: { ok: true } },
+    });
+    // Nothing published: no output_values at all (Dagu omits outputValues).
+    s.steps.forEach((st) => (st.published_outputs = null));
+    delete s.handlers.exit;
+    expect(childResult(s)).not.toHaveProperty('output_values');
+  });
 });
 
 describe('runCallStep', () => {

@@ -7,7 +7,7 @@ import { formatDuration } from '../core/duration';
 import { isoTime } from '../core/isoTime';
 import { formatParam } from '../core/params';
 import type { Clock } from '../core/ports';
-import type { DagSpec, RunState, StepSpec, StepStatus } from '../core/types';
+import type { DagSpec, RunState, RunStatus, StepSpec, StepStatus } from '../core/types';
 import { SECOND } from '../core/units';
 import { appendFile } from '../store/fileCalls';
 import { childCalls, DEFAULT_MAX_CONCURRENT, type ChildCall, type ResolveText } from './parallelItems';
@@ -63,6 +63,33 @@ export interface SubDagResult {
   params?: string[];
   /** Every `output:` variable of the child's steps and handlers, in step order (later ones win). */
   outputs?: Record<string, string>;
+  /**
+   * The values the child's steps and handlers published (`outputs.write`, `stdout.outputs`, an object-form
+   * `output:`), merged in that order: Dagu's `outputValues`, and the call step's own outputs.
+   */
+  output_values?: Record<string, unknown>;
+}
+
+/**
+ * A finished child as the parent step reports it, as Dagu's RunStatus has it: the `output:` variables of its
+ * steps and handlers (`outputs`) and the values they published (`outputValues`), later ones winning.
+ */
+export function childResult(s: RunStatus): SubDagResult {
+  const outputs: Record<string, string> = Object.create(null);
+  const values: Record<string, unknown> = Object.create(null);
+  for (const step of [...(s.steps ?? []), ...Object.values(s.handlers ?? {})]) {
+    if (step?.output) Object.assign(outputs, step.output);
+    if (step?.published_outputs) Object.assign(values, step.published_outputs);
+  }
+  return {
+    run_id: s.run_id,
+    dag_name: s.dag_name,
+    status: s.status,
+    error: s.error,
+    params: s.params,
+    outputs: { ...outputs },
+    ...(Object.keys(values).length > 0 ? { output_values: { ...values } } : {}),
+  };
 }
 
 /**
@@ -270,6 +297,9 @@ export async function runCallStep(run: CallStepRun): Promise<StepStatus['status'
       await appendFile(run.files.stdout, stdout);
       if (step.output) status.output = { [step.output]: stdout.trim() };
     }
+    // The values a single child published are the call step's own outputs (`${call.outputs.x}`), as in Dagu.
+    const published = step.parallel ? undefined : ends[0]?.result?.output_values;
+    if (published) status.published_outputs = { ...published };
     if (run.stop.aborted) return finishStopped(run, run.stop.reason as StopReason);
     if (timedOut !== null) return finish(run, 'failed', timedOut);
     return step.parallel ? endParallel(run, ends) : endSingle(run, ends[0]);
@@ -308,14 +338,16 @@ function endParallel(run: CallStepRun, ends: ChildEnd[]): StepStatus['status'] {
   return finish(run, 'succeeded', null, 0);
 }
 
-/** Dagu's JSON of one child result: name, dagRunId, params (when any), outputs, status. */
+/** Dagu's JSON of one child result: name, dagRunId, params (when any), outputs, outputValues (when any), status. */
 function resultObject(r: SubDagResult, fallbackName: string): Record<string, unknown> {
   const params = (r.params ?? []).join(' ');
+  const values = r.output_values ?? {};
   return {
     name: r.dag_name ?? fallbackName,
     dagRunId: r.run_id,
     ...(params ? { params } : {}),
     outputs: sortedObject(r.outputs ?? {}),
+    ...(Object.keys(values).length > 0 ? { outputValues: sortedObject(values) } : {}),
     status: r.status,
   };
 }
@@ -345,7 +377,7 @@ function goJson(value: unknown): string {
   return `${text}\n`;
 }
 
-function sortedObject(o: Record<string, string>): Record<string, string> {
+function sortedObject<T>(o: Record<string, T>): Record<string, T> {
   return Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 

@@ -62,12 +62,20 @@ describe('remoteSubDagRunner', () => {
     ]);
     coordinator.runs.set('parent-1-abc123', childIn('running'));
     await time.advance(500);
-    coordinator.runs.set('parent-1-abc123', childIn('failed', 'step "a" failed: exit code 1'));
+    const ended = childIn('failed', 'step "a" failed: exit code 1');
+    // What its steps left for the caller: an output variable and a published value.
+    ended.steps[0].output = { OUT: 'from-a' };
+    ended.steps[0].published_outputs = { verdict: 'clean' };
+    coordinator.runs.set('parent-1-abc123', ended);
     await time.advance(500);
     expect(await result).toEqual({
       run_id: 'parent-1-abc123',
+      dag_name: 'child',
       status: 'failed',
       error: 'step "a" failed: exit code 1',
+      params: [],
+      outputs: { OUT: 'from-a' },
+      output_values: { verdict: 'clean' },
     });
   });
 

@@ -5,7 +5,7 @@ import type { Clock, Logger, Timers } from '../core/ports';
 import { TERMINAL_RUN_STATES } from '../core/types';
 import { SECOND } from '../core/units';
 import { errorText } from '../runner/statusReporter';
-import { SubDagStartError, type SubDagResult, type SubDagRunner } from '../runner/subDag';
+import { childResult, SubDagStartError, type SubDagRunner } from '../runner/subDag';
 import { CoordinatorError, type CoordinatorApi } from './coordinatorClient';
 import { retryBackoffMs, sleep } from './retryBackoff';
 
@@ -83,7 +83,8 @@ export function remoteSubDagRunner(o: RemoteSubDagOptions): SubDagRunner {
             return { run_id: r.runId, status: 'failed', error: 'the coordinator no longer knows the run' };
         } else {
           missing = 0;
-          if (TERMINAL_RUN_STATES.includes(status.status)) return result(r.runId, status);
+          // With its output variables and published values, as a local child's: the call step's output.
+          if (TERMINAL_RUN_STATES.includes(status.status)) return { ...childResult(status), run_id: r.runId };
         }
       } catch (err) {
         logger.debug('Cannot read the sub-DAG run; will retry', { error: errorText(err) });
@@ -98,11 +99,4 @@ export function remoteSubDagRunner(o: RemoteSubDagOptions): SubDagRunner {
       await sleep(o.timers, pollMs, stopDeadline === null ? r.signal : undefined);
     }
   };
-}
-
-function result(
-  runId: string,
-  status: { status: SubDagResult['status']; error: string | null },
-): SubDagResult {
-  return { run_id: runId, status: status.status, error: status.error };
 }
