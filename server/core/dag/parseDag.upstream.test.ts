@@ -444,6 +444,29 @@ describe('http.request and noop inputs', () => {
     ]);
     expect(parse(step('  - {action: noop, with: {}}')).steps[0].action).toEqual({ kind: 'noop' });
   });
+
+  it('refuses at load what Dagu refuses: a method, url or log message that is not text, two jq filters', () => {
+    expect(
+      errors(
+        step(
+          '  - {action: http.request, with: {method: [GET, POST], url: http://x}}',
+          '  - {action: http.request, with: {method: GET, url: {a: 1}}}',
+          '  - {action: log.write, with: {message: [a]}}',
+          '  - {action: log.write, with: {}}',
+          '  - {action: jq.filter, with: {filter: [".a", ".b"], data: "{}"}}',
+        ),
+      ),
+    ).toEqual([
+      '2:43: steps[0].with.method: must be a non-empty string, got a list',
+      '3:53: steps[1].with.url: must be a non-empty string, got a map',
+      '4:41: steps[2].with.message: must be a non-empty string, got a list',
+      '5:31: steps[3].with: log needs with.message',
+      '6:40: steps[4].with.filter: action "jq" supports only one command (one filter)',
+    ]);
+    // One filter in a list is that filter.
+    const one = parse(step('  - {action: jq.filter, with: {filter: [".a"], data: "{}"}}')).steps[0].action;
+    expect(one).toEqual({ kind: 'jq', with: { filter: '.a', data: '{}' } });
+  });
 });
 
 describe('template.render and legacy type: template (builtin/template, spec/step_v2.go)', () => {

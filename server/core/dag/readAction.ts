@@ -527,6 +527,7 @@ function readNamedAction(
     } else {
       const m = r.map(withEntry, ACTION_WITH_KEYS[kind], 'with');
       for (const [k, e] of m ?? []) w[k] = r.toJS(e.value);
+      if (m && !legacyTypeOf(map)) checkActionShapes(r, kind, m, w);
     }
   }
   // Legacy http and jq steps carry their input in command and script.
@@ -565,7 +566,46 @@ function readNamedAction(
   if (kind === 'http') need(['method', 'url']);
   if (kind === 'jq') need(['filter']);
   if (kind === 'mail') need(['to']);
+  if (kind === 'log' && !legacyType) need(['message']);
   out.action = kind === 'noop' ? { kind } : { kind, with: w };
+}
+
+/** The legacy `type:` spelling of an action (its inputs may come from `command` and `script`). */
+function legacyTypeOf(map: Map<string, Entry>): boolean {
+  return map.has('type') && !map.has('action');
+}
+
+/**
+ * What Dagu checks of an action's inputs when it loads the file (internal/spec/step_v2.go), so that a wrong
+ * shape is refused by `dagu validate` rather than failing the step when it runs: `http.request`'s `method`
+ * and `url` and `log.write`'s `message` are non-empty texts; `jq.filter` runs one filter, so a list of two
+ * is refused as Dagu refuses it ("supports only one command") and a list of one is that filter.
+ */
+function checkActionShapes(
+  r: DagReader,
+  kind: 'http' | 'jq' | 'mail' | 'log' | 'noop',
+  m: Map<string, Entry>,
+  w: Record<string, unknown>,
+): void {
+  // A text that is blank is refused below, as a missing one ("needs with.<key>").
+  const text = (key: string) => {
+    const e = m.get(key);
+    if (e && !isNull(e.value)) r.string(e, 'a non-empty string');
+  };
+  if (kind === 'http') ['method', 'url'].forEach(text);
+  if (kind === 'log') text('message');
+  const filter = m.get('filter');
+  if (kind === 'jq' && filter && isSeq(filter.value)) {
+    const items = filter.value.items;
+    if (items.length > 1) r.errorAt(filter, 'action "jq" supports only one command (one filter)');
+    else if (
+      items.length === 1 &&
+      typeof w.filter === 'object' &&
+      typeof (w.filter as unknown[])[0] === 'string'
+    )
+      w.filter = (w.filter as string[])[0];
+    else r.errorAt(filter, 'must be a jq filter (a text), got an empty list or a list of other values');
+  }
 }
 
 /**
