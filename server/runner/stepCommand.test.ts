@@ -118,6 +118,26 @@ describe('planStepCommand', () => {
     });
   });
 
+  it("runs each command's words with no shell under Dagu's shell: direct, each word resolved as exec's", () => {
+    const direct = { ...noDagShell, dagShell: 'direct' };
+    expect(planStepCommand(step({ command: [`/bin/echo '\\$HOME' "a b"`, 'true'] }), direct, tag)).toEqual({
+      ok: true,
+      invocations: [
+        { file: '/bin/echo<exec>', args: ['\\$HOME<exec>', 'a b<exec>'], script: null },
+        { file: 'true<exec>', args: [], script: null },
+      ],
+    });
+    // A step's own `shell: direct` too; a script has nothing to run it.
+    expect(planStepCommand(step({ command: ['ls -l'], shell: 'direct' }), noDagShell, same)).toEqual({
+      ok: true,
+      invocations: [{ file: 'ls', args: ['-l'], script: null }],
+    });
+    expect(planStepCommand(step({ command: ['echo a\necho b\n'] }), direct, same)).toEqual({
+      ok: false,
+      error: 'shell direct runs one command without a shell; a script needs a shell',
+    });
+  });
+
   it('substitutes $VAR for a non-POSIX step shell', () => {
     const plan = planStepCommand(step({ command: ['print(1)'], shell: 'python3' }), noDagShell, tag);
     expect(plan).toEqual({

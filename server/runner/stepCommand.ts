@@ -215,6 +215,7 @@ function plan(
   if (step.shell_explicit !== undefined) shell.stepSet = step.shell_explicit && step.shell !== null;
   const posix = isPosixShell(shell.words[0]!);
   const commands = (step.command ?? []).filter((c) => c !== '');
+  if (shell.words[0] === DIRECT_SHELL) return directInvocations(step, commands, resolve);
 
   if (step.script !== null && step.script !== undefined && (commands.length > 0 || step.script_interpreter)) {
     // `command: python3 -u` + `script:` runs the interpreter on the script file, no shell and no `-e`.
@@ -249,6 +250,27 @@ function plan(
       throw new Error(`resolved command text ${JSON.stringify(truncate(text))} contains a line break`);
     }
     return { ...commandFormArgv(shell, text), script: null };
+  });
+}
+
+/** Dagu's `shell: direct`: no shell at all; each command line is split into words and its program run. */
+export const DIRECT_SHELL = 'direct';
+
+/**
+ * The processes of a step under `shell: direct`: each command's words, split as a shell would split them
+ * (quotes kept together, nothing expanded), then each word value-resolved as an `exec` argument is, since no
+ * shell comes after to do it (`\$HOME` reaches the program as `$HOME`). A script has nothing to run it.
+ */
+function directInvocations(step: CommandStep, commands: string[], resolve: TextResolver): Invocation[] {
+  const multiLine = commands.length === 1 && /[\r\n]/.test(commands[0]!);
+  if ((step.script !== null && step.script !== undefined) || multiLine) {
+    throw new Error('shell direct runs one command without a shell; a script needs a shell');
+  }
+  if (commands.length === 0) throw new Error('step has no command or script');
+  return commands.map((raw) => {
+    const words = splitCommandLine(raw).map((w) => resolve(w, 'exec'));
+    if (words.length === 0) throw new Error('shell direct: the command is empty');
+    return { file: words[0]!, args: words.slice(1), script: null };
   });
 }
 
