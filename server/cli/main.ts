@@ -211,10 +211,12 @@ const COMMANDS: Record<string, (program: Command) => unknown> = {
         '--step <name>',
         'run only this step again; every other step keeps the status it had, its dependents too (Dagu)',
       )
+      .option('--downstream', 'with --step: run again the steps downstream of it as well (Dagu)')
       .addHelpText(
         'after',
         '\nExamples:\n  dagu retry 20261130-011530-1a2b3c4d\n  dagu retry --run-id 20261130-011530-1a2b3c4d etl' +
-          '\n  dagu retry --run-id 20261130-011530-1a2b3c4d --step load etl',
+          '\n  dagu retry --run-id 20261130-011530-1a2b3c4d --step load etl' +
+          '\n  dagu retry --run-id 20261130-011530-1a2b3c4d --step load --downstream etl',
       )
       .option('-q, --quiet', 'print nothing but errors')
       .option('--detach', 'for a DAG that runs on workers: return once the run is handed over')

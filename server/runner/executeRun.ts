@@ -73,6 +73,8 @@ export interface ExecuteRunOptions {
    * it was), and only this one runs again; its dependents keep theirs too, as in Dagu.
    */
   retryStep?: string;
+  /** With `retryStep`: the steps downstream of it (depending on it, directly or not) start fresh too. */
+  retryDownstream?: boolean;
   /** Sends the run's `mail_on` notification; a failure is logged and changes nothing. */
   notify?: (dag: DagSpec, status: RunStatus) => Promise<void>;
   /**
@@ -160,7 +162,7 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
     handlers: {},
     steps:
       opts.retryStep !== undefined
-        ? stepRetrySteps(dag.steps, opts.resumeFrom ?? [], opts.retryStep)
+        ? stepRetrySteps(dag.steps, opts.resumeFrom ?? [], opts.retryStep, opts.retryDownstream === true)
         : initialSteps(dag.steps, opts.resumeFrom ?? []),
   } satisfies Partial<RunStatus>);
   const report = () => {
@@ -1017,17 +1019,29 @@ function initialSteps(specs: readonly StepSpec[], resumeFrom: readonly StepStatu
 }
 
 /**
- * The steps' statuses at the start of a one-step retry: as the attempt before left them, except `retryStep`,
- * which starts fresh. A step the attempt before did not have (the DAG changed since) starts fresh as well.
+ * The steps' statuses at the start of a one-step retry: as the attempt before left them, except `retryStep`
+ * (and with `downstream`, every step that depends on it, directly or not), which starts fresh. A step the
+ * attempt before did not have (the DAG changed since) starts fresh as well.
  */
 function stepRetrySteps(
   specs: readonly StepSpec[],
   previous: readonly StepStatus[],
   retryStep: string,
+  downstream: boolean,
 ): StepStatus[] {
   const before = new Map(previous.map((s) => [s.name, s]));
+  const fresh = new Set([retryStep]);
+  for (let grew = downstream; grew;) {
+    grew = false;
+    for (const s of specs) {
+      if (!fresh.has(s.name) && (s.depends ?? []).some((d) => fresh.has(d))) {
+        fresh.add(s.name);
+        grew = true;
+      }
+    }
+  }
   return specs.map((s) => {
-    const kept = s.name === retryStep ? undefined : before.get(s.name);
+    const kept = fresh.has(s.name) ? undefined : before.get(s.name);
     return { ...(kept ? structuredClone(kept) : freshStepStatus(s.name)), depends: [...(s.depends ?? [])] };
   });
 }

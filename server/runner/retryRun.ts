@@ -15,6 +15,8 @@ export interface RetryRunOptions extends AttemptContext {
    * StepNotInRunError when the run has no such step.
    */
   step?: string;
+  /** Dagu's `retry --step X --downstream`: the steps downstream of `step` run again too. */
+  downstream?: boolean;
   /** Started by the scheduler under the DAG's retry_policy: the new attempt counts one more auto retry. */
   autoRetry?: boolean;
 }
@@ -92,6 +94,7 @@ export async function runNextAttempt(
   return runAttempt(o, status, logDir.absolute, {
     resumeFrom: keepSucceeded || o.step !== undefined ? previous.steps : undefined,
     retryStep: o.step,
+    retryDownstream: o.downstream === true,
     markedActive: true,
   });
 }

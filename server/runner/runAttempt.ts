@@ -120,7 +120,12 @@ export async function runAttempt(
   ctx: AttemptContext,
   status: RunStatus,
   logDir: string,
-  opts: { resumeFrom?: readonly StepStatus[]; retryStep?: string; markedActive?: boolean } = {},
+  opts: {
+    resumeFrom?: readonly StepStatus[];
+    retryStep?: string;
+    retryDownstream?: boolean;
+    markedActive?: boolean;
+  } = {},
 ): Promise<RunStatus> {
   const logger = ctx.logger.child({ run_id: status.run_id });
   const active = { run_id: status.run_id, dag_name: status.dag_name, queue: status.queue };
@@ -170,7 +175,12 @@ async function runAndSettle(
   ctx: AttemptContext,
   status: RunStatus,
   logDir: string,
-  opts: { resumeFrom?: readonly StepStatus[]; retryStep?: string; markedActive?: boolean },
+  opts: {
+    resumeFrom?: readonly StepStatus[];
+    retryStep?: string;
+    retryDownstream?: boolean;
+    markedActive?: boolean;
+  },
   logShipping: LogShipping | null,
 ): Promise<RunStatus> {
   const { resumeFrom } = opts;
@@ -221,6 +231,7 @@ async function runAndSettle(
     subDag: ctx.subDag,
     resumeFrom,
     retryStep: opts.retryStep,
+    retryDownstream: opts.retryDownstream,
     logShipping: logShipping ?? undefined,
     state: ctx.stateStore && {
       store: ctx.stateStore,

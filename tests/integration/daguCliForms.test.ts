@@ -250,6 +250,44 @@ describe("Dagu's retry --step, status --sub-run-id and -N/--name", () => {
     expect(help.stdout).toContain('--step <name>');
   });
 
+  it('retry --step X --downstream runs X and the steps reachable from it again, no others', async () => {
+    // Upstream's TestStepRetryWithDownstreamResetsOnlyReachableDescendants: A -> B -> C, and A -> D.
+    const line = (x: string) => `    run: echo ${x} >> "$DAGU_HOME/seen.txt"`;
+    h.writeDag(
+      'down',
+      [
+        'type: graph',
+        'steps:',
+        '  - name: A',
+        line('A'),
+        '  - name: B',
+        line('B'),
+        '    depends: [A]',
+        '  - name: C',
+        line('C'),
+        '    depends: [B]',
+        '  - name: D',
+        line('D'),
+        '    depends: [A]',
+        '',
+      ].join('\n'),
+    );
+    const seen = () => readFileSync(path.join(h.home, 'seen.txt'), 'utf8').trim().split('\n').sort().join('');
+    expect((await dagu(['start', '--quiet', 'down'], h.env)).code).toBe(0);
+    expect(seen()).toBe('ABCD');
+    const run = await statusOf('down');
+    const again = await dagu(
+      ['retry', '--quiet', '--run-id', run.run_id, '--step', 'B', '--downstream', 'down'],
+      h.env,
+    );
+    expect(again.code, again.stderr).toBe(0);
+    expect(seen()).toBe('ABBCCD');
+    expect(await statusOf(run.run_id)).toMatchObject({ attempt: 2, status: 'succeeded' });
+    // --downstream says which steps besides the --step one run again: without one it is refused.
+    const alone = await dagu(['retry', '--run-id', run.run_id, '--downstream', 'down'], h.env);
+    expect([alone.code, alone.stderr]).toEqual([2, 'dagu: --downstream requires --step\n']);
+  });
+
   it('status --run-id ID --sub-run-id SUB <dag> shows a sub-run under that run, at any depth', async () => {
     h.writeDag('leaf', 'steps:\n  - name: l\n    run: echo leaf\n');
     h.writeDag('mid', 'steps:\n  - name: m\n    call: leaf\n');

@@ -36,6 +36,8 @@ type Opts = GlobalOptions & {
   detach?: boolean;
   runId?: string;
   step?: string;
+  /** With `step`: the steps downstream of it run again too (Dagu's --downstream). */
+  downstream?: boolean;
   /** Hidden: the scheduler retries the run under its DAG's retry_policy (auto_retry_count). */
   autoRetry?: boolean;
 };
@@ -90,6 +92,8 @@ export async function foreground(
 }
 
 export async function retryCommand(word: string, opts: Opts): Promise<number> {
+  // As Dagu's: --downstream says which steps besides the --step one run again, so it needs one.
+  if (opts.downstream && opts.step === undefined) throw new UsageError('--downstream requires --step');
   const ctx = cliContext(opts, { component: 'runner' });
   const { config } = ctx;
   const stores = runCommandStores(config, ctx.logger, await cliControlPlane(config, ctx.logger));
@@ -157,7 +161,14 @@ export async function nextAttempt(
   const run = operation === 'resume' ? resumeRun : retryRun;
   if (operation === 'retry' && opts.step !== undefined) {
     const step = opts.step;
-    return foreground(ctx, stores, dag, (r) => retryRun({ ...r, runId: previous.run_id, step }), opts.quiet);
+    const downstream = opts.downstream === true;
+    return foreground(
+      ctx,
+      stores,
+      dag,
+      (r) => retryRun({ ...r, runId: previous.run_id, step, downstream }),
+      opts.quiet,
+    );
   }
   const autoRetry = opts.autoRetry === true;
   return foreground(ctx, stores, dag, (r) => run({ ...r, runId: previous.run_id, autoRetry }), opts.quiet);
