@@ -32,6 +32,11 @@ export interface EnqueueOptions {
   queue?: string;
   /** The caller's params as one JSON text when `params` were read from it (RunStatus.params_json). */
   paramsJson?: string | null;
+  /**
+   * Dagu's `enqueue --default-working-dir` (absolute): kept on the record, the run works there when it starts
+   * if its DAG then sets no working_dir.
+   */
+  defaultWorkingDir?: string;
 }
 
 /** Text of the error `enqueue` fails with when queues are turned off. */
@@ -77,6 +82,7 @@ export async function enqueueDag(
     paramsJson: opts.paramsJson ?? (params.length === 1 ? rawJsonParams(params[0]) : null),
   });
   if (opts.name !== undefined) status.dag_file = own.file ?? own.name;
+  if (opts.defaultWorkingDir) status.default_working_dir = opts.defaultWorkingDir;
   const created = await svc.runs.createRun(status);
   if (!created.created) throw new ConflictError(`run ${runId} already exists`);
   // createRun marked it active; the queue item makes it wait for its turn.

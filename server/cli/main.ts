@@ -62,6 +62,10 @@ const COMMANDS: Record<string, (program: Command) => unknown> = {
           .default('manual'),
       )
       .option('--schedule-time <time>', 'slot time of a scheduled run (RFC 3339)')
+      .option(
+        '--default-working-dir <dir>',
+        "the working directory of a DAG that sets no working_dir (Dagu's option), instead of the run's work directory",
+      )
       .addOption(
         // Set by a call step for a local DAG, run from a temp copy: the file whose directory its paths are in.
         new Option('--local-dag-source <file>', 'the file a local DAG was written in').hideHelp(),
@@ -80,6 +84,10 @@ const COMMANDS: Record<string, (program: Command) => unknown> = {
       .option('-N, --name <name>', NAME_OPTION)
       .option('-r, --run-id <id>', 'run ID to use')
       .option('-u, --queue <name>', "this queue instead of the DAG's (Dagu)")
+      .option(
+        '--default-working-dir <dir>',
+        "the working directory of a DAG that sets no working_dir (Dagu's option), kept for when the run starts",
+      )
       .action(lazy(() => import('./commands/queue'), 'enqueueCommand')),
 
   dequeue: (program) =>
@@ -212,6 +220,10 @@ const COMMANDS: Record<string, (program: Command) => unknown> = {
         'run only this step again; every other step keeps the status it had, its dependents too (Dagu)',
       )
       .option('--downstream', 'with --step: run again the steps downstream of it as well (Dagu)')
+      .option(
+        '--default-working-dir <dir>',
+        "the working directory of a DAG that sets no working_dir (Dagu's option), instead of the run's work directory",
+      )
       .addHelpText(
         'after',
         '\nExamples:\n  dagu retry 20261130-011530-1a2b3c4d\n  dagu retry --run-id 20261130-011530-1a2b3c4d etl' +

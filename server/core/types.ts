@@ -725,4 +725,9 @@ export interface RunStatus {
    * has; absent/null for every other run, whose DAG is found by `dag_name`.
    */
   dag_file?: string | null;
+  /**
+   * The working directory Dagu's `--default-working-dir` gave a DAG that sets no `working_dir` (absolute): a
+   * retry of the run works there again, as Dagu's does. Absent/null for every other run.
+   */
+  default_working_dir?: string | null;
 }

@@ -17,6 +17,8 @@ export interface RetryRunOptions extends AttemptContext {
   step?: string;
   /** Dagu's `retry --step X --downstream`: the steps downstream of `step` run again too. */
   downstream?: boolean;
+  /** The directory a `--default-working-dir` of this retry gave the DAG (already in `dag.working_dir`). */
+  defaultWorkingDir?: string | null;
   /** Started by the scheduler under the DAG's retry_policy: the new attempt counts one more auto retry. */
   autoRetry?: boolean;
 }
@@ -81,6 +83,9 @@ export async function runNextAttempt(
   });
   // A run under another name (`dagu start -N`) keeps the file its DAG comes from.
   if (previous.dag_file) status.dag_file = previous.dag_file;
+  // Where `--default-working-dir` put the run, unless this retry gave another one.
+  const workingDir = o.defaultWorkingDir ?? previous.default_working_dir;
+  if (workingDir) status.default_working_dir = workingDir;
   const autoRetries = nextAutoRetryCount(previous, o.autoRetry === true);
   if (autoRetries !== undefined) status.auto_retry_count = autoRetries;
   try {

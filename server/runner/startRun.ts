@@ -28,6 +28,8 @@ export interface StartRunOptions extends AttemptContext {
   newRunId: () => string;
   /** The DAG's file when it runs under another name (`dagu start -N`); kept on the record as `dag_file`. */
   dagFile?: string | null;
+  /** The directory `--default-working-dir` gave the DAG (already in `dag.working_dir`), kept on the record. */
+  defaultWorkingDir?: string | null;
   /** The caller's params as one JSON text (RunStatus.params_json), with `params` read from it. */
   paramsJson?: string | null;
 }
@@ -53,12 +55,15 @@ export function newRunParams(o: Pick<StartRunOptions, 'dag' | 'params' | 'record
  * throws RunConflictError if `runId` belongs to a run in any other state, and ParamsRejectedError (before
  * anything is recorded) for refused params. Never exits the process.
  */
-export async function startRun(o: StartRunOptions): Promise<RunStatus> {
-  const runId = assertRunId(o.runId ?? o.newRunId());
+export async function startRun(opts: StartRunOptions): Promise<RunStatus> {
+  const runId = assertRunId(opts.runId ?? opts.newRunId());
   // The scheduler may offer one queued run twice (a slow start looks like a failed one): exactly one
   // process claims it, the other stops here without touching it.
-  const owner = claimOwnerText(hostname(), process.pid, o.clock.nowMs());
-  const existing = o.runId !== undefined ? await readAndClaim(o.runStore, runId, owner) : null;
+  const owner = claimOwnerText(hostname(), process.pid, opts.clock.nowMs());
+  const existing = opts.runId !== undefined ? await readAndClaim(opts.runStore, runId, owner) : null;
+  // A queued run keeps the directory `enqueue --default-working-dir` gave it, for a DAG that sets none.
+  const own = existing?.default_working_dir;
+  const o = own && !opts.dag.working_dir ? { ...opts, dag: { ...opts.dag, working_dir: own } } : opts;
 
   if (existing !== null) {
     const queued = existing;
@@ -107,6 +112,7 @@ export async function startRun(o: StartRunOptions): Promise<RunStatus> {
   // recognisable (pid, host) when the scheduler marks it failed.
   Object.assign(status, { pid: process.pid, host: hostname(), started_at: status.created_at });
   if (o.dagFile) status.dag_file = o.dagFile;
+  if (o.defaultWorkingDir) status.default_working_dir = o.defaultWorkingDir;
   const created = await o.runStore.createRun(status);
   if (!created.created) {
     const now = await o.runStore.readStatus(runId);

@@ -2,7 +2,7 @@
 // `--run-id` for status/stop/restart/retry, and the everyday commands dry, history, ls, ps, cleanup and schema,
 // with their output and exit codes. Our run-ID forms keep working beside them.
 
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { dagu, eventually, startService, tempHome, type Service, type TempHome } from './harness';
@@ -360,6 +360,59 @@ describe("Dagu's retry --step, status --sub-run-id and -N/--name", () => {
     expect(done.params).toEqual(['X=9']);
     const steps = (await stepsOf(done.run_id)) as unknown as Array<{ stdout: string }>;
     expect(readFileSync(path.join(h.home, 'logs', steps[0].stdout), 'utf8')).toBe('x=9\n');
+  });
+});
+
+describe("Dagu's --default-working-dir", () => {
+  it('start gives a DAG without working_dir that directory, a retry works there again, and a queued run keeps it', async () => {
+    // Upstream's TestStepRetryReusesOriginalWorkingDir: the step's working_dir is relative to the DAG's.
+    const work = path.join(h.home, 'work');
+    mkdirSync(path.join(work, 'child'), { recursive: true });
+    h.writeDag(
+      'wd',
+      [
+        'steps:',
+        '  - name: target',
+        '    working_dir: child',
+        '    run: |',
+        '      pwd >> observed.txt',
+        '      if [ ! -f marker ]; then touch marker; exit 1; fi',
+        '      echo retry ok >> observed.txt',
+        '',
+      ].join('\n'),
+    );
+    const first = await dagu(['start', '--quiet', '--default-working-dir', work, 'wd'], h.env);
+    expect(first.code, first.stderr).toBe(1);
+    const run = await statusOf('wd');
+    const retry = await dagu(['retry', '--quiet', '--run-id', run.run_id, '--step', 'target', 'wd'], h.env);
+    expect(retry.code, retry.stderr).toBe(0);
+    const observed = readFileSync(path.join(work, 'child', 'observed.txt'), 'utf8')
+      .trim()
+      .split('\n');
+    expect(observed.map((l) => (l === 'retry ok' ? l : realpathSync(l)))).toEqual([
+      realpathSync(path.join(work, 'child')),
+      realpathSync(path.join(work, 'child')),
+      'retry ok',
+    ]);
+    // A DAG with its own working_dir keeps it.
+    h.writeDag('own', `working_dir: ${h.home}\nsteps:\n  - name: s\n    run: pwd\n`);
+    const own = await dagu(['start', '--default-working-dir', work, 'own'], h.env);
+    expect(own.code, own.stderr).toBe(0);
+    // Enqueued: the scheduler starts the run there.
+    rmSync(path.join(work, 'child', 'marker'));
+    const q = await dagu(['enqueue', '--default-working-dir', work, 'wd'], h.env);
+    expect(q.code, q.stderr).toBe(0);
+    services.push(startService(['scheduler'], h.env));
+    await eventually(async () => {
+      const r = await dagu(['status', '--json', 'wd'], h.env);
+      const s = r.code === 0 ? (JSON.parse(r.stdout) as Status) : null;
+      return s && s.run_id !== run.run_id && s.status === 'failed' ? s : null;
+    });
+    expect(
+      readFileSync(path.join(work, 'child', 'observed.txt'), 'utf8')
+        .trim()
+        .split('\n'),
+    ).toHaveLength(4);
   });
 });
 

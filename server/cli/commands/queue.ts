@@ -16,8 +16,11 @@ import { cliServices } from '../openControlPlane';
 export async function enqueueCommand(
   dag: string,
   words: string[],
-  opts: GlobalOptions & ParamFlags & { runId?: string; name?: string; queue?: string },
+  opts: GlobalOptions &
+    ParamFlags & { runId?: string; name?: string; queue?: string; defaultWorkingDir?: string },
 ) {
+  if (opts.defaultWorkingDir !== undefined && opts.defaultWorkingDir.trim() === '')
+    throw new UsageError('--default-working-dir: the directory is empty');
   const params = paramWords(cliParams('enqueue', dag, words, opts));
   const { config, logger } = cliContext(opts, { component: 'cli' });
   if (opts.runId !== undefined) assertRunId(opts.runId);
@@ -30,6 +33,8 @@ export async function enqueueCommand(
       name: opts.name,
       queue: opts.queue,
       paramsJson: cliParamsJson(words, opts),
+      // Taken from the directory the command runs in, as `dagu start` takes it.
+      defaultWorkingDir: opts.defaultWorkingDir === undefined ? undefined : resolve(opts.defaultWorkingDir),
     },
   );
   process.stdout.write(`queued ${status.dag_name} ${status.run_id} in queue ${status.queue}\n`);

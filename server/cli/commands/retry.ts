@@ -25,7 +25,7 @@ import {
   runCommandStores,
   type RunCommandStores,
 } from './dispatchClient';
-import type { LocalRunContext } from './start';
+import { withDefaultWorkingDir, type LocalRunContext } from './start';
 import { resolveTarget, runOfDag, runningRunsOf } from './target';
 import { cliControlPlane, cliServices } from '../openControlPlane';
 import { isLocalProcessAlive } from '../../scheduler/zombieReaper';
@@ -38,6 +38,8 @@ type Opts = GlobalOptions & {
   step?: string;
   /** With `step`: the steps downstream of it run again too (Dagu's --downstream). */
   downstream?: boolean;
+  /** Dagu's `--default-working-dir`: the working_dir of a DAG that sets none. */
+  defaultWorkingDir?: string;
   /** Hidden: the scheduler retries the run under its DAG's retry_policy (auto_retry_count). */
   autoRetry?: boolean;
 };
@@ -144,7 +146,11 @@ export async function nextAttempt(
   opts: Opts,
 ): Promise<number> {
   const { config } = ctx;
-  const dag = await loadRunDag(config, previous);
+  // The run's own `--default-working-dir` holds for its retries, as in Dagu; a new one replaces it.
+  const loaded = await loadRunDag(config, previous);
+  const flagDir = opts.defaultWorkingDir;
+  const dag = withDefaultWorkingDir(loaded, flagDir ?? previous.default_working_dir ?? undefined);
+  const defaultWorkingDir = flagDir !== undefined && dag !== loaded ? dag.working_dir : null;
   if (isDistributed(dag, config.default_execution_mode)) {
     if (opts.step !== undefined)
       throw new UsageError(
@@ -166,12 +172,18 @@ export async function nextAttempt(
       ctx,
       stores,
       dag,
-      (r) => retryRun({ ...r, runId: previous.run_id, step, downstream }),
+      (r) => retryRun({ ...r, runId: previous.run_id, step, downstream, defaultWorkingDir }),
       opts.quiet,
     );
   }
   const autoRetry = opts.autoRetry === true;
-  return foreground(ctx, stores, dag, (r) => run({ ...r, runId: previous.run_id, autoRetry }), opts.quiet);
+  return foreground(
+    ctx,
+    stores,
+    dag,
+    (r) => run({ ...r, runId: previous.run_id, autoRetry, defaultWorkingDir }),
+    opts.quiet,
+  );
 }
 
 export async function restartCommand(word: string, opts: Opts): Promise<number> {

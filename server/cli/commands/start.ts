@@ -103,6 +103,17 @@ export async function checkCallerParams(dag: DagSpec, params: readonly ParamSpec
   }
 }
 
+/**
+ * Dagu's `--default-working-dir`: a DAG that sets no `working_dir` gets this one (taken from the directory
+ * the command runs in when relative); a DAG that sets one keeps it.
+ */
+export function withDefaultWorkingDir(dag: DagSpec, dir: string | undefined): DagSpec {
+  if (dir === undefined) return dag;
+  if (dir.trim() === '') throw new UsageError('--default-working-dir: the directory is empty');
+  if (dag.working_dir !== undefined && dag.working_dir !== null && dag.working_dir !== '') return dag;
+  return { ...dag, working_dir: path.resolve(dir) };
+}
+
 /** Dagu drops one pair of quotes around the whole `--params` text. */
 function unquote(text: string): string {
   const t = text.trim();
@@ -115,6 +126,8 @@ interface StartOptions extends GlobalOptions, ParamFlags {
   name?: string;
   /** Dagu's `--from-run-id`: a new run with the params of this earlier run of the DAG. */
   fromRunId?: string;
+  /** Dagu's `--default-working-dir`: the working_dir of a DAG that sets none. */
+  defaultWorkingDir?: string;
   triggerType: TriggerType;
   scheduleTime?: string;
   /** Hidden: the file a local DAG run from a temp copy was written in (see ParseDagOptions.sourceFile). */
@@ -151,7 +164,8 @@ export async function startCommand(dagArg: string, words: string[], opts: StartO
     dagArg,
     opts.localDagSource ? { sourceFile: path.resolve(opts.localDagSource) } : {},
   );
-  const dag = opts.name !== undefined ? overrideDagName(loaded, opts.name) : loaded;
+  const named = opts.name !== undefined ? overrideDagName(loaded, opts.name) : loaded;
+  const dag = withDefaultWorkingDir(named, opts.defaultWorkingDir);
   const dagFile = opts.name !== undefined ? dagFileOf(loaded, dagArg) : null;
   // A queued run taken over (`--run-id` from the scheduler or the queue) has its params in its record.
   if (opts.fromRunId === undefined && (opts.runId === undefined || params.length > 0))
@@ -208,6 +222,7 @@ export async function startCommand(dagArg: string, words: string[], opts: StartO
       recordParams,
       newRunId: () => newRunId(Date.now(), randomHex(4)),
       dagFile,
+      defaultWorkingDir: dag === named ? null : dag.working_dir,
       paramsJson: cliParamsJson(words, opts),
     });
     if (!opts.quiet) printSummary(final);
