@@ -47,12 +47,19 @@ describe('cancelLine', () => {
 });
 
 describe('exitCodeOf', () => {
-  it('follows Dagu: 0 for a success or a clean stop, 1 for a failure or a partial success', () => {
+  it('follows Dagu: 0 for a success or a clean stop, 1 for a failure or a partial success a step failed', () => {
     const code = (status: 'succeeded' | 'partially_succeeded' | 'failed' | 'aborted') =>
       exitCodeOf(testRunStatus({ run_id: 'r1', status }));
-    expect([code('succeeded'), code('partially_succeeded'), code('failed'), code('aborted')]).toEqual([
-      0, 1, 1, 0,
-    ]);
+    expect([code('succeeded'), code('failed'), code('aborted')]).toEqual([0, 1, 0]);
+    // Partially succeeded: 1 through a failed step, 0 when only a child run partially succeeded.
+    const partial = testRunStatus({ run_id: 'r1', status: 'partially_succeeded' });
+    const step = (name: string, state: StepStatus['status']) => ({
+      ...partial.steps[0],
+      name,
+      status: state,
+    });
+    expect(exitCodeOf({ ...partial, steps: [step('a', 'failed'), step('b', 'succeeded')] })).toBe(1);
+    expect(exitCodeOf({ ...partial, steps: [step('call', 'partially_succeeded')] })).toBe(0);
   });
 
   it('is 1 for an aborted run whose init handler or a step failed', () => {
