@@ -212,7 +212,10 @@ const COMMANDS: Record<string, (program: Command) => unknown> = {
   retry: (program) =>
     program
       .command('retry')
-      .description('Run a finished run again as a new attempt with the same parameters, in the foreground')
+      .description(
+        'Run a finished run again as a new attempt with the same parameters, in the foreground: what failed, ' +
+          'was aborted or rejected runs again with what depends on it; successes and skips are kept (Dagu)',
+      )
       .argument('<run-id|dag>', RUN_OR_DAG)
       .option('-r, --run-id <id>', 'with a DAG: the run of it to retry (required then, as in Dagu)')
       .option(

@@ -75,6 +75,11 @@ export interface ExecuteRunOptions {
   retryStep?: string;
   /** With `retryStep`: the steps downstream of it (depending on it, directly or not) start fresh too. */
   retryDownstream?: boolean;
+  /**
+   * Dagu's plain `retry`: with `resumeFrom`, the steps that failed, were aborted or rejected, and every step
+   * downstream of one of them, run again; every other step keeps what it had (succeeded, skipped, ...).
+   */
+  retryFailed?: boolean;
   /** Sends the run's `mail_on` notification; a failure is logged and changes nothing. */
   notify?: (dag: DagSpec, status: RunStatus) => Promise<void>;
   /**
@@ -163,7 +168,9 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
     steps:
       opts.retryStep !== undefined
         ? stepRetrySteps(dag.steps, opts.resumeFrom ?? [], opts.retryStep, opts.retryDownstream === true)
-        : initialSteps(dag.steps, opts.resumeFrom ?? []),
+        : opts.retryFailed
+          ? failedRetrySteps(dag.steps, opts.resumeFrom ?? [])
+          : initialSteps(dag.steps, opts.resumeFrom ?? []),
   } satisfies Partial<RunStatus>);
   const report = () => {
     opts.reporter
@@ -1012,6 +1019,52 @@ function initialSteps(specs: readonly StepSpec[], resumeFrom: readonly StepStatu
   return specs.map((s) => ({
     ...(kept.has(s.name) ? structuredClone(previous.get(s.name)!) : freshStepStatus(s.name)),
     ...(!kept.has(s.name) && pushBacks.has(s.name)
+      ? { push_back: structuredClone(pushBacks.get(s.name)!) }
+      : {}),
+    depends: [...(s.depends ?? [])],
+  }));
+}
+
+/**
+ * What Dagu's retry plan keeps (runtime/plan.go setupRetry clears failed, retrying, aborted and rejected
+ * steps; one that never ended runs anyway).
+ */
+const KEPT_ON_RETRY: ReadonlySet<StepStatus['status']> = new Set([
+  'succeeded',
+  'partially_succeeded',
+  'skipped',
+  'waiting',
+]);
+
+/**
+ * The steps' statuses at the start of a plain retry, as Dagu's retry plan has them: a step that failed, was
+ * aborted or rejected, or did not end in the attempt before (or that it did not have), starts fresh, and so
+ * does every step downstream of one; every other step keeps its status and output (a success is not run
+ * twice, a skip stays a skip).
+ */
+function failedRetrySteps(specs: readonly StepSpec[], previous: readonly StepStatus[]): StepStatus[] {
+  const before = new Map(previous.map((s) => [s.name, s]));
+  const fresh = new Set(
+    specs
+      .filter((s) => {
+        const was = before.get(s.name);
+        return !was || !KEPT_ON_RETRY.has(was.status);
+      })
+      .map((s) => s.name),
+  );
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const s of specs) {
+      if (!fresh.has(s.name) && (s.depends ?? []).some((d) => fresh.has(d))) {
+        fresh.add(s.name);
+        grew = true;
+      }
+    }
+  }
+  const pushBacks = new Map(previous.filter((s) => s.push_back).map((s) => [s.name, s.push_back!]));
+  return specs.map((s) => ({
+    ...(fresh.has(s.name) ? freshStepStatus(s.name) : structuredClone(before.get(s.name)!)),
+    ...(fresh.has(s.name) && pushBacks.has(s.name)
       ? { push_back: structuredClone(pushBacks.get(s.name)!) }
       : {}),
     depends: [...(s.depends ?? [])],

@@ -97,8 +97,10 @@ export async function runNextAttempt(
     throw new RunConflictError(o.runId, now.kind === 'ok' ? now.status.status : 'unknown');
   }
   return runAttempt(o, status, logDir.absolute, {
-    resumeFrom: keepSucceeded || o.step !== undefined ? previous.steps : undefined,
+    // Every form keeps something of the attempt before: a resume its successes, a retry what did not fail.
+    resumeFrom: previous.steps,
     retryStep: o.step,
+    retryFailed: !keepSucceeded && o.step === undefined,
     retryDownstream: o.downstream === true,
     markedActive: true,
   });

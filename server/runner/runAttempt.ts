@@ -124,6 +124,7 @@ export async function runAttempt(
     resumeFrom?: readonly StepStatus[];
     retryStep?: string;
     retryDownstream?: boolean;
+    retryFailed?: boolean;
     markedActive?: boolean;
   } = {},
 ): Promise<RunStatus> {
@@ -179,6 +180,7 @@ async function runAndSettle(
     resumeFrom?: readonly StepStatus[];
     retryStep?: string;
     retryDownstream?: boolean;
+    retryFailed?: boolean;
     markedActive?: boolean;
   },
   logShipping: LogShipping | null,
@@ -232,6 +234,7 @@ async function runAndSettle(
     resumeFrom,
     retryStep: opts.retryStep,
     retryDownstream: opts.retryDownstream,
+    retryFailed: opts.retryFailed,
     logShipping: logShipping ?? undefined,
     state: ctx.stateStore && {
       store: ctx.stateStore,

@@ -204,7 +204,9 @@ async function runAccepted(
         logger,
         stopWaitMs: config.run.kill_grace_ms + 10 * SECOND,
       }),
-      resumeFrom: task.operation === 'resume' ? (task.previous?.steps ?? []) : undefined,
+      // A resume keeps the successes of the attempt before; a retry what did not fail (Dagu's retry plan).
+      resumeFrom: task.operation === 'start' ? undefined : (task.previous?.steps ?? []),
+      retryFailed: task.operation === 'retry',
       // Run notifications are sent from here, as Dagu's agent sends them where it runs; logs to attach are
       // this worker's copies.
       notify: async (d, ended) => {

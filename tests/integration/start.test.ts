@@ -105,7 +105,7 @@ describe('dagu start', () => {
     }
   });
 
-  it('retry runs every step again; resume runs again only the steps that did not succeed', async () => {
+  it("retry runs again what failed (Dagu's retry plan); resume runs again only what did not succeed", async () => {
     h.writeDag(
       'twostep',
       [
@@ -123,14 +123,56 @@ describe('dagu start', () => {
     const count = (name: string) => readFileSync(path.join(h.home, name), 'utf8').trim().split('\n').length;
     expect((await dagu(['start', '--run-id', 'rr1', 'twostep'], h.env)).code).toBe(1);
     expect((await dagu(['retry', 'rr1'], h.env)).code).toBe(1);
-    expect(count('first-rr1')).toBe(2);
+    expect(count('first-rr1')).toBe(1); // it succeeded: kept, not run twice
+    expect(count('second-rr1')).toBe(1); // the file holds the count of its runs: 2 by now
+    expect(readFileSync(path.join(h.home, 'second-rr1'), 'utf8').trim()).toBe('2');
     const resumed = await dagu(['resume', 'rr1'], h.env);
     expect(resumed.code, resumed.stdout + resumed.stderr).toBe(0);
-    expect(count('first-rr1')).toBe(2); // kept from attempt 2, not run again
+    expect(count('first-rr1')).toBe(1); // kept from attempt 1, not run again
     expect(await status('rr1')).toMatchObject({ status: 'succeeded', attempt: 3, trigger_type: 'retry' });
     const again = await dagu(['resume', 'rr1'], h.env);
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/nothing to resume/);
+  });
+
+  it("retry runs a failed step and what depends on it again, and keeps successes and skips (upstream's retry_test)", async () => {
+    const line = (x: string) => `echo ${x} >> "$DAGU_HOME/seen-$DAG_RUN_ID"`;
+    h.writeDag(
+      'plan',
+      [
+        'type: graph',
+        'steps:',
+        '  - name: step1',
+        `    run: ${line('step1')}`,
+        '  - name: step2',
+        '    depends: [step1]',
+        '    run: |',
+        `      ${line('step2')}`,
+        '      test -f "$DAGU_HOME/marker" || { touch "$DAGU_HOME/marker"; exit 1; }',
+        '  - name: step3',
+        '    depends: [step2]',
+        `    run: ${line('step3')}`,
+        '  - name: side',
+        `    run: ${line('side')}`,
+        '  - name: skipper',
+        '    preconditions: ["false"]',
+        `    run: ${line('skipper')}`,
+        '',
+      ].join('\n'),
+    );
+    expect((await dagu(['start', '--run-id', 'pl1', 'plan'], h.env)).code).toBe(1);
+    const retry = await dagu(['retry', 'pl1'], h.env);
+    expect(retry.code, retry.stderr).toBe(0);
+    const seen = readFileSync(path.join(h.home, 'seen-pl1'), 'utf8').trim().split('\n').sort();
+    expect(seen).toEqual(['side', 'step1', 'step2', 'step2', 'step3']);
+    const s = await status('pl1');
+    expect(s.steps.map((x: { name: string; status: string }) => `${x.name}:${x.status}`)).toEqual([
+      'step1:succeeded',
+      'step2:succeeded',
+      'step3:succeeded',
+      'side:succeeded',
+      'skipper:skipped',
+    ]);
   });
 
   it('kills a step that runs past its timeout', async () => {
