@@ -512,6 +512,11 @@ export interface DagSpec {
   /** `worker_selector: local`: this DAG always runs on the host that starts it, whatever the execution mode. */
   force_local?: boolean;
   handler_on: HandlerSpecs;
+  /**
+   * The `handler_on` entries the DAG has only from `base.yaml` (by handler name): a sub-DAG run does not run
+   * them, as in Dagu. Absent when none.
+   */
+  base_handlers?: string[];
   signal_handling: { enable_propagation: boolean };
   /** Path of the file the DAG was loaded from, or null when it came from elsewhere. */
   file: string | null;

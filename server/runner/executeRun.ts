@@ -150,7 +150,8 @@ interface Frame {
 
 /** Runs the attempt to its end and returns the final status. Never throws for a step or storage failure. */
 export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
-  const { dag, clock } = opts;
+  const { clock } = opts;
+  const dag = withoutBaseHandlersInChild(opts.dag, opts.status);
   // Callers name the component and DAG; the run ID is what only the engine knows for sure. The engine's
   // lines also go to the run's own log file when it has no process log (decided below).
   const runLog = new RunLogWriter(() => isoNow(clock));
@@ -1023,6 +1024,18 @@ function initialSteps(specs: readonly StepSpec[], resumeFrom: readonly StepStatu
       : {}),
     depends: [...(s.depends ?? [])],
   }));
+}
+
+/**
+ * The DAG as a run executes it: a sub-DAG run does not run the handlers its DAG only has from `base.yaml`,
+ * as Dagu skips the base handlers for sub-DAG runs (cmd/start.go WithSkipBaseHandlers); its own stay.
+ */
+function withoutBaseHandlersInChild(dag: DagSpec, status: RunStatus): DagSpec {
+  const fromBase = dag.base_handlers ?? [];
+  if (fromBase.length === 0 || (status.parent == null && status.trigger_type !== 'subdag')) return dag;
+  const handlers = { ...dag.handler_on };
+  for (const kind of fromBase) delete handlers[kind as keyof typeof handlers];
+  return { ...dag, handler_on: handlers };
 }
 
 /**

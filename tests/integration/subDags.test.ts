@@ -3,7 +3,7 @@
 // `parallel` whose runner's peak memory is measured.
 
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DAGU, dagu, tempHome, type TempHome } from './harness';
@@ -128,6 +128,25 @@ describe('sub-DAGs', () => {
     const helperRun = stepOf(worker, 'h').sub_runs![0];
     expect(helperRun).toMatchObject({ dag_name: 'helper', status: 'succeeded' });
     expect((await status(helperRun.run_id)).parent).toMatchObject({ dag_name: 'worker', step: 'h' });
+  });
+
+  it("runs base.yaml's handlers for the parent only; a child keeps its own (Dagu skips base handlers for sub-DAGs)", async () => {
+    writeFileSync(
+      path.join(h.home, 'base.yaml'),
+      'handler_on:\n  failure:\n    run: echo "base-$DAG_NAME" >> "$DAGU_HOME/handled.txt"\n',
+    );
+    h.writeDag(
+      'kid',
+      'handler_on:\n  exit:\n    run: echo "own-$DAG_NAME" >> "$DAGU_HOME/handled.txt"\nsteps:\n  - name: x\n    run: exit 1\n',
+    );
+    h.writeDag('top', 'steps:\n  - name: c\n    call: kid\n');
+    expect((await dagu(['start', '--quiet', 'top'], h.env)).code).toBe(1);
+    expect(readFileSync(path.join(h.home, 'handled.txt'), 'utf8')).toBe('own-kid\nbase-top\n');
+    // Started on its own, the same DAG runs the base's handlers as any root run does.
+    expect((await dagu(['start', '--quiet', 'kid'], h.env)).code).toBe(1);
+    expect(readFileSync(path.join(h.home, 'handled.txt'), 'utf8')).toBe(
+      'own-kid\nbase-top\nbase-kid\nown-kid\n',
+    );
   });
 
   it('fails the step of a recursive call with a clear error instead of starting processes for ever', async () => {

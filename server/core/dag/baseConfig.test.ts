@@ -31,6 +31,17 @@ describe("Dagu's base config laid under a DAG", () => {
     expect(parse(STEPS, base).max_active_runs).toBe(3);
   });
 
+  it('names the handlers only the base gave, which a sub-DAG run leaves out', () => {
+    const base = layer(
+      'handler_on:\n  failure:\n    command: echo base-f\n  exit:\n    command: echo base-x\n',
+    );
+    expect(parse(STEPS, base).base_handlers).toEqual(['failure', 'exit']);
+    const own = parse(`handler_on:\n  exit:\n    command: echo own\n${STEPS}`, base);
+    expect(own.base_handlers).toEqual(['failure']);
+    expect(own.handler_on.exit?.command).toEqual(['echo own']);
+    expect(parse(STEPS, layer('max_active_steps: 2\n')).base_handlers).toBeUndefined();
+  });
+
   it("appends env: the base's entries first, so the DAG's own value of a name wins", () => {
     const base = layer('env:\n  - SHARED: base\n  - ONLY_BASE: b\n');
     const dag = parse(`env:\n  SHARED: dag\n  ONLY_DAG: d\n${STEPS}`, base);

@@ -73,35 +73,50 @@ function normaliseBase(root: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
-/** Lays the base under one document of a DAG file (its root mapping; anything else is left to the reader). */
-export function applyBaseLayer(doc: Document, layer: BaseLayer): void {
+/**
+ * Lays the base under one document of a DAG file (its root mapping; anything else is left to the reader).
+ * Returns the names of the handlers (`handler_on` entries) that only the base gave it.
+ */
+export function applyBaseLayer(doc: Document, layer: BaseLayer): string[] {
   const root = doc.contents;
-  if (!isMap(root)) return;
+  if (!isMap(root)) return [];
+  const fromBase: string[] = [];
   for (const [key, baseValue] of Object.entries(layer.values)) {
     const pair = findPair(root, key);
     if (!pair || isNullNode(pair.value)) {
       if (pair) pair.value = doc.createNode(baseValue);
       else root.items.push(doc.createPair(key, baseValue) as Pair<unknown, unknown>);
+      if (key === 'handler_on' && isPlainObject(baseValue)) fromBase.push(...Object.keys(baseValue));
       continue;
     }
     if (APPENDED.has(key)) pair.value = appended(doc, baseValue, pair.value as Node);
     else if (!REPLACED.has(key) && isPlainObject(baseValue) && isMap(pair.value)) {
       const oauth = key === 'smtp' && ('oauth' in baseValue || findPair(pair.value, 'oauth') !== undefined);
-      if (!oauth) mergeMap(doc, pair.value, baseValue, key === 'handler_on');
+      if (!oauth) fromBase.push(...mergeMap(doc, pair.value, baseValue, key === 'handler_on'));
     }
   }
   if (layer.tz !== null) zoneSchedules(root, layer.tz);
+  return fromBase;
 }
 
-/** The base's keys missing from the DAG's mapping, recursively (handlers are replaced whole). */
-function mergeMap(doc: Document, map: YAMLMap, base: Record<string, unknown>, handlers: boolean): void {
+/**
+ * The base's keys missing from the DAG's mapping, recursively (handlers are replaced whole). Returns the
+ * keys it added at this level when they are handlers.
+ */
+function mergeMap(doc: Document, map: YAMLMap, base: Record<string, unknown>, handlers: boolean): string[] {
+  const added: string[] = [];
   for (const [key, baseValue] of Object.entries(base)) {
     const pair = findPair(map, key, handlers);
     if (!pair) map.items.push(doc.createPair(key, baseValue) as Pair<unknown, unknown>);
     else if (isNullNode(pair.value)) pair.value = doc.createNode(baseValue);
-    else if (!handlers && isPlainObject(baseValue) && isMap(pair.value))
-      mergeMap(doc, pair.value, baseValue, false);
+    else {
+      if (!handlers && isPlainObject(baseValue) && isMap(pair.value))
+        mergeMap(doc, pair.value, baseValue, false);
+      continue;
+    }
+    if (handlers) added.push(key);
   }
+  return added;
 }
 
 /** The base's entries, then the DAG's own nodes (which keep their place in the file for messages). */

@@ -78,7 +78,7 @@ export function parseDag(text: string, opts: ParseDagOptions): ParseDagResult {
   let entrypoint: DagSpec | null = null;
   const locals: DagSpec[] = [];
   documents.forEach((doc, i) => {
-    if (opts.base) applyBaseLayer(doc as Document, opts.base);
+    const baseHandlers = opts.base ? applyBaseLayer(doc as Document, opts.base) : [];
     const r = new DagReader(doc as Document, lines, opts.file, opts.strict === true);
     r.evalEnv = dagu1.evalEnv;
     r.unboundedEvals = dagu1.unboundedEvals;
@@ -88,6 +88,7 @@ export function parseDag(text: string, opts: ParseDagOptions): ParseDagResult {
       sourceFile: opts.sourceFile ?? null,
       defaultName: i === 0 ? opts.defaultName : null,
     });
+    if (dag && baseHandlers.length > 0) dag.base_handlers = baseHandlers;
     errors.push(...r.errors);
     const prefix = i === 0 ? '' : `document ${i + 1} (${dag?.name ?? '?'}): `;
     // A 1.x file's legacy spellings (command, string steps, ...) are named once, by `dagu migrate`.
