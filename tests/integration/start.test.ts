@@ -175,6 +175,24 @@ describe('dagu start', () => {
     ]);
   });
 
+  it('refuses a schema-backed run that lacks a required param before recording it, --run-id or not', async () => {
+    // Upstream's TestIssue1182_InlineSchemaMissingRequiredFails: no run of that ID exists afterwards.
+    h.writeDag(
+      'req',
+      'params:\n  type: object\n  properties:\n    start_date: {type: string}\n  required: [start_date]\nsteps:\n  - name: s\n    run: echo hi\n',
+    );
+    for (const args of [
+      ['start', '--run-id', 'i2', 'req'],
+      ['start', 'req'],
+    ]) {
+      const r = await dagu(args, h.env);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain('start_date');
+    }
+    expect((await dagu(['status', 'i2'], h.env)).code).not.toBe(0);
+    expect(JSON.parse((await dagu(['history', '--format', 'json', 'req'], h.env)).stdout)).toEqual([]);
+  });
+
   it('kills a step that runs past its timeout', async () => {
     h.writeDag('slow', 'steps:\n  - name: sleepy\n    command: sleep 30\n    timeout_sec: 1\n');
     const r = await dagu(['start', 'slow'], h.env);

@@ -167,10 +167,14 @@ export async function startCommand(dagArg: string, words: string[], opts: StartO
   const named = opts.name !== undefined ? overrideDagName(loaded, opts.name) : loaded;
   const dag = withDefaultWorkingDir(named, opts.defaultWorkingDir);
   const dagFile = opts.name !== undefined ? dagFileOf(loaded, dagArg) : null;
-  // A queued run taken over (`--run-id` from the scheduler or the queue) has its params in its record.
-  if (opts.fromRunId === undefined && (opts.runId === undefined || params.length > 0))
-    await checkCallerParams(dag, params);
   const stores = runCommandStores(config, logger, await cliControlPlane(config, logger));
+  // A queued run taken over (`--run-id` from the scheduler or the queue) has its params in its record; any
+  // other start has its params checked before anything is recorded, a new `--run-id` too (as Dagu does).
+  const takesOver =
+    opts.runId !== undefined &&
+    params.length === 0 &&
+    (await stores.runs.readStatus(opts.runId)).kind !== 'missing';
+  if (opts.fromRunId === undefined && !takesOver) await checkCallerParams(dag, params);
   const recordParams = await templateParams(stores, loaded.name, params, opts);
   if (isDistributed(dag, config.default_execution_mode)) {
     // Workers find a DAG by its name, which a renamed run's DAG file does not have.
