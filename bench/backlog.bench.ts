@@ -37,6 +37,8 @@ process.on('exit', () => {
   for (const h of homes.splice(0)) h();
 });
 process.on('SIGINT', () => process.exit(130));
+// `timeout` and CI stop with SIGTERM: the same cleanup as after Ctrl-C.
+process.on('SIGTERM', () => process.exit(143));
 
 const DAG = 'queue: drain\nsteps:\n  - name: t\n    command: "true"\n';
 

@@ -29,6 +29,8 @@ const cleanup = () => {
 };
 process.on('exit', cleanup);
 process.on('SIGINT', () => process.exit(130));
+// `timeout` and CI stop with SIGTERM: the same cleanup as after Ctrl-C.
+process.on('SIGTERM', () => process.exit(143));
 
 /** A graph DAG of n steps: a chain of fan-outs, each step depending on one or two earlier ones. */
 function bigDag(n: number): string {

@@ -25,8 +25,27 @@ export function tempHome(extra: Record<string, string> = {}) {
     home,
     env,
     writeDag: (name: string, yaml: string) => writeFileSync(path.join(home, 'dags', `${name}.yaml`), yaml),
-    cleanup: () => rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }),
+    cleanup: () => {
+      // The scheduler's pre-started run processes and their runs leave its process tree (they start their own
+      // sessions), so a bench stopped half-way would leave them running and skew every later figure: each
+      // names this home on its command line.
+      killProcessesNaming(home);
+      rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+    },
   };
+}
+
+/** SIGKILLs every process of this machine whose command line contains `text` (a bench's temp home). */
+export function killProcessesNaming(text: string): void {
+  for (const name of readdirSync('/proc')) {
+    const pid = Number(name);
+    if (!Number.isInteger(pid) || pid === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(text)) process.kill(pid, 'SIGKILL');
+    } catch {
+      /* gone meanwhile, or not ours to read */
+    }
+  }
 }
 
 export function runSync(args: string[], env: NodeJS.ProcessEnv) {
