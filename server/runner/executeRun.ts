@@ -1065,15 +1065,7 @@ function failedRetrySteps(specs: readonly StepSpec[], previous: readonly StepSta
       })
       .map((s) => s.name),
   );
-  for (let grew = true; grew;) {
-    grew = false;
-    for (const s of specs) {
-      if (!fresh.has(s.name) && (s.depends ?? []).some((d) => fresh.has(d))) {
-        fresh.add(s.name);
-        grew = true;
-      }
-    }
-  }
+  addDownstream(specs, fresh);
   const pushBacks = new Map(previous.filter((s) => s.push_back).map((s) => [s.name, s.push_back!]));
   return specs.map((s) => ({
     ...(fresh.has(s.name) ? freshStepStatus(s.name) : structuredClone(before.get(s.name)!)),
@@ -1082,6 +1074,19 @@ function failedRetrySteps(specs: readonly StepSpec[], previous: readonly StepSta
       : {}),
     depends: [...(s.depends ?? [])],
   }));
+}
+
+/** Adds to `names` every step that depends on one of them, directly or not. */
+function addDownstream(specs: readonly StepSpec[], names: Set<string>): void {
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const s of specs) {
+      if (!names.has(s.name) && (s.depends ?? []).some((d) => names.has(d))) {
+        names.add(s.name);
+        grew = true;
+      }
+    }
+  }
 }
 
 /**
@@ -1097,15 +1102,7 @@ function stepRetrySteps(
 ): StepStatus[] {
   const before = new Map(previous.map((s) => [s.name, s]));
   const fresh = new Set([retryStep]);
-  for (let grew = downstream; grew;) {
-    grew = false;
-    for (const s of specs) {
-      if (!fresh.has(s.name) && (s.depends ?? []).some((d) => fresh.has(d))) {
-        fresh.add(s.name);
-        grew = true;
-      }
-    }
-  }
+  if (downstream) addDownstream(specs, fresh);
   return specs.map((s) => {
     const kept = fresh.has(s.name) ? undefined : before.get(s.name);
     return { ...(kept ? structuredClone(kept) : freshStepStatus(s.name)), depends: [...(s.depends ?? [])] };

@@ -106,6 +106,15 @@ export const STEP_REPORT_SETTLE_MS = 100;
 /** Longest wait for the lines logged after the final status (a failed notification) to be shipped. */
 const TRAILING_LOG_FLUSH_MS = 2 * SECOND;
 
+/** What an attempt keeps of the one before, and how it was begun (see executeRun's options). */
+export interface AttemptOptions {
+  resumeFrom?: readonly StepStatus[];
+  retryStep?: string;
+  retryDownstream?: boolean;
+  retryFailed?: boolean;
+  markedActive?: boolean;
+}
+
 /**
  * Runs an attempt whose record exists, marked active for the whole run; returns the final status.
  * `resumeFrom`: the steps of the previous attempt, whose successes are kept rather than run again.
@@ -120,13 +129,7 @@ export async function runAttempt(
   ctx: AttemptContext,
   status: RunStatus,
   logDir: string,
-  opts: {
-    resumeFrom?: readonly StepStatus[];
-    retryStep?: string;
-    retryDownstream?: boolean;
-    retryFailed?: boolean;
-    markedActive?: boolean;
-  } = {},
+  opts: AttemptOptions = {},
 ): Promise<RunStatus> {
   const logger = ctx.logger.child({ run_id: status.run_id });
   const active = { run_id: status.run_id, dag_name: status.dag_name, queue: status.queue };
@@ -176,13 +179,7 @@ async function runAndSettle(
   ctx: AttemptContext,
   status: RunStatus,
   logDir: string,
-  opts: {
-    resumeFrom?: readonly StepStatus[];
-    retryStep?: string;
-    retryDownstream?: boolean;
-    retryFailed?: boolean;
-    markedActive?: boolean;
-  },
+  opts: AttemptOptions,
   logShipping: LogShipping | null,
 ): Promise<RunStatus> {
   const { resumeFrom } = opts;
