@@ -1014,16 +1014,7 @@ function initialSteps(specs: readonly StepSpec[], resumeFrom: readonly StepStatu
       }
     }
   }
-  // `depends` as this attempt runs them (the graph the console draws), even for a step kept from before.
-  // A step that runs again keeps the push-back it was reset under (its DAG_PUSHBACK* variables).
-  const pushBacks = new Map(resumeFrom.filter((s) => s.push_back).map((s) => [s.name, s.push_back!]));
-  return specs.map((s) => ({
-    ...(kept.has(s.name) ? structuredClone(previous.get(s.name)!) : freshStepStatus(s.name)),
-    ...(!kept.has(s.name) && pushBacks.has(s.name)
-      ? { push_back: structuredClone(pushBacks.get(s.name)!) }
-      : {}),
-    depends: [...(s.depends ?? [])],
-  }));
+  return carryOver(specs, resumeFrom, new Map([...previous].filter(([name]) => kept.has(name))));
 }
 
 /**
@@ -1066,14 +1057,29 @@ function failedRetrySteps(specs: readonly StepSpec[], previous: readonly StepSta
       .map((s) => s.name),
   );
   addDownstream(specs, fresh);
+  return carryOver(specs, previous, new Map([...before].filter(([name]) => !fresh.has(name))));
+}
+
+/**
+ * The steps at the start of an attempt: a copy of the status the attempt before left for each step `kept`
+ * names, else a fresh one, keeping the push-back it was reset under (its DAG_PUSHBACK* variables); `depends`
+ * as this attempt runs them (the graph the console draws), even for a kept step.
+ */
+function carryOver(
+  specs: readonly StepSpec[],
+  previous: readonly StepStatus[],
+  kept: ReadonlyMap<string, StepStatus>,
+): StepStatus[] {
   const pushBacks = new Map(previous.filter((s) => s.push_back).map((s) => [s.name, s.push_back!]));
-  return specs.map((s) => ({
-    ...(fresh.has(s.name) ? freshStepStatus(s.name) : structuredClone(before.get(s.name)!)),
-    ...(fresh.has(s.name) && pushBacks.has(s.name)
-      ? { push_back: structuredClone(pushBacks.get(s.name)!) }
-      : {}),
-    depends: [...(s.depends ?? [])],
-  }));
+  return specs.map((s) => {
+    const k = kept.get(s.name);
+    const pushBack = k ? undefined : pushBacks.get(s.name);
+    return {
+      ...(k ? structuredClone(k) : freshStepStatus(s.name)),
+      ...(pushBack ? { push_back: structuredClone(pushBack) } : {}),
+      depends: [...(s.depends ?? [])],
+    };
+  });
 }
 
 /** Adds to `names` every step that depends on one of them, directly or not. */

@@ -168,12 +168,13 @@ export async function startCommand(dagArg: string, words: string[], opts: StartO
   const dag = withDefaultWorkingDir(named, opts.defaultWorkingDir);
   const dagFile = opts.name !== undefined ? dagFileOf(loaded, dagArg) : null;
   const stores = runCommandStores(config, logger, await cliControlPlane(config, logger));
-  // A queued run taken over (`--run-id` from the scheduler or the queue) has its params in its record; any
-  // other start has its params checked before anything is recorded, a new `--run-id` too (as Dagu does).
+  // A queued run taken over (`--run-id` from the scheduler or the queue) has its params in its record, and
+  // a scheduled slot starts as before (its failure recorded, not lost). A start by hand has its params
+  // checked before anything is recorded, a new `--run-id` too (as Dagu does): only then is the record read.
   const takesOver =
     opts.runId !== undefined &&
     params.length === 0 &&
-    (await stores.runs.readStatus(opts.runId)).kind !== 'missing';
+    (opts.triggerType !== 'manual' || (await stores.runs.readStatus(opts.runId)).kind !== 'missing');
   if (opts.fromRunId === undefined && !takesOver) await checkCallerParams(dag, params);
   const recordParams = await templateParams(stores, loaded.name, params, opts);
   if (isDistributed(dag, config.default_execution_mode)) {
