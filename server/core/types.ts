@@ -486,6 +486,14 @@ export interface ArtifactsSpec {
   dir: string | null;
 }
 
+/** One `secrets` entry: the variable `name` gets what `provider` finds under `key`. */
+export interface SecretRef {
+  name: string;
+  /** `env`: a variable of the DAG's env (dotenv included), else of the host; `file`: a file's whole content. */
+  provider: 'env' | 'file';
+  key: string;
+}
+
 /** A DAG as parsed from its YAML file, with defaults applied. */
 export interface DagSpec {
   name: string;
@@ -550,6 +558,8 @@ export interface DagSpec {
   working_dir?: string | null;
   /** `dotenv` files in load order (`.env` first). */
   dotenv?: string[];
+  /** `secrets`: resolved when the run starts, after env and dotenv; their values are masked in what it shows. */
+  secrets?: SecretRef[];
   preconditions?: ConditionSpec[];
   delay_sec?: number;
   max_clean_up_time_sec?: number;

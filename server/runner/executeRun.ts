@@ -24,7 +24,17 @@ import { isoNow, runStep, type StopReason } from './runStep';
 import { DEFAULT_MAX_OUTPUT_BYTES } from './outputCapture';
 import { errorText, type StatusReporter } from './statusReporter';
 import { chooseShell, defaultShellOf } from './stepCommand';
-import { buildStepEnv, evaluateDagEnv, scopeOf, withDotenv, type RunEnv, type StepEnv } from './stepEnv';
+import {
+  buildStepEnv,
+  evaluateDagEnv,
+  scopeOf,
+  withDotenv,
+  withSecrets,
+  type RunEnv,
+  type StepEnv,
+} from './stepEnv';
+import { maskingLogger, SecretMask } from './secretMask';
+import { resolveSecrets } from './secrets';
 import { runCallStep, type LoopItem, type SubDagRunner } from './subDag';
 import { actionFailed } from './actions/types';
 import { runForeach, type BodyResult } from './foreachStep';
@@ -155,7 +165,13 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
   // Callers name the component and DAG; the run ID is what only the engine knows for sure. The engine's
   // lines also go to the run's own log file when it has no process log (decided below).
   const runLog = new RunLogWriter(() => isoNow(clock));
-  const logger = teeLogger(opts.logger.child({ run_id: opts.status.run_id }), runLog);
+  // The run's secrets, once resolved: masked in its log lines, its step logs and every status it reports.
+  let secretMask: SecretMask | null = null;
+  const shown = <T>(s: T): T => (secretMask === null ? s : secretMask.deep(s));
+  const logger = maskingLogger(
+    teeLogger(opts.logger.child({ run_id: opts.status.run_id }), runLog),
+    () => secretMask,
+  );
   const status: RunStatus = structuredClone(opts.status);
   Object.assign(status, {
     status: 'running',
@@ -175,7 +191,7 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
   } satisfies Partial<RunStatus>);
   const report = () => {
     opts.reporter
-      .write(status)
+      .write(shown(status))
       .catch((err) => logger.warn('Status report failed', { error: errorText(err) }));
   };
 
@@ -349,6 +365,20 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
     const loaded = await loadDotenv(dotenvPaths, bases);
     for (const w of loaded.warnings) logger.warn('Dotenv file not loaded', { error: w });
     run = withDotenv(run, loaded.values);
+    if ((dag.secrets ?? []).length > 0) {
+      const envNames = [...Object.keys(dagEnv), ...loaded.values.map(([name]) => name)];
+      const resolved = await resolveSecrets(dag.secrets!, {
+        dagEnv: Object.fromEntries(
+          envNames.flatMap((n) => (run.vars[n] !== undefined ? [[n, run.vars[n]!]] : [])),
+        ),
+        hostEnv: opts.baseEnv,
+        baseDirs: dag.file ? [dagDir, dirname(dag.file)] : [dagDir],
+      });
+      if (resolved.ok) {
+        secretMask = new SecretMask(resolved.values.map(([, v]) => v));
+        run = withSecrets(run, resolved.values);
+      } else setupError = resolved.error;
+    }
   }
   // The DAG shell and its args are resolved once the run scope is complete; steps get them resolved.
   const shellDag: DagSpec = {
@@ -594,6 +624,7 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
             step: spec,
             status: stepStatus,
             env: env.processEnv,
+            mask: secretMask,
             positional: run.params.positional,
             cwd,
             files: f,
@@ -637,7 +668,7 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
       const failed = structuredClone(stepStatus);
       mails.push(
         opts
-          .notifyStepFailure(dag, structuredClone(status), failed)
+          .notifyStepFailure(dag, shown(structuredClone(status)), shown(failed))
           .catch((err) =>
             logger.warn('Step failure mail failed', { step: spec.name, error: errorText(err) }),
           ),
@@ -923,16 +954,17 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
     await runLog.flush();
     await opts.logShipping.beforeFinalStatus();
   }
+  const final = shown(status);
   await opts.reporter
-    .write(status)
+    .write(final)
     .catch((err) => logger.error('Final status write failed', { error: errorText(err) }));
   if (opts.notify) {
     await opts
-      .notify(dag, status)
+      .notify(dag, final)
       .catch((err) => logger.warn('Run notification failed', { error: errorText(err) }));
   }
   await runLog.flush();
-  return status;
+  return final;
 }
 
 /**

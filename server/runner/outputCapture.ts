@@ -5,6 +5,7 @@
 import { Writable } from 'node:stream';
 import * as files from '../store/fileCalls';
 import { goTrimSpace } from '../core/goTrimSpace';
+import type { SecretMask } from './secretMask';
 
 /** Dagu's default `max_output_size`: 1 MiB. */
 export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
@@ -41,12 +42,25 @@ export class OutputCapture {
 }
 
 /** A stream that writes every chunk to each descriptor in order and hands it to `capture`. */
-export function teeSink(fds: readonly number[], capture: OutputCapture | null): Writable {
+export function teeSink(
+  fds: readonly number[],
+  capture: OutputCapture | null,
+  mask: SecretMask | null = null,
+): Writable {
+  // The capture gets the output as written (a step's `output:` variable holds the real value, as in Dagu); the
+  // files get it masked.
+  const masking = mask && !mask.empty ? mask.stream() : null;
+  const writeOut = (buf: Buffer): Promise<unknown> =>
+    buf.length === 0 ? Promise.resolve() : Promise.all(fds.map((fd) => files.writeAll(fd, buf)));
   return new Writable({
     write(chunk: Buffer | string, _encoding, done) {
       const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
       capture?.push(buf);
-      Promise.all(fds.map((fd) => files.writeAll(fd, buf))).then(() => done(), done);
+      writeOut(masking ? masking.push(buf) : buf).then(() => done(), done);
+    },
+    final(done) {
+      if (!masking) return done();
+      writeOut(masking.end()).then(() => done(), done);
     },
   });
 }

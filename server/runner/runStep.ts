@@ -30,6 +30,7 @@ import { checkConditions } from './checkConditions';
 import { DEFAULT_MAX_OUTPUT_BYTES, OutputCapture, readTail } from './outputCapture';
 import { readsStream } from '../core/structuredOutput';
 import { hasStructuredOutputs, publishStructuredOutputs, readStepOutputs } from './stepOutputs';
+import type { SecretMask } from './secretMask';
 import { spawnShell, type ShellHandle } from './spawnShell';
 import {
   chooseShell,
@@ -55,6 +56,8 @@ export interface StepRun {
   step: StepSpec;
   status: StepStatus;
   env: NodeJS.ProcessEnv;
+  /** The run's secret values, masked in what the step writes to its logs; absent: none. */
+  mask?: SecretMask | null;
   /** Positional params: substituted for `$1`, `$2`, ... in the step text (as `scope.vars["1"]`, ...). */
   positional: string[];
   /** The step's working directory, absolute; created when missing. */
@@ -581,6 +584,7 @@ async function runProcesses(
           stderrTee: fds.errTee,
           stdoutCapture: captures.out,
           stderrCapture: captures.err,
+          mask: run.mask ?? null,
         });
         if (stoppedBy) stopProcess(run, current, stoppedBy);
         else if (timedOut) current.kill();

@@ -70,8 +70,8 @@ export async function runStepAction(
   if (run.stop.aborted) onStop();
   else run.stop.addEventListener('abort', onStop, { once: true });
 
-  const stdout = teeSink([fds.out, ...fds.outTee], capture);
-  const stderr = teeSink([fds.err, ...fds.errTee], errCapture);
+  const stdout = teeSink([fds.out, ...fds.outTee], capture, run.mask ?? null);
+  const stderr = teeSink([fds.err, ...fds.errTee], errCapture, run.mask ?? null);
   try {
     const withScope = action.kind === 'template' ? templateScope(scope, run.dag?.params) : scope;
     const withMap = 'with' in action ? (resolveWith(action.with, withScope) as Record<string, unknown>) : {};

@@ -7,6 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import { superviseChild } from './children';
 import { teeSink, type OutputCapture } from './outputCapture';
 import { groupAlive, signalGroup, waitGroupGone } from './processGroup';
+import type { SecretMask } from './secretMask';
 import { spawnProcess, type ProcessEnd } from './spawnProcess';
 
 /** How one shell invocation ended. `exitCode` is null when the shell was killed by a signal. */
@@ -27,6 +28,8 @@ export interface ShellInvocation {
   stdoutCapture?: OutputCapture | null;
   /** Receives stderr too (a structured output reading stderr); then stderr flows through a pipe. */
   stderrCapture?: OutputCapture | null;
+  /** The run's secret values, masked in both streams (which then flow through pipes). */
+  mask?: SecretMask | null;
 }
 
 /** How to stop a running invocation politely. */
@@ -54,8 +57,9 @@ const AFTER_KILL_WAIT_MS = 1000;
 const RESEND_EVERY_MS = 5000;
 
 export function spawnShell(inv: ShellInvocation): ShellHandle {
-  const teeOut = (inv.stdoutTee ?? []).length > 0 || !!inv.stdoutCapture;
-  const teeErr = (inv.stderrTee ?? []).length > 0 || !!inv.stderrCapture;
+  const mask = inv.mask && !inv.mask.empty ? inv.mask : null;
+  const teeOut = (inv.stdoutTee ?? []).length > 0 || !!inv.stdoutCapture || mask !== null;
+  const teeErr = (inv.stderrTee ?? []).length > 0 || !!inv.stderrCapture || mask !== null;
   const child = spawnProcess({
     file: inv.file,
     args: inv.args,
@@ -70,10 +74,10 @@ export function spawnShell(inv: ShellInvocation): ShellHandle {
   const { pid } = child;
   const pumps: Array<Promise<void>> = [];
   if (child.stdout) {
-    pumps.push(pump(child.stdout, [inv.stdoutFd, ...(inv.stdoutTee ?? [])], inv.stdoutCapture ?? null));
+    pumps.push(pump(child.stdout, [inv.stdoutFd, ...(inv.stdoutTee ?? [])], inv.stdoutCapture ?? null, mask));
   }
   if (child.stderr) {
-    pumps.push(pump(child.stderr, [inv.stderrFd, ...(inv.stderrTee ?? [])], inv.stderrCapture ?? null));
+    pumps.push(pump(child.stderr, [inv.stderrFd, ...(inv.stderrTee ?? [])], inv.stderrCapture ?? null, mask));
   }
 
   let stopDeadline: number | null = null;
@@ -138,8 +142,9 @@ async function pump(
   source: NodeJS.ReadableStream,
   fds: readonly number[],
   capture: OutputCapture | null,
+  mask: SecretMask | null,
 ): Promise<void> {
-  await pipeline(source, teeSink(fds, capture)).catch(() => {
+  await pipeline(source, teeSink(fds, capture, mask)).catch(() => {
     source.resume();
   });
 }

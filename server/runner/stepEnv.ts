@@ -143,6 +143,16 @@ export function withDotenv(run: RunEnv, values: ReadonlyArray<readonly [string, 
   return { ...run, vars };
 }
 
+/**
+ * `run` with its secrets laid over everything else (Dagu puts them last). Load refuses the names Dagu manages,
+ * so no protected variable is replaced.
+ */
+export function withSecrets(run: RunEnv, values: ReadonlyArray<readonly [string, string]>): RunEnv {
+  const vars = nullProto({ ...run.vars });
+  for (const [name, value] of values) vars[name] = value;
+  return { ...run, vars };
+}
+
 /** What one step (or handler) adds to the run scope. */
 export interface StepEnvInput {
   name: string;

@@ -26,6 +26,7 @@ import { DEFAULTS_KEYS, readLogOutput, readNonEmpty, readStep } from './readStep
 import type { StepDefaults } from './readStep';
 import { readArtifacts } from './readArtifacts';
 import { readConsts } from './readConsts';
+import { readSecrets } from './readSecrets';
 import { readSteps } from './readSteps';
 import { UNSUPPORTED_ROOT_KEYS } from './unsupported';
 
@@ -40,6 +41,7 @@ export const ROOT_KEYS = [
   'consts',
   'env',
   'dotenv',
+  'secrets',
   'shell',
   'shell_args',
   'working_dir',
@@ -116,6 +118,7 @@ export function readDag(r: DagReader, root: Node, opts: ReadDagOptions): DagSpec
   const maxActiveRuns = readMaxActiveRuns(r, map.get('max_active_runs'), queue !== undefined);
   const retention = readRetention(r, map);
   const timeout = readCount(r, map.get('timeout_sec'), 0, MAX_SECONDS);
+  const secrets = readSecrets(r, map.get('secrets'));
   let paramSchema: ParamSchemaSpec | undefined;
   const dag: DagSpec = {
     name,
@@ -148,6 +151,7 @@ export function readDag(r: DagReader, root: Node, opts: ReadDagOptions): DagSpec
     shell_args: shell.args,
     working_dir: readWorkingDir(r, map.get('working_dir'), opts.sourceFile ?? opts.file),
     dotenv: readDotenv(r, map.get('dotenv')),
+    ...(secrets.length > 0 ? { secrets } : {}),
     preconditions: readPreconditions(r, map.get('preconditions')),
     delay_sec: readCount(r, map.get('delay_sec'), 0, MAX_SECONDS) ?? 0,
     // Dagu fills in its defaults for these when the file leaves them 0, as for hist_retention_days: 0 is not

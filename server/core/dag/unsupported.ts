@@ -23,7 +23,6 @@ export const UNSUPPORTED_ROOT_KEYS: Readonly<Record<string, string>> = {
   harnesses: `Dagu's agent harnesses are not supported by this product (${NO_LLM})`,
   tools: `Dagu's agent tools are not supported by this product (${NO_LLM})`,
   tasks: `Dagu's agent tasks are not supported by this product (${NO_LLM})`,
-  secrets: `Dagu's secret providers are not supported by this product (pass secrets through env or dotenv)`,
   actions: "Dagu's custom actions are not supported by this product (it runs only Dagu's built-in actions)",
   step_types:
     "Dagu's custom step types are not supported by this product (it runs only Dagu's built-in actions)",
