@@ -72,6 +72,21 @@ const STORAGE_SCOPES = [
   { what: 'the run logs', filter: 'path=/logs' },
 ] as const;
 
+/**
+ * A storage fault as the driver dealt it on one scheduler host's faultfs mount: the storage of that scheduler
+ * and of every run process it started. From just before the fault was switched on until just after it was
+ * switched off (wall clock): the fault was in force within, never outside.
+ */
+export interface StorageFaultWindow {
+  /** The scheduler whose host storage it hit. */
+  host: string;
+  mode: 'stall' | 'eio' | 'ENOSPC';
+  /** The part of the home it hit (a faultfs path filter), or null for all of it. */
+  filter: string | null;
+  fromMs: number;
+  toMs: number;
+}
+
 /** What one action did, for the timeline and the figures. */
 export interface ActionRecord {
   kind: ActionKind;
@@ -84,6 +99,8 @@ export interface ActionRecord {
   resumedAtMs?: number;
   /** Exit code of the process the action stopped, when it exited during the action. */
   exitCode?: number | null;
+  /** For a storage fault: where and when it was in force. */
+  storage?: StorageFaultWindow;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -173,11 +190,13 @@ export async function runAction(c: ChaosCluster, kind: ActionKind, rng: Prng): P
       const ms = rng.int(1000, 5000);
       const fs = c.hosts.get(host)!.fs;
       const victimPid = host === a ? c.supervisor.current(host)?.pid : undefined;
+      const fromMs = Date.now();
       await fs.set(scope.filter ? `${mode} ${scope.filter}` : mode);
       await sleep(ms);
       await fs.set('normal');
+      const storage: StorageFaultWindow = { host, mode, filter: scope.filter, fromMs, toMs: Date.now() };
       const whose = host === a ? 'the active' : 'a standby';
-      return rec(host, `${mode} for ${ms} ms on ${scope.what} of ${whose}'s storage`, { victimPid });
+      return rec(host, `${mode} for ${ms} ms on ${scope.what} of ${whose}'s storage`, { victimPid, storage });
     }
     case 'disk full (ENOSPC)': {
       // A host's disk fills: every write that needs space fails, while reads, renames and unlinks go on, as
@@ -188,11 +207,13 @@ export async function runAction(c: ChaosCluster, kind: ActionKind, rng: Prng): P
       const ms = rng.int(1000, 6000);
       const fs = c.hosts.get(host)!.fs;
       const victimPid = host === a ? c.supervisor.current(host)?.pid : undefined;
+      const fromMs = Date.now();
       await fs.set('errno ENOSPC ops=write,create,mkdir');
       await sleep(ms);
       await fs.set('normal');
+      const storage: StorageFaultWindow = { host, mode: 'ENOSPC', filter: null, fromMs, toMs: Date.now() };
       const whose = host === a ? 'the active' : 'a standby';
-      return rec(host, `ENOSPC for ${ms} ms on ${whose}'s storage`, { victimPid });
+      return rec(host, `ENOSPC for ${ms} ms on ${whose}'s storage`, { victimPid, storage });
     }
     case 'kill-9 worker mid-run': {
       // Wait (a while) for a worker that is executing a run, so the kill lands mid-run.

@@ -19,6 +19,11 @@ export type SoakBackend = 'file' | 'postgres';
 /** Lock timings of the soak (the short ones every conformance test uses). */
 export const STALE_THRESHOLD_MS = 3000;
 export const RETRY_INTERVAL_MS = 500;
+/**
+ * run.heartbeat_stale_threshold of the soak; also how long a run process retries its final status
+ * (runner/finalStatusBudget.ts finalStatusRetryMs: this threshold, capped at 30 s).
+ */
+export const RUN_HEARTBEAT_STALE_MS = 3000;
 
 export const SCHEDULERS = ['scheduler-a', 'scheduler-b', 'scheduler-c'] as const;
 export const WORKERS = ['worker-1', 'worker-2'] as const;
@@ -77,7 +82,7 @@ export class ChaosCluster {
       DAGU_SCHEDULER_ZOMBIE_CHECK_INTERVAL: '500ms',
       DAGU_RUN_KILL_GRACE: '1s',
       DAGU_RUN_HEARTBEAT_INTERVAL: '500ms',
-      DAGU_RUN_HEARTBEAT_STALE_THRESHOLD: '3s',
+      DAGU_RUN_HEARTBEAT_STALE_THRESHOLD: `${RUN_HEARTBEAT_STALE_MS}ms`,
       DAGU_COORDINATOR_HOST: '127.0.0.1',
       DAGU_COORDINATOR_PORT: String(coordinatorPort),
       DAGU_COORDINATOR_URL: `http://127.0.0.1:${coordinatorPort}`,

@@ -9,6 +9,8 @@ import type { ChaosCluster } from './chaosCluster';
 /** One cycle: the fault, and how long until the cluster was whole again (null: not within the bound). */
 export interface CycleRecord extends ActionRecord {
   cycle: number;
+  /** When the action was over (wall clock): a fault with a duration (a stall, a pause) was lifted by then. */
+  endedMs: number;
   /** From the fault's start until every member was up and one scheduler active (ms), or null. */
   recoveredMs: number | null;
 }
@@ -47,8 +49,9 @@ export async function driveChaos(
   for (let cycle = 1; cycle <= cycles; cycle++) {
     const kind = deck.shift() ?? rng.pick(menu);
     const action = await runAction(c, kind, rng);
+    const endedMs = Date.now();
     const recoveredMs = await untilWhole(c, action.atMs);
-    const r: CycleRecord = { ...action, cycle, recoveredMs };
+    const r: CycleRecord = { ...action, cycle, endedMs, recoveredMs };
     out.push(r);
     onCycle(r);
     // Let the new active run a few slots (and a standby start watching) before the next fault.

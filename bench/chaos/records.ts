@@ -3,9 +3,10 @@
 // has a queue item or a dispatch task. The analysis never knows which backend it reads.
 
 import { readFileSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { silentLogger } from '../../server/core/ports';
-import type { RunStatus } from '../../server/core/types';
+import { TERMINAL_RUN_STATES, type RunStatus } from '../../server/core/types';
 import { FileDispatchStore } from '../../server/store/fileDispatchStore';
 import { FileQueueStore } from '../../server/store/fileQueueStore';
 import { readRoleEvents, readRuns, type RoleEvent } from './analysis/soakData';
@@ -66,8 +67,28 @@ export function fileRecords(home: string): SoakRecords {
     },
     // The file lock's history is its event log, read by roleEvents.
     lockHistory: async () => [],
-    // A file system has no witness of its own to a write's time but the writer's clock.
-    endsRecorded: async () => null,
+    endsRecorded: () => fileEndsRecorded(home),
     insertedAttempts: async () => null,
   };
+}
+
+/**
+ * When each ended run's end reached the data directory: the modification time of its latest attempt's
+ * status.json, stamped by the kernel (every process of the soak shares this host's clock) when the status
+ * that ended it was written, just before the rename that made it visible. That write is the file's last: a
+ * status that has ended is never written again (the coordinator answers a resent end without writing it,
+ * and the dead-run checks read a run again and write only one that has not ended). A run's `finished_at`
+ * is its writer's clock at the end, which may be well before: a worker whose coordinator was down, a run
+ * process retrying its end on a full disk. Until the write the schedulers see the run active.
+ */
+async function fileEndsRecorded(home: string): Promise<ReadonlyMap<string, number>> {
+  const out = new Map<string, number>();
+  const dataDir = path.join(home, 'data');
+  for (const r of await readRuns(home)) {
+    if (!TERMINAL_RUN_STATES.includes(r.status)) continue;
+    const file = path.join(dataDir, 'runs', r.run_id, 'attempts', String(r.attempt), 'status.json');
+    const st = await stat(file).catch(() => null);
+    if (st) out.set(r.run_id, st.mtimeMs);
+  }
+  return out;
 }

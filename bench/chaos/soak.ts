@@ -19,7 +19,7 @@ import {
 import { findOwnerless } from './analysis/owners';
 import { analyseSlots } from './analysis/slots';
 import { readExecutions, readSchedulerLogs } from './analysis/soakData';
-import { ChaosCluster, type SoakBackend } from './chaosCluster';
+import { ChaosCluster, RUN_HEARTBEAT_STALE_MS, type SoakBackend } from './chaosCluster';
 import { CHAOS_DAGS } from './dags';
 import { driveChaos, type CycleRecord } from './driver';
 import { formatFigures, type SoakFigures } from './figures';
@@ -128,6 +128,28 @@ function badExits(cycles: readonly CycleRecord[]): string[] {
   return out;
 }
 
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * A cycle's progress line, with its absolute times (UTC) so that a slot or a log line can be matched to the
+ * fault: the action from its start to its end, a storage fault's own window on its host, and when the cluster
+ * was whole again.
+ */
+export function cycleLine(r: CycleRecord): string {
+  const s = r.storage;
+  const times = [
+    `${iso(r.atMs)} .. ${iso(r.endedMs)}`,
+    ...(s
+      ? [`${s.mode}${s.filter ? ` ${s.filter}` : ''} on ${s.host} ${iso(s.fromMs)} .. ${iso(s.toMs)}`]
+      : []),
+    r.recoveredMs === null ? 'not whole within 60 s' : `whole at ${iso(r.atMs + r.recoveredMs)}`,
+  ];
+  return (
+    `cycle ${r.cycle}: ${r.kind}${r.target ? ` (${r.target})` : ''}: ${r.detail}; whole again after ` +
+    `${r.recoveredMs ?? '>60000'} ms [${times.join('; ')}]`
+  );
+}
+
 export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   const rng = mulberry32(o.seed);
   const backend = o.backend ?? 'file';
@@ -144,15 +166,11 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   let keep = o.keep === true;
   try {
     await untilReady(c);
-    o.log(`ready at ${at()}`);
     const fromMs = Date.now();
-    const cycles = await driveChaos(c, rng, o.cycles, (r) =>
-      o.log(
-        `cycle ${r.cycle}: ${r.kind}${r.target ? ` (${r.target})` : ''}: ${r.detail}; whole again after ${r.recoveredMs ?? '>60000'} ms`,
-      ),
-    );
+    o.log(`ready at ${at()} (${iso(fromMs)}): the soak window opens`);
+    const cycles = await driveChaos(c, rng, o.cycles, (r) => o.log(cycleLine(r)));
     const toMs = Date.now();
-    o.log(`chaos stopped at ${at()}; settling`);
+    o.log(`chaos stopped at ${at()} (${iso(toMs)}): the soak window closes; settling`);
     await settle(c, toMs);
     o.log(`settled at ${at()}`);
     const ownerless = await findOwnerless(c);
@@ -178,6 +196,13 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
           x.kind === 'kill-9 worker mid-run' && x.target ? [{ worker: x.target, atMs: x.atMs }] : [],
         ),
         await c.records.endsRecorded(),
+        {
+          faults: cycles.flatMap((x) => (x.storage ? [x.storage] : [])),
+          hostOfPid: new Map(
+            c.supervisor.incarnations.filter((i) => i.kind === 'scheduler').map((i) => [i.pid, i.member]),
+          ),
+          finalStatusRetryMs: RUN_HEARTBEAT_STALE_MS,
+        },
       ),
       leases: checkLeases(runs, acqs),
       acts: checkActs(

@@ -11,13 +11,16 @@ export interface ReportedSoak {
 }
 
 /**
- * Runs a soak with the seed DAGU_CHAOS_SEED names (a random one otherwise), prints its report and fails
+ * Runs a soak with the seed DAGU_CHAOS_SEED names (a random one otherwise), keeping its temp tree as `o.keep`
+ * says (always under DAGU_CHAOS_KEEP=1), prints its report and fails
  * the test, naming the seed to replay, if any must-be-0 figure is not 0.
  */
 export async function runReportedSoak(o: Omit<SoakOptions, 'seed' | 'log'>): Promise<ReportedSoak> {
   const seed = Number(process.env.DAGU_CHAOS_SEED ?? Math.floor(Math.random() * 2 ** 31));
   const progress: string[] = [];
-  const result = await runSoak({ ...o, seed, log: (l) => progress.push(l) });
+  // DAGU_CHAOS_KEEP=1 keeps the temp tree of a soak that passes too: a replay of a failed seed often does.
+  const keep = process.env.DAGU_CHAOS_KEEP === '1' ? true : o.keep;
+  const result = await runSoak({ ...o, keep, seed, log: (l) => progress.push(l) });
   const report = [
     ...progress,
     '',
