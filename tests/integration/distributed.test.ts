@@ -151,6 +151,41 @@ describe.each(BACKENDS)('on the %s backend', (name) => {
       expect(log).toBe('first\nsecond\n');
     });
 
+    it("a run on a worker reads its secrets from the worker's environment and masks them in its logs and status", async () => {
+      const c = await newCluster();
+      const secret = 'worker-only-secret-81c3';
+      c.h.writeDag(
+        'zsecret',
+        [
+          'worker_selector:',
+          '  zone: b',
+          'secrets:',
+          '  - name: TOKEN',
+          '    provider: env',
+          '    key: WORKER_SECRET_SOURCE',
+          'steps:',
+          '  - name: s',
+          '    run: echo "token ${TOKEN}"',
+          '    output: OUT',
+          '',
+        ].join('\n'),
+      );
+      await c.startCoordinator();
+      await c.startWorker('worker-b', { zone: 'b' }, { env: { WORKER_SECRET_SOURCE: secret } });
+      const started = await c.dispatch('zsecret', 'secret1');
+      expect(started.code, started.stderr).toBe(0);
+      expect(started.stdout + started.stderr).not.toContain(secret);
+      const done = await c.waitRun('secret1', ended);
+      expect(done).toMatchObject({ status: 'succeeded', worker_id: 'worker-b' });
+      expect(done.steps[0].output).toEqual({ OUT: 'token *******' });
+      expect(JSON.stringify(done)).not.toContain(secret);
+      const log = await eventually(async () => {
+        const t = await c.stepStdout(done);
+        return t.includes('token') ? t : null;
+      }, 20_000);
+      expect(log).toBe('token *******\n');
+    });
+
     it('aborts a cancelled held run and drops its task, so a worker that registers afterwards never starts it', async () => {
       const c = await newCluster();
       c.h.writeDag('zb', selectorDag({ zone: 'b' }, 'echo must-not-run'));

@@ -47,6 +47,8 @@ export interface WorkerOptions {
   withoutToken?: boolean;
   /** Wait until the coordinator has recorded the worker (default true). */
   waitRegistered?: boolean;
+  /** More environment of the worker process only (its host's variables). */
+  env?: Record<string, string>;
 }
 
 /**
@@ -154,6 +156,7 @@ export class Cluster {
     const env: NodeJS.ProcessEnv = {
       ...this.env,
       DAGU_WORKER_WORK_DIR: path.join(this.h.home, 'workers', id),
+      ...o.env,
     };
     if (o.withoutToken) delete env.DAGU_COORDINATOR_TOKEN;
     const labelText = Object.entries(labels)
