@@ -28,6 +28,18 @@ const cache = new Map<string, Compiled>();
 const CACHE_LIMIT = 64;
 
 /**
+ * Ajv's errors, with the property an additionalProperties error is about in its message (Ajv keeps it in the
+ * error's params only, so `must NOT have additional properties` would not say which one).
+ */
+function named(errors: ValidateFunction['errors']): ValidateFunction['errors'] {
+  return errors?.map((e) =>
+    e.keyword === 'additionalProperties' && typeof e.params.additionalProperty === 'string'
+      ? { ...e, message: `${e.message} (${JSON.stringify(e.params.additionalProperty)} is not declared)` }
+      : e,
+  );
+}
+
+/**
  * Compiles a schema (an object or a boolean). With `useDefaults`, a check fills in the `default` of every
  * property the value lacks (the value is changed in place), as Dagu applies a params schema's defaults. The
  * check returns null when the value passes, else what is wrong (`dataVar` names the value in the message).
@@ -55,7 +67,9 @@ export function compileSchema(
     compiled = {
       ok: true,
       check: (value) =>
-        validate(value) ? null : ajv.errorsText(validate.errors, { dataVar: opts.dataVar, separator: '; ' }),
+        validate(value)
+          ? null
+          : ajv.errorsText(named(validate.errors), { dataVar: opts.dataVar, separator: '; ' }),
     };
   } catch (err) {
     compiled = { ok: false, error: `invalid JSON Schema: ${(err as Error).message}` };
