@@ -996,6 +996,8 @@ export interface components {
         run_id: string;
         step: string;
       };
+      /** @description The run's labels, lowercased (`key` or `key=value`): its DAG's when the run was made, and those `dagu start/enqueue --labels` added; absent when it has none. */
+      labels?: string[];
     };
     RunTimings: {
       runs: components['schemas']['RunTiming'][];
@@ -1081,6 +1083,8 @@ export interface components {
       finished_at: string | null;
       /** @description Why it failed, or why its record cannot be read. */
       error: string | null;
+      /** @description The run's labels (`key` or `key=value`); absent when it has none. */
+      labels?: string[];
     };
     /** @description One page of the run list. */
     RunListPage: {
@@ -1430,6 +1434,18 @@ export interface components {
       working_dir?: string | null;
       /** @description Dotenv files loaded at run start, in order. */
       dotenv?: string[];
+      /** @description Secrets resolved at run start and masked in what the run shows; absent when none. */
+      secrets?: {
+        /** @description The variable that gets the value. */
+        name: string;
+        /**
+         * @description Where the value is read when the run starts.
+         * @enum {string}
+         */
+        provider: 'env' | 'file';
+        /** @description The variable (env) or file path (file) read; never the value itself. */
+        key: string;
+      }[];
       /** @description Conditions checked before the run's steps. */
       preconditions?: components['schemas']['ConditionSpec'][];
       /** @description Seconds between starting one step and the next. */

@@ -37,6 +37,17 @@ describe('enqueueDag', () => {
     expect(await enqueueDag(svc, 'p', ['B=3'])).not.toHaveProperty('params_json');
   });
 
+  it("records the DAG's labels and enqueue --labels on the queued run, and lists them with it", async () => {
+    svc.writeDag('lab', 'labels: [Team=Data]\nsteps:\n  - run: "true"\n');
+    const status = await enqueueDag(svc, 'lab', [], { labels: ['env=prod', 'team=data'] });
+    expect(status.labels).toEqual(['team=data', 'env=prod']);
+    expect((await getRun(svc, status.run_id)).labels).toEqual(['team=data', 'env=prod']);
+    expect((await svc.runs.listRuns({ dag: 'lab' })).items[0].labels).toEqual(['team=data', 'env=prod']);
+    const plain = await enqueueDag(svc, 'hello', []);
+    expect(plain).not.toHaveProperty('labels');
+    expect((await svc.runs.listRuns({ dag: 'hello' })).items[0]).not.toHaveProperty('labels');
+  });
+
   it('records a queued run with every step not started, marks it active and queues it in the DAG queue', async () => {
     const status = await enqueueDag(svc, 'hello', ['A=1', 'b c']);
 

@@ -6,6 +6,7 @@ import { errorCode } from '../store/fsutil';
 import { randomHex } from '../store/randomHex';
 import { assertDagName, assertRunId } from '../core/names';
 import { parseParamArgs, rawJsonParams, resolveRunParams } from '../core/params';
+import { withExtraLabels } from '../core/runLabels';
 import { newRunId } from '../core/runId';
 import { isoUtc, newRunStatus } from '../core/runStatus';
 import type { RunStatus, TriggerType } from '../core/types';
@@ -37,6 +38,11 @@ export interface EnqueueOptions {
    * if its DAG then sets no working_dir.
    */
   defaultWorkingDir?: string;
+  /**
+   * Dagu's `enqueue --labels`: labels (`key` or `key=value`, already read by core/runLabels.ts) the run gets
+   * besides its DAG's, kept on its record.
+   */
+  labels?: readonly string[];
 }
 
 /** Text of the error `enqueue` fails with when queues are turned off. */
@@ -57,7 +63,9 @@ export async function enqueueDag(
   if (!svc.config.queues.enabled) throw new ConflictError(QUEUES_DISABLED);
   const own = await requireDag(svc, dagName);
   const named = opts.name !== undefined ? renamedDag(own, assertDagName(opts.name)) : own;
-  const dag = opts.queue !== undefined ? { ...named, queue: assertDagName(opts.queue, 'queue name') } : named;
+  const queued =
+    opts.queue !== undefined ? { ...named, queue: assertDagName(opts.queue, 'queue name') } : named;
+  const dag = withExtraLabels(queued, opts.labels ?? []);
   if (opts.name !== undefined && isDistributed(dag, svc.config.default_execution_mode))
     throw new BadRequestError(`a name override is not supported for DAG ${own.name}, which runs on workers`);
   const resolved = resolveRunParams(dag.params, parseParamArgs(params), dag.param_schema);

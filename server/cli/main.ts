@@ -33,6 +33,11 @@ const NAME_OPTION =
   "run the DAG under this name instead of its own (Dagu's option): the run is recorded, listed and " +
   'queued under it, and retry, restart and resume find the DAG file again';
 
+const LABELS_OPTION =
+  "labels for the run besides its DAG's, separated by commas: key or key=value (Dagu's option): kept on " +
+  "the run's record, where dagu history --labels finds them";
+const TAGS_OPTION = 'deprecated alias of --labels (Dagu)';
+
 const RUN_OR_DAG =
   'a run ID, or a DAG name or file (Dagu form). A word is a DAG when it is a .yaml/.yml path or --run-id is ' +
   'given; else a generated run ID (20261130-011530-1a2b3c4d, sched-...) is a run, then a DAG of that name, ' +
@@ -66,6 +71,8 @@ const COMMANDS: Record<string, (program: Command) => unknown> = {
         '--default-working-dir <dir>',
         "the working directory of a DAG that sets no working_dir (Dagu's option), instead of the run's work directory",
       )
+      .option('--labels <list>', LABELS_OPTION)
+      .option('--tags <list>', TAGS_OPTION)
       .addOption(
         // Set by a call step for a local DAG, run from a temp copy: the file whose directory its paths are in.
         new Option('--local-dag-source <file>', 'the file a local DAG was written in').hideHelp(),
@@ -88,6 +95,8 @@ const COMMANDS: Record<string, (program: Command) => unknown> = {
         '--default-working-dir <dir>',
         "the working directory of a DAG that sets no working_dir (Dagu's option), kept for when the run starts",
       )
+      .option('--labels <list>', LABELS_OPTION)
+      .option('--tags <list>', TAGS_OPTION)
       .action(lazy(() => import('./commands/queue'), 'enqueueCommand')),
 
   dequeue: (program) =>
@@ -306,6 +315,12 @@ const COMMANDS: Record<string, (program: Command) => unknown> = {
       .option('--last <span>', 'runs of the last 24h, 7d, 1w, ... (not with --from/--to)')
       .option('--status <list>', 'only these statuses, separated by commas (failed,aborted)')
       .option('--run-id <text>', 'only run IDs that contain this text')
+      .option(
+        '--labels <list>',
+        'only runs with all these labels, separated by commas: key, key=value, !key (without it), or a glob ' +
+          '(env=prod*); case does not matter (Dagu)',
+      )
+      .option('--tags <list>', TAGS_OPTION)
       .option('-l, --limit <n>', 'at most this many runs (default 100, at most 1000)')
       .option('-f, --format <format>', 'table, json (the keys of Dagu) or csv', 'table')
       .option('--json', 'the same as --format json')

@@ -545,6 +545,20 @@ describe.each(STORE_KITS)('Dispatcher on $name', ({ make }) => {
     });
   });
 
+  it("records the DAG's labels on the run, and a retry keeps the run's labels whatever the DAG has now", async () => {
+    const labelled = { ...etl, labels: ['team=data', 'env=prod'], tags: ['team=data', 'env=prod'] };
+    await h.dispatch('run-1', {}, { dag: labelled });
+    expect((await h.status('run-1')).labels).toEqual(['team=data', 'env=prod']);
+    await h.dispatcher.cancel('run-1');
+    const ended = await h.status('run-1');
+    await h.dispatch(
+      'run-1',
+      {},
+      { dag: { ...etl, labels: ['other'], tags: ['other'] }, previous: ended, triggerType: 'retry' },
+    );
+    expect(await h.status('run-1')).toMatchObject({ attempt: 2, labels: ['team=data', 'env=prod'] });
+  });
+
   it('aborts a held run on cancel and drops its task, so a worker registering later claims nothing', async () => {
     await h.dispatch('run-1', { zone: 'b' });
 

@@ -247,6 +247,8 @@ export class Dispatcher implements DispatcherApi {
     };
     const autoRetries = p.previous ? nextAutoRetryCount(p.previous, p.autoRetry === true) : undefined;
     if (autoRetries !== undefined) status.auto_retry_count = autoRetries;
+    // A retry or resume keeps the run's labels (runner/retryRun.ts does the same on this host).
+    if (p.previous?.labels) status.labels = [...p.previous.labels];
     const already = await this.createRecord(p, status);
     if (already) return already;
     // The store marked the new queued run (or attempt) active as it created it.

@@ -51,6 +51,19 @@ describe('newRunStatus', () => {
   });
 });
 
+describe('newRunStatus labels', () => {
+  it("records the DAG's labels as the run's (Dagu's DAGRunStatus.Labels), and none when it has none", () => {
+    const d = dag('labels:\n  Team: Data\n  Critical: ""\nsteps:\n  - name: a\n    command: "true"\n');
+    const status = newRunStatus(input(d));
+    expect(status.labels).toEqual(['team=data', 'critical']);
+    d.labels!.push('later');
+    expect(status.labels).toEqual(['team=data', 'critical']);
+    expect(newRunStatus(input(dag('steps:\n  - name: a\n    command: "true"\n')))).not.toHaveProperty(
+      'labels',
+    );
+  });
+});
+
 describe('isoUtc', () => {
   it('drops zero milliseconds and keeps others', () => {
     expect(isoUtc(Date.parse('2026-11-30T01:15:00Z'))).toBe('2026-11-30T01:15:00Z');

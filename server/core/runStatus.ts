@@ -3,6 +3,7 @@
 
 import type { DagSpec, RunState, RunStatus, StepStatus, TriggerType } from './types';
 import { isoTime } from './isoTime';
+import { dagLabels } from './runLabels';
 
 export interface NewRunStatusInput {
   dag: DagSpec;
@@ -23,6 +24,7 @@ export interface NewRunStatusInput {
 
 export function newRunStatus(i: NewRunStatusInput): RunStatus {
   const attempt = i.attempt ?? 1;
+  const labels = dagLabels(i.dag);
   return {
     version: 1,
     dag_name: i.dag.name,
@@ -53,6 +55,8 @@ export function newRunStatus(i: NewRunStatusInput): RunStatus {
     log_dir: i.logDir ?? `${i.dag.name}/${i.runId}/${attempt}`,
     dispatched_by: i.dispatchedBy ?? null,
     ...(i.paramsJson != null ? { params_json: i.paramsJson } : {}),
+    // The DAG's labels as the run was made (with any `--labels` already in `dag`), as Dagu records them.
+    ...(labels.length > 0 ? { labels: [...labels] } : {}),
   };
 }
 

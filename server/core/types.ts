@@ -745,4 +745,10 @@ export interface RunStatus {
    * retry of the run works there again, as Dagu's does. Absent/null for every other run.
    */
   default_working_dir?: string | null;
+  /**
+   * The run's labels (`key` or `key=value`, lowercased): its DAG's `labels` when the run was made, and those
+   * `dagu start/enqueue --labels` added (Dagu's DAGRunStatus.Labels); a retry, resume or restart keeps them.
+   * `dagu history --labels` filters on them. Absent when there were none, and on records of older versions.
+   */
+  labels?: string[];
 }

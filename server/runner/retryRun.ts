@@ -86,6 +86,8 @@ export async function runNextAttempt(
   // Where `--default-working-dir` put the run, unless this retry gave another one.
   const workingDir = o.defaultWorkingDir ?? previous.default_working_dir;
   if (workingDir) status.default_working_dir = workingDir;
+  // The run's labels (its DAG's then, and its `--labels`) hold for every attempt, as Dagu's snapshot has them.
+  if (previous.labels) status.labels = [...previous.labels];
   const autoRetries = nextAutoRetryCount(previous, o.autoRetry === true);
   if (autoRetries !== undefined) status.auto_retry_count = autoRetries;
   try {

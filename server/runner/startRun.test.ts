@@ -426,6 +426,19 @@ describe('retryRun', () => {
     expect(fourth).toMatchObject({ attempt: 4, auto_retry_count: 1 });
   });
 
+  it("keeps the run's labels for every attempt, whatever the DAG's labels are now", async () => {
+    const store = new TempLogRunStore(join(dir, 'logs'));
+    const dag = { ...dagOf([stepOf('a', 'exit 1')]), labels: ['team=data'], tags: ['team=data'] };
+    const first = await startRun(options(store, { ...dag, labels: ['team=data', 'env=prod'] }));
+    expect(first.labels).toEqual(['team=data', 'env=prod']);
+    const second = await retryRun({ ...options(store, dag), runId: 'fresh-run' });
+    expect(second).toMatchObject({ attempt: 2, labels: ['team=data', 'env=prod'] });
+    // A record without labels (none then, or an older version's) takes the DAG's.
+    await store.writeStatus({ ...second, labels: undefined });
+    const third = await retryRun({ ...options(store, dag), runId: 'fresh-run' });
+    expect(third.labels).toEqual(['team=data']);
+  });
+
   it('refuses to retry a run that does not exist or is still queued', async () => {
     const store = new TempLogRunStore(join(dir, 'logs'));
     const dag = dagOf([stepOf('a', 'true')]);

@@ -61,6 +61,7 @@ export function summarizeRun(status: RunStatus): RunSummary {
     started_at: status.started_at,
     finished_at: status.finished_at,
     error: status.error,
+    ...(status.labels && status.labels.length > 0 ? { labels: status.labels } : {}),
   };
 }
 

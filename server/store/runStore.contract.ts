@@ -88,6 +88,33 @@ export function describeRunStoreContract(
       expect(await store.readStatus('r1')).toEqual({ kind: 'ok', status: running });
     });
 
+    it("keeps a run's labels on its record and in its list entry, and lists a run without labels without them", async () => {
+      await store.createRun(
+        testRunStatus({ run_id: 'r1', status: 'failed', labels: ['env=prod', 'critical'] }),
+      );
+      await store.createRun(
+        testRunStatus({ run_id: 'r2', dag_name: 'other', created_at: '2026-03-01T11:00:00.000Z' }),
+      );
+      const read = await store.readStatus('r1');
+      expect(read.kind === 'ok' && read.status.labels).toEqual(['env=prod', 'critical']);
+      const listed = (await store.listRuns({})).items;
+      expect(listed.map((r) => [r.run_id, r.labels])).toEqual([
+        ['r2', undefined],
+        ['r1', ['env=prod', 'critical']],
+      ]);
+      expect(listed[0]).not.toHaveProperty('labels');
+      await store.createAttempt(
+        testRunStatus({ run_id: 'r1', attempt: 2, trigger_type: 'retry', labels: ['env=prod', 'critical'] }),
+      );
+      await store.writeStatus(
+        testRunStatus({ run_id: 'r1', attempt: 2, status: 'succeeded', labels: ['env=prod', 'critical'] }),
+      );
+      const again = (await store.listRuns({ dag: 'etl', status: 'succeeded' })).items;
+      expect(again.map((r) => [r.run_id, r.attempt, r.labels])).toEqual([
+        ['r1', 2, ['env=prod', 'critical']],
+      ]);
+    });
+
     it('reports an unknown run as missing', async () => {
       expect(await store.readStatus('nope')).toEqual({ kind: 'missing' });
     });

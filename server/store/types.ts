@@ -17,6 +17,8 @@ export interface RunSummary {
   started_at: string | null;
   finished_at: string | null;
   error: string | null;
+  /** The run's labels (RunStatus.labels); absent when it has none, or its record is corrupt. */
+  labels?: string[];
 }
 
 export interface RunListQuery {

@@ -60,7 +60,7 @@ async function startQuiet(...args: string[]): Promise<Status> {
 function dagOf(args: string[]): string {
   for (let i = 0; i < args.length; i++) {
     if (args[i] === '--') break;
-    if (['-p', '--params', '-r', '--run-id'].includes(args[i])) i++;
+    if (['-p', '--params', '-r', '--run-id', '--labels', '--tags'].includes(args[i])) i++;
     else if (!args[i].startsWith('-')) return args[i];
   }
   throw new Error(`no DAG in ${args.join(' ')}`);
@@ -413,6 +413,84 @@ describe("Dagu's --default-working-dir", () => {
         .trim()
         .split('\n'),
     ).toHaveLength(4);
+  });
+});
+
+describe("Dagu's --labels and --tags", () => {
+  interface Entry {
+    name: string;
+    dagRunId: string;
+    status: string;
+    labels?: string[];
+    attempt: number;
+  }
+  const history = async (...args: string[]): Promise<Entry[]> => {
+    const r = await dagu(['history', '--format', 'json', ...args], h.env);
+    expect(r.code, r.stderr).toBe(0);
+    return JSON.parse(r.stdout) as Entry[];
+  };
+  const labelsOf = async (runId: string) =>
+    ((await statusOf(runId)) as Status & { labels?: string[] }).labels;
+
+  it("start and enqueue add them to the DAG's labels on the run's record; history filters on them", async () => {
+    // `etl` has `tags: [nightly]`, the old name of `labels`.
+    const prod = await startQuiet('--labels', ' Env=Prod, critical,', 'etl');
+    expect(await labelsOf(prod.run_id)).toEqual(['nightly', 'env=prod', 'critical']);
+    const dev = await startQuiet('--tags', 'env=dev', 'etl');
+    expect(await labelsOf(dev.run_id)).toEqual(['nightly', 'env=dev']);
+    h.writeDag('plain', 'steps:\n  - name: a\n    run: "true"\n');
+    const plain = await startQuiet('plain');
+    expect(await labelsOf(plain.run_id)).toBeUndefined();
+    const q = await dagu(['enqueue', '--labels', 'team=data', 'etl'], h.env);
+    expect(q.code, q.stderr).toBe(0);
+    const queued = (await history('--status', 'queued'))[0];
+    expect(queued.labels).toEqual(['nightly', 'team=data']);
+
+    // Refused, exit 2 with Dagu's texts, and nothing recorded.
+    const both = await dagu(['start', '--labels', 'a', '--tags', '', 'etl'], h.env);
+    expect([both.code, both.stderr]).toEqual([2, 'dagu: labels and deprecated tags cannot both be set\n']);
+    const bad = await dagu(['enqueue', '--labels', 'ok,bad key', 'etl'], h.env);
+    expect([bad.code, bad.stderr]).toEqual([
+      2,
+      'dagu: invalid labels: label "bad key": label key "bad key" contains invalid characters ' +
+        '(allowed: a-z, A-Z, 0-9, -, _, .)\n',
+    ]);
+    expect(await history()).toHaveLength(4);
+
+    // Every filter must match, whatever the case; key, key=value, !key and globs, as Dagu's.
+    const ids = async (...args: string[]) => (await history(...args)).map((e) => e.dagRunId);
+    expect(await ids('--labels', 'ENV=PROD')).toEqual([prod.run_id]);
+    expect(await ids('--labels', 'nightly,env')).toEqual([dev.run_id, prod.run_id]);
+    expect(await ids('--tags', 'env=p*,critical')).toEqual([prod.run_id]);
+    expect(await ids('--labels', '!env', 'etl')).toEqual([queued.dagRunId]);
+    expect(await ids('--labels', 'env=staging')).toEqual([]);
+    const table = await dagu(['history', '--labels', 'critical'], h.env);
+    expect(table.stdout).toContain(prod.run_id);
+    expect(table.stdout).not.toContain(dev.run_id);
+    const refused = await dagu(['history', '--labels', 'a', '--tags', 'b'], h.env);
+    expect([refused.code, refused.stderr]).toEqual([
+      2,
+      'dagu: labels and deprecated tags cannot both be set\n',
+    ]);
+  });
+
+  it('a retry and a restart keep the labels of the run, which the DAG file does not have', async () => {
+    const first = await startQuiet('--labels', 'env=prod', 'etl');
+    h.writeDag('etl', 'labels: [changed]\nsteps:\n  - name: a\n    run: "true"\n');
+    const retry = await dagu(['retry', '--quiet', first.run_id], h.env);
+    expect(retry.code, retry.stderr).toBe(0);
+    const again = (await statusOf(first.run_id)) as Status & { labels?: string[] };
+    expect([again.attempt, again.labels]).toEqual([2, ['nightly', 'env=prod']]);
+    const restart = await dagu(['restart', '--quiet', first.run_id], h.env);
+    expect(restart.code, restart.stderr).toBe(0);
+    const runs = await history('etl');
+    expect(runs.map((e) => [e.dagRunId === first.run_id, e.labels])).toEqual([
+      [false, ['nightly', 'env=prod']],
+      [true, ['nightly', 'env=prod']],
+    ]);
+    // A new run takes the DAG file's labels as they are now.
+    const fresh = await startQuiet('etl');
+    expect(await labelsOf(fresh.run_id)).toEqual(['changed']);
   });
 });
 

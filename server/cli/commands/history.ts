@@ -1,7 +1,8 @@
 // `dagu history [dag]`: past runs, newest first, with Dagu's filters (`--from/--to` or `--last`, `--status`,
-// `--run-id`, `--limit`) and formats (`--format table|json|csv`; `--json` for short). JSON uses the keys of
-// Dagu's `history --format json`, so scripts written for it keep working.
+// `--run-id`, `--labels`, `--limit`) and formats (`--format table|json|csv`; `--json` for short). JSON uses
+// the keys of Dagu's `history --format json` (each run's `labels` too), so scripts written for it work.
 
+import { matchesLabelFilters } from '../../core/runLabels';
 import type { RunStatus } from '../../core/types';
 import type { RunSummary } from '../../store/types';
 import { cliContext, type GlobalOptions } from '../context';
@@ -78,6 +79,7 @@ function matches(s: RunSummary, createdMs: number, q: HistoryQuery): boolean {
   if (q.toMs !== null && createdMs > q.toMs) return false;
   if (q.statuses !== null && (s.status === 'corrupt' || !q.statuses.has(s.status))) return false;
   if (q.runIdPart !== null && !s.run_id.includes(q.runIdPart)) return false;
+  if (!matchesLabelFilters(s.labels ?? [], q.labelFilters)) return false;
   return true;
 }
 
@@ -111,6 +113,7 @@ function jsonEntry(s: RunStatus, nowMs: number) {
     ...(s.finished_at ? { finishedAt: s.finished_at } : {}),
     ...(s.started_at ? { duration: duration(s, nowMs) } : {}),
     ...(s.params.length > 0 ? { params: s.params.join(' ') } : {}),
+    ...(s.labels && s.labels.length > 0 ? { labels: s.labels } : {}),
     ...(s.worker_id ? { workerId: s.worker_id } : {}),
     ...(s.error ? { error: s.error } : {}),
     attempt: s.attempt,

@@ -5,6 +5,20 @@ import { formatElapsed, parseSpan, parseUtc, readHistoryFlags } from './historyQ
 const NOW = Date.parse('2026-11-30T12:00:00Z');
 
 describe('readHistoryFlags', () => {
+  it('reads --labels (or its deprecated alias --tags) into filters, and refuses both at once', () => {
+    const labels = readHistoryFlags({ labels: 'Env=Prod, critical,,' }, NOW);
+    expect(labels.ok && labels.query.labelFilters).toEqual([
+      { kind: 'exact', key: 'env', value: 'prod' },
+      { kind: 'key', key: 'critical' },
+    ]);
+    const tags = readHistoryFlags({ tags: '!nightly' }, NOW);
+    expect(tags.ok && tags.query.labelFilters).toEqual([{ kind: 'not', key: 'nightly' }]);
+    expect(readHistoryFlags({ labels: 'a', tags: '' }, NOW)).toEqual({
+      ok: false,
+      error: 'labels and deprecated tags cannot both be set',
+    });
+  });
+
   it('looks back 30 days when no time is given, with a limit of 100', () => {
     const r = readHistoryFlags({}, NOW);
     expect(r).toEqual({
@@ -14,6 +28,7 @@ describe('readHistoryFlags', () => {
         toMs: null,
         statuses: null,
         runIdPart: null,
+        labelFilters: [],
         limit: 100,
         warning: null,
       },

@@ -1,7 +1,8 @@
 // The filters of `dagu history`, read from its flags as Dagu reads them: a time window (`--from`/`--to` in
-// UTC, or `--last 7d`; the last 30 days by default), statuses (Dagu's names and aliases), a run ID fragment
-// and a row limit. Pure: `nowMs` comes in.
+// UTC, or `--last 7d`; the last 30 days by default), statuses (Dagu's names and aliases), a run ID fragment,
+// labels (`--labels`, or its deprecated alias `--tags`) and a row limit. Pure: `nowMs` comes in.
 
+import { labelsFlagText, parseLabelFilters, type LabelFilter } from '../../core/runLabels';
 import type { RunState } from '../../core/types';
 import { DAY, HOUR } from '../../core/units';
 
@@ -11,6 +12,8 @@ export interface HistoryFlags {
   last?: string;
   status?: string;
   runId?: string;
+  labels?: string;
+  tags?: string;
   limit?: string;
 }
 
@@ -20,6 +23,8 @@ export interface HistoryQuery {
   /** Null: any status. Dagu's `not_started` names no state here and match nothing. */
   statuses: Set<RunState> | null;
   runIdPart: string | null;
+  /** Every one must match the run's labels (Dagu's AND); empty: any run. */
+  labelFilters: LabelFilter[];
   limit: number;
   /** A note for stderr (a limit above the maximum was capped), or null. */
   warning: string | null;
@@ -53,6 +58,8 @@ export function readHistoryFlags(
   flags: HistoryFlags,
   nowMs: number,
 ): { ok: true; query: HistoryQuery } | { ok: false; error: string } {
+  const labels = labelsFlagText(flags);
+  if (!labels.ok) return { ok: false, error: labels.error };
   if (flags.last !== undefined && (flags.from !== undefined || flags.to !== undefined))
     return { ok: false, error: '--last cannot be combined with --from or --to' };
   let fromMs: number | null = null;
@@ -113,7 +120,8 @@ export function readHistoryFlags(
     }
   }
   const runIdPart = flags.runId === undefined || flags.runId === '' ? null : flags.runId;
-  return { ok: true, query: { fromMs, toMs, statuses, runIdPart, limit, warning } };
+  const labelFilters = labels.text === undefined ? [] : parseLabelFilters(labels.text);
+  return { ok: true, query: { fromMs, toMs, statuses, runIdPart, labelFilters, limit, warning } };
 }
 
 function badTime(flag: string, value: string): string {

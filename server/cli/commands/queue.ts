@@ -9,7 +9,7 @@ import { dequeueRun, enqueueDag } from '../../api/operations';
 import { cliContext, type GlobalOptions } from '../context';
 import { EXIT_OK, EXIT_RUN_FAILED, UsageError } from '../exit';
 import { loadDagOrThrow } from '../loadDagOrThrow';
-import { cliParams, cliParamsJson, paramWords, type ParamFlags } from './start';
+import { cliLabels, cliParams, cliParamsJson, paramWords, type LabelFlags, type ParamFlags } from './start';
 import { isDagPath } from './target';
 import { cliServices } from '../openControlPlane';
 
@@ -17,11 +17,13 @@ export async function enqueueCommand(
   dag: string,
   words: string[],
   opts: GlobalOptions &
-    ParamFlags & { runId?: string; name?: string; queue?: string; defaultWorkingDir?: string },
+    ParamFlags &
+    LabelFlags & { runId?: string; name?: string; queue?: string; defaultWorkingDir?: string },
 ) {
   if (opts.defaultWorkingDir !== undefined && opts.defaultWorkingDir.trim() === '')
     throw new UsageError('--default-working-dir: the directory is empty');
   const params = paramWords(cliParams('enqueue', dag, words, opts));
+  const labels = cliLabels(opts);
   const { config, logger } = cliContext(opts, { component: 'cli' });
   if (opts.runId !== undefined) assertRunId(opts.runId);
   const status = await enqueueDag(
@@ -35,6 +37,7 @@ export async function enqueueCommand(
       paramsJson: cliParamsJson(words, opts),
       // Taken from the directory the command runs in, as `dagu start` takes it.
       defaultWorkingDir: opts.defaultWorkingDir === undefined ? undefined : resolve(opts.defaultWorkingDir),
+      labels,
     },
   );
   process.stdout.write(`queued ${status.dag_name} ${status.run_id} in queue ${status.queue}\n`);

@@ -8,6 +8,7 @@ import { stopRun } from '../../api/operations';
 import { systemClock, systemTimers } from '../../core/clock';
 import { assertRunId } from '../../core/names';
 import { newRunId } from '../../core/runId';
+import { withRecordedLabels } from '../../core/runLabels';
 import { TERMINAL_RUN_STATES, type DagSpec, type RunStatus } from '../../core/types';
 import { isDistributed, nextAttemptDispatch, newRunDispatch } from '../../core/dispatcherApi';
 import { resumeRun } from '../../runner/resumeRun';
@@ -227,7 +228,8 @@ export async function restartCommand(word: string, opts: Opts): Promise<number> 
     if (outcome.kind !== 'stopped') throw new UsageError(notStoppedMessage(runId, outcome), EXIT_RUN_FAILED);
     previous = outcome.status;
   }
-  const dag = await loadRunDag(config, previous);
+  // The new run keeps the labels of the run it restarts (its DAG's then, and its `--labels`), as in Dagu.
+  const dag = withRecordedLabels(await loadRunDag(config, previous), previous);
   const waitSec = dag.restart_wait_sec ?? 0;
   if (wasRunning && waitSec > 0) {
     // As Dagu's `restart`: the DAG's restart_wait_sec between the stop and the new start.

@@ -17,6 +17,7 @@ import {
   resolveRunParams,
 } from '../../core/params';
 import { checkSchemaParams } from '../../runner/schemaParams';
+import { labelsFlagText, readLabelsFlag, withExtraLabels } from '../../core/runLabels';
 import { newRunId } from '../../core/runId';
 import type { DagSpec, ParamSpec, TriggerType } from '../../core/types';
 import { endedStatus } from '../../core/endedStatus';
@@ -114,13 +115,32 @@ export function withDefaultWorkingDir(dag: DagSpec, dir: string | undefined): Da
   return { ...dag, working_dir: path.resolve(dir) };
 }
 
+/** Dagu's `--labels` of `dagu start`/`dagu enqueue`, or its deprecated alias `--tags`. */
+export interface LabelFlags {
+  labels?: string;
+  tags?: string;
+}
+
+/**
+ * The labels `--labels` (or `--tags`) gives a run besides its DAG's: `key` or `key=value` separated by
+ * commas, lowercased; refused (exit 2) with Dagu's text when one is invalid or both flags are given.
+ */
+export function cliLabels(flags: LabelFlags): string[] {
+  const given = labelsFlagText(flags);
+  if (!given.ok) throw new UsageError(given.error);
+  if (given.text === undefined) return [];
+  const read = readLabelsFlag(given.text);
+  if (!read.ok) throw new UsageError(read.error);
+  return read.labels;
+}
+
 /** Dagu drops one pair of quotes around the whole `--params` text. */
 function unquote(text: string): string {
   const t = text.trim();
   return t.length >= 2 && (t[0] === '"' || t[0] === "'") && t.endsWith(t[0]) ? t.slice(1, -1) : t;
 }
 
-interface StartOptions extends GlobalOptions, ParamFlags {
+interface StartOptions extends GlobalOptions, ParamFlags, LabelFlags {
   runId?: string;
   /** Dagu's `-N/--name`: run the DAG under this name. */
   name?: string;
@@ -150,6 +170,7 @@ export type LocalRunContext = AttemptContext & { subDag?: SubDagRunner };
 
 export async function startCommand(dagArg: string, words: string[], opts: StartOptions): Promise<number> {
   const params = cliParams('start', dagArg, words, opts);
+  const labels = cliLabels(opts);
   const { config, logger } = cliContext(
     opts,
     { component: 'runner' },
@@ -165,7 +186,9 @@ export async function startCommand(dagArg: string, words: string[], opts: StartO
     opts.localDagSource ? { sourceFile: path.resolve(opts.localDagSource) } : {},
   );
   const named = opts.name !== undefined ? overrideDagName(loaded, opts.name) : loaded;
-  const dag = withDefaultWorkingDir(named, opts.defaultWorkingDir);
+  const placed = withDefaultWorkingDir(named, opts.defaultWorkingDir);
+  // The run's labels: the DAG's and those of `--labels`, recorded with the run (core/runStatus.ts).
+  const dag = withExtraLabels(placed, labels);
   const dagFile = opts.name !== undefined ? dagFileOf(loaded, dagArg) : null;
   const stores = runCommandStores(config, logger, await cliControlPlane(config, logger));
   // A queued run taken over (`--run-id` from the scheduler or the queue) has its params in its record, and
@@ -227,7 +250,7 @@ export async function startCommand(dagArg: string, words: string[], opts: StartO
       recordParams,
       newRunId: () => newRunId(Date.now(), randomHex(4)),
       dagFile,
-      defaultWorkingDir: dag === named ? null : dag.working_dir,
+      defaultWorkingDir: placed === named ? null : placed.working_dir,
       paramsJson: cliParamsJson(words, opts),
     });
     if (!opts.quiet) printSummary(final);
