@@ -233,6 +233,11 @@ const COMMANDS: Record<string, (program: Command) => unknown> = {
       )
       .option('--downstream', 'with --step: run again the steps downstream of it as well (Dagu)')
       .option(
+        '--sub-run-id <id>',
+        "with --step: retry the step in this sub-run of the run (a call step's child, at any depth), in " +
+          'place; the call steps on the way to it are retried with it, every other step keeps its status (Dagu)',
+      )
+      .option(
         '--default-working-dir <dir>',
         "the working directory of a DAG that sets no working_dir (Dagu's option), instead of the run's work directory",
       )
@@ -240,12 +245,15 @@ const COMMANDS: Record<string, (program: Command) => unknown> = {
         'after',
         '\nExamples:\n  dagu retry 20261130-011530-1a2b3c4d\n  dagu retry --run-id 20261130-011530-1a2b3c4d etl' +
           '\n  dagu retry --run-id 20261130-011530-1a2b3c4d --step load etl' +
-          '\n  dagu retry --run-id 20261130-011530-1a2b3c4d --step load --downstream etl',
+          '\n  dagu retry --run-id 20261130-011530-1a2b3c4d --step load --downstream etl' +
+          '\n  dagu retry --run-id 20261130-011530-1a2b3c4d --sub-run-id SUB_RUN_ID --step build etl',
       )
       .option('-q, --quiet', 'print nothing but errors')
       .option('--detach', 'for a DAG that runs on workers: return once the run is handed over')
       // Set by the scheduler for a retry under the DAG's retry_policy (the attempt counts one auto retry).
       .addOption(new Option('--auto-retry', 'a retry under the DAG-level retry_policy').hideHelp())
+      // Set by a parent's call step retrying its child along a --sub-run-id path.
+      .addOption(new Option('--retry-path <json>', 'the rest of a --sub-run-id retry path').hideHelp())
       .action(lazy(() => import('./commands/retry'), 'retryCommand')),
 
   resume: (program) =>

@@ -35,6 +35,7 @@ import {
 } from './stepEnv';
 import { maskingLogger, SecretMask } from './secretMask';
 import { resolveSecrets } from './secrets';
+import { nextLevel, type RetryPath } from '../core/retryPath';
 import { runCallStep, type LoopItem, type SubDagRunner } from './subDag';
 import { actionFailed } from './actions/types';
 import { runForeach, type BodyResult } from './foreachStep';
@@ -85,6 +86,11 @@ export interface ExecuteRunOptions {
   retryStep?: string;
   /** With `retryStep`: the steps downstream of it (depending on it, directly or not) start fresh too. */
   retryDownstream?: boolean;
+  /**
+   * Dagu's `retry --sub-run-id` (with `retryStep`, its first hop's step): that call step retries its child of the
+   * previous attempt named by the path, instead of starting new ones.
+   */
+  retryPath?: RetryPath;
   /**
    * Dagu's plain `retry`: with `resumeFrom`, the steps that failed, were aborted or rejected, and every step
    * downstream of one of them, run again; every other step keeps what it had (succeeded, skipped, ...).
@@ -410,6 +416,22 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
     cancel,
   };
 
+  /** The call step `name` the retry path goes through, and what it does there (see CallStepRun). */
+  const retryThrough = (name: string, inLoop: boolean) => {
+    const path = opts.retryPath;
+    const hop = path?.hops[0];
+    if (!path || !hop || inLoop || hop.step !== name) return undefined;
+    const next = nextLevel(path);
+    return {
+      runId: hop.run_id,
+      step: next.step,
+      rest: next.rest,
+      // As in Dagu, --downstream holds in the run whose step is retried, not in the runs on the way to it.
+      downstream: next.rest === null && path.downstream,
+      previous: opts.resumeFrom?.find((s) => s.name === name)?.sub_runs ?? [],
+    };
+  };
+
   // --- One step or handler.
   /** `mail_on_error` mails under way; the run waits for them before it ends. */
   const mails: Promise<void>[] = [];
@@ -612,6 +634,7 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
             loop: frame.loop ?? undefined,
             attempt: status.attempt,
             runner: opts.subDag,
+            retryThrough: retryThrough(spec.name, frame.loop !== null),
             files: f,
             clock,
             stop,

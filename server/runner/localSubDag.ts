@@ -5,6 +5,7 @@
 // created here, `queued` with its parent and params, and its process takes it over: so the record names its
 // parent from the first write, and the params are checked before any process starts.
 
+import { encodeRetryPath } from '../core/retryPath';
 import { runProcessEnv } from './runProcessEnv';
 import { closeSync, openSync } from 'node:fs';
 import type { Config } from '../config/types';
@@ -129,6 +130,7 @@ export function localSubDagRunner(deps: LocalSubDagDeps): SubDagRunner {
       const params = applyChildParams(dag.params, req.params.map(parseParamWord), dag.param_schema);
       if (!params.ok) throw new SubDagStartError(dag.name, `sub-DAG ${dag.name}: ${params.error}`);
       const logger = deps.logger.child({ sub_dag: dag.name, sub_run_id: req.runId });
+      if (req.existing) return await againChildRun(deps, called, req, [...chain], logger);
       if (req.mode === 'enqueue') return await enqueueChild(deps, called, req, params.list);
       if (isDistributed(dag, deps.config.default_execution_mode, req.workerSelector)) {
         return await dispatchChild(deps, dag, req, params.list, logger);
@@ -369,6 +371,87 @@ async function spawnChildRun(
     ...(called.sourceFile ? ['--local-dag-source', called.sourceFile] : []),
     called.file ?? dag.name,
   ];
+  return followChildProcess(deps, dag, req, runId, args, params, chain, logger, {
+    spawnFailed: (message) => endChild(deps, record, message),
+    endedUnstarted: async (message) => {
+      await endChild(deps, record, message);
+      throw new SubDagStartError(dag.name, `sub-DAG ${dag.name} did not start: ${message}`);
+    },
+  });
+}
+
+/**
+ * `retry --sub-run-id` through a call step: its child of the previous attempt is used again. The one on the
+ * path gets a new attempt retrying the path's step, in a `dagu retry` process like a child's `dagu start`;
+ * any other keeps the result it had, nothing run.
+ */
+async function againChildRun(
+  deps: LocalSubDagDeps,
+  called: CalledDag,
+  req: SubDagRequest,
+  chain: string[],
+  logger: Logger,
+): Promise<SubDagResult> {
+  const { dag } = called;
+  const read = await deps.runStore.readStatus(req.runId);
+  if (read.kind !== 'ok')
+    throw new SubDagStartError(
+      dag.name,
+      `child DAG run ${req.runId} cannot be used again: ${read.kind === 'missing' ? 'it is gone' : `its status is unreadable: ${read.error}`}`,
+    );
+  const retry = req.existing?.retry ?? null;
+  if (retry === null) {
+    if (TERMINAL_RUN_STATES.includes(read.status.status)) return childResult(read.status);
+    throw new SubDagStartError(
+      dag.name,
+      `child DAG run ${req.runId} is ${read.status.status}; it cannot be kept`,
+    );
+  }
+  if (read.status.worker_id)
+    throw new SubDagStartError(
+      dag.name,
+      `child DAG run ${req.runId} ran on worker ${read.status.worker_id}: --step retries only runs of this host`,
+    );
+  const args = [
+    'retry',
+    '--quiet',
+    '--step',
+    retry.step,
+    ...(retry.downstream ? ['--downstream'] : []),
+    ...(retry.path ? ['--retry-path', encodeRetryPath(retry.path)] : []),
+    req.runId,
+  ];
+  const failed = (message: string) => {
+    throw new SubDagStartError(dag.name, `retry of child DAG run ${req.runId} did not start: ${message}`);
+  };
+  return followChildProcess(deps, dag, req, req.runId, args, read.status.params, chain, logger, {
+    spawnFailed: async () => undefined,
+    endedUnstarted: async (message) => failed(message),
+    // The attempt it had is the one to replace: a status of it is not the retry's.
+    previousAttempt: read.status.attempt,
+  });
+}
+
+/** What to do when the child process does not start, or ends before it took the run over. */
+interface ChildProcessEnds {
+  spawnFailed: (message: string) => Promise<unknown>;
+  endedUnstarted: (message: string) => Promise<never>;
+  /** The attempt the run had before this process: until a newer one is there, the process has not begun. */
+  previousAttempt?: number;
+}
+
+/** Starts a `dagu` process for the child run `runId`, follows it to its end and returns the child's result. */
+async function followChildProcess(
+  deps: LocalSubDagDeps,
+  dag: DagSpec,
+  req: SubDagRequest,
+  runId: string,
+  args: string[],
+  params: string[],
+  chain: string[],
+  logger: Logger,
+  ends: ChildProcessEnds,
+): Promise<SubDagResult> {
   const stderrOffset = await fileSize(req.logFiles.stderr);
   let child: ChildProcessHandle;
   try {
@@ -386,7 +469,7 @@ async function spawnChildRun(
       stderrFile: req.logFiles.stderr,
     });
   } catch (err) {
-    await endChild(deps, record, `the sub-DAG process did not start: ${errorText(err)}`);
+    await ends.spawnFailed(`the sub-DAG process did not start: ${errorText(err)}`);
     throw new SubDagStartError(dag.name, `sub-DAG ${dag.name} did not start: ${errorText(err)}`);
   }
   logger.info('Started a sub-DAG run process', { pid: child.pid, run_id: runId });
@@ -413,10 +496,12 @@ async function spawnChildRun(
 
   const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
   const read = await deps.runStore.readStatus(runId);
-  if (read.kind === 'ok' && TERMINAL_RUN_STATES.includes(read.status.status)) {
+  const begun =
+    read.kind !== 'ok' || ends.previousAttempt === undefined || read.status.attempt > ends.previousAttempt;
+  if (read.kind === 'ok' && begun && TERMINAL_RUN_STATES.includes(read.status.status)) {
     return childResult(read.status);
   }
-  if (read.kind === 'ok' && read.status.status === 'running') {
+  if (read.kind === 'ok' && begun && read.status.status === 'running') {
     // Killed before it could record its end; the scheduler's reaper marks the record failed later.
     return {
       run_id: runId,
@@ -439,9 +524,7 @@ async function spawnChildRun(
   }
   // Still queued (or gone): the process ended before it took the run over.
   const why = await lastLine(req.logFiles.stderr, stderrOffset);
-  const message = `its process ${how}${why ? ` (${why})` : ''} before it started the run`;
-  await endChild(deps, record, message);
-  throw new SubDagStartError(dag.name, `sub-DAG ${dag.name} did not start: ${message}`);
+  return ends.endedUnstarted(`its process ${how}${why ? ` (${why})` : ''} before it started the run`);
 }
 
 /** What `waitForRunEnd` saw: the run ended, or it was asked to stop and did not end within the stop wait. */

@@ -6,6 +6,7 @@ import { AttemptConflictError, RunNotFoundError } from '../store/errors';
 import { RunConflictError } from './errors';
 import { attemptLogDir, dagLogRoot, runAttempt, type AttemptContext } from './runAttempt';
 import { isoNow } from './runStep';
+import type { RetryPath } from '../core/retryPath';
 
 /** Inputs of `dagu retry`. */
 export interface RetryRunOptions extends AttemptContext {
@@ -17,6 +18,8 @@ export interface RetryRunOptions extends AttemptContext {
   step?: string;
   /** Dagu's `retry --step X --downstream`: the steps downstream of `step` run again too. */
   downstream?: boolean;
+  /** Dagu's `retry --sub-run-id`: `step` is a call step whose child on this path is retried in place. */
+  retryPath?: RetryPath;
   /** The directory a `--default-working-dir` of this retry gave the DAG (already in `dag.working_dir`). */
   defaultWorkingDir?: string | null;
   /** Started by the scheduler under the DAG's retry_policy: the new attempt counts one more auto retry. */
@@ -104,6 +107,7 @@ export async function runNextAttempt(
     retryStep: o.step,
     retryFailed: !keepSucceeded && o.step === undefined,
     retryDownstream: o.downstream === true,
+    ...(o.retryPath ? { retryPath: o.retryPath } : {}),
     markedActive: true,
   });
 }

@@ -26,6 +26,7 @@ import { dagLogRoot } from './logFiles';
 export { dagLogRoot, FINAL_LOG_FLUSH_MS, finalStatusRetryMs };
 import { errorText, storeReporter } from './statusReporter';
 import type { SubDagRunner } from './subDag';
+import type { RetryPath } from '../core/retryPath';
 
 /** The collaborators of a run attempt on this host. */
 export interface AttemptContext {
@@ -111,6 +112,7 @@ export interface AttemptOptions {
   resumeFrom?: readonly StepStatus[];
   retryStep?: string;
   retryDownstream?: boolean;
+  retryPath?: RetryPath;
   retryFailed?: boolean;
   markedActive?: boolean;
 }
@@ -231,6 +233,7 @@ async function runAndSettle(
     resumeFrom,
     retryStep: opts.retryStep,
     retryDownstream: opts.retryDownstream,
+    retryPath: opts.retryPath,
     retryFailed: opts.retryFailed,
     logShipping: logShipping ?? undefined,
     state: ctx.stateStore && {

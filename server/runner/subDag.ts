@@ -7,6 +7,7 @@ import { formatDuration } from '../core/duration';
 import { isoTime } from '../core/isoTime';
 import { formatParam } from '../core/params';
 import type { Clock } from '../core/ports';
+import type { RetryPath } from '../core/retryPath';
 import type { DagSpec, RunState, RunStatus, StepSpec, StepStatus } from '../core/types';
 import { SECOND } from '../core/units';
 import { appendFile } from '../store/fileCalls';
@@ -50,6 +51,11 @@ export interface SubDagRequest {
   signal: AbortSignal;
   /** The call step's log files (absolute): a local child process's own output is appended to stderr. */
   logFiles: { stdout: string; stderr: string };
+  /**
+   * `runId` is a child run that exists (`retry --sub-run-id`): with `retry`, a new attempt of it retries that
+   * step (and the path's rest below it); without, its result is taken as it is, nothing run.
+   */
+  existing?: { retry: { step: string; downstream: boolean; path: RetryPath | null } | null };
 }
 
 /** How the child run ended (or `queued`, for `dag.enqueue`). */
@@ -179,6 +185,18 @@ export interface CallStepRun {
   repeated?: boolean;
   /** Set for a step of a foreach body. */
   loop?: LoopItem;
+  /**
+   * `retry --sub-run-id` goes through this step: instead of new children, the children of its previous attempt
+   * (`previous`, in call order) are used again: `runId` retries `step` (and passes `rest` on), every other one
+   * keeps the result it had.
+   */
+  retryThrough?: {
+    runId: string;
+    step: string;
+    downstream: boolean;
+    rest: RetryPath | null;
+    previous: NonNullable<StepStatus['sub_runs']>;
+  };
 }
 
 /** One child's end as the parent step sees it. */
@@ -216,6 +234,23 @@ export async function runCallStep(run: CallStepRun): Promise<StepStatus['status'
     const planned = childCalls(step, run.resolve ?? resolveItemOnly);
     if (!planned.ok) return finish(run, 'failed', planned.error);
     const runner = run.runner;
+    const through = run.retryThrough;
+    if (through) {
+      // Dagu's errTargetRunMissing: the path names a child this step's previous attempt did not have.
+      if (!through.previous.some((p) => p.run_id === through.runId))
+        return finish(
+          run,
+          'failed',
+          `target child DAG run ${through.runId} is not present in step ${step.name}`,
+        );
+      if (through.previous.length !== planned.calls.length)
+        return finish(
+          run,
+          'failed',
+          `cannot retry child DAG run ${through.runId} in place: step ${step.name} now makes ` +
+            `${planned.calls.length} child runs, its previous attempt made ${through.previous.length}`,
+        );
+    }
 
     const child = new AbortController();
     const forward = () => child.abort(run.stop.reason);
@@ -236,11 +271,21 @@ export async function runCallStep(run: CallStepRun): Promise<StepStatus['status'
 
     let ends: ChildEnd[];
     try {
-      ends = await mapConcurrently(planned.calls, width, async (call): Promise<ChildEnd> => {
+      ends = await mapConcurrently(planned.calls, width, async (call, index): Promise<ChildEnd> => {
         if (child.signal.aborted) return { call, result: null, error: 'not started: the step stopped' };
         const loop = run.loop;
         const idName = loop ? `${loop.path}/${step.name}` : step.name;
-        const runId = subRunId(run.parent.run_id, idName, run.attempt, call.key, salt);
+        const again = through?.previous[index];
+        const runId = again ? again.run_id : subRunId(run.parent.run_id, idName, run.attempt, call.key, salt);
+        const existing =
+          again && through
+            ? {
+                retry:
+                  again.run_id === through.runId
+                    ? { step: through.step, downstream: through.downstream, path: through.rest }
+                    : null,
+              }
+            : undefined;
         const item = step.parallel && call.item !== null ? call.item : null;
         const label = loop ? (item === null ? loop.label : `${loop.label} / ${item}`) : item;
         const entry: NonNullable<StepStatus['sub_runs']>[number] = {
@@ -266,6 +311,7 @@ export async function runCallStep(run: CallStepRun): Promise<StepStatus['status'
             workerSelector: step.worker_selector,
             signal: child.signal,
             logFiles: run.files,
+            ...(existing ? { existing } : {}),
           });
           Object.assign(entry, {
             run_id: result.run_id,

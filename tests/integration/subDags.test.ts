@@ -248,3 +248,112 @@ describe('sub-DAGs', () => {
     },
   );
 });
+
+describe("Dagu's retry --sub-run-id", () => {
+  beforeEach(() => {
+    h.writeDag(
+      'root',
+      'steps:\n  - id: pre\n    run: echo pre\n  - id: mid_call\n    depends: pre\n    call: mid\n' +
+        '  - id: after\n    depends: mid_call\n    run: echo after\n',
+    );
+    h.writeDag(
+      'mid',
+      'steps:\n  - id: fan\n    call: leaf\n    parallel:\n      items: [a, b]\n    params: "X=${ITEM}"\n' +
+        '  - id: tail\n    depends: fan\n    run: echo tail\n',
+    );
+    // Item b fails until the file `ok` exists; every execution of build is counted per item.
+    h.writeDag(
+      'leaf',
+      'params:\n  - X: none\nsteps:\n  - id: build\n    run: |\n' +
+        '      echo "build $X" >> "$DAGU_HOME/count-$X"\n      test "$X" = a || test -f "$DAGU_HOME/ok"\n' +
+        '  - id: pack\n    depends: build\n    run: echo "pack $X"\n',
+    );
+  });
+
+  const countOf = (x: string) =>
+    readFileSync(path.join(h.home, `count-${x}`), 'utf8')
+      .trim()
+      .split('\n').length;
+
+  it('retries one step of a nested sub-run in place, and only the call steps on the way to it', async () => {
+    const first = await dagu(['start', 'root'], h.env);
+    expect(first.code).toBe(1);
+    const rootId = runIdOf(first.stdout);
+    const midId = stepOf(await status(rootId), 'mid_call').sub_runs![0].run_id;
+    const leaves = stepOf(await status(midId), 'fan').sub_runs!;
+    const failed = leaves.find((l) => l.status === 'failed')!;
+    const other = leaves.find((l) => l.status === 'succeeded')!;
+    writeFileSync(path.join(h.home, 'ok'), '');
+
+    const retried = await dagu(
+      ['retry', '--run-id', rootId, '--sub-run-id', failed.run_id, '--step', 'build', 'root'],
+      h.env,
+    );
+    expect(retried.code, retried.stderr).toBe(0);
+    const root = await status(rootId);
+    expect(root).toMatchObject({ status: 'succeeded' });
+    // The call step was retried with its old child; the steps after it were not run again.
+    expect(stepOf(root, 'mid_call')).toMatchObject({ status: 'succeeded', sub_runs: [{ run_id: midId }] });
+    expect(stepOf(root, 'after').status).toBe('aborted');
+    const mid = await status(midId);
+    expect(
+      stepOf(mid, 'fan')
+        .sub_runs!.map((r) => r.run_id)
+        .sort(),
+    ).toEqual(leaves.map((l) => l.run_id).sort());
+    expect(stepOf(mid, 'tail').status).toBe('aborted');
+    const leaf = JSON.parse((await dagu(['status', '--json', failed.run_id], h.env)).stdout) as {
+      attempt: number;
+      steps: Step[];
+    };
+    expect(leaf.attempt).toBe(2);
+    expect(leaf.steps.map((s) => [s.name, s.status])).toEqual([
+      ['build', 'succeeded'],
+      ['pack', 'aborted'],
+    ]);
+    // The other item's child was kept as it was: not run again.
+    const kept = JSON.parse((await dagu(['status', '--json', other.run_id], h.env)).stdout) as {
+      attempt: number;
+    };
+    expect(kept.attempt).toBe(1);
+    expect([countOf('a'), countOf('b')]).toEqual([1, 2]);
+  });
+
+  it('with --downstream, runs the steps after the retried one in the sub-run', async () => {
+    const rootId = runIdOf((await dagu(['start', 'root'], h.env)).stdout);
+    const midId = stepOf(await status(rootId), 'mid_call').sub_runs![0].run_id;
+    const failed = stepOf(await status(midId), 'fan').sub_runs!.find((l) => l.status === 'failed')!;
+    writeFileSync(path.join(h.home, 'ok'), '');
+    const r = await dagu(
+      ['retry', '--run-id', rootId, '--sub-run-id', failed.run_id, '--step', 'build', '--downstream', 'root'],
+      h.env,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const leaf = await status(failed.run_id);
+    expect(leaf.steps.map((s) => s.status)).toEqual(['succeeded', 'succeeded']);
+    // Only in the sub-run: the call steps on the way keep their downstream as it was.
+    expect(stepOf(await status(midId), 'tail').status).toBe('aborted');
+  });
+
+  it('refuses a sub-run id without --step, a step the sub-run lacks and a run not under the root', async () => {
+    const rootId = runIdOf((await dagu(['start', 'root'], h.env)).stdout);
+    const midId = stepOf(await status(rootId), 'mid_call').sub_runs![0].run_id;
+    const noStep = await dagu(['retry', '--run-id', rootId, '--sub-run-id', midId, 'root'], h.env);
+    expect([noStep.code, noStep.stderr.trim()]).toEqual([2, 'dagu: --sub-run-id requires --step']);
+    const badStep = await dagu(
+      ['retry', '--run-id', rootId, '--sub-run-id', midId, '--step', 'nope', 'root'],
+      h.env,
+    );
+    expect(badStep.code).toBe(1);
+    expect(badStep.stderr).toContain(`retry step not found: nope in DAG run ${midId}`);
+    const otherRoot = runIdOf((await dagu(['start', 'leaf'], h.env)).stdout);
+    const notUnder = await dagu(
+      ['retry', '--run-id', rootId, '--sub-run-id', otherRoot, '--step', 'build', 'root'],
+      h.env,
+    );
+    expect(notUnder.code).toBe(1);
+    expect(notUnder.stderr).toContain(`DAG run ${otherRoot} is not under run ${rootId}`);
+    // Nothing was retried by any of these.
+    expect((await status(rootId)).status).toBe('failed');
+  });
+});

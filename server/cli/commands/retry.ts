@@ -13,6 +13,8 @@ import { TERMINAL_RUN_STATES, type DagSpec, type RunStatus } from '../../core/ty
 import { isDistributed, nextAttemptDispatch, newRunDispatch } from '../../core/dispatcherApi';
 import { resumeRun } from '../../runner/resumeRun';
 import { retryRun } from '../../runner/retryRun';
+import { resolveRetryPath } from '../../runner/resolveRetryPath';
+import { parseRetryPath, type RetryPath } from '../../core/retryPath';
 import { newRunParams, startRun } from '../../runner/startRun';
 import type { RunStore } from '../../store/types';
 import { cliContext, type CliContext, type GlobalOptions } from '../context';
@@ -43,6 +45,10 @@ type Opts = GlobalOptions & {
   defaultWorkingDir?: string;
   /** Hidden: the scheduler retries the run under its DAG's retry_policy (auto_retry_count). */
   autoRetry?: boolean;
+  /** Dagu's `--sub-run-id`: retry `step` in this sub-run of the run, and the call steps on the way to it. */
+  subRunId?: string;
+  /** Hidden: a parent's call step retries its child along this path (see core/retryPath.ts). */
+  retryPath?: string;
 };
 
 /** The latest attempt of a run; a usage error when it does not exist or cannot be read. */
@@ -97,6 +103,11 @@ export async function foreground(
 export async function retryCommand(word: string, opts: Opts): Promise<number> {
   // As Dagu's: --downstream says which steps besides the --step one run again, so it needs one.
   if (opts.downstream && opts.step === undefined) throw new UsageError('--downstream requires --step');
+  if (opts.subRunId !== undefined && opts.step === undefined)
+    throw new UsageError('--sub-run-id requires --step');
+  if (opts.subRunId !== undefined && opts.retryPath !== undefined)
+    throw new UsageError('--sub-run-id cannot be combined with internal child retry flags');
+  if (opts.subRunId !== undefined) assertRunId(opts.subRunId);
   const ctx = cliContext(opts, { component: 'runner' });
   const { config } = ctx;
   const stores = runCommandStores(config, ctx.logger, await cliControlPlane(config, ctx.logger));
@@ -104,6 +115,29 @@ export async function retryCommand(word: string, opts: Opts): Promise<number> {
   const runId = previous.run_id;
   if (!TERMINAL_RUN_STATES.includes(previous.status))
     throw new UsageError(`run ${runId} is ${previous.status}; only a finished run can be retried`);
+  if (opts.subRunId !== undefined) {
+    const resolved = await resolveRetryPath(
+      stores.runs,
+      previous,
+      opts.subRunId,
+      opts.step!,
+      opts.downstream === true,
+    );
+    if (!resolved.ok) throw new UsageError(resolved.error, EXIT_RUN_FAILED);
+    // The root retries the call step that leads to the sub-run, not its downstream; the path does the rest.
+    return nextAttempt(ctx, stores, previous, 'retry', {
+      ...opts,
+      step: resolved.path.hops[0].step,
+      downstream: false,
+      path: resolved.path,
+    });
+  }
+  let path: RetryPath | undefined;
+  if (opts.retryPath !== undefined) {
+    const parsed = parseRetryPath(opts.retryPath);
+    if (!parsed.ok) throw new UsageError(parsed.error);
+    path = parsed.path;
+  }
   // Dagu's --step: a lookup like the run's, so an unknown step exits 1 as an unknown run does.
   if (opts.step !== undefined && !previous.steps.some((s) => s.name === opts.step))
     throw new UsageError(
@@ -111,7 +145,7 @@ export async function retryCommand(word: string, opts: Opts): Promise<number> {
         `(its steps: ${previous.steps.map((s) => s.name).join(', ')})`,
       EXIT_RUN_FAILED,
     );
-  return nextAttempt(ctx, stores, previous, 'retry', opts);
+  return nextAttempt(ctx, stores, previous, 'retry', { ...opts, path });
 }
 
 /**
@@ -144,7 +178,7 @@ export async function nextAttempt(
   stores: RunCommandStores,
   previous: RunStatus,
   operation: 'retry' | 'resume',
-  opts: Opts,
+  opts: Opts & { path?: RetryPath },
 ): Promise<number> {
   const { config } = ctx;
   // The run's own `--default-working-dir` holds for its retries, as in Dagu; a new one replaces it.
@@ -173,7 +207,15 @@ export async function nextAttempt(
       ctx,
       stores,
       dag,
-      (r) => retryRun({ ...r, runId: previous.run_id, step, downstream, defaultWorkingDir }),
+      (r) =>
+        retryRun({
+          ...r,
+          runId: previous.run_id,
+          step,
+          downstream,
+          defaultWorkingDir,
+          ...(opts.path ? { retryPath: opts.path } : {}),
+        }),
       opts.quiet,
     );
   }
