@@ -10,10 +10,9 @@ import { snapshotTree } from './dataDirSnapshot';
 const STEP = 'steps:\n  - name: s\n    command: echo\n';
 const NAME_RULE = 'use 1 to 64 letters, digits, "_", "-" or "." (not leading, no "..")';
 const ROOT_KEYS =
-  'name, group, description, type, labels, tags, params, consts, env, dotenv, secrets, shell, shell_args, working_dir, ' +
-  'steps, ' +
-  'defaults, handler_on, preconditions, timeout_sec, delay_sec, restart_wait_sec, max_clean_up_time_sec, ' +
-  'schedule, skip_if_successful, catchup_window, overlap_policy, queue, max_active_runs, max_active_steps, ' +
+  'name, group, description, type, labels, tags, params, consts, env, dotenv, secrets, shell, shell_args, ' +
+  'working_dir, steps, defaults, handler_on, step_types, actions, preconditions, timeout_sec, delay_sec, ' +
+  'restart_wait_sec, max_clean_up_time_sec, schedule, skip_if_successful, catchup_window, overlap_policy, queue, max_active_runs, max_active_steps, ' +
   'worker_selector, retry_policy, log_dir, log_output, artifacts, hist_retention_days, hist_retention_runs, ' +
   'max_output_size, smtp, mail_on, error_mail, info_mail, wait_mail, run_config, signal_handling';
 /** What `dagu validate` adds for a file whose first document sets `name` (Dagu's validate rule). */

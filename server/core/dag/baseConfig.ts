@@ -23,6 +23,11 @@ const REPLACED = new Set(['mail_on', 'retry_policy', 'webhook']);
 const APPENDED = new Set(['env', 'dotenv']);
 /** Base keys that are never inherited. */
 const NOT_INHERITED = new Set(['name', 'steps']);
+/**
+ * Base keys not laid into the document: custom step definitions are read beside the document's own (readDag.ts,
+ * customSteps.ts), since a name defined in both is an error rather than the DAG's to override.
+ */
+const READ_APART = new Set(['step_types', 'actions']);
 
 const fold = (key: string) => key.toLowerCase().replace(/_/g, '');
 /** 2.x spelling of a top-level key written in 1.x camelCase (`handlerOn`, `histRetentionDays`). */
@@ -82,6 +87,7 @@ export function applyBaseLayer(doc: Document, layer: BaseLayer): string[] {
   if (!isMap(root)) return [];
   const fromBase: string[] = [];
   for (const [key, baseValue] of Object.entries(layer.values)) {
+    if (READ_APART.has(key)) continue;
     const pair = findPair(root, key);
     if (!pair || isNullNode(pair.value)) {
       if (pair) pair.value = doc.createNode(baseValue);

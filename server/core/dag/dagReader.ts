@@ -92,6 +92,16 @@ export class DagReader {
     return node.toJS(this.doc, { maxAliasCount: 100 }) as unknown;
   }
 
+  /**
+   * A node made from plain data (a custom step's expansion, base.yaml's definitions), located at `at`: every
+   * node of it reports its problems at `at`'s place (none when `at` is null or has no place).
+   */
+  createNode(value: unknown, at: Node | null): Node {
+    const node = this.doc.createNode(value) as Node;
+    if (at?.range) placeAt(node, at.range);
+    return node;
+  }
+
   resolve(node: unknown): Node | null {
     if (isAlias(node)) return (node.resolve(this.doc) as Node | undefined) ?? null;
     return (node as Node | null) ?? null;
@@ -268,6 +278,19 @@ export class DagReader {
     if (isScalar(entry.value) && typeof entry.value.value === 'boolean') return entry.value.value;
     return this.errorAt(entry, `must be true or false, got ${describe(entry.value)}`);
   }
+}
+
+/** Gives `node` and everything under it the place `range` (nodes made from plain data have none). */
+export function placeAt(node: unknown, range: NonNullable<Node['range']>): void {
+  if (isMap(node)) {
+    for (const pair of node.items) {
+      placeAt(pair.key, range);
+      placeAt(pair.value, range);
+    }
+  } else if (isSeq(node)) {
+    for (const item of node.items) placeAt(item, range);
+  }
+  if (isScalar(node) || isMap(node) || isSeq(node)) node.range ??= [range[0], range[1], range[2]];
 }
 
 /** The key of an entry as written in the file (a map read with `foldCase` gives `key` lower-cased). */

@@ -87,6 +87,9 @@ export function parseDag(text: string, opts: ParseDagOptions): ParseDagResult {
       file: opts.file,
       sourceFile: opts.sourceFile ?? null,
       defaultName: i === 0 ? opts.defaultName : null,
+      baseDefinitions: opts.base
+        ? { step_types: opts.base.values.step_types, actions: opts.base.values.actions }
+        : null,
     });
     if (dag && baseHandlers.length > 0) dag.base_handlers = baseHandlers;
     errors.push(...r.errors);

@@ -69,7 +69,7 @@ describe('step ids, names and depends (spec009)', () => {
 });
 
 describe('remote and custom actions, and errors that only follow from a refusal', () => {
-  it('refuses remote and custom actions as unsupported, once each', () => {
+  it('refuses remote actions as unsupported, once each; a custom action is read from its definition', () => {
     expect(
       errors(
         yaml(
@@ -83,14 +83,13 @@ describe('remote and custom actions, and errors that only follow from a refusal'
         ),
       ),
     ).toEqual([
-      "1:1: actions: Dagu's custom actions are not supported by this product (it runs only Dagu's built-in actions) [unsupported]",
-      expect.stringMatching(
-        /^4:14: steps\[0\]\.action: action "greet" is not one of Dagu's built-in actions; custom actions .* are not supported by this product \[unsupported\]$/,
-      ),
+      // The definition's mistake is told once, where it is: not again at the step that calls it.
+      '2:10: actions.greet.input_schema: input_schema is required',
       expect.stringMatching(/^5:14: steps\[1\]\.action: Dagu's remote actions .* \[unsupported\]$/),
       expect.stringMatching(/^6:14: steps\[2\]\.action: Dagu's remote actions .* \[unsupported\]$/),
+      // Not declared: a typo or a program embedding Dagu's own action, unknown either way.
       expect.stringMatching(
-        /^7:14: steps\[3\]\.action: action "embedded_echo" is not one .* \[unsupported\]$/,
+        /^7:14: steps\[3\]\.action: unknown action "embedded_echo": it is not one of Dagu's built-in actions, and no custom action of that name is declared under actions: \(or step_types:\)$/,
       ),
     ]);
   });

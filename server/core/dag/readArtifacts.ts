@@ -8,6 +8,7 @@ import type { ArtifactsSpec, DagSpec, StepSpec } from '../types';
 import type { DagReader, Entry } from './dagReader';
 import { describe, isNull } from './dagReader';
 import { refersToArtifactsDir } from './artifactPath';
+import { customTemplatesUseArtifacts } from './customSteps';
 
 /** Whether any text value of the document (keys aside) refers to the artifacts directory. */
 function documentRefersToArtifactsDir(node: Node | null): boolean {
@@ -48,8 +49,11 @@ export function readArtifacts(
   dag: Pick<DagSpec, 'steps' | 'handler_on'>,
 ): ArtifactsSpec | undefined {
   const steps = allSteps(dag);
-  const usesAction = steps.some((s) => s.action?.kind === 'artifact');
-  const usesOutput = steps.some((s) => s.stdout_artifact !== undefined || s.stderr_artifact !== undefined);
+  // A custom action's template counts even when no step calls it, as in Dagu.
+  const templates = customTemplatesUseArtifacts(r);
+  const usesAction = templates.action || steps.some((s) => s.action?.kind === 'artifact');
+  const usesOutput =
+    templates.output || steps.some((s) => s.stdout_artifact !== undefined || s.stderr_artifact !== undefined);
   const auto = usesAction || usesOutput || documentRefersToArtifactsDir(root);
   let enabled: boolean | undefined;
   let dir: string | null = null;

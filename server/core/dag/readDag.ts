@@ -26,6 +26,7 @@ import { DEFAULTS_KEYS, readLogOutput, readNonEmpty, readStep } from './readStep
 import type { StepDefaults } from './readStep';
 import { readArtifacts } from './readArtifacts';
 import { readConsts } from './readConsts';
+import { readCustomDefinitions, type BaseDefinitions } from './customSteps';
 import { readSecrets } from './readSecrets';
 import { readSteps } from './readSteps';
 import { UNSUPPORTED_ROOT_KEYS } from './unsupported';
@@ -48,6 +49,8 @@ export const ROOT_KEYS = [
   'steps',
   'defaults',
   'handler_on',
+  'step_types',
+  'actions',
   'preconditions',
   'timeout_sec',
   'delay_sec',
@@ -99,6 +102,8 @@ export interface ReadDagOptions {
   sourceFile?: string | null;
   /** The name when the document has none (the file name's stem); null for a local DAG, which needs one. */
   defaultName: string | null;
+  /** Custom step definitions base.yaml gives every document (customSteps.ts). */
+  baseDefinitions?: BaseDefinitions | null;
 }
 
 /** Reads one document's root map. */
@@ -110,6 +115,7 @@ export function readDag(r: DagReader, root: Node, opts: ReadDagOptions): DagSpec
   const name = readName(r, map.get('name'), opts.defaultName, root);
   const type = readType(r, map.get('type'));
   const defaults = readDefaults(r, map.get('defaults'));
+  readCustomDefinitions(r, map, opts.baseDefinitions ?? null);
   const steps = readSteps(r, map.get('steps'), root, type, defaults);
   const shell = readShell(r, map.get('shell'), map.get('shell_args'));
   const schedules = readSchedule(r, map.get('schedule'));

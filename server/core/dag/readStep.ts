@@ -1,7 +1,7 @@
 // Reads one step (or one handler) of a DAG file into a StepSpec; names, ids and dependencies are settled
 // later (readSteps.ts), once every step is known.
 
-import { isMap, isScalar, isSeq } from 'yaml';
+import { isMap, isScalar, isSeq, Pair, YAMLMap } from 'yaml';
 import type { Node } from 'yaml';
 import { readsStream } from '../structuredOutput';
 import type {
@@ -30,6 +30,7 @@ import {
 import { UNSUPPORTED_STEP_KEYS } from './unsupported';
 import { readApproval } from './readApproval';
 import { outputSchemaProblem } from '../outputSchema';
+import { customCall, customContext, expandCustomStep, type CustomCall } from './customSteps';
 
 export const STEP_KEYS = [
   'name',
@@ -124,13 +125,18 @@ export function readStep(
   index: number,
   handlerName: string | null = null,
   readBody: ReadForeachBody | null = null,
+  expanding: readonly string[] | null = null,
 ): ReadStep | null {
   const firstError = r.errors.length;
   const map = r.map(entry, STEP_KEYS, 'a step', UNSUPPORTED_STEP_KEYS, true);
   if (!map) return null;
   checkExactCase(r, map);
   const node = entry.value as Node;
-  r.warnings.push(...stepDeprecations(entry.field, map));
+  // An expanded custom step is not written as such: its template's spellings are the definition's business.
+  if (expanding === null) r.warnings.push(...stepDeprecations(entry.field, map));
+  const custom = customCall(r, map);
+  if (custom)
+    return readCustomStep(r, entry, map, custom, defaults, index, handlerName, readBody, expanding ?? []);
 
   const nameEntry = handlerName === null ? (map.get('name') ?? null) : null;
   const name = handlerName ?? readStepName(r, nameEntry);
@@ -258,6 +264,60 @@ export function readStep(
     index,
     group: null,
   };
+}
+
+/**
+ * A step that calls a custom action or legacy step type (customSteps.ts): its expansion read as a step, every
+ * problem in it told as the definition's (`custom action "x": ...`). A call that cannot be expanded is read as
+ * a step that does nothing, so that its name and dependencies still count.
+ */
+function readCustomStep(
+  r: DagReader,
+  entry: Entry,
+  map: Map<string, Entry>,
+  call: CustomCall,
+  defaults: StepDefaults,
+  index: number,
+  handlerName: string | null,
+  readBody: ReadForeachBody | null,
+  expanding: readonly string[],
+): ReadStep | null {
+  const expanded = expandCustomStep(r, entry, map, call, expanding);
+  if (!expanded) return placeholderStep(r, entry, map, call, index, handlerName);
+  const from = r.errors.length;
+  const read = readStep(r, expanded, defaults, index, handlerName, readBody, [...expanding, call.name]);
+  const context = customContext(call);
+  for (let i = from; i < r.errors.length; i++) r.errors[i].message = `${context}: ${r.errors[i].message}`;
+  if (!read || 'broken' in call.def) return read;
+  // The outermost definition names the step, as in Dagu (`greet_1`).
+  read.namePrefix = call.name;
+  read.node = entry.value as Node;
+  if (call.def.description !== '' && read.spec.description === '')
+    read.spec.description = call.def.description;
+  if (call.def.outputSchema && read.spec.output_schema === undefined)
+    read.spec.output_schema = structuredClone(call.def.outputSchema);
+  return read;
+}
+
+/** A call that could not be expanded, as a step that runs nothing: its `name`, `id` and `depends` only. */
+function placeholderStep(
+  r: DagReader,
+  entry: Entry,
+  map: Map<string, Entry>,
+  call: CustomCall,
+  index: number,
+  handlerName: string | null,
+): ReadStep | null {
+  const kept = new YAMLMap();
+  kept.range = (entry.value as Node | null)?.range;
+  for (const key of ['name', 'id', 'depends']) {
+    const e = map.get(key);
+    if (e) kept.items.push(new Pair(e.keyNode, e.value));
+  }
+  kept.items.push(new Pair(r.createNode('action', call.via.keyNode), r.createNode('noop', call.via.value)));
+  const read = readStep(r, { ...entry, value: kept }, null, index, handlerName, null, [call.name]);
+  if (read) read.namePrefix = call.name;
+  return read;
 }
 
 /**

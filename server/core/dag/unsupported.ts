@@ -23,9 +23,6 @@ export const UNSUPPORTED_ROOT_KEYS: Readonly<Record<string, string>> = {
   harnesses: `Dagu's agent harnesses are not supported by this product (${NO_LLM})`,
   tools: `Dagu's agent tools are not supported by this product (${NO_LLM})`,
   tasks: `Dagu's agent tasks are not supported by this product (${NO_LLM})`,
-  actions: "Dagu's custom actions are not supported by this product (it runs only Dagu's built-in actions)",
-  step_types:
-    "Dagu's custom step types are not supported by this product (it runs only Dagu's built-in actions)",
   resources: "Dagu's resource limits are not supported by this product (it sets no cgroup limits)",
   webhook:
     "Dagu's webhook triggers are not supported by this product (start runs with dagu start or the API)",
@@ -57,11 +54,17 @@ const UNSUPPORTED_FAMILIES: Readonly<Record<string, string>> = {
   postgres: `Dagu's PostgreSQL steps are not supported by this product (${NO_SQL})`,
   sqlite: `Dagu's SQLite steps are not supported by this product (${NO_SQL})`,
   foreach: "Dagu's foreach executor is not chosen by action or type here (write the step's foreach: key)",
-  action: "Dagu's custom actions are not supported by this product (it runs only Dagu's built-in actions)",
+  gha: "Dagu's GitHub Actions steps are not supported by this product (it runs no GitHub Actions runner)",
+  'github-action':
+    "Dagu's GitHub Actions steps are not supported by this product (it runs no GitHub Actions runner)",
+  github_action:
+    "Dagu's GitHub Actions steps are not supported by this product (it runs no GitHub Actions runner)",
+  action:
+    "Dagu's action runtime (remote actions) is not supported by this product (it fetches no action packages; use a run step)",
 };
 
 /** Every action name Dagu 2.x knows, for telling "unsupported here" from "unknown to Dagu too". */
-const DAGU_ACTIONS = new Set([
+export const DAGU_ACTIONS: ReadonlySet<string> = new Set([
   'archive.create',
   'archive.extract',
   'archive.list',
@@ -143,13 +146,13 @@ const CUSTOM_ACTION_NAME = /^[A-Za-z][A-Za-z0-9_-]*(\.[A-Za-z][A-Za-z0-9_-]*)*$/
 const REMOTE_ACTIONS =
   "Dagu's remote actions (name@version, owner/repo@version, source:...@version) are not supported by this product (it fetches no action packages; use a run step)";
 const CUSTOM_ACTIONS =
-  "is not one of Dagu's built-in actions; custom actions (declared under actions: or step_types:, or registered by a program that embeds Dagu) are not supported by this product";
+  "is not one of Dagu's built-in actions, and no custom action of that name is declared under actions: (or step_types:)";
 
 /**
  * Why an action (`docker.run`) or a legacy executor type (`docker`) is refused, or null when it is not one of
  * Dagu's that this product refuses (then it is either supported or a mistake: see unknownActionMessage).
- * Remote actions and custom actions (any name outside the built-in families) are refused here too: Dagu
- * resolves them from outside the DAG's built-in set, which this product does not have.
+ * Remote actions are refused here too: Dagu fetches them, which this product does not. A custom action declared
+ * under `actions:` never gets here (customSteps.ts expands it first).
  */
 export function unsupportedActionReason(name: string): string | null {
   const family = name.split('.')[0];
@@ -160,9 +163,6 @@ export function unsupportedActionReason(name: string): string | null {
   if (family === 'redis' && name.includes('.')) return UNSUPPORTED_FAMILIES.redis;
   // `duckdb@v1`, `owner/repo@v1`, `source:./x@local`: packages fetched and run by Dagu's action runtime.
   if (name.includes('@')) return REMOTE_ACTIONS;
-  if (CUSTOM_ACTION_NAME.test(name) && !SUPPORTED_FAMILIES.has(family) && !(family in UNSUPPORTED_FAMILIES)) {
-    return `action ${JSON.stringify(name)} ${CUSTOM_ACTIONS}`;
-  }
   return null;
 }
 
@@ -183,5 +183,8 @@ export function unknownActionMessage(name: string): string {
   if (name === 'wait')
     return 'unknown action "wait" (use action: wait.duration, wait.until, wait.file or wait.http)';
   if (known.length > 0) return `unknown action ${JSON.stringify(name)} (${family} has ${known.join(', ')})`;
+  // A name that could be a custom action's (a program embedding Dagu may register more; this product has none).
+  if (CUSTOM_ACTION_NAME.test(name) && !SUPPORTED_FAMILIES.has(family) && !(family in UNSUPPORTED_FAMILIES))
+    return `unknown action ${JSON.stringify(name)}: it ${CUSTOM_ACTIONS}`;
   return `unknown action ${JSON.stringify(name)}`;
 }

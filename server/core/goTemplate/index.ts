@@ -34,3 +34,31 @@ export function compileTemplate(text: string, name = 'template'): TemplateSet {
 export function renderTemplate(text: string, data: unknown, name = 'template'): string {
   return executeTemplate(compileTemplate(text, name), templateFunctions(), data);
 }
+
+let customStepFunctions: ReadonlyMap<string, GoFunction> | null = null;
+
+/**
+ * The functions of a custom step's template strings (Dagu's `actions:` and `step_types:`): Dagu's function map
+ * and `json`, which writes its argument as JSON (Go's json.Marshal: sorted keys, HTML characters escaped).
+ */
+function stepTemplateFunctions(): ReadonlyMap<string, GoFunction> {
+  if (customStepFunctions) return customStepFunctions;
+  const all = new Map(templateFunctions());
+  all.set('json', all.get('mustToJson')!);
+  customStepFunctions = all;
+  return all;
+}
+
+/** Parses a custom step's template string; throws TemplateParseError with Go's text. */
+export function compileStepTemplate(text: string, name: string): TemplateSet {
+  const funcs = stepTemplateFunctions();
+  return parseTemplate(text, name, {
+    hasFunction: (f) => funcs.has(f),
+    unsupportedFunction: (f) => unsupported.has(f),
+  });
+}
+
+/** Renders a parsed custom step template string with `data` as dot; throws TemplateExecError. */
+export function executeStepTemplate(set: TemplateSet, data: unknown): string {
+  return executeTemplate(set, stepTemplateFunctions(), data);
+}
