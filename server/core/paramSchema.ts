@@ -1,7 +1,7 @@
 // Dagu's schema-backed params (research note §2.1, params forms 4 and 5): a JSON Schema gives the params' types,
 // defaults and checks. This module is the pure part: which params map is schema-backed, how a param's text
 // becomes a typed JSON value for the schema and back, and how a caller's params are laid over the values.
-// The schema itself is checked by a validator the runner loads when it needs one (runner/jsonSchema.ts).
+// The schema itself is checked by a validator the runner loads when it needs one (core/jsonSchema.ts).
 
 import type { ParamSchemaSpec, ParamSpec } from './types';
 

@@ -21,7 +21,7 @@ export async function checkSchemaParams(
   if (typeof schema === 'string') return { ok: false, error: `params: ${schema}` };
   const typed = typedParamValues(schema, list.map(parseParamWord), []);
   if (!typed.ok) return { ok: false, error: `params: ${typed.error}` };
-  const { compileSchema } = await import('./jsonSchema');
+  const { compileSchema } = await import('../core/jsonSchema');
   const compiled = compileSchema(schema, { useDefaults: true, dataVar: 'params' });
   if (!compiled.ok) return { ok: false, error: `params: ${compiled.error}` };
   const problem = compiled.check(typed.values);

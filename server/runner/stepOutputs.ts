@@ -183,7 +183,7 @@ async function checkOutputSchema(
   if (!stdout.ok) return stdout;
   const read = readSchemaStdout(stdout.value);
   if (!read.ok) return read;
-  const { compileSchema } = await import('./jsonSchema');
+  const { compileSchema } = await import('../core/jsonSchema');
   const compiled = compileSchema(schema, { useDefaults: false, dataVar: 'stdout' });
   if (!compiled.ok) return compiled;
   if (compiled.check(read.value) !== null)

@@ -3,62 +3,22 @@
 // that is a runtime reference (`${COUNT}`, `$MODE`, a backtick command) cannot be checked when the DAG loads:
 // as in Dagu, such a value stands in for any value of its property's type, and the real one is used as written.
 //
-// The validator is Ajv, the library the runner checks params and output schemas with, loaded on first use: a
-// DAG without custom definitions never loads it. In the bundled CLI the name leads to its `jsonschema` part;
-// under an ES module runtime (the tests) Node's require loads it.
+// The validator is core/jsonSchema.ts, the one params and output schemas are checked with: Ajv, loaded on first
+// use, so a DAG without custom definitions never loads it.
 
-// eslint-disable-next-line no-restricted-imports -- loading a module, not I/O: core stays pure
-import { createRequire } from 'node:module';
-import type Ajv2020 from 'ajv/dist/2020';
+import { compileSchema, type Compiled } from '../jsonSchema';
 
-type AjvClass = typeof Ajv2020;
 type JsonObject = Record<string, unknown>;
-
-let ajvClass: AjvClass | null = null;
-
-function loadAjv(): AjvClass {
-  if (ajvClass) return ajvClass;
-  /* eslint-disable @typescript-eslint/no-require-imports -- bundled, loaded lazily */
-  const mod = (
-    typeof require === 'function' ? require('ajv/dist/2020') : createRequire(import.meta.url)('ajv/dist/2020')
-  ) as AjvClass & { default?: AjvClass };
-  /* eslint-enable @typescript-eslint/no-require-imports */
-  ajvClass = mod.default ?? mod;
-  return ajvClass;
-}
 
 /**
  * A compiled input schema: `check` fills in the defaults of the properties a value lacks (changing the value in
  * place) and returns null when the value passes, else what is wrong (the value is named `with`).
  */
-export type InputSchema =
-  { ok: true; check: (value: unknown) => string | null } | { ok: false; error: string };
-
-const cache = new Map<string, InputSchema>();
-const CACHE_LIMIT = 64;
+export type InputSchema = Compiled;
 
 /** Compiles an input schema (already checked to be an object). */
 export function compileInputSchema(schema: JsonObject): InputSchema {
-  const key = JSON.stringify(schema);
-  const hit = cache.get(key);
-  if (hit) return hit;
-  const Ajv = loadAjv();
-  // One instance per schema: two schemas with the same `$id` must not meet.
-  const ajv = new Ajv({ strict: false, allErrors: false, validateFormats: false, useDefaults: true });
-  let compiled: InputSchema;
-  try {
-    const validate = ajv.compile(schema);
-    compiled = {
-      ok: true,
-      check: (value) =>
-        validate(value) ? null : ajv.errorsText(validate.errors, { dataVar: 'with', separator: '; ' }),
-    };
-  } catch (err) {
-    compiled = { ok: false, error: `invalid JSON Schema: ${(err as Error).message}` };
-  }
-  if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
-  cache.set(key, compiled);
-  return compiled;
+  return compileSchema(schema, { useDefaults: true, dataVar: 'with' });
 }
 
 /**

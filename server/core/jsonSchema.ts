@@ -1,8 +1,9 @@
-// JSON Schema checks (draft 2020-12, the draft Dagu's validator implements) for schema-backed params and a
-// step's output_schema. Ajv is loaded on first use: a run that uses neither never loads it. In the bundled CLI
+// JSON Schema checks (draft 2020-12, the draft Dagu's validator implements) for schema-backed params, a
+// step's output_schema and a custom action's input_schema. Ajv is loaded on first use: a run that uses neither never loads it. In the bundled CLI
 // the name is a plain require that the `jsonschema` part takes over (scripts/build-cli.mjs); under an ES
 // module runtime (the tests) Node's own require loads it.
 
+// eslint-disable-next-line no-restricted-imports -- loading a module, not I/O: core stays pure
 import { createRequire } from 'node:module';
 import type Ajv2020 from 'ajv/dist/2020';
 import type { ValidateFunction } from 'ajv/dist/2020';
