@@ -125,9 +125,9 @@ function placeholder(schema: JsonObject, text: string): StandIn {
     case 'string':
       return { found: true, value: 'x'.repeat(textLength(schema)) };
     case 'integer':
-      return { found: true, value: integerIn(schema) };
+      return { found: true, value: valueIn(schema, true) };
     case 'number':
-      return { found: true, value: numberIn(schema) };
+      return { found: true, value: valueIn(schema, false) };
     default:
       return { found: true, value: false };
   }
@@ -167,29 +167,22 @@ function textLength(schema: JsonObject): number {
   return length;
 }
 
-function integerIn(schema: JsonObject): number {
+/**
+ * A value inside the schema's bounds, as near 0 as they allow (Dagu's placeholder): an integer one rounds each
+ * bound inwards, a number one steps 1 past an exclusive bound.
+ */
+function valueIn(schema: JsonObject, integer: boolean): number {
+  const up = integer ? Math.ceil : (x: number) => x;
+  const down = integer ? Math.floor : (x: number) => x;
   let value = 0;
   const min = num(schema.minimum);
   const exMin = num(schema.exclusiveMinimum);
   const max = num(schema.maximum);
   const exMax = num(schema.exclusiveMaximum);
-  if (min !== null && value < min) value = Math.ceil(min);
-  if (exMin !== null && value <= exMin) value = Math.floor(exMin) + 1;
-  if (max !== null && value > max) value = Math.floor(max);
-  if (exMax !== null && value >= exMax) value = Math.ceil(exMax) - 1;
-  return value;
-}
-
-function numberIn(schema: JsonObject): number {
-  let value = 0;
-  const min = num(schema.minimum);
-  const exMin = num(schema.exclusiveMinimum);
-  const max = num(schema.maximum);
-  const exMax = num(schema.exclusiveMaximum);
-  if (min !== null && value < min) value = min;
-  if (exMin !== null && value <= exMin) value = exMin + 1;
-  if (max !== null && value > max) value = max;
-  if (exMax !== null && value >= exMax) value = exMax - 1;
+  if (min !== null && value < min) value = up(min);
+  if (exMin !== null && value <= exMin) value = down(exMin) + 1;
+  if (max !== null && value > max) value = down(max);
+  if (exMax !== null && value >= exMax) value = up(exMax) - 1;
   return value;
 }
 
