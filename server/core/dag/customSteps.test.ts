@@ -589,9 +589,11 @@ actions:
     ]);
   });
 
-  it('names an undeclared custom-looking action as unknown', () => {
+  it('refuses an undeclared custom-looking action, saying it is neither built in nor declared', () => {
     expect(errors('steps:\n  - action: greet\n')).toEqual([
-      '2:13: steps[0].action: unknown action "greet": it is not one of Dagu\'s built-in actions, and no custom action of that name is declared under actions: (or step_types:)',
+      '2:13: steps[0].action: action "greet" is not one of Dagu\'s built-in actions, and no custom action of that ' +
+        'name is declared under actions: (or step_types:); actions a Go program embedding Dagu registers are not ' +
+        'supported by this product [unsupported]',
     ]);
   });
 

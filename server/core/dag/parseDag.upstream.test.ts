@@ -87,9 +87,9 @@ describe('remote and custom actions, and errors that only follow from a refusal'
       '2:10: actions.greet.input_schema: input_schema is required',
       expect.stringMatching(/^5:14: steps\[1\]\.action: Dagu's remote actions .* \[unsupported\]$/),
       expect.stringMatching(/^6:14: steps\[2\]\.action: Dagu's remote actions .* \[unsupported\]$/),
-      // Not declared: a typo or a program embedding Dagu's own action, unknown either way.
+      // Not declared: a typo, or an action a program embedding Dagu registers, which is refused as such.
       expect.stringMatching(
-        /^7:14: steps\[3\]\.action: unknown action "embedded_echo": it is not one of Dagu's built-in actions, and no custom action of that name is declared under actions: \(or step_types:\)$/,
+        /^7:14: steps\[3\]\.action: action "embedded_echo" is not one of Dagu's built-in actions, .* embedding Dagu registers are not supported by this product \[unsupported\]$/,
       ),
     ]);
   });

@@ -146,7 +146,8 @@ const CUSTOM_ACTION_NAME = /^[A-Za-z][A-Za-z0-9_-]*(\.[A-Za-z][A-Za-z0-9_-]*)*$/
 const REMOTE_ACTIONS =
   "Dagu's remote actions (name@version, owner/repo@version, source:...@version) are not supported by this product (it fetches no action packages; use a run step)";
 const CUSTOM_ACTIONS =
-  "is not one of Dagu's built-in actions, and no custom action of that name is declared under actions: (or step_types:)";
+  "is not one of Dagu's built-in actions, and no custom action of that name is declared under actions: (or " +
+  'step_types:); actions a Go program embedding Dagu registers are not supported by this product';
 
 /**
  * Why an action (`docker.run`) or a legacy executor type (`docker`) is refused, or null when it is not one of
@@ -163,28 +164,38 @@ export function unsupportedActionReason(name: string): string | null {
   if (family === 'redis' && name.includes('.')) return UNSUPPORTED_FAMILIES.redis;
   // `duckdb@v1`, `owner/repo@v1`, `source:./x@local`: packages fetched and run by Dagu's action runtime.
   if (name.includes('@')) return REMOTE_ACTIONS;
+  // A name only a program embedding Dagu could know (it registers actions of its own), or a typo.
+  if (undeclaredCustomName(name)) return `action ${JSON.stringify(name)} ${CUSTOM_ACTIONS}`;
   return null;
 }
 
+/** A custom action's name that no family of Dagu's built-in actions, supported or not, owns. */
+function undeclaredCustomName(name: string): boolean {
+  const family = name.split('.')[0];
+  if (DAGU_ACTIONS.has(name) || SUPPORTED_FAMILIES.has(family) || family in UNSUPPORTED_FAMILIES)
+    return false;
+  return (
+    CUSTOM_ACTION_NAME.test(name) && !KNOWN_NAMES.some((a) => a.startsWith(`${family}.`)) && name !== 'wait'
+  );
+}
+
 /** The error for an action name that is neither run here nor refused as a Dagu feature (`http.get`, `a b`). */
+/** Every action name of Dagu's this product knows, run here or refused. */
+const KNOWN_NAMES = [
+  ...DAGU_ACTIONS,
+  'dag.run',
+  'dag.enqueue',
+  'http.request',
+  'jq.filter',
+  'mail.send',
+  'log.write',
+];
+
 export function unknownActionMessage(name: string): string {
   const family = name.split('.')[0];
-  const known = [
-    ...DAGU_ACTIONS,
-    'dag.run',
-    'dag.enqueue',
-    'http.request',
-    'jq.filter',
-    'mail.send',
-    'log.write',
-  ]
-    .filter((a) => a.startsWith(`${family}.`))
-    .sort();
+  const known = KNOWN_NAMES.filter((a) => a.startsWith(`${family}.`)).sort();
   if (name === 'wait')
     return 'unknown action "wait" (use action: wait.duration, wait.until, wait.file or wait.http)';
   if (known.length > 0) return `unknown action ${JSON.stringify(name)} (${family} has ${known.join(', ')})`;
-  // A name that could be a custom action's (a program embedding Dagu may register more; this product has none).
-  if (CUSTOM_ACTION_NAME.test(name) && !SUPPORTED_FAMILIES.has(family) && !(family in UNSUPPORTED_FAMILIES))
-    return `unknown action ${JSON.stringify(name)}: it ${CUSTOM_ACTIONS}`;
   return `unknown action ${JSON.stringify(name)}`;
 }
