@@ -234,6 +234,11 @@ export class QueueProcessor {
     }
     if (!this.resting || this.slotWakeTimer) return;
     const wait = this.earliestNextMono - this.d.clock.monoMs();
+    this.d.logger.debug('Queue consumer: a change on this host wakes it', {
+      change: change.kind,
+      ...(change.kind === 'run' && change.runId !== null ? { run_id: change.runId } : {}),
+      in_ms: Math.max(0, wait),
+    });
     if (wait <= 0) {
       this.loop.wake();
       return;
