@@ -64,7 +64,8 @@ export function isDistributed(
 ): boolean {
   if (stepSelector !== null) return true;
   // Dagu's rule: `worker_selector: local` wins over everything; a selector dispatches; else the mode decides.
-  if (dag.force_local) return false;
+  // A build DAG never goes to a worker: its files and their locks are this host's (Dagu: local-only).
+  if (dag.force_local || dag.type === 'build') return false;
   return dag.worker_selector !== null || mode === 'distributed';
 }
 

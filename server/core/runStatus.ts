@@ -20,6 +20,8 @@ export interface NewRunStatusInput {
   dispatchedBy?: string | null;
   /** The caller's params as one JSON text (RunStatus.params_json); kept on the record only when given. */
   paramsJson?: string | null;
+  /** `--no-reuse`: a build DAG's steps execute even where a committed output matches (RunStatus.no_reuse). */
+  noReuse?: boolean;
 }
 
 export function newRunStatus(i: NewRunStatusInput): RunStatus {
@@ -57,6 +59,7 @@ export function newRunStatus(i: NewRunStatusInput): RunStatus {
     ...(i.paramsJson != null ? { params_json: i.paramsJson } : {}),
     // The DAG's labels as the run was made (with any `--labels` already in `dag`), as Dagu records them.
     ...(labels.length > 0 ? { labels: [...labels] } : {}),
+    ...(i.noReuse ? { no_reuse: true as const } : {}),
   };
 }
 

@@ -1,6 +1,8 @@
 // The shared vocabulary of dagu: DAG definitions as parsed, and run records as persisted and served.
 // Field names of persisted/served records are snake_case; states are string unions shown verbatim.
 
+import type { BuildInputSpec, StepBuildStatus } from './build/types';
+
 /** How a run came to be. Shown verbatim in the API and the console. */
 export type TriggerType = 'scheduler' | 'manual' | 'catchup' | 'retry' | 'subdag' | 'queue';
 
@@ -190,6 +192,11 @@ export interface RouteSpec {
 export interface DeclaredOutputSpec {
   name: string;
   type: 'string' | 'json';
+  /**
+   * A build DAG's path output: the file the step makes, as written (resolved when the run starts). A step has
+   * at most one; its `type` is then meaningless and stays `string`.
+   */
+  path?: string;
 }
 
 /**
@@ -380,6 +387,8 @@ export interface StepSpec {
    * `$DAGU_OUTPUT_FILE`, published as `${steps.<id>.outputs.<name>}` when the step succeeds; absent = none.
    */
   outputs?: DeclaredOutputSpec[];
+  /** A build DAG's declared input files (`inputs:`), read by `${inputs.<name>}`; absent = none. */
+  inputs?: BuildInputSpec[];
   /**
    * Object-form `output:` (Dagu 2.x structured output), entries in file order; absent when `output` is a name
    * or not given. Published after the step ends as `${id.output}` (compact JSON) and `${id.outputs.<key>}`.
@@ -550,8 +559,11 @@ export interface DagSpec {
    */
   run_config?: { disable_param_edit: boolean; disable_run_id_edit: boolean };
   labels?: string[];
-  /** `type` [graph]; chain dependencies are already in each step's `depends`. */
-  type?: 'graph' | 'chain';
+  /**
+   * `type` [graph]; chain dependencies are already in each step's `depends`. `build`: a graph whose steps may
+   * declare the files they read and make, and are reused when those match (core/build/types.ts).
+   */
+  type?: 'graph' | 'chain' | 'build';
   shell?: string | null;
   shell_args?: string[];
   /** DAG `working_dir`, absolute after load, or null for the per-run work directory. */
@@ -678,6 +690,11 @@ export interface StepStatus {
    * depend on the one before); absent on records written by older versions.
    */
   depends?: string[];
+  /**
+   * A build DAG's step (`type: build`): how it was satisfied (reused, executed, ...) apart from its status,
+   * and why. Absent for the steps of other DAGs and before the step was reached.
+   */
+  build?: StepBuildStatus;
 }
 
 /** One item of a foreach step (Dagu's status details: a label and a status per item). */
@@ -751,4 +768,9 @@ export interface RunStatus {
    * `dagu history --labels` filters on them. Absent when there were none, and on records of older versions.
    */
   labels?: string[];
+  /**
+   * `dagu start/enqueue --no-reuse`: a build DAG's steps execute even where a committed output matches (its
+   * staging and commit still apply). Absent when not asked for; a retry keeps it.
+   */
+  no_reuse?: true;
 }

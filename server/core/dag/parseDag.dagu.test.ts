@@ -96,7 +96,7 @@ describe('steps: forms, names and order', () => {
       errors(yaml('type: chain', 'steps:', '  - {name: a, run: x}', '  - {name: b, run: x, depends: []}'))[0],
     ).toMatch(/^4:5: steps\[1\]\.depends: depends is not allowed in a DAG of type chain/);
     expect(errors(yaml('type: dag', ...steps('  - run: x')))).toEqual([
-      '1:7: type: must be graph or chain, got "dag"',
+      '1:7: type: must be graph, chain or build, got "dag"',
     ]);
     expect(errors(yaml('type: agent', ...steps('  - run: x')))[0]).toMatch(
       /agent DAGs are not supported.*\[unsupported\]$/,

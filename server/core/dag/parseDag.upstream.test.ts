@@ -220,7 +220,7 @@ describe('declared outputs (spec012)', () => {
     expect(dag.steps[1]).not.toHaveProperty('outputs');
   });
 
-  it('refuses what Dagu refuses, and the path form as unsupported', () => {
+  it('refuses what Dagu refuses, and the path form outside a build DAG', () => {
     const out = (...rows: string[]) => errors(step('  - id: build', '    run: echo ok', ...rows));
     expect(out('    outputs: null')).toEqual([
       '4:5: steps[0].outputs: outputs must be a non-empty sequence (list) of {name, type}, got nothing',
@@ -244,12 +244,12 @@ describe('declared outputs (spec012)', () => {
         '      - plain',
       ),
     ).toEqual([
+      '2:5: steps[0].outputs: step build declares build paths but DAG type is not "build"',
       '5:9: steps[0].outputs[0]: name is required',
       '6:15: steps[0].outputs[1].name: name must match ^[A-Za-z][A-Za-z0-9_]*$ (a letter, then letters, digits and _), got "1invalid"',
       '8:15: steps[0].outputs[3].name: duplicate output name "tag"',
       expect.stringMatching(/^9:19: steps\[0\]\.outputs\[4\]\.value: unknown key "value"/),
       '10:25: steps[0].outputs[5].type: type must be string or json, got "yaml"',
-      "11:19: steps[0].outputs[6].path: Dagu's path outputs (files a build DAG materializes) are not supported by this product (declare {name, type}) [unsupported]",
       '12:9: steps[0].outputs[7]: an output must be a map with a name, got a string "plain"',
     ]);
   });

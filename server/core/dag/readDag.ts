@@ -1,6 +1,7 @@
 // Reads one YAML document of a DAG file (the entrypoint or a local sub-DAG) into a DagSpec with Dagu's
 // defaults filled in; problems go to the reader.
 
+import { checkBuildPaths } from './readBuild';
 import { isMap, isScalar, isSeq } from 'yaml';
 import type { Node } from 'yaml';
 import { parseDuration } from '../duration';
@@ -189,6 +190,7 @@ export function readDag(r: DagReader, root: Node, opts: ReadDagOptions): DagSpec
   if (runConfig) dag.run_config = runConfig;
   const consts = readConsts(r, map.get('consts'));
   if (consts) dag.consts = consts;
+  checkBuildPaths(r, dag, steps, root, { handlers: map.get('handler_on'), selector: selectorEntry });
   const artifacts = readArtifacts(r, map.get('artifacts'), root, dag);
   if (artifacts) dag.artifacts = artifacts;
   const envEval = envEvalNames(r.evalEnv, map.get('env')?.value);
@@ -219,12 +221,15 @@ function readName(r: DagReader, entry: Entry | undefined, defaultName: string | 
   return defaultName;
 }
 
-/** `type`: graph (the default) or chain; Dagu's LLM-driven types are not run here. */
-function readType(r: DagReader, entry: Entry | undefined): 'graph' | 'chain' {
-  const text = r.string(entry, 'graph or chain');
+/**
+ * `type`: graph (the default), chain, or build (a graph whose steps may declare the files they read and make,
+ * core/build/types.ts); Dagu's LLM-driven types are not run here.
+ */
+function readType(r: DagReader, entry: Entry | undefined): 'graph' | 'chain' | 'build' {
+  const text = r.string(entry, 'graph, chain or build');
   if (text === undefined) return 'graph';
   const type = text.trim().toLowerCase();
-  if (type === 'graph' || type === 'chain' || type === '') return type === 'chain' ? 'chain' : 'graph';
+  if (type === 'graph' || type === 'chain' || type === 'build' || type === '') return type || 'graph';
   if (type === 'controller') r.warnings.push(deprecation('type: controller', 'use type: agent'));
   if (type === 'agent' || type === 'controller') {
     r.unsupported(
@@ -232,14 +237,8 @@ function readType(r: DagReader, entry: Entry | undefined): 'graph' | 'chain' {
       entry!.field,
       `Dagu's agent DAGs are not supported by this product (it calls no language models)`,
     );
-  } else if (type === 'build') {
-    r.unsupported(
-      entry!.value,
-      entry!.field,
-      "Dagu's build DAGs are not supported by this product (use graph with depends)",
-    );
   } else {
-    r.errorAt(entry!, `must be graph or chain, got ${JSON.stringify(text)}`);
+    r.errorAt(entry!, `must be graph, chain or build, got ${JSON.stringify(text)}`);
   }
   return 'graph';
 }

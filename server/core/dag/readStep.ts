@@ -28,6 +28,7 @@ import {
   readStepRetryPolicy,
 } from './readPolicies';
 import { UNSUPPORTED_STEP_KEYS } from './unsupported';
+import { readStepInputs } from './readBuild';
 import { readApproval } from './readApproval';
 import { outputSchemaProblem } from '../outputSchema';
 import { customCall, customContext, expandCustomStep, type CustomCall } from './customSteps';
@@ -59,6 +60,7 @@ export const STEP_KEYS = [
   'log_output',
   'output',
   'outputs',
+  'inputs',
   'output_schema',
   'depends',
   'dependencies',
@@ -165,6 +167,7 @@ export function readStep(
   const structured = objectOutput ? readStructuredOutput(r, outputEntry) : undefined;
   const output = objectOutput ? undefined : readOutputName(r, outputEntry);
   const outputs = readDeclaredOutputs(r, map.get('outputs'), idEntry, node);
+  const inputs = readStepInputs(r, map.get('inputs'), idEntry, node);
   const stdoutEntry = map.get('stdout');
   const stdoutObject = stdoutEntry && isMap(stdoutEntry.value) ? readStdoutObject(r, stdoutEntry) : {};
   const stdoutOutputs = stdoutObject.outputs;
@@ -236,6 +239,7 @@ export function readStep(
     continue_on: readContinueOn(r, ownOrDefault(map, defaults, 'continue_on')),
     output: output ?? null,
     ...(outputs ? { outputs } : {}),
+    ...(inputs ? { inputs } : {}),
     ...optional<'structured_output', Array<[string, StructuredOutputEntry]>>(
       'structured_output',
       structured && structured.length > 0 ? structured : undefined,
@@ -450,12 +454,12 @@ function readOutputName(r: DagReader, entry: Entry | undefined): string | undefi
   return name;
 }
 
-const OUTPUT_NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
+export const OUTPUT_NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
 
 /**
  * `outputs:` (Dagu's declared outputs): a non-empty list of `{name, type}` (type string or json, string by
- * default), names unique; the step needs an `id`, under which later steps read them. Dagu's `path` form
- * (files a build DAG materializes) is refused as unsupported.
+ * default) or, in a build DAG, `{name, path}` (the file the step makes; readBuild.ts checks the rest), names
+ * unique; the step needs an `id`, under which later steps read them.
  */
 function readDeclaredOutputs(
   r: DagReader,
@@ -488,9 +492,7 @@ function readDeclaredOutputs(
       r.errorAt(item, `an output must be a map with a name, got ${describe(item.value)}`);
       continue;
     }
-    const m = r.map(item, ['name', 'type'], 'an output', {
-      path: "Dagu's path outputs (files a build DAG materializes) are not supported by this product (declare {name, type})",
-    });
+    const m = r.map(item, ['name', 'type', 'path'], 'an output');
     if (!m) continue;
     const nameEntry = m.get('name');
     if (!nameEntry || isNull(nameEntry.value)) {
@@ -512,14 +514,26 @@ function readDeclaredOutputs(
       continue;
     }
     seen.add(name);
-    let type: DeclaredOutputSpec['type'] = 'string';
-    const typeText = r.string(m.get('type'), 'string or json');
-    if (typeText !== undefined) {
-      const t = typeText.trim();
-      if (t === 'string' || t === 'json') type = t;
-      else r.errorAt(m.get('type')!, `type must be string or json, got ${JSON.stringify(typeText)}`);
+    const pathEntry = m.get('path');
+    let path: string | undefined;
+    if (pathEntry) {
+      if (isNull(pathEntry.value)) r.errorAt(pathEntry, 'path must be a string');
+      path = r.string(pathEntry, 'a string')?.trim();
+      if (path === '') r.errorAt(pathEntry, 'path must not be empty');
     }
-    out.push({ name, type });
+    let type: DeclaredOutputSpec['type'] = 'string';
+    const typeEntry = m.get('type');
+    if (typeEntry && pathEntry) {
+      r.errorAt(typeEntry, 'type and path cannot be used together');
+    } else {
+      const typeText = r.string(typeEntry, 'string or json');
+      if (typeText !== undefined) {
+        const t = typeText.trim();
+        if (t === 'string' || t === 'json') type = t;
+        else r.errorAt(typeEntry!, `type must be string or json, got ${JSON.stringify(typeText)}`);
+      }
+    }
+    out.push(path ? { name, type, path } : { name, type });
   }
   return out;
 }

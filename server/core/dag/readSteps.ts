@@ -19,7 +19,7 @@ export function readSteps(
   r: DagReader,
   entry: Entry | undefined,
   root: Node,
-  type: 'graph' | 'chain',
+  type: 'graph' | 'chain' | 'build',
   defaults: StepDefaults,
 ): ReadStep[] {
   if (!entry || isNull(entry.value)) {
@@ -44,7 +44,7 @@ export function readSteps(
   if (type === 'chain') chainSteps(r, steps, groups);
   else linkGraph(r, steps, index);
   if (index.duplicates) return steps;
-  routeSteps(r, steps, index, type);
+  routeSteps(r, steps, index, type === 'chain' ? 'chain' : 'graph');
   resolveRewindTargets(r, steps);
   const cycle = findCycle(steps.map((s) => s.spec));
   if (cycle) {

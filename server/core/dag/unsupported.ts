@@ -35,7 +35,6 @@ export const UNSUPPORTED_STEP_KEYS: Readonly<Record<string, string>> = {
   llm: `Dagu's LLM steps are not supported by this product (${NO_LLM})`,
   messages: `Dagu's LLM steps are not supported by this product (${NO_LLM})`,
   tools: `Dagu's agent tools are not supported by this product (${NO_LLM})`,
-  inputs: "Dagu's declared step inputs are not supported by this product (use params or env)",
   shell_packages: "Dagu's nix-shell packages are not supported by this product (it runs no nix-shell)",
 };
 

@@ -54,6 +54,14 @@ export interface ValueScope {
    * at run time: the caller decides). `${env.X}` also falls back to it.
    */
   hostEnv?: Readonly<Record<string, string>>;
+  /**
+   * A build DAG step's file paths: `${inputs.<name>}` (the final input path) and, during an attempt only,
+   * `${outputs.<name>}` (that attempt's staging path). A reference with nothing here stays as written.
+   */
+  buildPaths?: {
+    inputs?: Readonly<Record<string, string>>;
+    outputs?: Readonly<Record<string, string>>;
+  };
 }
 
 /**
@@ -294,6 +302,7 @@ type Binding =
   | { kind: 'env'; name: string }
   | { kind: 'stepOutput'; step: string; name: string }
   | { kind: 'foreach'; name: string; field: string | null }
+  | { kind: 'buildPath'; ns: 'inputs' | 'outputs'; name: string }
   | { kind: 'context'; field: string | null };
 
 function parseBinding(path: string): Binding | null {
@@ -314,6 +323,9 @@ function parseBinding(path: string): Binding | null {
       return (seg.length === 2 || seg.length === 3) && seg.slice(1).every((x) => NAME.test(x))
         ? { kind: 'foreach', name: seg[1], field: seg[2] ?? null }
         : null;
+    case 'inputs':
+    case 'outputs':
+      return seg.length === 2 && NAME.test(seg[1]) ? { kind: 'buildPath', ns: seg[0], name: seg[1] } : null;
     case 'context': {
       const rest = seg.slice(1).join('.');
       if (seg.length === 3 && CONTEXT_FIELD_SET.has(rest)) return { kind: 'context', field: rest };
@@ -366,6 +378,8 @@ function bindingValue(binding: Binding, scope: ValueScope): string | undefined {
       if (!Object.hasOwn(value, binding.field)) return undefined;
       return formatGoValue((value as Record<string, unknown>)[binding.field]);
     }
+    case 'buildPath':
+      return lookupOwn(scope.buildPaths?.[binding.ns], binding.name);
     case 'context':
       return binding.field === null ? undefined : lookupOwn(scope.context, binding.field);
   }
