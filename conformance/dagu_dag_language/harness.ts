@@ -3,7 +3,7 @@
 // upstream Dagu (its `source:` says where), never from this product's code.
 
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
@@ -42,6 +42,10 @@ const StepExpect = z
     /** Child runs (`call`, `parallel`): how many, and the status each must have. */
     sub_runs: z.number().int().optional(),
     sub_run_status: z.string().optional(),
+    /** A build DAG's step: its decision and, when given, the reason. */
+    build: z.object({ decision: z.string(), reason: z.string().optional() }).strict().optional(),
+    /** Declared outputs the step published (`${steps.<id>.outputs.<name>}`), by name. */
+    outputs: z.record(z.string(), TextExpect).optional(),
   })
   .strict();
 type StepExpect = z.infer<typeof StepExpect>;
@@ -78,8 +82,25 @@ export const Case = z
     name: z.string(),
     /** Where the expectation comes from: an upstream file/function or a section of the research note. */
     source: z.string(),
-    command: z.enum(['start', 'validate']).default('start'),
+    command: z.enum(['start', 'validate', 'dry']).default('start'),
     dag: z.string(),
+    /**
+     * Commands run first, in the same DAGs directory and home (a build DAG's earlier runs): each with its own
+     * options, the exit it must have, and the files written or removed once it ran.
+     */
+    before: z
+      .array(
+        z
+          .object({
+            command: z.enum(['start', 'dry']).default('start'),
+            flags: z.array(z.string()).default([]),
+            exit: z.number().int().default(0),
+            files_after: z.record(z.string(), z.string()).default({}),
+            remove_after: z.array(z.string()).default([]),
+          })
+          .strict(),
+      )
+      .default([]),
     /** Parameters after `--`. `{{http}}` and `{{smtp_port}}` are replaced. */
     args: z.array(z.string()).default([]),
     /** Words placed right after the DAG argument, without `--`. */
@@ -173,6 +194,8 @@ interface StepRecord {
   stderr: string | null;
   output: Record<string, string> | null;
   sub_runs?: Array<{ dag_name: string; run_id: string; status: string | null }>;
+  build?: { decision: string; reason?: string };
+  outputs?: Record<string, string> | null;
 }
 interface RunRecord {
   status: string;
@@ -215,20 +238,39 @@ async function runIn(home: TempHome, feature: Feature, c: Case, svc: Services): 
     ...home.env,
     ...Object.fromEntries(Object.entries(c.env).map(([k, v]) => [k, substitute(v, svc)])),
   };
-  const runId = `conf-${process.pid}-${++seq}`;
   const dagFile = path.join(caseDir, c.dag);
+  for (const [i, b] of c.before.entries()) {
+    const earlier = await dagu(
+      b.command === 'start'
+        ? ['start', '--run-id', `conf-${process.pid}-${++seq}`, ...b.flags, dagFile]
+        : ['dry', ...b.flags, dagFile],
+      env,
+      c.timeout_ms,
+    );
+    if (earlier.code !== b.exit) {
+      throw new Error(
+        `${feature.name} / ${c.name}: before[${i}] (dagu ${b.command}) exited ${earlier.code}, expected ${b.exit}\n${earlier.stdout}\n${earlier.stderr}`,
+      );
+    }
+    for (const [rel, content] of Object.entries(b.files_after))
+      writeFileSync(path.join(caseDir, rel), content);
+    for (const rel of b.remove_after) rmSync(path.join(caseDir, rel), { force: true });
+  }
+  const runId = `conf-${process.pid}-${++seq}`;
   const args =
     c.command === 'validate'
       ? ['validate', ...c.flags, dagFile]
-      : [
-          'start',
-          '--run-id',
-          runId,
-          ...c.flags,
-          dagFile,
-          ...c.raw_args,
-          ...(c.args.length ? ['--', ...c.args.map((a) => substitute(a, svc))] : []),
-        ];
+      : c.command === 'dry'
+        ? ['dry', ...c.flags, dagFile]
+        : [
+            'start',
+            '--run-id',
+            runId,
+            ...c.flags,
+            dagFile,
+            ...c.raw_args,
+            ...(c.args.length ? ['--', ...c.args.map((a) => substitute(a, svc))] : []),
+          ];
 
   const result = c.interrupt
     ? await runInterrupted(args, env, caseDir, runId, c)
@@ -455,6 +497,18 @@ function checkStep(what: string, step: StepRecord, want: StepExpect, home: TempH
     problems.push(
       `${what} sub_runs: expected ${want.sub_runs}, got ${JSON.stringify(step.sub_runs ?? null)}`,
     );
+  if (want.build !== undefined) {
+    const b = step.build;
+    if (
+      b?.decision !== want.build.decision ||
+      (want.build.reason !== undefined && b.reason !== want.build.reason)
+    )
+      problems.push(
+        `${what} build: expected ${JSON.stringify(want.build)}, got ${JSON.stringify(b ?? null)}`,
+      );
+  }
+  for (const [k, v] of Object.entries(want.outputs ?? {}))
+    checkText(`${what} outputs.${k}`, v, step.outputs?.[k], problems);
   if (want.sub_run_status !== undefined) {
     const bad = (step.sub_runs ?? []).filter((s) => s.status !== want.sub_run_status);
     if (bad.length > 0 || !step.sub_runs?.length)

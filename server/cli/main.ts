@@ -36,6 +36,8 @@ const NAME_OPTION =
 const LABELS_OPTION =
   "labels for the run besides its DAG's, separated by commas: key or key=value (Dagu's option): kept on " +
   "the run's record, where dagu history --labels finds them";
+const NO_REUSE_OPTION =
+  "a build DAG's steps execute even where a committed output matches (Dagu's option); staging and commit still apply";
 const TAGS_OPTION = 'deprecated alias of --labels (Dagu)';
 
 const RUN_OR_DAG =
@@ -73,6 +75,7 @@ const COMMANDS: Record<string, (program: Command) => unknown> = {
       )
       .option('--labels <list>', LABELS_OPTION)
       .option('--tags <list>', TAGS_OPTION)
+      .option('--no-reuse', NO_REUSE_OPTION)
       .addOption(
         // Set by a call step for a local DAG, run from a temp copy: the file whose directory its paths are in.
         new Option('--local-dag-source <file>', 'the file a local DAG was written in').hideHelp(),
@@ -97,6 +100,7 @@ const COMMANDS: Record<string, (program: Command) => unknown> = {
       )
       .option('--labels <list>', LABELS_OPTION)
       .option('--tags <list>', TAGS_OPTION)
+      .option('--no-reuse', NO_REUSE_OPTION)
       .action(lazy(() => import('./commands/queue'), 'enqueueCommand')),
 
   dequeue: (program) =>
@@ -311,6 +315,10 @@ const COMMANDS: Record<string, (program: Command) => unknown> = {
       .argument('[params...]', PARAMS_ARGUMENT)
       .option('-p, --params <text>', PARAMS_OPTION)
       .option('-N, --name <name>', NAME_OPTION)
+      .option(
+        '--no-reuse',
+        "a build DAG's steps are shown as they would execute even where a committed output matches",
+      )
       .action(lazy(() => import('./commands/dry'), 'dryCommand')),
 
   history: (program) =>

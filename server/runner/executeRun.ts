@@ -32,6 +32,7 @@ import {
   withSecrets,
   type RunEnv,
   type StepEnv,
+  type StepEnvInput,
 } from './stepEnv';
 import { maskingLogger, SecretMask } from './secretMask';
 import { resolveSecrets } from './secrets';
@@ -46,10 +47,18 @@ import type { ArtifactShipping } from './artifactShipper';
 import { ARTIFACTS_DIR_VAR } from '../core/dag/artifactPath';
 import { ensureDir, expandHome, stepDirPath } from './workDir';
 import { autoRetriesOf, freshStepStatus } from '../core/runStatus';
+import type { MaterializationStore } from '../core/build/types';
+import { buildPathBase, planBuild, type BuildPlan } from './buildPlan';
+import { BuildStep, stepRecipe } from './buildStep';
 
 /** Inputs of one run attempt. The run record already exists; `status` is its initial state. */
 export interface ExecuteRunOptions {
   dag: DagSpec;
+  /**
+   * The manifests and path locks of build DAGs on this host (`type: build`); absent or null: a build DAG's
+   * steps with declared paths fail (the store is unavailable), as on a worker, where build DAGs never go.
+   */
+  materializations?: MaterializationStore | null;
   /** Initial status (run already created); it is copied, set running, and reported on every change. */
   status: RunStatus;
   reporter: StatusReporter;
@@ -400,9 +409,36 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
     defaultShell: defaultShellOf(hostEnv),
   }).words;
 
+  // A build DAG: its steps' declared paths, resolved and compared now; a step that reads a file another makes
+  // depends on it (the status records those dependencies too, for the console's graph).
+  let buildPlan: BuildPlan | null = null;
+  let graphSpecs: readonly StepSpec[] = dag.steps;
+  if (setupError === null && dag.type === 'build') {
+    try {
+      const base = buildPathBase(dag, dag.working_dir ? dagDir : null);
+      buildPlan = await planBuild(
+        dag,
+        base,
+        (text) => resolveValue(text, scopeOf(run, run.vars, {}), 'value'),
+        // Where a step opens a relative stdout/stderr file; null when its directory is only known later.
+        (spec) => {
+          const dir = spec.dir ? rootValue(spec.dir) : null;
+          return dir?.includes('${') ? null : stepDirPath(dagDir, dir, hostEnv.HOME);
+        },
+      );
+      graphSpecs = buildPlan.specs;
+      for (const spec of graphSpecs) {
+        const s = status.steps.find((x) => x.name === spec.name);
+        if (s) s.depends = [...spec.depends];
+      }
+    } catch (err) {
+      setupError = errorText(err);
+    }
+  }
+
   const top: Frame = {
-    specs: dag.steps,
-    specsByName: new Map(dag.steps.map((s) => [s.name, s])),
+    specs: graphSpecs,
+    specsByName: new Map(graphSpecs.map((s) => [s.name, s])),
     steps: status.steps,
     files: new Map(),
     logNames: new LogFileNames(opts.logDir, status.log_dir),
@@ -493,7 +529,11 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
     };
 
     let env: StepEnv;
+    let envInput: StepEnvInput;
     let cwd: string;
+    // A build DAG's step: its planned paths (the run's own steps only; handlers and bodies declare none).
+    const planned = !handler && frame.loop === null ? (buildPlan?.steps.get(spec.name) ?? null) : null;
+    const inputPaths = planned ? Object.fromEntries(planned.inputs.map((i) => [i.name, i.path])) : undefined;
     try {
       // Steps see the outputs of the steps they depend on, directly or not; handlers see every output.
       const upstream = handler ? [] : upstreamOrder(spec.name, frame.specsByName);
@@ -529,7 +569,7 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
         if (!ran.ok) return fail(ran.error);
         ownEnv = ran.env;
       }
-      env = buildStepEnv(run, {
+      envInput = {
         name: spec.name,
         pwd: cwd,
         outputs: outputsOf(frame, visible),
@@ -554,7 +594,9 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
         handler: handler !== null,
         steps: refs,
         context: stepContext,
-      });
+        ...(inputPaths ? { buildPaths: { inputs: inputPaths } } : {}),
+      };
+      env = buildStepEnv(run, envInput);
       if (frame.foreach) env.scope.foreach = frame.foreach;
     } catch (err) {
       return fail(`cannot prepare the step: ${errorText(err)}`);
@@ -564,155 +606,279 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
       if (dirError) return fail(dirError);
     }
 
-    // Step preconditions: checked once, when the step becomes ready (handlers have them too).
-    if ((spec.preconditions ?? []).length > 0) {
-      const shell = chooseShell({
-        stepShell: spec.shell,
-        stepShellArgs: spec.shell_args ?? [],
-        dagShell: shellDag.shell ?? null,
-        dagShellArgs: shellDag.shell_args ?? [],
-        defaultShell: defaultShellOf(hostEnv),
-      }).words;
-      const outcome = await checkConditions(spec.preconditions ?? [], {
-        shell,
-        env: env.processEnv,
-        cwd,
-        scope: env.scope,
-        signal: stop,
-        maxOutputBytes: dag.max_output_size,
-      });
-      if (outcome.status === 'not_met') {
+    // A build DAG's step takes its path locks before its preconditions run, and holds them to its end.
+    let build: BuildStep | null = null;
+    if (planned) {
+      build = await BuildStep.prepare(
+        {
+          store: opts.materializations ?? null,
+          dag,
+          step: spec,
+          plan: planned,
+          runId: status.run_id,
+          attempt: status.attempt,
+          noReuse: status.no_reuse === true,
+          dry: false,
+          deferred: false,
+          ...controlFacts(spec.name),
+        },
+        stop,
+      );
+      stepStatus.build = { ...build.metadata };
+      if (build.failure) return fail(build.failure.message);
+      report();
+    }
+    try {
+      // Step preconditions: checked once, when the step becomes ready (handlers have them too).
+      if ((spec.preconditions ?? []).length > 0) {
+        const shell = chooseShell({
+          stepShell: spec.shell,
+          stepShellArgs: spec.shell_args ?? [],
+          dagShell: shellDag.shell ?? null,
+          dagShellArgs: shellDag.shell_args ?? [],
+          defaultShell: defaultShellOf(hostEnv),
+        }).words;
+        const outcome = await checkConditions(spec.preconditions ?? [], {
+          shell,
+          env: env.processEnv,
+          cwd,
+          scope: env.scope,
+          signal: stop,
+          maxOutputBytes: dag.max_output_size,
+        });
+        if (outcome.status === 'not_met') {
+          build?.preconditionEnded('precondition_not_met', outcome.reason);
+          Object.assign(stepStatus, {
+            status: 'skipped',
+            skip_reason: outcome.reason,
+            finished_at: isoNow(clock),
+            ...(build ? { build: { ...build.metadata } } : {}),
+          });
+          report();
+          logger.info('Step skipped', { step: spec.name, reason: outcome.reason });
+          return;
+        }
+        if (outcome.status === 'error') {
+          build?.preconditionEnded('precondition_error', outcome.error);
+          if (build) stepStatus.build = { ...build.metadata };
+          fail(outcome.error);
+          // Dagu cancels the rest of the run: it ends aborted, with the error.
+          if (!handler) {
+            frame.cancel({ kind: 'aborted', signal: 'SIGTERM', message: `run cancelled: ${outcome.error}` });
+          }
+          return;
+        }
+      }
+
+      // A build step is evaluated once its preconditions passed: reused (it succeeds without running), or it
+      // executes, each attempt staging a fresh file that only a successful attempt publishes.
+      let staging: string | null = null;
+      if (build) {
+        try {
+          await build.evaluate(
+            stepRecipe(spec, {
+              shell: chooseShell({
+                stepShell: spec.shell,
+                stepShellArgs: spec.shell_args ?? [],
+                dagShell: shellDag.shell ?? null,
+                dagShellArgs: shellDag.shell_args ?? [],
+                defaultShell: defaultShellOf(hostEnv),
+              }).words,
+              cwd,
+              params: status.params,
+              processEnv: env.processEnv,
+              run: { id: status.run_id, workDir: runWorkDir },
+            }),
+          );
+        } catch (err) {
+          stepStatus.build = { ...build.metadata };
+          return fail(errorText(err));
+        }
+        stepStatus.build = { ...build.metadata };
+        if (build.reused) {
+          stepStatus.outputs = { ...(stepStatus.outputs ?? {}), ...build.published() };
+          Object.assign(stepStatus, { status: 'succeeded', finished_at: isoNow(clock) });
+          report();
+          logger.info('Step reused', { step: spec.name, reason: build.metadata.reason });
+          return;
+        }
+        report();
+      }
+      const buildAttempts =
+        build && build.hasOutput
+          ? {
+              begin: (retry: number) => {
+                const a = build.newAttempt(retry)!;
+                staging = a.staging;
+                const attemptEnv = buildStepEnv(run, {
+                  ...envInput,
+                  buildPaths: { inputs: inputPaths ?? {}, outputs: a.outputs },
+                });
+                return { env: attemptEnv.processEnv, scope: attemptEnv.scope };
+              },
+              end: async (ok: boolean): Promise<string | null> => {
+                const file = staging;
+                staging = null;
+                if (!ok || file === null) {
+                  await build.discard(file);
+                  return null;
+                }
+                try {
+                  await build.commit(file);
+                  stepStatus.outputs = { ...(stepStatus.outputs ?? {}), ...build.published() };
+                  return null;
+                } catch (err) {
+                  await build.discard(file);
+                  return errorText(err);
+                } finally {
+                  stepStatus.build = { ...build.metadata };
+                }
+              },
+            }
+          : undefined;
+
+      if (spec.action?.kind === 'human') {
+        // A human task runs nothing: it opens (its prompt resolved now, and fixed) and waits for its completion.
+        let prompt: string;
+        try {
+          prompt = resolveValue(spec.action.prompt, env.scope, 'value');
+        } catch (err) {
+          return fail(`cannot resolve the human task's prompt: ${errorText(err)}`);
+        }
         Object.assign(stepStatus, {
-          status: 'skipped',
-          skip_reason: outcome.reason,
-          finished_at: isoNow(clock),
+          status: 'waiting',
+          human_task: {
+            id: spec.id ?? spec.name,
+            prompt,
+            form: spec.action.form,
+            max_size: dag.max_output_size ?? DEFAULT_MAX_OUTPUT_BYTES,
+          },
+          stdout: null,
+          stderr: null,
         });
         report();
-        logger.info('Step skipped', { step: spec.name, reason: outcome.reason });
+        logger.info('Human task waiting', { step: spec.name });
         return;
       }
-      if (outcome.status === 'error') {
-        fail(outcome.error);
-        // Dagu cancels the rest of the run: it ends aborted, with the error.
-        if (!handler) {
-          frame.cancel({ kind: 'aborted', signal: 'SIGTERM', message: `run cancelled: ${outcome.error}` });
-        }
-        return;
-      }
-    }
-
-    if (spec.action?.kind === 'human') {
-      // A human task runs nothing: it opens (its prompt resolved now, and fixed) and waits for its completion.
-      let prompt: string;
-      try {
-        prompt = resolveValue(spec.action.prompt, env.scope, 'value');
-      } catch (err) {
-        return fail(`cannot resolve the human task's prompt: ${errorText(err)}`);
-      }
-      Object.assign(stepStatus, {
-        status: 'waiting',
-        human_task: {
-          id: spec.id ?? spec.name,
-          prompt,
-          form: spec.action.form,
-          max_size: dag.max_output_size ?? DEFAULT_MAX_OUTPUT_BYTES,
-        },
-        stdout: null,
-        stderr: null,
-      });
-      report();
-      logger.info('Human task waiting', { step: spec.name });
-      return;
-    }
-    let state =
-      spec.call !== null || spec.action?.kind === 'dag'
-        ? await runCallStep({
-            step: spec,
-            status: stepStatus,
-            // A body step's children belong to its foreach step, the step the run's status shows.
-            parent: { run_id: status.run_id, dag_name: dag.name, step: frame.loop?.stepName ?? spec.name },
-            loop: frame.loop ?? undefined,
-            attempt: status.attempt,
-            runner: opts.subDag,
-            retryThrough: retryThrough(spec.name, frame.loop !== null),
-            files: f,
-            clock,
-            stop,
-            onChange: report,
-            dag,
-            resolve: (text, extra) =>
-              resolveValue(text, { ...env.scope, vars: { ...env.scope.vars, ...extra } }, 'value'),
-          })
-        : await runStep({
-            step: spec,
-            status: stepStatus,
-            env: env.processEnv,
-            mask: secretMask,
-            positional: run.params.positional,
-            cwd,
-            files: f,
-            killGraceMs,
-            clock,
-            stop,
-            onChange: report,
-            dag: shellDag,
-            defaultShell: defaultShellOf(hostEnv),
-            scope: env.scope,
-            hostEnv: definedEnv(opts.baseEnv),
-            once: handler !== null,
-            outputFile: handler ? undefined : f.output,
-            runAction:
-              spec.action?.kind === 'foreach' ? foreachRunner(frame, spec, stepStatus, f, env) : undefined,
-            state: opts.state,
-          });
-    const declared = spec.outputs ?? [];
-    if (state === 'succeeded' && declared.length > 0 && (spec.call !== null || spec.action?.kind === 'dag')) {
-      // A sub-DAG step writes no output file: what it declares is never emitted (Dagu fails it the same way).
-      state = 'failed';
-      Object.assign(stepStatus, {
-        status: 'failed',
-        error: `failed to parse DAGU_OUTPUT_FILE: declared step output ${JSON.stringify(declared[0]!.name)} was not emitted`,
-      });
-      report();
-    }
-    if (state === 'failed' && !handler) {
-      await settleContinues(frame, spec, stepStatus);
-      const stepTimedOut = stepStatus.exit_code === 124 && /timed out/.test(stepStatus.error ?? '');
-      if (spec.continue_on.mark_success && frame.continuesMemo.get(spec.name) && !stepTimedOut) {
-        // mark_success: a matched continue rule rewrites the failure to a success; no run error.
-        stepStatus.status = 'succeeded';
+      let state =
+        spec.call !== null || spec.action?.kind === 'dag'
+          ? await runCallStep({
+              step: spec,
+              status: stepStatus,
+              // A body step's children belong to its foreach step, the step the run's status shows.
+              parent: { run_id: status.run_id, dag_name: dag.name, step: frame.loop?.stepName ?? spec.name },
+              loop: frame.loop ?? undefined,
+              attempt: status.attempt,
+              runner: opts.subDag,
+              retryThrough: retryThrough(spec.name, frame.loop !== null),
+              files: f,
+              clock,
+              stop,
+              onChange: report,
+              dag,
+              resolve: (text, extra) =>
+                resolveValue(text, { ...env.scope, vars: { ...env.scope.vars, ...extra } }, 'value'),
+            })
+          : await runStep({
+              step: spec,
+              status: stepStatus,
+              env: env.processEnv,
+              mask: secretMask,
+              positional: run.params.positional,
+              cwd,
+              files: f,
+              killGraceMs,
+              clock,
+              stop,
+              onChange: report,
+              dag: shellDag,
+              defaultShell: defaultShellOf(hostEnv),
+              scope: env.scope,
+              hostEnv: definedEnv(opts.baseEnv),
+              once: handler !== null,
+              outputFile: handler ? undefined : f.output,
+              runAction:
+                spec.action?.kind === 'foreach' ? foreachRunner(frame, spec, stepStatus, f, env) : undefined,
+              state: opts.state,
+              buildAttempts,
+            });
+      const declared = spec.outputs ?? [];
+      if (
+        state === 'succeeded' &&
+        declared.length > 0 &&
+        (spec.call !== null || spec.action?.kind === 'dag')
+      ) {
+        // A sub-DAG step writes no output file: what it declares is never emitted (Dagu fails it the same way).
+        state = 'failed';
+        Object.assign(stepStatus, {
+          status: 'failed',
+          error: `failed to parse DAGU_OUTPUT_FILE: declared step output ${JSON.stringify(declared[0]!.name)} was not emitted`,
+        });
         report();
-      } else {
-        frame.addError(`step ${JSON.stringify(spec.name)} failed: ${stepStatus.error}`);
+      }
+      if (state === 'failed' && !handler) {
+        await settleContinues(frame, spec, stepStatus);
+        const stepTimedOut = stepStatus.exit_code === 124 && /timed out/.test(stepStatus.error ?? '');
+        if (spec.continue_on.mark_success && frame.continuesMemo.get(spec.name) && !stepTimedOut) {
+          // mark_success: a matched continue rule rewrites the failure to a success; no run error.
+          stepStatus.status = 'succeeded';
+          report();
+        } else {
+          frame.addError(`step ${JSON.stringify(spec.name)} failed: ${stepStatus.error}`);
+        }
+      }
+      if (stepStatus.status === 'failed' && spec.mail_on_error && opts.notifyStepFailure) {
+        // Dagu mails a step's failure when it happens (the run still running), from the side.
+        const failed = structuredClone(stepStatus);
+        mails.push(
+          opts
+            .notifyStepFailure(dag, shown(structuredClone(status)), shown(failed))
+            .catch((err) =>
+              logger.warn('Step failure mail failed', { step: spec.name, error: errorText(err) }),
+            ),
+        );
+      }
+      if (!handler && spec.approval && stepStatus.status === 'succeeded') {
+        // Dagu's approval gate: the step's command succeeded; it waits for an approval (or a push-back). Its
+        // prompt is shown as written: Dagu does not resolve it.
+        Object.assign(stepStatus, {
+          status: 'waiting',
+          approval: {
+            prompt: spec.approval.prompt,
+            input: [...spec.approval.input],
+            required: [...spec.approval.required],
+            rewind_to: spec.approval.rewind_to,
+          },
+        } satisfies Partial<StepStatus>);
+        report();
+        logger.info('Step waiting for approval', { step: spec.name });
+      }
+      logger.info('Step finished', { step: spec.name, state, exit_code: stepStatus.exit_code });
+    } finally {
+      if (build) {
+        await build
+          .close()
+          .catch((err: unknown) =>
+            logger.warn('Build path locks not released', { step: spec.name, error: errorText(err) }),
+          );
+        stepStatus.build = { ...build.metadata };
       }
     }
-    if (stepStatus.status === 'failed' && spec.mail_on_error && opts.notifyStepFailure) {
-      // Dagu mails a step's failure when it happens (the run still running), from the side.
-      const failed = structuredClone(stepStatus);
-      mails.push(
-        opts
-          .notifyStepFailure(dag, shown(structuredClone(status)), shown(failed))
-          .catch((err) =>
-            logger.warn('Step failure mail failed', { step: spec.name, error: errorText(err) }),
-          ),
-      );
+  };
+
+  /**
+   * A build step's control dependencies (its `depends` as written, not those its inputs implied): whether one
+   * of them executed in this run rather than being reused, and their fingerprints (part of its own).
+   */
+  const controlFacts = (name: string) => {
+    const controlTokens: Record<string, string> = {};
+    let controlDependencyRan = false;
+    for (const dep of dag.steps.find((s) => s.name === name)?.depends ?? []) {
+      const b = status.steps.find((s) => s.name === dep)?.build;
+      if (b?.fingerprint) controlTokens[dep] = b.fingerprint;
+      if (b?.decision !== 'reuse') controlDependencyRan = true;
     }
-    if (!handler && spec.approval && stepStatus.status === 'succeeded') {
-      // Dagu's approval gate: the step's command succeeded; it waits for an approval (or a push-back). Its
-      // prompt is shown as written: Dagu does not resolve it.
-      Object.assign(stepStatus, {
-        status: 'waiting',
-        approval: {
-          prompt: spec.approval.prompt,
-          input: [...spec.approval.input],
-          required: [...spec.approval.required],
-          rewind_to: spec.approval.rewind_to,
-        },
-      } satisfies Partial<StepStatus>);
-      report();
-      logger.info('Step waiting for approval', { step: spec.name });
-    }
-    logger.info('Step finished', { step: spec.name, state, exit_code: stepStatus.exit_code });
+    return { controlTokens, controlDependencyRan };
   };
 
   /** The absolute path of the stdout log of a pushed-back step's run before, or null. */
@@ -894,7 +1060,7 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
     } else if (await runHandler('init', 'running')) {
       if (!stopper.signal.aborted || timedOut) {
         await runGraph({
-          specs: dag.steps,
+          specs: graphSpecs,
           steps: status.steps,
           maxActive: dag.max_active_steps ?? 0,
           delayMs: (dag.delay_sec ?? 0) * SECOND,

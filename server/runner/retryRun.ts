@@ -83,6 +83,8 @@ export async function runNextAttempt(
     nowIso: isoNow(o.clock),
     logDir: logDir.relative,
     paramsJson: previous.params_json,
+    // `--no-reuse` was asked for the run, not for one attempt of it.
+    noReuse: previous.no_reuse === true,
   });
   // A run under another name (`dagu start -N`) keeps the file its DAG comes from.
   if (previous.dag_file) status.dag_file = previous.dag_file;

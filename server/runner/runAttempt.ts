@@ -2,6 +2,7 @@
 // with its status reported to the run store.
 
 import { dirname, isAbsolute, join, relative, sep } from 'node:path';
+import type { MaterializationStore } from '../core/build/types';
 import type { Config } from '../config/types';
 import type { Clock, Logger, Timers } from '../core/ports';
 import type { DagSpec, RunStatus, StepStatus } from '../core/types';
@@ -56,6 +57,8 @@ export interface AttemptContext {
    * then copied there after each step and before the final status.
    */
   artifactStore?: ArtifactStore;
+  /** Build DAGs' manifests and path locks on this host; absent: their steps with paths fail (as on a worker). */
+  materializations?: MaterializationStore;
 }
 
 /**
@@ -236,6 +239,7 @@ async function runAndSettle(
     retryPath: opts.retryPath,
     retryFailed: opts.retryFailed,
     logShipping: logShipping ?? undefined,
+    materializations: ctx.materializations ?? null,
     state: ctx.stateStore && {
       store: ctx.stateStore,
       dagName: ctx.dag.name,

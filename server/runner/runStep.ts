@@ -106,6 +106,15 @@ export interface StepRun {
   outputFile?: string;
   /** Bytes this process may still write on the file system of a log file; absent: statfs (tests fake it). */
   logSpaceLeft?: (file: string) => Promise<number>;
+  /**
+   * A build DAG step's attempts (buildStep.ts): `begin` gives an attempt the environment and scope of its own
+   * staging path (`${outputs.<name>}`), or null when the step stages nothing; `end` publishes a successful
+   * attempt's file (a text returned is the error that fails the attempt) and discards a failed one's.
+   */
+  buildAttempts?: {
+    begin(retry: number): { env: NodeJS.ProcessEnv; scope: ValueScope } | null;
+    end(ok: boolean): Promise<string | null>;
+  };
 }
 
 /** Bytes this process may still write on the file system of `file` (root may use the reserved blocks too). */
@@ -378,6 +387,33 @@ async function attempt(
   fds: StepFds,
   repeating: boolean,
 ): Promise<AttemptResult> {
+  const build = run.buildAttempts;
+  if (!build) return attemptWithOutputs(run, scope, fds, repeating);
+  const staged = build.begin(run.status.retry_count);
+  let result: AttemptResult;
+  try {
+    result = await attemptWithOutputs(
+      staged ? { ...run, env: staged.env } : run,
+      staged?.scope ?? scope,
+      fds,
+      repeating,
+    );
+  } catch (err) {
+    await build.end(false);
+    throw err;
+  }
+  const error = await build.end(result.kind === 'ok');
+  // A publication that fails fails the step; retrying would make the same file again.
+  if (error !== null && result.kind === 'ok') return { kind: 'failed', exitCode: 0, error, retryable: false };
+  return result;
+}
+
+async function attemptWithOutputs(
+  run: StepRun,
+  scope: ValueScope,
+  fds: StepFds,
+  repeating: boolean,
+): Promise<AttemptResult> {
   // Only the attempt that makes the step succeed publishes outputs.
   delete run.status.outputs;
   const path = run.outputFile;
@@ -397,7 +433,9 @@ async function attempt(
     const result = await attemptOnce(run, scope, fds, repeating);
     if (result.kind !== 'ok') return result;
     const max = run.dag?.max_output_size ?? DEFAULT_MAX_OUTPUT_BYTES;
-    const parsed = await readStepOutputs(path, run.step.outputs ?? [], max);
+    // A build step's path output is published by its commit, not written to the output file.
+    const declared = (run.step.outputs ?? []).filter((o) => !o.path);
+    const parsed = await readStepOutputs(path, declared, max);
     if (!parsed.ok) {
       // Dagu: a file that does not parse fails the attempt (retried by the retry policy like any failure).
       return {

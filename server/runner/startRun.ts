@@ -32,6 +32,8 @@ export interface StartRunOptions extends AttemptContext {
   defaultWorkingDir?: string | null;
   /** The caller's params as one JSON text (RunStatus.params_json), with `params` read from it. */
   paramsJson?: string | null;
+  /** `--no-reuse`: a build DAG's steps execute even where a committed output matches (RunStatus.no_reuse). */
+  noReuse?: boolean;
 }
 
 /** Thrown when the caller's params are refused (unknown name, too many positional values, a failed check). */
@@ -107,6 +109,7 @@ export async function startRun(opts: StartRunOptions): Promise<RunStatus> {
     nowIso: isoNow(o.clock),
     logDir: logDir.relative,
     paramsJson: o.recordParams === undefined ? o.paramsJson : null,
+    noReuse: o.noReuse,
   });
   // The first record already names this process, so a run killed before its first step is still
   // recognisable (pid, host) when the scheduler marks it failed.

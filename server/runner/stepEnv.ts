@@ -176,6 +176,8 @@ export interface StepEnvInput {
   steps?: ValueScope['steps'];
   /** `${context.*}` values of this step only: `step.id`, a handler's `run.status`. */
   context?: Readonly<Record<string, string>>;
+  /** A build DAG step's `${inputs.*}` and (during an attempt) `${outputs.*}` paths. */
+  buildPaths?: ValueScope['buildPaths'];
 }
 
 /** A step's resolved environment: the run scope it sees, and the environment its process gets. */
@@ -202,7 +204,11 @@ export function buildStepEnv(run: RunEnv, step: StepEnvInput): StepEnv {
   }
   const scopeRun = { ...run, context };
   for (const [name, text] of Object.entries(step.env)) {
-    vars[name] = resolveValue(text, scopeOf(scopeRun, vars, { steps: step.steps }), 'stepEnv');
+    vars[name] = resolveValue(
+      text,
+      scopeOf(scopeRun, vars, { steps: step.steps, buildPaths: step.buildPaths }),
+      'stepEnv',
+    );
   }
   if (step.handler) Object.assign(vars, step.outputs);
   if (step.files) {
@@ -214,7 +220,7 @@ export function buildStepEnv(run: RunEnv, step: StepEnvInput): StepEnv {
   const processEnv = nullProto({ ...run.host });
   for (const [name, value] of Object.entries(vars)) if (!/^\d+$/.test(name)) processEnv[name] = value;
   return {
-    scope: scopeOf(scopeRun, vars, { steps: step.steps }),
+    scope: scopeOf(scopeRun, vars, { steps: step.steps, buildPaths: step.buildPaths }),
     processEnv: processEnv as NodeJS.ProcessEnv,
   };
 }

@@ -2,6 +2,7 @@
 // DAGU_HOME/data, the sub-DAG runner of a run process, following a dispatched run to its end in the
 // foreground, and the summary every command prints of a run that ended.
 
+import { buildLine } from '../../core/build/types';
 import type { ArtifactStore } from '../../store/artifactStore';
 import type { Config } from '../../config/types';
 import { systemClock } from '../../core/clock';
@@ -92,6 +93,8 @@ export function printSummary(s: RunStatus): void {
     lines.push(
       `  ${step.status.padEnd(10)} ${step.name}${step.exit_code !== null && step.exit_code !== 0 ? ` (exit ${step.exit_code})` : ''}`,
     );
+    // A build DAG's step: how it was satisfied, apart from its status (a reused step succeeded unrun).
+    if (step.build) lines.push(`             ${buildLine(step.build)}`);
   }
   // A run waiting at human tasks names each open one: its step id, its prompt and its form.
   for (const step of s.steps) {

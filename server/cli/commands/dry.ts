@@ -10,12 +10,14 @@ import { overrideDagName } from '../dagNameOverride';
 import { loadDagOrThrow } from '../loadDagOrThrow';
 import { cliDagsInStep } from '../dagsInStep';
 import { dryPlan } from './dryPlan';
+import { previewBuild } from '../../runner/buildPreview';
+import { localMaterializations } from '../localMaterializations';
 import { cliParams, type ParamFlags } from './start';
 
 export async function dryCommand(
   dagArg: string,
   words: string[],
-  opts: GlobalOptions & ParamFlags & { name?: string },
+  opts: GlobalOptions & ParamFlags & { name?: string; reuse?: boolean },
 ) {
   const params = cliParams('dry', dagArg, words, opts);
   const { config, logger } = cliContext(opts, { component: 'cli' });
@@ -24,7 +26,21 @@ export async function dryCommand(
   const dag = opts.name !== undefined ? overrideDagName(loaded, opts.name) : loaded;
   const resolved = resolveRunParams(dag.params, params, dag.param_schema);
   if (!resolved.ok) throw new UsageError(`DAG ${dag.name}: ${resolved.error}`);
-  const plan = dryPlan(dag, resolved.list);
+  // A build DAG: each step's decision, read from this host's manifests and files; nothing is locked or written.
+  let build: Awaited<ReturnType<typeof previewBuild>> | undefined;
+  if (dag.type === 'build') {
+    try {
+      build = await previewBuild(dag, resolved.list, {
+        store: localMaterializations(config),
+        baseEnv: process.env,
+        envPassthrough: { names: config.env_passthrough, prefixes: config.env_passthrough_prefixes },
+        noReuse: opts.reuse === false,
+      });
+    } catch (err) {
+      throw new UsageError(`DAG ${dag.name}: ${(err as Error).message}`, EXIT_RUN_FAILED);
+    }
+  }
+  const plan = dryPlan(dag, resolved.list, build);
   if (!plan.ok) throw new UsageError(plan.error, EXIT_RUN_FAILED);
   process.stdout.write(`${plan.lines.join('\n')}\n`);
   return EXIT_OK;

@@ -3,6 +3,7 @@
 
 import { topoOrder } from '../../core/graph';
 import type { DagSpec, StepSpec } from '../../core/types';
+import { buildLine, type StepBuildStatus } from '../../core/build/types';
 
 /** What a step would do, in one line (a script shows its first line and how many follow). */
 export function describeStepWork(step: StepSpec): string {
@@ -85,8 +86,9 @@ function firstLine(text: string): string {
 export function dryPlan(
   dag: DagSpec,
   params: readonly string[],
+  build?: { specs: readonly StepSpec[]; decisions: ReadonlyMap<string, StepBuildStatus> },
 ): { ok: true; lines: string[] } | { ok: false; error: string } {
-  const ordered = topoOrder(dag.steps);
+  const ordered = topoOrder(build?.specs ?? dag.steps);
   if (ordered === null)
     return { ok: false, error: `DAG ${dag.name}: its steps depend on each other in a cycle` };
   const lines = [
@@ -102,6 +104,9 @@ export function dryPlan(
     lines.push(
       `  ${String(i + 1).padStart(2)}. ${step.name.padEnd(width)}  ${describeStepWork(step)}${after}${gate}`,
     );
+    // A build DAG: the decision the step would take, as `dagu start` prints it under the step.
+    const decision = build?.decisions.get(step.name);
+    if (decision) lines.push(`      ${buildLine(decision)}`);
   });
   const handlers = (['init', 'success', 'failure', 'abort', 'exit'] as const).flatMap((event) => {
     const h = dag.handler_on[event];

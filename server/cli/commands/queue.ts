@@ -18,7 +18,14 @@ export async function enqueueCommand(
   words: string[],
   opts: GlobalOptions &
     ParamFlags &
-    LabelFlags & { runId?: string; name?: string; queue?: string; defaultWorkingDir?: string },
+    LabelFlags & {
+      runId?: string;
+      name?: string;
+      queue?: string;
+      defaultWorkingDir?: string;
+      /** `--no-reuse` (commander's negated flag: false when given). */
+      reuse?: boolean;
+    },
 ) {
   if (opts.defaultWorkingDir !== undefined && opts.defaultWorkingDir.trim() === '')
     throw new UsageError('--default-working-dir: the directory is empty');
@@ -38,6 +45,7 @@ export async function enqueueCommand(
       // Taken from the directory the command runs in, as `dagu start` takes it.
       defaultWorkingDir: opts.defaultWorkingDir === undefined ? undefined : resolve(opts.defaultWorkingDir),
       labels,
+      noReuse: opts.reuse === false,
     },
   );
   process.stdout.write(`queued ${status.dag_name} ${status.run_id} in queue ${status.queue}\n`);

@@ -2,6 +2,7 @@
 // the same DAG with the same params), both in the foreground like `dagu start`. A DAG that belongs on the
 // workers is dispatched to them instead and followed to its end.
 
+import { localMaterializations } from '../localMaterializations';
 import { hostname } from 'node:os';
 import { randomHex } from '../../store/randomHex';
 import { stopRun } from '../../api/operations';
@@ -91,6 +92,7 @@ export async function foreground(
       logStore: stores.logShipping ?? undefined,
       artifactStore: stores.artifactShipping ?? undefined,
       stateStore: stores.state,
+      materializations: localMaterializations(ctx.config),
     });
     if (!quiet) printSummary(final);
     return exitCodeOf(final);

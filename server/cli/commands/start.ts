@@ -1,6 +1,7 @@
 // `dagu start`: runs one DAG run in the foreground; SIGINT/SIGTERM abort it (steps get the signal first).
 // A DAG that belongs on the workers is dispatched to them instead and followed to its end.
 
+import { localMaterializations } from '../localMaterializations';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { randomHex } from '../../store/randomHex';
@@ -154,6 +155,8 @@ interface StartOptions extends GlobalOptions, ParamFlags, LabelFlags {
   localDagSource?: string;
   /** A dispatched run: return once it is handed over instead of waiting for its end. */
   detach?: boolean;
+  /** `--no-reuse` (commander's negated flag: false when given). */
+  reuse?: boolean;
   /**
    * Set by a run host (cli/runHost.ts), which runs several runs in one process: the run is stopped by this
    * signal (its reason the signal name the steps get) rather than by signals to the process, which belong to
@@ -238,6 +241,7 @@ export async function startCommand(dagArg: string, words: string[], opts: StartO
       logStore: stores.logShipping ?? undefined,
       artifactStore: stores.artifactShipping ?? undefined,
       stateStore: stores.state,
+      materializations: localMaterializations(config),
     };
     // One attempt, as Dagu's `start`: a DAG-level retry_policy is carried out by the active scheduler
     // (scheduler/dagRetries.ts), which survives this process.
@@ -252,6 +256,7 @@ export async function startCommand(dagArg: string, words: string[], opts: StartO
       dagFile,
       defaultWorkingDir: placed === named ? null : placed.working_dir,
       paramsJson: cliParamsJson(words, opts),
+      noReuse: opts.reuse === false,
     });
     if (!opts.quiet) printSummary(final);
     return exitCodeOf(final);
