@@ -898,6 +898,7 @@ export interface components {
       }[];
       /** @description Why the step was skipped or aborted without running (a precondition, an upstream failure). */
       skip_reason?: string | null;
+      build?: components['schemas']['StepBuildStatus'];
       human_task?: components['schemas']['HumanTaskStatus'];
       approval?: components['schemas']['ApprovalStatus'];
       push_back?: components['schemas']['PushBackStatus'];
@@ -919,6 +920,55 @@ export interface components {
         status: 'not_started' | 'running' | 'succeeded' | 'failed';
         error?: string;
       }[];
+    };
+    /** @description How a step of a build DAG (`type: build`) was satisfied, apart from its status: a reused step is `succeeded` with the decision `reuse`. Absent for the steps of other DAGs and before the step was reached. */
+    StepBuildStatus: {
+      /**
+       * @description `reuse`: the recipe, the inputs' contents, the manifest and the current output matched, and nothing ran; `execute`: it ran (a miss, a change, or `no_reuse`); `always`: not eligible for reuse, it ran as any step does; `deferred`: a dry run cannot decide before an upstream producer executes; `none`: no decision was reached.
+       * @enum {string}
+       */
+      decision: 'none' | 'always' | 'execute' | 'reuse' | 'deferred';
+      /**
+       * @description The last phase of its build evaluation it reached.
+       * @enum {string}
+       */
+      phase: 'precondition' | 'evaluate' | 'execute' | 'verify' | 'commit' | 'complete';
+      /**
+       * @description Why the decision was taken (a stable word); absent only before evaluation began.
+       * @enum {string}
+       */
+      reason?:
+        | 'ineligible'
+        | 'store_unavailable'
+        | 'evaluation_failed'
+        | 'cancelled_before_decision'
+        | 'recovery_failed'
+        | 'upstream_would_execute'
+        | 'input_missing'
+        | 'control_dependency_ran'
+        | 'reuse_disabled'
+        | 'manifest_missing'
+        | 'recipe_changed'
+        | 'input_changed'
+        | 'output_missing'
+        | 'output_changed'
+        | 'matched'
+        | 'input_changed_during_execution'
+        | 'precondition_error'
+        | 'precondition_not_met';
+      /** @description More about the reason, for a person (which input changed, why the step is ineligible). */
+      detail?: string;
+      /** @description sha256 of the recipe digest, the input snapshots and the control dependencies' fingerprints. */
+      fingerprint?: string;
+      /** @description The key of the step's manifest (the DAG, the step and the output's canonical path). */
+      materialization_key?: string;
+      /** @description The run whose execution committed the output that was reused. */
+      producer_run?: {
+        dag_name: string;
+        run_id: string;
+      };
+      /** @description The attempt of `producer_run` that committed it. */
+      producer_attempt?: number;
     };
     /** @description The status of one attempt of a run, as stored. */
     RunStatus: {
@@ -998,6 +1048,11 @@ export interface components {
       };
       /** @description The run's labels, lowercased (`key` or `key=value`): its DAG's when the run was made, and those `dagu start/enqueue --labels` added; absent when it has none. */
       labels?: string[];
+      /**
+       * @description Reuse was disabled for this run (`no_reuse` on a start or an enqueue, `--no-reuse`): a build DAG's steps execute even where a committed output matches; absent when not asked for.
+       * @constant
+       */
+      no_reuse?: true;
     };
     RunTimings: {
       runs: components['schemas']['RunTiming'][];
@@ -1206,6 +1261,8 @@ export interface components {
     /** @description Body of a start; an empty body starts the DAG with its default parameters. */
     StartRequest: {
       params?: components['schemas']['Params'];
+      /** @description Disable reuse for this run: the steps of a build DAG (`type: build`) execute even where a committed output matches (staging and commit still apply). Accepted, and without effect, for other DAGs. */
+      no_reuse?: boolean;
     };
     /** @description Body of a suspend or resume. */
     SuspendRequest: {
@@ -1233,6 +1290,8 @@ export interface components {
       params?: components['schemas']['Params'];
       /** @description Use this run ID instead of a new one (refused with 409 when taken). */
       run_id?: string;
+      /** @description Disable reuse for this run: the steps of a build DAG (`type: build`) execute even where a committed output matches (staging and commit still apply). Accepted, and without effect, for other DAGs. */
+      no_reuse?: boolean;
     };
     /** @description Parameters as after `--` on the command line, `KEY=value` or positional. */
     Params: string[];
@@ -1422,10 +1481,10 @@ export interface components {
       /** @description Its labels, lowercased (`key` or `key=value`). */
       labels?: string[];
       /**
-       * @description How its steps are ordered; a chain's order is already in each step's `depends`.
+       * @description How its steps are ordered; a chain's order is already in each step's `depends`. `build`: a graph whose steps may declare the files they read (`inputs`) and make (an output with a `path`), and are reused when those match the last successful execution.
        * @enum {string}
        */
-      type?: 'graph' | 'chain';
+      type?: 'graph' | 'chain' | 'build';
       /** @description The shell of its steps; null for the default. */
       shell?: string | null;
       /** @description Arguments of that shell. */
@@ -1680,11 +1739,19 @@ export interface components {
         condition_eval?: boolean;
         deferred?: components['schemas']['DeferredCounts'];
       };
-      /** @description Outputs the step declares, written to `$DAGU_OUTPUT_FILE`. */
+      /** @description Outputs the step declares, written to `$DAGU_OUTPUT_FILE`; in a build DAG, an output with a `path` is the file the step makes (at most one per step). */
       outputs?: {
         name: string;
         /** @enum {string} */
         type: 'string' | 'json';
+        /** @description A build DAG's path output, as written (its `type` is then `string`). */
+        path?: string;
+      }[];
+      /** @description A build DAG step's declared input files, read by `${inputs.<name>}`; absent when none. */
+      inputs?: {
+        name: string;
+        /** @description As written; resolved when the run starts. */
+        path: string;
       }[];
       /** @description Exit codes that are retried; empty for any failure. */
       retry_exit_codes?: number[];
@@ -2701,6 +2768,8 @@ export interface operations {
         status?: components['schemas']['RunState'];
         /** @description Only runs that came to be this way (the latest attempt's `trigger_type`). */
         trigger?: components['schemas']['TriggerType'];
+        /** @description Only runs whose labels pass every filter, separated by commas (as `dagu history --labels`): `key` (has the key), `key=value`, `!key` (lacks the key), or a glob with `*` and `?` (`team=*`, `env=prod-?`); case is ignored. A page may then hold fewer runs than `limit` while `next_cursor` continues the search: one request examines at most 5000 runs. */
+        labels?: string;
         /** @description Only runs created at or after this time (RFC 3339 with a zone). */
         from?: string;
         /** @description Only runs created at or before this time (RFC 3339 with a zone). */

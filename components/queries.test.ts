@@ -1,7 +1,7 @@
 import { QueryClient } from '@tanstack/react-query';
 import { describe, expect, it } from 'vitest';
 import type { QueueListing, WaitingRun } from '@/components/apiTypes';
-import { hideWaitingRuns, restoreWaitingRuns } from './queries';
+import { hideWaitingRuns, restoreWaitingRuns, startRequestBody } from './queries';
 import { queryKeys } from './queryKeys';
 
 function waiting(run_id: string, queue: string): WaitingRun {
@@ -80,5 +80,13 @@ describe('restoreWaitingRuns', () => {
     expect(ids(client, {})).toEqual(['a', 'b', 'c']);
     expect(ids(client, { queue: 'q' })).toEqual(['b', 'c']);
     expect(client.getQueryState(queryKeys.queue({}))?.dataUpdatedAt).toBe(1000);
+  });
+});
+
+describe('startRequestBody', () => {
+  it('sends no_reuse only when reuse is disabled', () => {
+    expect(startRequestBody(['A=1'], { noReuse: true })).toEqual({ params: ['A=1'], no_reuse: true });
+    expect(startRequestBody(['A=1'], { noReuse: false })).toEqual({ params: ['A=1'] });
+    expect(startRequestBody([])).toEqual({ params: [] });
   });
 });

@@ -16,6 +16,7 @@ import type {
   RunStatus,
   RunTimings,
   RunArtifacts,
+  StartRequest,
   StartResult,
   StepLog,
 } from '@/components/apiTypes';
@@ -78,6 +79,7 @@ export const runsQuery = (filter: RunFilter) =>
       if (filter.dag) q.set('dag', filter.dag);
       if (filter.status) q.set('status', filter.status);
       if (filter.trigger) q.set('trigger', filter.trigger);
+      if (filter.labels) q.set('labels', filter.labels);
       const { from, to } = timeBounds(filter, Date.now());
       if (from) q.set('from', from);
       if (to) q.set('to', to);
@@ -156,12 +158,21 @@ function invalidateRuns(client: QueryClient, runId?: string): Promise<void> {
   ]).then(() => undefined);
 }
 
+/** The body of a start: the params, and `no_reuse` only when reuse is disabled (a build DAG's choice). */
+export function startRequestBody(params: string[], opts: { noReuse?: boolean } = {}): StartRequest {
+  return opts.noReuse ? { params, no_reuse: true } : { params };
+}
+
 export async function startDagRun(
   client: QueryClient,
   dag: string,
   params: string[] = [],
+  opts: { noReuse?: boolean } = {},
 ): Promise<StartResult> {
-  const result = await postJson<StartResult>(`/api/v1/dags/${enc(dag)}/start`, { params });
+  const result = await postJson<StartResult>(
+    `/api/v1/dags/${enc(dag)}/start`,
+    startRequestBody(params, opts),
+  );
   if (result.status) client.setQueryData(runQuery(result.run_id).queryKey, result.status);
   await invalidateRuns(client);
   return result;

@@ -8,6 +8,8 @@ export interface RunFilter {
   dag?: string;
   status?: string;
   trigger?: string;
+  /** Label filters separated by commas (`team=data`, `!nightly`, `env=prod-*`), as the API's `labels`. */
+  labels?: string;
   /** A time preset (`1h`, `24h`, `7d`, `30d`), or absent with `from`/`to` (RFC 3339) for a custom range. */
   range?: string;
   from?: string;
@@ -20,6 +22,7 @@ export const RUN_FILTER_KEYS = [
   'dag',
   'status',
   'trigger',
+  'labels',
   'range',
   'from',
   'to',

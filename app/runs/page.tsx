@@ -1,4 +1,5 @@
-// /runs?dag=&status=&trigger=&range=|from=&to=&cursor=: runs newest first; the filter lives in the URL.
+// /runs?dag=&status=&trigger=&labels=&range=|from=&to=&cursor=: runs newest first; the filter lives in the
+// URL.
 
 import type { Metadata } from 'next';
 import { PageHeader } from '@/components/Panels';

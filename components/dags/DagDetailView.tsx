@@ -33,6 +33,7 @@ export function DagDetailView({ name, initial }: { name: string; initial: DagDet
           dag={data.name}
           params={dag?.params}
           paramsLocked={dag?.run_config?.disable_param_edit ?? false}
+          build={dag?.type === 'build'}
           disabled={data.errors.length > 0}
         />
         <RunNowButton dag={data.name} disabled={data.errors.length > 0} />

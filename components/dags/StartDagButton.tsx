@@ -2,7 +2,7 @@
 // "Run with parameters…": a dialog asks for parameters (the DAG's declared ones as a hint), starts the DAG
 // through the API, then opens the new run (started here, dispatched to a worker, or held for one). A DAG whose
 // `run_config.disable_param_edit` is set shows its parameters read-only and starts with them, as Dagu's start
-// dialog does.
+// dialog does. A build DAG (`type: build`) also offers "Disable reuse for this run" (`no_reuse`).
 
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
@@ -18,6 +18,7 @@ export function StartDagButton({
   dag,
   params,
   paramsLocked = false,
+  build = false,
   disabled = false,
 }: {
   dag: string;
@@ -25,6 +26,8 @@ export function StartDagButton({
   params: readonly ParamSpec[] | undefined;
   /** `run_config.disable_param_edit`: the defaults are shown and cannot be changed. */
   paramsLocked?: boolean;
+  /** A build DAG (`type: build`): the dialog offers to disable reuse for the run. */
+  build?: boolean;
   disabled?: boolean;
 }) {
   const client = useQueryClient();
@@ -32,10 +35,13 @@ export function StartDagButton({
   const [open, setOpen] = useState(false);
   const [text, setText] = useState('');
   const [invalid, setInvalid] = useState<string | null>(null);
+  const [noReuse, setNoReuse] = useState(false);
   const fieldId = useId();
   const hintId = useId();
+  const noReuseId = useId();
+  const noReuseHintId = useId();
   const start = useMutation({
-    mutationFn: (words: string[]) => startDagRun(client, dag, words),
+    mutationFn: (words: string[]) => startDagRun(client, dag, words, { noReuse: build && noReuse }),
     onSuccess: (result) => router.push(`/runs/${encodeURIComponent(result.run_id)}`),
   });
   const defaults = declaredParams(params);
@@ -63,6 +69,7 @@ export function StartDagButton({
         disabled={disabled}
         onClick={() => {
           start.reset();
+          setNoReuse(false);
           setOpen(true);
         }}
         data-testid="start-dag"
@@ -124,6 +131,29 @@ export function StartDagButton({
               )}
             </p>
           </div>
+          {build && (
+            <div className="mt-3 flex items-start gap-2">
+              <input
+                id={noReuseId}
+                type="checkbox"
+                name="no_reuse"
+                checked={noReuse}
+                onChange={(e) => setNoReuse(e.currentTarget.checked)}
+                aria-describedby={noReuseHintId}
+                data-testid="start-no-reuse"
+                className="mt-0.5 size-4 accent-blue-600 focus-visible:outline-2 focus-visible:outline-blue-500"
+              />
+              <div>
+                <label htmlFor={noReuseId} className="font-medium text-zinc-900 dark:text-zinc-100">
+                  Disable reuse for this run
+                </label>
+                <p id={noReuseHintId} className="text-xs text-zinc-600 dark:text-zinc-400">
+                  Steps execute even where their committed output still matches; a new output replaces the old
+                  one only once its step succeeds.
+                </p>
+              </div>
+            </div>
+          )}
         </ConfirmDialog>
       )}
     </>

@@ -1,10 +1,12 @@
 // What a run is: why it ran (trigger and slot, first and large), where (worker, host), its times and params,
-// and, while it waits, the conditions that hold it.
+// its labels, whether reuse was disabled for it (a build DAG's), and, while it waits, the conditions that
+// hold it.
 
 import type { RunStatus } from '@/components/apiTypes';
 import { Field } from '../Panels';
 import { formatRelative, formatSpan, formatTime } from '../format';
 import { ConditionList } from './ConditionList';
+import { RunLabels } from './RunLabels';
 import { hostText, selectorText, startedByText, workerText } from './runFactText';
 
 export function RunFacts({ run, now }: { run: RunStatus; now: number | null }) {
@@ -56,6 +58,21 @@ export function RunFacts({ run, now }: { run: RunStatus; now: number | null }) {
           {run.worker_selector ? <code>{selectorText(run.worker_selector)}</code> : '—'}
         </Field>
         {run.queued_at && <Field label="Queued">{formatTime(run.queued_at)}</Field>}
+        {run.labels && run.labels.length > 0 && (
+          <Field label="Labels">
+            <RunLabels
+              labels={run.labels}
+              name="Labels of this run"
+              testId="run-labels"
+              chipTestId="run-label"
+            />
+          </Field>
+        )}
+        {run.no_reuse && (
+          <Field label="Reuse">
+            <span data-testid="run-no-reuse">disabled for this run</span>
+          </Field>
+        )}
       </dl>
       {run.conditions.length > 0 && (
         <section

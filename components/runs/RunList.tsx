@@ -1,5 +1,6 @@
 'use client';
-// The run list: newest first, filtered by DAG and status from the URL, one page at a time.
+// The run list: newest first, filtered by DAG, state, trigger, labels and time from the URL, one page at a
+// time.
 
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
@@ -29,7 +30,24 @@ export function RunList({ filter }: { filter: RunFilter }) {
         <ErrorPanel title="Cannot load runs" message={errorText(error)} onRetry={() => void refetch()} />
       ) : data.items.length === 0 ? (
         <EmptyState title={filtered ? 'No runs match these filters' : 'No runs yet'} testId="runs-empty">
-          {filtered ? (
+          {filtered && data.next_cursor ? (
+            // A rare label (or state) match: the server stopped searching partway through the history.
+            <>
+              None among the newest runs searched.{' '}
+              <Link
+                href={runListHref({ ...filter, cursor: data.next_cursor })}
+                className="underline"
+                data-testid="runs-older"
+              >
+                Search older runs
+              </Link>{' '}
+              or{' '}
+              <Link href="/runs" className="underline">
+                show all runs
+              </Link>
+              .
+            </>
+          ) : filtered ? (
             <Link href="/runs" className="underline">
               Show all runs
             </Link>

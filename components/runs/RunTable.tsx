@@ -1,10 +1,14 @@
-// A table of run summaries, newest first; each row links to the run.
+// A table of run summaries, newest first; each row links to the run and shows a few of its labels.
 
 import Link from 'next/link';
 import type { RunSummary } from '@/components/apiTypes';
 import { StatusBadge } from '../StatusBadge';
 import { linkClass, tableClass, TableHead, tdClass } from '../Panels';
 import { formatSpan, formatTime } from '../format';
+import { RunLabels } from './RunLabels';
+
+/** The most label chips a row shows; "+N" stands for the rest. */
+const ROW_LABELS = 3;
 
 export function RunTable({
   runs,
@@ -27,12 +31,14 @@ export function RunTable({
                   {run.run_id}
                 </Link>
                 {run.attempt > 1 && <span className="ml-1 text-zinc-500">(attempt {run.attempt})</span>}
+                {!showDag && rowLabels(run)}
               </td>
               {showDag && (
                 <td className={tdClass}>
                   <Link href={`/dags/${encodeURIComponent(run.dag_name)}`} className={linkClass}>
                     {run.dag_name}
                   </Link>
+                  {rowLabels(run)}
                 </td>
               )}
               <td className={tdClass}>
@@ -68,6 +74,22 @@ export function RunTable({
           ))}
         </tbody>
       </table>
+    </div>
+  );
+}
+
+/** A row's labels under its DAG name (or its run ID where the table shows no DAG). */
+function rowLabels(run: RunSummary) {
+  if (!run.labels || run.labels.length === 0) return null;
+  return (
+    <div className="mt-1">
+      <RunLabels
+        labels={run.labels}
+        max={ROW_LABELS}
+        name={`Labels of ${run.run_id}`}
+        testId="run-row-labels"
+        chipTestId="run-row-label"
+      />
     </div>
   );
 }

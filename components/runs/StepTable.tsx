@@ -1,11 +1,12 @@
 // The steps of a run (and its handlers) as a table, in the order the DAG runs them; a step's name selects
-// it for the details and log views. Beside each step: why it did not run, its retry and repeat counts, and
-// its child runs (linked directly when there is one).
+// it for the details and log views. Beside each step: why it did not run, its retry and repeat counts, its
+// child runs (linked directly when there is one), and a build DAG step's reuse decision beside its state.
 
 import Link from 'next/link';
 import type { StepStatus } from '@/components/apiTypes';
 import { countTexts, foreachSummaryText, notRunText, subRunSummaryText } from './stepNotes';
 import { StatusBadge } from '../StatusBadge';
+import { BuildDecisionBadge, ProducerRunLink } from './BuildDecision';
 import { linkClass, tableClass, TableHead, tdClass } from '../Panels';
 import { formatSpan, formatTime } from '../format';
 import { runHref } from './runLinks';
@@ -58,9 +59,19 @@ export function StepTable({
                     <p className="mt-1 text-xs break-words text-red-700 dark:text-red-300">{step.error}</p>
                   )}
                   <ChildRuns step={step} onSelect={onSelect} />
+                  {step.build?.decision === 'reuse' && step.build.producer_run && (
+                    <p className="mt-1 text-xs">
+                      <ProducerRunLink build={step.build} testId={`step-producer-${step.name}`} />
+                    </p>
+                  )}
                 </td>
                 <td className={tdClass}>
-                  <StatusBadge status={step.status} testId={`step-status-${step.name}`} />
+                  <span className="flex flex-wrap items-center gap-1">
+                    <StatusBadge status={step.status} testId={`step-status-${step.name}`} />
+                    {step.build && (
+                      <BuildDecisionBadge build={step.build} testId={`step-build-${step.name}`} />
+                    )}
+                  </span>
                 </td>
                 <td className={`${tdClass} font-mono`}>{step.exit_code ?? '—'}</td>
                 <td className={`${tdClass} whitespace-nowrap`} data-testid={`step-counts-${step.name}`}>

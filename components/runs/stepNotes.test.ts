@@ -111,6 +111,21 @@ describe('nodeDetail', () => {
   it('is undefined when there is nothing to say', () => {
     expect(nodeDetail({ status: 'not_started', retry_count: 0 })).toBe(undefined);
   });
+
+  it("names a build step's decision after any reason, but not the absence of one", () => {
+    const build = (decision: string, reason?: string) => ({ decision, phase: 'complete', reason });
+    expect(nodeDetail({ status: 'succeeded', build: build('reuse', 'matched') }, '0s')).toBe('reused · 0s');
+    expect(nodeDetail({ status: 'succeeded', retry_count: 1, build: build('execute') }, '2s')).toBe(
+      'executed · retried 1× · 2s',
+    );
+    expect(
+      nodeDetail({
+        status: 'skipped',
+        skip_reason: 'precondition not met',
+        build: build('none', 'precondition_not_met'),
+      }),
+    ).toBe('precondition not met');
+  });
 });
 
 describe('foreach items', () => {

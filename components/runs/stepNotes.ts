@@ -1,6 +1,8 @@
 // What the console writes beside a step's state: why a step did not run (a precondition, an upstream
-// failure), how often it was retried or repeated, and its child runs counted by state. Text names every
-// fact, so the colour of the state never has to carry it alone.
+// failure), how often it was retried or repeated, its child runs counted by state, and a build DAG step's
+// reuse decision (buildNotes.ts). Text names every fact, so the colour of the state never has to carry it alone.
+
+import { buildDecisionLabel, type StepBuildRef } from './buildNotes';
 
 /** A child run a `call` or `parallel` step started, as the run record holds it. */
 export interface SubRunRef {
@@ -31,6 +33,8 @@ export interface NotedStep {
   skip_reason?: string | null;
   sub_runs?: readonly SubRunRef[];
   foreach_items?: readonly ForeachItemRef[];
+  /** A build DAG's step: how it was satisfied (reused, executed, ...). */
+  build?: StepBuildRef;
 }
 
 /**
@@ -113,13 +117,15 @@ export function foreachSummaryText(items: readonly ForeachItemRef[] | undefined)
 }
 
 /**
- * The short second line of a step's graph node, most telling fact first: why it did not run, its counts,
- * its child runs, then `span` (its duration) when given. Empty parts are left out; undefined when none.
+ * The short second line of a step's graph node, most telling fact first: why it did not run, a build step's
+ * decision (`reused`, `executed`; not `no decision`), its counts, its child runs, then `span` (its duration)
+ * when given. Empty parts are left out; undefined when none.
  */
 export function nodeDetail(step: NotedStep, span?: string): string | undefined {
   const parts: string[] = [];
   const reason = notRunReason(step);
   if (reason !== null) parts.push(reason);
+  if (step.build && step.build.decision !== 'none') parts.push(buildDecisionLabel(step.build.decision));
   parts.push(...countTexts(step));
   if (step.sub_runs && step.sub_runs.length > 0) parts.push(childRunsText(step.sub_runs.length));
   const items = step.foreach_items?.length ?? 0;

@@ -130,13 +130,13 @@ export const API_ROUTES: readonly ApiRoute[] = [
     },
   },
   {
-    // {params?}: "run now"; answers with the new run's ID (and status once written).
+    // {params?, no_reuse?}: "run now"; answers with the new run's ID (and status once written).
     path: '/api/v1/dags/:name/start',
     handlers: {
       POST: (svc, req, p) =>
         respond(req, svc, async (s) => {
           const body = await readJsonBody(req, startBodySchema);
-          return startDag(s, p.name, body.params ?? []);
+          return startDag(s, p.name, body.params ?? [], { noReuse: body.no_reuse });
         }),
     },
   },
@@ -158,13 +158,13 @@ export const API_ROUTES: readonly ApiRoute[] = [
     },
   },
   {
-    // {params?, run_id?}: queues a run; the scheduler starts it when there is room.
+    // {params?, run_id?, no_reuse?}: queues a run; the scheduler starts it when there is room.
     path: '/api/v1/dags/:name/enqueue',
     handlers: {
       POST: (svc, req, p) =>
         respond(req, svc, async (s) => {
           const body = await readJsonBody(req, enqueueBodySchema);
-          return enqueueDag(s, p.name, body.params ?? [], { runId: body.run_id });
+          return enqueueDag(s, p.name, body.params ?? [], { runId: body.run_id, noReuse: body.no_reuse });
         }),
     },
   },
@@ -186,7 +186,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     },
   },
   {
-    // ?dag=&status=&trigger=&from=&to=&limit=&cursor=: runs newest first, one page at a time.
+    // ?dag=&status=&trigger=&labels=&from=&to=&limit=&cursor=: runs newest first, one page at a time.
     path: '/api/v1/runs',
     handlers: {
       GET: (svc, req) => {
@@ -196,6 +196,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
             dag: q.get('dag'),
             status: q.get('status'),
             trigger: q.get('trigger'),
+            labels: q.get('labels'),
             from: q.get('from'),
             to: q.get('to'),
             limit: q.get('limit'),

@@ -145,7 +145,10 @@ export const paramsSchema = z
   )
   .max(100);
 
-export const startBodySchema = z.strictObject({ params: paramsSchema.optional() });
+/** `no_reuse` of a start or an enqueue: a build DAG's steps execute even where a committed output matches. */
+const noReuseSchema = z.boolean().optional();
+
+export const startBodySchema = z.strictObject({ params: paramsSchema.optional(), no_reuse: noReuseSchema });
 
 /** POST /api/v1/runs/:id/human-tasks/:step/complete: the input, typed as JSON (as `--inputs-json`). */
 export const humanTaskBodySchema = z.strictObject({ inputs: z.record(z.string(), z.unknown()).optional() });
@@ -161,6 +164,7 @@ export const approvalRejectBodySchema = z.strictObject({ reason: z.string().opti
 export const enqueueBodySchema = z.strictObject({
   params: paramsSchema.optional(),
   run_id: z.string().optional(),
+  no_reuse: noReuseSchema,
 });
 
 /** POST /api/v1/dags/:name/suspend: Dagu's body, `{suspend: true}` to suspend, `{suspend: false}` to resume. */

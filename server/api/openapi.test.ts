@@ -7,6 +7,7 @@ import { API_ROUTES } from './apiRoutes';
 import type { Services } from './services';
 import { generateApiSchema, SCHEMA_FILE, SPEC_FILE } from '../../scripts/gen-api-types.mjs';
 import { testRunStatus } from '../testing/testRunStatus';
+import { BUILD_DECISIONS, BUILD_PHASES, BUILD_REASONS, type StepBuildStatus } from '../core/build/types';
 import { T0, testServices, type TestServices } from './testServices';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -357,6 +358,33 @@ describe('answers of the real handlers', () => {
     expectDocumented(await call('GET', '/api/v1/runs/r-wait'), 'GET', 200);
   });
 
+  it('DAG detail of a build DAG, with its inputs and path outputs', async () => {
+    svc.writeDag(
+      'make',
+      [
+        'type: build',
+        'working_dir: /srv/make',
+        'steps:',
+        '  - id: compile',
+        '    inputs: [{name: source, path: app.c}]',
+        '    outputs: [{name: binary, path: app.bin}]',
+        '    run: cc "${inputs.source}" -o "${outputs.binary}"',
+        '',
+      ].join('\n'),
+    );
+    const answer = await call('GET', '/api/v1/dags/make');
+    expectDocumented(answer, 'GET', 200);
+    expect(answer.body).toMatchObject({
+      errors: [],
+      dag: {
+        type: 'build',
+        steps: [
+          { inputs: [{ name: 'source', path: 'app.c' }], outputs: [{ name: 'binary', path: 'app.bin' }] },
+        ],
+      },
+    });
+  });
+
   it('DAG detail of a DAG with a step approval', async () => {
     svc.writeDag(
       'gated',
@@ -414,6 +442,15 @@ describe('answers of the real handlers', () => {
     await svc.runs.writeStatus(run as never);
 
     expectDocumented(await call('GET', '/api/v1/runs?limit=5'), 'GET', 200);
+    // The route passes `labels` on: the run has none, so `!team` keeps it and `team` does not.
+    const byLabels = async (labels: string) => {
+      const res = await call('GET', `/api/v1/runs?labels=${encodeURIComponent(labels)}`);
+      expectDocumented(res, 'GET', 200);
+      return (res.body as { items: Array<{ run_id: string }> }).items.map((r) => r.run_id);
+    };
+    expect(await byLabels('!team')).toEqual([runId]);
+    expect(await byLabels('team=data')).toEqual([]);
+    expectDocumented(await call('GET', `/api/v1/runs?labels=${'a'.repeat(1025)}`), 'GET', 400);
     expectDocumented(await call('GET', `/api/v1/runs/${runId}`), 'GET', 200);
     expectDocumented(await call('GET', `/api/v1/runs/${runId}/logs/greet?tail=3`), 'GET', 200);
     expectDocumented(await call('GET', `/api/v1/runs/${runId}/logs/bye?stream=stderr`), 'GET', 200);
@@ -574,6 +611,79 @@ describe('answers of the real handlers', () => {
       'POST',
       403,
     );
+  });
+
+  it("a start and an enqueue that disable reuse, and a run of a build DAG with its steps' decisions", async () => {
+    svc.writeDag('hello', HELLO);
+    const queued = await post('/api/v1/dags/hello/enqueue', { no_reuse: true });
+    expectDocumented(queued, 'POST', 200);
+    expect(queued.body).toMatchObject({ no_reuse: true });
+    // The run process records the run: here, at once, with no_reuse when it was asked for --no-reuse.
+    svc.startProcess = async (args) => {
+      const runId = args[args.indexOf('--run-id') + 1];
+      const noReuse = args.includes('--no-reuse') ? { no_reuse: true as const } : {};
+      await svc.runs.createRun(
+        testRunStatus({ run_id: runId, dag_name: 'hello', status: 'running', ...noReuse }),
+      );
+      return 4242;
+    };
+    const started = await post('/api/v1/dags/hello/start', { no_reuse: true });
+    expectDocumented(started, 'POST', 200);
+    expect(started.body).toMatchObject({ status: { no_reuse: true } });
+    expectDocumented(await post('/api/v1/dags/hello/start', { no_reuse: 'yes' }), 'POST', 400);
+
+    const step = (name: string, build: StepBuildStatus) => ({
+      name,
+      status: 'succeeded' as const,
+      started_at: '2026-11-30T01:14:31Z',
+      finished_at: '2026-11-30T01:14:32Z',
+      exit_code: 0,
+      error: null,
+      retry_count: 0,
+      stdout: null,
+      stderr: null,
+      output: null,
+      build,
+    });
+    const run = testRunStatus({ run_id: 'r-build', dag_name: 'make', status: 'succeeded', no_reuse: true });
+    run.steps = [
+      step('compile', {
+        decision: 'reuse',
+        phase: 'complete',
+        reason: 'matched',
+        fingerprint: 'sha256:ab',
+        materialization_key: 'make/compile/srv/app.bin',
+        producer_run: { dag_name: 'make', run_id: 'r-before' },
+        producer_attempt: 1,
+      }),
+      step('package', { decision: 'execute', phase: 'complete', reason: 'input_changed', detail: 'binary' }),
+      step('notify', {
+        decision: 'always',
+        phase: 'complete',
+        reason: 'ineligible',
+        detail: 'no path output',
+      }),
+    ];
+    await svc.runs.createRun(run);
+    const served = await call('GET', '/api/v1/runs/r-build');
+    expectDocumented(served, 'GET', 200);
+    expect(served.body).toMatchObject({
+      no_reuse: true,
+      steps: [
+        { build: { decision: 'reuse', producer_run: { run_id: 'r-before' }, producer_attempt: 1 } },
+        { build: { decision: 'execute', reason: 'input_changed', detail: 'binary' } },
+        { build: { decision: 'always' } },
+      ],
+    });
+  });
+
+  it("lists exactly core/build/types.ts's decisions, phases and reasons", () => {
+    const props = (
+      spec.components.schemas.StepBuildStatus as { properties: Record<string, { enum: string[] }> }
+    ).properties;
+    expect(props.decision.enum).toEqual([...BUILD_DECISIONS]);
+    expect(props.phase.enum).toEqual([...BUILD_PHASES]);
+    expect(props.reason.enum).toEqual([...BUILD_REASONS]);
   });
 
   it('error answers: bad input, a wrong state, another origin, a body too large', async () => {

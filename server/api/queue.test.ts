@@ -48,6 +48,14 @@ describe('enqueueDag', () => {
     expect((await svc.runs.listRuns({ dag: 'hello' })).items[0]).not.toHaveProperty('labels');
   });
 
+  it('records no_reuse on a run enqueued with it (any DAG: harmless where nothing is reused), nothing without', async () => {
+    const status = await enqueueDag(svc, 'hello', [], { noReuse: true });
+    expect(status.no_reuse).toBe(true);
+    expect((await getRun(svc, status.run_id)).no_reuse).toBe(true);
+    expect(await enqueueDag(svc, 'hello', [], { noReuse: false })).not.toHaveProperty('no_reuse');
+    expect(await enqueueDag(svc, 'hello', [])).not.toHaveProperty('no_reuse');
+  });
+
   it('records a queued run with every step not started, marks it active and queues it in the DAG queue', async () => {
     const status = await enqueueDag(svc, 'hello', ['A=1', 'b c']);
 

@@ -43,6 +43,11 @@ export interface EnqueueOptions {
    * besides its DAG's, kept on its record.
    */
   labels?: readonly string[];
+  /**
+   * Dagu's `enqueue --no-reuse`: a build DAG's steps execute even where a committed output matches, when the
+   * run starts (kept on its record as `no_reuse`). Harmless for other DAGs.
+   */
+  noReuse?: boolean;
 }
 
 /** Text of the error `enqueue` fails with when queues are turned off. */
@@ -88,6 +93,7 @@ export async function enqueueDag(
     nowIso: now,
     // The caller's one JSON word (the API's list), or the CLI's JSON text it turned into words.
     paramsJson: opts.paramsJson ?? (params.length === 1 ? rawJsonParams(params[0]) : null),
+    noReuse: opts.noReuse,
   });
   if (opts.name !== undefined) status.dag_file = own.file ?? own.name;
   if (opts.defaultWorkingDir) status.default_working_dir = opts.defaultWorkingDir;

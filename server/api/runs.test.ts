@@ -5,7 +5,16 @@ import { enqueueDag } from './queue';
 import { waitingConditions } from '../core/distributed';
 import { testTask } from '../store/dispatchStore.contract';
 import { testRunStatus } from '../testing/testRunStatus';
-import { compileRunListQuery, getRun, listRuns, viewRun } from './runs';
+import {
+  MAX_LABEL_SCAN,
+  MAX_LABEL_SCAN_PAGES,
+  compileLabelFilters,
+  compileRunListQuery,
+  getRun,
+  listRuns,
+  viewRun,
+} from './runs';
+import type { RunSummary } from '../store/types';
 import { T0, testServices, type TestServices } from './testServices';
 
 let svc: TestServices;
@@ -65,6 +74,92 @@ describe('listRuns', () => {
 
   it('treats empty query values as absent and pages 50 runs by default', () => {
     expect(compileRunListQuery({ dag: '', status: '', limit: '', cursor: '' })).toEqual({ limit: 50 });
+  });
+});
+
+describe('listRuns with labels', () => {
+  const summaryOf = (n: number): RunSummary => ({
+    dag_name: 'a',
+    run_id: `r${n}`,
+    attempt: 1,
+    status: 'succeeded',
+    trigger_type: 'manual',
+    schedule_time: null,
+    queue: 'a',
+    created_at: new Date(T0).toISOString(),
+    queued_at: null,
+    started_at: null,
+    finished_at: null,
+    error: null,
+  });
+
+  /** Enqueues runs of DAG `a` with these labels, oldest first, one second apart; their IDs. */
+  async function enqueueLabelled(labels: string[][]): Promise<string[]> {
+    const ids: string[] = [];
+    for (const l of labels) {
+      ids.push((await enqueueDag(svc, 'a', [], { labels: l })).run_id);
+      svc.clock.advance(1000);
+    }
+    return ids;
+  }
+
+  it('keeps the runs whose labels pass every filter, as dagu history --labels: key, key=value, !key, globs', async () => {
+    const ids = await enqueueLabelled([['team=data', 'nightly'], ['team=web'], [], ['team=data']]);
+    const runIds = async (labels: string) => (await listRuns(svc, { labels })).items.map((r) => r.run_id);
+    expect(await runIds('team=data')).toEqual([ids[3], ids[0]]);
+    expect(await runIds('TEAM=Data, nightly')).toEqual([ids[0]]);
+    expect(await runIds('team')).toEqual([ids[3], ids[1], ids[0]]);
+    expect(await runIds('!team')).toEqual([ids[2]]);
+    expect(await runIds('team=w*')).toEqual([ids[1]]);
+    expect(await runIds('team=ops')).toEqual([]);
+    // A blank filter is no filter; other filters still apply.
+    expect(await runIds(' , ')).toEqual([ids[3], ids[2], ids[1], ids[0]]);
+    expect((await listRuns(svc, { labels: 'team=data', status: 'failed' })).items).toEqual([]);
+    expect((await listRuns(svc, { labels: 'team=data', dag: 'b' })).items).toEqual([]);
+  });
+
+  it('pages the matching runs: a full page ends at its last run, and the cursor skips none', async () => {
+    const labels = Array.from({ length: 9 }, (_, i) => (i % 3 === 0 ? ['x'] : ['team=data']));
+    const ids = await enqueueLabelled(labels);
+    const want = ids.filter((_, i) => i % 3 !== 0).reverse();
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    for (let pages = 0; pages < 10; pages++) {
+      const page = await listRuns(svc, { labels: 'team=data', limit: '2', cursor });
+      expect(page.items.length).toBeLessThanOrEqual(2);
+      seen.push(...page.items.map((r) => r.run_id));
+      cursor = page.next_cursor;
+      if (cursor === null) break;
+    }
+    expect(seen).toEqual(want);
+  });
+
+  it("examines a bounded number of runs per request; the empty page's cursor continues the search", async () => {
+    const limits: number[] = [];
+    let served = 0;
+    // A history without end, none of whose runs matches.
+    svc.runs.listRuns = async (query) => {
+      limits.push(query.limit ?? 0);
+      const items = Array.from({ length: query.limit ?? 0 }, () => {
+        served += 1;
+        return { ...summaryOf(served), labels: ['team=web'] };
+      });
+      return { items, next_cursor: `c${served}` };
+    };
+    const page = await listRuns(svc, { labels: 'team=data' });
+    expect(page).toEqual({ items: [], next_cursor: `c${served}` });
+    expect(limits).toEqual([100, 200, 400, 500, 500, 500, 500, 500, 500, 500, 500, 500]);
+    expect(limits).toHaveLength(MAX_LABEL_SCAN_PAGES);
+    expect(served).toBeGreaterThanOrEqual(MAX_LABEL_SCAN);
+  });
+
+  it('refuses a filter text longer than 1024 characters', async () => {
+    await expect(listRuns(svc, { labels: 'a'.repeat(1025) })).rejects.toThrow(/^labels: longer than 1024/);
+    expect(compileLabelFilters(undefined)).toEqual([]);
+    expect(compileLabelFilters('a,!b')).toEqual([
+      { kind: 'key', key: 'a' },
+      { kind: 'not', key: 'b' },
+    ]);
   });
 });
 

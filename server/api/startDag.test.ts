@@ -42,6 +42,22 @@ describe('startDag', () => {
     expect(call.home).toBe(svc.config.home);
   });
 
+  it('asks `dagu start` for --no-reuse, before the DAG name, when the start disables reuse', async () => {
+    const result = await startDag(svc, 'hello', ['A=1'], { waitMs: 0, noReuse: true });
+    expect((await recordedCall()).argv).toEqual([
+      'start',
+      '--quiet',
+      '--run-id',
+      result.run_id,
+      '--trigger-type',
+      'manual',
+      '--no-reuse',
+      'hello',
+      '--',
+      'A=1',
+    ]);
+  });
+
   it('reports the run it started, even when its event cannot be recorded (a full disk)', async () => {
     svc.events.append = () =>
       Promise.reject(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }));

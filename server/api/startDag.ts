@@ -67,6 +67,11 @@ export interface StartOptions {
   waitMs?: number;
   /** Poll interval while waiting (default 50 ms). */
   pollMs?: number;
+  /**
+   * `dagu start --no-reuse`: a build DAG's steps execute even where a committed output matches (the run's
+   * record keeps `no_reuse`). Harmless for other DAGs.
+   */
+  noReuse?: boolean;
 }
 
 export async function startDag(
@@ -101,7 +106,9 @@ export async function startDag(
   }
   // Same place the scheduler uses: beside the first attempt's step logs.
   const processLog = path.join(svc.runs.logDir(dag.name, runId, 1), 'process.log');
-  const args = ['start', '--quiet', '--run-id', runId, '--trigger-type', 'manual', dag.name];
+  const args = ['start', '--quiet', '--run-id', runId, '--trigger-type', 'manual'];
+  if (opts.noReuse) args.push('--no-reuse');
+  args.push(dag.name);
   if (params.length > 0) args.push('--', ...params);
   const pid = await svc.startProcess(args, processLog);
   await recordEvent(svc, 'run:start_requested', { run_id: runId, dag: dag.name, pid });
