@@ -39,32 +39,9 @@ export function readStepInputs(
   const out: BuildInputSpec[] = [];
   const seen = new Set<string>();
   for (const item of r.list(entry, 'inputs') ?? []) {
-    if (!isMap(item.value) || item.value.items.length === 0) {
-      r.errorAt(item, `an input must be a map with a name and a path, got ${describe(item.value)}`);
-      continue;
-    }
-    const m = r.map(item, ['name', 'path'], 'an input');
-    if (!m) continue;
-    const nameEntry = m.get('name');
-    if (!nameEntry || isNull(nameEntry.value)) {
-      r.errorAt(nameEntry ?? item, 'name is required');
-      continue;
-    }
-    const written = r.string(nameEntry, 'a string');
-    if (written === undefined) continue;
-    const name = written.trim();
-    if (!BUILD_NAME.test(name)) {
-      r.errorAt(
-        nameEntry,
-        `name must match ${BUILD_NAME.source} (a letter, then letters, digits and _), got ${JSON.stringify(written)}`,
-      );
-      continue;
-    }
-    if (seen.has(name)) {
-      r.errorAt(nameEntry, `duplicate input name ${JSON.stringify(name)}`);
-      continue;
-    }
-    seen.add(name);
+    const read = readDeclaredEntry(r, item, ['name', 'path'], 'input', 'a name and a path', seen);
+    if (!read) continue;
+    const { m, name } = read;
     const pathEntry = m.get('path');
     if (!pathEntry || isNull(pathEntry.value)) {
       r.errorAt(pathEntry ?? item, 'path is required');
@@ -79,6 +56,47 @@ export function readStepInputs(
     out.push({ name, path });
   }
   return out;
+}
+
+/**
+ * One entry of a step's `inputs:` or `outputs:`: a non-empty map of `keys` whose `name` is a letter, then
+ * letters, digits and `_`, and unique in the list (`seen`, added to). Null, with the error reported, when not.
+ */
+export function readDeclaredEntry(
+  r: DagReader,
+  item: Entry,
+  keys: readonly string[],
+  kind: 'input' | 'output',
+  shape: string,
+  seen: Set<string>,
+): { m: Map<string, Entry>; name: string } | null {
+  if (!isMap(item.value) || item.value.items.length === 0) {
+    r.errorAt(item, `an ${kind} must be a map with ${shape}, got ${describe(item.value)}`);
+    return null;
+  }
+  const m = r.map(item, keys, `an ${kind}`);
+  if (!m) return null;
+  const nameEntry = m.get('name');
+  if (!nameEntry || isNull(nameEntry.value)) {
+    r.errorAt(nameEntry ?? item, 'name is required');
+    return null;
+  }
+  const written = r.string(nameEntry, 'a string');
+  if (written === undefined) return null;
+  const name = written.trim();
+  if (!BUILD_NAME.test(name)) {
+    r.errorAt(
+      nameEntry,
+      `name must match ${BUILD_NAME.source} (a letter, then letters, digits and _), got ${JSON.stringify(written)}`,
+    );
+    return null;
+  }
+  if (seen.has(name)) {
+    r.errorAt(nameEntry, `duplicate ${kind} name ${JSON.stringify(name)}`);
+    return null;
+  }
+  seen.add(name);
+  return { m, name };
 }
 
 /** The path outputs of a step (an `outputs` entry with a `path`). */

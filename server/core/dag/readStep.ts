@@ -28,7 +28,7 @@ import {
   readStepRetryPolicy,
 } from './readPolicies';
 import { UNSUPPORTED_STEP_KEYS } from './unsupported';
-import { readStepInputs } from './readBuild';
+import { readDeclaredEntry, readStepInputs } from './readBuild';
 import { readApproval } from './readApproval';
 import { outputSchemaProblem } from '../outputSchema';
 import { customCall, customContext, expandCustomStep, type CustomCall } from './customSteps';
@@ -454,9 +454,7 @@ function readOutputName(r: DagReader, entry: Entry | undefined): string | undefi
   return name;
 }
 
-export const OUTPUT_NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
-
-/**
+export /**
  * `outputs:` (Dagu's declared outputs): a non-empty list of `{name, type}` (type string or json, string by
  * default) or, in a build DAG, `{name, path}` (the file the step makes; readBuild.ts checks the rest), names
  * unique; the step needs an `id`, under which later steps read them.
@@ -488,32 +486,9 @@ function readDeclaredOutputs(
   const out: DeclaredOutputSpec[] = [];
   const seen = new Set<string>();
   for (const item of r.list(entry, 'outputs') ?? []) {
-    if (!isMap(item.value) || item.value.items.length === 0) {
-      r.errorAt(item, `an output must be a map with a name, got ${describe(item.value)}`);
-      continue;
-    }
-    const m = r.map(item, ['name', 'type', 'path'], 'an output');
-    if (!m) continue;
-    const nameEntry = m.get('name');
-    if (!nameEntry || isNull(nameEntry.value)) {
-      r.errorAt(nameEntry ?? item, 'name is required');
-      continue;
-    }
-    const written = r.string(nameEntry, 'a string');
-    if (written === undefined) continue;
-    const name = written.trim();
-    if (!OUTPUT_NAME.test(name)) {
-      r.errorAt(
-        nameEntry,
-        `name must match ${OUTPUT_NAME.source} (a letter, then letters, digits and _), got ${JSON.stringify(written)}`,
-      );
-      continue;
-    }
-    if (seen.has(name)) {
-      r.errorAt(nameEntry, `duplicate output name ${JSON.stringify(name)}`);
-      continue;
-    }
-    seen.add(name);
+    const read = readDeclaredEntry(r, item, ['name', 'type', 'path'], 'output', 'a name', seen);
+    if (!read) continue;
+    const { m, name } = read;
     const pathEntry = m.get('path');
     let path: string | undefined;
     if (pathEntry) {
