@@ -6,7 +6,7 @@
 
 import { dirname } from 'node:path';
 import type { DagSpec, StepSpec } from '../core/types';
-import { pathOutputs } from '../core/dag/readBuild';
+import { pathOutputs } from '../core/build/steps';
 import { buildPathKey, resolveBuildPath } from '../store/buildFiles';
 
 /** One resolved path: what the step calls it, where it is, and the key it is compared and locked by. */

@@ -5,9 +5,7 @@
 // fresh staging file beside the output, and only a successful attempt's file replaces the output, verified,
 // under the store's journal. A failed attempt leaves the previous output and manifest as they were.
 
-import { createHash, randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
-import { readdir, unlink } from 'node:fs/promises';
 import {
   MANIFEST_SCHEMA_VERSION,
   type BuildReason,
@@ -17,9 +15,12 @@ import {
   type PathLocks,
   type StepBuildStatus,
 } from '../core/build/types';
-import { mayBeReused } from '../core/dag/readBuild';
+import { mayBeReused } from '../core/build/steps';
 import type { DagSpec, StepSpec } from '../core/types';
 import { snapshotFile } from '../store/buildFiles';
+// Loaded when a build step first needs them: every run imports this module, few run build DAGs.
+import { fsPromises } from '../store/fsPromises';
+import { nodeCrypto } from '../store/nodeCrypto';
 import type { BuildStepPlan } from './buildPlan';
 
 /** Everything in a step's recipe: what, with what and where it runs (before any attempt's paths exist). */
@@ -138,7 +139,7 @@ function canonicalJson(v: unknown): string {
 }
 
 function digest(text: string): string {
-  return `sha256:${createHash('sha256').update(text).digest('hex')}`;
+  return `sha256:${nodeCrypto().createHash('sha256').update(text).digest('hex')}`;
 }
 
 const FINGERPRINT_SCHEMA = 1;
@@ -250,7 +251,8 @@ export class BuildStep {
     this.inputs = inputs.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const output = c.plan.output;
     if (output) {
-      this.metadata.materialization_key = createHash('sha256')
+      this.metadata.materialization_key = nodeCrypto()
+        .createHash('sha256')
         .update(`${c.dag.name}\0${c.step.id ?? c.step.name}\0${output.key}`)
         .digest('hex');
     }
@@ -332,7 +334,7 @@ export class BuildStep {
     if (!o) return null;
     const staging = join(
       dirname(o.path),
-      `${stagingPrefix(o.path)}${this.c.attempt}-${retry}-${randomBytes(8).toString('hex')}.tmp`,
+      `${stagingPrefix(o.path)}${this.c.attempt}-${retry}-${nodeCrypto().randomBytes(8).toString('hex')}.tmp`,
     );
     return { staging, outputs: { [o.name]: staging } };
   }
@@ -367,7 +369,7 @@ export class BuildStep {
     const manifest: Materialization = {
       schema_version: MANIFEST_SCHEMA_VERSION,
       materialization_key: this.metadata.materialization_key ?? '',
-      commit_id: randomBytes(16).toString('hex'),
+      commit_id: nodeCrypto().randomBytes(16).toString('hex'),
       dag_name: this.c.dag.name,
       step_id: this.c.step.id ?? this.c.step.name,
       recipe_digest: this.recipeDigest,
@@ -390,7 +392,10 @@ export class BuildStep {
 
   /** Removes an attempt's staging file (gone already after a commit). */
   async discard(staging: string | null): Promise<void> {
-    if (staging) await unlink(staging).catch(() => undefined);
+    if (staging)
+      await fsPromises()
+        .unlink(staging)
+        .catch(() => undefined);
   }
 
   /** Releases the path locks; once. */
@@ -430,10 +435,14 @@ function stagingPrefix(output: string): string {
  */
 async function removeLeftStaging(output: string): Promise<void> {
   const prefix = stagingPrefix(output);
-  const names = await readdir(dirname(output)).catch(() => [] as string[]);
+  const names = await fsPromises()
+    .readdir(dirname(output))
+    .catch(() => [] as string[]);
   for (const name of names) {
     if (name.startsWith(prefix) && name.endsWith('.tmp'))
-      await unlink(join(dirname(output), name)).catch(() => {});
+      await fsPromises()
+        .unlink(join(dirname(output), name))
+        .catch(() => {});
   }
 }
 

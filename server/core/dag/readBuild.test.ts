@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { formatDagError, parseDag } from './parseDag';
-import { hasBuildPaths, mayBeReused, pathOutputs } from './readBuild';
+import { hasBuildPaths, mayBeReused, pathOutputs } from '../build/steps';
 import type { DagSpec } from '../types';
 
 const FILE = '/srv/dags/etl.yaml';

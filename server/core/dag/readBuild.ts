@@ -4,6 +4,7 @@
 // before anything runs. Error texts are Dagu's.
 
 import { isMap, isScalar, isSeq, type Node } from 'yaml';
+import { hasBuildPaths, mayBeReused, pathOutputs } from '../build/steps';
 import type { BuildInputSpec } from '../build/types';
 import type { ConditionSpec, DagSpec, StepSpec } from '../types';
 import { describe, isNull, type DagReader, type Entry } from './dagReader';
@@ -99,16 +100,6 @@ export function readDeclaredEntry(
   return { m, name };
 }
 
-/** The path outputs of a step (an `outputs` entry with a `path`). */
-export function pathOutputs(step: Pick<StepSpec, 'outputs'>): Array<{ name: string; path: string }> {
-  return (step.outputs ?? []).flatMap((o) => (o.path ? [{ name: o.name, path: o.path }] : []));
-}
-
-/** Whether a step declares build paths at all. */
-export function hasBuildPaths(step: Pick<StepSpec, 'outputs' | 'inputs'>): boolean {
-  return (step.inputs ?? []).length > 0 || pathOutputs(step).length > 0;
-}
-
 /** A `${inputs.x}` / `${outputs.x}` reference in a text. */
 function refersTo(text: string | null | undefined, ns: 'inputs' | 'outputs'): boolean {
   return text != null && new RegExp(`\\$\\{\\s*${ns}\\.`).test(text);
@@ -116,21 +107,6 @@ function refersTo(text: string | null | undefined, ns: 'inputs' | 'outputs'): bo
 
 const ATTEMPT_ONLY = 'path output references are available only during executor attempts';
 const NOT_YET = 'input path references are unavailable before step execution';
-
-/**
- * Whether Dagu could reuse the step instead of running it (build.go's eligibility, less what only the run
- * knows: secrets): exactly one output, a path, and nothing else it would publish or wait for.
- */
-export function mayBeReused(dag: Pick<DagSpec, 'type'>, step: StepSpec): boolean {
-  if (dag.type !== 'build' || !step.id) return false;
-  const outputs = step.outputs ?? [];
-  if (outputs.length !== 1 || !outputs[0].path) return false;
-  if (step.output || (step.structured_output ?? []).length > 0 || step.stdout_outputs !== undefined)
-    return false;
-  if (step.approval || step.repeat_policy?.mode || step.parallel || step.call) return false;
-  const kind = step.action?.kind ?? 'command';
-  return kind === 'command' || kind === 'exec';
-}
 
 /** Checks every rule about build paths Dagu checks at load (its validator.go), on the DAG as read. */
 export function checkBuildPaths(
