@@ -6,7 +6,7 @@
 // values only a run makes (an upstream step's `output:` variable, secrets) are not in the preview's scope.
 
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve as resolvePath } from 'node:path';
 import type { MaterializationStore, StepBuildStatus } from '../core/build/types';
 import { topoOrder } from '../core/graph';
 import { resolveValue } from '../core/dag/values';
@@ -18,7 +18,6 @@ import { filterHostEnv, type HostEnvPassthrough } from './hostEnv';
 import { chooseShell, defaultShellOf } from './stepCommand';
 import { buildStepEnv, evaluateDagEnv, scopeOf, withDotenv } from './stepEnv';
 import { expandHome, stepDirPath } from './workDir';
-import { dirname, resolve as resolvePath } from 'node:path';
 
 export interface BuildPreviewOptions {
   store: MaterializationStore | null;

@@ -630,14 +630,15 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
     }
     try {
       // Step preconditions: checked once, when the step becomes ready (handlers have them too).
+      // The step's shell: its preconditions run in it, and a build step's recipe records it.
+      const shell = chooseShell({
+        stepShell: spec.shell,
+        stepShellArgs: spec.shell_args ?? [],
+        dagShell: shellDag.shell ?? null,
+        dagShellArgs: shellDag.shell_args ?? [],
+        defaultShell: defaultShellOf(hostEnv),
+      }).words;
       if ((spec.preconditions ?? []).length > 0) {
-        const shell = chooseShell({
-          stepShell: spec.shell,
-          stepShellArgs: spec.shell_args ?? [],
-          dagShell: shellDag.shell ?? null,
-          dagShellArgs: shellDag.shell_args ?? [],
-          defaultShell: defaultShellOf(hostEnv),
-        }).words;
         const outcome = await checkConditions(spec.preconditions ?? [], {
           shell,
           env: env.processEnv,
@@ -677,13 +678,7 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunStatus> {
         try {
           await build.evaluate(
             stepRecipe(spec, {
-              shell: chooseShell({
-                stepShell: spec.shell,
-                stepShellArgs: spec.shell_args ?? [],
-                dagShell: shellDag.shell ?? null,
-                dagShellArgs: shellDag.shell_args ?? [],
-                defaultShell: defaultShellOf(hostEnv),
-              }).words,
+              shell,
               cwd,
               params: status.params,
               processEnv: env.processEnv,
