@@ -9,6 +9,7 @@ import type { Labels } from '../core/distributed';
 import { dagFromYaml } from '../testing/dagFromYaml';
 import { RecordingLogger } from '../testing/recordingLogger';
 import { newRunDispatch } from '../core/dispatcherApi';
+import { freshStepStatus } from '../core/runStatus';
 import type { DispatchTask } from '../store/dispatchTypes';
 import { MemoryStateStore } from '../store/memoryStateStore';
 import { MemoryCancelRequests } from '../store/memoryCancelRequests';
@@ -525,6 +526,48 @@ describe('CoordinatorServer', () => {
     expect(first.body.status.worker_selector).toEqual({ zone: 'b' });
     expect(again.body.outcome).toBe('held');
     expect(unknown.status).toBe(404);
+  });
+
+  it('retries one step of an ended sub-run in a new attempt, once, and refuses what cannot be retried', async () => {
+    const s = await startCoordinator();
+    const parent = { run_id: 'root-1', dag_name: 'root', step: 'go' };
+    const body = { dag_name: 'child', run_id: 'root-1-abc', params: [], worker_selector: null, parent };
+    const retry = { attempt: 1, step: 'build', downstream: false, path: null };
+    expect((await s.call('POST', COORDINATOR_PATHS.dispatch, body)).body.status.parent).toEqual(parent);
+    const running = await s.call('POST', COORDINATOR_PATHS.dispatch, { ...body, retry });
+    expect(running.body).toMatchObject({ outcome: 'refused' });
+    expect(running.body.error).toContain('attempt 1 of run root-1-abc has not ended');
+    // The first attempt ends failed at its step build.
+    const r = await s.runs.readStatus('root-1-abc');
+    if (r.kind !== 'ok') throw new Error('no run');
+    await s.runs.writeStatus(
+      { ...r.status, status: 'failed', steps: [{ ...freshStepStatus('build'), status: 'failed' }] },
+      r.status,
+    );
+    await s.tasks.delete((await s.tasks.findByRun('root-1-abc'))!.task_id);
+
+    const unknownStep = await s.call('POST', COORDINATOR_PATHS.dispatch, {
+      ...body,
+      retry: { ...retry, step: 'nope' },
+    });
+    expect(unknownStep.body.error).toBe('retry step not found: nope in DAG run root-1-abc');
+    const first = await s.call('POST', COORDINATOR_PATHS.dispatch, { ...body, retry });
+    const resent = await s.call('POST', COORDINATOR_PATHS.dispatch, { ...body, retry });
+
+    expect(first.body).toMatchObject({
+      outcome: 'held',
+      status: { attempt: 2, trigger_type: 'retry', parent, worker_selector: { zone: 'b' } },
+    });
+    expect(resent.body).toMatchObject({ outcome: 'exists', status: { attempt: 2 } });
+    const task = (await s.tasks.findByRun('root-1-abc'))!;
+    expect(task).toMatchObject({ attempt: 2, operation: 'retry', parent });
+    expect(task.step_retry).toEqual({ step: 'build', downstream: false, path: null });
+    expect(task.previous).toMatchObject({ attempt: 1, status: 'failed' });
+    const badPath = await s.call('POST', COORDINATOR_PATHS.dispatch, {
+      ...body,
+      retry: { ...retry, path: { hops: [], step: 'x', downstream: false } },
+    });
+    expect(badPath.status).toBe(400);
   });
 
   it('cancels a held run through the API and lists workers with their health', async () => {

@@ -14,7 +14,14 @@ import type { LoadDagResult } from '../store/dagCatalog';
 import type { WorkerRegistry } from '../store/dispatchTypes';
 import type { RunStore } from '../store/types';
 import { hasBearerToken } from './auth';
-import { resolveSelector, type DispatcherApi, newRunDispatch } from '../core/dispatcherApi';
+import {
+  newRunDispatch,
+  nextAttemptDispatch,
+  resolveSelector,
+  type DispatcherApi,
+  type DispatchParams,
+} from '../core/dispatcherApi';
+import { TERMINAL_RUN_STATES, type DagSpec } from '../core/types';
 import { DispatchConflictError, DispatchFailedError, RunUnreadableError } from './errors';
 import { HttpError, readJson, sendError, sendJson, sendNoContent, validated } from './httpIo';
 import type { LogChunks } from './logChunks';
@@ -23,6 +30,7 @@ import {
   MAX_POLL_WAIT_MS,
   type AckResponse,
   type DispatchReply,
+  type DispatchRequest,
   type PollResponse,
   type WorkerView,
 } from './protocol';
@@ -421,14 +429,16 @@ export class CoordinatorServer {
     }
     let reply: DispatchReply;
     try {
-      const result = await this.d.dispatcher.dispatch(
-        newRunDispatch(loaded.dag, body.run_id, {
-          triggerType: 'subdag',
-          params: body.params,
-          selector: resolveSelector(loaded.dag, body.worker_selector),
-          parent: body.parent,
-        }),
-      );
+      const params = body.retry
+        ? await this.retryParams(loaded.dag, body, body.retry)
+        : newRunDispatch(loaded.dag, body.run_id, {
+            triggerType: 'subdag',
+            params: body.params,
+            selector: resolveSelector(loaded.dag, body.worker_selector),
+            parent: body.parent,
+          });
+      if ('outcome' in params) return sendJson(res, 200, params);
+      const result = await this.d.dispatcher.dispatch(params);
       reply =
         result.outcome === 'refused'
           ? {
@@ -444,6 +454,42 @@ export class CoordinatorServer {
       reply = { outcome: 'exists', run_id: body.run_id, ...(err.status ? { status: err.status } : {}) };
     }
     sendJson(res, 200, reply);
+  }
+
+  /**
+   * A new attempt of the ended sub-run `body.run_id` retrying one step (a `retry --sub-run-id` path through
+   * a run on a worker), on a worker matching the selector its first attempt had; the reply itself when there
+   * is nothing to dispatch: `exists` when the run is already past that attempt (a resent request).
+   */
+  private async retryParams(
+    dag: DagSpec,
+    body: DispatchRequest,
+    retry: NonNullable<DispatchRequest['retry']>,
+  ): Promise<DispatchParams | DispatchReply> {
+    const r = await this.d.runs.readStatus(body.run_id);
+    if (r.kind === 'missing') throw new HttpError(404, 'not_found', `run ${body.run_id} does not exist`);
+    if (r.kind === 'corrupt') throw new RunUnreadableError(body.run_id, r.path, r.error);
+    const s = r.status;
+    const refused = (error: string): DispatchReply => ({
+      outcome: 'refused',
+      run_id: body.run_id,
+      error,
+      status: s,
+    });
+    if (s.attempt > retry.attempt) return { outcome: 'exists', run_id: body.run_id, status: s };
+    if (s.attempt < retry.attempt || !TERMINAL_RUN_STATES.includes(s.status))
+      return refused(
+        `attempt ${retry.attempt} of run ${body.run_id} has not ended (it is at attempt ${s.attempt}, ${s.status})`,
+      );
+    if (s.dag_name !== dag.name) return refused(`run ${body.run_id} belongs to DAG ${s.dag_name}`);
+    if (!s.steps.some((st) => st.name === retry.step))
+      return refused(`retry step not found: ${retry.step} in DAG run ${body.run_id}`);
+    return {
+      ...nextAttemptDispatch(dag, s, 'retry'),
+      selector: s.worker_selector ?? resolveSelector(dag, body.worker_selector),
+      parent: s.parent ?? body.parent,
+      stepRetry: { step: retry.step, downstream: retry.downstream, path: retry.path },
+    };
   }
 }
 

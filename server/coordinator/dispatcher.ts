@@ -241,6 +241,8 @@ export class Dispatcher implements DispatcherApi {
         scheduleTime: p.scheduleTime,
         params: p.params,
         nowIso,
+        // A sub-DAG names its call step from the first record on, on every attempt.
+        parent: p.parent ?? p.previous?.parent,
       }),
       worker_selector: p.selector,
       conditions: decision.kind === 'hold' ? waitingConditions(decision.reason, p.selector, nowIso) : [],
@@ -408,6 +410,7 @@ export class Dispatcher implements DispatcherApi {
         schedule_time: p.scheduleTime,
         previous: p.previous,
         parent: p.parent,
+        ...(p.stepRetry ? { step_retry: p.stepRetry } : {}),
         enqueued_at_ms: this.d.clock.nowMs(),
         hold_until_ms: hold?.until ?? null,
         wait_ms: hold?.waitMs ?? null,

@@ -3,6 +3,7 @@
 // Every request carries `Authorization: Bearer <coordinator.token>` when a token is configured.
 
 import type { Labels } from '../core/distributed';
+import type { StepRetry } from '../core/retryPath';
 import type { RunStatus } from '../core/types';
 import type { DispatchTask } from '../store/dispatchTypes';
 import type { StateEntry, StateRef, StateScope, StateUpdateSource } from '../store/stateStore';
@@ -151,6 +152,12 @@ export interface DispatchRequest {
   /** Overrides the called DAG's own selector when set (a `call:` step's `worker_selector`). */
   worker_selector: Labels | null;
   parent: { run_id: string; dag_name: string; step: string } | null;
+  /**
+   * `run_id` exists and attempt `attempt` of it ended: a new attempt retries `step` (and the path below it)
+   * in place (a `retry --sub-run-id` path through a run on a worker). When the run is past that attempt, the
+   * reply is `exists` (a resent request): the caller follows the attempt under way.
+   */
+  retry?: StepRetry & { attempt: number };
 }
 
 export type DispatchOutcome = 'dispatched' | 'held' | 'refused' | 'exists';

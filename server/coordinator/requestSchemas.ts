@@ -36,6 +36,7 @@ const labels = z
   .refine((v) => Object.keys(v).length <= 64, 'at most 64 labels');
 const text = z.string().max(10_000);
 const iso = z.string().max(64);
+const stepName = z.string().min(1).max(1000);
 const runs = z.array(z.strictObject({ run_id: runId, attempt })).max(10_000);
 
 export const heartbeatSchema: z.ZodType<HeartbeatRequest> = z.object({
@@ -245,6 +246,23 @@ export const dispatchRequestSchema: z.ZodType<DispatchRequest> = z.object({
     .max(100),
   worker_selector: labels.nullable(),
   parent: z.object({ run_id: runId, dag_name: dagName, step: z.string().min(1).max(1000) }).nullable(),
+  retry: z
+    .object({
+      attempt,
+      step: stepName,
+      downstream: z.boolean(),
+      path: z
+        .object({
+          hops: z
+            .array(z.object({ step: stepName, run_id: runId }))
+            .min(1)
+            .max(100),
+          step: stepName,
+          downstream: z.boolean(),
+        })
+        .nullable(),
+    })
+    .optional(),
 });
 
 // The store checks names and sizes itself (with Dagu's messages, which the step prints); these bounds only

@@ -4,6 +4,7 @@
 
 import { defaultParamList } from './params';
 import type { Labels, WaitReason } from './distributed';
+import type { StepRetry } from './retryPath';
 import type { DagSpec, RunStatus, TriggerType } from './types';
 
 /** What a worker is asked to do with a run. `resume` runs again only the steps that did not succeed. */
@@ -28,6 +29,11 @@ export interface DispatchParams {
   fromQueue: boolean;
   /** A retry the scheduler starts under the DAG's retry_policy: the new attempt counts one more auto retry. */
   autoRetry?: boolean;
+  /**
+   * With `retry`: only this step of `previous` runs again (and its path below, for `--sub-run-id`); every
+   * other step keeps the status it had. Absent: Dagu's retry of what did not succeed.
+   */
+  stepRetry?: StepRetry;
 }
 
 export type DispatchResult =

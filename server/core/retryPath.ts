@@ -17,6 +17,16 @@ export interface RetryPath {
   downstream: boolean;
 }
 
+/**
+ * One step of an existing run retried in place (`retry --step`, a level of a `--sub-run-id` path): the
+ * step, whether the steps downstream of it run again too, and the rest of the path below it (null: none).
+ */
+export interface StepRetry {
+  step: string;
+  downstream: boolean;
+  path: RetryPath | null;
+}
+
 /** What the child of the first hop is told: the step it retries and the rest of the path (null: none). */
 export function nextLevel(path: RetryPath): { step: string; rest: RetryPath | null } {
   if (path.hops.length > 1) {

@@ -22,6 +22,8 @@ export interface NewRunStatusInput {
   paramsJson?: string | null;
   /** `--no-reuse`: a build DAG's steps execute even where a committed output matches (RunStatus.no_reuse). */
   noReuse?: boolean;
+  /** The call step that started this run (a sub-DAG), kept on every attempt of it. */
+  parent?: RunStatus['parent'];
 }
 
 export function newRunStatus(i: NewRunStatusInput): RunStatus {
@@ -60,6 +62,7 @@ export function newRunStatus(i: NewRunStatusInput): RunStatus {
     // The DAG's labels as the run was made (with any `--labels` already in `dag`), as Dagu records them.
     ...(labels.length > 0 ? { labels: [...labels] } : {}),
     ...(i.noReuse ? { no_reuse: true as const } : {}),
+    ...(i.parent ? { parent: { ...i.parent } } : {}),
   };
 }
 

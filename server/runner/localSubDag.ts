@@ -5,7 +5,7 @@
 // created here, `queued` with its parent and params, and its process takes it over: so the record names its
 // parent from the first write, and the params are checked before any process starts.
 
-import { encodeRetryPath } from '../core/retryPath';
+import { encodeRetryPath, type StepRetry } from '../core/retryPath';
 import { runProcessEnv } from './runProcessEnv';
 import { closeSync, openSync } from 'node:fs';
 import type { Config } from '../config/types';
@@ -17,7 +17,13 @@ import { isoUtc, newRunStatus } from '../core/runStatus';
 import { TERMINAL_RUN_STATES, type DagSpec, type RunStatus } from '../core/types';
 import { SECOND } from '../core/units';
 import { endedStatus } from '../core/endedStatus';
-import { isDistributed, resolveSelector, type DispatcherApi, newRunDispatch } from '../core/dispatcherApi';
+import {
+  isDistributed,
+  newRunDispatch,
+  nextAttemptDispatch,
+  resolveSelector,
+  type DispatcherApi,
+} from '../core/dispatcherApi';
 import { loadDag, type LoadDagResult } from '../store/dagCatalog';
 import type { QueueStore, RunStore } from '../store/types';
 import { parseParamWord } from '../core/params';
@@ -235,9 +241,9 @@ async function createChildRecord(
         scheduleTime: null,
         params,
         nowIso: isoUtc(deps.clock.nowMs()),
+        parent: req.parent,
       }),
       queue,
-      parent: { ...req.parent },
     };
     const created = await deps.runStore.createRun(status);
     if (created.created) return status;
@@ -327,7 +333,63 @@ async function dispatchChild(
     )
     .catch(() => {});
   logger.info('Dispatched a sub-DAG run', { outcome: outcome.outcome, selector: formatSelector(selector) });
+  return followDispatchedChild(deps, dispatcher, req, logger);
+}
 
+/**
+ * `retry --sub-run-id` through a child that ran on a worker: a new attempt of it that retries the path's step
+ * is dispatched to a worker matching the child's selector, as its first attempt was, and followed to its end.
+ */
+async function dispatchChildRetry(
+  deps: LocalSubDagDeps,
+  dag: DagSpec,
+  req: SubDagRequest,
+  previous: RunStatus,
+  retry: StepRetry,
+  logger: Logger,
+): Promise<SubDagResult> {
+  const dispatcher = deps.dispatcher;
+  const failed = (message: string): never => {
+    throw new SubDagStartError(dag.name, `retry of child DAG run ${req.runId} did not start: ${message}`);
+  };
+  if (!dispatcher) return failed('it ran on a worker, and no dispatcher is available');
+  if (!TERMINAL_RUN_STATES.includes(previous.status)) return failed(`it is ${previous.status}`);
+  if (!previous.steps.some((s) => s.name === retry.step))
+    return failed(`retry step not found: ${retry.step} in DAG run ${req.runId}`);
+  const selector = previous.worker_selector ?? resolveSelector(dag, req.workerSelector);
+  let outcome: Awaited<ReturnType<DispatcherApi['dispatch']>>;
+  try {
+    outcome = await dispatcher.dispatch({
+      ...nextAttemptDispatch(dag, previous, 'retry'),
+      selector,
+      parent: previous.parent ?? req.parent,
+      stepRetry: retry,
+    });
+  } catch (err) {
+    return failed(errorText(err));
+  }
+  if (outcome.outcome === 'refused') return failed(outcome.error);
+  await files
+    .appendFile(
+      req.logFiles.stderr,
+      `dispatched a retry of step ${retry.step} of sub-DAG run ${req.runId} to a worker matching ${formatSelector(selector)}\n`,
+    )
+    .catch(() => {});
+  logger.info('Dispatched a retry of a sub-DAG run', {
+    outcome: outcome.outcome,
+    step: retry.step,
+    selector: formatSelector(selector),
+  });
+  return followDispatchedChild(deps, dispatcher, req, logger);
+}
+
+/** Waits for a child dispatched to the workers to end (cancelling it when the parent stops) and returns it. */
+async function followDispatchedChild(
+  deps: LocalSubDagDeps,
+  dispatcher: DispatcherApi,
+  req: SubDagRequest,
+  logger: Logger,
+): Promise<SubDagResult> {
   const end = await waitForRunEnd({
     runs: deps.runStore,
     runId: req.runId,
@@ -407,11 +469,8 @@ async function againChildRun(
       `child DAG run ${req.runId} is ${read.status.status}; it cannot be kept`,
     );
   }
-  if (read.status.worker_id)
-    throw new SubDagStartError(
-      dag.name,
-      `child DAG run ${req.runId} ran on worker ${read.status.worker_id}: --step retries only runs of this host`,
-    );
+  // A child that ran on a worker is retried there: a retry task of this one step, followed to its end.
+  if (read.status.worker_id) return dispatchChildRetry(deps, dag, req, read.status, retry, logger);
   const args = [
     'retry',
     '--quiet',

@@ -85,6 +85,8 @@ export async function runNextAttempt(
     paramsJson: previous.params_json,
     // `--no-reuse` was asked for the run, not for one attempt of it.
     noReuse: previous.no_reuse === true,
+    // A sub-run stays under its call step: the console links it back, and a later retry path finds it.
+    parent: previous.parent,
   });
   // A run under another name (`dagu start -N`) keeps the file its DAG comes from.
   if (previous.dag_file) status.dag_file = previous.dag_file;

@@ -7,7 +7,7 @@ import { formatDuration } from '../core/duration';
 import { isoTime } from '../core/isoTime';
 import { formatParam } from '../core/params';
 import type { Clock } from '../core/ports';
-import type { RetryPath } from '../core/retryPath';
+import type { RetryPath, StepRetry } from '../core/retryPath';
 import type { DagSpec, RunState, RunStatus, StepSpec, StepStatus } from '../core/types';
 import { SECOND } from '../core/units';
 import { appendFile } from '../store/fileCalls';
@@ -55,7 +55,7 @@ export interface SubDagRequest {
    * `runId` is a child run that exists (`retry --sub-run-id`): with `retry`, a new attempt of it retries that
    * step (and the path's rest below it); without, its result is taken as it is, nothing run.
    */
-  existing?: { retry: { step: string; downstream: boolean; path: RetryPath | null } | null };
+  existing?: { retry: StepRetry | null };
 }
 
 /** How the child run ended (or `queued`, for `dag.enqueue`). */

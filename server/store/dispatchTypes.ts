@@ -5,6 +5,7 @@
 import type { CoordinatorBeat } from '../core/coordinatorPresence';
 import type { Labels } from '../core/distributed';
 import type { TaskOperation } from '../core/dispatcherApi';
+import type { StepRetry } from '../core/retryPath';
 import type { DagSpec, RunStatus, TriggerType } from '../core/types';
 import type { EventLog, InlineEvent } from './types';
 
@@ -28,6 +29,8 @@ export interface DispatchTask {
   previous: RunStatus | null;
   /** For a sub-DAG run: the run and step that called it. */
   parent: { run_id: string; dag_name: string; step: string } | null;
+  /** For `retry`: the one step retried in place (absent or null: what did not succeed runs again). */
+  step_retry?: StepRetry | null;
   enqueued_at_ms: number;
   /** Set on a held task: claimable until then; afterwards listed but not claimable until deleted. */
   hold_until_ms: number | null;

@@ -104,4 +104,47 @@ describe('remoteSubDagRunner', () => {
     await time.advance(500);
     expect(await result).toMatchObject({ status: 'aborted' });
   });
+
+  it('keeps an ended child of the attempt before as it was, and retries the one on the path in a new attempt', async () => {
+    const { time, coordinator, runner } = setup();
+    const failed = childIn('failed', 'step "a" failed');
+    coordinator.runs.set('parent-1-abc123', failed);
+    const kept = await runner({ ...request(), existing: { retry: null } });
+    expect(kept).toMatchObject({ run_id: 'parent-1-abc123', status: 'failed' });
+    expect(coordinator.dispatches).toEqual([]);
+
+    const path = { hops: [{ step: 'deep', run_id: 'leaf-1' }], step: 'build', downstream: true };
+    const retried = runner({ ...request(), existing: { retry: { step: 'a', downstream: false, path } } });
+    await settle();
+    expect(coordinator.dispatches).toEqual([
+      {
+        dag_name: 'child',
+        run_id: 'parent-1-abc123',
+        params: [],
+        worker_selector: { zone: 'b' },
+        parent: { run_id: 'parent-1', dag_name: 'parent', step: 'call-child' },
+        retry: { attempt: 1, step: 'a', downstream: false, path },
+      },
+    ]);
+    // The old attempt's end is not the retry's: the runner follows the new attempt until it ends.
+    coordinator.runs.set('parent-1-abc123', { ...childIn('running'), attempt: 2 });
+    await time.advance(500);
+    coordinator.runs.set('parent-1-abc123', { ...childIn('succeeded'), attempt: 2 });
+    await time.advance(500);
+    expect(await retried).toMatchObject({ status: 'succeeded' });
+  });
+
+  it('fails the call step when the child to keep is still running, or the coordinator refuses its retry', async () => {
+    const { coordinator, runner } = setup();
+    coordinator.runs.set('parent-1-abc123', childIn('running'));
+    await expect(runner({ ...request(), existing: { retry: null } })).rejects.toThrow(
+      'child DAG run parent-1-abc123 is running; it cannot be kept',
+    );
+    coordinator.runs.set('parent-1-abc123', childIn('failed'));
+    coordinator.dispatchReply = () => ({ outcome: 'refused', run_id: 'parent-1-abc123', error: 'no' });
+    const retry = { step: 'a', downstream: false, path: null };
+    await expect(runner({ ...request(), existing: { retry } })).rejects.toThrow(
+      'retry of child DAG run parent-1-abc123 did not start: no',
+    );
+  });
 });

@@ -5,7 +5,8 @@ import type { Clock, Logger, Timers } from '../core/ports';
 import { TERMINAL_RUN_STATES } from '../core/types';
 import { SECOND } from '../core/units';
 import { errorText } from '../runner/statusReporter';
-import { childResult, SubDagStartError, type SubDagRunner } from '../runner/subDag';
+import type { StepRetry } from '../core/retryPath';
+import { childResult, SubDagStartError, type SubDagRequest, type SubDagRunner } from '../runner/subDag';
 import { CoordinatorError, type CoordinatorApi } from './coordinatorClient';
 import { retryBackoffMs, sleep } from './retryBackoff';
 
@@ -29,25 +30,17 @@ export function remoteSubDagRunner(o: RemoteSubDagOptions): SubDagRunner {
   const pollMs = o.pollIntervalMs ?? 500;
   const dispatchTimeoutMs = o.dispatchTimeoutMs ?? 60 * SECOND;
 
-  const dispatch = async (r: Parameters<SubDagRunner>[0]): Promise<boolean> => {
+  /** Keeps the coordinator asking until it answers, the parent stops (false) or the deadline passes. */
+  const persist = async <T>(r: SubDagRequest, call: () => Promise<T>): Promise<T | null> => {
     const deadline = o.clock.monoMs() + dispatchTimeoutMs;
     for (let failures = 1; ; failures++) {
       try {
-        const reply = await o.client.dispatch({
-          dag_name: r.dagName,
-          run_id: r.runId,
-          params: r.params,
-          worker_selector: r.workerSelector,
-          parent: r.parent,
-        });
-        if (reply.outcome === 'refused')
-          throw new SubDagStartError(r.dagName, reply.error ?? 'dispatch refused');
-        return true;
+        return await call();
       } catch (err) {
         if (err instanceof SubDagStartError) throw err;
         // The coordinator answered: unknown DAG, bad params... a resend would get the same answer.
         if (err instanceof CoordinatorError) throw new SubDagStartError(r.dagName, err.message);
-        if (r.signal.aborted) return false;
+        if (r.signal.aborted) return null;
         if (o.clock.monoMs() >= deadline)
           throw new SubDagStartError(r.dagName, `cannot reach the coordinator: ${errorText(err)}`);
         await sleep(o.timers, retryBackoffMs(failures, SECOND, 10 * SECOND), r.signal);
@@ -55,11 +48,65 @@ export function remoteSubDagRunner(o: RemoteSubDagOptions): SubDagRunner {
     }
   };
 
+  /**
+   * `retry --sub-run-id` through a call step of a run on a worker: the child of the attempt before is used
+   * again. Kept, its result stands (nothing runs); on the path, the coordinator dispatches a new attempt of
+   * it retrying the path's step. The attempt whose end the call step waits for (at least); null when the
+   * parent stopped first.
+   */
+  const again = async (r: SubDagRequest, retry: StepRetry | null): Promise<number | null> => {
+    const previous = await persist(r, () => o.client.getRun(r.runId));
+    if (previous === null) {
+      if (r.signal.aborted) return null;
+      throw new SubDagStartError(r.dagName, `child DAG run ${r.runId} cannot be used again: it is gone`);
+    }
+    if (!TERMINAL_RUN_STATES.includes(previous.status))
+      throw new SubDagStartError(
+        r.dagName,
+        `child DAG run ${r.runId} is ${previous.status}; it cannot be kept`,
+      );
+    if (retry === null) return previous.attempt;
+    const reply = await persist(r, () =>
+      o.client.dispatch({
+        dag_name: previous.dag_name,
+        run_id: r.runId,
+        params: previous.params,
+        worker_selector: r.workerSelector,
+        parent: r.parent,
+        retry: { ...retry, attempt: previous.attempt },
+      }),
+    );
+    if (reply === null) return null;
+    if (reply.outcome === 'refused')
+      throw new SubDagStartError(
+        r.dagName,
+        `retry of child DAG run ${r.runId} did not start: ${reply.error ?? 'dispatch refused'}`,
+      );
+    return previous.attempt + 1;
+  };
+
+  const dispatch = async (r: SubDagRequest): Promise<boolean> => {
+    const reply = await persist(r, () =>
+      o.client.dispatch({
+        dag_name: r.dagName,
+        run_id: r.runId,
+        params: r.params,
+        worker_selector: r.workerSelector,
+        parent: r.parent,
+      }),
+    );
+    if (reply === null) return false;
+    if (reply.outcome === 'refused') throw new SubDagStartError(r.dagName, reply.error ?? 'dispatch refused');
+    return true;
+  };
+
   return async (r) => {
     const logger = o.logger.child({ sub_run_id: r.runId });
     // The run ID is fixed, so a dispatch resent after a lost reply finds the child (`exists`) rather than
     // starting a second one.
-    if (!(await dispatch(r)))
+    // The end of this attempt of the child (or a later one) is the call step's result.
+    const attempt = r.existing ? await again(r, r.existing.retry) : (await dispatch(r)) ? 1 : null;
+    if (attempt === null)
       return { run_id: r.runId, status: 'aborted', error: 'stopped before it was dispatched' };
 
     let missing = 0;
@@ -84,7 +131,8 @@ export function remoteSubDagRunner(o: RemoteSubDagOptions): SubDagRunner {
         } else {
           missing = 0;
           // With its output variables and published values, as a local child's: the call step's output.
-          if (TERMINAL_RUN_STATES.includes(status.status)) return { ...childResult(status), run_id: r.runId };
+          if (TERMINAL_RUN_STATES.includes(status.status) && status.attempt >= attempt)
+            return { ...childResult(status), run_id: r.runId };
         }
       } catch (err) {
         logger.debug('Cannot read the sub-DAG run; will retry', { error: errorText(err) });

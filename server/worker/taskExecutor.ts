@@ -136,6 +136,7 @@ async function runAccepted(
     params: task.params,
     nowIso: isoNow(clock),
     logDir: dirs.logDirRelative,
+    parent: task.parent ?? task.previous?.parent,
   });
   status.queued_at = isoUtc(task.enqueued_at_ms);
   status.worker_id = ctx.workerId;
@@ -177,7 +178,13 @@ async function runAccepted(
     timers,
   });
 
-  logger.info('Running task', { attempt: task.attempt, operation: task.operation, dir: dirs.dir });
+  const stepRetry = task.operation === 'retry' ? (task.step_retry ?? null) : null;
+  logger.info('Running task', {
+    attempt: task.attempt,
+    operation: task.operation,
+    dir: dirs.dir,
+    ...(stepRetry ? { step: stepRetry.step } : {}),
+  });
   shipper.start();
   const artifactsDir = join(dirs.dir, 'artifacts');
   let final: RunStatus;
@@ -204,9 +211,17 @@ async function runAccepted(
         logger,
         stopWaitMs: config.run.kill_grace_ms + 10 * SECOND,
       }),
-      // A resume keeps the successes of the attempt before; a retry what did not fail (Dagu's retry plan).
+      // A resume keeps the successes of the attempt before; a retry what did not fail (Dagu's retry plan);
+      // a one-step retry (a `retry --sub-run-id` path through this run) only that step and its path below.
       resumeFrom: task.operation === 'start' ? undefined : (task.previous?.steps ?? []),
-      retryFailed: task.operation === 'retry',
+      retryFailed: task.operation === 'retry' && !stepRetry,
+      ...(stepRetry
+        ? {
+            retryStep: stepRetry.step,
+            retryDownstream: stepRetry.downstream,
+            ...(stepRetry.path ? { retryPath: stepRetry.path } : {}),
+          }
+        : {}),
       // Run notifications are sent from here, as Dagu's agent sends them where it runs; logs to attach are
       // this worker's copies.
       notify: async (d, ended) => {

@@ -1,6 +1,7 @@
 // Held dispatch on real processes (issue 4, seed 002): a coordinator, labelled workers and `dagu start` of a
 // DAG with a worker_selector, through the real binary, on both storage backends.
 
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TERMINAL_RUN_STATES, type RunStatus } from '../../server/core/types';
@@ -320,6 +321,76 @@ describe.each(BACKENDS)('on the %s backend', (name) => {
         return t.includes('child got hello') ? t : null;
       }, 20_000);
       expect(log).toContain('child got hello');
+    });
+
+    it('retry --sub-run-id retries a step of a child on a worker, and of its own child on a worker, in place', async () => {
+      const c = await newCluster();
+      const count = path.join(c.h.home, 'count');
+      const ok = path.join(c.h.home, 'ok');
+      // root (here) -> mid (worker-b) -> leaf (worker-b); leaf's build fails until the file `ok` exists.
+      c.h.writeDag(
+        'root',
+        'type: chain\nsteps:\n  - name: pre\n    command: "true"\n  - name: go\n    call: mid\n' +
+          '  - name: after\n    command: "true"\n',
+      );
+      c.h.writeDag(
+        'mid',
+        'worker_selector:\n  zone: b\ntype: chain\nsteps:\n  - name: first\n    command: "true"\n' +
+          '  - name: deep\n    call: leaf\n  - name: tail\n    command: "true"\n',
+      );
+      c.h.writeDag(
+        'leaf',
+        'worker_selector:\n  zone: b\ntype: chain\nsteps:\n' +
+          `  - name: build\n    command: sh -c 'echo x >> ${count} && test -f ${ok}'\n` +
+          '  - name: pack\n    command: "true"\n',
+      );
+      await c.startCoordinator();
+      await c.startWorker('worker-b', { zone: 'b' });
+
+      const first = await dagu(['start', '--run-id', 'root1', 'root'], c.env);
+      expect(first.code, `${first.stdout}\n${first.stderr}\n${c.outputs()}`).toBe(1);
+      const midId = (await c.status('root1'))!.steps[1].sub_runs![0].run_id;
+      const mid1 = (await c.status(midId))!;
+      expect(mid1).toMatchObject({ status: 'failed', worker_id: 'worker-b' });
+      // A child on a worker names its call step, as a local child does.
+      expect(mid1.parent).toEqual({ run_id: 'root1', dag_name: 'root', step: 'go' });
+      const leafId = mid1.steps[1].sub_runs![0].run_id;
+      expect((await c.status(leafId))!.parent).toEqual({ run_id: midId, dag_name: 'mid', step: 'deep' });
+
+      writeFileSync(ok, '');
+      const retried = await dagu(
+        ['retry', '--run-id', 'root1', '--sub-run-id', leafId, '--step', 'build', 'root'],
+        c.env,
+      );
+      expect(retried.code, `${retried.stdout}\n${retried.stderr}\n${c.outputs()}`).toBe(0);
+      const root = (await c.status('root1'))!;
+      expect(root.steps.map((s) => [s.name, s.status])).toEqual([
+        ['pre', 'succeeded'],
+        ['go', 'succeeded'],
+        ['after', 'aborted'],
+      ]);
+      // Each level got a new attempt on the worker, under the same run ID and parent, running only the step
+      // on the path; the steps after it were not run again.
+      const mid = (await c.status(midId))!;
+      expect(mid).toMatchObject({ attempt: 2, status: 'succeeded', worker_id: 'worker-b' });
+      expect(mid.parent).toEqual(mid1.parent);
+      expect(mid.steps.map((s) => [s.name, s.status])).toEqual([
+        ['first', 'succeeded'],
+        ['deep', 'succeeded'],
+        ['tail', 'aborted'],
+      ]);
+      expect(mid.steps[1].sub_runs!.map((r) => r.run_id)).toEqual([leafId]);
+      const leaf = (await c.status(leafId))!;
+      expect(leaf).toMatchObject({ attempt: 2, status: 'succeeded', worker_id: 'worker-b' });
+      expect(leaf.steps.map((s) => [s.name, s.status])).toEqual([
+        ['build', 'succeeded'],
+        ['pack', 'aborted'],
+      ]);
+      // build ran once in each attempt, and nothing else started a leaf or a mid.
+      expect(readFileSync(count, 'utf8').trim().split('\n')).toHaveLength(2);
+      const plane = await c.plane();
+      expect((await plane.runs.listRuns({ dag: 'leaf', limit: 10 })).items).toHaveLength(1);
+      expect((await plane.runs.listRuns({ dag: 'mid', limit: 10 })).items).toHaveLength(1);
     });
 
     it("state steps on a worker reach the backend's store through the coordinator, in the root DAG's namespace", async () => {
