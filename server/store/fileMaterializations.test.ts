@@ -253,6 +253,44 @@ describe('FileMaterializationStore.commit', () => {
     expect(await readIfPresent(finalPath)).toBeNull();
   });
 
+  it('refuses to commit under a lock that was lost: its holder file removed, or its lease run out', async () => {
+    await fs.writeFile(finalPath, 'old');
+    const holderFiles = async () => {
+      const locksDir = path.join(storeDir, 'locks');
+      const dirs = await entries(locksDir);
+      const files = await Promise.all(
+        dirs.map(async (d) => (await entries(path.join(locksDir, d))).map((f) => path.join(locksDir, d, f))),
+      );
+      return files.flat();
+    };
+    const commit = async (locks: PathLocks) =>
+      store.commit(locks, {
+        stagingPath: await stage('v1'),
+        finalPath,
+        manifest: manifestFor(finalPath, 'v1', 'c1'),
+        preserveManifest: false,
+      });
+
+    // Another host judged the holder stale (its lease not renewed in time) and removed it.
+    const removed = await take(finalKey, 'exclusive');
+    const [file] = await holderFiles();
+    await fs.rm(file);
+    await expect(commit(removed)).rejects.toThrow(
+      `build commit of ${finalPath} refused: the lock on ${finalKey} was lost: its holder file was removed as stale`,
+    );
+    await removed.release();
+
+    // Not renewed for two minutes (the process was stopped): any other host may take it at any moment.
+    const expired = await take(finalKey, 'exclusive');
+    const old = new Date(Date.now() - 120_000);
+    for (const f of await holderFiles()) await fs.utimes(f, old, old);
+    await expect(commit(expired)).rejects.toThrow(
+      /its lease was last renewed 12\d s ago, past its 60 s expiry/,
+    );
+    expect(await fs.readFile(finalPath, 'utf8')).toBe('old');
+    expect(await store.get(KEY)).toBeNull();
+  });
+
   it('refuses a staged file in another directory or with other content than the manifest says', async () => {
     await fs.writeFile(finalPath, 'old');
     const locks = await take(finalKey, 'exclusive');

@@ -25,7 +25,8 @@
 // judge whose clock runs ahead of the holder's by more than that sees a live holder as stale, and one whose
 // clock runs behind waits that much longer for a dead one. NTP keeps clocks within far less. A holder that
 // cannot refresh its files for longer than the expiry (its storage unreachable, its process stopped) may
-// have them removed and its lock taken over meanwhile.
+// have them removed and its lock taken over meanwhile; it learns so at its commit, which checks first that
+// each of its holder files is still there and within its lease, and refuses to commit otherwise.
 //
 // Commits. The journal, written before anything else changes, holds what is needed to put the previous
 // output and manifest back; a crash at any point leaves it for the next exclusive holder of the path, which
@@ -162,6 +163,9 @@ export class FileMaterializationStore implements MaterializationStore {
     const finalKey = await buildPathKey(finalPath);
     if (!locks.holdsExclusively(finalKey))
       throw new Error(`build commit of ${finalPath} needs an exclusive lock on that path`);
+    // Another host may have taken over a lock whose lease ran out: nothing is committed under it then.
+    const lost = await locks.lost();
+    if (lost !== null) throw new Error(`build commit of ${finalPath} refused: ${lost}`);
     if (path.dirname(stagingPath) !== path.dirname(finalPath))
       throw new Error(`staged output ${stagingPath} is not in the directory of ${finalPath}`);
     const staged = await snapshotFile(req.manifest.output.name, stagingPath);
@@ -369,6 +373,15 @@ class HeldPathLocks implements PathLocks {
     return this.requests.some((r) => r.key === key && r.mode === 'exclusive');
   }
 
+  /** Null while every lock is still held; else why one of them was lost, naming its path. */
+  async lost(): Promise<string | null> {
+    for (const holder of this.holders) {
+      const why = await holder.lost();
+      if (why !== null) return why;
+    }
+    return null;
+  }
+
   async release(): Promise<void> {
     if (this.released) return;
     this.released = true;
@@ -384,7 +397,28 @@ class LockHolder {
     private readonly locking: Locking,
     private readonly dir: string,
     private readonly name: string,
+    /** The path the lock is on, for messages. */
+    private readonly key: string,
   ) {}
+
+  /**
+   * Null while the holder file is there and its lease has not run out; else why the lock is lost. A holder
+   * whose refreshes stopped for longer than the expiry (its process stopped, its storage unreachable) may
+   * have been judged stale by another host, removed, and its lock taken.
+   */
+  async lost(): Promise<string | null> {
+    let mtimeMs: number;
+    try {
+      mtimeMs = (await fs.stat(path.join(this.dir, this.name))).mtimeMs;
+    } catch (err) {
+      if (errorCode(err) !== 'ENOENT') throw err;
+      return `the lock on ${this.key} was lost: its holder file was removed as stale (its lease ran out)`;
+    }
+    const age = Date.now() - mtimeMs;
+    if (age > this.locking.expiryMs)
+      return `the lock on ${this.key} was lost: its lease was last renewed ${Math.round(age / 1000)} s ago, past its ${Math.round(this.locking.expiryMs / 1000)} s expiry`;
+    return null;
+  }
 
   async release(): Promise<void> {
     if (this.released) return;
@@ -442,11 +476,11 @@ async function lockExclusive(
       const blocked = (await liveHolders(locking, dir)).some(
         (h) => h.kind === 'r' || h.kind === 'c' || (h.kind === 'w' && before(h, own)),
       );
-      if (!blocked) return new LockHolder(locking, dir, mine);
+      if (!blocked) return new LockHolder(locking, dir, mine, key);
       await pause(wait, signal, key);
     }
   } catch (err) {
-    await new LockHolder(locking, dir, mine).release();
+    await new LockHolder(locking, dir, mine, key).release();
     throw err;
   }
 }
@@ -461,10 +495,10 @@ async function lockShared(
   for (let wait = POLL_FIRST_MS; ; wait = nextWait(wait)) {
     const mine = await createHolder(locking, dir, `r-${me.tag}-${newToken()}`);
     const writers = (await liveHolders(locking, dir)).some((h) => h.kind === 'w');
-    if (!writers) return new LockHolder(locking, dir, mine);
+    if (!writers) return new LockHolder(locking, dir, mine, key);
     // Withdraw while a writer holds or waits: holding on would leave that writer waiting for this reader
     // while this reader waits for it. Waiting writers thus go first.
-    await new LockHolder(locking, dir, mine).release();
+    await new LockHolder(locking, dir, mine, key).release();
     await pause(wait, signal, key);
   }
 }
