@@ -478,6 +478,10 @@ async function againChildRun(
     retry.step,
     ...(retry.downstream ? ['--downstream'] : []),
     ...(retry.path ? ['--retry-path', encodeRetryPath(retry.path)] : []),
+    // A local DAG of the caller's file has no file of its own: the retry loads the caller's copy of it.
+    ...(called.local && called.file
+      ? ['--local-dag', called.file, ...(called.sourceFile ? ['--local-dag-source', called.sourceFile] : [])]
+      : []),
     req.runId,
   ];
   const failed = (message: string) => {

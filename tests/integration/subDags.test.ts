@@ -335,6 +335,23 @@ describe("Dagu's retry --sub-run-id", () => {
     expect(stepOf(await status(midId), 'tail').status).toBe('aborted');
   });
 
+  it('retries a step of a local DAG of the calling file, which no DAG file names', async () => {
+    const ok = path.join(h.home, 'ok');
+    h.writeDag(
+      'mend',
+      'type: chain\nsteps:\n  - name: go\n    call: part\n---\nname: part\nsteps:\n' +
+        `  - name: build\n    run: test -f ${ok}\n  - name: pack\n    depends: build\n    run: echo packed\n`,
+    );
+    const rootId = runIdOf((await dagu(['start', 'mend'], h.env)).stdout);
+    const partId = stepOf(await status(rootId), 'go').sub_runs![0].run_id;
+    writeFileSync(ok, '');
+    const r = await dagu(['retry', '--sub-run-id', partId, '--step', 'build', '--downstream', rootId], h.env);
+    expect(r.code, r.stderr).toBe(0);
+    const part = await status(partId);
+    expect(part).toMatchObject({ attempt: 2, status: 'succeeded', parent: { run_id: rootId, step: 'go' } });
+    expect(part.steps.map((s) => s.status)).toEqual(['succeeded', 'succeeded']);
+  });
+
   it('refuses a sub-run id without --step, a step the sub-run lacks and a run not under the root', async () => {
     const rootId = runIdOf((await dagu(['start', 'root'], h.env)).stdout);
     const midId = stepOf(await status(rootId), 'mid_call').sub_runs![0].run_id;
