@@ -393,7 +393,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Start a new attempt of a finished run, the way a start of its DAG goes. */
+    /**
+     * Start a new attempt of a finished run, the way a start of its DAG goes.
+     * @description Without a body, every step that did not succeed runs again (`dagu retry`). With `step`, only that step runs again, and with `downstream` the steps that depend on it too; every other step keeps its status (`dagu retry --step`). For a step of a sub-run, its root run gets the new attempt, in which only the call steps on the way down run, each retrying its child of the attempt before (`dagu retry --sub-run-id`). A step is retried by a process on this host: 409 when the root's DAG runs on workers, when the root has not ended, or when the sub-run cannot be reached from its root.
+     */
     post: operations['retryRun'];
     delete?: never;
     options?: never;
@@ -1323,9 +1326,16 @@ export interface components {
       /** @description The run after the stop, or as it was when the stop was requested. */
       status: components['schemas']['RunStatus'];
     };
+    /** @description What to run again; an empty body is the whole run. */
+    RetryRequest: {
+      /** @description Only this step of the run (by name) runs again. */
+      step?: string;
+      /** @description With `step`, the steps that depend on it (directly or not) run again too. */
+      downstream?: boolean;
+    };
     /** @description A new attempt of a finished run. */
     RetryResult: {
-      /** @description The run (retries keep its ID). */
+      /** @description The run that gets the new attempt (retries keep its ID); for a step of a sub-run, its root. */
       run_id: string;
       /** @description Its DAG. */
       dag_name: string;
@@ -1336,6 +1346,10 @@ export interface components {
        * @enum {string}
        */
       outcome: 'started' | 'dispatched' | 'held';
+      /** @description For a step retry, the step. */
+      step?: string;
+      /** @description For a step of a sub-run, the sub-run (retried in place, as a new attempt of it). */
+      sub_run_id?: string;
     };
     /** @description Every DAG file. */
     DagList: {
@@ -3040,7 +3054,11 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: never;
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['RetryRequest'];
+      };
+    };
     responses: {
       /** @description The new attempt was started, handed to a worker, or is held until a worker matches. */
       202: {

@@ -220,9 +220,17 @@ export async function answerApproval(
   return result;
 }
 
-export async function retryRun(client: QueryClient, runId: string): Promise<RetryResult> {
-  const result = await postJson<RetryResult>(`/api/v1/runs/${enc(runId)}/retry`);
+/** A new attempt of a finished run: every step that did not succeed, or only `step` (and, with `downstream`,
+ *  the steps after it); for a step of a sub-run the attempt is its root run's (`result.run_id`). */
+export async function retryRun(
+  client: QueryClient,
+  runId: string,
+  step?: { name: string; downstream: boolean },
+): Promise<RetryResult> {
+  const body = step ? { step: step.name, ...(step.downstream ? { downstream: true } : {}) } : {};
+  const result = await postJson<RetryResult>(`/api/v1/runs/${enc(runId)}/retry`, body);
   await invalidateRuns(client, result.run_id);
+  if (result.run_id !== runId) await invalidateRuns(client, runId);
   return result;
 }
 

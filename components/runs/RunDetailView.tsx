@@ -24,8 +24,10 @@ import { RunFacts } from './RunFacts';
 import { RunInsights } from './RunInsights';
 import { StepDetails } from './StepDetails';
 import { StepLogTail } from './StepLogTail';
+import { StepRetry } from './StepRetry';
 import { StepTable } from './StepTable';
 import { RunLogConsole } from './logs/RunLogConsole';
+import { runHref } from './runLinks';
 import { rowToShow, runRows } from './runSteps';
 
 export function RunDetailView({
@@ -38,7 +40,8 @@ export function RunDetailView({
   /** The step to select first (`?step=`, e.g. from a child run's link back to its parent step). */
   initialStep?: string | null;
 }) {
-  const [retried, setRetried] = useState<RetryResult | null>(null);
+  // The retry asked for, as this run's next attempt; `root`: the root run a step retry of a sub-run went through.
+  const [retried, setRetried] = useState<(RetryResult & { root?: string }) | null>(null);
   const [picked, setPicked] = useState<string | null>(initialStep);
   const query = useQuery({
     ...runQuery(runId),
@@ -77,6 +80,11 @@ export function RunDetailView({
   const { steps, rows } = runView;
   const selectedRow = rowToShow(runView, picked);
   const selectedStep = selectedRow?.step ?? null;
+  // A step of a sub-run is retried through its root run; this run's own next attempt follows.
+  const onStepRetried = (r: RetryResult) =>
+    setRetried(
+      r.run_id === run.run_id ? r : { ...r, run_id: run.run_id, attempt: run.attempt + 1, root: r.run_id },
+    );
 
   return (
     <div className="flex flex-col gap-6" data-testid="run-detail">
@@ -110,8 +118,18 @@ export function RunDetailView({
           className="rounded-md bg-blue-50 px-3 py-2 text-sm text-blue-900 dark:bg-blue-950 dark:text-blue-100"
         >
           {awaitingAttempt
-            ? `Attempt ${retried.attempt} requested (${retried.outcome}); waiting for it to be recorded…`
+            ? `Attempt ${retried.attempt} requested (${retried.outcome})${retried.step ? ` to run step ${retried.step} again` : ''}; waiting for it to be recorded…`
             : `Showing attempt ${run.attempt}, started by the retry (${retried.outcome}).`}
+          {retried.root && (
+            <>
+              {' '}
+              It goes through a new attempt of run{' '}
+              <Link href={runHref(retried.root)} className={linkClass}>
+                {retried.root}
+              </Link>
+              .
+            </>
+          )}
         </p>
       )}
       {run.error && (
@@ -144,6 +162,15 @@ export function RunDetailView({
         />
       </section>
       {selectedRow && <StepDetails step={selectedRow.step} label={selectedRow.label} />}
+      {selectedRow && !selectedRow.label && !live && !awaitingAttempt && (
+        <StepRetry
+          // Not the step's name alone: the log tail beside it is keyed by that, and sibling keys must differ.
+          key={`retry:${selectedRow.step.name}`}
+          run={run}
+          step={selectedRow.step}
+          onRetried={onStepRetried}
+        />
+      )}
       {selectedStep && (
         <StepLogTail
           key={selectedStep.name}

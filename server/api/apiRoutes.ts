@@ -26,6 +26,7 @@ import {
   humanTaskBodySchema,
   jsonResponse,
   readJsonBody,
+  retryBodySchema,
   Reply,
   respond,
 } from './http';
@@ -240,7 +241,11 @@ export const API_ROUTES: readonly ApiRoute[] = [
     // A new attempt of a finished run (202: started or handed to the workers); 409 when it has not finished.
     path: '/api/v1/runs/:id/retry',
     handlers: {
-      POST: (svc, req, p) => respond(req, svc, async (s) => new Reply(await retryRun(s, p.id), 202)),
+      POST: (svc, req, p) =>
+        respond(req, svc, async (s) => {
+          const body = await readJsonBody(req, retryBodySchema);
+          return new Reply(await retryRun(s, p.id, body), 202);
+        }),
     },
   },
   {

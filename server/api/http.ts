@@ -150,6 +150,14 @@ const noReuseSchema = z.boolean().optional();
 
 export const startBodySchema = z.strictObject({ params: paramsSchema.optional(), no_reuse: noReuseSchema });
 
+/** POST /api/v1/runs/:id/retry: the whole run again (no body), or one step of it (Dagu's step retry). */
+export const retryBodySchema = z
+  .strictObject({
+    step: z.string().min(1).max(1000).optional(),
+    downstream: z.boolean().optional(),
+  })
+  .refine((b) => !b.downstream || b.step !== undefined, 'downstream needs a step');
+
 /** POST /api/v1/runs/:id/human-tasks/:step/complete: the input, typed as JSON (as `--inputs-json`). */
 export const humanTaskBodySchema = z.strictObject({ inputs: z.record(z.string(), z.unknown()).optional() });
 

@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DispatchParams } from '../core/dispatcherApi';
+import { freshStepStatus } from '../core/runStatus';
+import type { RunStatus, StepStatus } from '../core/types';
 import { RecordingLogger } from '../testing/recordingLogger';
 import { testRunStatus } from '../testing/testRunStatus';
 import { ConflictError, NotFoundError, toErrorResponse } from './errors';
@@ -59,6 +61,119 @@ describe('retryRun of a local DAG', () => {
     await expect(retryRun(svc, 'nope')).rejects.toBeInstanceOf(NotFoundError);
     await svc.runs.createRun(testRunStatus({ run_id: 'r2', dag_name: 'deleted', status: 'failed' }));
     await expect(retryRun(svc, 'r2')).rejects.toBeInstanceOf(NotFoundError);
+  });
+});
+
+describe('retryRun of one step', () => {
+  const step = (name: string, status: StepStatus['status'], extra: Partial<StepStatus> = {}): StepStatus => ({
+    ...freshStepStatus(name),
+    status,
+    ...extra,
+  });
+  /** Run r0 of hello whose call step `go` started c1, whose step `build` failed. */
+  async function nested(rootStatus: RunStatus['status'] = 'failed') {
+    const sub = { dag_name: 'hello', run_id: 'c1', status: 'failed' as const };
+    await svc.runs.createRun(
+      testRunStatus({
+        run_id: 'r0',
+        dag_name: 'hello',
+        status: rootStatus,
+        steps: [step('go', 'failed', { sub_runs: [sub] })],
+      }),
+    );
+    await svc.runs.createRun(
+      testRunStatus({
+        run_id: 'c1',
+        dag_name: 'hello',
+        status: 'failed',
+        trigger_type: 'subdag',
+        parent: { run_id: 'r0', dag_name: 'hello', step: 'go' },
+        steps: [step('build', 'failed'), step('pack', 'aborted')],
+      }),
+    );
+  }
+
+  it('spawns `dagu retry --step` of the run, with --downstream when asked', async () => {
+    await svc.runs.createRun(
+      testRunStatus({ run_id: 'r1', dag_name: 'hello', status: 'failed', steps: [step('build', 'failed')] }),
+    );
+
+    const result = await retryRun(svc, 'r1', { step: 'build', downstream: true });
+
+    expect(result).toEqual({
+      run_id: 'r1',
+      dag_name: 'hello',
+      attempt: 2,
+      outcome: 'started',
+      step: 'build',
+    });
+    expect((await recordedCall()).argv).toEqual([
+      'retry',
+      '--quiet',
+      '--step',
+      'build',
+      '--downstream',
+      'r1',
+    ]);
+    const [event] = await svc.events.list({ types: ['run:retry_requested'] });
+    expect(event.data).toMatchObject({ run_id: 'r1', step: 'build', downstream: true });
+  });
+
+  it('retries a step of a sub-run through its root run, in place', async () => {
+    await nested();
+
+    const result = await retryRun(svc, 'c1', { step: 'build' });
+
+    expect(result).toEqual({
+      run_id: 'r0',
+      dag_name: 'hello',
+      attempt: 2,
+      outcome: 'started',
+      step: 'build',
+      sub_run_id: 'c1',
+    });
+    expect((await recordedCall()).argv).toEqual([
+      'retry',
+      '--quiet',
+      '--sub-run-id',
+      'c1',
+      '--step',
+      'build',
+      'r0',
+    ]);
+  });
+
+  it('refuses a step the run lacks, a root still running, and a sub-run its parent does not name', async () => {
+    await nested('running');
+    await expect(retryRun(svc, 'c1', { step: 'nope' })).rejects.toThrow('run c1 has no step "nope"');
+    const running = await retryRun(svc, 'c1', { step: 'build' }).catch((e: unknown) => e);
+    expect(running).toBeInstanceOf(ConflictError);
+    expect((running as Error).message).toBe(
+      'run r0, which run c1 is part of, is running; a step can be retried once it has ended',
+    );
+    await svc.runs.createRun(
+      testRunStatus({
+        run_id: 'c2',
+        dag_name: 'hello',
+        status: 'failed',
+        parent: { run_id: 'r9', dag_name: 'hello', step: 'go' },
+        steps: [step('build', 'failed')],
+      }),
+    );
+    await svc.runs.createRun(testRunStatus({ run_id: 'r9', dag_name: 'hello', status: 'failed', steps: [] }));
+    await expect(retryRun(svc, 'c2', { step: 'build' })).rejects.toThrow(
+      'retry path is invalid: parent DAG run r9 does not reference child c2',
+    );
+  });
+
+  it('refuses a step of a run whose DAG goes to the workers', async () => {
+    svc.writeDag('remote', 'worker_selector:\n  zone: b\nsteps:\n  - name: greet\n    command: echo hi\n');
+    await svc.runs.createRun(
+      testRunStatus({ run_id: 'r1', dag_name: 'remote', status: 'failed', steps: [step('greet', 'failed')] }),
+    );
+    const err = await retryRun(svc, 'r1', { step: 'greet' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConflictError);
+    expect((err as Error).message).toContain('its runs go to the workers; retry the whole run');
   });
 });
 

@@ -30,7 +30,7 @@ export function remoteSubDagRunner(o: RemoteSubDagOptions): SubDagRunner {
   const pollMs = o.pollIntervalMs ?? 500;
   const dispatchTimeoutMs = o.dispatchTimeoutMs ?? 60 * SECOND;
 
-  /** Keeps the coordinator asking until it answers, the parent stops (false) or the deadline passes. */
+  /** Keeps asking the coordinator until it answers, the parent stops (null) or the deadline passes. */
   const persist = async <T>(r: SubDagRequest, call: () => Promise<T>): Promise<T | null> => {
     const deadline = o.clock.monoMs() + dispatchTimeoutMs;
     for (let failures = 1; ; failures++) {
