@@ -21,9 +21,25 @@ export async function requireDag(svc: Services, name: string): Promise<DagSpec> 
 
 /**
  * The DAG of a recorded run: by its name, or for a run started under another name (`dagu start -N`) from
- * the file its record keeps (a path this product wrote, not one from the request), under the run's name.
+ * the file its record keeps (a path this product wrote, not one from the request), under the run's name;
+ * for a run of a local DAG, its document of the file it was written in.
  */
-export async function requireRunDag(svc: Services, run: Pick<RunStatus, 'dag_name' | 'dag_file'>) {
+export async function requireRunDag(
+  svc: Services,
+  run: Pick<RunStatus, 'dag_name' | 'dag_file' | 'local_dag_file'>,
+): Promise<DagSpec> {
+  if (run.local_dag_file) {
+    const result = await loadDag(svc.config.paths.dags_dir, run.local_dag_file);
+    const local = result.ok ? result.dag.local_dags?.[run.dag_name] : undefined;
+    if (local) return local;
+    if (!result.ok && !('notFound' in result))
+      throw new BadRequestError(
+        `DAG file ${JSON.stringify(run.local_dag_file)} is invalid: ${formatDagError(result.errors[0])}`,
+      );
+    throw new NotFoundError(
+      `local DAG ${run.dag_name} is no longer in ${JSON.stringify(run.local_dag_file)}`,
+    );
+  }
   if (!run.dag_file) return requireDag(svc, run.dag_name);
   const result = await loadDag(svc.config.paths.dags_dir, run.dag_file);
   if (result.ok) return renamedDag(result.dag, run.dag_name);

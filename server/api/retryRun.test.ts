@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DispatchParams } from '../core/dispatcherApi';
 import { freshStepStatus } from '../core/runStatus';
@@ -56,6 +57,23 @@ describe('retryRun of a local DAG', () => {
       expect((err as Error).message).toBe(`run r1 is ${status}; only a finished run can be retried`);
     },
   );
+
+  it('finds the DAG of a local sub-DAG run in the file it was written in', async () => {
+    svc.writeDag(
+      'mend',
+      'steps:\n  - name: go\n    call: part\n---\nname: part\nsteps:\n  - name: build\n    run: "true"\n',
+    );
+    const file = path.join(svc.config.paths.dags_dir, 'mend.yaml');
+    const local = { dag_name: 'part', status: 'failed' as const, local_dag_file: file };
+    await svc.runs.createRun(testRunStatus({ run_id: 'c1', ...local }));
+    await svc.runs.createRun(testRunStatus({ run_id: 'c2', ...local, dag_name: 'ghost' }));
+
+    expect(await retryRun(svc, 'c1')).toMatchObject({ dag_name: 'part', attempt: 2, outcome: 'started' });
+    expect((await recordedCall()).argv).toEqual(['retry', '--quiet', 'c1']);
+    await expect(retryRun(svc, 'c2')).rejects.toThrow(
+      `local DAG ghost is no longer in ${JSON.stringify(file)}`,
+    );
+  });
 
   it('answers not found for an unknown run or a DAG that is gone', async () => {
     await expect(retryRun(svc, 'nope')).rejects.toBeInstanceOf(NotFoundError);

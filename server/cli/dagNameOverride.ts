@@ -3,7 +3,12 @@
 // from (`dag_file`), so that retry, restart, resume and a queued start find the definition again: no DAG
 // file has the new name.
 
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { Config } from '../config/types';
+import { localDocumentText } from '../runner/subDagTarget';
+import { UsageError } from './exit';
 import { renamedDag } from '../core/dag/dagName';
 import { assertDagName } from '../core/names';
 import type { DagSpec, RunStatus } from '../core/types';
@@ -19,11 +24,37 @@ export function dagFileOf(dag: DagSpec, loadedBy: string): string {
   return dag.file ?? loadedBy;
 }
 
-/** The DAG a run was started from: its file under the run's name when it was renamed, else by name. */
+/**
+ * The DAG a run was started from: its file under the run's name when it was renamed; for a local DAG, its
+ * document of the file it was written in; else by name.
+ */
 export async function loadRunDag(
   config: Config,
-  run: Pick<RunStatus, 'dag_name' | 'dag_file'>,
+  run: Pick<RunStatus, 'dag_name' | 'dag_file' | 'local_dag_file'>,
 ): Promise<DagSpec> {
+  if (run.local_dag_file) return loadLocalDag(config, run.local_dag_file, run.dag_name);
   if (!run.dag_file) return loadDagOrThrow(config, run.dag_name);
   return overrideDagName(await loadDagOrThrow(config, run.dag_file), run.dag_name);
+}
+
+/**
+ * Document `name` of `file` (with the file's other local DAGs, which it may call), as a call step runs it:
+ * from a temp copy whose relative paths start at `file`. The copy stays until this process exits, since the
+ * run's own call steps read it.
+ */
+async function loadLocalDag(config: Config, file: string, name: string): Promise<DagSpec> {
+  let text: string | null;
+  try {
+    text = await localDocumentText(file, name);
+  } catch (err) {
+    throw new UsageError(
+      `local DAG ${name} cannot be loaded: its file ${file} cannot be read: ${(err as Error).message}`,
+    );
+  }
+  if (text === null) throw new UsageError(`local DAG ${name} is no longer in ${file}`);
+  const dir = mkdtempSync(path.join(tmpdir(), 'dagu-local-dag-'));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  const copy = path.join(dir, `${assertDagName(name)}.yaml`);
+  writeFileSync(copy, text);
+  return loadDagOrThrow(config, copy, { sourceFile: file });
 }

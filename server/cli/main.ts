@@ -258,10 +258,7 @@ const COMMANDS: Record<string, (program: Command) => unknown> = {
       .addOption(new Option('--auto-retry', 'a retry under the DAG-level retry_policy').hideHelp())
       // Set by a parent's call step retrying its child along a --sub-run-id path.
       .addOption(new Option('--retry-path <json>', 'the rest of a --sub-run-id retry path').hideHelp())
-      // Set by a call step retrying a local DAG of its file (no DAG file has its name): a temp copy of it, and
-      // the file whose directory its paths are in.
-      .addOption(new Option('--local-dag <file>', 'the file of the local DAG to retry').hideHelp())
-      .addOption(new Option('--local-dag-source <file>', 'the file a local DAG was written in').hideHelp())
+
       .action(lazy(() => import('./commands/retry'), 'retryCommand')),
 
   resume: (program) =>

@@ -758,6 +758,12 @@ export interface RunStatus {
    */
   dag_file?: string | null;
   /**
+   * For a run of a local DAG (a later document of a multi-document file, called by a step of that file): the
+   * file it was written in, whose document named `dag_name` is its DAG. Retry, resume and restart load it
+   * from there, as no DAG file has its name. Absent/null for every other run.
+   */
+  local_dag_file?: string | null;
+  /**
    * The working directory Dagu's `--default-working-dir` gave a DAG that sets no `working_dir` (absolute): a
    * retry of the run works there again, as Dagu's does. Absent/null for every other run.
    */

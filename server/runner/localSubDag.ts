@@ -229,6 +229,8 @@ async function createChildRecord(
   req: SubDagRequest,
   params: string[],
   queue: string,
+  /** For a local DAG: the file it was written in (RunStatus.local_dag_file). */
+  local: string | null = null,
 ): Promise<RunStatus> {
   let runId = req.runId;
   for (let tries = 0; ; tries++) {
@@ -244,6 +246,8 @@ async function createChildRecord(
         parent: req.parent,
       }),
       queue,
+      // A local DAG has no file of its own: its retries find it again in the file it was written in.
+      ...(local ? { local_dag_file: local } : {}),
     };
     const created = await deps.runStore.createRun(status);
     if (created.created) return status;
@@ -420,7 +424,8 @@ async function spawnChildRun(
   logger: Logger,
 ): Promise<SubDagResult> {
   const { dag } = called;
-  const record = await createChildRecord(deps, dag, req, params, dag.queue);
+  const local = called.local ? (called.sourceFile ?? null) : null;
+  const record = await createChildRecord(deps, dag, req, params, dag.queue, local);
   const runId = record.run_id;
   // The child takes its params (and parent) over from the queued record, so none go on its command line.
   const args = [
@@ -478,10 +483,6 @@ async function againChildRun(
     retry.step,
     ...(retry.downstream ? ['--downstream'] : []),
     ...(retry.path ? ['--retry-path', encodeRetryPath(retry.path)] : []),
-    // A local DAG of the caller's file has no file of its own: the retry loads the caller's copy of it.
-    ...(called.local && called.file
-      ? ['--local-dag', called.file, ...(called.sourceFile ? ['--local-dag-source', called.sourceFile] : [])]
-      : []),
     req.runId,
   ];
   const failed = (message: string) => {

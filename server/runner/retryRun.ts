@@ -90,6 +90,7 @@ export async function runNextAttempt(
   });
   // A run under another name (`dagu start -N`) keeps the file its DAG comes from.
   if (previous.dag_file) status.dag_file = previous.dag_file;
+  if (previous.local_dag_file) status.local_dag_file = previous.local_dag_file;
   // Where `--default-working-dir` put the run, unless this retry gave another one.
   const workingDir = o.defaultWorkingDir ?? previous.default_working_dir;
   if (workingDir) status.default_working_dir = workingDir;

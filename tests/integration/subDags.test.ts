@@ -350,6 +350,10 @@ describe("Dagu's retry --sub-run-id", () => {
     const part = await status(partId);
     expect(part).toMatchObject({ attempt: 2, status: 'succeeded', parent: { run_id: rootId, step: 'go' } });
     expect(part.steps.map((s) => s.status)).toEqual(['succeeded', 'succeeded']);
+    // Retried alone, it is found again in the file it was written in.
+    const alone = await dagu(['retry', '--quiet', partId], h.env);
+    expect(alone.code, alone.stderr).toBe(0);
+    expect(await status(partId)).toMatchObject({ attempt: 3, status: 'succeeded', dag_name: 'part' });
   });
 
   it('refuses a sub-run id without --step, a step the sub-run lacks and a run not under the root', async () => {

@@ -20,9 +20,7 @@ import { newRunParams, startRun } from '../../runner/startRun';
 import type { RunStore } from '../../store/types';
 import { cliContext, type CliContext, type GlobalOptions } from '../context';
 import { EXIT_RUN_FAILED, UsageError } from '../exit';
-import { loadRunDag, overrideDagName } from '../dagNameOverride';
-import { loadDagOrThrow } from '../loadDagOrThrow';
-import path from 'node:path';
+import { loadRunDag } from '../dagNameOverride';
 import {
   cliSubDagRunner,
   dispatchAndFollow,
@@ -52,10 +50,6 @@ type Opts = GlobalOptions & {
   subRunId?: string;
   /** Hidden: a parent's call step retries its child along this path (see core/retryPath.ts). */
   retryPath?: string;
-  /** Hidden: the child is a local DAG of its parent's file, in this temp copy (no DAG file has its name). */
-  localDag?: string;
-  /** Hidden: with `localDag`, the file it was written in (its relative paths start there). */
-  localDagSource?: string;
 };
 
 /** The latest attempt of a run; a usage error when it does not exist or cannot be read. */
@@ -190,15 +184,7 @@ export async function nextAttempt(
 ): Promise<number> {
   const { config } = ctx;
   // The run's own `--default-working-dir` holds for its retries, as in Dagu; a new one replaces it.
-  const loaded =
-    opts.localDag !== undefined
-      ? overrideDagName(
-          await loadDagOrThrow(config, opts.localDag, {
-            ...(opts.localDagSource ? { sourceFile: path.resolve(opts.localDagSource) } : {}),
-          }),
-          previous.dag_name,
-        )
-      : await loadRunDag(config, previous);
+  const loaded = await loadRunDag(config, previous);
   const flagDir = opts.defaultWorkingDir;
   const dag = withDefaultWorkingDir(loaded, flagDir ?? previous.default_working_dir ?? undefined);
   const defaultWorkingDir = flagDir !== undefined && dag !== loaded ? dag.working_dir : null;
