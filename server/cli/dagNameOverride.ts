@@ -3,11 +3,10 @@
 // from (`dag_file`), so that retry, restart, resume and a queued start find the definition again: no DAG
 // file has the new name.
 
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config/types';
-import { localDocumentText } from '../runner/subDagTarget';
+import { writeLocalDagCopy } from '../runner/subDagTarget';
 import { UsageError } from './exit';
 import { renamedDag } from '../core/dag/dagName';
 import { assertDagName } from '../core/names';
@@ -43,18 +42,12 @@ export async function loadRunDag(
  * run's own call steps read it.
  */
 async function loadLocalDag(config: Config, file: string, name: string): Promise<DagSpec> {
-  let text: string | null;
+  let copy: string;
   try {
-    text = await localDocumentText(file, name);
+    copy = await writeLocalDagCopy(file, name);
   } catch (err) {
-    throw new UsageError(
-      `local DAG ${name} cannot be loaded: its file ${file} cannot be read: ${(err as Error).message}`,
-    );
+    throw new UsageError(`local DAG ${name} cannot be loaded: ${(err as Error).message}`);
   }
-  if (text === null) throw new UsageError(`local DAG ${name} is no longer in ${file}`);
-  const dir = mkdtempSync(path.join(tmpdir(), 'dagu-local-dag-'));
-  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-  const copy = path.join(dir, `${assertDagName(name)}.yaml`);
-  writeFileSync(copy, text);
+  process.once('exit', () => rmSync(path.dirname(copy), { recursive: true, force: true }));
   return loadDagOrThrow(config, copy, { sourceFile: file });
 }

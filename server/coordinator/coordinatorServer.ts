@@ -16,12 +16,12 @@ import type { RunStore } from '../store/types';
 import { hasBearerToken } from './auth';
 import {
   newRunDispatch,
-  nextAttemptDispatch,
   resolveSelector,
+  stepRetryDispatch,
   type DispatcherApi,
   type DispatchParams,
 } from '../core/dispatcherApi';
-import { TERMINAL_RUN_STATES, type DagSpec } from '../core/types';
+import type { DagSpec } from '../core/types';
 import { DispatchConflictError, DispatchFailedError, RunUnreadableError } from './errors';
 import { HttpError, readJson, sendError, sendJson, sendNoContent, validated } from './httpIo';
 import type { LogChunks } from './logChunks';
@@ -477,19 +477,13 @@ export class CoordinatorServer {
       status: s,
     });
     if (s.attempt > retry.attempt) return { outcome: 'exists', run_id: body.run_id, status: s };
-    if (s.attempt < retry.attempt || !TERMINAL_RUN_STATES.includes(s.status))
+    if (s.attempt < retry.attempt)
       return refused(
-        `attempt ${retry.attempt} of run ${body.run_id} has not ended (it is at attempt ${s.attempt}, ${s.status})`,
+        `attempt ${retry.attempt} of run ${body.run_id} has not been made (it is at ${s.attempt})`,
       );
     if (s.dag_name !== dag.name) return refused(`run ${body.run_id} belongs to DAG ${s.dag_name}`);
-    if (!s.steps.some((st) => st.name === retry.step))
-      return refused(`retry step not found: ${retry.step} in DAG run ${body.run_id}`);
-    return {
-      ...nextAttemptDispatch(dag, s, 'retry'),
-      selector: s.worker_selector ?? resolveSelector(dag, body.worker_selector),
-      parent: s.parent ?? body.parent,
-      stepRetry: { step: retry.step, downstream: retry.downstream, path: retry.path },
-    };
+    const params = stepRetryDispatch(dag, s, retry, { selector: body.worker_selector, parent: body.parent });
+    return 'error' in params ? refused(params.error) : params;
   }
 }
 

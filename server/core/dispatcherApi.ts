@@ -5,7 +5,7 @@
 import { defaultParamList } from './params';
 import type { Labels, WaitReason } from './distributed';
 import type { StepRetry } from './retryPath';
-import type { DagSpec, RunStatus, TriggerType } from './types';
+import { TERMINAL_RUN_STATES, type DagSpec, type RunStatus, type TriggerType } from './types';
 
 /** What a worker is asked to do with a run. `resume` runs again only the steps that did not succeed. */
 export type TaskOperation = 'start' | 'retry' | 'resume';
@@ -123,5 +123,30 @@ export function nextAttemptDispatch(
     parent: null,
     fromQueue: false,
     autoRetry,
+  };
+}
+
+/**
+ * A new attempt of the ended run `previous` for the workers that runs only `retry.step` (and the path below
+ * it): on a worker matching the selector the run had, under the parent it had. An error text when the run has
+ * not ended or has no such step.
+ */
+export function stepRetryDispatch(
+  dag: DagSpec,
+  previous: RunStatus,
+  retry: StepRetry,
+  fallback: { selector: Labels | null; parent: DispatchParams['parent'] },
+): DispatchParams | { error: string } {
+  if (!TERMINAL_RUN_STATES.includes(previous.status))
+    return {
+      error: `attempt ${previous.attempt} of run ${previous.run_id} has not ended (${previous.status})`,
+    };
+  if (!previous.steps.some((s) => s.name === retry.step))
+    return { error: `retry step not found: ${retry.step} in DAG run ${previous.run_id}` };
+  return {
+    ...nextAttemptDispatch(dag, previous, 'retry'),
+    selector: previous.worker_selector ?? resolveSelector(dag, fallback.selector),
+    parent: previous.parent ?? fallback.parent,
+    stepRetry: { step: retry.step, downstream: retry.downstream, path: retry.path },
   };
 }

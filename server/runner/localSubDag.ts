@@ -20,8 +20,8 @@ import { endedStatus } from '../core/endedStatus';
 import {
   isDistributed,
   newRunDispatch,
-  nextAttemptDispatch,
   resolveSelector,
+  stepRetryDispatch,
   type DispatcherApi,
 } from '../core/dispatcherApi';
 import { loadDag, type LoadDagResult } from '../store/dagCatalog';
@@ -357,18 +357,15 @@ async function dispatchChildRetry(
     throw new SubDagStartError(dag.name, `retry of child DAG run ${req.runId} did not start: ${message}`);
   };
   if (!dispatcher) return failed('it ran on a worker, and no dispatcher is available');
-  if (!TERMINAL_RUN_STATES.includes(previous.status)) return failed(`it is ${previous.status}`);
-  if (!previous.steps.some((s) => s.name === retry.step))
-    return failed(`retry step not found: ${retry.step} in DAG run ${req.runId}`);
-  const selector = previous.worker_selector ?? resolveSelector(dag, req.workerSelector);
+  const params = stepRetryDispatch(dag, previous, retry, {
+    selector: req.workerSelector,
+    parent: req.parent,
+  });
+  if ('error' in params) return failed(params.error);
+  const selector = params.selector;
   let outcome: Awaited<ReturnType<DispatcherApi['dispatch']>>;
   try {
-    outcome = await dispatcher.dispatch({
-      ...nextAttemptDispatch(dag, previous, 'retry'),
-      selector,
-      parent: previous.parent ?? req.parent,
-      stepRetry: retry,
-    });
+    outcome = await dispatcher.dispatch(params);
   } catch (err) {
     return failed(errorText(err));
   }

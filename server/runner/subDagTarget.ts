@@ -102,7 +102,7 @@ export class LocalDocumentFiles {
     const key = `${callerFile}\n${name}`;
     let entry = this.files.get(key);
     if (!entry) {
-      entry = { file: writeTemp(callerFile, name), users: 0 };
+      entry = { file: writeLocalDagCopy(callerFile, name), users: 0 };
       this.files.set(key, entry);
     }
     entry.users++;
@@ -127,7 +127,11 @@ export class LocalDocumentFiles {
   }
 }
 
-async function writeTemp(callerFile: string, name: string): Promise<string> {
+/**
+ * Writes the local document `name` of `callerFile` (see localDocumentText) to a file of its own in a new temp
+ * directory and returns its path; the caller removes that directory.
+ */
+export async function writeLocalDagCopy(callerFile: string, name: string): Promise<string> {
   // Names of DAGs are plain words; anything else must not become part of a path.
   if (!/^[A-Za-z0-9_.-]+$/.test(name) || name.startsWith('.')) {
     throw new Error(`local DAG name ${JSON.stringify(name)} is not a valid DAG name`);
